@@ -1,0 +1,2 @@
+export * from './affordanceKind.js';
+export * from './affordancesModule.js';

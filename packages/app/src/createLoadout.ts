@@ -1,0 +1,34 @@
+import { affordancesModule } from '@loadout/affordances';
+import { dbModule } from '@loadout/db';
+import { createKernel, type LoadoutModule, type Places } from '@loadout/kernel';
+import { notificationsModule } from '@loadout/notifications';
+import { pluginsModule } from '@loadout/plugins';
+import { serversModule } from '@loadout/servers';
+import { skillsModule } from '@loadout/skills';
+import { tasksModule } from '@loadout/tasks';
+import type { DependencyContainer } from 'tsyringe';
+
+/**
+ * Every package that contributes to Loadout, one line each, in the order kinds appear in a
+ * session. Adding a kind of capability is one package and one line here.
+ */
+export const loadoutModules: readonly LoadoutModule[] = [
+  dbModule,
+  pluginsModule,
+  skillsModule,
+  affordancesModule,
+  notificationsModule,
+  serversModule,
+  tasksModule,
+];
+
+export interface LoadoutOptions {
+  readonly places: Places;
+  /** Cache reads and watch the roots: for the long-running server. */
+  readonly watch?: boolean;
+}
+
+/** The process's root container with every module registered. */
+export function createLoadout(options: LoadoutOptions): DependencyContainer {
+  return createKernel(options, loadoutModules);
+}

@@ -1,0 +1,35 @@
+import { Command, CommanderError } from 'commander';
+import { type CliContext, UsageError } from './CliContext.js';
+import { registerSessionCommand } from './commands/sessionCommand.js';
+import { registerTasksCommand } from './commands/tasksCommand.js';
+
+/**
+ * The `loadout` command line. Usage errors exit 2 with one line on stderr (and the error document
+ * on stdout under `--json`); refusals exit 1.
+ */
+export function buildProgram(cli: CliContext): Command {
+  const program = new Command('loadout')
+    .description('AI-agent capabilities, loaded where they live')
+    .showHelpAfterError(false)
+    .configureOutput({ writeErr: () => undefined })
+    .exitOverride();
+  registerSessionCommand(program, cli);
+  registerTasksCommand(program, cli);
+  applyUsageErrors(program, cli);
+  return program;
+}
+
+/** Turns commander's own errors into Loadout's usage errors, on every subcommand. */
+function applyUsageErrors(command: Command, cli: CliContext): void {
+  command.exitOverride((error: CommanderError) => {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+      process.exitCode = 0;
+      throw error;
+    }
+    const json = process.argv.includes('--json');
+    cli.fail(json, new UsageError(error.message.replace(/^error: /, '')));
+    throw error;
+  });
+  command.configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) });
+  for (const sub of command.commands) applyUsageErrors(sub, cli);
+}

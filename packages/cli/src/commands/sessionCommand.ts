@@ -1,0 +1,38 @@
+import { SessionLoader } from '@loadout/kernel';
+import type { Command } from 'commander';
+import type { CliContext } from '../CliContext.js';
+import { formatDiagnostics } from '../format.js';
+
+/** `loadout session [--project DIR]`: what an agent in that folder would get. */
+export function registerSessionCommand(program: Command, cli: CliContext): void {
+  program
+    .command('session')
+    .description('open a session and print its roots, capabilities, blocks and diagnostics')
+    .option('--project <dir>', 'the folder the agent works in')
+    .option('--json', 'print one JSON document')
+    .action(async (options: { project?: string; json?: boolean }) => {
+      await cli.run(
+        options.json === true,
+        async () => {
+          const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null });
+          try {
+            return session.toJSON();
+          } finally {
+            session.dispose();
+          }
+        },
+        (json) => {
+          const lines = [`project: ${String(json.project ?? '(none)')}`, 'roots:'];
+          for (const root of json.roots as { dir: string; level: string; plugin: string | null; writable: boolean }[]) {
+            lines.push(`  ${root.level.padEnd(7)} ${root.plugin === null ? 'owner' : `plugin ${root.plugin}`}${root.writable ? '' : ' (read-only)'}  ${root.dir}`);
+          }
+          for (const key of ['skills', 'affordances', 'notifications', 'servers', 'tasks']) {
+            const records = (json[key] ?? []) as { id: string; plugin: string | null }[];
+            lines.push(`${key} (${records.length}): ${records.map((r) => (r.plugin === null ? r.id : `${r.id} [${r.plugin}]`)).join(', ')}`);
+          }
+          lines.push(...formatDiagnostics(json.diagnostics as { severity: string; code: string; message: string }[]));
+          return lines.join('\n');
+        },
+      );
+    });
+}

@@ -1,0 +1,2 @@
+export * from './Database.js';
+export * from './dbModule.js';

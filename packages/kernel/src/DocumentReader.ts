@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { InvalidInputError } from './LoadoutError.js';
+
+/** The largest document Loadout reads. */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/** The largest frontmatter block Loadout parses. */
+export const MAX_FRONTMATTER_BYTES = 64 * 1024;
+/** How many values a parsed frontmatter may hold once aliases are expanded. */
+const MAX_FRONTMATTER_NODES = 10_000;
+const MAX_FRONTMATTER_DEPTH = 64;
+
+/**
+ * A document that could not be read as data. `code` says why; the message names the file.
+ * Scans turn it into a per-document diagnostic and go on with the next document.
+ */
+export class DocumentRefusedError extends InvalidInputError {}
+
+export interface MarkdownDocument {
+  /** The YAML frontmatter as plain data; empty when the document has none. */
+  readonly frontmatter: Readonly<Record<string, unknown>>;
+  readonly hasFrontmatter: boolean;
+  /** Everything after the frontmatter block. */
+  readonly body: string;
+}
+
+/** Where a frontmatter block sits in a document's text. */
+export interface FrontmatterBlock {
+  /** The text between the fences. */
+  readonly yaml: string;
+  /** The opening fence line, e.g. `---`, `---yaml` or `---js`. */
+  readonly fence: string;
+  /** Offset in the text where the body starts (after the closing fence line). */
+  readonly bodyStart: number;
+  /** Offset where the YAML starts (after the opening fence line). */
+  readonly yamlStart: number;
+}
+
+/**
+ * Finds the frontmatter block: a first line starting `---` and a later line that is exactly `---`
+ * (or `...`). Returns null when the text has no block.
+ */
+export function findFrontmatter(text: string): FrontmatterBlock | null {
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (!text.startsWith('---', start)) return null;
+  const firstEnd = text.indexOf('\n', start);
+  if (firstEnd === -1) return null;
+  const fence = text.slice(start, firstEnd).replace(/\r$/, '').trimEnd();
+  if (fence.startsWith('----')) return null; // a thematic break, not a fence
+  const yamlStart = firstEnd + 1;
+  let lineStart = yamlStart;
+  while (lineStart <= text.length) {
+    const lineEnd = text.indexOf('\n', lineStart);
+    const end = lineEnd === -1 ? text.length : lineEnd;
+    const line = text.slice(lineStart, end).replace(/\r$/, '');
+    if (line === '---' || line === '...') {
+      return {
+        yaml: text.slice(yamlStart, lineStart),
+        fence,
+        yamlStart,
+        bodyStart: lineEnd === -1 ? text.length : lineEnd + 1,
+      };
+    }
+    if (lineEnd === -1) break;
+    lineStart = lineEnd + 1;
+  }
+  return null;
+}
+
+/**
+ * Parses a Markdown document's frontmatter as YAML data. Never evaluates code: a block fenced as
+ * another language (`---js`, `---javascript`, `---coffee` …) is refused, the YAML schema has no
+ * executable types, and the parsed value is bounded so an alias bomb is refused quickly.
+ *
+ * @param file shown in error messages; never read here
+ */
+export function parseMarkdown(text: string, file: string): MarkdownDocument {
+  const block = findFrontmatter(text);
+  if (block === null) {
+    if (/^\uFEFF?---\s*\S/.test(text)) {
+      const language = text.slice(3, text.indexOf('\n') === -1 ? undefined : text.indexOf('\n')).trim();
+      refuseLanguage(language, file);
+    }
+    return { frontmatter: {}, hasFrontmatter: false, body: text };
+  }
+  const language = block.fence.slice(3).trim().toLowerCase();
+  if (language !== '' && language !== 'yaml' && language !== 'yml') refuseLanguage(language, file);
+  if (block.yaml.length > MAX_FRONTMATTER_BYTES) {
+    throw new DocumentRefusedError(
+      'FRONTMATTER_TOO_LARGE',
+      `${file}: frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = yaml.load(block.yaml, { schema: yaml.CORE_SCHEMA, filename: file });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new DocumentRefusedError('FRONTMATTER_MALFORMED', `${file}: frontmatter is not valid YAML (${reason})`, {
+      cause: error,
+    });
+  }
+  if (parsed === undefined || parsed === null) parsed = {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new DocumentRefusedError('FRONTMATTER_MALFORMED', `${file}: frontmatter must be a mapping of fields`);
+  }
+  assertBounded(parsed, file);
+  return {
+    frontmatter: parsed as Record<string, unknown>,
+    hasFrontmatter: true,
+    body: text.slice(block.bodyStart),
+  };
+}
+
+function refuseLanguage(language: string, file: string): never {
+  throw new DocumentRefusedError(
+    'FRONTMATTER_ENGINE_REFUSED',
+    `${file}: frontmatter fenced as "${language.slice(0, 40)}" is refused; only YAML data is read, never code`,
+  );
+}
+
+/**
+ * Walks the value the way a consumer would (aliases expanded) and stops at a budget, so a value
+ * that shares one object a billion times is refused after a few thousand steps.
+ */
+function assertBounded(value: unknown, file: string): void {
+  let nodes = 0;
+  const visit = (node: unknown, depth: number): void => {
+    nodes += 1;
+    if (nodes > MAX_FRONTMATTER_NODES || depth > MAX_FRONTMATTER_DEPTH) {
+      throw new DocumentRefusedError(
+        'FRONTMATTER_TOO_COMPLEX',
+        `${file}: frontmatter expands to more than ${MAX_FRONTMATTER_NODES} values or ${MAX_FRONTMATTER_DEPTH} levels`,
+      );
+    }
+    if (node !== null && typeof node === 'object') {
+      for (const child of Object.values(node)) visit(child, depth + 1);
+    }
+  };
+  visit(value, 0);
+}
+
+/** Whether `target` is `root` or lies beneath it. Both must be absolute and normalized. */
+export function isInside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+let readBuffer: Buffer | null = null;
+
+/**
+ * Reads a text file that lives under `root`. A symlink is followed only when its real target is
+ * still inside the root's real path; anything larger than {@link MAX_DOCUMENT_BYTES} is refused.
+ * Returns null when the file does not exist.
+ *
+ * Synchronous on purpose: a scan reads thousands of small files and the thread pool round trip
+ * costs more than the read.
+ */
+export function readTextInside(root: string, file: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (code !== 'ELOOP') throw error;
+    const real = realpathInside(root, file);
+    if (real === null) return null;
+    fd = fs.openSync(real, fs.constants.O_RDONLY);
+  }
+  try {
+    readBuffer ??= Buffer.allocUnsafe(MAX_DOCUMENT_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const n = fs.readSync(fd, readBuffer, length, readBuffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > MAX_DOCUMENT_BYTES) {
+        throw new DocumentRefusedError(
+          'DOCUMENT_TOO_LARGE',
+          `${path.basename(file)}: larger than ${MAX_DOCUMENT_BYTES} bytes`,
+        );
+      }
+    }
+    return readBuffer.toString('utf8', 0, length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The real path of a link under `root`, or a refusal when it leads outside. Null when the target
+ * does not exist.
+ */
+export function realpathInside(root: string, file: string): string | null {
+  let real: string;
+  let realRoot: string;
+  try {
+    real = fs.realpathSync(file);
+    realRoot = fs.realpathSync(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  if (!isInside(realRoot, real)) {
+    throw new DocumentRefusedError(
+      'PATH_OUTSIDE_ROOT',
+      `${path.relative(root, file) || '.'}: is a link that leads outside its root; it is not read`,
+    );
+  }
+  return real;
+}
+
+/** Reads and parses a Markdown document under `root`; null when it does not exist. */
+export function readMarkdownInside(root: string, file: string): MarkdownDocument | null {
+  const text = readTextInside(root, file);
+  return text === null ? null : parseMarkdown(text, path.relative(root, file));
+}
+
+/** Reads and parses a JSON document under `root`; null when it does not exist. */
+export function readJsonInside(root: string, file: string): unknown {
+  const text = readTextInside(root, file);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new DocumentRefusedError(
+      'JSON_MALFORMED',
+      `${path.relative(root, file)}: not valid JSON (${(error as Error).message})`,
+      { cause: error },
+    );
+  }
+}

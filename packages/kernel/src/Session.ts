@@ -1,0 +1,74 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { CapabilityRecord } from './CapabilityKind.js';
+import { collisionKey } from './capabilityId.js';
+import type { Diagnostic } from './Diagnostic.js';
+import type { RootList } from './Root.js';
+
+/**
+ * One agent session's loadout: the roots it reads, the capabilities that are on, the rendered
+ * blocks and what the scan had to say. Lives in its own child container; `dispose` releases only
+ * what the session made.
+ */
+export class Session {
+  /** The project's real path, or null. */
+  readonly project: string | null;
+  readonly roots: RootList;
+  readonly diagnostics: Diagnostic[];
+  /** Rendered blocks by their session key, e.g. `skillsBlock`. */
+  readonly sections = new Map<string, string>();
+  readonly container: DependencyContainer;
+  private readonly recordsByKey: ReadonlyMap<string, readonly CapabilityRecord[]>;
+  private readonly kindKeys: ReadonlyMap<string, string>;
+  private readonly admit: (records: readonly CapabilityRecord[]) => readonly CapabilityRecord[];
+
+  constructor(parts: {
+    project: string | null;
+    roots: RootList;
+    recordsByKey: ReadonlyMap<string, readonly CapabilityRecord[]>;
+    kindKeys: ReadonlyMap<string, string>;
+    diagnostics: Diagnostic[];
+    container: DependencyContainer;
+    admit: (records: readonly CapabilityRecord[]) => readonly CapabilityRecord[];
+  }) {
+    this.project = parts.project;
+    this.roots = parts.roots;
+    this.recordsByKey = parts.recordsByKey;
+    this.kindKeys = parts.kindKeys;
+    this.diagnostics = parts.diagnostics;
+    this.container = parts.container;
+    this.admit = parts.admit;
+  }
+
+  /**
+   * Whether a record read after the session opened (e.g. by a direct lookup) is on under this
+   * session's state. Applies the same filters the session was built with.
+   */
+  isOn(record: CapabilityRecord): boolean {
+    return this.admit([record]).length === 1;
+  }
+
+  /** The capabilities of one kind (by its singular name, e.g. `skill`) that are on, winners only. */
+  recordsOf<R extends CapabilityRecord = CapabilityRecord>(kind: string): readonly R[] {
+    const key = this.kindKeys.get(kind);
+    return ((key === undefined ? undefined : this.recordsByKey.get(key)) ?? []) as readonly R[];
+  }
+
+  /** The capability of `kind` whose id matches case-insensitively, if it is on in this session. */
+  find<R extends CapabilityRecord = CapabilityRecord>(kind: string, id: string): R | undefined {
+    const wanted = collisionKey(id);
+    return this.recordsOf<R>(kind).find((record) => collisionKey(record.id) === wanted);
+  }
+
+  /** The shape `loadout session --json` prints and `GET /api/session` answers. */
+  toJSON(): Record<string, unknown> {
+    const json: Record<string, unknown> = { project: this.project, roots: this.roots };
+    for (const [key, records] of this.recordsByKey) json[key] = records;
+    for (const [key, text] of this.sections) json[key] = text;
+    json.diagnostics = this.diagnostics;
+    return json;
+  }
+
+  dispose(): void {
+    void this.container.dispose();
+  }
+}

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+
+/** The longest id or slug Loadout produces. */
+export const MAX_ID_LENGTH = 64;
+
+/**
+ * Lower-case ASCII letters and digits; every other run of characters folds to one `-`; trimmed of
+ * `-` at both ends and cut to {@link MAX_ID_LENGTH}. May be empty (a name with no ASCII letters).
+ */
+export function slugify(text: string): string {
+  const folded = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return folded.slice(0, MAX_ID_LENGTH).replace(/-+$/, '');
+}
+
+/**
+ * The one function that computes a capability's id: the slug of its frontmatter `name` when that
+ * slug is non-empty, else the slug of the path stem (the folder name for a `SKILL.md`), else `h-`
+ * and 8 hex of a hash of the path relative to its root.
+ *
+ * @param relativePath the document's path relative to its root, e.g. `skills/pdf/SKILL.md`
+ */
+export function capabilityId(name: unknown, relativePath: string): string {
+  const fromName = typeof name === 'string' ? slugify(name) : '';
+  if (fromName !== '') return fromName;
+  const fromStem = slugify(pathStem(relativePath));
+  if (fromStem !== '') return fromStem;
+  const normalized = relativePath.split(path.sep).join('/');
+  return `h-${createHash('sha256').update(normalized).digest('hex').slice(0, 8)}`;
+}
+
+/** The stem a document is named by: its folder for `SKILL.md`/`TASK.md`, else the file name without extension. */
+export function pathStem(relativePath: string): string {
+  const base = path.basename(relativePath);
+  if (/^(SKILL|TASK)\.md$/i.test(base)) return path.basename(path.dirname(relativePath));
+  const ext = path.extname(base);
+  return ext === '' ? base : base.slice(0, -ext.length);
+}
+
+/** The key under which two ids or display names collide: they compare case-insensitively. */
+export function collisionKey(idOrName: string): string {
+  return idOrName.toLowerCase();
+}

@@ -1,0 +1,35 @@
+import { container as globalContainer, type DependencyContainer } from 'tsyringe';
+import { FolderScanCache } from './FolderScanCache.js';
+import { Places } from './Places.js';
+import { SessionLoader } from './SessionLoader.js';
+
+export interface KernelOptions {
+  readonly places: Places;
+  /**
+   * Keep what was read and watch the roots for changes. For long-running processes (the server);
+   * a one-shot command reads the disk each time.
+   */
+  readonly watch?: boolean;
+}
+
+/** A module adds a kind, a store or a service to the root container: one line per package. */
+export type LoadoutModule = (container: DependencyContainer) => void;
+
+/**
+ * The process's root container. Built fresh from an empty child of tsyringe's default container,
+ * so nothing registered at import time by anyone leaks in and two kernels in one process never
+ * share state.
+ */
+export function createKernel(options: KernelOptions, modules: readonly LoadoutModule[] = []): DependencyContainer {
+  const root = globalContainer.createChildContainer();
+  root.register(Places, { useValue: options.places });
+  if (options.watch === true) root.register(FolderScanCache, { useValue: new FolderScanCache() });
+  root.register(SessionLoader, { useValue: new SessionLoader(root) });
+  for (const module of modules) module(root);
+  return root;
+}
+
+/** Releases what the kernel holds open (file watchers). */
+export function closeKernel(root: DependencyContainer): void {
+  if (root.isRegistered(FolderScanCache, true)) root.resolve(FolderScanCache).close();
+}

@@ -1,0 +1,37 @@
+import path from 'node:path';
+import type { CapabilityRecord, DraftRecord } from './CapabilityKind.js';
+import { capabilityId } from './capabilityId.js';
+import { declaredGates } from './declaredGates.js';
+import { type MarkdownDocument, readMarkdownInside } from './DocumentReader.js';
+
+/** The common part of a Markdown capability, read from its frontmatter. */
+export interface MarkdownCapability {
+  readonly draft: DraftRecord<CapabilityRecord>;
+  readonly document: MarkdownDocument;
+  /** The file's path relative to its root, for messages. */
+  readonly relative: string;
+}
+
+/**
+ * Reads a Markdown capability document under `rootDir`: its id (see {@link capabilityId}), display
+ * name (the frontmatter `name`, else the id), description and declared gates. Null when the file
+ * does not exist.
+ */
+export function readMarkdownCapability(rootDir: string, file: string): MarkdownCapability | null {
+  const document = readMarkdownInside(rootDir, file);
+  if (document === null) return null;
+  const relative = path.relative(rootDir, file);
+  const { name, description, gates } = document.frontmatter;
+  const id = capabilityId(name, relative);
+  return {
+    document,
+    relative,
+    draft: {
+      id,
+      name: typeof name === 'string' && name.trim() !== '' ? name : id,
+      description: typeof description === 'string' ? description : '',
+      path: file,
+      gates: declaredGates(gates, relative),
+    },
+  };
+}

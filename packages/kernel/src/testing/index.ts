@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** A file tree described inline: a string is a file's content, an object a folder. */
+export interface TreeDescription {
+  readonly [name: string]: string | Buffer | TreeDescription;
+}
+
+/** Writes `tree` under `dir`, creating folders as needed. */
+export function writeTree(dir: string, tree: TreeDescription): void {
+  for (const [name, content] of Object.entries(tree)) {
+    const target = path.join(dir, name);
+    if (typeof content === 'string' || Buffer.isBuffer(content)) {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, content);
+    } else {
+      fs.mkdirSync(target, { recursive: true });
+      writeTree(target, content);
+    }
+  }
+}
+
+const made: string[] = [];
+
+/** A fresh temporary folder holding `tree`; removed by {@link removeTestdirs}. */
+export function testdir(tree: TreeDescription = {}): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-test-')));
+  made.push(dir);
+  writeTree(dir, tree);
+  return dir;
+}
+
+/** Removes every folder {@link testdir} made in this process. Call it from `afterEach`. */
+export function removeTestdirs(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs git in `dir` with a fixed identity and no user or system config. */
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dir,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_AUTHOR_NAME: 'Loadout Test',
+      GIT_AUTHOR_EMAIL: 'test@loadout.invalid',
+      GIT_COMMITTER_NAME: 'Loadout Test',
+      GIT_COMMITTER_EMAIL: 'test@loadout.invalid',
+    },
+  });
+}
+
+/** Makes `dir` a git repository with `tree` committed on branch `main`. */
+export function gitRepo(dir: string, tree: TreeDescription, message = 'initial'): string {
+  fs.mkdirSync(dir, { recursive: true });
+  writeTree(dir, tree);
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '--allow-empty', '-m', message);
+  return dir;
+}
+
+/** Writes `tree` into the repository and commits it. */
+export function gitCommit(dir: string, tree: TreeDescription, message = 'change'): void {
+  writeTree(dir, tree);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', message);
+}
+
+/** A SKILL.md text with the given frontmatter fields and body. */
+export function skillMarkdown(fields: Record<string, string>, body = 'Use this skill when asked.\n'): string {
+  const lines = Object.entries(fields).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  return `---\n${lines.join('\n')}\n---\n${body}`;
+}

@@ -1,0 +1,3 @@
+export * from './NotificationCatalogue.js';
+export * from './notificationKind.js';
+export * from './notificationsModule.js';

@@ -1,0 +1,7 @@
+import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel';
+import { notificationKind } from './notificationKind.js';
+
+/** Registers the notification catalogue kind. */
+export const notificationsModule: LoadoutModule = (container) => {
+  contribute(container, CapabilityKinds, notificationKind);
+};

@@ -1,0 +1,2 @@
+export * from './PluginRegistry.js';
+export * from './pluginsModule.js';

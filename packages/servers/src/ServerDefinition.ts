@@ -1,0 +1,40 @@
+import { type CapabilityRecord, zodShape } from '@loadout/kernel';
+import { z } from 'zod';
+
+const gateDefaults = z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i), z.union([z.boolean(), z.enum(['on', 'off'])]));
+const common = {
+  name: z.string().min(1).max(200),
+  description: z.string().max(1024).optional(),
+  gates: gateDefaults.optional(),
+};
+
+/** The file format of `servers/<id>.json`: a command MCP server or a remote one. */
+export const ServerDefinitionFile = z.union([
+  z.object({
+    ...common,
+    command: z.string().min(1).max(4096),
+    args: z.array(z.string().max(4096)).max(256).default([]),
+    env: z.record(z.string(), z.string().max(8192)).default({}),
+  }),
+  z.object({
+    ...common,
+    url: z.url({ protocol: /^(https?|wss?)$/ }),
+    headers: z.record(z.string(), z.string().max(8192)).optional(),
+  }),
+]);
+export type ServerDefinitionFile = z.infer<typeof ServerDefinitionFile>;
+export const serverDefinitionShape = zodShape(ServerDefinitionFile);
+
+/** An MCP server definition in a session. */
+export interface ServerRecord extends CapabilityRecord {
+  readonly kind: 'server';
+  readonly transport: 'stdio' | 'http';
+  readonly command?: string;
+  readonly args?: readonly string[];
+  /** Names of the environment variables the definition sets; their values are never listed. */
+  readonly envKeys?: readonly string[];
+  readonly url?: string;
+}
+
+/** A server's id is its file stem; it must be usable as a file name everywhere. */
+export const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -1,0 +1,3 @@
+export * from './ServerDefinition.js';
+export * from './serverKind.js';
+export * from './serversModule.js';

@@ -1,0 +1,7 @@
+import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel';
+import { serverKind } from './serverKind.js';
+
+/** Registers the MCP server kind. */
+export const serversModule: LoadoutModule = (container) => {
+  contribute(container, CapabilityKinds, serverKind);
+};

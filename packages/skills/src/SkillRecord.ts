@@ -1,0 +1,8 @@
+import type { CapabilityRecord } from '@loadout/kernel';
+
+/** A skill: `skills/<dir>/SKILL.md` with sibling resources, or a single `skills/<file>.md`. */
+export interface SkillRecord extends CapabilityRecord {
+  readonly kind: 'skill';
+  /** The skill's folder for a `SKILL.md` skill (its resources travel with it); null for a single file. */
+  readonly folder: string | null;
+}

@@ -1,0 +1,4 @@
+export * from './agentSkillsRules.js';
+export * from './skillKind.js';
+export * from './SkillRecord.js';
+export * from './skillsModule.js';

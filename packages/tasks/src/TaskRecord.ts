@@ -1,0 +1,18 @@
+import type { CapabilityRecord } from '@loadout/kernel';
+
+/** A task: `tasks/<dirName>/TASK.md`, whose frontmatter `implementation` names a file in that folder. */
+export interface TaskRecord extends CapabilityRecord {
+  readonly kind: 'task';
+  /** The task's identity: its folder name. Also what a queued job stores. */
+  readonly dirName: string;
+  /** The implementation file as written in the frontmatter, relative to the task folder. */
+  readonly implementation: string;
+  /** Absolute path of the implementation file. */
+  readonly implementationPath: string;
+  /** Absolute path of the task folder. */
+  readonly folder: string;
+  /** Seconds a run may take, from the frontmatter `timeout`; null for the runner's default. */
+  readonly timeoutSeconds: number | null;
+  /** Extra attempts after a failed run, from the frontmatter `retries`. */
+  readonly retries: number;
+}
