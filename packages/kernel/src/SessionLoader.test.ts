@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTestdirs, type TreeDescription, testdir, writeTree } from './testing/index.js';
+import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
+import { type CapabilityKind, CapabilityKinds } from './CapabilityKind.js';
+import { closeKernel, createKernel } from './createKernel.js';
+import { type InstalledPlugin, PluginSource } from './PluginSource.js';
+import { readMarkdownCapability } from './readMarkdownCapability.js';
+import { SessionLoader } from './SessionLoader.js';
+import { contribute } from './token.js';
+import { resolvePlaces } from './Places.js';
+
+afterEach(removeTestdirs);
+
+/** A minimal kind for kernel tests: every `notes/<file>.md`. */
+const noteKind: CapabilityKind = {
+  kind: 'note',
+  folder: 'notes',
+  sessionKey: 'notes',
+  readEntry: (entry) => {
+    if (entry.isDirectory || !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
+    const read = readMarkdownCapability(entry.root.dir, entry.path);
+    return { records: read === null ? [] : [read.draft], diagnostics: [] };
+  },
+};
+
+const note = (name: string) => `---\nname: ${name}\ndescription: ${name} note\n---\n`;
+
+function workspace(tree: { project?: TreeDescription; owner?: TreeDescription; plugins?: Record<string, TreeDescription> }) {
+  const home = testdir({
+    project: { '.agents': tree.project ?? {} },
+    capabilities: tree.owner ?? {},
+    plugins: tree.plugins ?? {},
+  });
+  const plugins: InstalledPlugin[] = Object.keys(tree.plugins ?? {}).map((name) => ({
+    name,
+    dir: path.join(home, 'plugins', name),
+    enabled: true,
+  }));
+  return { home, plugins, project: path.join(home, 'project') };
+}
+
+function kernel(home: string, plugins: InstalledPlugin[], options: { watch?: boolean; filter?: CapabilityFilter } = {}) {
+  return createKernel({ places: resolvePlaces({}, home), watch: options.watch === true }, [
+    (c) => {
+      contribute(c, CapabilityKinds, noteKind);
+      contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      if (options.filter !== undefined) contribute(c, CapabilityFilters, options.filter);
+    },
+  ]);
+}
+
+describe('SessionLoader', () => {
+  it('orders roots: project, owner, then enabled plugins in install order', async () => {
+    const { home, plugins, project } = workspace({ plugins: { alpha: {}, beta: {}, gamma: {} } });
+    plugins[1] = { ...plugins[1]!, enabled: false };
+    const session = await kernel(home, plugins).resolve(SessionLoader).open({ project });
+    expect(session.roots.map((r) => [r.level, r.plugin, r.writable])).toEqual([
+      ['project', null, true],
+      ['global', null, true],
+      ['global', 'alpha', false],
+      ['global', 'gamma', false],
+    ]);
+  });
+
+  it('lets the first root win and reports every shadowed record', async () => {
+    const { home, plugins, project } = workspace({
+      project: { notes: { 'a.md': note('Shared') } },
+      owner: { notes: { 'a.md': note('shared'), 'own.md': note('own') } },
+      plugins: { alpha: { notes: { 'x.md': note('SHARED'), 'dup.md': note('dup') } }, beta: { notes: { 'dup.md': note('dup') } } },
+    });
+    const session = await kernel(home, plugins).resolve(SessionLoader).open({ project });
+    const notes = session.recordsOf('note');
+    expect(notes.map((n) => [n.id, n.level, n.plugin])).toEqual([
+      ['shared', 'project', null],
+      ['own', 'global', null],
+      ['dup', 'global', 'alpha'],
+    ]);
+    const shadowed = session.diagnostics.filter((d) => d.code === 'SHADOWED').map((d) => d.message);
+    expect(shadowed).toHaveLength(3);
+    expect(shadowed.join('\n')).toMatch(/from plugin beta is shadowed by the one from plugin alpha/);
+  });
+
+  it('sees a document written after the previous session opened', async () => {
+    const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a') } } });
+    const loader = kernel(home, plugins).resolve(SessionLoader);
+    expect((await loader.open()).recordsOf('note')).toHaveLength(1);
+    writeTree(path.join(home, 'capabilities/notes'), { 'b.md': note('b') });
+    expect((await loader.open()).recordsOf('note').map((n) => n.id)).toEqual(['a', 'b']);
+  });
+
+  it('keeps a bad document as a diagnostic and loads the good ones beside it', async () => {
+    const { home, plugins } = workspace({
+      owner: { notes: { 'good.md': note('good'), 'bad.md': '---js\n{ name: "x" }\n---\n', 'broken.md': '---\nname: [\n---\n' } },
+    });
+    const session = await kernel(home, plugins).resolve(SessionLoader).open();
+    expect(session.recordsOf('note').map((n) => n.id)).toEqual(['good']);
+    expect(session.diagnostics.map((d) => d.code).sort()).toEqual(['FRONTMATTER_ENGINE_REFUSED', 'FRONTMATTER_MALFORMED']);
+  });
+
+  it('leaves out what a filter turns off, in the session and in later lookups', async () => {
+    const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
+    const filter: CapabilityFilter = { apply: (_scope, records) => ({ records: records.filter((r) => r.id !== 'b'), diagnostics: [] }) };
+    const session = await kernel(home, plugins, { filter }).resolve(SessionLoader).open();
+    expect(session.recordsOf('note').map((n) => n.id)).toEqual(['a']);
+    expect(session.find('note', 'B')).toBeUndefined();
+    expect(session.isOn({ ...session.recordsOf('note')[0]!, id: 'b' })).toBe(false);
+  });
+
+  it('refuses a project folder that does not exist', async () => {
+    const { home, plugins } = workspace({});
+    await expect(kernel(home, plugins).resolve(SessionLoader).open({ project: path.join(home, 'nope') })).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe('SessionLoader with the watch cache', () => {
+  it('sees edits, additions and removals through the watchers', async () => {
+    const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
+    const container = kernel(home, plugins, { watch: true });
+    const loader = container.resolve(SessionLoader);
+    try {
+      expect((await loader.open()).recordsOf('note').map((n) => n.name)).toEqual(['a', 'b']);
+      writeTree(path.join(home, 'capabilities/notes'), { 'a.md': note('a2'), 'c.md': note('c') });
+      fs.rmSync(path.join(home, 'capabilities/notes/b.md'));
+      await new Promise((done) => setTimeout(done, 50));
+      expect((await loader.open()).recordsOf('note').map((n) => n.name)).toEqual(['a2', 'c']);
+      fs.mkdirSync(path.join(home, 'plugins/late/notes'), { recursive: true });
+      writeTree(path.join(home, 'capabilities'), { extra: {} });
+      await new Promise((done) => setTimeout(done, 50));
+      expect((await loader.open()).recordsOf('note')).toHaveLength(2);
+    } finally {
+      closeKernel(container);
+    }
+  });
+
+  it('notices a kind folder created after the first session', async () => {
+    const { home, plugins } = workspace({});
+    const container = kernel(home, plugins, { watch: true });
+    const loader = container.resolve(SessionLoader);
+    try {
+      expect((await loader.open()).recordsOf('note')).toHaveLength(0);
+      writeTree(path.join(home, 'capabilities'), { notes: { 'n.md': note('n') } });
+      await new Promise((done) => setTimeout(done, 50));
+      expect((await loader.open()).recordsOf('note').map((n) => n.id)).toEqual(['n']);
+    } finally {
+      closeKernel(container);
+    }
+  });
+});
