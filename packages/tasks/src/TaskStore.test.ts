@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { contribute, createKernel, type InstalledPlugin, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PluginTaskReadOnlyError, TaskNameInvalidError, TaskNotFoundError } from './TaskErrors.js';
+import { TaskStore } from './TaskStore.js';
+import { tasksModule } from './tasksModule.js';
+
+afterEach(removeTestdirs);
+
+const task = (name: string, implementation = 'run.mjs') => ({
+  'TASK.md': `---\nname: ${name}\ndescription: ${name} task\nimplementation: ${implementation}\n---\nbody\n`,
+  [implementation]: 'console.log("hi")\n',
+});
+
+function open(home: string, plugins: InstalledPlugin[] = [], project: string | null = null) {
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
+    tasksModule,
+    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => plugins }),
+  ]);
+  return container
+    .resolve(SessionLoader)
+    .open({ project })
+    .then((session) => ({ session, store: session.container.resolve(TaskStore) }));
+}
+
+describe('TaskStore', () => {
+  it('lets the owner win a dirName over a plugin, then shows the plugin task once the owner deletes theirs', async () => {
+    const home = testdir({
+      capabilities: { tasks: { report: task('Owner report') } },
+      plugins: { acme: { tasks: { report: task('Acme report'), only: task('Acme only') } } },
+    });
+    const plugins = [{ name: 'acme', dir: path.join(home, 'plugins/acme'), enabled: true }];
+    const first = await open(home, plugins);
+    expect(first.store.getTaskByDirName('report')).toMatchObject({ name: 'Owner report', plugin: null, level: 'global' });
+    expect(first.session.diagnostics.some((d) => d.code === 'SHADOWED' && d.message.includes('plugin acme'))).toBe(true);
+
+    expect(() => first.store.deleteTask('only')).toThrow(PluginTaskReadOnlyError);
+    expect(() => first.store.deleteTask('only')).toThrow(/plugin acme/);
+    expect(() => first.store.updateTask('only', { name: 'x' })).toThrow(/provided by plugin acme/);
+    expect(fs.existsSync(path.join(home, 'plugins/acme/tasks/only/TASK.md'))).toBe(true);
+
+    first.store.deleteTask('report');
+    expect(fs.existsSync(path.join(home, 'capabilities/tasks/report'))).toBe(false);
+    const second = await open(home, plugins);
+    expect(second.store.getTaskByDirName('report')).toMatchObject({ name: 'Acme report', plugin: 'acme' });
+  });
+
+  it('creates, updates and deletes an owner task, keeping unknown frontmatter fields', async () => {
+    const home = testdir({ capabilities: {} });
+    const { store } = await open(home);
+    const created = store.createTask('nightly', {
+      name: 'Nightly',
+      description: 'Runs at night',
+      implementation: { filename: 'run.sh', content: 'echo hi\n' },
+      body: 'Instructions\n',
+    });
+    expect(created).toMatchObject({ dirName: 'nightly', implementation: 'run.sh', plugin: null });
+    expect(fs.readFileSync(path.join(home, 'capabilities/tasks/nightly/run.sh'), 'utf8')).toBe('echo hi\n');
+
+    const taskFile = path.join(home, 'capabilities/tasks/nightly/TASK.md');
+    fs.writeFileSync(taskFile, fs.readFileSync(taskFile, 'utf8').replace('---\nname', '---\nowner-note: keep me\nname'));
+    const updated = store.updateTask('nightly', { description: 'Runs every night' });
+    expect(updated.description).toBe('Runs every night');
+    expect(fs.readFileSync(taskFile, 'utf8')).toContain('owner-note: keep me');
+    expect(fs.readFileSync(taskFile, 'utf8')).toContain('Instructions');
+
+    store.deleteTask('nightly');
+    expect(() => store.getTaskByDirName('nightly')).toThrow(TaskNotFoundError);
+  });
+
+  it('refuses to delete a task that does not exist', async () => {
+    const { store } = await open(testdir({ capabilities: {} }));
+    expect(() => store.deleteTask('ghost')).toThrow(TaskNotFoundError);
+  });
+
+  it.each(['', '.', '..', '../etc', 'a/b', 'a\\b', 'nul\0byte', 'x'.repeat(129)])('refuses the name %j before touching the disk', async (name) => {
+    const home = testdir({ capabilities: { tasks: { ok: task('ok') } } });
+    const { store } = await open(home);
+    expect(() => store.getTaskByDirName(name)).toThrow(TaskNameInvalidError);
+    expect(() => store.deleteTask(name)).toThrow(TaskNameInvalidError);
+    expect(() =>
+      store.createTask(name, { name: 'n', description: 'd', implementation: { filename: 'run.sh', content: '' } }),
+    ).toThrow(TaskNameInvalidError);
+    expect(fs.readdirSync(path.join(home, 'capabilities/tasks'))).toEqual(['ok']);
+  });
+
+  it('refuses an implementation outside the task folder', async () => {
+    const home = testdir({ capabilities: { tasks: { sneaky: task('Sneaky', '../../../bin/sh') } } });
+    const { session, store } = await open(home);
+    expect(store.listTasks()).toHaveLength(0);
+    expect(session.diagnostics.map((d) => d.code)).toContain('TASK_IMPLEMENTATION_OUTSIDE');
+    expect(() => store.createTask('x', { name: 'n', description: 'd', implementation: { filename: '../x.sh', content: '' } })).toThrow(
+      /plain file name/,
+    );
+  });
+
+  it('writes a project-level task into the project when asked', async () => {
+    const home = testdir({ capabilities: {}, project: {} });
+    const { store } = await open(home, [], path.join(home, 'project'));
+    const record = store.createTask(
+      'local',
+      { name: 'Local', description: 'Project task', implementation: { filename: 'run.mjs', content: '' } },
+      'project',
+    );
+    expect(record.level).toBe('project');
+    expect(fs.existsSync(path.join(home, 'project/.agents/tasks/local/TASK.md'))).toBe(true);
+  });
+});
