@@ -6,4 +6,6 @@ export interface Diagnostic {
   readonly severity: 'info' | 'warning' | 'error';
   /** The document or folder concerned, when there is one. */
   readonly path?: string;
+  /** Ids the diagnostic is about, when there are more than a message should list. */
+  readonly subjects?: readonly string[];
 }

@@ -171,17 +171,11 @@ export function readTextInside(root: string, file: string): string | null {
   }
   try {
     readBuffer ??= Buffer.allocUnsafe(MAX_DOCUMENT_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const n = fs.readSync(fd, readBuffer, length, readBuffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > MAX_DOCUMENT_BYTES) {
-        throw new DocumentRefusedError(
-          'DOCUMENT_TOO_LARGE',
-          `${path.basename(file)}: larger than ${MAX_DOCUMENT_BYTES} bytes`,
-        );
-      }
+    // One read: for a regular file a short read means end of file, and skipping the second
+    // read that would confirm it saves a third of the cost of a scan.
+    const length = fs.readSync(fd, readBuffer, 0, readBuffer.length, null);
+    if (length > MAX_DOCUMENT_BYTES) {
+      throw new DocumentRefusedError('DOCUMENT_TOO_LARGE', `${path.basename(file)}: larger than ${MAX_DOCUMENT_BYTES} bytes`);
     }
     return readBuffer.toString('utf8', 0, length);
   } finally {

@@ -1,53 +1,66 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EntryScan } from './CapabilityKind.js';
-
-interface EntryState {
-  scan: EntryScan;
-  readonly isDirectory: boolean;
-  dirty: boolean;
-  watcher: fs.FSWatcher | null;
-}
-
-interface FolderState {
-  /** Null when the folder does not exist. */
-  entries: Map<string, EntryState> | null;
-  listingDirty: boolean;
-  watcher: fs.FSWatcher | null;
-}
 
 /** A directory entry as the scanner needs it. */
 export interface FolderEntry {
   readonly name: string;
   readonly isDirectory: boolean;
+  /** Set when the entry may not be read (e.g. a link out of its root); kept so it is reported every time. */
+  readonly refusal?: { readonly code: string; readonly message: string };
+}
+
+interface EntryState<T> {
+  value: T;
+  readonly isDirectory: boolean;
+  readonly refusal: FolderEntry['refusal'];
+  dirty: boolean;
+  watcher: fs.FSWatcher | null;
+}
+
+interface FolderState<T> {
+  /** Null when the folder does not exist. */
+  entries: Map<string, EntryState<T>> | null;
+  listingDirty: boolean;
+  watcher: fs.FSWatcher | null;
+}
+
+interface RootWatch {
+  readonly watcher: fs.FSWatcher;
+  /** True when the root is missing and its parent is watched for it to appear. */
+  readonly missing: boolean;
 }
 
 /**
  * Keeps what a long-running process read from each kind folder and drops exactly what changed on
- * disk, told by file watchers: the folder itself (entries added, removed, single-file documents
- * edited) and each entry folder (its `SKILL.md` / `TASK.md` edited). A session open in a quiet
- * workspace reads nothing. When a watcher cannot be set up the folder is simply read every time.
+ * disk, told by file watchers: each root (kind folders appearing or going), each kind folder
+ * (entries added, removed, single-file documents edited) and each entry folder (its `SKILL.md` /
+ * `TASK.md` edited). A session open in a quiet workspace reads nothing. A folder that cannot be
+ * watched is read every time.
  *
- * One-shot commands do not use it: they read the disk, so a hand edit is always seen.
+ * `generation` changes whenever anything might have changed, so a caller can keep results derived
+ * from a whole scan while it stays the same. One-shot commands do not use this cache: they read the
+ * disk, so a hand edit is always seen.
  */
-export class FolderScanCache {
-  private readonly folders = new Map<string, FolderState>();
-  private readonly rootWatchers = new Map<string, fs.FSWatcher | null>();
+export class FolderScanCache<T = unknown> {
+  private readonly folders = new Map<string, FolderState<T>>();
+  private readonly roots = new Map<string, RootWatch>();
+  private changes = 0;
+
+  /** Changes whenever a watcher fires or a folder had to be read without a watcher. */
+  get generation(): number {
+    return this.changes;
+  }
 
   /**
-   * Returns the entries of `folder` with their scans, reading only what is new or changed.
+   * The values of every entry of `folder`, reading only what is new or changed.
    *
-   * @param list lists the folder (null when it is missing)
+   * @param list lists the folder; null when it is missing
    * @param read reads one entry
    */
-  scan(
-    rootDir: string,
-    folder: string,
-    list: () => FolderEntry[] | null,
-    read: (entry: FolderEntry) => EntryScan,
-  ): EntryScan[] {
-    if (!this.watchRoot(rootDir)) {
-      // The root itself is missing or cannot be watched: nothing can tell us when it changes.
+  scan(rootDir: string, folder: string, list: () => FolderEntry[] | null, read: (entry: FolderEntry) => T): T[] {
+    const root = this.watchRoot(rootDir);
+    if (root === null) {
+      this.changes += 1;
       return (list() ?? []).map(read);
     }
     let state = this.folders.get(folder);
@@ -55,33 +68,34 @@ export class FolderScanCache {
       state = { entries: null, listingDirty: true, watcher: null };
       this.folders.set(folder, state);
     }
+    if (root.missing) {
+      closeFolder(state);
+      state.entries = null;
+      state.listingDirty = true;
+      return [];
+    }
     if (state.listingDirty) this.relist(folder, state, list, read);
-    const scans: EntryScan[] = [];
-    if (state.entries === null) return scans;
+    const values: T[] = [];
+    if (state.entries === null) return values;
     for (const [name, entry] of state.entries) {
       if (entry.dirty) {
         entry.dirty = false;
-        entry.scan = read({ name, isDirectory: entry.isDirectory });
+        entry.value = read({ name, isDirectory: entry.isDirectory, ...(entry.refusal === undefined ? {} : { refusal: entry.refusal }) });
       }
-      scans.push(entry.scan);
+      values.push(entry.value);
     }
-    return scans;
+    return values;
   }
 
   /** Stops every watcher. */
   close(): void {
     for (const state of this.folders.values()) closeFolder(state);
     this.folders.clear();
-    for (const watcher of this.rootWatchers.values()) watcher?.close();
-    this.rootWatchers.clear();
+    for (const root of this.roots.values()) root.watcher.close();
+    this.roots.clear();
   }
 
-  private relist(
-    folder: string,
-    state: FolderState,
-    list: () => FolderEntry[] | null,
-    read: (entry: FolderEntry) => EntryScan,
-  ): void {
+  private relist(folder: string, state: FolderState<T>, list: () => FolderEntry[] | null, read: (entry: FolderEntry) => T): void {
     state.listingDirty = false;
     const listed = list();
     if (listed === null) {
@@ -95,25 +109,24 @@ export class FolderScanCache {
         const entry = name === null ? undefined : state.entries?.get(name);
         if (entry !== undefined) entry.dirty = true;
       });
-      if (state.watcher === null) state.listingDirty = true; // cannot watch: read every time
+      if (state.watcher === null) this.unwatchable(state);
     }
-    const previous = state.entries ?? new Map<string, EntryState>();
-    const next = new Map<string, EntryState>();
+    const previous = state.entries ?? new Map<string, EntryState<T>>();
+    const next = new Map<string, EntryState<T>>();
     for (const dirent of listed) {
       const known = previous.get(dirent.name);
-      if (known !== undefined && !known.dirty && known.isDirectory === dirent.isDirectory) {
+      previous.delete(dirent.name);
+      if (known !== undefined && !known.dirty && known.isDirectory === dirent.isDirectory && known.refusal === undefined && dirent.refusal === undefined) {
         next.set(dirent.name, known);
-        previous.delete(dirent.name);
         continue;
       }
       known?.watcher?.close();
-      previous.delete(dirent.name);
-      const entry: EntryState = { scan: read(dirent), isDirectory: dirent.isDirectory, dirty: false, watcher: null };
-      if (dirent.isDirectory) {
+      const entry: EntryState<T> = { value: read(dirent), isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null };
+      if (dirent.isDirectory && dirent.refusal === undefined) {
         entry.watcher = this.watch(path.join(folder, dirent.name), () => {
           entry.dirty = true;
         });
-        if (entry.watcher === null) state.listingDirty = true;
+        if (entry.watcher === null) this.unwatchable(state);
       }
       next.set(dirent.name, entry);
     }
@@ -121,27 +134,62 @@ export class FolderScanCache {
     state.entries = next;
   }
 
-  /** Watches a root for kind folders appearing or disappearing; false when it cannot be watched. */
-  private watchRoot(rootDir: string): boolean {
-    const known = this.rootWatchers.get(rootDir);
-    if (known !== undefined && known !== null) return true;
-    const watcher = this.watch(rootDir, (name) => {
-      for (const [folder, state] of this.folders) {
-        if (path.dirname(folder) === rootDir && (name === null || path.basename(folder) === name)) {
-          state.listingDirty = true;
-        }
-      }
-    });
-    this.rootWatchers.set(rootDir, watcher);
-    return watcher !== null;
+  /** A folder that cannot be watched is listed again at every scan. */
+  private unwatchable(state: FolderState<T>): void {
+    state.listingDirty = true;
+    for (const entry of state.entries?.values() ?? []) entry.dirty = true;
+    this.changes += 1;
   }
 
-  private watch(dir: string, onChange: (name: string | null) => void): fs.FSWatcher | null {
+  /**
+   * Watches a root for kind folders appearing or going. A missing root is waited for by watching
+   * its parent. Null when neither can be watched.
+   */
+  private watchRoot(rootDir: string): RootWatch | null {
+    const known = this.roots.get(rootDir);
+    if (known !== undefined) return known;
+    const onRootChange = (name: string | null): void => {
+      for (const [folder, state] of this.folders) {
+        if (path.dirname(folder) === rootDir && (name === null || path.basename(folder) === name)) state.listingDirty = true;
+      }
+    };
+    let watch: RootWatch | null = null;
+    if (isDirectory(rootDir)) {
+      const watcher = this.watch(rootDir, onRootChange, () => this.forgetRoot(rootDir));
+      if (watcher !== null) watch = { watcher, missing: false };
+    } else {
+      const watcher = this.watch(
+        path.dirname(rootDir),
+        (name) => {
+          if (name === null || name === path.basename(rootDir)) this.forgetRoot(rootDir);
+        },
+        () => this.forgetRoot(rootDir),
+      );
+      if (watcher !== null) watch = { watcher, missing: true };
+    }
+    if (watch !== null) this.roots.set(rootDir, watch);
+    return watch;
+  }
+
+  private forgetRoot(rootDir: string): void {
+    this.roots.get(rootDir)?.watcher.close();
+    this.roots.delete(rootDir);
+    for (const [folder, state] of this.folders) {
+      if (path.dirname(folder) === rootDir) state.listingDirty = true;
+    }
+  }
+
+  private watch(dir: string, onChange: (name: string | null) => void, onError?: () => void): fs.FSWatcher | null {
     try {
-      const watcher = fs.watch(dir, { persistent: false }, (_event, name) => onChange(name ?? null));
+      const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
+        this.changes += 1;
+        onChange(name ?? null);
+      });
       watcher.on('error', () => {
         watcher.close();
+        this.changes += 1;
         onChange(null);
+        onError?.();
       });
       return watcher;
     } catch {
@@ -150,8 +198,16 @@ export class FolderScanCache {
   }
 }
 
-function closeFolder(state: FolderState): void {
+function closeFolder<T>(state: FolderState<T>): void {
   state.watcher?.close();
   state.watcher = null;
   if (state.entries !== null) for (const entry of state.entries.values()) entry.watcher?.close();
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

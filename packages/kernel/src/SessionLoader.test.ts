@@ -73,9 +73,9 @@ describe('SessionLoader', () => {
     const session = await kernel(home, plugins).resolve(SessionLoader).open({ project });
     const notes = session.recordsOf('note');
     expect(notes.map((n) => [n.id, n.level, n.plugin])).toEqual([
-      ['shared', 'project', null],
-      ['own', 'global', null],
       ['dup', 'global', 'alpha'],
+      ['own', 'global', null],
+      ['shared', 'project', null],
     ]);
     const shadowed = session.diagnostics.filter((d) => d.code === 'SHADOWED').map((d) => d.message);
     expect(shadowed).toHaveLength(3);

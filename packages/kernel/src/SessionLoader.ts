@@ -33,6 +33,9 @@ export interface RootScan {
  * document written a moment ago is in the next session and a plugin disabled a moment ago is not.
  */
 export class SessionLoader {
+  private memo: { key: string; generation: number | undefined; winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } | null =
+    null;
+
   constructor(private readonly container: DependencyContainer) {}
 
   /** Resolves a project folder to the real path its state and roots are keyed by. */
@@ -70,8 +73,8 @@ export class SessionLoader {
     const roots = this.buildRoots(project);
     const cache = this.cache();
     if (cache !== null) await settleWatchers();
-    const scan = this.scanRoots(roots);
-    const diagnostics: Diagnostic[] = [...scan.diagnostics];
+    const scanned = this.shadowedScan(roots);
+    const diagnostics: Diagnostic[] = [...scanned.diagnostics];
     const filters = resolveAll(this.container, CapabilityFilters);
     const admit = (records: readonly CapabilityRecord[], report?: Diagnostic[]): readonly CapabilityRecord[] => {
       let kept = records;
@@ -82,7 +85,7 @@ export class SessionLoader {
       }
       return kept;
     };
-    const winners = admit(shadow(scan.records, diagnostics), diagnostics);
+    const winners = admit(scanned.winners, diagnostics);
     const kinds = this.kinds();
     const byKey = new Map<string, CapabilityRecord[]>();
     const kindKeys = new Map<string, string>();
@@ -116,19 +119,25 @@ export class SessionLoader {
     const cache = this.cache();
     const records = new Map<string, CapabilityRecord[]>();
     const diagnostics: Diagnostic[] = [];
+    const rootListings = new Map<string, Map<string, fs.Dirent> | null>();
+    const listRoot = (root: Root): Map<string, fs.Dirent> | null => {
+      if (!rootListings.has(root.dir)) rootListings.set(root.dir, readRoot(root.dir));
+      return rootListings.get(root.dir) ?? null;
+    };
     for (const kind of this.kinds()) {
       const ofKind: CapabilityRecord[] = [];
       records.set(kind.kind, ofKind);
       for (const root of roots) {
         const folder = path.join(root.dir, kind.folder);
-        const list = (): FolderEntry[] | null => listFolder(root, folder, diagnostics);
-        const read = (entry: FolderEntry): EntryScan => readEntry(kind, root, folder, entry);
+        const list = (): FolderEntry[] | null => {
+          const dirent = listRoot(root)?.get(kind.folder);
+          return dirent === undefined ? null : listFolder(root, folder, dirent);
+        };
+        const read = (entry: FolderEntry): StampedScan => stamp(readEntry(kind, root, folder, entry), kind, root);
         const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read);
         for (const scan of scans) {
-          diagnostics.push(...scan.diagnostics);
-          for (const draft of scan.records) {
-            ofKind.push({ ...draft, kind: kind.kind, level: root.level, plugin: root.plugin } as CapabilityRecord);
-          }
+          if (scan.diagnostics.length > 0) diagnostics.push(...scan.diagnostics);
+          for (const record of scan.records) ofKind.push(record);
         }
       }
     }
@@ -140,10 +149,29 @@ export class SessionLoader {
     return resolveAll(this.container, CapabilityKinds);
   }
 
-  private cache(): FolderScanCache | null {
+  private cache(): FolderScanCache<StampedScan> | null {
     return this.container.isRegistered(FolderScanCache, true)
-      ? this.container.resolve(FolderScanCache)
+      ? (this.container.resolve(FolderScanCache) as FolderScanCache<StampedScan>)
       : null;
+  }
+
+  /**
+   * The scan of `roots` with shadowing applied. With the watch cache, kept for as long as no
+   * watcher has fired, so a session open in a quiet workspace does no per-document work.
+   */
+  private shadowedScan(roots: readonly Root[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
+    const cache = this.cache();
+    const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}`).join('\n');
+    const generation = cache?.generation;
+    if (cache !== null && this.memo !== null && this.memo.key === key && this.memo.generation === generation) return this.memo;
+    const scan = this.scanRoots(roots);
+    const diagnostics = [...scan.diagnostics];
+    // Ordered by id so every list and block of the session reads in a stable order.
+    const winners = shadow(scan.records, diagnostics).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const result = { key, generation, winners, diagnostics };
+    // Keep it only when nothing changed while it was read.
+    this.memo = cache !== null && cache.generation === generation ? result : null;
+    return result;
   }
 }
 
@@ -179,45 +207,69 @@ function sourceName(record: CapabilityRecord): string {
   return record.level === 'project' ? 'the project' : "the owner's capabilities";
 }
 
-function listFolder(root: Root, folder: string, diagnostics: Diagnostic[]): FolderEntry[] | null {
-  let dirents: fs.Dirent[];
+/** The names directly inside a root; null when the root is missing. */
+function readRoot(dir: string): Map<string, fs.Dirent> | null {
   try {
-    const stat = fs.lstatSync(folder);
-    if (stat.isSymbolicLink() && realpathInside(root.dir, folder) === null) return null;
-    dirents = fs.readdirSync(folder, { withFileTypes: true });
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) {
-      diagnostics.push({ code: error.code, severity: 'warning', path: folder, message: error.message });
-      return null;
-    }
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    diagnostics.push({ code: 'FOLDER_UNREADABLE', severity: 'warning', path: folder, message: `${folder}: ${code}` });
+    return new Map(fs.readdirSync(dir, { withFileTypes: true }).map((dirent) => [dirent.name, dirent]));
+  } catch {
     return null;
   }
+}
+
+/**
+ * Lists a kind folder. A link that leads out of the root is listed with a refusal (so it is
+ * reported at every scan) and never read.
+ */
+function listFolder(root: Root, folder: string, dirent: fs.Dirent): FolderEntry[] | null {
+  let dirents: fs.Dirent[];
+  try {
+    if (dirent.isSymbolicLink() && realpathInside(root.dir, folder) === null) return null;
+    dirents = fs.readdirSync(folder, { withFileTypes: true });
+  } catch (error) {
+    if (error instanceof DocumentRefusedError) return [{ name: '', isDirectory: false, refusal: error }];
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    return [{ name: '', isDirectory: false, refusal: { code: 'FOLDER_UNREADABLE', message: `${folder}: ${code}` } }];
+  }
   const entries: FolderEntry[] = [];
-  for (const dirent of dirents) {
-    if (dirent.name.startsWith('.')) continue;
-    let isDirectory = dirent.isDirectory();
-    if (dirent.isSymbolicLink()) {
+  for (const entry of dirents) {
+    if (entry.name.startsWith('.')) continue;
+    let isDirectory = entry.isDirectory();
+    if (entry.isSymbolicLink()) {
       try {
-        const real = realpathInside(root.dir, path.join(folder, dirent.name));
+        const real = realpathInside(root.dir, path.join(folder, entry.name));
         if (real === null) continue;
         isDirectory = fs.statSync(real).isDirectory();
       } catch (error) {
         if (!(error instanceof DocumentRefusedError)) throw error;
-        diagnostics.push({ code: error.code, severity: 'warning', path: path.join(folder, dirent.name), message: error.message });
+        entries.push({ name: entry.name, isDirectory: false, refusal: error });
         continue;
       }
     }
-    entries.push({ name: dirent.name, isDirectory });
+    entries.push({ name: entry.name, isDirectory });
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return entries;
 }
 
+/** An entry's scan with the root's level and plugin put on every record. */
+interface StampedScan {
+  readonly records: readonly CapabilityRecord[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+function stamp(scan: EntryScan, kind: CapabilityKind, root: Root): StampedScan {
+  return {
+    records: scan.records.map((draft) => ({ ...draft, kind: kind.kind, level: root.level, plugin: root.plugin }) as CapabilityRecord),
+    diagnostics: scan.diagnostics,
+  };
+}
+
 function readEntry(kind: CapabilityKind, root: Root, folder: string, entry: FolderEntry): EntryScan {
   const entryPath = path.join(folder, entry.name);
+  if (entry.refusal !== undefined) {
+    return { records: [], diagnostics: [{ code: entry.refusal.code, severity: 'warning', path: entryPath, message: entry.refusal.message }] };
+  }
   try {
     return kind.readEntry({ root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory });
   } catch (error) {

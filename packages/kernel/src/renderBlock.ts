@@ -3,8 +3,9 @@ import type { Diagnostic } from './Diagnostic.js';
 
 /**
  * Renders the text a session hands an agent for one kind: a heading, then one line per capability
- * (name, description, where to read the rest), ordered by id so the text is stable. Lines that do
- * not fit `budget` characters are left out whole and named in a diagnostic, never cut silently.
+ * (name, description, where to read the rest), ordered by id so the text is stable. Once a line
+ * would pass `budget` characters, it and every later one are left out whole and named in a
+ * diagnostic, never cut silently.
  */
 export function renderCapabilityBlock(
   title: string,
@@ -12,19 +13,21 @@ export function renderCapabilityBlock(
   budget: number,
 ): { text: string; diagnostics: Diagnostic[] } {
   if (records.length === 0) return { text: '', diagnostics: [] };
-  const sorted = [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const byId = (a: CapabilityRecord, b: CapabilityRecord): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const sorted = isSorted(records, byId) ? records : [...records].sort(byId);
   const heading = `## ${title}\n`;
   let text = heading;
   const left: string[] = [];
+  let fitted = 0;
   for (const record of sorted) {
     const description = record.description.replace(/\s+/g, ' ').trim();
     const line = `- ${record.name}${description === '' ? '' : `: ${description}`} (read ${record.path})\n`;
-    if (text.length + line.length > budget) {
-      left.push(record.id);
-      continue;
-    }
+    if (text.length + line.length > budget) break;
     text += line;
+    fitted += 1;
   }
+  // In id order until the budget is reached; everything after is named, never dropped silently.
+  for (let i = fitted; i < sorted.length; i += 1) left.push((sorted[i] as CapabilityRecord).id);
   const diagnostics: Diagnostic[] =
     left.length === 0
       ? []
@@ -32,8 +35,14 @@ export function renderCapabilityBlock(
           {
             code: 'BLOCK_BUDGET_EXCEEDED',
             severity: 'warning',
-            message: `${title}: ${left.length} of ${sorted.length} did not fit in ${budget} characters and were left out: ${left.join(', ')}`,
+            message: `${title}: ${left.length} of ${sorted.length} did not fit in ${budget} characters and were left out: ${left.slice(0, 20).join(', ')}${left.length > 20 ? ` and ${left.length - 20} more (listed in subjects)` : ''}`,
+            subjects: left,
           },
         ];
   return { text: text === heading ? '' : text, diagnostics };
+}
+
+function isSorted<T>(items: readonly T[], compare: (a: T, b: T) => number): boolean {
+  for (let i = 1; i < items.length; i += 1) if (compare(items[i - 1] as T, items[i] as T) > 0) return false;
+  return true;
 }

@@ -1,0 +1,36 @@
+// Builds a benchmark workspace: an owner capabilities folder and `plugins` plugin folders of
+// `skillsPerPlugin` SKILL.md skills each, registered in the workspace's database.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** @returns {{ home: string, files: string[] }} */
+export function makeWorkspace({ plugins = 100, skillsPerPlugin = 100, dir } = {}) {
+  const home = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-'));
+  fs.mkdirSync(path.join(home, 'capabilities', 'skills'), { recursive: true });
+  const files = [];
+  for (let p = 0; p < plugins; p += 1) {
+    const plugin = `plugin-${String(p).padStart(3, '0')}`;
+    for (let s = 0; s < skillsPerPlugin; s += 1) {
+      const name = `${plugin}-skill-${String(s).padStart(3, '0')}`;
+      const folder = path.join(home, 'plugins', plugin, 'skills', name);
+      fs.mkdirSync(folder, { recursive: true });
+      const file = path.join(folder, 'SKILL.md');
+      fs.writeFileSync(
+        file,
+        `---\nname: ${name}\ndescription: Benchmark skill ${s} of ${plugin}; does nothing but take up room in a realistic way.\nmetadata:\n  version: 1.0.${s}\n  tags: [bench, generated]\n---\n# ${name}\n\n${'Step by step instructions for the agent. '.repeat(20)}\n`,
+      );
+      files.push(file);
+    }
+  }
+  return { home, files };
+}
+
+/** Registers every folder under `plugins/` in the workspace's database through the app itself. */
+export async function registerPlugins(app, home) {
+  const { PluginRegistry } = await import('../../packages/plugins/dist/index.js');
+  const registry = app.resolve(PluginRegistry);
+  for (const name of fs.readdirSync(path.join(home, 'plugins')).sort()) {
+    if (registry.get(name) === undefined) registry.add({ name, url: `file:///bench/${name}`, ref: null, commit: '0'.repeat(40) });
+  }
+}
