@@ -83,10 +83,10 @@ try {
   const changeMs = median(changeRuns);
 
   // Memory per document: heap held by one session's records (fresh container, nothing cached).
-  global.gc?.();
+  globalThis.gc?.();
   const before = process.memoryUsage().heapUsed;
   const held = await createLoadout({ places }).resolve(SessionLoader).open();
-  global.gc?.();
+  globalThis.gc?.();
   const after = process.memoryUsage().heapUsed;
   const bytesPerDocument = Math.round((after - before) / held.recordsOf('skill').length);
   closeKernel(app);
@@ -103,7 +103,7 @@ try {
     oneChangeMs: round(changeMs),
     changeSeen: sawChange,
     bytesPerDocument,
-    gcExposed: typeof global.gc === 'function',
+    gcExposed: typeof globalThis.gc === 'function',
     ratios: {
       coldOverFloor: round(coldMs / floorMs),
       warmOverCold: round(warmMs / coldMs),
