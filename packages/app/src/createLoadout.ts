@@ -5,6 +5,7 @@ import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
+import { stateModule } from '@loadout/state';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
 
@@ -20,6 +21,7 @@ export const loadoutModules: readonly LoadoutModule[] = [
   notificationsModule,
   serversModule,
   tasksModule,
+  stateModule,
 ];
 
 export interface LoadoutOptions {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { type CliContext, UsageError } from './CliContext.js';
+import { registerCapabilityCommand } from './commands/capabilityCommand.js';
 import { registerSessionCommand } from './commands/sessionCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
 
@@ -15,6 +16,7 @@ export function buildProgram(cli: CliContext): Command {
     .exitOverride();
   registerSessionCommand(program, cli);
   registerTasksCommand(program, cli);
+  registerCapabilityCommand(program, cli);
   applyUsageErrors(program, cli);
   return program;
 }

@@ -1,0 +1,79 @@
+import {
+  type CapabilityFilter,
+  type CapabilityRecord,
+  collisionKey,
+  type Diagnostic,
+  isLoadoutError,
+  type SessionScope,
+} from '@loadout/kernel';
+import { inject, injectable } from 'tsyringe';
+import { CapabilityStateStore } from './CapabilityStateStore.js';
+import { decideGate, decideSurfaced } from './decideState.js';
+import { type GateConfig, readGateConfig } from './GateConfig.js';
+
+/**
+ * Makes every session honour capability state: a capability that is not surfaced in the session's
+ * scope is left out, so it is in no list, no block and no lookup (`Session.isOn`, which task
+ * lookup and the runner go through). A disabled plugin's capabilities never get here: the loader
+ * does not read its root.
+ *
+ * The records that stay carry their gates as configured (the project's `config.json`, else the
+ * owner's, else the declared default), so whatever consumes a session sees an inactive gate as off.
+ */
+@injectable()
+export class CapabilityStateFilter implements CapabilityFilter {
+  constructor(@inject(CapabilityStateStore) private readonly store: CapabilityStateStore) {}
+
+  apply(
+    scope: SessionScope,
+    records: readonly CapabilityRecord[],
+  ): { records: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
+    const diagnostics: Diagnostic[] = [];
+    const values = this.store.surfacedMap(scope.project);
+    const projectConfig = readConfigOf(scope.roots.find((root) => root.level === 'project')?.dir, diagnostics);
+    const globalConfig = readConfigOf(scope.roots.find((root) => root.level === 'global' && root.plugin === null)?.dir, diagnostics);
+    const kept: CapabilityRecord[] = [];
+    const off: string[] = [];
+    for (const record of records) {
+      const { surfaced } = decideSurfaced('installed', values.get(`${record.kind}/${collisionKey(record.id)}`));
+      if (!surfaced) {
+        off.push(`${record.kind}/${record.id}`);
+        continue;
+      }
+      kept.push(withConfiguredGates(record, projectConfig, globalConfig));
+    }
+    if (off.length > 0) {
+      diagnostics.push({
+        code: 'CAPABILITIES_OFF',
+        severity: 'info',
+        message: `${off.length} ${off.length === 1 ? 'capability is' : 'capabilities are'} turned off for this session: ${off.join(', ')}`,
+      });
+    }
+    return { records: kept, diagnostics };
+  }
+}
+
+function withConfiguredGates(record: CapabilityRecord, projectConfig: GateConfig | null, globalConfig: GateConfig | null): CapabilityRecord {
+  const names = Object.keys(record.gates);
+  if (names.length === 0) return record;
+  const gates: Record<string, boolean> = {};
+  for (const name of names) {
+    gates[name] = decideGate(record.kind, record.id, name, record.gates[name] === true, projectConfig, globalConfig).configured;
+  }
+  return { ...record, gates };
+}
+
+/**
+ * A session still opens when a `config.json` is broken: its gates keep their declared defaults
+ * and the session says why. `loadout capability state` refuses the same file outright.
+ */
+function readConfigOf(dir: string | undefined, diagnostics: Diagnostic[]): GateConfig | null {
+  if (dir === undefined) return null;
+  try {
+    return readGateConfig(dir);
+  } catch (error) {
+    if (!isLoadoutError(error)) throw error;
+    diagnostics.push({ code: error.code, severity: 'warning', message: `gates use their declared defaults: ${error.message}` });
+    return null;
+  }
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { DesiredStateInvalidError } from './StateErrors.js';
+
+/**
+ * One desired state as a caller sends it (the CLI, the RPC `capability.set`). The schema checks
+ * the shape only; the values of `enabled` and of each gate are checked by the writer, so a value
+ * that is not on/off is reported in the result's `errors` together with every other refusal, and
+ * nothing is written. On/off values: `true`/`false` or `"on"`/`"off"`/`"true"`/`"false"`.
+ *
+ * @example
+ * { "kind": "skill", "id": "pdf", "enabled": true, "gates": { "ocr": "off" } }
+ */
+export const DesiredCapabilitySchema = z
+  .object({
+    kind: z.string().min(1).max(64),
+    id: z.string().min(1).max(256),
+    enabled: z.unknown().optional(),
+    gates: z.record(z.string().min(1).max(64), z.unknown()).optional(),
+  })
+  .strict();
+export type DesiredCapability = z.infer<typeof DesiredCapabilitySchema>;
+
+/** A batch of desired states, written together or not at all. */
+export const DesiredCapabilitiesSchema = z.array(DesiredCapabilitySchema).max(1000);
+
+/** Where a write goes and which sessions a read describes: a project folder, or none for global. */
+export const StateScopeSchema = z
+  .object({
+    project: z.string().min(1).nullable().optional(),
+  })
+  .strict();
+export type StateScope = z.infer<typeof StateScopeSchema>;
+
+/** Checks a request body against {@link DesiredCapabilitiesSchema}; a refusal names the first problem. */
+export function parseDesiredCapabilities(input: unknown): DesiredCapability[] {
+  return parseWith(DesiredCapabilitiesSchema, input, 'desired states');
+}
+
+/** Checks a scope against {@link StateScopeSchema}. */
+export function parseStateScope(input: unknown): StateScope {
+  return parseWith(StateScopeSchema, input ?? {}, 'scope');
+}
+
+function parseWith<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.map(String).join('.')}`;
+  throw new DesiredStateInvalidError(`${what}${where}: ${issue?.message ?? 'invalid'}`);
+}

@@ -1,0 +1,21 @@
+import { Migrations } from '@loadout/db';
+import { CapabilityFilters, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { PluginLifecycleListeners } from '@loadout/plugins';
+import { Lifecycle } from 'tsyringe';
+import { CapabilityStateFilter } from './CapabilityStateFilter.js';
+import { CapabilityStateService, StoredCapabilityStateService } from './CapabilityStateService.js';
+import { capabilityStateMigration, CapabilityStateStore, SqliteCapabilityStateStore } from './CapabilityStateStore.js';
+
+/**
+ * Registers capability state: its table, the store, the resolver/writer service, the session
+ * filter that makes off mean off, and the listener that forgets an uninstalled plugin's state.
+ */
+export const stateModule: LoadoutModule = (container) => {
+  contribute(container, Migrations, capabilityStateMigration);
+  container.register(CapabilityStateStore, { useClass: SqliteCapabilityStateStore }, { lifecycle: Lifecycle.Singleton });
+  container.register(CapabilityStateService, { useClass: StoredCapabilityStateService }, { lifecycle: Lifecycle.Singleton });
+  container.register(CapabilityFilters, { useClass: CapabilityStateFilter });
+  container.register(PluginLifecycleListeners, {
+    useFactory: (c) => ({ pluginUninstalled: (name: string) => void resolve(c, CapabilityStateStore).forgetPlugin(name) }),
+  });
+};
