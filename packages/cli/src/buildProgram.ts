@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { type CliContext, UsageError } from './CliContext.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
+import { registerPluginsCommand } from './commands/pluginsCommand.js';
 import { registerSessionCommand } from './commands/sessionCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
 
@@ -15,7 +16,7 @@ export function buildProgram(cli: CliContext): Command {
     .configureOutput({ writeErr: () => undefined })
     .exitOverride();
   registerSessionCommand(program, cli);
-  registerTasksCommand(program, cli);
+  registerPluginsCommand(program, cli);
   registerCapabilityCommand(program, cli);
   applyUsageErrors(program, cli);
   return program;

@@ -47,6 +47,11 @@ export interface PluginRegistry extends PluginSource {
   setCommit(name: string, commit: string): void;
   setEnabled(name: string, enabled: boolean): void;
   remove(name: string): void;
+  /**
+   * Runs `work` holding the registry's write lock (one `BEGIN IMMEDIATE` transaction across
+   * processes), so a check, a folder move and a row change happen as one step; rolled back if it throws.
+   */
+  transaction<T>(work: () => T): T;
 }
 export const PluginRegistry = token<PluginRegistry>('plugins.registry');
 
@@ -91,6 +96,10 @@ export class SqlitePluginRegistry implements PluginRegistry {
 
   remove(name: string): void {
     writeTransaction(this.db, () => this.db.prepare('DELETE FROM plugins WHERE name = ?').run(name));
+  }
+
+  transaction<T>(work: () => T): T {
+    return writeTransaction(this.db, work);
   }
 
   private toEntry(row: PluginRow): PluginEntry {

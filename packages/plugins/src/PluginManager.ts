@@ -1,0 +1,400 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isInside, isLoadoutError, Places, redactCredentials, token } from '@loadout/kernel';
+import { inject, injectable } from 'tsyringe';
+import { parsePluginName } from './parsePluginName.js';
+import { parsePluginRef } from './parsePluginRef.js';
+import { parsePluginSource } from './parsePluginSource.js';
+import {
+  OwnerRepositoryNotGitError,
+  PluginExistsError,
+  PluginGitError,
+  PluginNotFoundError,
+  PluginRepositoryRefusedError,
+  PluginUpdateRefusedError,
+} from './PluginErrors.js';
+import { PluginGit } from './PluginGit.js';
+import type { PluginLifecycleListener } from './PluginLifecycleListener.js';
+import { type PluginEntry, PluginRegistry } from './PluginRegistry.js';
+import { readPluginName } from './readPluginName.js';
+
+export interface InstallPluginOptions {
+  /** The plugin's name; otherwise its manifest's, otherwise the repository's base name. */
+  readonly name?: string;
+  /** A branch or tag to check out instead of the remote's default branch. */
+  readonly ref?: string;
+}
+
+/** What `update` did to one plugin. */
+export interface PluginUpdate {
+  readonly name: string;
+  /**
+   * `updated`: fast-forwarded; `up-to-date`: nothing new upstream; `pinned`: installed at a tag
+   * (detached), which update never moves.
+   */
+  readonly status: 'updated' | 'up-to-date' | 'pinned';
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface PluginUninstall {
+  readonly name: string;
+  readonly dir: string;
+  /** Listeners that failed, or a folder that could not be fully removed; the uninstall stands. */
+  readonly warnings: readonly string[];
+}
+
+/** An untracked file in the owner's repository that is a byte-identical copy of a plugin's file. */
+export interface MigrationCopy {
+  /** Relative to the owner's capabilities folder, with `/` separators. */
+  readonly path: string;
+  /** The installed plugin holding the same bytes at the same path. */
+  readonly plugin: string;
+}
+
+export interface PluginMigration {
+  readonly applied: boolean;
+  /** The copies found; with `applied`, each has been deleted. */
+  readonly files: readonly MigrationCopy[];
+}
+
+/**
+ * Installs, updates, enables, disables and uninstalls plugins: git clones in `plugins/<name>`,
+ * recorded in the registry. Every URL, name and ref is checked before git starts; git runs
+ * hardened (see {@link PluginGit}).
+ */
+export interface PluginManager {
+  /**
+   * Clones into a temporary folder inside `plugins/`, checks it is a plugin, names it, and moves it
+   * into place and records it in one step. Any failure leaves no folder and no row.
+   */
+  install(url: string, options?: InstallPluginOptions): Promise<PluginEntry>;
+  /** Fast-forwards each named plugin (every plugin when none is named) to its upstream branch. */
+  update(names?: readonly string[]): Promise<PluginUpdate[]>;
+  enable(name: string): PluginEntry;
+  disable(name: string): PluginEntry;
+  /** Removes the folder and the row, then tells the lifecycle listeners. */
+  uninstall(name: string): PluginUninstall;
+  list(): PluginEntry[];
+  /**
+   * Finds untracked, unignored files in the owner's repository that are byte-identical to the same
+   * path in an installed plugin; with `apply`, deletes exactly those. Never a tracked or differing file.
+   */
+  migrate(options: { apply: boolean }): Promise<PluginMigration>;
+}
+export const PluginManager = token<PluginManager>('plugins.manager');
+
+/** What {@link GitPluginManager} needs besides the registry and the places. */
+export interface GitPluginManagerParts {
+  /** The kind folders (`skills`, `tasks` …) a plugin may hold; asked at install time. */
+  readonly kindFolders: () => readonly string[];
+  /** The listeners registered at the moment of the change. */
+  readonly listeners: () => readonly PluginLifecycleListener[];
+  /** Where git takes its few passed-through variables from. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where a relative local path given to `install` is taken from. */
+  readonly cwd: () => string;
+  readonly gitTimeoutMs?: number;
+}
+export const GitPluginManagerParts = token<GitPluginManagerParts>('plugins.managerParts');
+
+/** Leftover staging or trash folders older than this are swept by the next install. */
+const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
+const STAGING_PREFIX = '.tmp-';
+const TRASH_PREFIX = '.trash-';
+
+@injectable()
+export class GitPluginManager implements PluginManager {
+  constructor(
+    @inject(PluginRegistry) private readonly registry: PluginRegistry,
+    @inject(Places) private readonly places: Places,
+    @inject(GitPluginManagerParts) private readonly parts: GitPluginManagerParts,
+  ) {}
+
+  async install(url: string, options: InstallPluginOptions = {}): Promise<PluginEntry> {
+    const source = parsePluginSource(url, this.parts.cwd());
+    const requested = options.name === undefined ? null : parsePluginName(options.name, '--name');
+    const ref = options.ref === undefined ? null : parsePluginRef(options.ref);
+    if (requested !== null) this.assertNameFree(requested);
+
+    const pluginsDir = this.places.pluginsDir;
+    fs.mkdirSync(pluginsDir, { recursive: true });
+    sweepStale(pluginsDir);
+    const staging = fs.mkdtempSync(path.join(pluginsDir, STAGING_PREFIX));
+    // mkdtemp makes the folder private; a plugin's clone is ordinary readable content.
+    fs.chmodSync(staging, 0o755);
+    let placed = false;
+    try {
+      const allowFileProtocol = source.transport === 'file';
+      await this.git(pluginsDir, allowFileProtocol).clone(source.url, staging, ref);
+      const clone = this.git(staging, allowFileProtocol);
+      const commit = await clone.commitOf('HEAD');
+      if (await clone.hasSubmodules(commit)) throw submodulesRefused(source.displayUrl);
+      this.assertHasKindFolders(staging, source.displayUrl);
+      const name = requested ?? readPluginName(staging, source.baseName);
+      const target = path.join(pluginsDir, name);
+      let moved = false;
+      try {
+        this.registry.transaction(() => {
+          this.assertNameFree(name);
+          fs.renameSync(staging, target);
+          moved = true;
+          this.registry.add({ name, url: source.displayUrl, ref, commit });
+        });
+      } catch (error) {
+        if (moved) fs.renameSync(target, staging);
+        throw error;
+      }
+      placed = true;
+      return this.require(name);
+    } finally {
+      if (!placed) fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+
+  async update(names: readonly string[] = []): Promise<PluginUpdate[]> {
+    // Unknown names are refused before anything is fetched.
+    const entries = names.length === 0 ? this.registry.list() : [...new Set(names)].map((name) => this.require(name));
+    const updates: PluginUpdate[] = [];
+    const refusals: { name: string; error: Error }[] = [];
+    for (const entry of entries) {
+      try {
+        updates.push(await this.updateOne(entry));
+      } catch (error) {
+        if (!isLoadoutError(error)) throw error;
+        refusals.push({ name: entry.name, error });
+      }
+    }
+    const [only] = refusals;
+    if (only !== undefined && entries.length === 1) throw only.error;
+    if (refusals.length > 0) {
+      const done = updates.map((u) => `${u.name} ${u.status}`).join(', ');
+      const refused = refusals.map((r) => r.error.message).join('; ');
+      throw new PluginUpdateRefusedError(
+        'PLUGIN_UPDATE_INCOMPLETE',
+        `${refusals.length} of ${entries.length} plugins were not updated: ${refused}${done === '' ? '' : ` (done: ${done})`}`,
+      );
+    }
+    return updates;
+  }
+
+  enable(name: string): PluginEntry {
+    this.require(name);
+    this.registry.setEnabled(name, true);
+    return this.require(name);
+  }
+
+  disable(name: string): PluginEntry {
+    this.require(name);
+    this.registry.setEnabled(name, false);
+    return this.require(name);
+  }
+
+  uninstall(name: string): PluginUninstall {
+    const entry = this.require(name);
+    const trash = path.join(this.places.pluginsDir, `${TRASH_PREFIX}${name}-${crypto.randomBytes(4).toString('hex')}`);
+    let moved = false;
+    try {
+      this.registry.transaction(() => {
+        if (lstatOrNull(entry.dir) !== null) {
+          fs.renameSync(entry.dir, trash);
+          moved = true;
+        }
+        this.registry.remove(name);
+      });
+    } catch (error) {
+      if (moved) fs.renameSync(trash, entry.dir);
+      throw error;
+    }
+    const warnings: string[] = [];
+    try {
+      if (moved) fs.rmSync(trash, { recursive: true, force: true });
+    } catch (error) {
+      warnings.push(`the old folder ${path.basename(trash)} could not be fully removed: ${(error as Error).message}`);
+    }
+    for (const listener of this.parts.listeners()) {
+      try {
+        listener.pluginUninstalled(name);
+      } catch (error) {
+        warnings.push(`a lifecycle listener failed: ${redactCredentials((error as Error).message ?? String(error))}`);
+      }
+    }
+    return { name, dir: entry.dir, warnings };
+  }
+
+  list(): PluginEntry[] {
+    return this.registry.list();
+  }
+
+  async migrate(options: { apply: boolean }): Promise<PluginMigration> {
+    const owner = this.places.capabilitiesDir;
+    if (!lstatOrNull(owner)?.isDirectory()) return { applied: options.apply, files: [] };
+    const git = this.git(owner, false);
+    if (!(await git.isInsideWorkTree())) throw new OwnerRepositoryNotGitError(owner);
+    const untracked = await git.untrackedFiles();
+    const plugins = this.registry.list();
+    const files: MigrationCopy[] = [];
+    for (const relative of untracked) {
+      const ownerFile = path.join(owner, relative);
+      if (!isInside(owner, ownerFile)) continue;
+      const plugin = plugins.find((p) => sameBytes(ownerFile, owner, path.join(p.dir, relative), p.dir));
+      if (plugin !== undefined) files.push({ path: relative.split(path.sep).join('/'), plugin: plugin.name });
+    }
+    if (options.apply) {
+      for (const file of files) {
+        const ownerFile = path.join(owner, file.path);
+        fs.unlinkSync(ownerFile);
+        removeEmptyParents(path.dirname(ownerFile), owner);
+      }
+    }
+    return { applied: options.apply, files };
+  }
+
+  private async updateOne(entry: PluginEntry): Promise<PluginUpdate> {
+    if (!lstatOrNull(entry.dir)?.isDirectory()) {
+      throw new PluginRepositoryRefusedError(
+        'PLUGIN_FOLDER_MISSING',
+        `plugin ${entry.name}: its folder plugins/${entry.name} is missing; uninstall and install it again`,
+      );
+    }
+    // The clone's own remote, which may hold a credential the registry never stored; checked
+    // again because the clone's config is a file anyone with access could have edited.
+    const local = this.git(entry.dir, false);
+    const source = parsePluginSource(await local.originUrl(), entry.dir);
+    const git = this.git(entry.dir, source.transport === 'file');
+    const changed = await git.changedPaths();
+    if (changed.length > 0) {
+      const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '');
+      throw new PluginUpdateRefusedError(
+        'PLUGIN_LOCAL_CHANGES',
+        `plugin ${entry.name} has local changes in plugins/${entry.name} (${shown}); commit, move or discard them, then update again`,
+      );
+    }
+    const from = await git.commitOf('HEAD');
+    const branch = await git.currentBranch();
+    if (branch === null) {
+      if (from !== entry.commit) this.registry.setCommit(entry.name, from);
+      return { name: entry.name, status: 'pinned', from, to: from };
+    }
+    parsePluginRef(branch);
+    await git.fetchBranch(branch);
+    const to = await git.commitOf(`refs/remotes/origin/${branch}`);
+    if (to === from) {
+      if (from !== entry.commit) this.registry.setCommit(entry.name, from);
+      return { name: entry.name, status: 'up-to-date', from, to };
+    }
+    if ((await git.mergeBase(from, to)) !== from) {
+      throw new PluginUpdateRefusedError(
+        'PLUGIN_NOT_FAST_FORWARD',
+        `plugin ${entry.name} cannot fast-forward: its local history and origin/${branch} have diverged; reinstall it to follow upstream`,
+      );
+    }
+    if (await git.hasSubmodules(to)) throw submodulesRefused(`plugin ${entry.name} upstream`);
+    await git.fastForward(to);
+    const now = await git.commitOf('HEAD');
+    if (now !== to) throw new PluginGitError('PLUGIN_GIT_FAILED', `plugin ${entry.name}: fast-forward ended at ${now}, not ${to}`);
+    this.registry.setCommit(entry.name, to);
+    return { name: entry.name, status: 'updated', from, to };
+  }
+
+  private require(name: string): PluginEntry {
+    const entry = typeof name === 'string' ? this.registry.get(name) : undefined;
+    if (entry === undefined) throw new PluginNotFoundError(JSON.stringify(String(name).slice(0, 80)));
+    return entry;
+  }
+
+  private assertNameFree(name: string): void {
+    const existing = this.registry.get(name);
+    if (existing !== undefined) {
+      throw new PluginExistsError(
+        'PLUGIN_EXISTS',
+        `a plugin named ${name} is already installed (from ${existing.url}); uninstall it first or choose another --name`,
+      );
+    }
+    if (lstatOrNull(path.join(this.places.pluginsDir, name)) !== null) {
+      throw new PluginExistsError(
+        'PLUGIN_FOLDER_EXISTS',
+        `plugins/${name} already exists but is not an installed plugin; move it away or choose another --name`,
+      );
+    }
+  }
+
+  private assertHasKindFolders(dir: string, displayUrl: string): void {
+    const folders = this.parts.kindFolders();
+    // lstat, not stat: a kind folder that is a link is not the plugin's own content.
+    if (folders.some((folder) => lstatOrNull(path.join(dir, folder))?.isDirectory() === true)) return;
+    throw new PluginRepositoryRefusedError(
+      'PLUGIN_NOT_A_PLUGIN',
+      `${displayUrl} is not a plugin: it has none of the folders ${folders.join(', ')} at its root`,
+    );
+  }
+
+  private git(dir: string, allowFileProtocol: boolean): PluginGit {
+    return new PluginGit(dir, {
+      allowFileProtocol,
+      env: this.parts.env,
+      ...(this.parts.gitTimeoutMs === undefined ? {} : { timeoutMs: this.parts.gitTimeoutMs }),
+    });
+  }
+}
+
+function submodulesRefused(what: string): PluginRepositoryRefusedError {
+  return new PluginRepositoryRefusedError(
+    'PLUGIN_HAS_SUBMODULES',
+    `${what} has git submodules; a plugin's content must all be in its own repository, so it is refused`,
+  );
+}
+
+function lstatOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether two files hold the same bytes. Both must be regular files (not links) whose real path is
+ * inside their root, so a link in either repository can never make Loadout read elsewhere.
+ */
+function sameBytes(ownerFile: string, ownerRoot: string, pluginFile: string, pluginRoot: string): boolean {
+  const a = regularFileInside(ownerFile, ownerRoot);
+  const b = regularFileInside(pluginFile, pluginRoot);
+  if (a === null || b === null || a.size !== b.size) return false;
+  return fs.readFileSync(ownerFile).equals(fs.readFileSync(pluginFile));
+}
+
+function regularFileInside(file: string, root: string): fs.Stats | null {
+  const stat = lstatOrNull(file);
+  if (stat === null || !stat.isFile()) return null;
+  try {
+    return isInside(fs.realpathSync(root), fs.realpathSync(file)) ? stat : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes folders left empty by a migration, walking up to (not including) `root`. */
+function removeEmptyParents(dir: string, root: string): void {
+  let current = dir;
+  while (current !== root && isInside(root, current)) {
+    try {
+      fs.rmdirSync(current);
+    } catch {
+      return;
+    }
+    current = path.dirname(current);
+  }
+}
+
+/** Removes staging and trash folders an interrupted install or uninstall left behind long ago. */
+function sweepStale(pluginsDir: string): void {
+  const now = Date.now();
+  for (const name of fs.readdirSync(pluginsDir)) {
+    if (!name.startsWith(STAGING_PREFIX) && !name.startsWith(TRASH_PREFIX)) continue;
+    const full = path.join(pluginsDir, name);
+    const stat = lstatOrNull(full);
+    if (stat !== null && now - stat.mtimeMs > STALE_AFTER_MS) fs.rmSync(full, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import type { TreeDescription } from '@loadout/kernel/testing';
+import { gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+
+/** One capability of each kind, as a plugin repository would hold them. */
+export function pluginTree(prefix: string, manifestName: string | null = `${prefix}-tools`): TreeDescription {
+  return {
+    ...(manifestName === null ? {} : { 'plugin.json': JSON.stringify({ name: manifestName, version: '1.0.0' }) }),
+    'README.md': `# ${prefix} tools\n`,
+    skills: { [`${prefix}-reading`]: { 'SKILL.md': skillMarkdown({ name: `${prefix}-reading`, description: `Read ${prefix} files` }) } },
+    affordances: { [`${prefix}-viewer.md`]: `---\nname: ${prefix}-viewer\ndescription: View ${prefix} files\n---\nOpen the viewer.\n` },
+    notifications: {
+      [`${prefix}-events.json`]: JSON.stringify({
+        name: `${prefix}-events`,
+        notifications: [{ id: `${prefix}.done`, title: `${prefix} done`, severity: 'info' }],
+      }),
+    },
+    servers: { [`${prefix}-server.json`]: JSON.stringify({ name: `${prefix}-server`, command: 'node', args: ['server.mjs'], env: {} }) },
+    tasks: {
+      [`${prefix}-count`]: {
+        'TASK.md': `---\nname: ${prefix} count\ndescription: Count ${prefix} files\nimplementation: run.sh\n---\nCounts.\n`,
+        'run.sh': 'echo 1\n',
+      },
+    },
+  };
+}
+
+/** A plugin repository with one capability of each kind, committed on `main`. */
+export function pluginRepo(parent: string, repoName: string, prefix: string, manifestName?: string | null): string {
+  return gitRepo(path.join(parent, repoName), pluginTree(prefix, manifestName));
+}
