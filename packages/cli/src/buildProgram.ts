@@ -16,6 +16,7 @@ export function buildProgram(cli: CliContext): Command {
     .configureOutput({ writeErr: () => undefined })
     .exitOverride();
   registerSessionCommand(program, cli);
+  registerTasksCommand(program, cli);
   registerPluginsCommand(program, cli);
   registerCapabilityCommand(program, cli);
   applyUsageErrors(program, cli);
