@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { type CliContext, UsageError } from './CliContext.js';
+import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
 import { registerSessionCommand } from './commands/sessionCommand.js';
@@ -19,6 +20,7 @@ export function buildProgram(cli: CliContext): Command {
   registerTasksCommand(program, cli);
   registerPluginsCommand(program, cli);
   registerCapabilityCommand(program, cli);
+  registerApplyCommand(program, cli);
   applyUsageErrors(program, cli);
   return program;
 }

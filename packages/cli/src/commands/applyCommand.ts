@@ -1,0 +1,108 @@
+import { resolve } from '@loadout/kernel';
+import { type ApplyMode, type ApplyResult, type RetiredReport, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
+import type { Command } from 'commander';
+import { type CliContext, UsageError } from '../CliContext.js';
+import { formatDiagnostics, table } from '../format.js';
+
+interface ApplyOptions {
+  runtime: string[];
+  project?: string;
+  dryRun?: boolean;
+  check?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `loadout apply [--runtime NAME]... [--project DIR] [--dry-run|--check]` writes the session's skills
+ * into agent runtimes' folders; `loadout apply restore [ENTRY]` lists retired skills or puts one
+ * back. `--check` prints the plan and exits 1 when the folders differ from it.
+ */
+export function registerApplyCommand(program: Command, cli: CliContext): Command {
+  const applier = (): RuntimeApplier => resolve(cli.app(), RuntimeApplier);
+  const apply = program
+    .command('apply')
+    .description("write the session's skills into agent runtimes (claude-code, codex; antigravity is unconfirmed)")
+    .option('--runtime <name>', 'only this runtime (repeatable); default: every verified one', (value: string, all: string[]) => [...all, value], [])
+    .option('--project <dir>', 'the folder the agent works in: its project skills and folders are planned too')
+    .option('--dry-run', 'print the plan, write nothing')
+    .option('--check', 'print the plan, write nothing, exit 1 when the runtime folders differ from it')
+    .option('--json', 'print one JSON document')
+    .action(async (options: ApplyOptions) => {
+      let result: ApplyResult | null = null;
+      await cli.run(
+        options.json === true,
+        async () => {
+          if (options.dryRun === true && options.check === true) throw new UsageError('--dry-run and --check cannot be combined');
+          const known = resolve(cli.app(), RuntimePlanner).adapters().map((adapter) => adapter.name);
+          const unknown = options.runtime.find((name) => !known.includes(name));
+          if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
+          const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
+          result = await applier().apply({ project: options.project ?? null, runtimes: options.runtime, mode });
+          return result;
+        },
+        formatResult,
+      );
+      const finished = result as ApplyResult | null;
+      if (finished !== null && finished.mode === 'check' && !finished.upToDate) process.exitCode = 1;
+    });
+
+  apply
+    .command('restore')
+    .argument('[entry]', 'the trash entry to put back; without it, list the retired skills')
+    .description('list skills retired into the trash, or put one back where it was')
+    .option('--json', 'print one JSON document')
+    .action(async (entry: string | undefined, _options: { json?: boolean }, command: Command) => {
+      // `--json` after `restore` may be taken by `apply`, which declares it too: read both.
+      const json = command.optsWithGlobals<{ json?: boolean }>().json === true;
+      await cli.run(
+        json,
+        async () => (entry === undefined ? { retired: applier().listRetired() } : await applier().restore(entry)),
+        (outcome) =>
+          'restored' in outcome
+            ? `restored ${outcome.restored.name} (${outcome.restored.runtime}) to ${outcome.restored.path}`
+            : formatRetired(outcome.retired),
+      );
+    });
+  return apply;
+}
+
+function formatResult(result: ApplyResult): string {
+  const lines: string[] = [];
+  if (result.project !== null) lines.push(`project: ${result.project}`);
+  for (const part of result.runtimes) {
+    if (part.status === 'unconfirmed') {
+      lines.push(`${part.runtime}: unconfirmed, writes nothing`);
+      continue;
+    }
+    lines.push(`${part.runtime} (verified ${part.verifiedOn ?? '?'}): ${part.status}`);
+    if (part.changes.length === 0) lines.push('  nothing to change');
+    else lines.push(indent(table(part.changes.map((change) => [change.action, change.name, change.path, change.source === null ? change.reason : `from ${change.source}`]))));
+  }
+  const findings = [...result.findings, ...result.runtimes.flatMap((part) => part.findings)];
+  lines.push(...formatDiagnostics(findings));
+  if (result.retired.length > 0) {
+    lines.push('retired (loadout apply restore ID brings one back):', indent(formatRetired(result.retired)));
+  }
+  lines.push(summary(result));
+  return lines.join('\n');
+}
+
+function summary(result: ApplyResult): string {
+  const count = `${result.changeCount} change${result.changeCount === 1 ? '' : 's'}`;
+  if (!result.ok) return `blocked: ${result.mode === 'apply' ? 'nothing was written' : 'apply would write nothing until the errors above are resolved'}`;
+  if (result.mode === 'dry-run') return `dry run: ${count} planned, nothing written`;
+  if (result.mode === 'check') return result.upToDate ? 'check: the runtime folders match the plan' : `check: ${count} pending`;
+  return result.applied ? `applied ${count}` : 'nothing to change';
+}
+
+function formatRetired(retired: readonly RetiredReport[]): string {
+  if (retired.length === 0) return 'no retired skills';
+  return table([['ID', 'NAME', 'RUNTIME', 'WAS AT'], ...retired.map((entry) => [entry.id, entry.name, entry.runtime, entry.path])]);
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}

@@ -1,0 +1,258 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Places, SessionLoader, token } from '@loadout/kernel';
+import lockfile from 'proper-lockfile';
+import { inject, injectable } from 'tsyringe';
+import { RestoreOccupiedError, RuntimeChangedDuringApplyError, RuntimeConflictError } from './RuntimeErrors.js';
+import { RuntimeManifest } from './RuntimeManifest.js';
+import type { ChangeReport, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
+import { RuntimePlanner } from './RuntimePlanner.js';
+import { RuntimeTrash, type TrashEntry } from './RuntimeTrash.js';
+import { readSkillBundle, writeBundle } from './SkillBundle.js';
+
+/** How `apply` runs: for real, printing the plan, or comparing the folders with the plan. */
+export type ApplyMode = 'apply' | 'dry-run' | 'check';
+
+export interface ApplyOptions {
+  /** The folder the agent works in; null plans the user's folders only. */
+  readonly project?: string | null;
+  /** Runtime names; empty means every adapter (unverified ones only report). */
+  readonly runtimes?: readonly string[];
+  readonly mode?: ApplyMode;
+}
+
+/** A retired skill as reports show it. */
+export interface RetiredReport {
+  readonly id: string;
+  readonly name: string;
+  readonly runtime: string;
+  /** Where it was, redacted. */
+  readonly path: string;
+  readonly retiredAt: string;
+  readonly reason: string;
+}
+
+export interface ApplyResult extends PlanReport {
+  readonly mode: ApplyMode;
+  /** Whether anything was written. */
+  readonly applied: boolean;
+  /** Whether the runtime folders already match the plan (nothing to change, nothing blocking). */
+  readonly upToDate: boolean;
+  /** Entries moved to the trash by this run; `loadout apply restore ID` brings one back. */
+  readonly retired: readonly RetiredReport[];
+}
+
+/**
+ * Writes a session's skills into agent runtimes: plans (see {@link RuntimePlanner}) and executes the
+ * plan under an inter-process lock, or only reports it. Also lists and restores retired skills.
+ *
+ * @example
+ * const result = await applier.apply({ project: '/work/app', mode: 'check' });
+ * if (!result.upToDate) process.exitCode = 1;
+ */
+export interface RuntimeApplier {
+  apply(options?: ApplyOptions): Promise<ApplyResult>;
+  /** Retired skills in the trash, newest first. */
+  listRetired(): RetiredReport[];
+  /** Puts a retired skill back where it was, managed again. Never overwrites. */
+  restore(id: string): Promise<{ restored: RetiredReport }>;
+}
+export const RuntimeApplier = token<RuntimeApplier>('runtimes.applier');
+
+/** The folder inside a runtime root where new skill folders are assembled before the rename. */
+export const STAGING_FOLDER = '.loadout-staging';
+const LOCK_FILE = 'runtimes.lock';
+
+@injectable()
+export class SkillRuntimeApplier implements RuntimeApplier {
+  constructor(
+    @inject(SessionLoader) private readonly loader: SessionLoader,
+    @inject(Places) private readonly places: Places,
+    @inject(RuntimePlanner) private readonly planner: RuntimePlanner,
+  ) {}
+
+  async apply(options: ApplyOptions = {}): Promise<ApplyResult> {
+    const mode = options.mode ?? 'apply';
+    if (mode !== 'apply') {
+      const plan = await this.makePlan(options);
+      const report = plan.report();
+      return { ...report, mode, applied: false, upToDate: report.ok && report.changeCount === 0, retired: [] };
+    }
+    return this.locked(async () => {
+      const plan = await this.makePlan(options);
+      const report = plan.report();
+      const blocking = plan.blocking();
+      if (blocking.length > 0) {
+        const shown = blocking.slice(0, 3).map((finding) => finding.message);
+        const more = blocking.length > 3 ? ` (and ${blocking.length - 3} more; see --dry-run)` : '';
+        throw new RuntimeConflictError(`nothing was written: ${shown.join(' | ')}${more}`, blocking);
+      }
+      const retired = this.execute(plan);
+      return { ...report, mode, applied: report.changeCount > 0, upToDate: report.changeCount === 0, retired };
+    });
+  }
+
+  listRetired(): RetiredReport[] {
+    return new RuntimeTrash(this.places.dataDir).list().map((entry) => this.retiredReport(entry));
+  }
+
+  async restore(id: string): Promise<{ restored: RetiredReport }> {
+    return this.locked(async () => {
+      const trash = new RuntimeTrash(this.places.dataDir);
+      const entry = trash.get(id);
+      const target = path.join(entry.rootDir, entry.entry);
+      if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
+        throw new RestoreOccupiedError(this.planner.redactor(entry.project).path(target));
+      }
+      fs.mkdirSync(entry.rootDir, { recursive: true });
+      trash.takeOut(entry, target);
+      const manifest = RuntimeManifest.read(entry.rootDir);
+      const hash = readSkillBundle(entry.rootDir, target)?.hash ?? entry.hash;
+      manifest.set({ path: entry.entry, name: entry.name, hash, source: entry.source, writtenAt: new Date().toISOString() });
+      manifest.write();
+      return { restored: this.retiredReport(entry) };
+    });
+  }
+
+  private async makePlan(options: ApplyOptions): Promise<RuntimePlan> {
+    const session = await this.loader.open({ project: options.project ?? null });
+    try {
+      return await this.planner.plan(session, options.runtimes ?? []);
+    } finally {
+      session.dispose();
+    }
+  }
+
+  /**
+   * Two applies (or an apply and a restore) never interleave: both take a lock in the data folder,
+   * waiting a few seconds for one another.
+   */
+  private async locked<T>(work: () => Promise<T>): Promise<T> {
+    fs.mkdirSync(this.places.dataDir, { recursive: true });
+    const release = await lockfile.lock(this.places.dataDir, {
+      lockfilePath: path.join(this.places.dataDir, LOCK_FILE),
+      retries: { retries: 30, minTimeout: 100, maxTimeout: 1000 },
+      stale: 30_000,
+    });
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * Runs the plan root by root. Within a root: retired entries leave first (freeing their names),
+   * then new folders are assembled in a hidden staging folder and renamed into place, then the
+   * manifest is written once. A crash before the manifest leaves folders whose hash is exactly what
+   * the next plan wants; that plan adopts them.
+   */
+  private execute(plan: RuntimePlan): RetiredReport[] {
+    const trash = new RuntimeTrash(this.places.dataDir);
+    trash.removeIncomplete();
+    // A staging folder left by an interrupted run holds nothing anyone reads; clear it everywhere.
+    for (const root of plan.writeRoots()) fs.rmSync(path.join(root, STAGING_FOLDER), { recursive: true, force: true });
+    const byRoot = new Map<string, PlannedChange[]>();
+    for (const change of plan.changes()) {
+      const list = byRoot.get(change.rootDir) ?? [];
+      list.push(change);
+      byRoot.set(change.rootDir, list);
+    }
+    const order: Record<PlannedChange['action'], number> = { retire: 0, release: 1, forget: 2, update: 3, create: 4, adopt: 5 };
+    const retired: RetiredReport[] = [];
+    for (const [rootDir, changes] of byRoot) {
+      changes.sort((a, b) => order[a.action] - order[b.action]);
+      const manifest = RuntimeManifest.read(rootDir);
+      const staging = path.join(rootDir, STAGING_FOLDER);
+      fs.rmSync(staging, { recursive: true, force: true });
+      try {
+        for (const change of changes) {
+          const entry = this.executeChange(change, manifest, staging, trash, plan);
+          if (entry !== null) retired.push(this.retiredReport(entry));
+        }
+      } finally {
+        manifest.write();
+        fs.rmSync(staging, { recursive: true, force: true });
+      }
+    }
+    return retired;
+  }
+
+  private executeChange(change: PlannedChange, manifest: RuntimeManifest, staging: string, trash: RuntimeTrash, plan: RuntimePlan): TrashEntry | null {
+    const target = path.join(change.rootDir, change.entry);
+    const shown = (): ChangeReport => plan.reportChange(change);
+    const expect = (): void => {
+      let actual: string | null;
+      try {
+        actual = readSkillBundle(change.rootDir, target)?.hash ?? null;
+      } catch {
+        actual = null;
+      }
+      if (actual !== change.expectedHash) {
+        throw new RuntimeChangedDuringApplyError(`${shown().path} changed while applying; run apply again`);
+      }
+    };
+    const record = (hash: string): void => {
+      if (change.source === null) return;
+      manifest.set({ path: change.entry, name: change.name, hash, source: change.source, writtenAt: new Date().toISOString() });
+    };
+    switch (change.action) {
+      case 'retire': {
+        expect();
+        const entry = trash.retire({
+          name: change.name,
+          rootDir: change.rootDir,
+          entry: change.entry,
+          hash: change.expectedHash as string,
+          runtime: change.runtime,
+          source: change.source ?? { id: change.name, level: 'global', plugin: null },
+          project: plan.project,
+          reason: change.reason,
+        });
+        manifest.delete(change.entry);
+        return entry;
+      }
+      case 'release':
+      case 'forget':
+        manifest.delete(change.entry);
+        return null;
+      case 'adopt':
+        expect();
+        record(change.hash as string);
+        return null;
+      case 'create':
+      case 'update': {
+        if (change.action === 'create' && fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
+          throw new RuntimeChangedDuringApplyError(`${shown().path} appeared while applying; run apply again`);
+        }
+        if (change.action === 'update') expect();
+        fs.mkdirSync(staging, { recursive: true });
+        const suffix = randomBytes(4).toString('hex');
+        const fresh = path.join(staging, `${change.entry}-${suffix}`);
+        writeBundle(fresh, change.bundle as NonNullable<PlannedChange['bundle']>);
+        if (change.action === 'update') {
+          const old = path.join(staging, `${change.entry}-${suffix}-old`);
+          fs.renameSync(target, old);
+          fs.renameSync(fresh, target);
+          fs.rmSync(old, { recursive: true, force: true });
+        } else {
+          fs.renameSync(fresh, target);
+        }
+        record(change.hash as string);
+        return null;
+      }
+    }
+  }
+
+  private retiredReport(entry: TrashEntry): RetiredReport {
+    return {
+      id: entry.id,
+      name: entry.name,
+      runtime: entry.runtime,
+      path: this.planner.redactor(entry.project).path(path.join(entry.rootDir, entry.entry)),
+      retiredAt: entry.retiredAt,
+      reason: entry.reason,
+    };
+  }
+}

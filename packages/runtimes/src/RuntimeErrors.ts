@@ -1,0 +1,49 @@
+import { ConflictError, InvalidInputError, NotFoundError } from '@loadout/kernel';
+
+/** A runtime name no adapter answers to. */
+export class RuntimeUnknownError extends InvalidInputError {
+  constructor(name: string, known: readonly string[]) {
+    super('RUNTIME_UNKNOWN', `unknown runtime "${name.slice(0, 64)}"; known: ${known.join(', ')}`);
+  }
+}
+
+/**
+ * The plan holds a conflict (one name, two bundles, one runtime) or another blocking finding, so
+ * nothing was written. The message names the first few; `--dry-run` shows them all.
+ */
+export class RuntimeConflictError extends ConflictError {
+  constructor(
+    message: string,
+    readonly findings: readonly { code: string; message: string }[],
+  ) {
+    super('RUNTIME_CONFLICT', message);
+  }
+}
+
+/** A folder changed between planning and writing; the run stopped and the next one reconciles. */
+export class RuntimeChangedDuringApplyError extends ConflictError {
+  constructor(message: string) {
+    super('RUNTIME_CHANGED_DURING_APPLY', message);
+  }
+}
+
+/** No trash entry has that id. */
+export class TrashEntryNotFoundError extends NotFoundError {
+  constructor(id: string) {
+    super('TRASH_ENTRY_NOT_FOUND', `no retired skill "${id.slice(0, 100)}" in the trash; run \`loadout apply restore\` to list them`);
+  }
+}
+
+/** Something sits where a retired skill would be restored; restoring never overwrites. */
+export class RestoreOccupiedError extends ConflictError {
+  constructor(where: string) {
+    super('RESTORE_OCCUPIED', `${where} already exists; move it away first, restoring never overwrites`);
+  }
+}
+
+/** A manifest Loadout cannot trust: nothing in that root is treated as managed until it is fixed. */
+export class RuntimeManifestInvalidError extends ConflictError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('RUNTIME_MANIFEST_INVALID', message, options);
+  }
+}

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DocumentRefusedError, readJsonInside, writeFileAtomicSync } from '@loadout/kernel';
+import { z } from 'zod';
+import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
+
+/** The file in each runtime root that records what Loadout wrote there. Hidden, so no runtime reads it as a skill. */
+export const MANIFEST_FILE = '.loadout-manifest.json';
+
+const ENTRY_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+const manifestEntrySchema = z.object({
+  /** The folder Loadout wrote, directly inside the root. */
+  path: z.string().regex(ENTRY_NAME),
+  /** The normalized skill name. */
+  name: z.string().regex(ENTRY_NAME),
+  /** The bundle hash Loadout wrote; a folder whose hash differs was edited since. */
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  source: z.object({
+    id: z.string().min(1).max(64),
+    level: z.enum(['project', 'global']),
+    plugin: z.string().max(64).nullable(),
+  }),
+  writtenAt: z.string(),
+});
+
+const manifestSchema = z.object({
+  version: z.literal(1),
+  entries: z.array(manifestEntrySchema),
+});
+
+export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
+export type ManifestSource = ManifestEntry['source'];
+
+/**
+ * What Loadout wrote into one runtime root, by folder. Read before every plan, written once per
+ * root after the files are in place.
+ */
+export class RuntimeManifest {
+  private constructor(
+    readonly rootDir: string,
+    private readonly byPath: Map<string, ManifestEntry>,
+  ) {}
+
+  /** Reads `<rootDir>/.loadout-manifest.json`; an empty manifest when there is none. */
+  static read(rootDir: string): RuntimeManifest {
+    let raw: unknown;
+    try {
+      raw = readJsonInside(rootDir, path.join(rootDir, MANIFEST_FILE));
+    } catch (error) {
+      if (error instanceof DocumentRefusedError) {
+        throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} is unreadable (${error.code}); fix or remove it`, { cause: error });
+      }
+      throw error;
+    }
+    if (raw === null) return new RuntimeManifest(rootDir, new Map());
+    const parsed = manifestSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue === undefined ? '' : ` at ${issue.path.map(String).join('.') || 'top level'}`;
+      throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape${where}; fix or remove it`);
+    }
+    const byPath = new Map<string, ManifestEntry>();
+    for (const entry of parsed.data.entries) byPath.set(entry.path, entry);
+    return new RuntimeManifest(rootDir, byPath);
+  }
+
+  get(entryPath: string): ManifestEntry | undefined {
+    return this.byPath.get(entryPath);
+  }
+
+  entries(): ManifestEntry[] {
+    return [...this.byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  set(entry: ManifestEntry): void {
+    this.byPath.set(entry.path, entry);
+  }
+
+  delete(entryPath: string): void {
+    this.byPath.delete(entryPath);
+  }
+
+  /**
+   * Writes the manifest atomically; removes the file when nothing is managed any more, so a root
+   * Loadout no longer uses holds nothing of Loadout's.
+   */
+  write(): void {
+    const file = path.join(this.rootDir, MANIFEST_FILE);
+    const entries = this.entries();
+    if (entries.length === 0) {
+      fs.rmSync(file, { force: true });
+      return;
+    }
+    writeFileAtomicSync(file, `${JSON.stringify({ version: 1, entries }, null, 2)}\n`);
+  }
+}

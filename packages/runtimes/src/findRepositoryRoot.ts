@@ -1,0 +1,33 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The nearest folder at or above `start` that holds a `.git` entry (a folder, or a file for a
+ * worktree or submodule): the marker both Codex and Claude Code use to stop walking up. Null when
+ * `start` is not inside a repository.
+ */
+export function findRepositoryRoot(start: string): string | null {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/**
+ * The folders from `project` up to its repository root, nearest first; only `project` itself
+ * when it is not in a repository.
+ */
+export function foldersUpToRepositoryRoot(project: string): string[] {
+  const root = findRepositoryRoot(project);
+  const folders = [path.resolve(project)];
+  if (root === null) return folders;
+  let dir = folders[0] as string;
+  while (dir !== root) {
+    dir = path.dirname(dir);
+    folders.push(dir);
+  }
+  return folders;
+}

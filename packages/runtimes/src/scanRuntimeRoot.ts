@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { capabilityId, DocumentRefusedError, readMarkdownInside, realpathInside } from '@loadout/kernel';
+import type { DiscoveryRoot } from './RuntimeAdapter.js';
+import { readSkillBundle, SKILL_FILE } from './SkillBundle.js';
+
+/** A skill folder found in a runtime root, as the runtime would find it. */
+export interface ScannedSkill {
+  /** Absolute path of the folder as listed (it may be a link). */
+  readonly dir: string;
+  /** Path relative to the root with `/` separators; one segment for a top-level folder. */
+  readonly entry: string;
+  /** The normalized name: the slug of the frontmatter `name`, else of the folder name. */
+  readonly name: string;
+  /** The folder's real path, or null when it is a link leading outside the root. */
+  readonly realDir: string | null;
+  /** The bundle hash, read on first use; null when the folder cannot be read as a bundle. */
+  hash(): string | null;
+  /** Why the folder cannot be read, when it cannot. */
+  problem(): string | null;
+}
+
+/** What one runtime root holds. */
+export interface RootContents {
+  readonly exists: boolean;
+  readonly skills: readonly ScannedSkill[];
+  /** Every top-level name in the root that is not hidden, whatever it is: a destination must be free. */
+  readonly occupied: ReadonlySet<string>;
+}
+
+/**
+ * Lists the skill folders in a runtime root the way the runtime does: `SKILL.md` folders down to
+ * the root's depth, hidden entries skipped. Links are followed only while they stay inside the
+ * root; one leading out is listed with no hash, so it can never be taken for a copy of anything.
+ * Reads only frontmatter now; bundles are hashed when asked.
+ */
+export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
+  const exists = isDirectory(root.dir);
+  if (!exists) return { exists: false, skills: [], occupied: new Set() };
+  const skills: ScannedSkill[] = [];
+  const occupied = new Set<string>();
+  const visit = (dir: string, prefix: string, depth: number): void => {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith('.')) continue;
+      const full = path.join(dir, name);
+      const entry = prefix === '' ? name : `${prefix}/${name}`;
+      if (prefix === '') occupied.add(name);
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      if (stat === undefined) continue;
+      let realDir: string | null = full;
+      let outside = false;
+      if (stat.isSymbolicLink()) {
+        try {
+          realDir = realpathInside(root.dir, full);
+        } catch (error) {
+          if (!(error instanceof DocumentRefusedError)) throw error;
+          realDir = null;
+          outside = true;
+        }
+        if (realDir === null && !outside) continue; // dangling
+      }
+      if (outside) {
+        skills.push(unreadableSkill(full, entry, name, 'it is a link leading outside the root; Loadout does not follow it'));
+        continue;
+      }
+      if (realDir === null || !isDirectory(realDir)) continue;
+      if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir));
+      if (depth < root.depth) visit(full, entry, depth + 1);
+    }
+  };
+  visit(root.dir, '', 1);
+  return { exists, skills, occupied };
+}
+
+function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: string): ScannedSkill {
+  let name: string;
+  try {
+    const document = readMarkdownInside(rootDir, path.join(dir, SKILL_FILE));
+    name = capabilityId(document?.frontmatter.name, `skills/${entry}/${SKILL_FILE}`);
+  } catch (error) {
+    if (!(error instanceof DocumentRefusedError)) throw error;
+    // The runtime cannot load it either; it still occupies its folder's name.
+    name = capabilityId(undefined, `skills/${entry}/${SKILL_FILE}`);
+  }
+  let computed = false;
+  let hash: string | null = null;
+  let problem: string | null = null;
+  const compute = (): void => {
+    if (computed) return;
+    computed = true;
+    try {
+      hash = readSkillBundle(rootDir, dir)?.hash ?? null;
+      if (hash === null) problem = 'it disappeared while being read';
+    } catch (error) {
+      if (!(error instanceof DocumentRefusedError)) throw error;
+      problem = `it cannot be read as a skill (${error.code})`;
+    }
+  };
+  return {
+    dir,
+    entry,
+    name,
+    realDir,
+    hash: () => {
+      compute();
+      return hash;
+    },
+    problem: () => {
+      compute();
+      return problem;
+    },
+  };
+}
+
+function unreadableSkill(dir: string, entry: string, folderName: string, why: string): ScannedSkill {
+  return {
+    dir,
+    entry,
+    name: capabilityId(undefined, `skills/${folderName}/${SKILL_FILE}`),
+    realDir: null,
+    hash: () => null,
+    problem: () => why,
+  };
+}
+
+function isDirectory(target: string): boolean {
+  return fs.statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+function isFile(target: string): boolean {
+  return fs.statSync(target, { throwIfNoEntry: false })?.isFile() === true;
+}
