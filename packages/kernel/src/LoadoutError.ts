@@ -28,9 +28,8 @@ export abstract class LoadoutError extends Error {
   }
 }
 
-/** Input that fails validation at a boundary. */
-export class InvalidInputError extends LoadoutError {
-  readonly category = 'invalid' as const;
+/** A LoadoutError whose code is given where it is raised, for the four everyday categories. */
+abstract class CodedError extends LoadoutError {
   constructor(
     readonly code: string,
     message: string,
@@ -38,42 +37,26 @@ export class InvalidInputError extends LoadoutError {
   ) {
     super(message, options);
   }
+}
+
+/** Input that fails validation at a boundary. */
+export class InvalidInputError extends CodedError {
+  readonly category = 'invalid' as const;
 }
 
 /** Something named by the caller does not exist. */
-export class NotFoundError extends LoadoutError {
+export class NotFoundError extends CodedError {
   readonly category = 'not_found' as const;
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** A well-formed request that a rule refuses. */
-export class ConflictError extends LoadoutError {
+export class ConflictError extends CodedError {
   readonly category = 'conflict' as const;
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** An operation that was attempted and failed for a reason outside the caller's input. */
-export class OperationFailedError extends LoadoutError {
+export class OperationFailedError extends CodedError {
   readonly category = 'failed' as const;
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** The container is missing a registration: a programming error, reported with what was missing. */
