@@ -4,6 +4,7 @@ import { createKernel, type LoadoutModule, type Places } from '@loadout/kernel';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
 import { runtimesModule } from '@loadout/runtimes';
+import { serverModule } from '@loadout/server';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
@@ -22,6 +23,7 @@ export const loadoutModules: readonly LoadoutModule[] = [
   notificationsModule,
   serversModule,
   tasksModule,
+  serverModule,
   stateModule,
   runtimesModule,
 ];

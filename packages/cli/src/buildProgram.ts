@@ -3,7 +3,9 @@ import { type CliContext, UsageError } from './CliContext.js';
 import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
+import { registerServeCommand } from './commands/serveCommand.js';
 import { registerSessionCommand } from './commands/sessionCommand.js';
+import { registerTaskRunCommand } from './commands/taskRunCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
 
 /**
@@ -17,7 +19,8 @@ export function buildProgram(cli: CliContext): Command {
     .configureOutput({ writeErr: () => undefined })
     .exitOverride();
   registerSessionCommand(program, cli);
-  registerTasksCommand(program, cli);
+  registerTaskRunCommand(registerTasksCommand(program, cli), cli);
+  registerServeCommand(program, cli);
   registerPluginsCommand(program, cli);
   registerCapabilityCommand(program, cli);
   registerApplyCommand(program, cli);

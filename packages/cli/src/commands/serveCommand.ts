@@ -1,0 +1,84 @@
+import { type RunningServer, startServer } from '@loadout/server';
+import type { Command } from 'commander';
+import { type CliContext, UsageError } from '../CliContext.js';
+
+interface ServeOptions {
+  port?: string;
+  host?: string;
+  workers?: string;
+  json?: boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * `loadout serve [--port N] [--host ADDR] [--workers N]`: the HTTP API and the job workers, until
+ * SIGINT or SIGTERM. Prints where it listens and how to authenticate; never the token itself.
+ */
+export function registerServeCommand(program: Command, cli: CliContext): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API (and the capability screen) and run queued tasks')
+    .option('--port <n>', 'port to listen on; 0 picks a free one (default: LOADOUT_PORT, else 4477)')
+    .option('--host <address>', 'address to listen on; anything but loopback exposes the server to the network', '127.0.0.1')
+    .option('--workers <n>', 'how many jobs run at once (default: LOADOUT_WORKERS, else 2)')
+    .option('--json', 'print one JSON document describing the server once it listens')
+    .action(async (options: ServeOptions) => {
+      let server: RunningServer | null = null;
+      await cli.run(
+        options.json === true,
+        async () => {
+          const port = whole(options.port ?? nonEmpty(cli.env.LOADOUT_PORT) ?? '4477', '--port', 0, 65535);
+          const count = whole(options.workers ?? nonEmpty(cli.env.LOADOUT_WORKERS) ?? '2', '--workers', 1, 64);
+          const host = options.host ?? '127.0.0.1';
+          if (!LOOPBACK.has(host)) process.stderr.write(`loadout serve: listening on ${host}: anyone who can reach it and has the token can run tasks\n`);
+          server = await startServer(cli.app({ watch: true }), {
+            port,
+            host,
+            ...(nonEmpty(cli.env.LOADOUT_TOKEN) === undefined ? {} : { token: cli.env.LOADOUT_TOKEN }),
+            workers: { count },
+          });
+          return {
+            url: server.url,
+            host: server.host,
+            port: server.port,
+            token: server.token.source === 'file' ? { source: 'file', file: server.token.file } : { source: 'env', variable: 'LOADOUT_TOKEN' },
+            recovered: server.recovered.map((job) => ({ id: job.id, taskDirName: job.taskDirName, status: job.status, error: job.error })),
+          };
+        },
+        (described) =>
+          [
+            `Loadout is serving ${described.url}`,
+            described.token.source === 'file'
+              ? `  token: in ${described.token.file} (readable only by you)`
+              : '  token: the value of LOADOUT_TOKEN',
+            '  send it as "Authorization: Bearer <token>" with every request that changes something or runs a task,',
+            '  and with reads of jobs, pipelines and notifications',
+            ...described.recovered.map((job) => `  job ${job.id} (${job.taskDirName}) was running when the last server stopped: ${job.status}`),
+            'Press Ctrl-C to stop.',
+          ].join('\n'),
+      );
+      const running = server as RunningServer | null;
+      if (running === null) return;
+      await new Promise<void>((done) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void running.close().then(done);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        void running.stopped.then(done);
+      });
+    });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function whole(text: string, option: string, min: number, max: number): number {
+  const value = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${option} must be a whole number from ${min} to ${max}`);
+  return value;
+}

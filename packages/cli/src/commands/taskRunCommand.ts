@@ -1,0 +1,77 @@
+import { resolve } from '@loadout/kernel';
+import { describeFailure, TaskExecution } from '@loadout/server';
+import type { Command } from 'commander';
+import { type CliContext, UsageError } from '../CliContext.js';
+
+interface RunOptions {
+  input?: string;
+  project?: string;
+  json?: boolean;
+}
+
+/**
+ * `loadout tasks run DIR [--input JSON] [--project DIR]`: runs a task now with the server's runner
+ * (resolved through `getTaskByDirName`, input on stdin, the same environment and timeout). Without
+ * `--json` the task's output streams through as it prints; a failed run exits 1.
+ */
+export function registerTaskRunCommand(tasks: Command, cli: CliContext): void {
+  tasks
+    .command('run')
+    .argument('<dir>', "the task's folder name")
+    .description('run a task now, the way the server runs it')
+    .option('--input <json>', 'JSON handed to the task on stdin (default: {})')
+    .option('--project <dir>', 'the folder the task works in (default: a fresh temporary folder)')
+    .option('--json', 'print one JSON document with the output, instead of streaming it')
+    .action(async (dirName: string, options: RunOptions) => {
+      const json = options.json === true;
+      const abort = new AbortController();
+      const interrupt = (): void => abort.abort();
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      try {
+        await cli.run(
+          json,
+          async () => {
+            const input = parseInput(options.input);
+            const result = await resolve(cli.app(), TaskExecution).execute({
+              taskDirName: dirName,
+              project: options.project ?? null,
+              input,
+              signal: abort.signal,
+              ...(json ? {} : { onOutput: (chunk) => (chunk.stream === 'stdout' ? process.stdout : process.stderr).write(chunk.text) }),
+            });
+            if (!result.succeeded) process.exitCode = 1;
+            return {
+              taskDirName: result.task.dirName,
+              plugin: result.task.plugin,
+              project: result.project,
+              status: result.succeeded ? 'succeeded' : 'failed',
+              exitCode: result.exitCode,
+              timedOut: result.timedOut,
+              truncated: result.truncated,
+              durationMs: result.durationMs,
+              output: result.stdout,
+              stderr: result.stderr,
+              ...(result.succeeded ? {} : { error: describeFailure(result) }),
+            };
+          },
+          (run) => {
+            if (run.status === 'failed') process.stderr.write(`loadout: task ${run.taskDirName} failed: ${run.error ?? ''}\n`);
+            return '';
+          },
+        );
+      } finally {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
+      }
+    });
+}
+
+function parseInput(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError('--input must be JSON, e.g. --input \'{"text":"hello"}\'');
+  }
+}

@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { isProcessAlive, processStartTime } from './processGroup.js';
+import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
+
+/** Held while a server owns a data folder. */
+export interface ServerLock {
+  release(): Promise<void>;
+}
+
+const LOCK_DIR = 'server.lock';
+const PID_FILE = 'server.pid';
+/** proper-lockfile's shortest staleness: a lock not refreshed for this long belonged to a dead process. */
+const STALE_MS = 5000;
+
+/**
+ * Takes the data folder's server lock: one server per data folder, because a server treats every
+ * job marked running as left behind by a dead one. A lock whose holder is alive is refused at
+ * once; a lock left by a killed server is taken over once it is stale (a few seconds).
+ *
+ * @param onLost called if the lock is lost while held (its file was removed or replaced); the
+ * server must stop then, since another may have started.
+ */
+export async function acquireServerLock(dataDir: string, onLost: (error: Error) => void): Promise<ServerLock> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const options: lockfile.LockOptions = {
+    lockfilePath: path.join(dataDir, LOCK_DIR),
+    realpath: false,
+    stale: STALE_MS,
+    update: 1000,
+    onCompromised: onLost,
+  };
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(dataDir, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw lockFailed(dataDir, error);
+    if (holderIsAlive(dataDir)) throw new ServerAlreadyRunningError(dataDir);
+    try {
+      // The holder is gone but its lock is not stale yet: wait until it is.
+      release = await lockfile.lock(dataDir, { ...options, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 } });
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new ServerAlreadyRunningError(dataDir);
+      throw lockFailed(dataDir, again);
+    }
+  }
+  const pidFile = path.join(dataDir, PID_FILE);
+  fs.writeFileSync(pidFile, `${process.pid} ${processStartTime(process.pid) ?? ''}\n`);
+  return {
+    async release() {
+      fs.rmSync(pidFile, { force: true });
+      await release();
+    },
+  };
+}
+
+/** Whether the process named in the pid file (written by the lock's holder) is still running. */
+function holderIsAlive(dataDir: string): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dataDir, PID_FILE), 'utf8');
+  } catch {
+    return false;
+  }
+  const [pidText, start] = text.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (!isProcessAlive(pid)) return false;
+  return start === undefined || start === '' || processStartTime(pid) === start;
+}
+
+function lockFailed(dataDir: string, error: unknown): ServerStartError {
+  return new ServerStartError(`cannot lock the data folder ${dataDir}: ${(error as Error).message}`, { cause: error });
+}

@@ -1,0 +1,225 @@
+// The server over a 10,000-skill workspace (100 plugins × 100 skills): GET /api/session latency,
+// cold (first request after start) and warm (median of repeats), against a GET /api/health round
+// trip; and queue throughput end to end (no-op tasks per second, 1 and 2 workers), against the
+// cost of spawning `node -e ''`. Runs the built `loadout serve` as a child process. Prints one
+// JSON document.
+//
+// BENCH_WORKSPACE=<home> uses an existing workspace (its plugins/ folders are registered if they
+// are not yet); otherwise one is built in a temporary folder and removed after.
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createLoadout } from '../../packages/app/dist/index.js';
+import { closeKernel, resolvePlaces } from '../../packages/kernel/dist/index.js';
+import { makeWorkspace, registerPlugins } from './makeWorkspace.mjs';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const MAIN = path.join(root, 'packages/cli/dist/main.js');
+const TASKS = Number(process.env.BENCH_TASKS ?? 60);
+const REPEATS = Number(process.env.BENCH_RUNS ?? 25);
+
+const given = process.env.BENCH_WORKSPACE;
+const home = given === undefined || given === '' ? makeWorkspace({ plugins: 100, skillsPerPlugin: 100 }).home : path.resolve(given);
+// The no-op task lives in a capabilities folder of our own, so a given workspace is not written to.
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-server-'));
+const capabilitiesDir = path.join(scratch, 'capabilities');
+fs.mkdirSync(path.join(capabilitiesDir, 'tasks', 'noop'), { recursive: true });
+fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'TASK.md'), '---\nname: No-op\ndescription: Does nothing.\nimplementation: run.mjs\n---\n');
+fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'run.mjs'), '');
+const smallHome = path.join(scratch, 'small');
+fs.mkdirSync(smallHome);
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const round = (value) => Math.round(value * 1000) / 1000;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+try {
+  const setup = createLoadout({ places: resolvePlaces({}, home) });
+  await registerPlugins(setup, home);
+  closeKernel(setup);
+  await setup.dispose();
+
+  const spawnMs = [];
+  for (let i = 0; i < 15; i += 1) {
+    const started = now();
+    await exit(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
+    spawnMs.push(now() - started);
+  }
+
+  const sessionRuns = [];
+  let health = null;
+  let sessionBytes = 0;
+  let skillsInSession = 0;
+  for (let run = 0; run < 3; run += 1) {
+    const server = await serve(home, 2);
+    try {
+      const cold = await timed(() => request(server, 'GET', '/api/session'));
+      sessionBytes = cold.answer.body.length;
+      skillsInSession = JSON.parse(cold.answer.body).skills.length;
+      const warm = [];
+      for (let i = 0; i < REPEATS; i += 1) warm.push((await timed(() => request(server, 'GET', '/api/session'))).ms);
+      const healthRuns = [];
+      for (let i = 0; i < REPEATS * 2; i += 1) healthRuns.push((await timed(() => request(server, 'GET', '/api/health'))).ms);
+      health = median(healthRuns);
+      sessionRuns.push({ cold: cold.ms, warm: median(warm) });
+    } finally {
+      await server.stop();
+    }
+  }
+  const transferFloorMs = await staticBodyFloor(sessionBytes);
+  const coldMs = median(sessionRuns.map((run) => run.cold));
+  const warmMs = median(sessionRuns.map((run) => run.warm));
+  const spawnNodeMs = median(spawnMs);
+
+  const queue = {};
+  for (const [label, workspace] of [
+    ['tenThousandSkills', home],
+    ['emptyWorkspace', smallHome],
+  ]) {
+    for (const workers of [1, 2]) {
+      const server = await serve(workspace, workers);
+      try {
+        await request(server, 'GET', '/api/session'); // prime the watch cache, as a running server would be
+        const started = now();
+        const ids = await Promise.all(
+          Array.from({ length: TASKS }, async () => JSON.parse((await request(server, 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
+        );
+        const wanted = new Set(ids);
+        let failed = 0;
+        for (;;) {
+          const done = JSON.parse((await request(server, 'GET', '/api/jobs?limit=500')).body).filter(
+            (job) => wanted.has(job.id) && (job.status === 'succeeded' || job.status === 'failed'),
+          );
+          if (done.length === TASKS) {
+            failed = done.filter((job) => job.status === 'failed').length;
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const seconds = (now() - started) / 1000;
+        const msPerTask = (seconds * 1000 * workers) / TASKS;
+        queue[label] ??= {};
+        queue[label][`workers${workers}`] = {
+          tasks: TASKS,
+          failed,
+          seconds: round(seconds),
+          tasksPerSecond: round(TASKS / seconds),
+          workerMsPerTask: round(msPerTask),
+          workerMsPerTaskOverSpawn: round(msPerTask / spawnNodeMs),
+        };
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+
+  const result = {
+    benchmark: 'server',
+    documents: skillsInSession,
+    baseline: { healthRoundTripMs: round(health), spawnNodeMs: round(spawnNodeMs) },
+    session: {
+      coldMs: round(coldMs),
+      warmMs: round(warmMs),
+      responseBytes: sessionBytes,
+      transferFloorMs: round(transferFloorMs),
+      coldOverHealth: round(coldMs / health),
+      warmOverHealth: round(warmMs / health),
+      warmOverTransferFloor: round(warmMs / transferFloorMs),
+      warmOverCold: round(warmMs / coldMs),
+    },
+    queue,
+    cores: os.cpus().length,
+  };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  agent.destroy();
+  fs.rmSync(scratch, { recursive: true, force: true });
+  if (given === undefined || given === '') fs.rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * The floor for answering a body of `bytes`: a bare node:http server in its own process sending a
+ * prebuilt string of that size, read by this process the way the session is read.
+ */
+async function staticBodyFloor(bytes) {
+  const source = `const body = 'x'.repeat(${bytes}); require('node:http').createServer((q, r) => { r.setHeader('content-type', 'application/json'); r.end(body); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(Number(String(data).trim()))));
+    const server = { port, token: '' };
+    const runs = [];
+    for (let i = 0; i < REPEATS; i += 1) runs.push((await timed(() => request(server, 'GET', '/'))).ms);
+    return median(runs);
+  } finally {
+    child.kill();
+    await exit(child);
+  }
+}
+
+/** Starts `loadout serve --port 0` over `workspace` and waits until it listens. */
+function serve(workspace, workers) {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME ?? os.homedir(),
+    LOADOUT_HOME: workspace,
+    LOADOUT_CAPABILITIES_DIR: capabilitiesDir,
+    // The big workspace's data folder holds its plugin registry; the empty one gets its own.
+    LOADOUT_DATA_DIR: path.join(workspace, '.loadout'),
+  };
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', '--workers', String(workers)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (data) => {
+      out += data;
+      let described;
+      try {
+        described = JSON.parse(out);
+      } catch {
+        return;
+      }
+      const token = fs.readFileSync(described.token.file, 'utf8').trim();
+      resolve({
+        port: described.port,
+        token,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exit(child);
+        },
+      });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
+
+function request(server, method, url, body) {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${server.token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const req = http.request({ host: '127.0.0.1', port: server.port, method, path: url, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode >= 400) reject(new Error(`${method} ${url}: ${res.statusCode} ${text.slice(0, 200)}`));
+        else resolve({ status: res.statusCode, body: text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function timed(fn) {
+  const started = now();
+  const answer = await fn();
+  return { ms: now() - started, answer };
+}
+
+function exit(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', resolve));
+}
