@@ -50,6 +50,11 @@ describe('parseMarkdown', () => {
     expect(() => parseMarkdown('---\nname: [unclosed\n---\n', 'skills/bad/SKILL.md')).toThrow(/skills\/bad\/SKILL.md/);
   });
 
+  it('refuses an unclosed block, but reads a leading thematic break as body', () => {
+    expect(refusal(() => parseMarkdown('---\nname: a\n\nbody without a closing fence\n', 'open.md'))).toBe('FRONTMATTER_UNCLOSED');
+    expect(parseMarkdown('----\nname: a\n', 'rule.md')).toMatchObject({ hasFrontmatter: false });
+  });
+
   it('refuses frontmatter that is not a mapping', () => {
     expect(refusal(() => parseMarkdown('---\n- a\n- b\n---\n', 'list.md'))).toBe('FRONTMATTER_MALFORMED');
   });

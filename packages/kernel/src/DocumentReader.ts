@@ -78,9 +78,11 @@ export function findFrontmatter(text: string): FrontmatterBlock | null {
 export function parseMarkdown(text: string, file: string): MarkdownDocument {
   const block = findFrontmatter(text);
   if (block === null) {
-    if (/^\uFEFF?---\s*\S/.test(text)) {
-      const language = text.slice(3, text.indexOf('\n') === -1 ? undefined : text.indexOf('\n')).trim();
-      refuseLanguage(language, file);
+    const newline = text.indexOf('\n');
+    const firstLine = (newline === -1 ? text : text.slice(0, newline)).replace(/^\uFEFF/, '').replace(/\r$/, '');
+    if (/^---[ \t]*[^\s-]/.test(firstLine)) refuseLanguage(firstLine.slice(3).trim(), file);
+    if (/^---[ \t]*$/.test(firstLine)) {
+      throw new DocumentRefusedError('FRONTMATTER_UNCLOSED', `${file}: the frontmatter block opened on line 1 is never closed with ---`);
     }
     return { frontmatter: {}, hasFrontmatter: false, body: text };
   }

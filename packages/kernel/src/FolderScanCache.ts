@@ -78,6 +78,14 @@ export class FolderScanCache<T = unknown> {
     const values: T[] = [];
     if (state.entries === null) return values;
     for (const [name, entry] of state.entries) {
+      if (entry.isDirectory && entry.refusal === undefined && entry.watcher === null) {
+        // An entry folder nobody watches (its watcher failed or was never made) is read every time.
+        entry.watcher = this.watchEntry(folder, name, entry);
+        if (entry.watcher === null) {
+          entry.dirty = true;
+          this.changes += 1;
+        }
+      }
       if (entry.dirty) {
         entry.dirty = false;
         entry.value = read({ name, isDirectory: entry.isDirectory, ...(entry.refusal === undefined ? {} : { refusal: entry.refusal }) });
@@ -104,11 +112,18 @@ export class FolderScanCache<T = unknown> {
       return;
     }
     if (state.watcher === null) {
-      state.watcher = this.watch(folder, (name) => {
-        state.listingDirty = true;
-        const entry = name === null ? undefined : state.entries?.get(name);
-        if (entry !== undefined) entry.dirty = true;
-      });
+      state.watcher = this.watch(
+        folder,
+        (name) => {
+          state.listingDirty = true;
+          const entry = name === null ? undefined : state.entries?.get(name);
+          if (entry !== undefined) entry.dirty = true;
+        },
+        () => {
+          state.watcher = null;
+          state.listingDirty = true;
+        },
+      );
       if (state.watcher === null) this.unwatchable(state);
     }
     const previous = state.entries ?? new Map<string, EntryState<T>>();
@@ -116,22 +131,42 @@ export class FolderScanCache<T = unknown> {
     for (const dirent of listed) {
       const known = previous.get(dirent.name);
       previous.delete(dirent.name);
-      if (known !== undefined && !known.dirty && known.isDirectory === dirent.isDirectory && known.refusal === undefined && dirent.refusal === undefined) {
-        next.set(dirent.name, known);
+      const reusable =
+        known !== undefined &&
+        !known.dirty &&
+        known.isDirectory === dirent.isDirectory &&
+        known.refusal === undefined &&
+        dirent.refusal === undefined &&
+        (!known.isDirectory || known.watcher !== null);
+      if (reusable) {
+        next.set(dirent.name, known as EntryState<T>);
         continue;
       }
       known?.watcher?.close();
       const entry: EntryState<T> = { value: read(dirent), isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null };
       if (dirent.isDirectory && dirent.refusal === undefined) {
-        entry.watcher = this.watch(path.join(folder, dirent.name), () => {
-          entry.dirty = true;
-        });
-        if (entry.watcher === null) this.unwatchable(state);
+        entry.watcher = this.watchEntry(folder, dirent.name, entry);
+        if (entry.watcher === null) this.changes += 1;
       }
       next.set(dirent.name, entry);
     }
     for (const gone of previous.values()) gone.watcher?.close();
     state.entries = next;
+  }
+
+  /** Watches one entry folder; when the watcher fails later it is dropped and made again at the next scan. */
+  private watchEntry(folder: string, name: string, entry: EntryState<T>): fs.FSWatcher | null {
+    const watcher = this.watch(
+      path.join(folder, name),
+      () => {
+        entry.dirty = true;
+      },
+      () => {
+        entry.watcher = null;
+        entry.dirty = true;
+      },
+    );
+    return watcher;
   }
 
   /** A folder that cannot be watched is listed again at every scan. */

@@ -252,8 +252,38 @@ function listFolder(root: Root, folder: string, dirent: fs.Dirent): FolderEntry[
   return entries;
 }
 
+/**
+ * Reads one named entry of a root's kind folder exactly as a scan would: the same link checks,
+ * the same refusals, the same records. Null when the root holds no such entry. For a direct
+ * lookup (a task by its folder name) that must agree with what a session lists.
+ */
+export function readKindEntry(kind: CapabilityKind, root: Root, name: string): StampedScan | null {
+  const rootListing = readRoot(root.dir);
+  const folderDirent = rootListing?.get(kind.folder);
+  if (folderDirent === undefined) return null;
+  const folder = path.join(root.dir, kind.folder);
+  let entry: FolderEntry;
+  try {
+    if (folderDirent.isSymbolicLink() && realpathInside(root.dir, folder) === null) return null;
+    const entryPath = path.join(folder, name);
+    const stat = fs.lstatSync(entryPath);
+    let isDirectory = stat.isDirectory();
+    if (stat.isSymbolicLink()) {
+      const real = realpathInside(root.dir, entryPath);
+      if (real === null) return null;
+      isDirectory = fs.statSync(real).isDirectory();
+    }
+    entry = { name, isDirectory };
+  } catch (error) {
+    if (error instanceof DocumentRefusedError) entry = { name, isDirectory: false, refusal: error };
+    else if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    else throw error;
+  }
+  return stamp(readEntry(kind, root, folder, entry), kind, root);
+}
+
 /** An entry's scan with the root's level and plugin put on every record. */
-interface StampedScan {
+export interface StampedScan {
   readonly records: readonly CapabilityRecord[];
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -16,9 +16,9 @@ export interface KernelOptions {
 export type LoadoutModule = (container: DependencyContainer) => void;
 
 /**
- * The process's root container. Built fresh from an empty child of tsyringe's default container,
- * so nothing registered at import time by anyone leaks in and two kernels in one process never
- * share state.
+ * The process's root container: a fresh child of tsyringe's default container. Loadout registers
+ * nothing on the default container (no `@singleton` or `@registry` at import time), so every
+ * registration lives in this child and two kernels in one process never share state.
  */
 export function createKernel(options: KernelOptions, modules: readonly LoadoutModule[] = []): DependencyContainer {
   const root = globalContainer.createChildContainer();

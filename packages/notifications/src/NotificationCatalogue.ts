@@ -1,7 +1,6 @@
 import { type CapabilityRecord, zodShape } from '@loadout/kernel';
 import { z } from 'zod';
 
-const gateDefaults = z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i), z.union([z.boolean(), z.enum(['on', 'off'])]));
 
 /** The file format of `notifications/<file>.json`. */
 export const NotificationCatalogueFile = z.object({
@@ -16,7 +15,8 @@ export const NotificationCatalogueFile = z.object({
       }),
     )
     .max(1000),
-  gates: gateDefaults.optional(),
+  // Checked by the kernel's declaredGates, the one reader of gate declarations.
+  gates: z.unknown().optional(),
 });
 export type NotificationCatalogueFile = z.infer<typeof NotificationCatalogueFile>;
 export const notificationCatalogueShape = zodShape(NotificationCatalogueFile);

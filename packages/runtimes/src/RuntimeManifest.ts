@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, readJsonInside, writeFileAtomicSync } from '@loadout/kernel';
+import { DocumentRefusedError, readJsonInside, writeFileAtomicSync, zodShape } from '@loadout/kernel';
 import { z } from 'zod';
 import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
 
@@ -54,14 +54,10 @@ export class RuntimeManifest {
       throw error;
     }
     if (raw === null) return new RuntimeManifest(rootDir, new Map());
-    const parsed = manifestSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue === undefined ? '' : ` at ${issue.path.map(String).join('.') || 'top level'}`;
-      throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape${where}; fix or remove it`);
-    }
+    const parsed = zodShape(manifestSchema)(raw);
+    if (!parsed.ok) throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
     const byPath = new Map<string, ManifestEntry>();
-    for (const entry of parsed.data.entries) byPath.set(entry.path, entry);
+    for (const entry of parsed.value.entries) byPath.set(entry.path, entry);
     return new RuntimeManifest(rootDir, byPath);
   }
 

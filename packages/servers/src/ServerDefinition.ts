@@ -1,11 +1,11 @@
 import { type CapabilityRecord, zodShape } from '@loadout/kernel';
 import { z } from 'zod';
 
-const gateDefaults = z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i), z.union([z.boolean(), z.enum(['on', 'off'])]));
 const common = {
   name: z.string().min(1).max(200),
   description: z.string().max(1024).optional(),
-  gates: gateDefaults.optional(),
+  // Checked by the kernel's declaredGates, the one reader of gate declarations.
+  gates: z.unknown().optional(),
 };
 
 /** The file format of `servers/<id>.json`: a command MCP server or a remote one. */

@@ -36,7 +36,7 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
   };
   const record =
     'command' in file
-      ? { ...common, transport: 'stdio' as const, command: file.command, args: file.args, envKeys: Object.keys(file.env) }
+      ? { ...common, transport: 'stdio' as const, command: file.command, args: file.args.map(redactCredentials), envKeys: Object.keys(file.env) }
       : { ...common, transport: 'http' as const, url: redactCredentials(file.url) };
   return { records: [record], diagnostics: [] };
 }

@@ -98,8 +98,9 @@ export class StoredCapabilityStateService implements CapabilityStateService {
 
   /**
    * One transaction for the surfaced switches, one atomic write of one `config.json` for the
-   * gates. The config file is locked, read and its new text computed before the transaction, so
-   * a file another process holds or broke stops the write before anything changed.
+   * gates, made inside that transaction so either both land or neither does. The config file is
+   * locked, read and its new text computed before the transaction, so a file another process
+   * holds or broke stops the write before anything changed.
    */
   private async write(at: Resolution, plans: readonly Plan[]): Promise<{ written: boolean; errors: string[] }> {
     const surfaced: SurfacedChange[] = [];
@@ -120,11 +121,9 @@ export class StoredCapabilityStateService implements CapabilityStateService {
       fs.mkdirSync(rootDir, { recursive: true });
       await withConfigLock(path.join(rootDir, CONFIG_FILE), () => {
         const rewrite = planGateRewrite(rootDir, gates);
-        if (surfaced.length > 0) {
-          this.store.applySurfaced(surfaced);
-          written = true;
-        }
-        writeFileAtomicSync(rewrite.file, rewrite.text);
+        // The config file is written inside the surfaced transaction: if the write fails, the
+        // switches roll back with it, so a request lands whole or not at all.
+        this.store.applySurfaced(surfaced, () => writeFileAtomicSync(rewrite.file, rewrite.text));
         written = true;
       });
       return { written, errors: [] };

@@ -79,8 +79,12 @@ export interface CapabilityStateStore {
    * for an owner's capability.
    */
   setSurfaced(kind: string, id: string, scope: string | null, value: boolean): void;
-  /** Stores every change in one transaction: all of them or none. */
-  applySurfaced(changes: readonly SurfacedChange[]): void;
+  /**
+   * Stores every change in one transaction: all of them or none. `beforeCommit` runs inside that
+   * transaction after the rows are written; if it throws, the rows are rolled back, so a file
+   * write that must land with them can make the pair all-or-nothing.
+   */
+  applySurfaced(changes: readonly SurfacedChange[], beforeCommit?: () => void): void;
   /**
    * Drops stored state. `{ allProjects: true }` drops the global default and every project's
    * override (a global document that left); `{ allProjects: false }` drops only the global
@@ -138,7 +142,7 @@ export class SqliteCapabilityStateStore implements CapabilityStateStore {
     this.applySurfaced([{ kind, id, scope, surfaced: value, plugin: null }]);
   }
 
-  applySurfaced(changes: readonly SurfacedChange[]): void {
+  applySurfaced(changes: readonly SurfacedChange[], beforeCommit?: () => void): void {
     const rows = changes.map((change) => ({ ...change, scope: scopeKey(change.scope) }));
     const upsert = this.db.prepare(
       `INSERT INTO capability_state (kind, id, scope, surfaced, plugin, updated_at)
@@ -147,6 +151,7 @@ export class SqliteCapabilityStateStore implements CapabilityStateStore {
     );
     writeTransaction(this.db, () => {
       for (const row of rows) upsert.run(row.kind, collisionKey(row.id), row.scope, row.surfaced ? 1 : 0, row.plugin);
+      beforeCommit?.();
     });
   }
 

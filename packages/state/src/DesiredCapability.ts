@@ -1,3 +1,4 @@
+import { zodShape } from '@loadout/kernel';
 import { z } from 'zod';
 import { DesiredStateInvalidError } from './StateErrors.js';
 
@@ -42,9 +43,7 @@ export function parseStateScope(input: unknown): StateScope {
 }
 
 function parseWith<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.map(String).join('.')}`;
-  throw new DesiredStateInvalidError(`${what}${where}: ${issue?.message ?? 'invalid'}`);
+  const checked = zodShape(schema)(input);
+  if (!checked.ok) throw new DesiredStateInvalidError(`${what}: ${checked.reason}`);
+  return checked.value;
 }

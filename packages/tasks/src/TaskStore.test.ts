@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { contribute, createKernel, type InstalledPlugin, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { contribute, createKernel, type InstalledPlugin, PluginSource, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PluginTaskReadOnlyError, TaskNameInvalidError, TaskNotFoundError } from './TaskErrors.js';
@@ -22,7 +22,7 @@ function open(home: string, plugins: InstalledPlugin[] = [], project: string | n
   return container
     .resolve(SessionLoader)
     .open({ project })
-    .then((session) => ({ session, store: session.container.resolve(TaskStore) }));
+    .then((session) => ({ session, store: resolve(session.container, TaskStore) }));
 }
 
 describe('TaskStore', () => {
@@ -106,5 +106,37 @@ describe('TaskStore', () => {
     );
     expect(record.level).toBe('project');
     expect(fs.existsSync(path.join(home, 'project/.agents/tasks/local/TASK.md'))).toBe(true);
+  });
+});
+
+describe('TaskStore lookups agree with the session', () => {
+  it('matches folder names case-insensitively, as shadowing does', async () => {
+    const home = testdir({
+      capabilities: { tasks: { Report: task('Owner report') } },
+      plugins: { acme: { tasks: { report: task('Acme report') } } },
+    });
+    const plugins = [{ name: 'acme', dir: path.join(home, 'plugins/acme'), enabled: true }];
+    const { session, store } = await open(home, plugins);
+    expect(session.recordsOf('task').map((t) => t.plugin)).toEqual([null]);
+    expect(store.getTaskByDirName('report')).toMatchObject({ plugin: null, name: 'Owner report' });
+    expect(() => store.createTask('REPORT', { name: 'n', description: 'd', implementation: { filename: 'run.sh', content: '' } })).toThrow(
+      /already exists/,
+    );
+  });
+
+  it('refuses a task folder or implementation that links out of its root', async () => {
+    const outside = testdir({ evil: task('Evil'), 'payload.sh': 'echo pwned\n' });
+    const home = testdir({ capabilities: { tasks: { linked: { 'TASK.md': '---\nname: Linked\ndescription: d\nimplementation: run.sh\n---\n' } } } });
+    fs.symlinkSync(path.join(outside, 'evil'), path.join(home, 'capabilities/tasks/evil'));
+    fs.symlinkSync(path.join(outside, 'payload.sh'), path.join(home, 'capabilities/tasks/linked/run.sh'));
+    const { session, store } = await open(home);
+    expect(() => store.getTaskByDirName('evil')).toThrow(TaskNotFoundError);
+    expect(() => store.getTaskByDirName('linked')).toThrow(TaskNotFoundError);
+    expect(session.diagnostics.map((d) => d.code).sort()).toEqual(['PATH_OUTSIDE_ROOT', 'PATH_OUTSIDE_ROOT']);
+  });
+
+  it('refuses TASK.md as the implementation file name', async () => {
+    const { store } = await open(testdir({ capabilities: {} }));
+    expect(() => store.createTask('x', { name: 'n', description: 'd', implementation: { filename: 'task.MD', content: '' } })).toThrow(/TASK\.md/);
   });
 });

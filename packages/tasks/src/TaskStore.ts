@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  DocumentRefusedError,
+  collisionKey,
   formatMarkdown,
   type Level,
+  readKindEntry,
   readMarkdownInside,
   type Root,
   Session,
@@ -17,7 +18,7 @@ import {
   TaskInputInvalidError,
   TaskNotFoundError,
 } from './TaskErrors.js';
-import { readTaskEntry } from './taskKind.js';
+import { taskKind } from './taskKind.js';
 import { assertTaskName, isPlainFileName } from './taskName.js';
 import type { TaskRecord } from './TaskRecord.js';
 
@@ -82,7 +83,7 @@ export class FileTaskStore implements TaskStore {
     assertTaskName(dirName);
     const root = this.ownerRoot(level);
     const folder = path.join(root.dir, 'tasks', dirName);
-    if (fs.existsSync(folder)) throw new TaskExistsError(dirName);
+    if (entryNameIn(root, dirName) !== null) throw new TaskExistsError(dirName);
     checkImplementation(task.implementation);
     const staging = fs.mkdtempSync(path.join(ensureDir(path.join(root.dir, 'tasks')), `.${dirName.slice(0, 32)}-new-`));
     try {
@@ -154,28 +155,43 @@ export class FileTaskStore implements TaskStore {
   }
 }
 
+/**
+ * The task `dirName` names in one root, read exactly as a session scan reads it. Folder names
+ * compare case-insensitively, as ids do when a session shadows one root with another.
+ */
 function readTaskIn(root: Root, dirName: string): TaskRecord | null {
+  const name = entryNameIn(root, dirName);
+  if (name === null) return null;
+  const scan = readKindEntry(taskKind, root, name);
+  return (scan?.records[0] as TaskRecord | undefined) ?? null;
+}
+
+/** The entry of `root`'s tasks folder whose name is `dirName`, compared case-insensitively. */
+function entryNameIn(root: Root, dirName: string): string | null {
   const folder = path.join(root.dir, 'tasks');
-  const entryPath = path.join(folder, dirName);
-  let isDirectory: boolean;
-  try {
-    isDirectory = fs.statSync(entryPath).isDirectory();
-  } catch {
-    return null;
+  if (fs.existsSync(path.join(folder, dirName))) {
+    // On a case-insensitive file system the exact name may answer for another spelling.
+    const listed = listNames(folder);
+    if (listed.includes(dirName)) return dirName;
   }
+  const wanted = collisionKey(dirName);
+  return listNames(folder).find((name) => collisionKey(name) === wanted) ?? null;
+}
+
+function listNames(folder: string): string[] {
   try {
-    const scan = readTaskEntry({ root, folder, name: dirName, path: entryPath, isDirectory });
-    const draft = scan.records[0];
-    return draft === undefined ? null : { ...draft, kind: 'task', level: root.level, plugin: root.plugin };
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) return null;
-    throw error;
+    return fs.readdirSync(folder);
+  } catch {
+    return [];
   }
 }
 
 function checkImplementation(implementation: { filename: string; content: string }): void {
   if (!isPlainFileName(implementation.filename)) {
     throw new TaskInputInvalidError('implementation.filename must be one plain file name in the task folder');
+  }
+  if (implementation.filename.toLowerCase() === 'task.md') {
+    throw new TaskInputInvalidError('implementation.filename cannot be TASK.md, the task document itself');
   }
   if (typeof implementation.content !== 'string' || implementation.content.length > 1024 * 1024) {
     throw new TaskInputInvalidError('implementation.content must be text of at most 1 MiB');

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import {
   type CapabilityKind,
@@ -6,6 +7,7 @@ import {
   isInside,
   type KindFolderEntry,
   readMarkdownCapability,
+  realpathInside,
 } from '@loadout/kernel';
 import type { TaskRecord } from './TaskRecord.js';
 
@@ -29,6 +31,15 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   const implementationPath = path.resolve(entry.path, implementation);
   if (!isInside(entry.path, implementationPath) || implementationPath === entry.path) {
     throw new DocumentRefusedError('TASK_IMPLEMENTATION_OUTSIDE', `${read.relative}: implementation "${implementation}" is outside the task folder`);
+  }
+  // What runs is the real file: a link (or a linked folder on the way) must stay inside the task folder.
+  const real = realpathInside(entry.root.dir, implementationPath);
+  const realFolder = realpathInside(entry.root.dir, entry.path);
+  if (real === null || realFolder === null || !fs.statSync(real).isFile()) {
+    throw new DocumentRefusedError('TASK_IMPLEMENTATION_MISSING', `${read.relative}: implementation "${implementation}" is not a file in the task folder`);
+  }
+  if (!isInside(realFolder, real)) {
+    throw new DocumentRefusedError('TASK_IMPLEMENTATION_OUTSIDE', `${read.relative}: implementation "${implementation}" leads outside the task folder`);
   }
   return {
     records: [

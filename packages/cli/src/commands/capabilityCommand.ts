@@ -56,7 +56,10 @@ export function registerCapabilityCommand(program: Command, cli: CliContext): Co
           const desired = desiredFrom(target, options);
           const result = await service().setCapabilityState({ project: options.project ?? null }, [desired]);
           errors = result.errors;
-          return result;
+          if (result.errors.length === 0) return result;
+          // A refusal still carries the error document every --json command prints on failure.
+          const code = result.written ? 'STATE_DIVERGED' : 'STATE_REFUSED';
+          return { ...result, error: { code, message: result.errors[0] } };
         },
         (result) => formatResult(result, target),
       );
