@@ -1,6 +1,7 @@
 import { affordancesModule } from '@loadout/affordances';
 import { dbModule } from '@loadout/db';
 import { createKernel, type LoadoutModule, type Places } from '@loadout/kernel';
+import { levelsModule } from '@loadout/levels';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
 import { runtimesModule } from '@loadout/runtimes';
@@ -25,6 +26,7 @@ export const loadoutModules: readonly LoadoutModule[] = [
   tasksModule,
   serverModule,
   stateModule,
+  levelsModule,
   runtimesModule,
 ];
 

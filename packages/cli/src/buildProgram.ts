@@ -4,7 +4,9 @@ import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
 import { registerServeCommand } from './commands/serveCommand.js';
+import { registerServersCommand } from './commands/serversCommand.js';
 import { registerSessionCommand } from './commands/sessionCommand.js';
+import { registerSkillsCommand } from './commands/skillsCommand.js';
 import { registerTaskRunCommand } from './commands/taskRunCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
 
@@ -23,6 +25,8 @@ export function buildProgram(cli: CliContext): Command {
   registerServeCommand(program, cli);
   registerPluginsCommand(program, cli);
   registerCapabilityCommand(program, cli);
+  registerSkillsCommand(program, cli);
+  registerServersCommand(program, cli);
   registerApplyCommand(program, cli);
   applyUsageErrors(program, cli);
   return program;

@@ -1,0 +1,553 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Database, writeTransaction } from '@loadout/db';
+import {
+  type CapabilityKind,
+  type CapabilityRecord,
+  collisionKey,
+  type Diagnostic,
+  isInside,
+  isLoadoutError,
+  type Level,
+  parseMarkdown,
+  Places,
+  PROJECT_ROOT_FOLDER,
+  type Root,
+  SessionLoader,
+  token,
+  WiringError,
+} from '@loadout/kernel';
+import type { SkillRecord } from '@loadout/skills';
+import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
+import lockfile from 'proper-lockfile';
+import { inject, injectable } from 'tsyringe';
+import { applyGateCarry, planGateCarry } from './carryGates.js';
+import {
+  CapabilityNotFoundError,
+  LandingRefusedError,
+  PluginCapabilityImmovableError,
+  TransferBusyError,
+  TransferFailedError,
+  TransferRefusedError,
+} from './LevelErrors.js';
+import { MoveFileSystem } from './MoveFileSystem.js';
+import { type Placement, planPlacement } from './planPlacement.js';
+import { rewriteMarkdownName, rewriteServerName } from './rewriteDocumentName.js';
+import { scanKindFolder } from './scanKindFolder.js';
+import { parseTransferRequest, type LevelEnd, type TransferableKind, type TransferRequest } from './TransferRequest.js';
+import { TransferJournal } from './TransferJournal.js';
+import { transferStep } from './transferStep.js';
+
+/** A record as `skills list` / `servers list` shows it: every root's copy, on or not. */
+export type ListedCapability = CapabilityRecord & {
+  /** Whether this copy is in the session (the winner of its id, and switched on). */
+  readonly on: boolean;
+  /** The path of the copy that wins over this one, or null when this one wins. */
+  readonly shadowedBy: string | null;
+};
+
+/** What a transfer did. */
+export interface TransferResult {
+  /** False when both ends are one folder: nothing was touched. */
+  readonly moved: boolean;
+  /** The record as the scanner lists it where it landed, under the id it landed on. */
+  readonly record: CapabilityRecord;
+  /** Where it came from and as what. */
+  readonly previous: { readonly id: string; readonly name: string; readonly path: string };
+  /** Whether a collision gave it another id or display name. */
+  readonly renamed: boolean;
+  /** The surfaced value carried to the destination (null for a no-op). */
+  readonly surfaced: boolean | null;
+  /** Gate values carried into the destination's `config.json`. */
+  readonly gates: Readonly<Record<string, boolean>>;
+  /** What the scanner advised about the landed document (e.g. naming rules); not a refusal. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Parts of the move that did not complete though the document moved. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Where an owner's skill or server lives: listing every root's copies and moving one between the
+ * global level and a project (or between two projects). Seed 000; see docs/decisions/levels.md.
+ *
+ * @example
+ * const levels = resolve(container, CapabilityLevels);
+ * await levels.transfer({ kind: 'skill', id: 'pdf', from: { level: 'project', projectPath: '/work/app' }, to: { level: 'global' } });
+ */
+export interface CapabilityLevels {
+  /** Every record of `kind` in the roots of a session for `project`, shadowed and switched-off ones included. */
+  list(kind: TransferableKind, project: string | null): Promise<ListedCapability[]>;
+  /**
+   * Moves one owner's document (a skill file, a skill folder with its resources, a server JSON)
+   * and carries its state. `request` is checked here: a malformed one is `CAPABILITY_INVALID`.
+   */
+  transfer(request: unknown): Promise<TransferResult>;
+  /**
+   * Undoes or finishes every move a killed process left half done: one that stopped before its
+   * state was carried is undone (the source stays, the landing goes); one that stopped after is
+   * finished (gates carried, the source removed). `transfer` does this first. Returns a line per
+   * move resolved.
+   */
+  recover(): Promise<string[]>;
+}
+export const CapabilityLevels = token<CapabilityLevels>('levels.service');
+
+/** One end, resolved: its root, the project it names, and the project its state was shown in. */
+interface ResolvedEnd {
+  readonly root: Root;
+  /** The project's real path for a project end, else null. */
+  readonly project: string | null;
+  /** The project whose view the source's state is read in (a project end's own; optional on global). */
+  readonly context: string | null;
+}
+
+/** Names of what a move leaves beside a landing or a source while it works; hidden from scans. */
+const STAGING_PREFIX = '.loadout-move-';
+const HIDDEN_SOURCE_PREFIX = '.loadout-moved-';
+/** The lock every transfer of one workspace takes, in the data folder. */
+const LOCK_NAME = 'levels-transfer';
+
+/** {@link CapabilityLevels} over the owner's roots on disk and the state store. */
+@injectable()
+export class FileCapabilityLevels implements CapabilityLevels {
+  private readonly journal: TransferJournal;
+
+  constructor(
+    @inject(SessionLoader) private readonly loader: SessionLoader,
+    @inject(Places) private readonly places: Places,
+    @inject(CapabilityStateStore) private readonly state: CapabilityStateStore,
+    @inject(Database) private readonly db: Database,
+    @inject(MoveFileSystem) private readonly files: MoveFileSystem,
+  ) {
+    this.journal = new TransferJournal(db);
+  }
+
+  async list(kindName: TransferableKind, project: string | null): Promise<ListedCapability[]> {
+    const kind = this.kindOf(kindName);
+    const session = await this.loader.open({ project });
+    try {
+      const records = this.loader.scanRoots(session.roots).records.get(kind.kind) ?? [];
+      const winners = new Map<string, CapabilityRecord>();
+      return records.map((record) => {
+        const key = collisionKey(record.id);
+        const winner = winners.get(key) ?? record;
+        winners.set(key, winner);
+        return { ...record, on: session.find(kind.kind, record.id)?.path === record.path, shadowedBy: winner === record ? null : winner.path };
+      });
+    } finally {
+      session.dispose();
+    }
+  }
+
+  async transfer(input: unknown): Promise<TransferResult> {
+    const request = parseTransferRequest(input);
+    const kind = this.kindOf(request.kind);
+    const from = this.resolveEnd(request.from);
+    const to = this.resolveEnd(request.to);
+    return this.withTransferLock(async () => {
+      const recovered = await this.recoverLocked();
+      const result = await this.move(request, kind, from, to);
+      return recovered.length === 0 ? result : { ...result, warnings: [...recovered, ...result.warnings] };
+    });
+  }
+
+  recover(): Promise<string[]> {
+    return this.withTransferLock(() => this.recoverLocked());
+  }
+
+  private async recoverLocked(): Promise<string[]> {
+    const resolved: string[] = [];
+    for (const { id, plan, stateMoved } of this.journal.list()) {
+      try {
+        this.removeLeftovers(path.dirname(plan.sourceEntry));
+        this.removeLeftovers(path.dirname(plan.destEntry));
+        const sourceThere = exists(plan.sourceEntry);
+        const landed = exists(plan.destEntry);
+        if (!stateMoved) {
+          // Before the commit point: back to where it was. A landing beside a kept source is a
+          // whole copy (it was renamed into place in one step); a landing without one is the
+          // source itself, renamed.
+          if (landed && sourceThere) this.files.remove(plan.destEntry);
+          else if (landed) this.files.rename(plan.destEntry, plan.sourceEntry);
+          resolved.push(`undid an interrupted move of ${plan.label}: it is back at ${plan.sourceEntry}`);
+        } else {
+          const { gates } = plan;
+          await applyGateCarry({ values: new Map(gates.values), sourceHasEntry: gates.sourceHasEntry }, plan.kind, gates.ids, gates.roots);
+          if (sourceThere) this.removeSource(plan.label, plan.sourceEntry, plan.destEntry);
+          resolved.push(`finished an interrupted move of ${plan.label}: it is at ${plan.destEntry}`);
+        }
+        this.journal.finish(id);
+      } catch (error) {
+        // Kept in the journal: the next transfer tries again.
+        resolved.push(`could not yet resolve an interrupted move of ${plan.label}: ${messageOf(error)}`);
+      }
+    }
+    return resolved;
+  }
+
+  private async move(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd, to: ResolvedEnd): Promise<TransferResult> {
+    const source = this.findSource(request, kind, from);
+    const previous = { id: source.id, name: source.name, path: source.path };
+    if (sameFolder(from.root.dir, to.root.dir)) {
+      return { moved: false, record: source, previous, renamed: false, surfaced: null, gates: {}, diagnostics: [], warnings: [] };
+    }
+    const sourceFolder = path.join(from.root.dir, kind.folder);
+    const destFolder = path.join(to.root.dir, kind.folder);
+    this.removeLeftovers(sourceFolder);
+    this.removeLeftovers(destFolder);
+
+    const isFolder = kind.kind === 'skill' && (source as SkillRecord).folder !== null;
+    const sourceEntry = isFolder ? ((source as SkillRecord).folder as string) : source.path;
+    if (fs.lstatSync(sourceEntry).isSymbolicLink()) {
+      throw new TransferRefusedError(`${label(source)}: ${sourceEntry} is a link; move what it points to instead`);
+    }
+    const relative = path.relative(from.root.dir, source.path);
+    const bytes = this.files.read(source.path);
+    const text = bytes.toString('utf8');
+
+    // Everything that can refuse the move is asked before anything is touched.
+    const shown = decideSurfaced('installed', this.state.surfacedFor(kind.kind, source.id, from.context)).surfaced;
+    const viewRoots = from.context === null ? [from.root.dir] : [...new Set([path.join(from.context, PROJECT_ROOT_FOLDER), this.places.capabilitiesDir])];
+    const gatePlan = planGateCarry(kind.kind, source.id, source.gates, from.root.dir, viewRoots);
+    const placement = planPlacement(
+      {
+        kind: request.kind,
+        entryName: path.basename(sourceEntry),
+        isFolder,
+        writtenName: writtenNameOf(request.kind, text, relative),
+        displayName: source.name,
+      },
+      { kindFolder: kind.folder, ...scanKindFolder(kind, to.root) },
+    );
+    let content: Buffer | null = null;
+    if (placement.rename !== null) {
+      if (!Buffer.from(text, 'utf8').equals(bytes)) {
+        throw new TransferRefusedError(`${relative}: is not valid UTF-8, so its name cannot be rewritten without changing other bytes`);
+      }
+      const rewritten = request.kind === 'skill' ? rewriteMarkdownName(text, placement.rename, relative) : rewriteServerName(text, placement.rename, relative);
+      content = Buffer.from(rewritten, 'utf8');
+    }
+    const createdFolder = this.prepareFolder(to.root, destFolder);
+
+    const destEntry = path.join(destFolder, placement.entryName);
+    const destDocument = isFolder ? path.join(destEntry, 'SKILL.md') : destEntry;
+    const transferId = randomUUID();
+    const gateIds = { from: source.id, to: placement.id };
+    const gateRoots = { from: from.root.dir, to: to.root.dir };
+    try {
+      this.journal.begin(transferId, {
+        kind: kind.kind,
+        label: label(source),
+        sourceEntry,
+        destEntry,
+        gates: { values: [...gatePlan.values], sourceHasEntry: gatePlan.sourceHasEntry, ids: gateIds, roots: gateRoots },
+      });
+    } catch (error) {
+      removeEmptyFolders(destFolder, createdFolder);
+      throw new TransferFailedError(`${label(source)} was not moved: the database could not record the move (${messageOf(error)})`, { cause: error });
+    }
+    let landing: { sourceKept: boolean };
+    try {
+      landing = this.land({ sourceEntry, destEntry, destFolder, isFolder, content, createdFolder });
+    } catch (error) {
+      this.journal.finish(transferId);
+      throw error;
+    }
+    const rollBack = (): void => {
+      try {
+        if (landing.sourceKept) this.files.remove(destEntry);
+        else this.files.rename(destEntry, sourceEntry);
+        removeEmptyFolders(destFolder, createdFolder);
+      } catch (error) {
+        throw new TransferFailedError(`${label(source)}: the move failed and could not be undone: ${messageOf(error)}; it is at ${destEntry}`, {
+          cause: error,
+        });
+      }
+      if (!this.files.read(source.path).equals(bytes)) {
+        throw new TransferFailedError(`${label(source)}: the move failed and ${source.path} does not hold its original bytes`);
+      }
+      this.journal.finish(transferId);
+    };
+
+    const arrival = this.verifyLanding(kind, to.root, destEntry, destDocument, placement);
+    if (typeof arrival === 'string') {
+      rollBack();
+      throw new LandingRefusedError(`${label(source)} was not moved: ${arrival}; the source is back as it was`);
+    }
+
+    try {
+      writeTransaction(this.db, () => {
+        this.state.forget(kind.kind, source.id, from.project === null ? { allProjects: true } : { project: from.project });
+        this.state.setSurfaced(kind.kind, arrival.record.id, to.project, shown);
+        this.journal.markStateMoved(transferId);
+      });
+    } catch (error) {
+      rollBack();
+      throw new TransferFailedError(`${label(source)} was not moved: its state could not be carried (${messageOf(error)})`, { cause: error });
+    }
+    transferStep('state-moved');
+
+    const warnings: string[] = [];
+    try {
+      await applyGateCarry(gatePlan, kind.kind, gateIds, gateRoots);
+      transferStep('gates-moved');
+    } catch (error) {
+      warnings.push(`gate settings were not carried: ${messageOf(error)}`);
+    }
+
+    if (landing.sourceKept) warnings.push(...this.removeSource(label(source), sourceEntry, destEntry));
+    this.journal.finish(transferId);
+    return {
+      moved: true,
+      record: arrival.record,
+      previous,
+      renamed: placement.rename !== null || collisionKey(arrival.record.id) !== collisionKey(source.id),
+      surfaced: shown,
+      gates: Object.fromEntries(gatePlan.values),
+      diagnostics: arrival.diagnostics,
+      warnings,
+    };
+  }
+
+  /**
+   * Puts the document at its landing path. Without a rewrite it is renamed (one atomic step) and
+   * copied only when the rename crosses file systems; a rewritten document is written (a folder:
+   * copied, its SKILL.md rewritten) before the source is touched. Anything written is assembled
+   * under a hidden name beside the landing and renamed into place whole, so a landing is never
+   * half there and a killed write leaves only a hidden name the next transfer clears.
+   */
+  private land(parts: {
+    sourceEntry: string;
+    destEntry: string;
+    destFolder: string;
+    isFolder: boolean;
+    content: Buffer | null;
+    createdFolder: string | undefined;
+  }): { sourceKept: boolean } {
+    const { sourceEntry, destEntry, destFolder, isFolder, content } = parts;
+    if (fs.existsSync(destEntry)) throw new TransferFailedError(`${destEntry} appeared while the move was planned; nothing was moved`);
+    try {
+      if (content === null) {
+        try {
+          this.files.rename(sourceEntry, destEntry);
+          transferStep('landed');
+          return { sourceKept: false };
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        }
+      }
+      const staging = path.join(destFolder, `${STAGING_PREFIX}${randomUUID()}`);
+      try {
+        if (content !== null && !isFolder) {
+          this.files.write(staging, content);
+        } else {
+          this.files.copy(sourceEntry, staging);
+          if (content !== null) this.files.write(path.join(staging, 'SKILL.md'), content);
+        }
+        transferStep('staged');
+        this.files.rename(staging, destEntry);
+      } catch (error) {
+        this.files.remove(staging);
+        throw error;
+      }
+      transferStep('landed');
+      return { sourceKept: true };
+    } catch (error) {
+      removeEmptyFolders(destFolder, parts.createdFolder);
+      if (isLoadoutError(error)) throw error;
+      throw new TransferFailedError(`could not place ${destEntry}: ${messageOf(error)}; the source was left as it was`, { cause: error });
+    }
+  }
+
+  /**
+   * The landed record as the scanner reads the destination root now, found by its path — never
+   * by the name chosen for it — or a reason it is refused: not listed, listed under another id or
+   * name than planned, or sharing its id with another document there.
+   */
+  private verifyLanding(
+    kind: CapabilityKind,
+    root: Root,
+    destEntry: string,
+    destDocument: string,
+    placement: Placement,
+  ): { record: CapabilityRecord; diagnostics: Diagnostic[] } | string {
+    const scan = scanKindFolder(kind, root);
+    const entry = scan.entries.find((candidate) => candidate.path === destEntry);
+    const where = path.relative(root.dir, destDocument);
+    if (entry === undefined) return `the scanner does not list ${where}`;
+    if (entry.refused) return `the scanner refuses ${where} (${entry.diagnostics.map((d) => d.message).join('; ')})`;
+    const record = entry.records.find((candidate) => candidate.path === destDocument);
+    if (record === undefined) return `the scanner finds no ${kind.kind} in ${where}`;
+    if (record.id !== placement.id) return `the scanner reads ${where} as "${record.id}", not the planned "${placement.id}"`;
+    if (record.name !== placement.displayName) {
+      return `the scanner shows ${where} as "${record.name}", not the planned "${placement.displayName}"`;
+    }
+    const sameId = scan.records.filter((other) => collisionKey(other.id) === collisionKey(record.id));
+    if (sameId.length > 1) return `"${record.id}" is also the id of ${sameId.find((other) => other !== record)?.path ?? 'another document'}`;
+    return { record, diagnostics: [...entry.diagnostics] };
+  }
+
+  /**
+   * Removes the source once the landing holds: first renamed to a hidden name in its own folder
+   * (one step, so it leaves every scan whole), then deleted. A failure to hide it is an error —
+   * the move would otherwise leave a copy; a failure to delete the hidden remains is a warning,
+   * and the next transfer through that folder clears them.
+   */
+  private removeSource(what: string, sourceEntry: string, destEntry: string): string[] {
+    const hidden = path.join(path.dirname(sourceEntry), `${HIDDEN_SOURCE_PREFIX}${randomUUID()}`);
+    try {
+      this.files.rename(sourceEntry, hidden);
+    } catch (error) {
+      throw new TransferFailedError(
+        `${what} landed at ${destEntry} with its state, but ${sourceEntry} could not be removed (${messageOf(error)}); the next transfer tries again, or remove it by hand`,
+        { cause: error },
+      );
+    }
+    transferStep('source-hidden');
+    try {
+      this.files.remove(hidden);
+      transferStep('source-removed');
+      return [];
+    } catch (error) {
+      return [`the moved source's remains ${hidden} could not be deleted yet: ${messageOf(error)}`];
+    }
+  }
+
+  /** The owner's document at the source end, or the refusal that says why there is none. */
+  private findSource(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd): CapabilityRecord {
+    const wanted = collisionKey(request.id);
+    const found = scanKindFolder(kind, from.root).records.find((record) => collisionKey(record.id) === wanted);
+    if (found !== undefined) return found;
+    for (const root of this.loader.buildRoots(null, { includeDisabled: true })) {
+      if (root.plugin === null) continue;
+      const fromPlugin = scanKindFolder(kind, root).records.find((record) => collisionKey(record.id) === wanted);
+      if (fromPlugin !== undefined) {
+        throw new PluginCapabilityImmovableError(
+          root.plugin,
+          `${kind.kind} "${fromPlugin.id}" comes from plugin "${root.plugin}" and cannot be moved: a plugin's documents are read from its own clone`,
+        );
+      }
+    }
+    throw new CapabilityNotFoundError(`no ${kind.kind} "${request.id.slice(0, 100)}" at ${describeEnd(from)}`);
+  }
+
+  /** Creates the destination kind folder and refuses one that leads outside its root. */
+  private prepareFolder(root: Root, folder: string): string | undefined {
+    const created = fs.mkdirSync(folder, { recursive: true });
+    if (!isInside(fs.realpathSync(root.dir), fs.realpathSync(folder))) {
+      throw new TransferRefusedError(`${folder} leads outside ${root.dir}; nothing is moved there`);
+    }
+    return created;
+  }
+
+  /** Hidden staging copies and hidden sources left by a move that was killed; no move is running. */
+  private removeLeftovers(folder: string): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith(STAGING_PREFIX) || name.startsWith(HIDDEN_SOURCE_PREFIX)) this.files.remove(path.join(folder, name));
+    }
+  }
+
+  private resolveEnd(end: LevelEnd): ResolvedEnd {
+    if (end.level === 'project') {
+      const project = SessionLoader.resolveProject(end.projectPath as string);
+      return { root: ownerRoot(path.join(project, PROJECT_ROOT_FOLDER), 'project'), project, context: project };
+    }
+    const context = end.projectPath === undefined ? null : SessionLoader.resolveProject(end.projectPath);
+    return { root: ownerRoot(this.places.capabilitiesDir, 'global'), project: null, context };
+  }
+
+  private kindOf(name: TransferableKind): CapabilityKind {
+    const kind = this.loader.kinds().find((candidate) => candidate.kind === name);
+    if (kind === undefined) throw new WiringError(`the levels mover needs the ${name} kind, which is not registered`);
+    return kind;
+  }
+
+  /**
+   * One transfer at a time per workspace: two moves into one folder could otherwise plan the same
+   * free name. A lock left by a killed process goes stale after 10 s.
+   */
+  private async withTransferLock<T>(work: () => Promise<T>): Promise<T> {
+    fs.mkdirSync(this.places.dataDir, { recursive: true });
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(path.join(this.places.dataDir, LOCK_NAME), {
+        realpath: false,
+        stale: 10_000,
+        retries: { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500, randomize: true },
+      });
+    } catch (error) {
+      throw new TransferBusyError('another transfer is running in this workspace; try again', { cause: error });
+    }
+    try {
+      return await work();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+}
+
+/** Whether anything (a file, a folder, a link) is at `target`. */
+function exists(target: string): boolean {
+  try {
+    fs.lstatSync(target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function ownerRoot(dir: string, level: Level): Root {
+  return { dir, level, plugin: null, writable: true };
+}
+
+/** Whether two roots are one folder: their real paths (or, while missing, their resolved paths). */
+function sameFolder(a: string, b: string): boolean {
+  const real = (dir: string): string => {
+    try {
+      return fs.realpathSync(dir);
+    } catch {
+      return path.resolve(dir);
+    }
+  };
+  return real(a) === real(b);
+}
+
+/** The `name` as the document holds it: the frontmatter field, or the server JSON's field. */
+function writtenNameOf(kind: TransferableKind, text: string, relative: string): unknown {
+  if (kind === 'skill') return parseMarkdown(text, relative).frontmatter.name;
+  return (JSON.parse(text) as { name?: unknown }).name;
+}
+
+/** Removes `folder` and its parents up to `created` (what this move created), when empty. */
+function removeEmptyFolders(folder: string, created: string | undefined): void {
+  if (created === undefined) return;
+  let current = folder;
+  while (isInside(created, current)) {
+    try {
+      fs.rmdirSync(current);
+    } catch {
+      return;
+    }
+    if (current === created) return;
+    current = path.dirname(current);
+  }
+}
+
+function describeEnd(end: ResolvedEnd): string {
+  return end.project === null ? `the global level (${end.root.dir})` : `the project level of ${end.project}`;
+}
+
+function label(record: CapabilityRecord): string {
+  return `${record.kind} "${record.id}"`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
