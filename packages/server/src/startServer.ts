@@ -2,7 +2,6 @@ import { type DependencyContainer } from 'tsyringe';
 import { Places, resolve } from '@loadout/kernel';
 import type { FastifyInstance } from 'fastify';
 import { type ApiContext, sessionOpener } from './http/ApiContext.js';
-import { createHttpApp } from './http/createHttpApp.js';
 import type { EventStream } from './http/eventStream.js';
 import { ownHostsFor } from './http/requestGuard.js';
 import { JobEvents } from './JobEvents.js';
@@ -75,6 +74,8 @@ export async function startServer(container: DependencyContainer, options: Serve
     };
     let port = options.port ?? DEFAULT_PORT;
     let ownHosts = ownHostsFor(host, port);
+    // Loaded here so that commands other than `serve` never pay for loading the HTTP stack.
+    const { createHttpApp } = await import('./http/createHttpApp.js');
     const listening = await createHttpApp(api, { token: token.value, ownHosts: () => ownHosts });
     app = listening;
     try {
