@@ -1,6 +1,7 @@
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SkillRecord } from './SkillRecord.js';
 import { skillsModule } from './skillsModule.js';
 
 afterEach(removeTestdirs);
@@ -26,7 +27,7 @@ describe('skills', () => {
       },
     });
     const s = await session(home);
-    const skills = s.recordsOf<{ id: string; folder: string | null } & Record<string, unknown>>('skill');
+    const skills = s.recordsOf<SkillRecord>('skill');
     expect(skills.map((k) => [k.id, k.folder === null ? null : 'folder'])).toEqual([
       ['pdf', 'folder'],
       ['quick-note', null],
