@@ -124,11 +124,14 @@ setInterval(() => {}, 1000);
     await expect(runner().run(unknown, { project: null })).rejects.toBeInstanceOf(TaskNotRunnableError);
 
     const outside = testdir({ 'evil.sh': 'echo escaped\n' });
-    const linked = makeTask('linked', taskTree({ name: 'Linked', implementation: 'run.sh' }, {}));
+    // The scan refuses both already; the runner checks again in case the folder changed since.
+    const linked = makeTask('linked', taskTree({ name: 'Linked', implementation: 'run.sh' }, { 'run.sh': 'echo ok\n' }));
+    fs.rmSync(linked.implementationPath);
     fs.symlinkSync(path.join(outside, 'evil.sh'), linked.implementationPath);
     await expect(runner().run(linked, { project: null })).rejects.toThrow(/outside the task folder/);
 
-    const missing = makeTask('missing', taskTree({ name: 'Missing', implementation: 'run.sh' }, {}));
+    const missing = makeTask('missing', taskTree({ name: 'Missing', implementation: 'run.sh' }, { 'run.sh': 'echo ok\n' }));
+    fs.rmSync(missing.implementationPath);
     await expect(runner().run(missing, { project: null })).rejects.toThrow(/does not exist/);
   });
 });
