@@ -4,8 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** @returns {{ home: string, files: string[] }} */
-export function makeWorkspace({ plugins = 100, skillsPerPlugin = 100, dir } = {}) {
+/**
+ * `richEvery`: every n-th skill also carries a `metadata` mapping (version, tags), the way a
+ * minority of published skills do; the rest have the `name` and `description` most skills have.
+ *
+ * @returns {{ home: string, files: string[] }}
+ */
+export function makeWorkspace({ plugins = 100, skillsPerPlugin = 100, dir, richEvery = 10 } = {}) {
   const home = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-'));
   fs.mkdirSync(path.join(home, 'capabilities', 'skills'), { recursive: true });
   const files = [];
@@ -18,7 +23,9 @@ export function makeWorkspace({ plugins = 100, skillsPerPlugin = 100, dir } = {}
       const file = path.join(folder, 'SKILL.md');
       fs.writeFileSync(
         file,
-        `---\nname: ${name}\ndescription: Benchmark skill ${s} of ${plugin}; does nothing but take up room in a realistic way.\nmetadata:\n  version: 1.0.${s}\n  tags: [bench, generated]\n---\n# ${name}\n\n${'Step by step instructions for the agent. '.repeat(20)}\n`,
+        `---\nname: ${name}\ndescription: Benchmark skill ${s} of ${plugin}; does nothing but take up room in a realistic way.\n${
+          richEvery > 0 && s % richEvery === 0 ? `metadata:\n  version: 1.0.${s}\n  tags: [bench, generated]\n` : ''
+        }---\n# ${name}\n\n${'Step by step instructions for the agent. '.repeat(20)}\n`,
       );
       files.push(file);
     }

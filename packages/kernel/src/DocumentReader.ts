@@ -136,11 +136,24 @@ function assertBounded(value: unknown, file: string): void {
         `${file}: frontmatter expands to more than ${MAX_FRONTMATTER_NODES} values or ${MAX_FRONTMATTER_DEPTH} levels`,
       );
     }
-    if (node !== null && typeof node === 'object') {
-      for (const child of Object.values(node)) visit(child, depth + 1);
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child, depth + 1);
+      return;
     }
+    for (const key in node) visit((node as Record<string, unknown>)[key], depth + 1);
   };
   visit(value, 0);
+}
+
+/**
+ * `file`'s path relative to `root` when it lies beneath it (the common case, without the cost of
+ * `path.relative`), else `path.relative`'s answer.
+ */
+export function relativeInside(root: string, file: string): string {
+  return file.length > root.length + 1 && file.startsWith(root) && file[root.length] === path.sep
+    ? file.slice(root.length + 1)
+    : path.relative(root, file);
 }
 
 /** Whether `target` is `root` or lies beneath it. Both must be absolute and normalized. */
@@ -211,7 +224,7 @@ export function realpathInside(root: string, file: string): string | null {
 /** Reads and parses a Markdown document under `root`; null when it does not exist. */
 export function readMarkdownInside(root: string, file: string): MarkdownDocument | null {
   const text = readTextInside(root, file);
-  return text === null ? null : parseMarkdown(text, path.relative(root, file));
+  return text === null ? null : parseMarkdown(text, relativeInside(root, file));
 }
 
 /** Reads and parses a JSON document under `root`; null when it does not exist. */
@@ -223,7 +236,7 @@ export function readJsonInside(root: string, file: string): unknown {
   } catch (error) {
     throw new DocumentRefusedError(
       'JSON_MALFORMED',
-      `${path.relative(root, file)}: not valid JSON (${(error as Error).message})`,
+      `${relativeInside(root, file)}: not valid JSON (${(error as Error).message})`,
       { cause: error },
     );
   }

@@ -166,8 +166,7 @@ export class SessionLoader {
     if (cache !== null && this.memo !== null && this.memo.key === key && this.memo.generation === generation) return this.memo;
     const scan = this.scanRoots(roots);
     const diagnostics = [...scan.diagnostics];
-    // Ordered by id so every list and block of the session reads in a stable order.
-    const winners = shadow(scan.records, diagnostics).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const winners = shadow(scan.records, diagnostics);
     const result = { key, generation, winners, diagnostics };
     // Keep it only when nothing changed while it was read.
     this.memo = cache !== null && cache.generation === generation ? result : null;
@@ -177,29 +176,46 @@ export class SessionLoader {
 
 /**
  * Keeps the first record of each id (case-insensitively), in root order, and reports every record
- * it sets aside, so nothing disappears silently.
+ * it sets aside, so nothing disappears silently. Works by a stable sort on the collision key, so
+ * the winners come out ordered by id (what every list and block of a session wants) and duplicates
+ * sit next to the record that shadows them.
  */
 function shadow(records: ReadonlyMap<string, readonly CapabilityRecord[]>, diagnostics: Diagnostic[]): CapabilityRecord[] {
   const winners: CapabilityRecord[] = [];
   for (const ofKind of records.values()) {
-    const seen = new Map<string, CapabilityRecord>();
-    for (const record of ofKind) {
-      const key = collisionKey(record.id);
-      const winner = seen.get(key);
-      if (winner === undefined) {
-        seen.set(key, record);
-        winners.push(record);
+    const keys = ofKind.map((record) => collisionKey(record.id));
+    let order = ofKind.map((_record, index) => index);
+    if (!keysAscending(keys)) {
+      order = order.sort((a, b) => {
+        const left = keys[a] as string;
+        const right = keys[b] as string;
+        return left < right ? -1 : left > right ? 1 : a - b;
+      });
+    }
+    let winner = -1;
+    for (const index of order) {
+      const record = ofKind[index] as CapabilityRecord;
+      if (winner !== -1 && keys[winner] === keys[index]) {
+        const kept = ofKind[winner] as CapabilityRecord;
+        diagnostics.push({
+          code: 'SHADOWED',
+          severity: 'info',
+          path: record.path,
+          message: `${record.kind} "${record.id}" from ${sourceName(record)} is shadowed by the one from ${sourceName(kept)}`,
+        });
         continue;
       }
-      diagnostics.push({
-        code: 'SHADOWED',
-        severity: 'info',
-        path: record.path,
-        message: `${record.kind} "${record.id}" from ${sourceName(record)} is shadowed by the one from ${sourceName(winner)}`,
-      });
+      winner = index;
+      winners.push(record);
     }
   }
   return winners;
+}
+
+/** Whether the keys are already in order with no duplicate out of place (a common case worth no sort). */
+function keysAscending(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i += 1) if ((keys[i - 1] as string) >= (keys[i] as string)) return false;
+  return true;
 }
 
 function sourceName(record: CapabilityRecord): string {
@@ -289,10 +305,10 @@ export interface StampedScan {
 }
 
 function stamp(scan: EntryScan, kind: CapabilityKind, root: Root): StampedScan {
-  return {
-    records: scan.records.map((draft) => ({ ...draft, kind: kind.kind, level: root.level, plugin: root.plugin }) as CapabilityRecord),
-    diagnostics: scan.diagnostics,
-  };
+  // The drafts were made by this read and nobody else holds them: completing them in place saves
+  // a copy of every record of a scan.
+  for (const draft of scan.records) Object.assign(draft, { kind: kind.kind, level: root.level, plugin: root.plugin });
+  return scan as StampedScan;
 }
 
 function readEntry(kind: CapabilityKind, root: Root, folder: string, entry: FolderEntry): EntryScan {

@@ -1,13 +1,14 @@
 import { DocumentRefusedError } from './DocumentReader.js';
 
 const GATE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+const NO_GATES: Readonly<Record<string, boolean>> = Object.freeze({});
 
 /**
  * Reads the `gates` field a document declares: a mapping of gate name to its default (`true`/`false`,
  * `on`/`off`). Absent means no gates.
  */
-export function declaredGates(value: unknown, file: string): Record<string, boolean> {
-  if (value === undefined || value === null) return {};
+export function declaredGates(value: unknown, file: string): Readonly<Record<string, boolean>> {
+  if (value === undefined || value === null) return NO_GATES;
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new DocumentRefusedError('GATES_MALFORMED', `${file}: gates must map gate names to on/off defaults`);
   }

@@ -1,8 +1,7 @@
-import path from 'node:path';
 import type { CapabilityRecord, DraftRecord } from './CapabilityKind.js';
 import { capabilityId } from './capabilityId.js';
 import { declaredGates } from './declaredGates.js';
-import { type MarkdownDocument, readMarkdownInside } from './DocumentReader.js';
+import { type MarkdownDocument, readMarkdownInside, relativeInside } from './DocumentReader.js';
 
 /** The common part of a Markdown capability, read from its frontmatter. */
 export interface MarkdownCapability {
@@ -20,7 +19,7 @@ export interface MarkdownCapability {
 export function readMarkdownCapability(rootDir: string, file: string): MarkdownCapability | null {
   const document = readMarkdownInside(rootDir, file);
   if (document === null) return null;
-  const relative = path.relative(rootDir, file);
+  const relative = relativeInside(rootDir, file);
   const { name, description, gates } = document.frontmatter;
   const id = capabilityId(name, relative);
   return {

@@ -18,7 +18,7 @@ function readSkillEntry(entry: KindFolderEntry): EntryScan<SkillRecord> {
   if (read === null) return { records: [], diagnostics: [] };
   const { name, description } = read.document.frontmatter;
   return {
-    records: [{ ...read.draft, folder: entry.isDirectory ? entry.path : null }],
+    records: [Object.assign(read.draft, { folder: entry.isDirectory ? entry.path : null })],
     diagnostics: checkAgentSkillsRules(name, description, read.relative),
   };
 }
