@@ -8,6 +8,7 @@ import { levelsRpcMethods } from './levelsRpcMethods.js';
 import { NotificationInbox, SqliteNotificationInbox } from './NotificationInbox.js';
 import { RpcMethods } from './RpcMethod.js';
 import { serverMigrations } from './serverMigrations.js';
+import { stateRpcMethods } from './stateRpcMethods.js';
 import { SessionTaskExecution, TaskExecution } from './TaskExecution.js';
 import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, TaskRunner, TaskRunnerSettings } from './TaskRunner.js';
 
@@ -25,4 +26,5 @@ export const serverModule: LoadoutModule = (container) => {
   container.register(TaskExecution, { useClass: SessionTaskExecution }, { lifecycle: Lifecycle.Singleton });
   for (const method of capabilityRpcMethods) contribute(container, RpcMethods, method);
   for (const method of levelsRpcMethods) contribute(container, RpcMethods, method);
+  for (const method of stateRpcMethods) contribute(container, RpcMethods, method);
 };
