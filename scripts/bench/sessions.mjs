@@ -77,7 +77,7 @@ try {
   // One change: edit one SKILL.md, let the watcher hear it, then open.
   const changeRuns = [];
   let sawChange = true;
-  for (let i = 0; i < RUNS; i += 1) {
+  for (let i = 0; i < RUNS * 3; i += 1) {
     const file = files[(i * 997) % files.length];
     const text = fs.readFileSync(file, 'utf8').replace(/description: .*/, `description: changed ${i}`);
     fs.writeFileSync(file, text);

@@ -134,6 +134,33 @@ describe('SessionLoader with the watch cache', () => {
     }
   });
 
+  it('patches an in-place edit and keeps shadowing right', async () => {
+    const body = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n`;
+    const { home, plugins } = workspace({
+      owner: { notes: { 'a.md': body('shared', 'owner v1'), 'b.md': body('b', 'b v1') } },
+      plugins: { alpha: { notes: { 'x.md': body('shared', 'plugin v1') } } },
+    });
+    const container = kernel(home, plugins, { watch: true });
+    const loader = container.resolve(SessionLoader);
+    const describe = async () => (await loader.open()).recordsOf('note').map((n) => `${n.id}:${n.description}:${n.plugin ?? 'owner'}`);
+    try {
+      expect(await describe()).toEqual(['b:b v1:owner', 'shared:owner v1:owner']);
+      writeTree(path.join(home, 'plugins/alpha/notes'), { 'x.md': body('shared', 'plugin v2') });
+      await new Promise((done) => setTimeout(done, 50));
+      expect(await describe()).toEqual(['b:b v1:owner', 'shared:owner v1:owner']);
+      writeTree(path.join(home, 'capabilities/notes'), { 'a.md': body('shared', 'owner v2'), 'b.md': body('b', 'b v2') });
+      await new Promise((done) => setTimeout(done, 50));
+      expect(await describe()).toEqual(['b:b v2:owner', 'shared:owner v2:owner']);
+      const session = await loader.open();
+      expect(session.diagnostics.filter((d) => d.code === 'SHADOWED')).toHaveLength(1);
+      fs.rmSync(path.join(home, 'capabilities/notes/a.md'));
+      await new Promise((done) => setTimeout(done, 50));
+      expect(await describe()).toEqual(['b:b v2:owner', 'shared:plugin v2:alpha']);
+    } finally {
+      closeKernel(container);
+    }
+  });
+
   it('notices a kind folder created after the first session', async () => {
     const { home, plugins } = workspace({});
     const container = kernel(home, plugins, { watch: true });

@@ -33,8 +33,13 @@ export interface RootScan {
  * document written a moment ago is in the next session and a plugin disabled a moment ago is not.
  */
 export class SessionLoader {
-  private memo: { key: string; generation: number | undefined; winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } | null =
-    null;
+  private memo: {
+    key: string;
+    generation: number | undefined;
+    kinds: ReadonlyMap<string, ShadowedKind>;
+    winners: readonly CapabilityRecord[];
+    diagnostics: readonly Diagnostic[];
+  } | null = null;
 
   constructor(private readonly container: DependencyContainer) {}
 
@@ -116,17 +121,28 @@ export class SessionLoader {
 
   /** Reads every kind folder of every root. Shadowed records are all kept here. */
   scanRoots(roots: readonly Root[]): RootScan {
-    const cache = this.cache();
     const records = new Map<string, CapabilityRecord[]>();
     const diagnostics: Diagnostic[] = [];
+    for (const [kind, scans] of this.collectScans(roots)) {
+      const flat = flatten(scans);
+      records.set(kind, flat.records);
+      diagnostics.push(...flat.diagnostics);
+    }
+    return { records, diagnostics };
+  }
+
+  /** Every entry's scan, per kind (singular name) in root order; from the watch cache when there is one. */
+  private collectScans(roots: readonly Root[]): Map<string, StampedScan[]> {
+    const cache = this.cache();
+    const byKind = new Map<string, StampedScan[]>();
     const rootListings = new Map<string, Map<string, fs.Dirent> | null>();
     const listRoot = (root: Root): Map<string, fs.Dirent> | null => {
       if (!rootListings.has(root.dir)) rootListings.set(root.dir, readRoot(root.dir));
       return rootListings.get(root.dir) ?? null;
     };
     for (const kind of this.kinds()) {
-      const ofKind: CapabilityRecord[] = [];
-      records.set(kind.kind, ofKind);
+      const ofKind: StampedScan[] = [];
+      byKind.set(kind.kind, ofKind);
       for (const root of roots) {
         const folder = path.join(root.dir, kind.folder);
         const list = (): FolderEntry[] | null => {
@@ -135,13 +151,10 @@ export class SessionLoader {
         };
         const read = (entry: FolderEntry): StampedScan => stamp(readEntry(kind, root, folder, entry), kind, root);
         const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read);
-        for (const scan of scans) {
-          if (scan.diagnostics.length > 0) diagnostics.push(...scan.diagnostics);
-          for (const record of scan.records) ofKind.push(record);
-        }
+        for (const scan of scans) ofKind.push(scan);
       }
     }
-    return { records, diagnostics };
+    return byKind;
   }
 
   /** The kinds contributed by store packages, in registration order. */
@@ -156,22 +169,103 @@ export class SessionLoader {
   }
 
   /**
-   * The scan of `roots` with shadowing applied. With the watch cache, kept for as long as no
-   * watcher has fired, so a session open in a quiet workspace does no per-document work.
+   * The scan of `roots` with shadowing applied. With the watch cache it is kept while no watcher
+   * fires, so a session open in a quiet workspace does no per-document work; after a change, a
+   * kind whose entries were only edited in place (same ids, same paths) is patched rather than
+   * shadowed again from scratch.
    */
   private shadowedScan(roots: readonly Root[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
     const cache = this.cache();
     const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}`).join('\n');
     const generation = cache?.generation;
-    if (cache !== null && this.memo !== null && this.memo.key === key && this.memo.generation === generation) return this.memo;
-    const scan = this.scanRoots(roots);
-    const diagnostics = [...scan.diagnostics];
-    const winners = shadow(scan.records, diagnostics);
-    const result = { key, generation, winners, diagnostics };
+    const memo = cache !== null && this.memo !== null && this.memo.key === key ? this.memo : null;
+    if (memo !== null && memo.generation === generation) return memo;
+    const kinds = new Map<string, ShadowedKind>();
+    const winners: CapabilityRecord[] = [];
+    const diagnostics: Diagnostic[] = [];
+    for (const [kind, scans] of this.collectScans(roots)) {
+      const previous = memo?.kinds.get(kind);
+      const shadowed = (previous === undefined ? null : patchKind(previous, scans)) ?? shadowKind(scans);
+      kinds.set(kind, shadowed);
+      for (const record of shadowed.winners) winners.push(record);
+      for (const diagnostic of shadowed.diagnostics) diagnostics.push(diagnostic);
+    }
+    const result = { key, generation, kinds, winners, diagnostics };
     // Keep it only when nothing changed while it was read.
     this.memo = cache !== null && cache.generation === generation ? result : null;
     return result;
   }
+}
+
+/** One kind's shadowed scan, kept so the next scan can patch it. */
+interface ShadowedKind {
+  readonly scans: readonly StampedScan[];
+  readonly winners: readonly CapabilityRecord[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+function flatten(scans: readonly StampedScan[]): { records: CapabilityRecord[]; diagnostics: Diagnostic[] } {
+  const records: CapabilityRecord[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const scan of scans) {
+    if (scan.diagnostics.length > 0) diagnostics.push(...scan.diagnostics);
+    for (const record of scan.records) records.push(record);
+  }
+  return { records, diagnostics };
+}
+
+function shadowKind(scans: readonly StampedScan[]): ShadowedKind {
+  const flat = flatten(scans);
+  const winners = shadow(new Map([['', flat.records]]), flat.diagnostics);
+  return { scans, winners, diagnostics: flat.diagnostics };
+}
+
+/** More changed entries than this and a kind is shadowed again from scratch. */
+const MAX_PATCHED_ENTRIES = 32;
+
+/**
+ * The previous result with edited entries swapped in, or null when the change is more than an
+ * in-place edit (an entry added or removed, an id or path changed, diagnostics involved, or many
+ * entries at once). Shadowing depends only on ids, paths and root order, so when none of those
+ * moved, each new record takes exactly the place its old one had.
+ */
+function patchKind(previous: ShadowedKind, scans: readonly StampedScan[]): ShadowedKind | null {
+  if (previous.scans.length !== scans.length) return null;
+  const changed: number[] = [];
+  for (let i = 0; i < scans.length; i += 1) {
+    if (previous.scans[i] === scans[i]) continue;
+    changed.push(i);
+    if (changed.length > MAX_PATCHED_ENTRIES) return null;
+  }
+  if (changed.length === 0) return { ...previous, scans };
+  const winners = previous.winners.slice();
+  for (const index of changed) {
+    const before = previous.scans[index] as StampedScan;
+    const after = scans[index] as StampedScan;
+    if (before.records.length !== after.records.length || before.diagnostics.length > 0 || after.diagnostics.length > 0) return null;
+    for (let j = 0; j < before.records.length; j += 1) {
+      const old = before.records[j] as CapabilityRecord;
+      const next = after.records[j] as CapabilityRecord;
+      if (collisionKey(old.id) !== collisionKey(next.id) || old.path !== next.path) return null;
+      const at = findByKey(winners, collisionKey(old.id));
+      if (at !== -1 && winners[at] === old) winners[at] = next;
+    }
+  }
+  return { scans, winners, diagnostics: previous.diagnostics };
+}
+
+/** Binary search in records ordered by collision key; -1 when absent. */
+function findByKey(records: readonly CapabilityRecord[], key: string): number {
+  let low = 0;
+  let high = records.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const probe = collisionKey((records[middle] as CapabilityRecord).id);
+    if (probe === key) return middle;
+    if (probe < key) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 /**
