@@ -34,8 +34,10 @@ export class CapabilityStateFilter implements CapabilityFilter {
     const globalConfig = readConfigOf(scope.roots.find((root) => root.level === 'global' && root.plugin === null)?.dir, diagnostics);
     const kept: CapabilityRecord[] = [];
     const off: string[] = [];
+    // With no stored switches every capability is on by default: no key needs building.
+    const stored = values.size > 0;
     for (const record of records) {
-      const { surfaced } = decideSurfaced('installed', values.get(`${record.kind}/${collisionKey(record.id)}`));
+      const { surfaced } = decideSurfaced('installed', stored ? values.get(`${record.kind}/${collisionKey(record.id)}`) : undefined);
       if (!surfaced) {
         off.push(`${record.kind}/${record.id}`);
         continue;
@@ -54,8 +56,8 @@ export class CapabilityStateFilter implements CapabilityFilter {
 }
 
 function withConfiguredGates(record: CapabilityRecord, projectConfig: GateConfig | null, globalConfig: GateConfig | null): CapabilityRecord {
+  if (!hasAny(record.gates)) return record;
   const names = Object.keys(record.gates);
-  if (names.length === 0) return record;
   const gates: Record<string, boolean> = {};
   for (const name of names) {
     gates[name] = decideGate(record.kind, record.id, name, record.gates[name] === true, projectConfig, globalConfig).configured;
@@ -76,4 +78,10 @@ function readConfigOf(dir: string | undefined, diagnostics: Diagnostic[]): GateC
     diagnostics.push({ code: error.code, severity: 'warning', message: `gates use their declared defaults: ${error.message}` });
     return null;
   }
+}
+
+/** Whether an object has an own key, without allocating the list of keys. */
+function hasAny(object: Readonly<Record<string, unknown>>): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
 }
