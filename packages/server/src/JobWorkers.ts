@@ -153,7 +153,16 @@ export class JobWorkers {
     } finally {
       this.active.delete(job.id);
     }
-    const finished = this.queue.finish(job.id, workerId, outcome, this.retryDelay(job.attempts));
+    let finished: Job | null;
+    try {
+      finished = this.queue.finish(job.id, workerId, outcome, this.retryDelay(job.attempts));
+    } catch (error) {
+      // The result could not be stored: hand the job back rather than leave it "running" with no
+      // heartbeat until the next start.
+      this.events.changed(this.queue.releaseInterrupted(job.id, `its result could not be recorded: ${(error as Error).message}`));
+      this.wake();
+      return;
+    }
     if (finished === null) return;
     this.events.changed(finished);
     if (finished.pipelineId !== null && finished.step !== null && finished.status !== 'queued') {

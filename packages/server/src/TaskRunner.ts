@@ -188,7 +188,15 @@ export class ProcessTaskRunner implements TaskRunner {
         settle({ error: new TaskNotRunnableError(task.dirName, `could not start ${path.basename(interpreter)}: ${error.code ?? error.message}`) });
       });
       child.once('spawn', () => {
-        if (child.pid !== undefined) options.onSpawn?.(child.pid);
+        if (child.pid !== undefined) {
+          try {
+            options.onSpawn?.(child.pid);
+          } catch (error) {
+            // Recording the pid only helps recovery after a crash; it must not take the run down
+            // or skip the timeout below.
+            process.emitWarning(`could not record the process of task ${task.dirName}: ${(error as Error).message}`);
+          }
+        }
         const seconds = task.timeoutSeconds ?? this.settings.defaultTimeoutSeconds;
         timers.push(
           setTimeout(() => {

@@ -147,6 +147,11 @@ describe('who may call', () => {
     const s = await start();
     expect(await s.request('GET', '/api/jobs', { token: null })).toMatchObject({ status: 401 });
     expect(await s.request('GET', '/api/notifications', { token: null })).toMatchObject({ status: 401 });
+    // The router decodes paths before matching; the guard decides on the matched route, so an
+    // encoded spelling reaches no protected read without the token.
+    for (const sneaky of ['/api/%6Aobs', '/api/%6Aobs/1', '/api/n%6Ftifications', '/api/jobs#x']) {
+      expect((await s.request('GET', sneaky, { token: null })).status).toBe(401);
+    }
     expect(await s.request('GET', `/api/notifications?token=${TOKEN}`, { token: null })).toMatchObject({ status: 200 });
     expect(await s.request('POST', `/api/tasks?token=${TOKEN}`, { body: newTask('q'), token: null })).toMatchObject({ status: 401 });
   });

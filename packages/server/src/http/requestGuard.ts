@@ -29,7 +29,9 @@ export function guardRequest(request: FastifyRequest, settings: GuardSettings): 
   if (origin !== undefined && !isOwnOrigin(origin, own)) {
     throw new ForeignOriginError('ORIGIN_REFUSED', `requests from ${origin.slice(0, 100)} are refused; only this server's own pages may call it`);
   }
-  if (!needsToken(request.method, request.url)) return;
+  // Decide on the route the router matched (after it decoded the path), never on the raw URL:
+  // `/api/%6Aobs` or an absolute-form target must not slip past a prefix check.
+  if (!needsToken(request.method, request.routeOptions.url ?? null)) return;
   const presented = presentedToken(request);
   if (presented === null || !sameToken(presented, settings.token)) {
     throw new TokenRequiredError(
@@ -40,11 +42,16 @@ export function guardRequest(request: FastifyRequest, settings: GuardSettings): 
   }
 }
 
-/** Whether a request needs the token: every method but GET/HEAD, and the protected reads. */
-export function needsToken(method: string, url: string): boolean {
+/**
+ * Whether a request needs the token: every method but GET/HEAD, and the protected reads. A GET
+ * that matched no route serves nothing and gets its 404.
+ *
+ * @param route the matched route's pattern, e.g. `/api/jobs/:id`; null when nothing matched
+ */
+export function needsToken(method: string, route: string | null): boolean {
   if (method !== 'GET' && method !== 'HEAD') return true;
-  const pathname = url.split('?')[0] ?? '';
-  return PROTECTED_READS.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+  if (route === null) return false;
+  return PROTECTED_READS.some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
 }
 
 function isOwnOrigin(origin: string, own: ReadonlySet<string>): boolean {
