@@ -20,7 +20,7 @@ import {
   pluginsModule,
 } from '../src/index.js';
 import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
-import { pluginRepo, pluginTree } from './pluginFixtures.js';
+import { pluginRepo, pluginTree, type SessionJson } from './pluginFixtures.js';
 
 const kernels: DependencyContainer[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -73,19 +73,9 @@ function workspace(
 
 async function session(ws: Workspace) {
   const opened = await ws.container.resolve(SessionLoader).open();
-  const json = JSON.parse(JSON.stringify(opened.toJSON())) as Record<string, unknown>;
+  const json = JSON.parse(JSON.stringify(opened.toJSON())) as SessionJson;
   opened.dispose();
-  return json as {
-    roots: { plugin: string | null }[];
-    skills: { id: string; plugin: string | null; description: string }[];
-    affordances: { id: string; plugin: string | null }[];
-    notifications: { id: string; plugin: string | null }[];
-    servers: { id: string; plugin: string | null }[];
-    tasks: { dirName: string; plugin: string | null }[];
-    skillsBlock: string;
-    affordanceBlock: string;
-    diagnostics: { code: string; message: string; path?: string }[];
-  };
+  return json;
 }
 
 const head = (dir: string): string => git(dir, 'rev-parse', 'HEAD').trim();

@@ -29,3 +29,16 @@ export function pluginTree(prefix: string, manifestName: string | null = `${pref
 export function pluginRepo(parent: string, repoName: string, prefix: string, manifestName?: string | null): string {
   return gitRepo(path.join(parent, repoName), pluginTree(prefix, manifestName));
 }
+
+/** The parts of `loadout session --json` the plugin tests read. */
+export interface SessionJson {
+  roots: { plugin: string | null }[];
+  skills: { id: string; plugin: string | null; description: string }[];
+  affordances: { id: string; plugin: string | null }[];
+  notifications: { id: string; plugin: string | null }[];
+  servers: { id: string; plugin: string | null }[];
+  tasks: { dirName: string; plugin: string | null }[];
+  skillsBlock: string;
+  affordanceBlock: string;
+  diagnostics: { code: string; message: string; path?: string }[];
+}

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
-import { pluginRepo } from './pluginFixtures.js';
+import { pluginRepo, type SessionJson } from './pluginFixtures.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../cli/dist/main.js');
 const run = promisify(execFile);
@@ -68,17 +68,6 @@ function oneJsonDocument(stdout: string, stderr = ''): unknown {
   return JSON.parse(stdout);
 }
 
-interface SessionJson {
-  roots: { plugin: string | null }[];
-  skills: { id: string; plugin: string | null; description: string }[];
-  affordances: { id: string; plugin: string | null }[];
-  notifications: { id: string; plugin: string | null }[];
-  servers: { id: string; plugin: string | null }[];
-  tasks: { dirName: string; plugin: string | null }[];
-  skillsBlock: string;
-  affordanceBlock: string;
-  diagnostics: { code: string; message: string }[];
-}
 
 const fromPlugin = (s: SessionJson, plugin: string) =>
   [...s.skills, ...s.affordances, ...s.notifications, ...s.servers, ...s.tasks].filter((r) => r.plugin === plugin);

@@ -168,14 +168,12 @@ function readTaskIn(root: Root, dirName: string): TaskRecord | null {
 
 /** The entry of `root`'s tasks folder whose name is `dirName`, compared case-insensitively. */
 function entryNameIn(root: Root, dirName: string): string | null {
-  const folder = path.join(root.dir, 'tasks');
-  if (fs.existsSync(path.join(folder, dirName))) {
-    // On a case-insensitive file system the exact name may answer for another spelling.
-    const listed = listNames(folder);
-    if (listed.includes(dirName)) return dirName;
-  }
+  // One listing answers both: the exact spelling first, then any spelling that collides. (Asking
+  // the file system for the exact name would be wrong on a case-insensitive one.)
+  const names = listNames(path.join(root.dir, 'tasks'));
+  if (names.includes(dirName)) return dirName;
   const wanted = collisionKey(dirName);
-  return listNames(folder).find((name) => collisionKey(name) === wanted) ?? null;
+  return names.find((name) => collisionKey(name) === wanted) ?? null;
 }
 
 function listNames(folder: string): string[] {
