@@ -1,27 +1,34 @@
 // Checks the workspace's package graph: no import cycles between packages, the kernel imports no
-// other workspace package, and a store imports only the kernel (and the database).
+// other workspace package, and a store imports only the kernel (and the database and api contracts).
 import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const packagesDir = path.join(root, 'packages');
 const STORES = new Set(['skills', 'affordances', 'notifications', 'servers', 'tasks']);
+/** The contract packages a store may build on: the kernel, the database, and the faces' contribution points. */
+const STORE_MAY_USE = new Set(['kernel', 'db', 'api']);
 const graph = new Map();
 const problems = [];
 
 for (const name of fs.readdirSync(packagesDir)) {
   const manifest = path.join(packagesDir, name, 'package.json');
   if (!fs.existsSync(manifest)) continue;
-  const deps = Object.keys(JSON.parse(fs.readFileSync(manifest, 'utf8')).dependencies ?? {})
-    .filter((dep) => dep.startsWith('@loadout/'))
-    .map((dep) => dep.slice('@loadout/'.length));
+  const json = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  const ours = (list) => Object.keys(list ?? {}).filter((dep) => dep.startsWith('@loadout/')).map((dep) => dep.slice('@loadout/'.length));
+  const deps = ours(json.dependencies);
+  const devDeps = ours(json.devDependencies);
   graph.set(name, deps);
-  const src = path.join(packagesDir, name, 'src');
-  for (const file of walk(src)) {
-    const text = fs.readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/from\s+['"]@loadout\/([a-z-]+)/g)) {
-      if (!deps.includes(match[1]) && match[1] !== name) {
-        problems.push(`${path.relative(root, file)} imports @loadout/${match[1]}, which ${name}'s package.json does not list`);
+  for (const folder of ['src', 'test']) {
+    for (const file of walk(path.join(packagesDir, name, folder))) {
+      // Tests and test fixtures may use what the package lists for development too.
+      const forTests = folder === 'test' || /\.test\.ts$/.test(file) || file.includes(`${path.sep}testing${path.sep}`);
+      const allowed = forTests ? [...deps, ...devDeps] : deps;
+      const text = fs.readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/from\s+['"]@loadout\/([a-z0-9-]+)/g)) {
+        if (!allowed.includes(match[1]) && match[1] !== name) {
+          problems.push(`${path.relative(root, file)} imports @loadout/${match[1]}, which ${name}'s package.json does not list${forTests ? '' : ' as a dependency'}`);
+        }
       }
     }
   }
@@ -29,8 +36,8 @@ for (const name of fs.readdirSync(packagesDir)) {
 for (const [name, deps] of graph) {
   if (name === 'kernel' && deps.length > 0) problems.push(`kernel must not depend on ${deps.join(', ')}`);
   if (STORES.has(name)) {
-    const extra = deps.filter((dep) => dep !== 'kernel' && dep !== 'db');
-    if (extra.length > 0) problems.push(`store ${name} depends on ${extra.join(', ')}; a store depends on the kernel only`);
+    const extra = deps.filter((dep) => !STORE_MAY_USE.has(dep));
+    if (extra.length > 0) problems.push(`store ${name} depends on ${extra.join(', ')}; a store depends on the kernel (and the database and api contracts) only`);
   }
 }
 const state = new Map();

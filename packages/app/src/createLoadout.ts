@@ -1,15 +1,16 @@
 import { affordancesModule } from '@loadout/affordances';
 import { dbModule } from '@loadout/db';
+import { jobsModule } from '@loadout/jobs';
 import { createKernel, type LoadoutModule, type Places } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
 import { runtimesModule } from '@loadout/runtimes';
-import { serverModule } from '@loadout/server';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import { tasksModule } from '@loadout/tasks';
+import { webModule } from '@loadout/web';
 import type { DependencyContainer } from 'tsyringe';
 
 /**
@@ -24,10 +25,11 @@ export const loadoutModules: readonly LoadoutModule[] = [
   notificationsModule,
   serversModule,
   tasksModule,
-  serverModule,
+  jobsModule,
   stateModule,
   levelsModule,
   runtimesModule,
+  webModule,
 ];
 
 export interface LoadoutOptions {

@@ -14,6 +14,7 @@ export * from './redactCredentials.js';
 export * from './readMarkdownCapability.js';
 export * from './renderBlock.js';
 export * from './PluginSource.js';
+export * from './processIdentity.js';
 export * from './Root.js';
 export * from './Session.js';
 export * from './SessionLoader.js';

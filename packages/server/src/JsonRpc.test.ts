@@ -2,7 +2,7 @@ import { ConflictError, InvalidInputError } from '@loadout/kernel';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { handleJsonRpc, type RpcCallScope } from './JsonRpc.js';
-import { defineRpcMethod, type RpcMethod } from './RpcMethod.js';
+import { defineRpcMethod, type RpcMethod } from '@loadout/api';
 
 const calls: string[] = [];
 const methods = new Map<string, RpcMethod>(

@@ -1,5 +1,5 @@
 import { type ErrorCategory, isLoadoutError, redactCredentials } from '@loadout/kernel';
-import type { RpcContext, RpcMethod } from './RpcMethod.js';
+import type { RpcContext, RpcMethod } from '@loadout/api';
 
 /** The error codes JSON-RPC 2.0 defines. */
 export const JSON_RPC_ERRORS = {

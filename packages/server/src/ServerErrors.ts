@@ -1,11 +1,4 @@
-import { ConflictError, InvalidInputError, LoadoutError, NotFoundError, OperationFailedError } from '@loadout/kernel';
-
-/** A request body, query or parameter that does not have the expected shape. */
-export class RequestInvalidError extends InvalidInputError {
-  constructor(message: string, code = 'REQUEST_INVALID') {
-    super(code, message);
-  }
-}
+import { ConflictError, LoadoutError, OperationFailedError } from '@loadout/kernel';
 
 /** A request that needs the server token and did not carry the right one. */
 export class TokenRequiredError extends LoadoutError {
@@ -24,41 +17,6 @@ export class ForeignOriginError extends LoadoutError {
     message: string,
   ) {
     super(message);
-  }
-}
-
-export class JobNotFoundError extends NotFoundError {
-  constructor(id: number) {
-    super('JOB_NOT_FOUND', `no job with id ${id}`);
-  }
-}
-
-export class PipelineNotFoundError extends NotFoundError {
-  constructor(id: number) {
-    super('PIPELINE_NOT_FOUND', `no pipeline with id ${id}`);
-  }
-}
-
-export class NotificationNotFoundError extends NotFoundError {
-  constructor(id: number) {
-    super('NOTIFICATION_NOT_FOUND', `no notification with id ${id}`);
-  }
-}
-
-/** A task whose implementation Loadout cannot run: no interpreter for its extension, or no file. */
-export class TaskNotRunnableError extends ConflictError {
-  constructor(dirName: string, reason: string) {
-    super('TASK_NOT_RUNNABLE', `task "${dirName}" cannot be run: ${reason}`);
-  }
-}
-
-/**
- * An event that no enabled notification catalogue of the session declares. Refused so the inbox
- * only ever holds notifications the owner can see described, and can switch off.
- */
-export class NotificationUndeclaredError extends ConflictError {
-  constructor(notification: string) {
-    super('NOTIFICATION_UNDECLARED', `notification "${notification}" is not declared by any enabled notification catalogue`);
   }
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { isProcessAlive, processStartTime } from './processGroup.js';
+import { isProcessAlive, processStartTime } from '@loadout/kernel';
 import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
 /** Held while a server owns a data folder. */

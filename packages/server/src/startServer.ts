@@ -1,13 +1,9 @@
-import { type DependencyContainer } from 'tsyringe';
-import { Places, resolve } from '@loadout/kernel';
+import { type EventStream, type ServerService, ServerServices, type ServiceStartReport } from '@loadout/api';
+import { Places, resolve, resolveAll } from '@loadout/kernel';
 import type { FastifyInstance } from 'fastify';
-import { type ApiContext, sessionOpener } from './http/ApiContext.js';
-import type { EventStream } from './http/eventStream.js';
+import type { DependencyContainer } from 'tsyringe';
 import { ownHostsFor } from './http/requestGuard.js';
-import { JobEvents } from './JobEvents.js';
-import { type Job, JobQueue } from './JobQueue.js';
-import { type JobWorkerSettings, JobWorkers } from './JobWorkers.js';
-import { NotificationInbox } from './NotificationInbox.js';
+import { createRouteContext } from './http/routeContext.js';
 import { acquireServerLock, type ServerLock } from './ServerLock.js';
 import { ServerStartError } from './ServerErrors.js';
 import { resolveServerToken, type ServerToken } from './ServerToken.js';
@@ -22,7 +18,6 @@ export interface ServeOptions {
   readonly host?: string;
   /** `LOADOUT_TOKEN`; without it the token file in the data folder is used (and made once). */
   readonly token?: string;
-  readonly workers?: Partial<JobWorkerSettings>;
   /** Where the server reports problems; standard error by default. */
   readonly log?: (line: string) => void;
 }
@@ -32,8 +27,8 @@ export interface RunningServer {
   readonly host: string;
   readonly port: number;
   readonly token: ServerToken;
-  /** Jobs a previous server left running, as they were settled at start. */
-  readonly recovered: readonly Job[];
+  /** What each contributed service said when it started (the job workers: jobs a killed server left running). */
+  readonly reports: readonly ServiceStartReport[];
   /** Settles when the server has stopped, whether by {@link close} or because it lost its lock. */
   readonly stopped: Promise<void>;
   /** Stops taking requests, stops the running tasks (their jobs are settled), releases the lock. */
@@ -41,9 +36,10 @@ export interface RunningServer {
 }
 
 /**
- * Starts the HTTP API and the job workers over `container` (the app's root container, built with
- * `watch: true`). Takes the data folder's lock first, so a second server on the same data refuses
- * to start, then settles jobs a killed server left running before any worker claims one.
+ * Starts the HTTP API and every contributed service (the job workers) over `container` (the app's
+ * root container, built with `watch: true`). Takes the data folder's lock first, so a second
+ * server on the same data refuses to start; services start once the server listens, while the
+ * lock is held.
  */
 export async function startServer(container: DependencyContainer, options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`loadout serve: ${line}\n`));
@@ -55,28 +51,18 @@ export async function startServer(container: DependencyContainer, options: Serve
     lockLost();
   });
   let app: FastifyInstance | null = null;
-  let workers: JobWorkers | null = null;
+  const started: ServerService[] = [];
+  const stopServices = async (): Promise<void> => {
+    for (const service of started.splice(0).reverse()) await service.stop().catch((error: Error) => log(`stopping ${service.name}: ${error.message}`));
+  };
   try {
     const token = resolveServerToken(places.dataDir, options.token);
-    const jobWorkers = container.resolve(JobWorkers);
-    workers = jobWorkers;
-    const recovered = await jobWorkers.recover();
-    for (const job of recovered) log(`job ${job.id} (${job.taskDirName}) was running when the server stopped: now ${job.status}`);
-    const api: ApiContext = {
-      container,
-      queue: resolve(container, JobQueue),
-      events: resolve(container, JobEvents),
-      inbox: resolve(container, NotificationInbox),
-      streams: new Set<EventStream>(),
-      jobQueued: () => jobWorkers.wake(),
-      withSession: sessionOpener(container),
-      log,
-    };
+    const streams = new Set<EventStream>();
     let port = options.port ?? DEFAULT_PORT;
     let ownHosts = ownHostsFor(host, port);
     // Loaded here so that commands other than `serve` never pay for loading the HTTP stack.
     const { createHttpApp } = await import('./http/createHttpApp.js');
-    const listening = await createHttpApp(api, { token: token.value, ownHosts: () => ownHosts });
+    const listening = await createHttpApp({ route: createRouteContext(container, log), streams }, { token: token.value, ownHosts: () => ownHosts });
     app = listening;
     try {
       await listening.listen({ port, host });
@@ -90,7 +76,12 @@ export async function startServer(container: DependencyContainer, options: Serve
     const address = listening.server.address();
     if (address !== null && typeof address === 'object') port = address.port;
     ownHosts = ownHostsFor(host, port);
-    jobWorkers.start({ ...options.workers, log });
+    const reports: ServiceStartReport[] = [];
+    for (const service of resolveAll(container, ServerServices)) {
+      const report = await service.start({ log });
+      started.push(service);
+      reports.push(report);
+    }
 
     let markStopped: () => void = () => undefined;
     const stopped = new Promise<void>((done) => (markStopped = done));
@@ -98,7 +89,7 @@ export async function startServer(container: DependencyContainer, options: Serve
     const close = (): Promise<void> => {
       closing ??= (async () => {
         await listening.close();
-        await jobWorkers.stop();
+        await stopServices();
         await lock.release().catch((error: Error) => log(`releasing the lock: ${error.message}`));
         markStopped();
       })();
@@ -106,10 +97,10 @@ export async function startServer(container: DependencyContainer, options: Serve
     };
     lockLost = () => void close();
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    return { url: `http://${urlHost}:${port}`, host, port, token, recovered, stopped, close };
+    return { url: `http://${urlHost}:${port}`, host, port, token, reports, stopped, close };
   } catch (error) {
     await app?.close().catch(() => undefined);
-    await workers?.stop().catch(() => undefined);
+    await stopServices();
     await lock.release().catch(() => undefined);
     throw error;
   }

@@ -1,3 +1,4 @@
+import { RpcMethods } from '@loadout/api';
 import { Migrations } from '@loadout/db';
 import { CapabilityFilters, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins';
@@ -5,10 +6,12 @@ import { Lifecycle } from 'tsyringe';
 import { CapabilityStateFilter } from './CapabilityStateFilter.js';
 import { CapabilityStateService, StoredCapabilityStateService } from './CapabilityStateService.js';
 import { capabilityStateMigration, CapabilityStateStore, SqliteCapabilityStateStore } from './CapabilityStateStore.js';
+import { stateRpcMethods } from './stateRpcMethods.js';
 
 /**
  * Registers capability state: its table, the store, the resolver/writer service, the session
- * filter that makes off mean off, and the listener that forgets an uninstalled plugin's state.
+ * filter that makes off mean off, the listener that forgets an uninstalled plugin's state, and
+ * the `capability.state` / `capability.set` JSON-RPC methods.
  */
 export const stateModule: LoadoutModule = (container) => {
   contribute(container, Migrations, capabilityStateMigration);
@@ -18,4 +21,5 @@ export const stateModule: LoadoutModule = (container) => {
   container.register(PluginLifecycleListeners, {
     useFactory: (c) => ({ pluginUninstalled: (name: string) => void resolve(c, CapabilityStateStore).forgetPlugin(name) }),
   });
+  for (const method of stateRpcMethods) contribute(container, RpcMethods, method);
 };

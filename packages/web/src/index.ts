@@ -1,1 +1,2 @@
 export * from './webAssetsDir.js';
+export * from './webModule.js';

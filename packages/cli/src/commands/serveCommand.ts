@@ -1,3 +1,4 @@
+import { configureJobWorkers } from '@loadout/jobs';
 import { type RunningServer, startServer } from '@loadout/server';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
@@ -32,18 +33,20 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
           const count = whole(options.workers ?? nonEmpty(cli.env.LOADOUT_WORKERS) ?? '2', '--workers', 1, 64);
           const host = options.host ?? '127.0.0.1';
           if (!LOOPBACK.has(host)) process.stderr.write(`loadout serve: listening on ${host}: anyone who can reach it and has the token can run tasks\n`);
-          server = await startServer(cli.app({ watch: true }), {
+          const app = cli.app({ watch: true });
+          configureJobWorkers(app, { count });
+          server = await startServer(app, {
             port,
             host,
             ...(nonEmpty(cli.env.LOADOUT_TOKEN) === undefined ? {} : { token: cli.env.LOADOUT_TOKEN }),
-            workers: { count },
           });
           return {
             url: server.url,
             host: server.host,
             port: server.port,
             token: server.token.source === 'file' ? { source: 'file', file: server.token.file } : { source: 'env', variable: 'LOADOUT_TOKEN' },
-            recovered: server.recovered.map((job) => ({ id: job.id, taskDirName: job.taskDirName, status: job.status, error: job.error })),
+            ...(Object.assign({}, ...server.reports.map((report) => report.json)) as Record<string, unknown>),
+            notes: server.reports.flatMap((report) => report.lines),
           };
         },
         (described) =>
@@ -54,7 +57,7 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
               : '  token: the value of LOADOUT_TOKEN',
             '  send it as "Authorization: Bearer <token>" with every request that changes something or runs a task,',
             '  and with reads of jobs, pipelines and notifications',
-            ...described.recovered.map((job) => `  job ${job.id} (${job.taskDirName}) was running when the last server stopped: ${job.status}`),
+            ...described.notes.map((line) => `  ${line}`),
             'Press Ctrl-C to stop.',
           ].join('\n'),
       );

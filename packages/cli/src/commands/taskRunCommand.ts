@@ -1,5 +1,5 @@
 import { resolve } from '@loadout/kernel';
-import { describeFailure, TaskExecution } from '@loadout/server';
+import { describeFailure, TaskExecution } from '@loadout/jobs';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 
@@ -10,7 +10,7 @@ interface RunOptions {
 }
 
 /**
- * `loadout tasks run DIR [--input JSON] [--project DIR]`: runs a task now with the server's runner
+ * `loadout tasks run DIR [--input JSON] [--project DIR]`: runs a task now with the one runner the server uses too
  * (resolved through `getTaskByDirName`, input on stdin, the same environment and timeout). Without
  * `--json` the task's output streams through as it prints; a failed run exits 1.
  */

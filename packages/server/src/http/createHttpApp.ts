@@ -1,17 +1,23 @@
 import type { ServerResponse } from 'node:http';
-import { resolveAll } from '@loadout/kernel';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { type ApiContext, HttpRoutes } from './ApiContext.js';
-import { RequestInvalidError } from '../ServerErrors.js';
+import {
+  type ApiRoute,
+  type EventStream,
+  EventStreamReply,
+  HttpRoutes,
+  RawReply,
+  RequestInvalidError,
+  type RouteContext,
+  RouteReply,
+  StaticAssetFolders,
+} from '@loadout/api';
+import { resolveAll, WiringError } from '@loadout/kernel';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { httpErrorFor } from './httpErrors.js';
-import { registerJobRoutes } from './jobRoutes.js';
-import { registerNotificationRoutes } from './notificationRoutes.js';
-import { registerPluginRoutes } from './pluginRoutes.js';
+import { openEventStream } from './openEventStream.js';
 import { type GuardSettings, guardRequest } from './requestGuard.js';
-import { registerRpcRoutes } from './rpcRoutes.js';
-import { registerSessionRoutes } from './sessionRoutes.js';
-import { registerTaskRoutes } from './taskRoutes.js';
-import { registerWebRoutes } from './webRoutes.js';
+import { rpcRoute } from './rpcRoute.js';
+import { sessionRoutes } from './sessionRoutes.js';
+import { registerStaticAssets } from './staticAssetRoutes.js';
 
 /** The largest request body: a task's implementation (1 MiB) with room for JSON escaping. */
 export const BODY_LIMIT = 4 * 1024 * 1024;
@@ -21,12 +27,20 @@ export const BODY_LIMIT = 4 * 1024 * 1024;
  */
 const MAX_PARAM_LENGTH = 8192;
 
+/** What the HTTP app needs besides the guard: the routes' context and the live event streams. */
+export interface HttpAppContext {
+  readonly route: RouteContext;
+  /** Live event streams, ended when the server stops. */
+  readonly streams: Set<EventStream>;
+}
+
 /**
- * The HTTP API as a Fastify instance, not yet listening. Every request passes the guard (Host,
+ * The HTTP API as a Fastify instance, not yet listening: the server's own routes (health, session,
+ * JSON-RPC) and every contributed route and static folder. Every request passes the guard (Host,
  * Origin, token) before its body is read; every error leaves through one handler that maps it to
  * a status and `{ error: { code, message } }`.
  */
-export async function createHttpApp(api: ApiContext, guard: GuardSettings): Promise<FastifyInstance> {
+export async function createHttpApp(context: HttpAppContext, guard: GuardSettings): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
@@ -65,11 +79,11 @@ export async function createHttpApp(api: ApiContext, guard: GuardSettings): Prom
     reply.header('referrer-policy', 'no-referrer');
   });
   app.addHook('preClose', async () => {
-    for (const stream of [...api.streams]) stream.close();
+    for (const stream of [...context.streams]) stream.close();
   });
   app.setErrorHandler((error, request, reply) => {
     const answer = httpErrorFor(error);
-    if (answer.internal) api.log(`${request.method} ${request.url.split('?')[0]}: ${(error as Error).stack ?? String(error)}`);
+    if (answer.internal) context.route.log(`${request.method} ${request.url.split('?')[0]}: ${(error as Error).stack ?? String(error)}`);
     void reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
   });
   app.setNotFoundHandler((request, reply) => {
@@ -77,15 +91,59 @@ export async function createHttpApp(api: ApiContext, guard: GuardSettings): Prom
     void reply.code(404).send({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${request.method} ${pathname.slice(0, 200)}` } });
   });
 
-  registerSessionRoutes(app, api);
-  registerTaskRoutes(app, api);
-  registerJobRoutes(app, api);
-  registerNotificationRoutes(app, api);
-  registerPluginRoutes(app, api);
-  await registerRpcRoutes(app, api);
-  registerWebRoutes(app);
-  for (const contribution of resolveAll(api.container, HttpRoutes)) await contribution.register(app, api);
+  const routes = [...sessionRoutes, rpcRoute(context.route), ...resolveAll(context.route.container, HttpRoutes)];
+  for (const route of routes) {
+    if (route.method !== 'GET' && route.access !== 'token') {
+      throw new WiringError(`the route ${route.method} ${route.path} changes something and must declare access: 'token'`);
+    }
+  }
+  registerRoutes(app, routes.filter((route) => route.bodyAs !== 'text'), context);
+  // Routes that read their body as text get their own scope, where JSON is not parsed.
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    registerRoutes(scope, routes.filter((route) => route.bodyAs === 'text'), context);
+  });
+  for (const assets of resolveAll(context.route.container, StaticAssetFolders)) registerStaticAssets(app, assets);
   return app;
+}
+
+function registerRoutes(app: FastifyInstance, routes: readonly ApiRoute[], context: HttpAppContext): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      config: { access: route.access },
+      handler: async (request, reply) => {
+        const result = await route.handle(
+          {
+            method: route.method,
+            params: request.params as Record<string, string>,
+            query: request.query as Record<string, unknown>,
+            body: request.body,
+            headers: request.headers,
+          },
+          context.route,
+        );
+        return send(result, request, reply, context);
+      },
+    });
+  }
+}
+
+/** Sends what a route returned: a plain value as 200 JSON, or what one of the reply kinds asks for. */
+async function send(result: unknown, request: FastifyRequest, reply: FastifyReply, context: HttpAppContext): Promise<FastifyReply> {
+  if (result instanceof RouteReply) return result.body === undefined ? reply.code(result.status).send() : reply.code(result.status).send(result.body);
+  if (result instanceof EventStreamReply) {
+    result.open(openEventStream(request, reply, context.streams));
+    return reply;
+  }
+  if (result instanceof RawReply) {
+    reply.hijack();
+    await result.write(request.raw, reply.raw, request.body);
+    return reply;
+  }
+  return result === undefined ? reply.code(204).send() : reply.send(result);
 }
 
 function rawError(response: ServerResponse, status: number, code: string, message: string): void {
@@ -93,4 +151,3 @@ function rawError(response: ServerResponse, status: number, code: string, messag
   response.setHeader('content-type', 'application/json; charset=utf-8');
   response.end(JSON.stringify({ error: { code, message } }));
 }
-

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RouteAccess } from '@loadout/api';
 import type { FastifyRequest } from 'fastify';
 import { ForeignOriginError, TokenRequiredError } from '../ServerErrors.js';
 
@@ -8,12 +9,6 @@ export interface GuardSettings {
   /** `host:port` values that name this server, e.g. `127.0.0.1:4477` and `localhost:4477`. */
   readonly ownHosts: () => ReadonlySet<string>;
 }
-
-/**
- * Reads that show what tasks printed or what happened when they ran: they need the token like
- * every request that changes something. The capability listings (session, tasks, plugins) do not.
- */
-const PROTECTED_READS = ['/api/jobs', '/api/pipelines', '/api/notifications'];
 
 /**
  * Refuses, before anything is parsed or changed: a request whose `Host` is not this server (DNS
@@ -31,7 +26,8 @@ export function guardRequest(request: FastifyRequest, settings: GuardSettings): 
   }
   // Decide on the route the router matched (after it decoded the path), never on the raw URL:
   // `/api/%6Aobs` or an absolute-form target must not slip past a prefix check.
-  if (!needsToken(request.method, request.routeOptions.url ?? null)) return;
+  const access = (request.routeOptions.config as { access?: RouteAccess } | undefined)?.access ?? null;
+  if (!needsToken(request.method, access)) return;
   const presented = presentedToken(request);
   if (presented === null || !sameToken(presented, settings.token)) {
     throw new TokenRequiredError(
@@ -43,15 +39,14 @@ export function guardRequest(request: FastifyRequest, settings: GuardSettings): 
 }
 
 /**
- * Whether a request needs the token: every method but GET/HEAD, and the protected reads. A GET
- * that matched no route serves nothing and gets its 404.
+ * Whether a request needs the token: every method but GET/HEAD, and reads of routes that declare
+ * `access: 'token'`. A GET that matched no route serves nothing and gets its 404.
  *
- * @param route the matched route's pattern, e.g. `/api/jobs/:id`; null when nothing matched
+ * @param access what the matched route declares; null when nothing matched
  */
-export function needsToken(method: string, route: string | null): boolean {
+export function needsToken(method: string, access: RouteAccess | null): boolean {
   if (method !== 'GET' && method !== 'HEAD') return true;
-  if (route === null) return false;
-  return PROTECTED_READS.some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
+  return access === 'token';
 }
 
 function isOwnOrigin(origin: string, own: ReadonlySet<string>): boolean {

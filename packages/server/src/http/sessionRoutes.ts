@@ -1,12 +1,15 @@
-import type { FastifyInstance } from 'fastify';
-import type { ApiContext } from './ApiContext.js';
-import { parseRequest, ProjectQuery } from './requestSchemas.js';
+import { type ApiRoute, defineRoute, parseRequest, ProjectQuery } from '@loadout/api';
 
-/** `GET /api/session?project=DIR`: the session, shaped as `loadout session --json`. `GET /api/health`. */
-export function registerSessionRoutes(app: FastifyInstance, api: ApiContext): void {
-  app.get('/api/health', async () => ({ ok: true }));
-  app.get('/api/session', async (request) => {
-    const { project } = parseRequest(ProjectQuery, request.query, 'query');
-    return api.withSession(project, (session) => session.toJSON());
-  });
-}
+/** The server's own routes: `GET /api/health` and `GET /api/session?project=DIR`, shaped as `loadout session --json`. */
+export const sessionRoutes: readonly ApiRoute[] = [
+  defineRoute({ method: 'GET', path: '/api/health', access: 'public', handle: () => ({ ok: true }) }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/session',
+    access: 'public',
+    handle: (request, context) => {
+      const { project } = parseRequest(ProjectQuery, request.query, 'query');
+      return context.withSession(project, (session) => session.toJSON());
+    },
+  }),
+];

@@ -1,0 +1,8 @@
+import { InvalidInputError } from '@loadout/kernel';
+
+/** A request body, query or parameter that does not have the expected shape. */
+export class RequestInvalidError extends InvalidInputError {
+  constructor(message: string, code = 'REQUEST_INVALID') {
+    super(code, message);
+  }
+}

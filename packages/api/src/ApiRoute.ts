@@ -1,0 +1,105 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { type Session, token } from '@loadout/kernel';
+import type { DependencyContainer } from 'tsyringe';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Who may call a route once the Host and Origin checks passed: anyone on this machine
+ * (`public`, reads of what a session lists) or only a holder of the server token (`token`: every
+ * write, every run, and reads of what tasks printed). A route that changes something is always
+ * `token`; the server refuses to register it otherwise.
+ */
+export type RouteAccess = 'public' | 'token';
+
+/** A request as a route sees it: path parameters, query and body, not yet validated. */
+export interface RouteRequest {
+  readonly method: HttpMethod;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, unknown>>;
+  /** Parsed JSON (undefined for an empty body), or the text itself for a `bodyAs: 'text'` route. */
+  readonly body: unknown;
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** What every route handler gets besides its request. Built once per server. */
+export interface RouteContext {
+  /** The process's root container. */
+  readonly container: DependencyContainer;
+  /** Opens a session (for `project` when given), hands it to `work` and disposes it after. */
+  withSession<T>(project: string | null | undefined, work: (session: Session) => T | Promise<T>): Promise<T>;
+  /** Reports a problem in the server's log. */
+  log(line: string): void;
+}
+
+/**
+ * One HTTP route, contributed by the package that owns what it does. The server matches it, runs
+ * its Host, Origin and token checks first, parses the body, and sends what `handle` returns: a
+ * plain value as `200` JSON, or one of {@link reply}, {@link eventStream}, {@link rawResponse}.
+ * A `LoadoutError` thrown by `handle` answers with its category's status.
+ *
+ * @example
+ * contribute(container, HttpRoutes, defineRoute({
+ *   method: 'GET', path: '/api/plugins', access: 'public',
+ *   handle: (_request, { container }) => resolve(container, PluginManager).list(),
+ * }));
+ */
+export interface ApiRoute {
+  readonly method: HttpMethod;
+  /** A path with `:name` parameters, e.g. `/api/tasks/:dirName`. */
+  readonly path: string;
+  readonly access: RouteAccess;
+  /** How the body reaches `handle`: parsed JSON (a malformed body answers 400) or the raw text. */
+  readonly bodyAs?: 'json' | 'text';
+  handle(request: RouteRequest, context: RouteContext): unknown;
+}
+export const HttpRoutes = token<ApiRoute>('api.httpRoutes');
+
+/** Types a route where it is written; registered as is. */
+export function defineRoute(route: ApiRoute): ApiRoute {
+  return route;
+}
+
+/** A JSON answer with a status other than 200, or no body at all. */
+export class RouteReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/** Answers `status` with `body` as JSON (no body when undefined). */
+export function reply(status: number, body?: unknown): RouteReply {
+  return new RouteReply(status, body);
+}
+
+/** One Server-Sent Events response. */
+export interface EventStream {
+  send(event: string, data: unknown): void;
+  /** Ends the response; safe to call twice. */
+  close(): void;
+  /** Called once when the response ends, from either side. */
+  onClose(listener: () => void): void;
+}
+
+/** A Server-Sent Events answer: the server opens the stream and hands it to `open`. */
+export class EventStreamReply {
+  constructor(readonly open: (stream: EventStream) => void) {}
+}
+
+export function eventStream(open: (stream: EventStream) => void): EventStreamReply {
+  return new EventStreamReply(open);
+}
+
+/**
+ * An answer written by the route itself on the raw Node response, for protocols with their own
+ * transport (e.g. MCP over Streamable HTTP). The server's checks have run; the body is as the
+ * route asked for it.
+ */
+export class RawReply {
+  constructor(readonly write: (request: IncomingMessage, response: ServerResponse, body: unknown) => Promise<void>) {}
+}
+
+export function rawResponse(write: RawReply['write']): RawReply {
+  return new RawReply(write);
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { RequestInvalidError } from './ApiErrors.js';
+
+/** A project folder as a request names it; the session loader checks that it exists. */
+export const projectPath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((value) => !value.includes('\0'), 'must not hold NUL');
+
+/** `?project=DIR` */
+export const ProjectQuery = z.object({ project: projectPath.optional() });
+
+/** A positive integer id in a path, e.g. `/api/jobs/:id`. */
+export const IdParams = z.strictObject({ id: z.string().regex(/^[1-9][0-9]{0,14}$/, 'must be a positive whole number').transform(Number) });
+
+/** `?limit=N` on a list. */
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+/**
+ * Parses request data at the boundary into a typed value; a mismatch is a 400 naming the first
+ * problem, so nothing past this point re-checks what it was handed.
+ *
+ * @param what where the value came from, e.g. `body` or `query`, for the message
+ */
+export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
+  throw new RequestInvalidError(`${what}: ${where}${issue?.message ?? 'invalid'}`);
+}
+
+/** The project a request names in its query or its body; naming two different ones is refused. */
+export function oneProject(fromQuery: string | undefined, fromBody: string | null | undefined): string | null {
+  if (fromQuery !== undefined && fromBody !== undefined && fromBody !== null && fromQuery !== fromBody) {
+    throw new RequestInvalidError('the query and the body name different projects');
+  }
+  return fromQuery ?? fromBody ?? null;
+}

@@ -1,0 +1,97 @@
+import { resolve, type Session, SessionLoader, token } from '@loadout/kernel';
+import { type TaskRecord, TaskStore } from '@loadout/tasks';
+import { inject, injectable } from 'tsyringe';
+import { NotificationInbox, type NotificationEvent } from './NotificationInbox.js';
+import { NotificationUndeclaredError } from './JobErrors.js';
+import { type OutputChunk, TaskRunner, type TaskRunResult } from './TaskRunner.js';
+
+export interface TaskExecutionRequest {
+  readonly taskDirName: string;
+  readonly project: string | null;
+  readonly input?: unknown;
+  readonly signal?: AbortSignal;
+  readonly onOutput?: (chunk: OutputChunk) => void;
+  readonly onSpawn?: (pid: number) => void;
+  /** Added to the run's notifications, e.g. `{ jobId }`. */
+  readonly context?: Readonly<Record<string, unknown>>;
+}
+
+export interface TaskExecutionResult extends TaskRunResult {
+  readonly task: TaskRecord;
+  /** The project the session resolved (its real path), or null. */
+  readonly project: string | null;
+}
+
+/**
+ * One run of a task, as every runner path does it (the job workers and `loadout tasks run`): open a
+ * session, resolve the task through `getTaskByDirName`, announce the start, run the record's
+ * implementation, announce the end.
+ */
+export interface TaskExecution {
+  execute(request: TaskExecutionRequest): Promise<TaskExecutionResult>;
+}
+export const TaskExecution = token<TaskExecution>('jobs.taskExecution');
+
+/** The notifications a run emits; `capabilities/notifications/loadout-runs.json` declares them. */
+export const RUN_NOTIFICATIONS = {
+  started: 'task.run.started',
+  succeeded: 'task.run.succeeded',
+  failed: 'task.run.failed',
+} as const;
+
+@injectable()
+export class SessionTaskExecution implements TaskExecution {
+  constructor(
+    @inject(SessionLoader) private readonly loader: SessionLoader,
+    @inject(TaskRunner) private readonly runner: TaskRunner,
+    @inject(NotificationInbox) private readonly inbox: NotificationInbox,
+  ) {}
+
+  async execute(request: TaskExecutionRequest): Promise<TaskExecutionResult> {
+    const session = await this.loader.open({ project: request.project });
+    try {
+      const task = resolve(session.container, TaskStore).getTaskByDirName(request.taskDirName);
+      const data = { ...request.context, taskDirName: task.dirName, plugin: task.plugin };
+      this.announce(session, { notification: RUN_NOTIFICATIONS.started, message: `${task.name} started`, data });
+      let result: TaskRunResult;
+      try {
+        result = await this.runner.run(task, {
+          input: request.input,
+          project: session.project,
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+          ...(request.onOutput === undefined ? {} : { onOutput: request.onOutput }),
+          ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
+        });
+      } catch (error) {
+        this.announce(session, { notification: RUN_NOTIFICATIONS.failed, message: `${task.name} could not start: ${(error as Error).message}`, data });
+        throw error;
+      }
+      this.announce(
+        session,
+        result.succeeded
+          ? { notification: RUN_NOTIFICATIONS.succeeded, message: `${task.name} succeeded`, data: { ...data, exitCode: result.exitCode } }
+          : { notification: RUN_NOTIFICATIONS.failed, message: `${task.name} failed: ${describeFailure(result)}`, data: { ...data, exitCode: result.exitCode } },
+      );
+      return { ...result, task, project: session.project };
+    } finally {
+      session.dispose();
+    }
+  }
+
+  /** A run goes on when the owner switched the run notifications off: that refusal is the point. */
+  private announce(session: Session, event: NotificationEvent): void {
+    try {
+      this.inbox.emit(session, event);
+    } catch (error) {
+      if (!(error instanceof NotificationUndeclaredError)) throw error;
+    }
+  }
+}
+
+/** Why a run failed, in a few words. */
+export function describeFailure(result: TaskRunResult): string {
+  if (result.interrupted) return 'stopped because the server stopped';
+  if (result.timedOut) return `timed out after ${Math.round(result.durationMs / 1000)} s`;
+  if (result.exitCode === null) return `ended by ${result.signal ?? 'a signal'}`;
+  return `exit status ${result.exitCode}`;
+}

@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Root } from '@loadout/kernel';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { readTaskEntry, type TaskRecord } from '@loadout/tasks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '@loadout/kernel';
+import { TaskNotRunnableError } from './JobErrors.js';
+import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner } from './TaskRunner.js';
+import { taskTree } from './testing/index.js';
+
+afterEach(removeTestdirs);
+
+/** A real task folder under a fresh root, read the way the store reads it. */
+function makeTask(dirName: string, tree: TreeDescription, plugin: string | null = null): TaskRecord {
+  const rootDir = testdir({ tasks: { [dirName]: tree } });
+  const root: Root = { dir: rootDir, level: 'global', plugin, writable: plugin === null };
+  const folder = path.join(rootDir, 'tasks');
+  const draft = readTaskEntry({ root, folder, name: dirName, path: path.join(folder, dirName), isDirectory: true }).records[0];
+  if (draft === undefined) throw new Error('the test task did not read');
+  return { ...draft, kind: 'task', level: 'global', plugin };
+}
+
+const runner = (overrides: Partial<typeof DEFAULT_TASK_RUNNER_SETTINGS> = {}): ProcessTaskRunner =>
+  new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200, ...overrides });
+
+const probe = `
+import fs from 'node:fs';
+const input = JSON.parse(fs.readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify({ input, cwd: process.cwd(), env: process.env }));
+`;
+
+describe('ProcessTaskRunner', () => {
+  it('runs a .mjs task with node: input JSON on stdin, a fresh temporary folder, a bare environment', async () => {
+    const task = makeTask('probe', taskTree({ name: 'Probe', implementation: 'run.mjs' }, { 'run.mjs': probe }));
+    process.env.LOADOUT_TOKEN = 'a-secret-that-must-not-leak';
+    try {
+      const result = await runner().run(task, { input: { text: 'hi', n: [1, 2] }, project: null });
+      expect(result).toMatchObject({ succeeded: true, exitCode: 0, timedOut: false, truncated: false });
+      const seen = JSON.parse(result.stdout) as { input: unknown; cwd: string; env: Record<string, string> };
+      expect(seen.input).toEqual({ text: 'hi', n: [1, 2] });
+      expect(path.basename(seen.cwd)).toMatch(/^loadout-run-/);
+      expect(fs.existsSync(seen.cwd)).toBe(false);
+      expect(seen.env.LOADOUT_TASK_DIR).toBe(task.folder);
+      expect(seen.env.LOADOUT_PROJECT).toBeUndefined();
+      const allowed = new Set(['PATH', 'HOME', 'LANG', 'TMPDIR', 'LOADOUT_TASK_DIR']);
+      // Node itself may add a few of its own; nothing of the server's environment beyond the list.
+      expect(Object.keys(seen.env).filter((name) => !allowed.has(name) && !name.startsWith('NODE_') && name !== 'COLOR')).toEqual([]);
+      expect(JSON.stringify(seen.env)).not.toContain('a-secret-that-must-not-leak');
+    } finally {
+      delete process.env.LOADOUT_TOKEN;
+    }
+  });
+
+  it('works in the project folder when there is one, and gives no input as {}', async () => {
+    const project = testdir({ 'notes.txt': 'hello' });
+    const task = makeTask('probe', taskTree({ name: 'Probe', implementation: 'run.mjs' }, { 'run.mjs': probe }));
+    const result = await runner().run(task, { project });
+    const seen = JSON.parse(result.stdout) as { input: unknown; cwd: string; env: Record<string, string> };
+    expect(seen).toMatchObject({ input: {}, cwd: project });
+    expect(seen.env.LOADOUT_PROJECT).toBe(project);
+  });
+
+  it('runs a .sh task with bash and records a failing exit status and its stderr', async () => {
+    const script = 'input=$(cat)\necho "got $input"\necho "something broke" >&2\nexit 3\n';
+    const task = makeTask('fails', taskTree({ name: 'Fails', implementation: 'run.sh' }, { 'run.sh': script }));
+    const result = await runner().run(task, { input: 'x', project: null });
+    expect(result).toMatchObject({ succeeded: false, exitCode: 3, stdout: 'got "x"\n', stderr: 'something broke\n' });
+  });
+
+  it('stops the whole process group at the timeout, the task and what it started', async () => {
+    const script = `
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+fs.writeFileSync(process.env.LOADOUT_PROJECT + '/grandchild.pid', String(child.pid));
+setInterval(() => {}, 1000);
+`;
+    const project = testdir();
+    const task = makeTask('hangs', taskTree({ name: 'Hangs', implementation: 'run.mjs', timeout: 1 }, { 'run.mjs': script }));
+    const started = Date.now();
+    const result = await runner().run(task, { project });
+    expect(result).toMatchObject({ succeeded: false, timedOut: true, exitCode: null });
+    expect(Date.now() - started).toBeLessThan(5000);
+    const grandchild = Number(fs.readFileSync(path.join(project, 'grandchild.pid'), 'utf8'));
+    await expect.poll(() => isProcessAlive(grandchild)).toBe(false);
+  });
+
+  it('ends what a task left running in the background once the task itself exits', async () => {
+    const script = '(sleep 30 & echo $! > "$LOADOUT_PROJECT/background.pid")\necho done\n';
+    const project = testdir();
+    const task = makeTask('leaves', taskTree({ name: 'Leaves', implementation: 'run.sh' }, { 'run.sh': script }));
+    const result = await runner().run(task, { project });
+    expect(result).toMatchObject({ succeeded: true, stdout: 'done\n' });
+    const background = Number(fs.readFileSync(path.join(project, 'background.pid'), 'utf8'));
+    await expect.poll(() => isProcessAlive(background)).toBe(false);
+  });
+
+  it('keeps at most the configured output and says it cut the rest', async () => {
+    const script = "process.stdout.write('é'.repeat(50_000)); process.stderr.write('e'.repeat(10));";
+    const task = makeTask('loud', taskTree({ name: 'Loud', implementation: 'run.mjs' }, { 'run.mjs': script }));
+    const chunks: string[] = [];
+    const result = await runner({ maxStdoutBytes: 1001 }).run(task, { project: null, onOutput: (chunk) => chunks.push(chunk.text) });
+    expect(result.truncated).toBe(true);
+    expect(result.stdout).toBe('é'.repeat(500));
+    expect(result.stderr).toBe('e'.repeat(10));
+    expect(chunks.join('')).toBe(result.stdout + result.stderr);
+  });
+
+  it('stops the task when the abort signal fires', async () => {
+    const task = makeTask('slow', taskTree({ name: 'Slow', implementation: 'run.sh' }, { 'run.sh': 'sleep 30\n' }));
+    const controller = new AbortController();
+    let pid = 0;
+    const running = runner().run(task, { project: null, signal: controller.signal, onSpawn: (spawned) => (pid = spawned) });
+    await expect.poll(() => pid).toBeGreaterThan(0);
+    controller.abort();
+    const result = await running;
+    expect(result).toMatchObject({ succeeded: false, interrupted: true, timedOut: false });
+    expect(isProcessAlive(pid)).toBe(false);
+  });
+
+  it('refuses an implementation it has no interpreter for, or one that leads out of the task folder', async () => {
+    const unknown = makeTask('ruby', taskTree({ name: 'Ruby', implementation: 'run.rb' }, { 'run.rb': 'puts 1' }));
+    await expect(runner().run(unknown, { project: null })).rejects.toBeInstanceOf(TaskNotRunnableError);
+
+    const outside = testdir({ 'evil.sh': 'echo escaped\n' });
+    // The scan refuses both already; the runner checks again in case the folder changed since.
+    const linked = makeTask('linked', taskTree({ name: 'Linked', implementation: 'run.sh' }, { 'run.sh': 'echo ok\n' }));
+    fs.rmSync(linked.implementationPath);
+    fs.symlinkSync(path.join(outside, 'evil.sh'), linked.implementationPath);
+    await expect(runner().run(linked, { project: null })).rejects.toThrow(/outside the task folder/);
+
+    const missing = makeTask('missing', taskTree({ name: 'Missing', implementation: 'run.sh' }, { 'run.sh': 'echo ok\n' }));
+    fs.rmSync(missing.implementationPath);
+    await expect(runner().run(missing, { project: null })).rejects.toThrow(/does not exist/);
+  });
+});

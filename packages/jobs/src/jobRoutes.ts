@@ -1,0 +1,144 @@
+import { type ApiRoute, defineRoute, eventStream, IdParams, ListQuery, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
+import { resolve } from '@loadout/kernel';
+import { z } from 'zod';
+import { type JobEvent, JobEvents } from './JobEvents.js';
+import { type Job, JobQueue, type JobStatus } from './JobQueue.js';
+import { JobScheduler } from './JobScheduler.js';
+
+const FINAL: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skipped']);
+const JobListQuery = ListQuery.extend({ status: z.enum(['waiting', 'queued', 'running', 'succeeded', 'failed', 'skipped']).optional() });
+const TaskParams = z.strictObject({ dirName: z.string().max(4096) });
+
+/** `POST /api/tasks/:dirName/runs`: `input` is any JSON; left out, the task gets `{}`. */
+const RunBody = z.strictObject({
+  input: z.unknown().optional(),
+  project: projectPath.nullable().optional(),
+});
+
+/** `POST /api/pipelines` */
+const PipelineBody = z.strictObject({
+  steps: z
+    .array(z.strictObject({ task: z.string().min(1).max(1024), input: z.unknown().optional() }))
+    .min(1)
+    .max(50),
+  project: projectPath.nullable().optional(),
+});
+
+/** A job with the output its running attempt printed so far. */
+function withLiveOutput(context: RouteContext, job: Job): Job {
+  if (job.status !== 'running') return job;
+  const live = resolve(context.container, JobEvents).liveOutput(job.id);
+  return live === undefined ? job : { ...job, output: live.stdout, stderr: live.stderr };
+}
+
+/**
+ * Runs, jobs and pipelines: queue a run or a pipeline, read jobs, follow a job's output live. Reads
+ * of jobs need the token: they show what tasks printed.
+ */
+export const jobRoutes: readonly ApiRoute[] = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/tasks/:dirName/runs',
+    access: 'token',
+    handle: async (request, context) => {
+      const { dirName } = parseRequest(TaskParams, request.params, 'path');
+      const body = parseRequest(RunBody, request.body, 'body');
+      const project = oneProject(parseRequest(ProjectQuery, request.query, 'query').project, body.project);
+      const job = await context.withSession(project, (session) => context.container.resolve(JobScheduler).scheduleRun(session, dirName, body.input));
+      return reply(202, { job: { id: job.id, status: job.status } });
+    },
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/api/jobs',
+    access: 'token',
+    handle: (request, context) => {
+      const query = parseRequest(JobListQuery, request.query, 'query');
+      return resolve(context.container, JobQueue)
+        .list({ ...(query.limit === undefined ? {} : { limit: query.limit }), ...(query.status === undefined ? {} : { status: query.status }) })
+        .map((job) => withLiveOutput(context, job));
+    },
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/api/jobs/:id',
+    access: 'token',
+    handle: (request, context) => {
+      const { id } = parseRequest(IdParams, request.params, 'path');
+      return withLiveOutput(context, resolve(context.container, JobQueue).get(id));
+    },
+  }),
+
+  /**
+   * Server-Sent Events: `status` whenever the job's status changes, `output` chunks
+   * (`{ stream, text }`) as the task prints them, then `end` with the finished job. A finished job
+   * streams its stored output and ends at once.
+   */
+  defineRoute({
+    method: 'GET',
+    path: '/api/jobs/:id/stream',
+    access: 'token',
+    handle: (request, context) => {
+      const { id } = parseRequest(IdParams, request.params, 'path');
+      const queue = resolve(context.container, JobQueue);
+      const events = resolve(context.container, JobEvents);
+      queue.get(id); // a 404 before the stream opens
+      return eventStream((stream) => {
+        // Subscribing, reading the job and its live output happen in one synchronous step, so no
+        // chunk is lost or sent twice in between.
+        const unsubscribe = events.subscribe(id, (event: JobEvent) => {
+          if (event.type === 'output') {
+            stream.send('output', event.chunk);
+            return;
+          }
+          stream.send('status', { id: event.job.id, status: event.job.status, attempts: event.job.attempts, error: event.job.error });
+          if (FINAL.has(event.job.status)) {
+            stream.send('end', event.job);
+            stream.close();
+          }
+        });
+        stream.onClose(unsubscribe);
+        const current = queue.get(id);
+        if (FINAL.has(current.status)) {
+          if (current.output !== '') stream.send('output', { stream: 'stdout', text: current.output });
+          if (current.stderr !== '') stream.send('output', { stream: 'stderr', text: current.stderr });
+          stream.send('end', current);
+          stream.close();
+          return;
+        }
+        stream.send('status', { id: current.id, status: current.status, attempts: current.attempts, error: current.error });
+        const live = events.liveOutput(id);
+        if (live !== undefined) {
+          if (live.stdout !== '') stream.send('output', { stream: 'stdout', text: live.stdout });
+          if (live.stderr !== '') stream.send('output', { stream: 'stderr', text: live.stderr });
+        }
+      });
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/pipelines',
+    access: 'token',
+    handle: async (request, context) => {
+      const body = parseRequest(PipelineBody, request.body, 'body');
+      const pipeline = await context.withSession(body.project, (session) =>
+        context.container.resolve(JobScheduler).schedulePipeline(session, body.steps),
+      );
+      return reply(202, { pipeline: { id: pipeline.id, status: pipeline.status } });
+    },
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/api/pipelines/:id',
+    access: 'token',
+    handle: (request, context) => {
+      const { id } = parseRequest(IdParams, request.params, 'path');
+      const pipeline = resolve(context.container, JobQueue).getPipeline(id);
+      return { ...pipeline, jobs: pipeline.jobs.map((job) => withLiveOutput(context, job)) };
+    },
+  }),
+];

@@ -1,0 +1,59 @@
+import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
+import { Migrations } from '@loadout/db';
+import { contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { type DependencyContainer, Lifecycle } from 'tsyringe';
+import { JobEventHub, JobEvents } from './JobEvents.js';
+import { JobQueue, SqliteJobQueue } from './JobQueue.js';
+import { jobRoutes } from './jobRoutes.js';
+import { JobScheduler } from './JobScheduler.js';
+import { jobsMigrations } from './jobsMigrations.js';
+import { JobWorkerOptions, JobWorkers, type JobWorkerSettings } from './JobWorkers.js';
+import { NotificationInbox, SqliteNotificationInbox } from './NotificationInbox.js';
+import { notificationRoutes } from './notificationRoutes.js';
+import { SessionTaskExecution, TaskExecution } from './TaskExecution.js';
+import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, TaskRunner, TaskRunnerSettings } from './TaskRunner.js';
+
+/**
+ * Registers the job queue and inbox tables, the runner, the queue, the workers, the inbox, their
+ * HTTP routes, and the workers as a service of the server (they run only while it serves).
+ */
+export const jobsModule: LoadoutModule = (container) => {
+  for (const migration of jobsMigrations) contribute(container, Migrations, migration);
+  container.register(TaskRunnerSettings, { useValue: DEFAULT_TASK_RUNNER_SETTINGS });
+  container.register(JobWorkerOptions, { useValue: {} });
+  container.register(TaskRunner, { useClass: ProcessTaskRunner }, { lifecycle: Lifecycle.Singleton });
+  container.register(JobQueue, { useClass: SqliteJobQueue }, { lifecycle: Lifecycle.Singleton });
+  container.register(JobEvents, { useClass: JobEventHub }, { lifecycle: Lifecycle.Singleton });
+  container.register(NotificationInbox, { useClass: SqliteNotificationInbox }, { lifecycle: Lifecycle.Singleton });
+  container.register(TaskExecution, { useClass: SessionTaskExecution }, { lifecycle: Lifecycle.Singleton });
+  container.register(JobWorkers, { useClass: JobWorkers }, { lifecycle: Lifecycle.Singleton });
+  container.register(JobScheduler, { useClass: JobScheduler }, { lifecycle: Lifecycle.Singleton });
+  for (const route of [...jobRoutes, ...notificationRoutes]) contribute(container, HttpRoutes, route);
+  contribute(container, ServerServices, workersService(container));
+};
+
+/** Sets how the workers of the server this process starts run (count, retry delay, polling). */
+export function configureJobWorkers(container: DependencyContainer, options: Partial<JobWorkerSettings>): void {
+  container.register(JobWorkerOptions, { useValue: options });
+}
+
+/**
+ * The workers, for as long as the server serves: first the jobs a killed server left running are
+ * settled (the server holds the data folder's lock, so they are nobody else's), then the workers
+ * start taking jobs.
+ */
+function workersService(container: DependencyContainer): ServerService {
+  return {
+    name: 'jobs',
+    start: async ({ log }) => {
+      const workers = container.resolve(JobWorkers);
+      const recovered = await workers.recover();
+      workers.start({ ...resolve(container, JobWorkerOptions), log });
+      return {
+        lines: recovered.map((job) => `job ${job.id} (${job.taskDirName}) was running when the last server stopped: ${job.status}`),
+        json: { recovered: recovered.map((job) => ({ id: job.id, taskDirName: job.taskDirName, status: job.status, error: job.error })) },
+      };
+    },
+    stop: () => container.resolve(JobWorkers).stop(),
+  };
+}

@@ -1,0 +1,23 @@
+import { defineRpcMethod, type RpcMethod } from '@loadout/api';
+import { resolve } from '@loadout/kernel';
+import { z } from 'zod';
+import { CapabilityLevels } from './CapabilityLevels.js';
+import type { TransferableKind } from './TransferRequest.js';
+
+/**
+ * `{ id, from, to }`, each end `{ level, projectPath? }`. Only the object shape is checked here;
+ * the mover checks the ends itself, so a project end without a path answers with its own code,
+ * `CAPABILITY_INVALID`, the same through the command line and through RPC.
+ */
+const transferParams = z.strictObject({ id: z.unknown(), from: z.unknown(), to: z.unknown() });
+
+function transferMethod(name: string, kind: TransferableKind): RpcMethod {
+  return defineRpcMethod({
+    name,
+    params: transferParams,
+    handler: (params, context) => resolve(context.container, CapabilityLevels).transfer({ kind, ...params }),
+  });
+}
+
+/** `skills.transfer` and `mcp.transfer`: move an owner's skill or MCP server between levels (packages/levels). */
+export const levelsRpcMethods: readonly RpcMethod[] = [transferMethod('skills.transfer', 'skill'), transferMethod('mcp.transfer', 'server')];
