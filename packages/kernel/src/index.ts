@@ -7,6 +7,7 @@ export * from './declaredGates.js';
 export * from './Diagnostic.js';
 export * from './DocumentReader.js';
 export * from './FolderScanCache.js';
+export * from './formatValidationError.js';
 export * from './LoadoutError.js';
 export * from './Places.js';
 export * from './readJsonCapability.js';
