@@ -6,6 +6,7 @@ export * from './createKernel.js';
 export * from './declaredGates.js';
 export * from './Diagnostic.js';
 export * from './DocumentReader.js';
+export * from './FileLock.js';
 export * from './FolderScanCache.js';
 export * from './formatValidationError.js';
 export * from './LoadoutError.js';

@@ -7,6 +7,7 @@ import {
   type CapabilityRecord,
   collisionKey,
   type Diagnostic,
+  type FileLockRetries,
   isInside,
   isLoadoutError,
   type Level,
@@ -17,10 +18,10 @@ import {
   SessionLoader,
   token,
   WiringError,
+  withFileLock,
 } from '@loadout/kernel';
 import type { SkillRecord } from '@loadout/skills';
 import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
-import lockfile from 'proper-lockfile';
 import { inject, injectable } from 'tsyringe';
 import { applyGateCarry, planGateCarry } from './carryGates.js';
 import {
@@ -107,6 +108,8 @@ const STAGING_PREFIX = '.loadout-move-';
 const HIDDEN_SOURCE_PREFIX = '.loadout-moved-';
 /** The lock every transfer of one workspace takes, in the data folder. */
 const LOCK_NAME = 'levels-transfer';
+/** How long a transfer waits for another to finish: about ten seconds. */
+const TRANSFER_LOCK_RETRIES: FileLockRetries = { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500, randomize: true };
 
 /** {@link CapabilityLevels} over the owner's roots on disk and the state store. */
 @injectable()
@@ -473,23 +476,13 @@ export class FileCapabilityLevels implements CapabilityLevels {
    * One transfer at a time per workspace: two moves into one folder could otherwise plan the same
    * free name. A lock left by a killed process goes stale after 10 s.
    */
-  private async withTransferLock<T>(work: () => Promise<T>): Promise<T> {
-    fs.mkdirSync(this.places.dataDir, { recursive: true });
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(path.join(this.places.dataDir, LOCK_NAME), {
-        realpath: false,
-        stale: 10_000,
-        retries: { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500, randomize: true },
-      });
-    } catch (error) {
-      throw new TransferBusyError('another transfer is running in this workspace; try again', { cause: error });
-    }
-    try {
-      return await work();
-    } finally {
-      await release().catch(() => undefined);
-    }
+  private withTransferLock<T>(work: () => Promise<T>): Promise<T> {
+    return withFileLock(path.join(this.places.dataDir, LOCK_NAME), work, {
+      stale: 10_000,
+      retries: TRANSFER_LOCK_RETRIES,
+      lockError: (error) =>
+        error.code === 'FILE_LOCK_COMPROMISED' ? error : new TransferBusyError('another transfer is running in this workspace; try again', { cause: error }),
+    });
   }
 }
 

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   type CapabilityRecord,
@@ -118,7 +117,6 @@ export class StoredCapabilityStateService implements CapabilityStateService {
       }
       // Gates go to the scope's own file: the project's `.agents/config.json`, else the owner's.
       const rootDir = (at.projectRoot ?? at.ownerRoot).dir;
-      fs.mkdirSync(rootDir, { recursive: true });
       await withConfigLock(path.join(rootDir, CONFIG_FILE), () => {
         const rewrite = planGateRewrite(rootDir, gates);
         // The config file is written inside the surfaced transaction: if the write fails, the
