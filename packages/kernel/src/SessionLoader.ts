@@ -2,17 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import { CapabilityFilters } from './CapabilityFilter.js';
-import { CapabilityKinds, type CapabilityKind, type CapabilityRecord, type EntryScan } from './CapabilityKind.js';
+import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import { collisionKey } from './capabilityId.js';
 import type { Diagnostic } from './Diagnostic.js';
-import { DocumentRefusedError, realpathInside } from './DocumentReader.js';
-import { type FolderEntry, FolderScanCache } from './FolderScanCache.js';
+import { FolderScanCache } from './FolderScanCache.js';
+import type { FolderEntry } from './listFolderInside.js';
 import { InvalidInputError } from './LoadoutError.js';
 import { PluginSource } from './PluginSource.js';
 import { PROJECT_ROOT_FOLDER, type Root, RootList } from './Root.js';
 import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
+import { listKindFolder, readKindFolderEntry, type StampedScan } from './scanKindFolder.js';
 import { resolve, resolveAll } from './token.js';
 
 export interface OpenSessionOptions {
@@ -145,11 +146,11 @@ export class SessionLoader {
       byKind.set(kind.kind, ofKind);
       for (const root of roots) {
         const folder = path.join(root.dir, kind.folder);
-        const list = (): FolderEntry[] | null => {
+        const list = (): readonly FolderEntry[] | null => {
           const dirent = listRoot(root)?.get(kind.folder);
-          return dirent === undefined ? null : listFolder(root, folder, dirent);
+          return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
-        const read = (entry: FolderEntry): StampedScan => stamp(readEntry(kind, root, folder, entry), kind, root);
+        const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry);
         const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read);
         for (const scan of scans) ofKind.push(scan);
       }
@@ -317,110 +318,12 @@ function sourceName(record: CapabilityRecord): string {
   return record.level === 'project' ? 'the project' : "the owner's capabilities";
 }
 
-/** The names directly inside a root; null when the root is missing. */
+/** The names directly inside a root, so one readdir answers for every kind folder; null when the root is missing. */
 function readRoot(dir: string): Map<string, fs.Dirent> | null {
   try {
     return new Map(fs.readdirSync(dir, { withFileTypes: true }).map((dirent) => [dirent.name, dirent]));
   } catch {
     return null;
-  }
-}
-
-/**
- * Lists a kind folder. A link that leads out of the root is listed with a refusal (so it is
- * reported at every scan) and never read.
- */
-function listFolder(root: Root, folder: string, dirent: fs.Dirent): FolderEntry[] | null {
-  let dirents: fs.Dirent[];
-  try {
-    if (dirent.isSymbolicLink() && realpathInside(root.dir, folder) === null) return null;
-    dirents = fs.readdirSync(folder, { withFileTypes: true });
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) return [{ name: '', isDirectory: false, refusal: error }];
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    return [{ name: '', isDirectory: false, refusal: { code: 'FOLDER_UNREADABLE', message: `${folder}: ${code}` } }];
-  }
-  const entries: FolderEntry[] = [];
-  for (const entry of dirents) {
-    if (entry.name.startsWith('.')) continue;
-    let isDirectory = entry.isDirectory();
-    if (entry.isSymbolicLink()) {
-      try {
-        const real = realpathInside(root.dir, path.join(folder, entry.name));
-        if (real === null) continue;
-        isDirectory = fs.statSync(real).isDirectory();
-      } catch (error) {
-        if (!(error instanceof DocumentRefusedError)) throw error;
-        entries.push({ name: entry.name, isDirectory: false, refusal: error });
-        continue;
-      }
-    }
-    entries.push({ name: entry.name, isDirectory });
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return entries;
-}
-
-/**
- * Reads one named entry of a root's kind folder exactly as a scan would: the same link checks,
- * the same refusals, the same records. Null when the root holds no such entry. For a direct
- * lookup (a task by its folder name) that must agree with what a session lists.
- */
-export function readKindEntry(kind: CapabilityKind, root: Root, name: string): StampedScan | null {
-  const rootListing = readRoot(root.dir);
-  const folderDirent = rootListing?.get(kind.folder);
-  if (folderDirent === undefined) return null;
-  const folder = path.join(root.dir, kind.folder);
-  let entry: FolderEntry;
-  try {
-    if (folderDirent.isSymbolicLink() && realpathInside(root.dir, folder) === null) return null;
-    const entryPath = path.join(folder, name);
-    const stat = fs.lstatSync(entryPath);
-    let isDirectory = stat.isDirectory();
-    if (stat.isSymbolicLink()) {
-      const real = realpathInside(root.dir, entryPath);
-      if (real === null) return null;
-      isDirectory = fs.statSync(real).isDirectory();
-    }
-    entry = { name, isDirectory };
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) entry = { name, isDirectory: false, refusal: error };
-    else if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-    else throw error;
-  }
-  return stamp(readEntry(kind, root, folder, entry), kind, root);
-}
-
-/** An entry's scan with the root's level and plugin put on every record. */
-export interface StampedScan {
-  readonly records: readonly CapabilityRecord[];
-  readonly diagnostics: readonly Diagnostic[];
-}
-
-function stamp(scan: EntryScan, kind: CapabilityKind, root: Root): StampedScan {
-  // The drafts were made by this read and nobody else holds them: completing them in place saves
-  // a copy of every record of a scan.
-  for (const draft of scan.records) Object.assign(draft, { kind: kind.kind, level: root.level, plugin: root.plugin });
-  return scan as StampedScan;
-}
-
-function readEntry(kind: CapabilityKind, root: Root, folder: string, entry: FolderEntry): EntryScan {
-  const entryPath = path.join(folder, entry.name);
-  if (entry.refusal !== undefined) {
-    return { records: [], diagnostics: [{ code: entry.refusal.code, severity: 'warning', path: entryPath, message: entry.refusal.message }] };
-  }
-  try {
-    return kind.readEntry({ root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory });
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) {
-      return { records: [], diagnostics: [{ code: error.code, severity: 'warning', path: entryPath, message: error.message }] };
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      records: [],
-      diagnostics: [{ code: 'DOCUMENT_UNREADABLE', severity: 'warning', path: entryPath, message: `${entryPath}: ${message}` }],
-    };
   }
 }
 

@@ -15,6 +15,7 @@ import {
   Places,
   PROJECT_ROOT_FOLDER,
   type Root,
+  scanKindFolder,
   SessionLoader,
   token,
   WiringError,
@@ -35,7 +36,6 @@ import {
 import { MoveFileSystem } from './MoveFileSystem.js';
 import { type Placement, planPlacement } from './planPlacement.js';
 import { rewriteMarkdownName, rewriteServerName } from './rewriteDocumentName.js';
-import { scanKindFolder } from './scanKindFolder.js';
 import { parseTransferRequest, type LevelEnd, type TransferableKind, type TransferRequest } from './TransferRequest.js';
 import { TransferJournal } from './TransferJournal.js';
 import { transferStep } from './transferStep.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { capabilityId, DocumentRefusedError, readMarkdownInside, realpathInside } from '@loadout/kernel';
+import { capabilityId, DocumentRefusedError, type FolderListing, listFolderInside, readMarkdownInside } from '@loadout/kernel';
 import type { DiscoveryRoot } from './RuntimeAdapter.js';
 import { readSkillBundle, SKILL_FILE } from './SkillBundle.js';
 
@@ -30,9 +30,10 @@ export interface RootContents {
 
 /**
  * Lists the skill folders in a runtime root the way the runtime does: `SKILL.md` folders down to
- * the root's depth, hidden entries skipped. Links are followed only while they stay inside the
- * root; one leading out is listed with no hash, so it can never be taken for a copy of anything.
- * Reads only frontmatter now; bundles are hashed when asked.
+ * the root's depth, hidden entries skipped. Each level is listed with the kernel's one folder
+ * listing, so links are followed only while they stay inside the root; one leading out is listed
+ * with no hash, so it can never be taken for a copy of anything. Reads only frontmatter now;
+ * bundles are hashed when asked.
  */
 export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
   const exists = isDirectory(root.dir);
@@ -40,36 +41,23 @@ export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
   const skills: ScannedSkill[] = [];
   const occupied = new Set<string>();
   const visit = (dir: string, prefix: string, depth: number): void => {
-    let names: string[];
+    let listing: FolderListing | null;
     try {
-      names = fs.readdirSync(dir).sort();
+      listing = listFolderInside(root.dir, dir);
     } catch {
       return;
     }
-    for (const name of names) {
-      if (name.startsWith('.')) continue;
+    if (listing === null) return;
+    if (prefix === '') for (const name of listing.names) if (!name.startsWith('.')) occupied.add(name);
+    for (const { name, isDirectory: isFolder, realPath, refusal } of listing.entries) {
       const full = path.join(dir, name);
       const entry = prefix === '' ? name : `${prefix}/${name}`;
-      if (prefix === '') occupied.add(name);
-      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
-      if (stat === undefined) continue;
-      let realDir: string | null = full;
-      let outside = false;
-      if (stat.isSymbolicLink()) {
-        try {
-          realDir = realpathInside(root.dir, full);
-        } catch (error) {
-          if (!(error instanceof DocumentRefusedError)) throw error;
-          realDir = null;
-          outside = true;
-        }
-        if (realDir === null && !outside) continue; // dangling
-      }
-      if (outside) {
+      if (refusal !== undefined) {
         skills.push(unreadableSkill(full, entry, name, 'it is a link leading outside the root; Loadout does not follow it'));
         continue;
       }
-      if (realDir === null || !isDirectory(realDir)) continue;
+      if (!isFolder) continue;
+      const realDir = realPath ?? full;
       if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir));
       if (depth < root.depth) visit(full, entry, depth + 1);
     }

@@ -4,6 +4,7 @@ import {
   collisionKey,
   formatMarkdown,
   type Level,
+  listFolderInside,
   readKindEntry,
   readMarkdownInside,
   type Root,
@@ -82,10 +83,10 @@ export class FileTaskStore implements TaskStore {
   createTask(dirName: string, task: NewTask, level: Level = 'global'): TaskRecord {
     assertTaskName(dirName);
     const root = this.ownerRoot(level);
-    const folder = path.join(root.dir, 'tasks', dirName);
+    const folder = path.join(root.dir, taskKind.folder, dirName);
     if (entryNameIn(root, dirName) !== null) throw new TaskExistsError(dirName);
     checkImplementation(task.implementation);
-    const staging = fs.mkdtempSync(path.join(ensureDir(path.join(root.dir, 'tasks')), `.${dirName.slice(0, 32)}-new-`));
+    const staging = fs.mkdtempSync(path.join(ensureDir(path.join(root.dir, taskKind.folder)), `.${dirName.slice(0, 32)}-new-`));
     try {
       const fields: Record<string, unknown> = {
         name: requireText(task.name, 'name'),
@@ -170,15 +171,16 @@ function readTaskIn(root: Root, dirName: string): TaskRecord | null {
 function entryNameIn(root: Root, dirName: string): string | null {
   // One listing answers both: the exact spelling first, then any spelling that collides. (Asking
   // the file system for the exact name would be wrong on a case-insensitive one.)
-  const names = listNames(path.join(root.dir, 'tasks'));
+  const names = listNames(root);
   if (names.includes(dirName)) return dirName;
   const wanted = collisionKey(dirName);
   return names.find((name) => collisionKey(name) === wanted) ?? null;
 }
 
-function listNames(folder: string): string[] {
+/** Every name in `root`'s tasks folder, hidden ones too (the caller named one); none when it cannot be listed. */
+function listNames(root: Root): readonly string[] {
   try {
-    return fs.readdirSync(folder);
+    return listFolderInside(root.dir, path.join(root.dir, taskKind.folder))?.names ?? [];
   } catch {
     return [];
   }
