@@ -14,6 +14,7 @@ import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
 import { listKindFolder, readKindFolderEntry, type StampedScan } from './scanKindFolder.js';
+import { shadowRecords } from './shadowRecords.js';
 import { resolve, resolveAll } from './token.js';
 
 export interface OpenSessionOptions {
@@ -27,6 +28,14 @@ export interface RootScan {
   readonly records: ReadonlyMap<string, readonly CapabilityRecord[]>;
   readonly diagnostics: readonly Diagnostic[];
 }
+
+/** A record in a listing of every copy of a kind: whether the session has it, and what wins over it. */
+export type ListedRecord<R extends CapabilityRecord = CapabilityRecord> = R & {
+  /** Whether this copy is in the session: the winner of its id, and switched on. */
+  readonly on: boolean;
+  /** The path of the copy that wins over this one, or null when this one wins. */
+  readonly shadowedBy: string | null;
+};
 
 /**
  * Opens sessions. The root list is built when a session opens — the project's `.agents`, the
@@ -132,6 +141,33 @@ export class SessionLoader {
     return { records, diagnostics };
   }
 
+  /**
+   * Every record of `kind` (its singular name) in the roots of a session for `project`, in root
+   * order, shadowed and switched-off copies included: what a list command shows. With
+   * `includeDisabled`, disabled plugins' roots are listed too; a session does not read them, so
+   * their copies are never `on` and never win over a copy it reads (see {@link shadowRecords}).
+   */
+  async listRecords<R extends CapabilityRecord = CapabilityRecord>(
+    kind: string,
+    project: string | null,
+    options: { includeDisabled?: boolean } = {},
+  ): Promise<ListedRecord<R>[]> {
+    const session = await this.open({ project });
+    try {
+      const roots = options.includeDisabled === true ? this.buildRoots(session.project, { includeDisabled: true }) : session.roots;
+      const records = (this.scanRoots(roots).records.get(kind) ?? []) as readonly R[];
+      const readPlugins = new Set(session.roots.map((root) => root.plugin));
+      const { shadowedBy } = shadowRecords(records, { isRead: (record) => readPlugins.has(record.plugin) });
+      return records.map((record) => ({
+        ...record,
+        on: session.find(kind, record.id)?.path === record.path,
+        shadowedBy: shadowedBy.get(record)?.path ?? null,
+      }));
+    } finally {
+      session.dispose();
+    }
+  }
+
   /** Every entry's scan, per kind (singular name) in root order; from the watch cache when there is one. */
   private collectScans(roots: readonly Root[]): Map<string, StampedScan[]> {
     const cache = this.cache();
@@ -217,8 +253,9 @@ function flatten(scans: readonly StampedScan[]): { records: CapabilityRecord[]; 
 
 function shadowKind(scans: readonly StampedScan[]): ShadowedKind {
   const flat = flatten(scans);
-  const winners = shadow(new Map([['', flat.records]]), flat.diagnostics);
-  return { scans, winners, diagnostics: flat.diagnostics };
+  const shadowing = shadowRecords(flat.records);
+  for (const diagnostic of shadowing.diagnostics) flat.diagnostics.push(diagnostic);
+  return { scans, winners: shadowing.winners, diagnostics: flat.diagnostics };
 }
 
 /** More changed entries than this and a kind is shadowed again from scratch. */
@@ -267,55 +304,6 @@ function findByKey(records: readonly CapabilityRecord[], key: string): number {
     else high = middle - 1;
   }
   return -1;
-}
-
-/**
- * Keeps the first record of each id (case-insensitively), in root order, and reports every record
- * it sets aside, so nothing disappears silently. Works by a stable sort on the collision key, so
- * the winners come out ordered by id (what every list and block of a session wants) and duplicates
- * sit next to the record that shadows them.
- */
-function shadow(records: ReadonlyMap<string, readonly CapabilityRecord[]>, diagnostics: Diagnostic[]): CapabilityRecord[] {
-  const winners: CapabilityRecord[] = [];
-  for (const ofKind of records.values()) {
-    const keys = ofKind.map((record) => collisionKey(record.id));
-    let order = ofKind.map((_record, index) => index);
-    if (!keysAscending(keys)) {
-      order = order.sort((a, b) => {
-        const left = keys[a] as string;
-        const right = keys[b] as string;
-        return left < right ? -1 : left > right ? 1 : a - b;
-      });
-    }
-    let winner = -1;
-    for (const index of order) {
-      const record = ofKind[index] as CapabilityRecord;
-      if (winner !== -1 && keys[winner] === keys[index]) {
-        const kept = ofKind[winner] as CapabilityRecord;
-        diagnostics.push({
-          code: 'SHADOWED',
-          severity: 'info',
-          path: record.path,
-          message: `${record.kind} "${record.id}" from ${sourceName(record)} is shadowed by the one from ${sourceName(kept)}`,
-        });
-        continue;
-      }
-      winner = index;
-      winners.push(record);
-    }
-  }
-  return winners;
-}
-
-/** Whether the keys are already in order with no duplicate out of place (a common case worth no sort). */
-function keysAscending(keys: readonly string[]): boolean {
-  for (let i = 1; i < keys.length; i += 1) if ((keys[i - 1] as string) >= (keys[i] as string)) return false;
-  return true;
-}
-
-function sourceName(record: CapabilityRecord): string {
-  if (record.plugin !== null) return `plugin ${record.plugin}`;
-  return record.level === 'project' ? 'the project' : "the owner's capabilities";
 }
 
 /** The names directly inside a root, so one readdir answers for every kind folder; null when the root is missing. */

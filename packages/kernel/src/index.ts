@@ -22,6 +22,7 @@ export * from './Session.js';
 export * from './scanKindFolder.js';
 export * from './SessionLoader.js';
 export * from './SessionSection.js';
+export * from './shadowRecords.js';
 export * from './token.js';
 export * from './writeDocument.js';
 export * from './zodShape.js';

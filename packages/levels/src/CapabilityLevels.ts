@@ -11,6 +11,7 @@ import {
   isInside,
   isLoadoutError,
   type Level,
+  type ListedRecord,
   parseMarkdown,
   Places,
   PROJECT_ROOT_FOLDER,
@@ -41,12 +42,7 @@ import { TransferJournal } from './TransferJournal.js';
 import { transferStep } from './transferStep.js';
 
 /** A record as `skills list` / `servers list` shows it: every root's copy, on or not. */
-export type ListedCapability = CapabilityRecord & {
-  /** Whether this copy is in the session (the winner of its id, and switched on). */
-  readonly on: boolean;
-  /** The path of the copy that wins over this one, or null when this one wins. */
-  readonly shadowedBy: string | null;
-};
+export type ListedCapability = ListedRecord;
 
 /** What a transfer did. */
 export interface TransferResult {
@@ -126,21 +122,8 @@ export class FileCapabilityLevels implements CapabilityLevels {
     this.journal = new TransferJournal(db);
   }
 
-  async list(kindName: TransferableKind, project: string | null): Promise<ListedCapability[]> {
-    const kind = this.kindOf(kindName);
-    const session = await this.loader.open({ project });
-    try {
-      const records = this.loader.scanRoots(session.roots).records.get(kind.kind) ?? [];
-      const winners = new Map<string, CapabilityRecord>();
-      return records.map((record) => {
-        const key = collisionKey(record.id);
-        const winner = winners.get(key) ?? record;
-        winners.set(key, winner);
-        return { ...record, on: session.find(kind.kind, record.id)?.path === record.path, shadowedBy: winner === record ? null : winner.path };
-      });
-    } finally {
-      session.dispose();
-    }
+  list(kindName: TransferableKind, project: string | null): Promise<ListedCapability[]> {
+    return this.loader.listRecords(this.kindOf(kindName).kind, project);
   }
 
   async transfer(input: unknown): Promise<TransferResult> {
