@@ -18,9 +18,10 @@ const noteKind: CapabilityKind = {
   kind: 'note',
   folder: 'notes',
   sessionKey: 'notes',
+  document: { idRule: 'name', nameField: 'frontmatter' },
   readEntry: (entry) => {
     if (entry.isDirectory || !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
-    const read = readMarkdownCapability(entry.root.dir, entry.path);
+    const read = readMarkdownCapability(entry.root.dir, entry.path, noteKind.document);
     return { records: read === null ? [] : [read.draft], diagnostics: [] };
   },
 };

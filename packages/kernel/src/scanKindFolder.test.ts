@@ -15,10 +15,11 @@ const noteKind: CapabilityKind = {
   kind: 'note',
   folder: 'notes',
   sessionKey: 'notes',
+  document: { file: 'NOTE.md', idRule: 'name', nameField: 'frontmatter' },
   readEntry: (entry) => {
     if (entry.name === 'bad.md') throw new DocumentRefusedError('NOTE_BAD', `${entry.name}: bad`);
     if (!entry.isDirectory && !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
-    const read = readMarkdownCapability(entry.root.dir, entry.isDirectory ? path.join(entry.path, 'NOTE.md') : entry.path);
+    const read = readMarkdownCapability(entry.root.dir, entry.isDirectory ? path.join(entry.path, 'NOTE.md') : entry.path, noteKind.document);
     const diagnostics = read?.draft.description === '' ? [{ code: 'NO_DESCRIPTION', severity: 'warning' as const, message: 'none' }] : [];
     return { records: read === null ? [] : [read.draft], diagnostics };
   },

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { capabilityId, DocumentRefusedError, type FolderListing, listFolderInside, readMarkdownInside } from '@loadout/kernel';
+import { SKILL_DOCUMENT, skillKind } from '@loadout/skills';
 import type { DiscoveryRoot } from './RuntimeAdapter.js';
 import { readSkillBundle, SKILL_FILE } from './SkillBundle.js';
 
@@ -70,11 +71,11 @@ function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: 
   let name: string;
   try {
     const document = readMarkdownInside(rootDir, path.join(dir, SKILL_FILE));
-    name = capabilityId(document?.frontmatter.name, `skills/${entry}/${SKILL_FILE}`);
+    name = normalizedName(document?.frontmatter.name, entry);
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
     // The runtime cannot load it either; it still occupies its folder's name.
-    name = capabilityId(undefined, `skills/${entry}/${SKILL_FILE}`);
+    name = normalizedName(undefined, entry);
   }
   let computed = false;
   let hash: string | null = null;
@@ -110,11 +111,19 @@ function unreadableSkill(dir: string, entry: string, folderName: string, why: st
   return {
     dir,
     entry,
-    name: capabilityId(undefined, `skills/${folderName}/${SKILL_FILE}`),
+    name: normalizedName(undefined, folderName),
     realDir: null,
     hash: () => null,
     problem: () => why,
   };
+}
+
+/**
+ * A runtime skill's normalized name: the id the skill kind gives the same folder in a Loadout root
+ * (the slug of its frontmatter `name`, else of the folder's name).
+ */
+function normalizedName(written: unknown, entry: string): string {
+  return capabilityId(written, `${skillKind.folder}/${entry}/${SKILL_DOCUMENT.file}`, SKILL_DOCUMENT);
 }
 
 function isDirectory(target: string): boolean {

@@ -19,7 +19,7 @@ import {
   TaskInputInvalidError,
   TaskNotFoundError,
 } from './TaskErrors.js';
-import { taskKind } from './taskKind.js';
+import { TASK_DOCUMENT, taskKind } from './taskKind.js';
 import { assertTaskName, isPlainFileName } from './taskName.js';
 import type { TaskRecord } from './TaskRecord.js';
 
@@ -96,7 +96,7 @@ export class FileTaskStore implements TaskStore {
       if (task.timeoutSeconds !== undefined) fields.timeout = task.timeoutSeconds;
       if (task.retries !== undefined) fields.retries = task.retries;
       fs.writeFileSync(path.join(staging, task.implementation.filename), task.implementation.content, { mode: 0o644 });
-      fs.writeFileSync(path.join(staging, 'TASK.md'), formatMarkdown(fields, task.body ?? ''));
+      fs.writeFileSync(path.join(staging, TASK_DOCUMENT.file), formatMarkdown(fields, task.body ?? ''));
       fs.renameSync(staging, folder);
     } catch (error) {
       fs.rmSync(staging, { recursive: true, force: true });
@@ -190,7 +190,7 @@ function checkImplementation(implementation: { filename: string; content: string
   if (!isPlainFileName(implementation.filename)) {
     throw new TaskInputInvalidError('implementation.filename must be one plain file name in the task folder');
   }
-  if (implementation.filename.toLowerCase() === 'task.md') {
+  if (implementation.filename.toLowerCase() === TASK_DOCUMENT.file.toLowerCase()) {
     throw new TaskInputInvalidError('implementation.filename cannot be TASK.md, the task document itself');
   }
   if (typeof implementation.content !== 'string' || implementation.content.length > 1024 * 1024) {
