@@ -10,12 +10,13 @@ export const affordanceKind: CapabilityKind<AffordanceRecord> = {
   kind: 'affordance',
   folder: 'affordances',
   sessionKey: 'affordances',
+  document: { idRule: 'name', nameField: 'frontmatter' },
   readEntry: readAffordanceEntry,
 };
 
 function readAffordanceEntry(entry: KindFolderEntry): EntryScan<AffordanceRecord> {
   if (entry.isDirectory || !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
-  const read = readMarkdownCapability(entry.root.dir, entry.path);
+  const read = readMarkdownCapability(entry.root.dir, entry.path, affordanceKind.document);
   if (read === null) return { records: [], diagnostics: [] };
   const diagnostics =
     read.draft.description.trim() === ''

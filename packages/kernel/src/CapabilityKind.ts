@@ -38,12 +38,37 @@ export interface EntryScan<R extends CapabilityRecord = CapabilityRecord> {
 }
 
 /**
+ * How a kind's documents are laid out and named: what the kernel computes ids from
+ * ({@link capabilityId}), and all a mover needs to know to plan a landing and rewrite a name
+ * without knowing the kind.
+ */
+export interface KindDocument {
+  /**
+   * The document inside a folder entry, e.g. `SKILL.md` in `skills/<dir>/SKILL.md`; a folder entry
+   * is named by its folder. Absent when every entry is a single file.
+   */
+  readonly file?: string;
+  /**
+   * How the id is made. `name`: the slug of the display name as written, else of the entry's stem,
+   * else a hash of the path. `entry`: the entry's stem as it is (a folder's name, a file's name
+   * without its extension), whatever the display name.
+   */
+  readonly idRule: 'name' | 'entry';
+  /**
+   * Where the display name is written: the frontmatter `name:` line of a Markdown document, or the
+   * top-level `"name"` string of a JSON one.
+   */
+  readonly nameField: 'frontmatter' | 'json';
+}
+
+/**
  * A kind of capability, contributed by its store package. The kernel lists each root's kind folder
  * and hands every entry to `readEntry`; it merges the roots, applies state and builds the session.
  *
  * @example
  * container.register(CapabilityKinds, { useValue: {
  *   kind: 'affordance', folder: 'affordances', sessionKey: 'affordances',
+ *   document: { idRule: 'name', nameField: 'frontmatter' },
  *   readEntry: (entry) => readAffordance(entry),
  * } });
  */
@@ -53,6 +78,8 @@ export interface CapabilityKind<R extends CapabilityRecord = CapabilityRecord> {
   readonly folder: string;
   /** The key under which the session lists this kind, e.g. `skills`. */
   readonly sessionKey: string;
+  /** How its documents are laid out and named. */
+  readonly document: KindDocument;
   /**
    * Reads one entry. Throwing a `DocumentRefusedError` turns into a diagnostic for that entry;
    * the scan goes on. Must not read outside `entry.root.dir`.

@@ -1,13 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-
-/** A directory entry as the scanner needs it. */
-export interface FolderEntry {
-  readonly name: string;
-  readonly isDirectory: boolean;
-  /** Set when the entry may not be read (e.g. a link out of its root); kept so it is reported every time. */
-  readonly refusal?: { readonly code: string; readonly message: string };
-}
+import type { FolderEntry } from './listFolderInside.js';
 
 interface EntryState<T> {
   value: T;
@@ -57,7 +50,7 @@ export class FolderScanCache<T = unknown> {
    * @param list lists the folder; null when it is missing
    * @param read reads one entry
    */
-  scan(rootDir: string, folder: string, list: () => FolderEntry[] | null, read: (entry: FolderEntry) => T): T[] {
+  scan(rootDir: string, folder: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): T[] {
     const root = this.watchRoot(rootDir);
     if (root === null) {
       this.changes += 1;
@@ -103,7 +96,7 @@ export class FolderScanCache<T = unknown> {
     this.roots.clear();
   }
 
-  private relist(folder: string, state: FolderState<T>, list: () => FolderEntry[] | null, read: (entry: FolderEntry) => T): void {
+  private relist(folder: string, state: FolderState<T>, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): void {
     state.listingDirty = false;
     const listed = list();
     if (listed === null) {

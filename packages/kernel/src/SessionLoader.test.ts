@@ -18,9 +18,10 @@ const noteKind: CapabilityKind = {
   kind: 'note',
   folder: 'notes',
   sessionKey: 'notes',
+  document: { idRule: 'name', nameField: 'frontmatter' },
   readEntry: (entry) => {
     if (entry.isDirectory || !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
-    const read = readMarkdownCapability(entry.root.dir, entry.path);
+    const read = readMarkdownCapability(entry.root.dir, entry.path, noteKind.document);
     return { records: read === null ? [] : [read.draft], diagnostics: [] };
   },
 };
@@ -106,6 +107,37 @@ describe('SessionLoader', () => {
     expect(session.recordsOf('note').map((n) => n.id)).toEqual(['a']);
     expect(session.find('note', 'B')).toBeUndefined();
     expect(session.isOn({ ...session.recordsOf('note')[0]!, id: 'b' })).toBe(false);
+  });
+
+  it('lists every copy of a kind with on and shadowedBy, disabled plugins only when asked', async () => {
+    const { home, plugins, project } = workspace({
+      project: { notes: { 'a.md': note('Shared') } },
+      owner: { notes: { 'a.md': note('shared'), 'off.md': note('off') } },
+      plugins: { alpha: { notes: { 'only.md': note('only'), 'x.md': note('shared') } }, beta: { notes: { 'b.md': note('beta-only'), 'o.md': note('only') } } },
+    });
+    plugins[0] = { ...plugins[0]!, enabled: false };
+    const filter: CapabilityFilter = { apply: (_scope, records) => ({ records: records.filter((r) => r.id !== 'off'), diagnostics: [] }) };
+    const loader = kernel(home, plugins, { filter }).resolve(SessionLoader);
+    const shown = (listed: Awaited<ReturnType<SessionLoader['listRecords']>>) =>
+      listed.map((r) => [r.id, r.plugin ?? r.level, r.on, r.shadowedBy === null ? null : path.relative(home, r.shadowedBy)]);
+    const projectCopy = 'project/.agents/notes/a.md';
+    expect(shown(await loader.listRecords('note', project))).toEqual([
+      ['shared', 'project', true, null],
+      ['shared', 'global', false, projectCopy],
+      ['off', 'global', false, null],
+      ['beta-only', 'beta', true, null],
+      ['only', 'beta', true, null],
+    ]);
+    // alpha comes before beta in install order, but a session does not read it: beta's copy still wins.
+    expect(shown(await loader.listRecords('note', project, { includeDisabled: true }))).toEqual([
+      ['shared', 'project', true, null],
+      ['shared', 'global', false, projectCopy],
+      ['off', 'global', false, null],
+      ['only', 'alpha', false, 'plugins/beta/notes/o.md'],
+      ['shared', 'alpha', false, projectCopy],
+      ['beta-only', 'beta', true, null],
+      ['only', 'beta', true, null],
+    ]);
   });
 
   it('refuses a project folder that does not exist', async () => {

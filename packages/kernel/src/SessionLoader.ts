@@ -2,17 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import { CapabilityFilters } from './CapabilityFilter.js';
-import { CapabilityKinds, type CapabilityKind, type CapabilityRecord, type EntryScan } from './CapabilityKind.js';
+import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import { collisionKey } from './capabilityId.js';
 import type { Diagnostic } from './Diagnostic.js';
-import { DocumentRefusedError, realpathInside } from './DocumentReader.js';
-import { type FolderEntry, FolderScanCache } from './FolderScanCache.js';
+import { FolderScanCache } from './FolderScanCache.js';
+import type { FolderEntry } from './listFolderInside.js';
 import { InvalidInputError } from './LoadoutError.js';
 import { PluginSource } from './PluginSource.js';
 import { PROJECT_ROOT_FOLDER, type Root, RootList } from './Root.js';
 import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
+import { listKindFolder, readKindFolderEntry, type StampedScan } from './scanKindFolder.js';
+import { shadowRecords } from './shadowRecords.js';
 import { resolve, resolveAll } from './token.js';
 
 export interface OpenSessionOptions {
@@ -26,6 +28,14 @@ export interface RootScan {
   readonly records: ReadonlyMap<string, readonly CapabilityRecord[]>;
   readonly diagnostics: readonly Diagnostic[];
 }
+
+/** A record in a listing of every copy of a kind: whether the session has it, and what wins over it. */
+export type ListedRecord<R extends CapabilityRecord = CapabilityRecord> = R & {
+  /** Whether this copy is in the session: the winner of its id, and switched on. */
+  readonly on: boolean;
+  /** The path of the copy that wins over this one, or null when this one wins. */
+  readonly shadowedBy: string | null;
+};
 
 /**
  * Opens sessions. The root list is built when a session opens — the project's `.agents`, the
@@ -131,6 +141,33 @@ export class SessionLoader {
     return { records, diagnostics };
   }
 
+  /**
+   * Every record of `kind` (its singular name) in the roots of a session for `project`, in root
+   * order, shadowed and switched-off copies included: what a list command shows. With
+   * `includeDisabled`, disabled plugins' roots are listed too; a session does not read them, so
+   * their copies are never `on` and never win over a copy it reads (see {@link shadowRecords}).
+   */
+  async listRecords<R extends CapabilityRecord = CapabilityRecord>(
+    kind: string,
+    project: string | null,
+    options: { includeDisabled?: boolean } = {},
+  ): Promise<ListedRecord<R>[]> {
+    const session = await this.open({ project });
+    try {
+      const roots = options.includeDisabled === true ? this.buildRoots(session.project, { includeDisabled: true }) : session.roots;
+      const records = (this.scanRoots(roots).records.get(kind) ?? []) as readonly R[];
+      const readPlugins = new Set(session.roots.map((root) => root.plugin));
+      const { shadowedBy } = shadowRecords(records, { isRead: (record) => readPlugins.has(record.plugin) });
+      return records.map((record) => ({
+        ...record,
+        on: session.find(kind, record.id)?.path === record.path,
+        shadowedBy: shadowedBy.get(record)?.path ?? null,
+      }));
+    } finally {
+      session.dispose();
+    }
+  }
+
   /** Every entry's scan, per kind (singular name) in root order; from the watch cache when there is one. */
   private collectScans(roots: readonly Root[]): Map<string, StampedScan[]> {
     const cache = this.cache();
@@ -145,11 +182,11 @@ export class SessionLoader {
       byKind.set(kind.kind, ofKind);
       for (const root of roots) {
         const folder = path.join(root.dir, kind.folder);
-        const list = (): FolderEntry[] | null => {
+        const list = (): readonly FolderEntry[] | null => {
           const dirent = listRoot(root)?.get(kind.folder);
-          return dirent === undefined ? null : listFolder(root, folder, dirent);
+          return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
-        const read = (entry: FolderEntry): StampedScan => stamp(readEntry(kind, root, folder, entry), kind, root);
+        const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry);
         const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read);
         for (const scan of scans) ofKind.push(scan);
       }
@@ -216,8 +253,9 @@ function flatten(scans: readonly StampedScan[]): { records: CapabilityRecord[]; 
 
 function shadowKind(scans: readonly StampedScan[]): ShadowedKind {
   const flat = flatten(scans);
-  const winners = shadow(new Map([['', flat.records]]), flat.diagnostics);
-  return { scans, winners, diagnostics: flat.diagnostics };
+  const shadowing = shadowRecords(flat.records);
+  for (const diagnostic of shadowing.diagnostics) flat.diagnostics.push(diagnostic);
+  return { scans, winners: shadowing.winners, diagnostics: flat.diagnostics };
 }
 
 /** More changed entries than this and a kind is shadowed again from scratch. */
@@ -268,159 +306,12 @@ function findByKey(records: readonly CapabilityRecord[], key: string): number {
   return -1;
 }
 
-/**
- * Keeps the first record of each id (case-insensitively), in root order, and reports every record
- * it sets aside, so nothing disappears silently. Works by a stable sort on the collision key, so
- * the winners come out ordered by id (what every list and block of a session wants) and duplicates
- * sit next to the record that shadows them.
- */
-function shadow(records: ReadonlyMap<string, readonly CapabilityRecord[]>, diagnostics: Diagnostic[]): CapabilityRecord[] {
-  const winners: CapabilityRecord[] = [];
-  for (const ofKind of records.values()) {
-    const keys = ofKind.map((record) => collisionKey(record.id));
-    let order = ofKind.map((_record, index) => index);
-    if (!keysAscending(keys)) {
-      order = order.sort((a, b) => {
-        const left = keys[a] as string;
-        const right = keys[b] as string;
-        return left < right ? -1 : left > right ? 1 : a - b;
-      });
-    }
-    let winner = -1;
-    for (const index of order) {
-      const record = ofKind[index] as CapabilityRecord;
-      if (winner !== -1 && keys[winner] === keys[index]) {
-        const kept = ofKind[winner] as CapabilityRecord;
-        diagnostics.push({
-          code: 'SHADOWED',
-          severity: 'info',
-          path: record.path,
-          message: `${record.kind} "${record.id}" from ${sourceName(record)} is shadowed by the one from ${sourceName(kept)}`,
-        });
-        continue;
-      }
-      winner = index;
-      winners.push(record);
-    }
-  }
-  return winners;
-}
-
-/** Whether the keys are already in order with no duplicate out of place (a common case worth no sort). */
-function keysAscending(keys: readonly string[]): boolean {
-  for (let i = 1; i < keys.length; i += 1) if ((keys[i - 1] as string) >= (keys[i] as string)) return false;
-  return true;
-}
-
-function sourceName(record: CapabilityRecord): string {
-  if (record.plugin !== null) return `plugin ${record.plugin}`;
-  return record.level === 'project' ? 'the project' : "the owner's capabilities";
-}
-
-/** The names directly inside a root; null when the root is missing. */
+/** The names directly inside a root, so one readdir answers for every kind folder; null when the root is missing. */
 function readRoot(dir: string): Map<string, fs.Dirent> | null {
   try {
     return new Map(fs.readdirSync(dir, { withFileTypes: true }).map((dirent) => [dirent.name, dirent]));
   } catch {
     return null;
-  }
-}
-
-/**
- * Lists a kind folder. A link that leads out of the root is listed with a refusal (so it is
- * reported at every scan) and never read.
- */
-function listFolder(root: Root, folder: string, dirent: fs.Dirent): FolderEntry[] | null {
-  let dirents: fs.Dirent[];
-  try {
-    if (dirent.isSymbolicLink() && realpathInside(root.dir, folder) === null) return null;
-    dirents = fs.readdirSync(folder, { withFileTypes: true });
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) return [{ name: '', isDirectory: false, refusal: error }];
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    return [{ name: '', isDirectory: false, refusal: { code: 'FOLDER_UNREADABLE', message: `${folder}: ${code}` } }];
-  }
-  const entries: FolderEntry[] = [];
-  for (const entry of dirents) {
-    if (entry.name.startsWith('.')) continue;
-    let isDirectory = entry.isDirectory();
-    if (entry.isSymbolicLink()) {
-      try {
-        const real = realpathInside(root.dir, path.join(folder, entry.name));
-        if (real === null) continue;
-        isDirectory = fs.statSync(real).isDirectory();
-      } catch (error) {
-        if (!(error instanceof DocumentRefusedError)) throw error;
-        entries.push({ name: entry.name, isDirectory: false, refusal: error });
-        continue;
-      }
-    }
-    entries.push({ name: entry.name, isDirectory });
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return entries;
-}
-
-/**
- * Reads one named entry of a root's kind folder exactly as a scan would: the same link checks,
- * the same refusals, the same records. Null when the root holds no such entry. For a direct
- * lookup (a task by its folder name) that must agree with what a session lists.
- */
-export function readKindEntry(kind: CapabilityKind, root: Root, name: string): StampedScan | null {
-  const rootListing = readRoot(root.dir);
-  const folderDirent = rootListing?.get(kind.folder);
-  if (folderDirent === undefined) return null;
-  const folder = path.join(root.dir, kind.folder);
-  let entry: FolderEntry;
-  try {
-    if (folderDirent.isSymbolicLink() && realpathInside(root.dir, folder) === null) return null;
-    const entryPath = path.join(folder, name);
-    const stat = fs.lstatSync(entryPath);
-    let isDirectory = stat.isDirectory();
-    if (stat.isSymbolicLink()) {
-      const real = realpathInside(root.dir, entryPath);
-      if (real === null) return null;
-      isDirectory = fs.statSync(real).isDirectory();
-    }
-    entry = { name, isDirectory };
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) entry = { name, isDirectory: false, refusal: error };
-    else if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-    else throw error;
-  }
-  return stamp(readEntry(kind, root, folder, entry), kind, root);
-}
-
-/** An entry's scan with the root's level and plugin put on every record. */
-export interface StampedScan {
-  readonly records: readonly CapabilityRecord[];
-  readonly diagnostics: readonly Diagnostic[];
-}
-
-function stamp(scan: EntryScan, kind: CapabilityKind, root: Root): StampedScan {
-  // The drafts were made by this read and nobody else holds them: completing them in place saves
-  // a copy of every record of a scan.
-  for (const draft of scan.records) Object.assign(draft, { kind: kind.kind, level: root.level, plugin: root.plugin });
-  return scan as StampedScan;
-}
-
-function readEntry(kind: CapabilityKind, root: Root, folder: string, entry: FolderEntry): EntryScan {
-  const entryPath = path.join(folder, entry.name);
-  if (entry.refusal !== undefined) {
-    return { records: [], diagnostics: [{ code: entry.refusal.code, severity: 'warning', path: entryPath, message: entry.refusal.message }] };
-  }
-  try {
-    return kind.readEntry({ root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory });
-  } catch (error) {
-    if (error instanceof DocumentRefusedError) {
-      return { records: [], diagnostics: [{ code: error.code, severity: 'warning', path: entryPath, message: error.message }] };
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      records: [],
-      diagnostics: [{ code: 'DOCUMENT_UNREADABLE', severity: 'warning', path: entryPath, message: `${entryPath}: ${message}` }],
-    };
   }
 }
 

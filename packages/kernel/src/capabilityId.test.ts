@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { capabilityId, collisionKey, pathStem, slugify } from './capabilityId.js';
+import type { KindDocument } from './CapabilityKind.js';
+import { capabilityId, collisionKey, displayNameOf, pathStem, slugify } from './capabilityId.js';
+
+/** Kinds as the stores declare them: named by their written name, or by their entry. */
+const folderOrFile: KindDocument = { file: 'SKILL.md', idRule: 'name', nameField: 'frontmatter' };
+const singleFile: KindDocument = { idRule: 'name', nameField: 'frontmatter' };
+const byFolder: KindDocument = { file: 'TASK.md', idRule: 'entry', nameField: 'frontmatter' };
+const byFileStem: KindDocument = { idRule: 'entry', nameField: 'json' };
 
 describe('slugify', () => {
   it.each([
@@ -16,37 +23,53 @@ describe('slugify', () => {
 
 describe('capabilityId', () => {
   it('takes the slug of the frontmatter name first', () => {
-    expect(capabilityId('Writing Commit Messages', 'skills/other/SKILL.md')).toBe('writing-commit-messages');
+    expect(capabilityId('Writing Commit Messages', 'skills/other/SKILL.md', folderOrFile)).toBe('writing-commit-messages');
   });
 
-  it('falls back to the folder of a SKILL.md when the name has no ASCII slug', () => {
-    expect(capabilityId('中文技能', 'skills/chinese-skill/SKILL.md')).toBe('chinese-skill');
+  it('falls back to the folder of a folder document when the name has no ASCII slug', () => {
+    expect(capabilityId('中文技能', 'skills/chinese-skill/SKILL.md', folderOrFile)).toBe('chinese-skill');
   });
 
   it('falls back to the file stem for a single-file document', () => {
-    expect(capabilityId(undefined, 'affordances/Shell Access.md')).toBe('shell-access');
+    expect(capabilityId(undefined, 'affordances/Shell Access.md', singleFile)).toBe('shell-access');
   });
 
   it('ends with a stable hash of the path when neither gives a slug', () => {
-    const id = capabilityId('技能', 'skills/技能/SKILL.md');
+    const id = capabilityId('技能', 'skills/技能/SKILL.md', folderOrFile);
     expect(id).toMatch(/^h-[0-9a-f]{8}$/);
-    expect(capabilityId('技能', 'skills/技能/SKILL.md')).toBe(id);
-    expect(capabilityId('技能', 'skills/别的/SKILL.md')).not.toBe(id);
+    expect(capabilityId('技能', 'skills/技能/SKILL.md', folderOrFile)).toBe(id);
+    expect(capabilityId('技能', 'skills/别的/SKILL.md', folderOrFile)).not.toBe(id);
   });
 
   it('ignores a name that is not a string', () => {
-    expect(capabilityId(42, 'skills/answer.md')).toBe('answer');
+    expect(capabilityId(42, 'skills/answer.md', folderOrFile)).toBe('answer');
+  });
+
+  it('takes the entry as it is under the entry rule, whatever the name', () => {
+    expect(capabilityId('Nightly Build', 'tasks/Nightly_Run/TASK.md', byFolder)).toBe('Nightly_Run');
+    expect(capabilityId('GitHub', 'servers/MyServer.json', byFileStem)).toBe('MyServer');
   });
 });
 
 describe('pathStem and collisionKey', () => {
-  it('names SKILL.md and TASK.md by their folder', () => {
-    expect(pathStem('skills/pdf/SKILL.md')).toBe('pdf');
-    expect(pathStem('tasks/nightly/TASK.md')).toBe('nightly');
+  it('names a kind’s folder document by its folder, any other file by its stem', () => {
+    expect(pathStem('skills/pdf/SKILL.md', 'SKILL.md')).toBe('pdf');
+    expect(pathStem('tasks/nightly/TASK.md', 'TASK.md')).toBe('nightly');
+    expect(pathStem('tasks/nightly/task.md', 'TASK.md')).toBe('nightly');
+    expect(pathStem('skills/TASK.md', 'SKILL.md')).toBe('TASK');
     expect(pathStem('servers/MyServer.json')).toBe('MyServer');
   });
 
   it('compares case-insensitively', () => {
     expect(collisionKey('MyServer')).toBe(collisionKey('myserver'));
+  });
+});
+
+describe('displayNameOf', () => {
+  it('shows a written name, a blank Markdown name as the id, a JSON name as written', () => {
+    expect(displayNameOf('PDF Forms', 'pdf-forms', folderOrFile)).toBe('PDF Forms');
+    expect(displayNameOf('  ', 'pdf', folderOrFile)).toBe('pdf');
+    expect(displayNameOf(undefined, 'pdf', folderOrFile)).toBe('pdf');
+    expect(displayNameOf(' ', 'gh', byFileStem)).toBe(' ');
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import type { KindDocument } from './CapabilityKind.js';
 
 /** The longest id or slug Loadout produces. */
 export const MAX_ID_LENGTH = 64;
@@ -21,27 +22,42 @@ export function slugify(text: string): string {
 }
 
 /**
- * The one function that computes a capability's id: the slug of its frontmatter `name` when that
- * slug is non-empty, else the slug of the path stem (the folder name for a `SKILL.md`), else `h-`
- * and 8 hex of a hash of the path relative to its root.
+ * The one function that computes a capability's id, by its kind's declared rule. `name` rule: the
+ * slug of its written `name` when that slug is non-empty, else the slug of the path stem (the
+ * folder of a folder entry's document), else `h-` and 8 hex of a hash of the path relative to its
+ * root. `entry` rule: the path stem as it is.
  *
  * @param relativePath the document's path relative to its root, e.g. `skills/pdf/SKILL.md`
  */
-export function capabilityId(name: unknown, relativePath: string): string {
+export function capabilityId(name: unknown, relativePath: string, document: KindDocument): string {
+  const stem = pathStem(relativePath, document.file);
+  if (document.idRule === 'entry') return stem;
   const fromName = typeof name === 'string' ? slugify(name) : '';
   if (fromName !== '') return fromName;
-  const fromStem = slugify(pathStem(relativePath));
+  const fromStem = slugify(stem);
   if (fromStem !== '') return fromStem;
   const normalized = relativePath.split(path.sep).join('/');
   return `h-${createHash('sha256').update(normalized).digest('hex').slice(0, 8)}`;
 }
 
-/** The stem a document is named by: its folder for `SKILL.md`/`TASK.md`, else the file name without extension. */
-export function pathStem(relativePath: string): string {
+/**
+ * The stem a document is named by: its folder when it is the kind's folder document
+ * (`documentFile`, compared case-insensitively), else the file name without its extension.
+ */
+export function pathStem(relativePath: string, documentFile?: string): string {
   const base = path.basename(relativePath);
-  if (/^(SKILL|TASK)\.md$/i.test(base)) return path.basename(path.dirname(relativePath));
+  if (documentFile !== undefined && base.toLowerCase() === documentFile.toLowerCase()) return path.basename(path.dirname(relativePath));
   const ext = path.extname(base);
   return ext === '' ? base : base.slice(0, -ext.length);
+}
+
+/**
+ * The name a document is shown by: its written name, else its id. A Markdown document's name
+ * counts only when it is not blank; a JSON document's is shown as its schema accepted it.
+ */
+export function displayNameOf(written: unknown, id: string, document: KindDocument): string {
+  if (typeof written !== 'string') return id;
+  return document.nameField === 'json' || written.trim() !== '' ? written : id;
 }
 
 /** The key under which two ids or display names collide: they compare case-insensitively. */

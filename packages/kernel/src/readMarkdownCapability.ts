@@ -1,5 +1,5 @@
-import type { CapabilityRecord, DraftRecord } from './CapabilityKind.js';
-import { capabilityId } from './capabilityId.js';
+import type { CapabilityRecord, DraftRecord, KindDocument } from './CapabilityKind.js';
+import { capabilityId, displayNameOf } from './capabilityId.js';
 import { declaredGates } from './declaredGates.js';
 import { type MarkdownDocument, readMarkdownInside, relativeInside } from './DocumentReader.js';
 
@@ -12,22 +12,22 @@ export interface MarkdownCapability {
 }
 
 /**
- * Reads a Markdown capability document under `rootDir`: its id (see {@link capabilityId}), display
- * name (the frontmatter `name`, else the id), description and declared gates. Null when the file
- * does not exist.
+ * Reads a Markdown capability document under `rootDir`: its id (by its kind's rule, see
+ * {@link capabilityId}), display name (the frontmatter `name`, else the id), description and
+ * declared gates. Null when the file does not exist.
  */
-export function readMarkdownCapability(rootDir: string, file: string): MarkdownCapability | null {
+export function readMarkdownCapability(rootDir: string, file: string, kindDocument: KindDocument): MarkdownCapability | null {
   const document = readMarkdownInside(rootDir, file);
   if (document === null) return null;
   const relative = relativeInside(rootDir, file);
   const { name, description, gates } = document.frontmatter;
-  const id = capabilityId(name, relative);
+  const id = capabilityId(name, relative, kindDocument);
   return {
     document,
     relative,
     draft: {
       id,
-      name: typeof name === 'string' && name.trim() !== '' ? name : id,
+      name: displayNameOf(name, id, kindDocument),
       description: typeof description === 'string' ? description : '',
       path: file,
       gates: declaredGates(gates, relative),

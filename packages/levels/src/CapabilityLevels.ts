@@ -7,20 +7,23 @@ import {
   type CapabilityRecord,
   collisionKey,
   type Diagnostic,
+  type FileLockRetries,
   isInside,
   isLoadoutError,
+  type KindEntryScan,
+  type KindFolderScan,
   type Level,
-  parseMarkdown,
+  type ListedRecord,
   Places,
   PROJECT_ROOT_FOLDER,
   type Root,
+  scanKindFolder,
   SessionLoader,
   token,
   WiringError,
+  withFileLock,
 } from '@loadout/kernel';
-import type { SkillRecord } from '@loadout/skills';
 import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
-import lockfile from 'proper-lockfile';
 import { inject, injectable } from 'tsyringe';
 import { applyGateCarry, planGateCarry } from './carryGates.js';
 import {
@@ -33,19 +36,13 @@ import {
 } from './LevelErrors.js';
 import { MoveFileSystem } from './MoveFileSystem.js';
 import { type Placement, planPlacement } from './planPlacement.js';
-import { rewriteMarkdownName, rewriteServerName } from './rewriteDocumentName.js';
-import { scanKindFolder } from './scanKindFolder.js';
+import { rewriteDocumentName, writtenName } from './rewriteDocumentName.js';
 import { parseTransferRequest, type LevelEnd, type TransferableKind, type TransferRequest } from './TransferRequest.js';
 import { TransferJournal } from './TransferJournal.js';
 import { transferStep } from './transferStep.js';
 
 /** A record as `skills list` / `servers list` shows it: every root's copy, on or not. */
-export type ListedCapability = CapabilityRecord & {
-  /** Whether this copy is in the session (the winner of its id, and switched on). */
-  readonly on: boolean;
-  /** The path of the copy that wins over this one, or null when this one wins. */
-  readonly shadowedBy: string | null;
-};
+export type ListedCapability = ListedRecord;
 
 /** What a transfer did. */
 export interface TransferResult {
@@ -107,6 +104,8 @@ const STAGING_PREFIX = '.loadout-move-';
 const HIDDEN_SOURCE_PREFIX = '.loadout-moved-';
 /** The lock every transfer of one workspace takes, in the data folder. */
 const LOCK_NAME = 'levels-transfer';
+/** How long a transfer waits for another to finish: about ten seconds. */
+const TRANSFER_LOCK_RETRIES: FileLockRetries = { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500, randomize: true };
 
 /** {@link CapabilityLevels} over the owner's roots on disk and the state store. */
 @injectable()
@@ -123,21 +122,8 @@ export class FileCapabilityLevels implements CapabilityLevels {
     this.journal = new TransferJournal(db);
   }
 
-  async list(kindName: TransferableKind, project: string | null): Promise<ListedCapability[]> {
-    const kind = this.kindOf(kindName);
-    const session = await this.loader.open({ project });
-    try {
-      const records = this.loader.scanRoots(session.roots).records.get(kind.kind) ?? [];
-      const winners = new Map<string, CapabilityRecord>();
-      return records.map((record) => {
-        const key = collisionKey(record.id);
-        const winner = winners.get(key) ?? record;
-        winners.set(key, winner);
-        return { ...record, on: session.find(kind.kind, record.id)?.path === record.path, shadowedBy: winner === record ? null : winner.path };
-      });
-    } finally {
-      session.dispose();
-    }
+  list(kindName: TransferableKind, project: string | null): Promise<ListedCapability[]> {
+    return this.loader.listRecords(this.kindOf(kindName).kind, project);
   }
 
   async transfer(input: unknown): Promise<TransferResult> {
@@ -187,7 +173,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
   }
 
   private async move(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd, to: ResolvedEnd): Promise<TransferResult> {
-    const source = this.findSource(request, kind, from);
+    const { record: source, entry } = this.findSource(request, kind, from);
     const previous = { id: source.id, name: source.name, path: source.path };
     if (sameFolder(from.root.dir, to.root.dir)) {
       return { moved: false, record: source, previous, renamed: false, surfaced: null, gates: {}, diagnostics: [], warnings: [] };
@@ -197,8 +183,9 @@ export class FileCapabilityLevels implements CapabilityLevels {
     this.removeLeftovers(sourceFolder);
     this.removeLeftovers(destFolder);
 
-    const isFolder = kind.kind === 'skill' && (source as SkillRecord).folder !== null;
-    const sourceEntry = isFolder ? ((source as SkillRecord).folder as string) : source.path;
+    // The whole entry moves: a folder document with everything beside it, or a single file.
+    const isFolder = entry.isDirectory;
+    const sourceEntry = entry.path;
     if (fs.lstatSync(sourceEntry).isSymbolicLink()) {
       throw new TransferRefusedError(`${label(source)}: ${sourceEntry} is a link; move what it points to instead`);
     }
@@ -212,10 +199,11 @@ export class FileCapabilityLevels implements CapabilityLevels {
     const gatePlan = planGateCarry(kind.kind, source.id, source.gates, from.root.dir, viewRoots);
     const placement = planPlacement(
       {
-        kind: request.kind,
+        kind: kind.kind,
+        document: kind.document,
         entryName: path.basename(sourceEntry),
         isFolder,
-        writtenName: writtenNameOf(request.kind, text, relative),
+        writtenName: writtenName(kind.document, text, relative),
         displayName: source.name,
       },
       { kindFolder: kind.folder, ...scanKindFolder(kind, to.root) },
@@ -225,13 +213,12 @@ export class FileCapabilityLevels implements CapabilityLevels {
       if (!Buffer.from(text, 'utf8').equals(bytes)) {
         throw new TransferRefusedError(`${relative}: is not valid UTF-8, so its name cannot be rewritten without changing other bytes`);
       }
-      const rewritten = request.kind === 'skill' ? rewriteMarkdownName(text, placement.rename, relative) : rewriteServerName(text, placement.rename, relative);
-      content = Buffer.from(rewritten, 'utf8');
+      content = Buffer.from(rewriteDocumentName(kind.document, text, placement.rename, relative), 'utf8');
     }
     const createdFolder = this.prepareFolder(to.root, destFolder);
 
     const destEntry = path.join(destFolder, placement.entryName);
-    const destDocument = isFolder ? path.join(destEntry, 'SKILL.md') : destEntry;
+    const destDocument = path.join(to.root.dir, placement.relativePath);
     const transferId = randomUUID();
     const gateIds = { from: source.id, to: placement.id };
     const gateRoots = { from: from.root.dir, to: to.root.dir };
@@ -249,7 +236,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     }
     let landing: { sourceKept: boolean };
     try {
-      landing = this.land({ sourceEntry, destEntry, destFolder, isFolder, content, createdFolder });
+      landing = this.land({ sourceEntry, destEntry, destDocument, destFolder, isFolder, content, createdFolder });
     } catch (error) {
       this.journal.finish(transferId);
       throw error;
@@ -313,13 +300,15 @@ export class FileCapabilityLevels implements CapabilityLevels {
   /**
    * Puts the document at its landing path. Without a rewrite it is renamed (one atomic step) and
    * copied only when the rename crosses file systems; a rewritten document is written (a folder:
-   * copied, its SKILL.md rewritten) before the source is touched. Anything written is assembled
+   * copied, its document rewritten) before the source is touched. Anything written is assembled
    * under a hidden name beside the landing and renamed into place whole, so a landing is never
    * half there and a killed write leaves only a hidden name the next transfer clears.
    */
   private land(parts: {
     sourceEntry: string;
     destEntry: string;
+    /** The document itself: `destEntry`, or the document file inside it. */
+    destDocument: string;
     destFolder: string;
     isFolder: boolean;
     content: Buffer | null;
@@ -343,7 +332,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
           this.files.write(staging, content);
         } else {
           this.files.copy(sourceEntry, staging);
-          if (content !== null) this.files.write(path.join(staging, 'SKILL.md'), content);
+          if (content !== null) this.files.write(path.join(staging, path.relative(destEntry, parts.destDocument)), content);
         }
         transferStep('staged');
         this.files.rename(staging, destEntry);
@@ -414,14 +403,14 @@ export class FileCapabilityLevels implements CapabilityLevels {
     }
   }
 
-  /** The owner's document at the source end, or the refusal that says why there is none. */
-  private findSource(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd): CapabilityRecord {
+  /** The owner's document at the source end and the entry that holds it, or the refusal that says why there is none. */
+  private findSource(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd): { record: CapabilityRecord; entry: KindEntryScan } {
     const wanted = collisionKey(request.id);
-    const found = scanKindFolder(kind, from.root).records.find((record) => collisionKey(record.id) === wanted);
-    if (found !== undefined) return found;
+    const found = findById(scanKindFolder(kind, from.root), wanted);
+    if (found !== null) return found;
     for (const root of this.loader.buildRoots(null, { includeDisabled: true })) {
       if (root.plugin === null) continue;
-      const fromPlugin = scanKindFolder(kind, root).records.find((record) => collisionKey(record.id) === wanted);
+      const fromPlugin = findById(scanKindFolder(kind, root), wanted)?.record;
       if (fromPlugin !== undefined) {
         throw new PluginCapabilityImmovableError(
           root.plugin,
@@ -473,23 +462,13 @@ export class FileCapabilityLevels implements CapabilityLevels {
    * One transfer at a time per workspace: two moves into one folder could otherwise plan the same
    * free name. A lock left by a killed process goes stale after 10 s.
    */
-  private async withTransferLock<T>(work: () => Promise<T>): Promise<T> {
-    fs.mkdirSync(this.places.dataDir, { recursive: true });
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(path.join(this.places.dataDir, LOCK_NAME), {
-        realpath: false,
-        stale: 10_000,
-        retries: { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500, randomize: true },
-      });
-    } catch (error) {
-      throw new TransferBusyError('another transfer is running in this workspace; try again', { cause: error });
-    }
-    try {
-      return await work();
-    } finally {
-      await release().catch(() => undefined);
-    }
+  private withTransferLock<T>(work: () => Promise<T>): Promise<T> {
+    return withFileLock(path.join(this.places.dataDir, LOCK_NAME), work, {
+      stale: 10_000,
+      retries: TRANSFER_LOCK_RETRIES,
+      lockError: (error) =>
+        error.code === 'FILE_LOCK_COMPROMISED' ? error : new TransferBusyError('another transfer is running in this workspace; try again', { cause: error }),
+    });
   }
 }
 
@@ -519,10 +498,13 @@ function sameFolder(a: string, b: string): boolean {
   return real(a) === real(b);
 }
 
-/** The `name` as the document holds it: the frontmatter field, or the server JSON's field. */
-function writtenNameOf(kind: TransferableKind, text: string, relative: string): unknown {
-  if (kind === 'skill') return parseMarkdown(text, relative).frontmatter.name;
-  return (JSON.parse(text) as { name?: unknown }).name;
+/** The first record (in name order) whose id has the collision key `key`, with its entry. */
+function findById(scan: KindFolderScan, key: string): { record: CapabilityRecord; entry: KindEntryScan } | null {
+  for (const entry of scan.entries) {
+    const record = entry.records.find((candidate) => collisionKey(candidate.id) === key);
+    if (record !== undefined) return { record, entry };
+  }
+  return null;
 }
 
 /** Removes `folder` and its parents up to `created` (what this move created), when empty. */

@@ -1,3 +1,4 @@
+import { formatValidationError } from '@loadout/kernel';
 import { z } from 'zod';
 import { CapabilityInvalidError } from './LevelErrors.js';
 
@@ -36,13 +37,11 @@ export const TransferRequestSchema = z.strictObject({
 });
 export type TransferRequest = z.infer<typeof TransferRequestSchema>;
 
-/** Checks a request at the boundary; any mismatch is `CAPABILITY_INVALID` naming the first problem. */
+/** Checks a request at the boundary; any mismatch is `CAPABILITY_INVALID` naming what is wrong and where. */
 export function parseTransferRequest(input: unknown): TransferRequest {
   const parsed = TransferRequestSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
-  throw new CapabilityInvalidError(`transfer request: ${where}${issue?.message ?? 'invalid'}`);
+  throw new CapabilityInvalidError(`transfer request: ${formatValidationError(parsed.error)}`);
 }
 
 /**
@@ -61,5 +60,5 @@ export function parseLevelEndArgument(text: string): LevelEnd {
 function parseEnd(input: unknown): LevelEnd {
   const parsed = LevelEndSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new CapabilityInvalidError(`end: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  throw new CapabilityInvalidError(`end: ${formatValidationError(parsed.error)}`);
 }

@@ -5,7 +5,6 @@ export * from './levelsModule.js';
 export * from './MoveFileSystem.js';
 export * from './planPlacement.js';
 export * from './rewriteDocumentName.js';
-export * from './scanKindFolder.js';
 export * from './TransferJournal.js';
 export * from './TransferRequest.js';
 export * from './transferStep.js';

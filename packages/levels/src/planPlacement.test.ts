@@ -1,13 +1,17 @@
-import { capabilityId, MAX_ID_LENGTH } from '@loadout/kernel';
+import { capabilityId, type KindDocument, MAX_ID_LENGTH } from '@loadout/kernel';
 import { describe, expect, it } from 'vitest';
 import { type Placement, type PlacementDestination, type PlacementSource, planPlacement, suffixedName, suffixedStem } from './planPlacement.js';
 
+/** The planner knows kinds only by these declarations: the skill kind's and the server kind's. */
+const SKILL_DOCUMENT: KindDocument = { file: 'SKILL.md', idRule: 'name', nameField: 'frontmatter' };
+const SERVER_DOCUMENT: KindDocument = { idRule: 'entry', nameField: 'json' };
+
 const skill = (entryName: string, writtenName: unknown, isFolder = true): PlacementSource => {
   const relative = isFolder ? `skills/${entryName}/SKILL.md` : `skills/${entryName}`;
-  const id = capabilityId(writtenName, relative);
-  return { kind: 'skill', entryName, isFolder, writtenName, displayName: typeof writtenName === 'string' && writtenName.trim() !== '' ? writtenName : id };
+  const id = capabilityId(writtenName, relative, SKILL_DOCUMENT);
+  return { kind: 'skill', document: SKILL_DOCUMENT, entryName, isFolder, writtenName, displayName: typeof writtenName === 'string' && writtenName.trim() !== '' ? writtenName : id };
 };
-const server = (stem: string, name: string): PlacementSource => ({ kind: 'server', entryName: `${stem}.json`, isFolder: false, writtenName: name, displayName: name });
+const server = (stem: string, name: string): PlacementSource => ({ kind: 'server', document: SERVER_DOCUMENT, entryName: `${stem}.json`, isFolder: false, writtenName: name, displayName: name });
 const skills = (names: string[], records: [string, string][]): PlacementDestination => ({
   kindFolder: 'skills',
   names,
@@ -44,13 +48,13 @@ describe('planPlacement', () => {
     {
       title: 'a Chinese name colliding with the same name lands on the id its suffix gives it',
       source: skill('翻译', '翻译'),
-      destination: skills(['翻译'], [[capabilityId('翻译', 'skills/翻译/SKILL.md'), '翻译']]),
+      destination: skills(['翻译'], [[capabilityId('翻译', 'skills/翻译/SKILL.md', SKILL_DOCUMENT), '翻译']]),
       expected: { entryName: '翻译-2', id: '2', displayName: '翻译 (2)', rename: '翻译 (2)' },
     },
     {
       title: 'a Chinese name whose suffix id is taken goes on to the next',
       source: skill('翻译', '翻译'),
-      destination: skills(['翻译', 'two.md'], [[capabilityId('翻译', 'skills/翻译/SKILL.md'), '翻译'], ['2', 'two']]),
+      destination: skills(['翻译', 'two.md'], [[capabilityId('翻译', 'skills/翻译/SKILL.md', SKILL_DOCUMENT), '翻译'], ['2', 'two']]),
       expected: { id: '3', displayName: '翻译 (3)' },
     },
     {
@@ -106,12 +110,12 @@ describe('planPlacement', () => {
   it.each(cases)('$title', ({ source, destination, expected }) => {
     const placement = planPlacement(source, destination);
     expect(placement).toMatchObject(expected);
-    if (source.kind === 'skill') expect(capabilityId(placement.rename ?? source.writtenName, placement.relativePath)).toBe(placement.id);
+    expect(capabilityId(placement.rename ?? source.writtenName, placement.relativePath, source.document)).toBe(placement.id);
   });
 
   it('keeps a suffixed id within the 64-character budget', () => {
     const long = `${'a'.repeat(40)} ${'b'.repeat(30)}`;
-    const existingId = capabilityId(long, 'skills/x/SKILL.md');
+    const existingId = capabilityId(long, 'skills/x/SKILL.md', SKILL_DOCUMENT);
     expect(existingId).toHaveLength(MAX_ID_LENGTH);
     const placement = planPlacement(skill('x', long), skills(['x'], [[existingId, long]]));
     expect(placement.id).toHaveLength(MAX_ID_LENGTH);
@@ -134,7 +138,7 @@ describe('planPlacement', () => {
   });
 
   it('suffixes a server name within its 200 characters and a stem within 64', () => {
-    expect(suffixedName('server', 'n'.repeat(200), 12)).toHaveLength(200);
-    expect(suffixedStem('server', 's'.repeat(64), '.json', 3)).toBe(`${'s'.repeat(62)}-3`);
+    expect(suffixedName(SERVER_DOCUMENT, 'n'.repeat(200), 12)).toHaveLength(200);
+    expect(suffixedStem(SERVER_DOCUMENT, 's'.repeat(64), '.json', 3)).toBe(`${'s'.repeat(62)}-3`);
   });
 });

@@ -1,6 +1,6 @@
 import { parseMarkdown } from '@loadout/kernel';
 import { describe, expect, it } from 'vitest';
-import { rewriteMarkdownName, rewriteServerName } from './rewriteDocumentName.js';
+import { rewriteMarkdownName, rewriteJsonName } from './rewriteDocumentName.js';
 
 describe('rewriteMarkdownName', () => {
   const cases: { title: string; before: string; name: string; after: string }[] = [
@@ -88,7 +88,7 @@ describe('rewriteMarkdownName', () => {
   });
 });
 
-describe('rewriteServerName', () => {
+describe('rewriteJsonName', () => {
   it.each([
     {
       title: 'replaces only the name literal; indentation and key order stay',
@@ -109,7 +109,7 @@ describe('rewriteServerName', () => {
       name: 'a"b (2)\n',
     },
   ])('$title', ({ before, after, name }) => {
-    const rewritten = rewriteServerName(before, name, 'servers/x.json');
+    const rewritten = rewriteJsonName(before, name, 'servers/x.json');
     expect(rewritten).toBe(after);
     expect((JSON.parse(rewritten) as { name: string }).name).toBe(name);
   });

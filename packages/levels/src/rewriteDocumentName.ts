@@ -1,6 +1,20 @@
 import { isDeepStrictEqual } from 'node:util';
-import { findFrontmatter, type MarkdownDocument, parseMarkdown } from '@loadout/kernel';
+import { findFrontmatter, type KindDocument, type MarkdownDocument, parseMarkdown } from '@loadout/kernel';
 import { TransferRefusedError } from './LevelErrors.js';
+
+/**
+ * The `name` as a document holds it, read where its kind writes names: the frontmatter field of a
+ * Markdown document, the top-level `"name"` of a JSON one. Anything, or undefined when it has none.
+ */
+export function writtenName(document: KindDocument, text: string, file: string): unknown {
+  if (document.nameField === 'frontmatter') return parseMarkdown(text, file).frontmatter.name;
+  return (JSON.parse(text) as { name?: unknown }).name;
+}
+
+/** A document's text with its written name set to `name` and every other byte kept, by where its kind writes names. */
+export function rewriteDocumentName(document: KindDocument, text: string, name: string, file: string): string {
+  return document.nameField === 'frontmatter' ? rewriteMarkdownName(text, name, file) : rewriteJsonName(text, name, file);
+}
 
 /**
  * A Markdown document's text with its frontmatter `name` set to `name`, changing nothing else:
@@ -111,11 +125,11 @@ function yamlScalar(value: string, style: 'plain' | 'single' | 'double'): string
 }
 
 /**
- * A server JSON's text with its top-level `"name"` set to `name`: only that string literal is
+ * A JSON document's text (a server definition) with its top-level `"name"` set to `name`: only that string literal is
  * replaced, so the file's indentation, key order and every other byte stay. Parsed back before it
  * is returned; anything but "the same definition with this name" is refused.
  */
-export function rewriteServerName(text: string, name: string, file: string): string {
+export function rewriteJsonName(text: string, name: string, file: string): string {
   const span = topLevelStringValue(text, 'name');
   if (span === null) throw new TransferRefusedError(`${file}: has no top-level "name" string to rewrite`);
   const rewritten = `${text.slice(0, span.start)}${JSON.stringify(name)}${text.slice(span.end)}`;

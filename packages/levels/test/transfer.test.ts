@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Database } from '@loadout/db';
 import { capabilityId, MAX_DOCUMENT_BYTES, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
+import { SKILL_DOCUMENT } from '@loadout/skills';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MoveFileSystem, nodeMoveFileSystem, rewriteMarkdownName, type TransferResult } from '../src/index.js';
 import {
@@ -113,7 +114,7 @@ describe('transfer moves a document between levels', () => {
         capabilities: { skills: { 翻译: { 'SKILL.md': skillText('翻译', '全局') } } },
         project: { skills: { 翻译: { 'SKILL.md': skillText('翻译', '项目'), 'terms.csv': 'a,b\n' } } },
       },
-      request: (ws) => ({ kind: 'skill', id: capabilityId('翻译', 'skills/翻译/SKILL.md'), from: project(ws), to: global }),
+      request: (ws) => ({ kind: 'skill', id: capabilityId('翻译', 'skills/翻译/SKILL.md', SKILL_DOCUMENT), from: project(ws), to: global }),
       source: 'project/.agents/skills/翻译',
       landed: { path: 'capabilities/skills/翻译-2/SKILL.md', id: '2', name: '翻译 (2)' },
       check: (ws) => expect(fs.readFileSync(path.join(ws.places.capabilitiesDir, 'skills/翻译-2/terms.csv'), 'utf8')).toBe('a,b\n'),

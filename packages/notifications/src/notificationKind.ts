@@ -7,6 +7,7 @@ export const notificationKind: CapabilityKind<NotificationCatalogueRecord> = {
   kind: 'notification',
   folder: 'notifications',
   sessionKey: 'notifications',
+  document: { idRule: 'name', nameField: 'json' },
   readEntry: readCatalogueEntry,
 };
 
@@ -15,7 +16,7 @@ function readCatalogueEntry(entry: KindFolderEntry): EntryScan<NotificationCatal
   const file = readJsonCapability(entry.root.dir, entry.path, notificationCatalogueShape);
   if (file === null) return { records: [], diagnostics: [] };
   const relative = path.relative(entry.root.dir, entry.path);
-  const id = capabilityId(file.name, relative);
+  const id = capabilityId(file.name, relative, notificationKind.document);
   return {
     records: [
       {

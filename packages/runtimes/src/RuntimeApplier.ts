@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Places, SessionLoader, token } from '@loadout/kernel';
-import lockfile from 'proper-lockfile';
+import { Places, SessionLoader, token, withFileLock } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError, RuntimeConflictError } from './RuntimeErrors.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
@@ -62,7 +61,8 @@ export const RuntimeApplier = token<RuntimeApplier>('runtimes.applier');
 
 /** The folder inside a runtime root where new skill folders are assembled before the rename. */
 export const STAGING_FOLDER = '.loadout-staging';
-const LOCK_FILE = 'runtimes.lock';
+/** The lock is the folder `runtimes.lock` in the data folder. */
+const LOCK_NAME = 'runtimes';
 
 @injectable()
 export class SkillRuntimeApplier implements RuntimeApplier {
@@ -128,18 +128,11 @@ export class SkillRuntimeApplier implements RuntimeApplier {
    * Two applies (or an apply and a restore) never interleave: both take a lock in the data folder,
    * waiting a few seconds for one another.
    */
-  private async locked<T>(work: () => Promise<T>): Promise<T> {
-    fs.mkdirSync(this.places.dataDir, { recursive: true });
-    const release = await lockfile.lock(this.places.dataDir, {
-      lockfilePath: path.join(this.places.dataDir, LOCK_FILE),
-      retries: { retries: 30, minTimeout: 100, maxTimeout: 1000 },
+  private locked<T>(work: () => Promise<T>): Promise<T> {
+    return withFileLock(path.join(this.places.dataDir, LOCK_NAME), work, {
       stale: 30_000,
+      retries: { retries: 30, factor: 2, minTimeout: 100, maxTimeout: 1000, randomize: false },
     });
-    try {
-      return await work();
-    } finally {
-      await release();
-    }
   }
 
   /**

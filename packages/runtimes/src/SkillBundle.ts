@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DocumentRefusedError, realpathInside } from '@loadout/kernel';
+import { SKILL_DOCUMENT } from '@loadout/skills';
 
 /** One file of a skill, by its path inside the skill folder. */
 export interface BundleFile {
@@ -28,8 +29,8 @@ export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 /** How deep a skill folder may nest. */
 const MAX_BUNDLE_DEPTH = 16;
 
-/** The file name every skill folder carries. */
-export const SKILL_FILE = 'SKILL.md';
+/** The file name every skill folder carries: the skill kind's declared document. */
+export const SKILL_FILE = SKILL_DOCUMENT.file;
 
 /**
  * The bundle hash: sha256 over a version tag, then each file's path, size and bytes in path order.

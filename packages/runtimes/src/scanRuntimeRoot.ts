@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { capabilityId, DocumentRefusedError, readMarkdownInside, realpathInside } from '@loadout/kernel';
+import { capabilityId, DocumentRefusedError, type FolderListing, listFolderInside, readMarkdownInside } from '@loadout/kernel';
+import { SKILL_DOCUMENT, skillKind } from '@loadout/skills';
 import type { DiscoveryRoot } from './RuntimeAdapter.js';
 import { readSkillBundle, SKILL_FILE } from './SkillBundle.js';
 
@@ -30,9 +31,10 @@ export interface RootContents {
 
 /**
  * Lists the skill folders in a runtime root the way the runtime does: `SKILL.md` folders down to
- * the root's depth, hidden entries skipped. Links are followed only while they stay inside the
- * root; one leading out is listed with no hash, so it can never be taken for a copy of anything.
- * Reads only frontmatter now; bundles are hashed when asked.
+ * the root's depth, hidden entries skipped. Each level is listed with the kernel's one folder
+ * listing, so links are followed only while they stay inside the root; one leading out is listed
+ * with no hash, so it can never be taken for a copy of anything. Reads only frontmatter now;
+ * bundles are hashed when asked.
  */
 export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
   const exists = isDirectory(root.dir);
@@ -40,36 +42,23 @@ export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
   const skills: ScannedSkill[] = [];
   const occupied = new Set<string>();
   const visit = (dir: string, prefix: string, depth: number): void => {
-    let names: string[];
+    let listing: FolderListing | null;
     try {
-      names = fs.readdirSync(dir).sort();
+      listing = listFolderInside(root.dir, dir);
     } catch {
       return;
     }
-    for (const name of names) {
-      if (name.startsWith('.')) continue;
+    if (listing === null) return;
+    if (prefix === '') for (const name of listing.names) if (!name.startsWith('.')) occupied.add(name);
+    for (const { name, isDirectory: isFolder, realPath, refusal } of listing.entries) {
       const full = path.join(dir, name);
       const entry = prefix === '' ? name : `${prefix}/${name}`;
-      if (prefix === '') occupied.add(name);
-      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
-      if (stat === undefined) continue;
-      let realDir: string | null = full;
-      let outside = false;
-      if (stat.isSymbolicLink()) {
-        try {
-          realDir = realpathInside(root.dir, full);
-        } catch (error) {
-          if (!(error instanceof DocumentRefusedError)) throw error;
-          realDir = null;
-          outside = true;
-        }
-        if (realDir === null && !outside) continue; // dangling
-      }
-      if (outside) {
+      if (refusal !== undefined) {
         skills.push(unreadableSkill(full, entry, name, 'it is a link leading outside the root; Loadout does not follow it'));
         continue;
       }
-      if (realDir === null || !isDirectory(realDir)) continue;
+      if (!isFolder) continue;
+      const realDir = realPath ?? full;
       if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir));
       if (depth < root.depth) visit(full, entry, depth + 1);
     }
@@ -82,11 +71,11 @@ function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: 
   let name: string;
   try {
     const document = readMarkdownInside(rootDir, path.join(dir, SKILL_FILE));
-    name = capabilityId(document?.frontmatter.name, `skills/${entry}/${SKILL_FILE}`);
+    name = normalizedName(document?.frontmatter.name, entry);
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
     // The runtime cannot load it either; it still occupies its folder's name.
-    name = capabilityId(undefined, `skills/${entry}/${SKILL_FILE}`);
+    name = normalizedName(undefined, entry);
   }
   let computed = false;
   let hash: string | null = null;
@@ -122,11 +111,19 @@ function unreadableSkill(dir: string, entry: string, folderName: string, why: st
   return {
     dir,
     entry,
-    name: capabilityId(undefined, `skills/${folderName}/${SKILL_FILE}`),
+    name: normalizedName(undefined, folderName),
     realDir: null,
     hash: () => null,
     problem: () => why,
   };
+}
+
+/**
+ * A runtime skill's normalized name: the id the skill kind gives the same folder in a Loadout root
+ * (the slug of its frontmatter `name`, else of the folder's name).
+ */
+function normalizedName(written: unknown, entry: string): string {
+  return capabilityId(written, `${skillKind.folder}/${entry}/${SKILL_DOCUMENT.file}`, SKILL_DOCUMENT);
 }
 
 function isDirectory(target: string): boolean {

@@ -3,25 +3,32 @@ import {
   type CapabilityKind,
   declaredGates,
   DocumentRefusedError,
+  capabilityId,
   type EntryScan,
+  type KindDocument,
   type KindFolderEntry,
   readJsonCapability,
   redactCredentials,
 } from '@loadout/kernel';
 import { SERVER_ID, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
+/** A server is `servers/<id>.json`; its id is the file stem, its display name the JSON's `"name"`. */
+export const SERVER_DOCUMENT = { idRule: 'entry', nameField: 'json' } as const satisfies KindDocument;
+
 /** The MCP server kind: `servers/<id>.json`, identified by the file stem. */
 export const serverKind: CapabilityKind<ServerRecord> = {
   kind: 'server',
   folder: 'servers',
   sessionKey: 'servers',
+  document: SERVER_DOCUMENT,
   readEntry: readServerEntry,
 };
 
 function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
   if (entry.isDirectory || !entry.name.endsWith('.json')) return { records: [], diagnostics: [] };
   const relative = path.relative(entry.root.dir, entry.path);
-  const id = entry.name.slice(0, -'.json'.length);
+  // The id is the file stem whatever the name inside, so a bad one is refused before the file is read.
+  const id = capabilityId(undefined, relative, SERVER_DOCUMENT);
   if (!SERVER_ID.test(id)) {
     throw new DocumentRefusedError('SERVER_ID_INVALID', `${relative}: a server's file name must be 1-64 letters, digits, ".", "_" or "-"`);
   }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   type CapabilityRecord,
@@ -7,6 +6,7 @@ import {
   PluginSource,
   type Root,
   SessionLoader,
+  shadowRecords,
   token,
   WiringError,
   writeFileAtomicSync,
@@ -118,7 +118,6 @@ export class StoredCapabilityStateService implements CapabilityStateService {
       }
       // Gates go to the scope's own file: the project's `.agents/config.json`, else the owner's.
       const rootDir = (at.projectRoot ?? at.ownerRoot).dir;
-      fs.mkdirSync(rootDir, { recursive: true });
       await withConfigLock(path.join(rootDir, CONFIG_FILE), () => {
         const rewrite = planGateRewrite(rootDir, gates);
         // The config file is written inside the surfaced transaction: if the write fails, the
@@ -149,18 +148,18 @@ export class StoredCapabilityStateService implements CapabilityStateService {
     const entries: CapabilityStateEntry[] = [];
     const kinds = [...scan.records.keys()];
     for (const [kind, records] of scan.records) {
-      const groups = new Map<string, CapabilityRecord[]>();
+      // The winner is the copy a session would show: the first one in a root it reads. Only a
+      // capability that no enabled root holds is represented by a disabled plugin's copy.
+      const { winners, shadowedBy } = shadowRecords(records, { isRead: (record) => floorOf(record) === 'installed' });
+      const setAside = new Map<CapabilityRecord, CapabilityRecord[]>();
       for (const record of records) {
-        const key = collisionKey(record.id);
-        const group = groups.get(key);
-        if (group === undefined) groups.set(key, [record]);
-        else group.push(record);
+        const winner = shadowedBy.get(record);
+        if (winner === undefined) continue;
+        const list = setAside.get(winner);
+        if (list === undefined) setAside.set(winner, [record]);
+        else list.push(record);
       }
-      const ofKind: CapabilityStateEntry[] = [];
-      for (const group of groups.values()) {
-        // The winner is the copy a session would show: the first one in a root it reads. Only a
-        // capability that no enabled root holds is represented by a disabled plugin's copy.
-        const winner = group.find((record) => floorOf(record) === 'installed') ?? (group[0] as CapabilityRecord);
+      for (const winner of winners) {
         const floor = floorOf(winner);
         const { surfaced, decidedBy } = decideSurfaced(floor, surfacedValues.get(`${kind}/${collisionKey(winner.id)}`));
         const enabled = floor === 'installed' && surfaced;
@@ -170,7 +169,7 @@ export class StoredCapabilityStateService implements CapabilityStateService {
           gates[gate] = { configured: decided.configured, active: enabled && decided.configured, decidedBy: decided.decidedBy };
         }
         const gateStates = Object.values(gates);
-        ofKind.push({
+        entries.push({
           kind,
           id: winner.id,
           name: winner.name,
@@ -183,11 +182,9 @@ export class StoredCapabilityStateService implements CapabilityStateService {
           gates,
           active: enabled && (gateStates.length === 0 || gateStates.some((gate) => gate.active)),
           decidedBy,
-          shadowed: group.filter((record) => record !== winner).map((record) => ({ level: record.level, plugin: record.plugin, path: record.path })),
+          shadowed: (setAside.get(winner) ?? []).map((record) => ({ level: record.level, plugin: record.plugin, path: record.path })),
         });
       }
-      ofKind.sort((a, b) => compareText(collisionKey(a.id), collisionKey(b.id)));
-      entries.push(...ofKind);
     }
     const byKey = new Map(entries.map((entry) => [`${entry.kind}/${collisionKey(entry.id)}`, entry]));
     return { project, entries, byKey, kinds, projectRoot, ownerRoot };
@@ -308,7 +305,4 @@ function clip(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 

@@ -8,12 +8,12 @@ describe('parseDesiredCapabilities', () => {
   });
 
   it.each([
-    ['not a list', { kind: 'skill', id: 'pdf' }, 'desired states: '],
-    ['a missing id', [{ kind: 'skill' }], 'desired states: 0.id: '],
-    ['an unknown field', [{ kind: 'skill', id: 'pdf', enable: true }], 'desired states: 0: '],
-    ['gates that are not a mapping', [{ kind: 'skill', id: 'pdf', gates: ['ocr'] }], 'desired states: 0.gates: '],
-  ])('refuses %s with STATE_INPUT_INVALID', (_what, input, prefix) => {
-    expect(() => parseDesiredCapabilities(input)).toThrow(expect.objectContaining({ code: 'STATE_INPUT_INVALID', message: expect.stringContaining(prefix) }));
+    ['not a list', { kind: 'skill', id: 'pdf' }, /^desired states: ✖ [^→]+$/],
+    ['a missing id', [{ kind: 'skill' }], /^desired states: ✖ .+ → at \[0\]\.id$/],
+    ['an unknown field', [{ kind: 'skill', id: 'pdf', enable: true }], /^desired states: ✖ .+ → at \[0\]$/],
+    ['gates that are not a mapping', [{ kind: 'skill', id: 'pdf', gates: ['ocr'] }], /^desired states: ✖ .+ → at \[0\]\.gates$/],
+  ])('refuses %s with STATE_INPUT_INVALID', (_what, input, message) => {
+    expect(() => parseDesiredCapabilities(input)).toThrow(expect.objectContaining({ code: 'STATE_INPUT_INVALID', message: expect.stringMatching(message) }));
   });
 });
 

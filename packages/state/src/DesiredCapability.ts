@@ -32,7 +32,7 @@ export const StateScopeSchema = z
   .strict();
 export type StateScope = z.infer<typeof StateScopeSchema>;
 
-/** Checks a request body against {@link DesiredCapabilitiesSchema}; a refusal names the first problem. */
+/** Checks a request body against {@link DesiredCapabilitiesSchema}; a refusal names what is wrong and where. */
 export function parseDesiredCapabilities(input: unknown): DesiredCapability[] {
   return parseWith(DesiredCapabilitiesSchema, input, 'desired states');
 }

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { collisionKey, DocumentRefusedError, parseSwitch, readTextInside } from '@loadout/kernel';
-import lockfile from 'proper-lockfile';
+import { collisionKey, DocumentRefusedError, type FileLockRetries, parseSwitch, readTextInside, withFileLock } from '@loadout/kernel';
 import { GateConfigInvalidError, GateConfigLockedError } from './StateErrors.js';
 
 /** The file, directly in a root, that holds configured gates. */
@@ -70,33 +69,22 @@ export function applyGateChanges(text: string | null, changes: readonly GateChan
   return `${JSON.stringify(config, null, indentOf(text))}\n`;
 }
 
+/** A gate writer waits up to a few seconds for another; a lock left by a killed one goes stale after 15 s. */
+const CONFIG_LOCK_RETRIES: FileLockRetries = { retries: 60, factor: 1.3, minTimeout: 20, maxTimeout: 250, randomize: true };
+const CONFIG_LOCK_STALE = 15_000;
+
 /**
  * Runs `work` holding the inter-process lock of `file` (a `<file>.lock` folder beside it), so two
  * processes writing gates to one `config.json` never lose each other's update: each reads the
- * file inside the lock. Waits up to a few seconds for another writer, then refuses.
+ * file inside the lock. Waits up to a few seconds for another writer, then refuses; a lock lost
+ * while `work` ran is refused too, after it.
  */
-export async function withConfigLock<T>(file: string, work: () => T): Promise<T> {
-  let compromised: Error | null = null;
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(file, {
-      realpath: false,
-      stale: 15_000,
-      retries: { retries: 60, factor: 1.3, minTimeout: 20, maxTimeout: 250, randomize: true },
-      onCompromised: (error) => {
-        compromised = error;
-      },
-    });
-  } catch (error) {
-    throw new GateConfigLockedError(file, { cause: error });
-  }
-  try {
-    const result = work();
-    if (compromised !== null) throw new GateConfigLockedError(file, { cause: compromised });
-    return result;
-  } finally {
-    await release().catch(() => undefined);
-  }
+export function withConfigLock<T>(file: string, work: () => T): Promise<T> {
+  return withFileLock(file, work, {
+    stale: CONFIG_LOCK_STALE,
+    retries: CONFIG_LOCK_RETRIES,
+    lockError: (error) => new GateConfigLockedError(file, { cause: error }),
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   collisionKey,
   formatMarkdown,
   type Level,
+  listFolderInside,
   readKindEntry,
   readMarkdownInside,
   type Root,
@@ -18,7 +19,7 @@ import {
   TaskInputInvalidError,
   TaskNotFoundError,
 } from './TaskErrors.js';
-import { taskKind } from './taskKind.js';
+import { TASK_DOCUMENT, taskKind } from './taskKind.js';
 import { assertTaskName, isPlainFileName } from './taskName.js';
 import type { TaskRecord } from './TaskRecord.js';
 
@@ -82,10 +83,10 @@ export class FileTaskStore implements TaskStore {
   createTask(dirName: string, task: NewTask, level: Level = 'global'): TaskRecord {
     assertTaskName(dirName);
     const root = this.ownerRoot(level);
-    const folder = path.join(root.dir, 'tasks', dirName);
+    const folder = path.join(root.dir, taskKind.folder, dirName);
     if (entryNameIn(root, dirName) !== null) throw new TaskExistsError(dirName);
     checkImplementation(task.implementation);
-    const staging = fs.mkdtempSync(path.join(ensureDir(path.join(root.dir, 'tasks')), `.${dirName.slice(0, 32)}-new-`));
+    const staging = fs.mkdtempSync(path.join(ensureDir(path.join(root.dir, taskKind.folder)), `.${dirName.slice(0, 32)}-new-`));
     try {
       const fields: Record<string, unknown> = {
         name: requireText(task.name, 'name'),
@@ -95,7 +96,7 @@ export class FileTaskStore implements TaskStore {
       if (task.timeoutSeconds !== undefined) fields.timeout = task.timeoutSeconds;
       if (task.retries !== undefined) fields.retries = task.retries;
       fs.writeFileSync(path.join(staging, task.implementation.filename), task.implementation.content, { mode: 0o644 });
-      fs.writeFileSync(path.join(staging, 'TASK.md'), formatMarkdown(fields, task.body ?? ''));
+      fs.writeFileSync(path.join(staging, TASK_DOCUMENT.file), formatMarkdown(fields, task.body ?? ''));
       fs.renameSync(staging, folder);
     } catch (error) {
       fs.rmSync(staging, { recursive: true, force: true });
@@ -170,15 +171,16 @@ function readTaskIn(root: Root, dirName: string): TaskRecord | null {
 function entryNameIn(root: Root, dirName: string): string | null {
   // One listing answers both: the exact spelling first, then any spelling that collides. (Asking
   // the file system for the exact name would be wrong on a case-insensitive one.)
-  const names = listNames(path.join(root.dir, 'tasks'));
+  const names = listNames(root);
   if (names.includes(dirName)) return dirName;
   const wanted = collisionKey(dirName);
   return names.find((name) => collisionKey(name) === wanted) ?? null;
 }
 
-function listNames(folder: string): string[] {
+/** Every name in `root`'s tasks folder, hidden ones too (the caller named one); none when it cannot be listed. */
+function listNames(root: Root): readonly string[] {
   try {
-    return fs.readdirSync(folder);
+    return listFolderInside(root.dir, path.join(root.dir, taskKind.folder))?.names ?? [];
   } catch {
     return [];
   }
@@ -188,7 +190,7 @@ function checkImplementation(implementation: { filename: string; content: string
   if (!isPlainFileName(implementation.filename)) {
     throw new TaskInputInvalidError('implementation.filename must be one plain file name in the task folder');
   }
-  if (implementation.filename.toLowerCase() === 'task.md') {
+  if (implementation.filename.toLowerCase() === TASK_DOCUMENT.file.toLowerCase()) {
     throw new TaskInputInvalidError('implementation.filename cannot be TASK.md, the task document itself');
   }
   if (typeof implementation.content !== 'string' || implementation.content.length > 1024 * 1024) {

@@ -5,24 +5,29 @@ import {
   DocumentRefusedError,
   type EntryScan,
   isInside,
+  type KindDocument,
   type KindFolderEntry,
   readMarkdownCapability,
   realpathInside,
 } from '@loadout/kernel';
 import type { TaskRecord } from './TaskRecord.js';
 
+/** A task is `tasks/<dirName>/TASK.md`; its id is its folder name, whatever its frontmatter `name`. */
+export const TASK_DOCUMENT = { file: 'TASK.md', idRule: 'entry', nameField: 'frontmatter' } as const satisfies KindDocument;
+
 /** The task kind: `tasks/<dirName>/TASK.md`, identified by the folder name. */
 export const taskKind: CapabilityKind<TaskRecord> = {
   kind: 'task',
   folder: 'tasks',
   sessionKey: 'tasks',
+  document: TASK_DOCUMENT,
   readEntry: readTaskEntry,
 };
 
 /** Reads one task folder; the only function that turns a `TASK.md` into a record. */
 export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   if (!entry.isDirectory) return { records: [], diagnostics: [] };
-  const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, 'TASK.md'));
+  const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, TASK_DOCUMENT.file), TASK_DOCUMENT);
   if (read === null) return { records: [], diagnostics: [] };
   const { implementation, timeout, retries } = read.document.frontmatter;
   if (typeof implementation !== 'string' || implementation.trim() === '') {
@@ -45,8 +50,6 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
     records: [
       {
         ...read.draft,
-        id: entry.name,
-        name: typeof read.document.frontmatter.name === 'string' && read.document.frontmatter.name.trim() !== '' ? read.draft.name : entry.name,
         dirName: entry.name,
         implementation,
         implementationPath,

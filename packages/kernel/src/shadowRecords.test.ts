@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { CapabilityRecord } from './CapabilityKind.js';
+import { shadowRecords } from './shadowRecords.js';
+
+/** A record of `plugin`'s root (null: the owner's, `project`: the project's) at a path named after both. */
+function record(id: string, plugin: string | null | 'project'): CapabilityRecord {
+  const level = plugin === 'project' ? 'project' : 'global';
+  const owner = plugin === 'project' ? null : plugin;
+  return { kind: 'note', id, name: id, description: '', level, plugin: owner, path: `/${plugin ?? 'owner'}/${id}.md`, gates: {} };
+}
+
+describe('shadowRecords', () => {
+  it('lets the first root win, case-insensitively, and orders winners by id', () => {
+    const project = record('Shared', 'project');
+    const owner = record('shared', null);
+    const own = record('own', null);
+    const alpha = record('SHARED', 'alpha');
+    const { winners, shadowedBy } = shadowRecords([project, owner, own, alpha]);
+    expect(winners).toEqual([own, project]);
+    expect([...shadowedBy]).toEqual([
+      [owner, project],
+      [alpha, project],
+    ]);
+  });
+
+  it('reports every record it sets aside, naming both roots', () => {
+    const { diagnostics } = shadowRecords([record('dup', 'alpha'), record('dup', 'beta'), record('dup', null)]);
+    expect(diagnostics.map((d) => [d.code, d.severity, d.path])).toEqual([
+      ['SHADOWED', 'info', '/beta/dup.md'],
+      ['SHADOWED', 'info', '/owner/dup.md'],
+    ]);
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      'note "dup" from plugin beta is shadowed by the one from plugin alpha',
+      `note "dup" from the owner's capabilities is shadowed by the one from plugin alpha`,
+    ]);
+  });
+
+  it('never lets a root the session does not read win over one it reads', () => {
+    const disabled = record('pdf', 'alpha');
+    const enabled = record('pdf', 'beta');
+    const onlyDisabled = record('solo', 'alpha');
+    const laterDisabled = record('solo', 'gamma');
+    const isRead = (r: CapabilityRecord) => r.plugin !== 'alpha' && r.plugin !== 'gamma';
+    const { winners, shadowedBy } = shadowRecords([disabled, onlyDisabled, enabled, laterDisabled], { isRead });
+    expect(winners).toEqual([enabled, onlyDisabled]);
+    expect(shadowedBy.get(disabled)).toBe(enabled);
+    expect(shadowedBy.get(laterDisabled)).toBe(onlyDisabled);
+  });
+
+  it('keeps nothing back when nothing collides', () => {
+    const records = [record('b', null), record('a', null)];
+    const result = shadowRecords(records);
+    expect(result.winners.map((r) => r.id)).toEqual(['a', 'b']);
+    expect(result.shadowedBy.size).toBe(0);
+    expect(result.diagnostics).toEqual([]);
+  });
+});

@@ -1,0 +1,76 @@
+import type { CapabilityRecord } from './CapabilityKind.js';
+import { collisionKey } from './capabilityId.js';
+import type { Diagnostic } from './Diagnostic.js';
+
+/** What {@link shadowRecords} decided for the records of one kind. */
+export interface Shadowing<R extends CapabilityRecord = CapabilityRecord> {
+  /** The first record of each id, ordered by collision key (the order every list of a session uses). */
+  readonly winners: R[];
+  /** Every record set aside, mapped to the record that wins over it. */
+  readonly shadowedBy: ReadonlyMap<R, R>;
+  /** One `SHADOWED` diagnostic per record set aside, so nothing disappears silently. */
+  readonly diagnostics: Diagnostic[];
+}
+
+export interface ShadowOptions<R extends CapabilityRecord> {
+  /**
+   * Whether a session reads the record's root. A record of a root it does not read (a disabled
+   * plugin's, in a listing of every installed root) never wins over one it reads; among
+   * themselves such records keep root order. Default: every root is read.
+   */
+  readonly isRead?: (record: R) => boolean;
+}
+
+/**
+ * The one shadowing rule: among records of one kind given in root order (project, owner, plugins
+ * in install order), the first root that holds an id wins; ids compare case-insensitively
+ * ({@link collisionKey}); every record set aside is reported.
+ *
+ * Works by a stable sort on the collision key, so the winners come out ordered by id and each
+ * duplicate sits next to the record that shadows it.
+ */
+export function shadowRecords<R extends CapabilityRecord>(records: readonly R[], options: ShadowOptions<R> = {}): Shadowing<R> {
+  const { isRead } = options;
+  const ordered = isRead === undefined ? records : [...records.filter((record) => isRead(record)), ...records.filter((record) => !isRead(record))];
+  const keys = ordered.map((record) => collisionKey(record.id));
+  let order = ordered.map((_record, index) => index);
+  if (!keysAscending(keys)) {
+    order = order.sort((a, b) => {
+      const left = keys[a] as string;
+      const right = keys[b] as string;
+      return left < right ? -1 : left > right ? 1 : a - b;
+    });
+  }
+  const winners: R[] = [];
+  const shadowedBy = new Map<R, R>();
+  const diagnostics: Diagnostic[] = [];
+  let winner = -1;
+  for (const index of order) {
+    const record = ordered[index] as R;
+    if (winner !== -1 && keys[winner] === keys[index]) {
+      const kept = ordered[winner] as R;
+      shadowedBy.set(record, kept);
+      diagnostics.push({
+        code: 'SHADOWED',
+        severity: 'info',
+        path: record.path,
+        message: `${record.kind} "${record.id}" from ${sourceName(record)} is shadowed by the one from ${sourceName(kept)}`,
+      });
+      continue;
+    }
+    winner = index;
+    winners.push(record);
+  }
+  return { winners, shadowedBy, diagnostics };
+}
+
+/** Whether the keys are already in order with no duplicate out of place (a common case worth no sort). */
+function keysAscending(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i += 1) if ((keys[i - 1] as string) >= (keys[i] as string)) return false;
+  return true;
+}
+
+function sourceName(record: CapabilityRecord): string {
+  if (record.plugin !== null) return `plugin ${record.plugin}`;
+  return record.level === 'project' ? 'the project' : "the owner's capabilities";
+}
