@@ -1,3 +1,4 @@
+import { formatValidationError } from '@loadout/kernel';
 import { z } from 'zod';
 import { RequestInvalidError } from './ApiErrors.js';
 
@@ -20,17 +21,15 @@ export const ListQuery = z.object({
 });
 
 /**
- * Parses request data at the boundary into a typed value; a mismatch is a 400 naming the first
- * problem, so nothing past this point re-checks what it was handed.
+ * Parses request data at the boundary into a typed value; a mismatch is a 400 naming what is
+ * wrong, so nothing past this point re-checks what it was handed.
  *
  * @param what where the value came from, e.g. `body` or `query`, for the message
  */
 export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
-  throw new RequestInvalidError(`${what}: ${where}${issue?.message ?? 'invalid'}`);
+  throw new RequestInvalidError(`${what}: ${formatValidationError(parsed.error)}`);
 }
 
 /** The project a request names in its query or its body; naming two different ones is refused. */

@@ -54,7 +54,7 @@ describe('handleJsonRpc', () => {
     expect(await rpc({ jsonrpc: '2.0', id: 'x', method: 'math.nope' })).toMatchObject({ id: 'x', error: { code: -32601 } });
     expect(await rpc({ jsonrpc: '2.0', id: 2, method: 'math.add', params: { a: 'two', b: 3 } })).toMatchObject({
       id: 2,
-      error: { code: -32602, message: expect.stringContaining('a:'), data: { code: 'PARAMS_INVALID' } },
+      error: { code: -32602, message: expect.stringContaining('→ at a'), data: { code: 'PARAMS_INVALID' } },
     });
     expect(await rpc({ jsonrpc: '2.0', id: 3, method: 'math.add', params: [1, 2] })).toMatchObject({ error: { code: -32602 } });
     expect(await rpc([])).toMatchObject({ error: { code: -32600 } });

@@ -1,4 +1,4 @@
-import { type ErrorCategory, isLoadoutError, redactCredentials } from '@loadout/kernel';
+import { type ErrorCategory, formatValidationError, isLoadoutError, redactCredentials } from '@loadout/kernel';
 import type { RpcContext, RpcMethod } from '@loadout/api';
 
 /** The error codes JSON-RPC 2.0 defines. */
@@ -99,10 +99,8 @@ async function handleCall(
   }
   const params = method.params.safeParse(raw);
   if (!params.success) {
-    const issue = params.error.issues[0];
-    const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
     return respond(
-      failure(replyId, JSON_RPC_ERRORS.invalidParams, `Invalid params: ${where}${issue?.message ?? 'invalid'}`, { code: 'PARAMS_INVALID' }),
+      failure(replyId, JSON_RPC_ERRORS.invalidParams, `Invalid params: ${formatValidationError(params.error)}`, { code: 'PARAMS_INVALID' }),
     );
   }
   const callScope = scope();

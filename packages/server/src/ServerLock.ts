@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
-import { isProcessAlive, processStartTime } from '@loadout/kernel';
+import { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, isProcessAlive, processStartTime } from '@loadout/kernel';
 import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
 /** Held while a server owns a data folder. */
@@ -9,7 +8,8 @@ export interface ServerLock {
   release(): Promise<void>;
 }
 
-const LOCK_DIR = 'server.lock';
+/** The lock is the folder `server.lock` in the data folder. */
+const LOCK_TARGET = 'server';
 const PID_FILE = 'server.pid';
 /** proper-lockfile's shortest staleness: a lock not refreshed for this long belonged to a dead process. */
 const STALE_MS = 5000;
@@ -23,25 +23,19 @@ const STALE_MS = 5000;
  * server must stop then, since another may have started.
  */
 export async function acquireServerLock(dataDir: string, onLost: (error: Error) => void): Promise<ServerLock> {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const options: lockfile.LockOptions = {
-    lockfilePath: path.join(dataDir, LOCK_DIR),
-    realpath: false,
-    stale: STALE_MS,
-    update: 1000,
-    onCompromised: onLost,
-  };
-  let release: () => Promise<void>;
+  const target = path.join(dataDir, LOCK_TARGET);
+  const options: FileLockOptions = { stale: STALE_MS, update: 1000, onCompromised: onLost };
+  let lock: FileLock;
   try {
-    release = await lockfile.lock(dataDir, options);
+    lock = await acquireFileLock(target, options);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw lockFailed(dataDir, error);
+    if (!isBusy(error)) throw lockFailed(dataDir, error);
     if (holderIsAlive(dataDir)) throw new ServerAlreadyRunningError(dataDir);
     try {
       // The holder is gone but its lock is not stale yet: wait until it is.
-      release = await lockfile.lock(dataDir, { ...options, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 } });
+      lock = await acquireFileLock(target, { ...options, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500, randomize: false } });
     } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new ServerAlreadyRunningError(dataDir);
+      if (isBusy(again)) throw new ServerAlreadyRunningError(dataDir);
       throw lockFailed(dataDir, again);
     }
   }
@@ -50,9 +44,13 @@ export async function acquireServerLock(dataDir: string, onLost: (error: Error) 
   return {
     async release() {
       fs.rmSync(pidFile, { force: true });
-      await release();
+      await lock.release();
     },
   };
+}
+
+function isBusy(error: unknown): boolean {
+  return error instanceof FileLockError && error.code === 'FILE_LOCK_BUSY';
 }
 
 /** Whether the process named in the pid file (written by the lock's holder) is still running. */

@@ -285,14 +285,14 @@ describe('JSON-RPC', () => {
   it('lists every skill and server of every root, disabled plugins included, and the active ones', async () => {
     const s = await start();
     await s.request('POST', '/api/plugins/acme/disable');
-    const skills = (await call(s, 'skills.list')).body as { result: { id: string; plugin: string | null; active: boolean; level: string }[] };
-    expect(skills.result.map((r) => [r.id, r.plugin, r.active, r.level])).toEqual([
+    const skills = (await call(s, 'skills.list')).body as { result: { id: string; plugin: string | null; on: boolean; level: string }[] };
+    expect(skills.result.map((r) => [r.id, r.plugin, r.on, r.level])).toEqual([
       ['owner-skill', null, true, 'global'],
       ['acme-skill', 'acme', false, 'global'],
     ]);
     expect(((await call(s, 'skills.active', {})).body as { result: { id: string }[] }).result.map((r) => r.id)).toEqual(['owner-skill']);
-    const servers = (await call(s, 'mcp.list')).body as { result: { id: string; active: boolean }[] };
-    expect(servers.result.map((r) => [r.id, r.active])).toEqual([
+    const servers = (await call(s, 'mcp.list')).body as { result: { id: string; on: boolean }[] };
+    expect(servers.result.map((r) => [r.id, r.on])).toEqual([
       ['owner-mcp', true],
       ['acme-mcp', false],
     ]);
