@@ -63,8 +63,9 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       { dir: places.capabilitiesDir, label: '<capabilities>' },
       { dir: places.pluginsDir, label: '<plugins>' },
       { dir: places.dataDir, label: '<data>' },
-      ...(repository === null ? [] : [{ dir: repository, label: '<repo>' }]),
+      // The project before its repository: when they are one folder, it is shown as the project.
       ...(project === null ? [] : [{ dir: project, label: '<project>' }]),
+      ...(repository === null ? [] : [{ dir: repository, label: '<repo>' }]),
     ]);
   }
 
