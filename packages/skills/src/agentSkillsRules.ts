@@ -22,6 +22,7 @@ const LETTER_BLOCKS: readonly (readonly [number, number])[] = [
   [0x4e00, 0x9fff],
 ];
 const UNICODE_LETTER = /^\p{L}$/u;
+const ASCII_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 function isNameCharacter(character: string): boolean {
   if (/^[a-z0-9-]$/i.test(character)) return true;
@@ -35,6 +36,8 @@ function isNameCharacter(character: string): boolean {
  * with no hyphen at either end and never two in a row. Empty when it is valid.
  */
 export function agentSkillNameProblems(name: unknown): string[] {
+  // Most names are plain ASCII slugs: one test instead of normalizing and walking each character.
+  if (typeof name === 'string' && name.length <= MAX_AGENT_SKILL_NAME && ASCII_NAME.test(name)) return [];
   if (typeof name !== 'string' || name.trim() === '') return ['name is missing or not a text'];
   const normalized = name.trim().normalize('NFKC');
   const problems: string[] = [];
