@@ -19,11 +19,11 @@ export interface PhysicalRoot {
   /** The judged runtimes that write Loadout's skills into it. */
   readonly writers: string[];
   /** Which of Loadout's skills it holds: the first writer's choice. */
-  target: WriteTarget | null;
+  readonly target: WriteTarget | null;
   /** Whether the folder is one of Loadout's own roots' `skills/` (read in place, never written). */
   readonly isLoadoutRoot: boolean;
   /** How deep the deepest reader looks. */
-  depth: number;
+  readonly depth: number;
   readonly contents: RootContents;
   /** What Loadout wrote here; null when nothing writes here or the folder does not exist. */
   readonly manifest: RuntimeManifest | null;
