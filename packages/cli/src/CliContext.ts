@@ -47,6 +47,15 @@ export class CliContext {
     }
   }
 
+  /**
+   * After a command printed its full result, says that part of it was refused: one line on stderr,
+   * exit status 1 (stdout keeps the result, so `--json` still prints one document).
+   */
+  partlyRefused(message: string): void {
+    this.stderr.write(`loadout: ${message.split('\n')[0]}\n`);
+    process.exitCode = 1;
+  }
+
   /** Reports an error the way {@link run} does. */
   fail(json: boolean, error: unknown): void {
     const known: LoadoutError | null = isLoadoutError(error) ? error : null;

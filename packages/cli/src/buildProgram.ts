@@ -9,6 +9,7 @@ import { registerSessionCommand } from './commands/sessionCommand.js';
 import { registerSkillsCommand } from './commands/skillsCommand.js';
 import { registerTaskRunCommand } from './commands/taskRunCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
+import { registerWhyCommand } from './commands/whyCommand.js';
 
 /**
  * The `loadout` command line. Usage errors exit 2 with one line on stderr (and the error document
@@ -28,6 +29,7 @@ export function buildProgram(cli: CliContext): Command {
   registerSkillsCommand(program, cli);
   registerServersCommand(program, cli);
   registerApplyCommand(program, cli);
+  registerWhyCommand(program, cli);
   applyUsageErrors(program, cli);
   return program;
 }

@@ -3,11 +3,12 @@ import type { RuntimeEnvironment } from './RuntimeEnvironment.js';
 
 /**
  * Who owns what a runtime finds in a root: the project's and the user's folders may hold managed
- * and unmanaged skills; `builtin` roots are the runtime's own (read, never written); `namespaced`
- * roots hold plugin skills the runtime names `plugin:skill`, so they never collide with a plain
- * name and are stated but not scanned.
+ * and unmanaged skills; `managed` roots are an administrator's (enterprise or admin skills, read,
+ * never written); `builtin` roots are the runtime's own (its system skills); `namespaced` roots hold
+ * plugin skills the runtime names `plugin:skill`, so they never collide with a plain name and are
+ * stated but not scanned.
  */
-export type RootScope = 'project' | 'user' | 'builtin' | 'namespaced';
+export type RootScope = 'project' | 'user' | 'managed' | 'builtin' | 'namespaced';
 
 /** Which of Loadout's skills an adapter writes into a root. */
 export type WriteTarget = 'project' | 'user';
@@ -26,42 +27,77 @@ export interface DiscoveryRoot {
   readonly writes: WriteTarget | null;
   /** Why the root is scanned, for the adapter matrix, e.g. `repository ancestor`. */
   readonly note: string;
+  /**
+   * Skills the runtime puts into this folder itself the first time it starts (Codex's system
+   * skills): counted as present while the folder does not exist yet.
+   */
+  readonly installs?: readonly string[];
 }
 
-/** How a runtime treats two skills with one name in two of its roots. */
+/**
+ * How a runtime treats two skills with one name in two of its roots. Roots are listed highest
+ * precedence first, so a runtime that lets the last loaded copy win lists its roots in reverse.
+ */
 export type SameNameRule =
-  /** The higher-precedence root wins; the other copy is hidden. */
+  /** The higher-precedence copy is used; the others are hidden. */
   | 'first-wins'
-  /** Every copy is listed, so the agent sees the name twice. */
+  /** Every copy is listed (the agent sees the name twice); invoking the name runs the first by precedence. */
+  | 'listed-first-runs'
+  /** Every copy is listed and none is preferred. */
   | 'all-listed'
-  /** Not verified on a current build: the adapter writes nothing. */
+  /** Not verified: Loadout writes nothing into roots only this runtime reads. */
   | 'unverified';
+
+/** What a runtime can know about one skill folder when it decides whether to load it. */
+export interface SkillFileFacts {
+  /** The folder's own name. */
+  readonly folderName: string;
+  /** The parsed frontmatter; null when `SKILL.md` has none or it cannot be read as YAML. */
+  readonly frontmatter: Readonly<Record<string, unknown>> | null;
+  /** Whether `SKILL.md` starts with `---` with nothing before it (a byte order mark counts). */
+  readonly startsWithFence: boolean;
+  /** Whether `SKILL.md` itself is a symbolic link. */
+  readonly skillFileIsLink: boolean;
+}
+
+/** Names compiled into a runtime: its bundled skills and built-in commands, read from one version. */
+export interface CompiledInNames {
+  /** The runtime version the list was read from, e.g. `2.1.197`. */
+  readonly version: string;
+  readonly names: readonly string[];
+}
 
 /**
  * What Loadout knows about one agent runtime: the roots it scans for a project, in precedence
- * order (highest first), and whether that knowledge is verified. Planning compares what every root
- * of one runtime would show under one name; the adapter itself never writes.
+ * order (highest first), what it refuses to load, and whether that knowledge is verified. Planning
+ * compares what every root of one runtime would show under one name; the adapter itself never
+ * writes.
  *
  * @example
  * contribute(container, RuntimeAdapters, {
  *   name: 'my-agent', verified: true, verifiedOn: '2026-12-02', sameName: 'first-wins', sources: [...],
  *   discoveryRoots: (project, env) => [{ dir: path.join(env.home, '.my-agent/skills'), scope: 'user', depth: 1, writes: 'user', note: 'personal' }],
+ *   refuses: (skill) => (skill.frontmatter === null ? 'my-agent needs frontmatter' : null),
  * });
  */
 export interface RuntimeAdapter {
   /** The name used on the command line, e.g. `claude-code`. */
   readonly name: string;
-  /** Whether the discovery roots and same-name rules were checked against the runtime's docs or code. */
+  /** Whether the discovery roots and same-name rule were checked against the runtime's docs, code or behaviour. */
   readonly verified: boolean;
   /** The date the facts were last checked, `YYYY-MM-DD`. */
   readonly verifiedOn: string | null;
   readonly sameName: SameNameRule;
   /** Where the facts come from. */
   readonly sources: readonly string[];
+  /** Names the runtime provides below every root, when Loadout keeps a list of them. */
+  readonly compiledIn?: CompiledInNames;
   /**
    * The roots the runtime scans when started in `project` (or anywhere, for null), highest
    * precedence first. Pure: reads nothing but the existence of repository markers.
    */
   discoveryRoots(project: string | null, env: RuntimeEnvironment): DiscoveryRoot[];
+  /** Why the runtime would not load a skill folder with these facts, in a few words; null when it would. */
+  refuses(skill: SkillFileFacts): string | null;
 }
 export const RuntimeAdapters = token<RuntimeAdapter>('runtimes.adapters');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Places, SessionLoader, token, withFileLock } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
-import { RestoreOccupiedError, RuntimeChangedDuringApplyError, RuntimeConflictError } from './RuntimeErrors.js';
+import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
 import type { ChangeReport, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
@@ -34,7 +34,10 @@ export interface RetiredReport {
 
 export interface ApplyResult extends PlanReport {
   readonly mode: ApplyMode;
-  /** Whether anything was written. */
+  /**
+   * Whether anything was written. A runtime in conflict (and one sharing a root with it) gets
+   * nothing; every other runtime is applied, and `ok` is false.
+   */
   readonly applied: boolean;
   /** Whether the runtime folders already match the plan (nothing to change, nothing blocking). */
   readonly upToDate: boolean;
@@ -82,14 +85,8 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return this.locked(async () => {
       const plan = await this.makePlan(options);
       const report = plan.report();
-      const blocking = plan.blocking();
-      if (blocking.length > 0) {
-        const shown = blocking.slice(0, 3).map((finding) => finding.message);
-        const more = blocking.length > 3 ? ` (and ${blocking.length - 3} more; see --dry-run)` : '';
-        throw new RuntimeConflictError(`nothing was written: ${shown.join(' | ')}${more}`, blocking);
-      }
       const retired = this.execute(plan);
-      return { ...report, mode, applied: report.changeCount > 0, upToDate: report.changeCount === 0, retired };
+      return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
     });
   }
 
@@ -109,7 +106,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       trash.takeOut(entry, target);
       const manifest = RuntimeManifest.read(entry.rootDir);
       const hash = readSkillBundle(entry.rootDir, target)?.hash ?? entry.hash;
-      manifest.set({ path: entry.entry, name: entry.name, hash, source: entry.source, writtenAt: new Date().toISOString() });
+      manifest.set({ kind: entry.kind, path: entry.entry, name: entry.name, hash, source: entry.source, writtenAt: new Date().toISOString() });
       manifest.write();
       return { restored: this.retiredReport(entry) };
     });
@@ -188,7 +185,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     };
     const record = (hash: string): void => {
       if (change.source === null) return;
-      manifest.set({ path: change.entry, name: change.name, hash, source: change.source, writtenAt: new Date().toISOString() });
+      manifest.set({ kind: change.kind, path: change.entry, name: change.name, hash, source: change.source, writtenAt: new Date().toISOString() });
     };
     switch (change.action) {
       case 'retire': {
@@ -198,7 +195,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
           rootDir: change.rootDir,
           entry: change.entry,
           hash: change.expectedHash as string,
-          runtime: change.runtime,
+          runtime: change.runtimes.join(', '),
           source: change.source ?? { id: change.name, level: 'global', plugin: null },
           project: plan.project,
           reason: change.reason,

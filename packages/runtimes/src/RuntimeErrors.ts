@@ -7,19 +7,6 @@ export class RuntimeUnknownError extends InvalidInputError {
   }
 }
 
-/**
- * The plan holds a conflict (one name, two bundles, one runtime) or another blocking finding, so
- * nothing was written. The message names the first few; `--dry-run` shows them all.
- */
-export class RuntimeConflictError extends ConflictError {
-  constructor(
-    message: string,
-    readonly findings: readonly { code: string; message: string }[],
-  ) {
-    super('RUNTIME_CONFLICT', message);
-  }
-}
-
 /** A folder changed between planning and writing; the run stopped and the next one reconciles. */
 export class RuntimeChangedDuringApplyError extends ConflictError {
   constructor(message: string) {

@@ -7,13 +7,24 @@ import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
 /** The file in each runtime root that records what Loadout wrote there. Hidden, so no runtime reads it as a skill. */
 export const MANIFEST_FILE = '.loadout-manifest.json';
 
-const ENTRY_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+/**
+ * Whether `name` is one folder name directly inside a root that a manifest or the trash may name:
+ * not hidden, no separator, no NUL, at most 255 bytes. Anything else in a manifest is refused
+ * before a path is built from it.
+ */
+export function isSafeEntryName(name: string): boolean {
+  return name !== '' && !name.startsWith('.') && !/[/\\\0]/.test(name) && Buffer.byteLength(name) <= 255;
+}
+
+const entryName = z.string().refine(isSafeEntryName, 'must be one folder name, not hidden');
 
 const manifestEntrySchema = z.object({
+  /** What the entry is; skill folders are the only kind so far (absent in older manifests). */
+  kind: z.literal('skill').default('skill'),
   /** The folder Loadout wrote, directly inside the root. */
-  path: z.string().regex(ENTRY_NAME),
-  /** The normalized skill name. */
-  name: z.string().regex(ENTRY_NAME),
+  path: entryName,
+  /** The skill's name as the runtime lists it (its valid Agent Skills name). */
+  name: z.string().min(1).max(64),
   /** The bundle hash Loadout wrote; a folder whose hash differs was edited since. */
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   source: z.object({

@@ -1,11 +1,12 @@
 import type { Diagnostic } from '@loadout/kernel';
-import type { ManifestSource } from './RuntimeManifest.js';
 import type { PathRedactor } from './PathRedactor.js';
 import type { RootScope, RuntimeAdapter, SameNameRule, WriteTarget } from './RuntimeAdapter.js';
+import type { ManifestSource } from './RuntimeManifest.js';
+import type { CopyOwner, CopyState, SkillCopy } from './RuntimeView.js';
 import type { SkillBundle } from './SkillBundle.js';
 
 /**
- * What applying does to one entry of one runtime root.
+ * What applying does to one entry of one physical root.
  * - `create` writes a skill folder that is not there; `update` replaces Loadout's own unedited copy
  * - `adopt` records a folder that already holds exactly what Loadout would write (e.g. after a
  *   crash between writing the files and the manifest)
@@ -15,12 +16,18 @@ import type { SkillBundle } from './SkillBundle.js';
  */
 export type ChangeAction = 'create' | 'update' | 'adopt' | 'retire' | 'release' | 'forget';
 
+/** What a managed entry is: a skill folder so far; the vocabulary is shared with other kinds. */
+export type ManagedKind = 'skill';
+
 /** One change, with the absolute paths and bytes the executor needs. Never printed as is. */
 export interface PlannedChange {
+  readonly kind: ManagedKind;
   readonly action: ChangeAction;
-  readonly runtime: string;
+  /** The runtimes this change serves: every judged runtime that writes into the root and wants it. */
+  readonly runtimes: readonly string[];
+  /** The name the runtime lists it under (the folder's name). */
   readonly name: string;
-  /** Absolute path of the runtime root. */
+  /** Absolute path of the physical root. */
   readonly rootDir: string;
   /** The folder inside the root, one segment. */
   readonly entry: string;
@@ -46,19 +53,42 @@ export interface RootReport {
   readonly writes: WriteTarget | null;
   readonly exists: boolean | null;
   readonly note: string;
+  /** The other selected runtimes that read the same folder: one write serves them all. */
+  readonly sharedWith: readonly string[];
 }
 
-/** A change as the plan reports it: redacted paths, a short hash. */
+/** A change as the plan reports it: redacted paths, a short hash. `skip` is a skill a runtime will not get. */
 export interface ChangeReport {
-  readonly action: ChangeAction;
+  readonly kind: ManagedKind;
+  readonly action: ChangeAction | 'skip';
   readonly name: string;
-  readonly path: string;
+  readonly path: string | null;
   readonly hash: string | null;
   readonly source: string | null;
   readonly reason: string;
 }
 
-export type RuntimeStatus = 'ok' | 'conflict' | 'unconfirmed';
+/** One copy of a skill a runtime would see, as reports show it. */
+export interface SkillCopyReport {
+  readonly name: string;
+  /** The folder, redacted; null for a name compiled into the runtime. */
+  readonly path: string | null;
+  /** Its root's precedence (1 is the highest); compiled-in names come after every root. */
+  readonly precedence: number;
+  readonly owner: CopyOwner;
+  readonly plugin: string | null;
+  readonly state: CopyState;
+  readonly source: string | null;
+}
+
+/**
+ * - `ok`: applied (or nothing to do)
+ * - `conflict`: the runtime would see two bundles of one name; nothing is written into any root it reads
+ * - `blocked`: a root it writes into is left alone (another runtime reading it has a conflict, or
+ *   the root's manifest cannot be trusted)
+ * - `unconfirmed`: its precedence is not verified; Loadout writes nothing for it
+ */
+export type RuntimeStatus = 'ok' | 'conflict' | 'blocked' | 'unconfirmed';
 
 export interface RuntimeReport {
   readonly runtime: string;
@@ -68,6 +98,8 @@ export interface RuntimeReport {
   readonly status: RuntimeStatus;
   readonly roots: readonly RootReport[];
   readonly changes: readonly ChangeReport[];
+  /** Every skill the runtime will load once the plan ran, in its precedence order. */
+  readonly sees: readonly SkillCopyReport[];
   readonly findings: readonly Diagnostic[];
 }
 
@@ -75,11 +107,11 @@ export interface RuntimeReport {
 export interface PlanReport {
   /** `<project>` when the plan was made for a project, else null. */
   readonly project: string | null;
-  /** False when a finding blocks applying: nothing would be written. */
+  /** False when a finding blocks some of it: those runtimes get nothing written, and apply exits 1. */
   readonly ok: boolean;
   readonly changeCount: number;
   readonly runtimes: readonly RuntimeReport[];
-  /** Findings about the plan as a whole (state that runtimes cannot express). */
+  /** Findings about the plan as a whole (state that runtimes cannot express, the environment). */
   readonly findings: readonly Diagnostic[];
 }
 
@@ -88,7 +120,12 @@ export interface RuntimePlanPart {
   readonly adapter: RuntimeAdapter;
   readonly status: RuntimeStatus;
   readonly roots: readonly RootReport[];
+  /** The changes in the roots it writes into, shared with the other runtimes writing there. */
   readonly changes: readonly PlannedChange[];
+  /** Loadout skills it will not get, and why. */
+  readonly skips: readonly ChangeReport[];
+  /** Every copy it would find once the plan ran, loaded or refused, and those a conflict holds back, in precedence order. */
+  readonly view: readonly SkillCopy[];
   readonly findings: readonly Diagnostic[];
   /** Absolute paths of the roots Loadout writes for this runtime, where leftovers are cleaned. */
   readonly writeRoots: readonly string[];
@@ -100,8 +137,9 @@ export function shortHash(hash: string | null): string | null {
 }
 
 /**
- * What `apply` would do, per runtime: the changes and the findings. Computed without writing
- * anything; `--dry-run`, `--check` and `apply` all use the same plan.
+ * What `apply` would do, per runtime: the changes, what each runtime sees afterwards, and the
+ * findings. Computed without writing anything; `--dry-run`, `--check`, `apply` and `why` all use
+ * the same plan.
  */
 export class RuntimePlan {
   constructor(
@@ -113,17 +151,7 @@ export class RuntimePlan {
 
   /** Every change of every runtime; a change two runtimes share (one root) appears once. */
   changes(): PlannedChange[] {
-    const seen = new Set<string>();
-    const changes: PlannedChange[] = [];
-    for (const part of this.parts) {
-      for (const change of part.changes) {
-        const key = `${change.action}\0${change.rootDir}\0${change.entry}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        changes.push(change);
-      }
-    }
-    return changes;
+    return [...new Set(this.parts.flatMap((part) => part.changes))];
   }
 
   /** Every root Loadout writes into, once. */
@@ -131,7 +159,7 @@ export class RuntimePlan {
     return [...new Set(this.parts.flatMap((part) => part.writeRoots))];
   }
 
-  /** Findings that block applying. */
+  /** Findings that keep part of the plan from being applied. */
   blocking(): Diagnostic[] {
     return [...this.findings, ...this.parts.flatMap((part) => part.findings)].filter((finding) => finding.severity === 'error');
   }
@@ -153,7 +181,8 @@ export class RuntimePlan {
         sameName: part.adapter.sameName,
         status: part.status,
         roots: part.roots,
-        changes: part.changes.map((change) => this.reportChange(change)),
+        changes: [...part.changes.map((change) => this.reportChange(change)), ...part.skips],
+        sees: part.view.filter((copy) => copy.loaded && copy.state !== 'held').map((copy) => this.reportCopy(copy)),
         findings: part.findings,
       })),
       findings: this.findings,
@@ -163,12 +192,26 @@ export class RuntimePlan {
   /** A change as people see it. */
   reportChange(change: PlannedChange): ChangeReport {
     return {
+      kind: change.kind,
       action: change.action,
       name: change.name,
       path: this.redactor.path(`${change.rootDir}/${change.entry}`),
       hash: shortHash(change.hash),
       source: change.sourcePath === null ? null : this.redactor.path(change.sourcePath),
       reason: change.reason,
+    };
+  }
+
+  /** A copy as people see it. */
+  reportCopy(copy: SkillCopy): SkillCopyReport {
+    return {
+      name: copy.name,
+      path: copy.dir === null ? null : this.redactor.path(copy.dir),
+      precedence: copy.rootIndex + 1,
+      owner: copy.owner,
+      plugin: copy.plugin,
+      state: copy.state,
+      source: copy.source === null ? null : this.redactor.path(copy.source),
     };
   }
 

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonInside, writeFileAtomicSync } from '@loadout/kernel';
+import { readJsonInside, slugify, writeFileAtomicSync } from '@loadout/kernel';
 import { z } from 'zod';
 import { TrashEntryNotFoundError } from './RuntimeErrors.js';
+import { isSafeEntryName } from './RuntimeManifest.js';
 
 /** Where retired runtime skills wait, inside the data folder. */
 export const TRASH_FOLDER = path.join('trash', 'runtimes');
@@ -17,8 +18,10 @@ const trashEntrySchema = z.object({
   name: z.string(),
   /** Absolute path of the runtime root the folder came from. */
   rootDir: z.string().refine((value) => path.isAbsolute(value)),
+  /** What was retired; skill folders are the only kind so far (absent in older entries). */
+  kind: z.literal('skill').default('skill'),
   /** The folder inside that root. */
-  entry: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
+  entry: z.string().refine(isSafeEntryName),
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   runtime: z.string(),
   source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),
@@ -44,11 +47,12 @@ export class RuntimeTrash {
   }
 
   /** Moves `<rootDir>/<entry>` into the trash and returns the entry that restores it. */
-  retire(details: Omit<TrashEntry, 'version' | 'id' | 'retiredAt'>, now: Date = new Date()): TrashEntry {
+  retire(details: Omit<TrashEntry, 'version' | 'id' | 'retiredAt' | 'kind'>, now: Date = new Date()): TrashEntry {
     const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
     const entry: TrashEntry = {
       version: 1,
-      id: `${stamp}-${details.entry}-${randomBytes(4).toString('hex')}`,
+      id: `${stamp}-${slugify(details.entry) || 'skill'}-${randomBytes(4).toString('hex')}`,
+      kind: 'skill',
       retiredAt: now.toISOString(),
       ...details,
     };

@@ -31,3 +31,24 @@ export function foldersUpToRepositoryRoot(project: string): string[] {
   }
   return folders;
 }
+
+/**
+ * The folders Claude Code reads project skills from when started in `project`: up to the
+ * repository root; outside a repository it keeps going up, stopping below the home folder when the
+ * project is inside it (the home folder's own `.claude` is the personal one), else at the root of
+ * the file system (a project that is the home folder has none). Measured with Claude Code 2.1.197.
+ */
+export function foldersUpToRepositoryOrHome(project: string, home: string): string[] {
+  if (findRepositoryRoot(project) !== null) return foldersUpToRepositoryRoot(project);
+  const folders: string[] = [];
+  let dir = path.resolve(project);
+  const homeDir = path.resolve(home);
+  for (;;) {
+    if (dir === homeDir) break;
+    folders.push(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return folders;
+}

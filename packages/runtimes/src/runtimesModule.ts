@@ -1,7 +1,10 @@
 import { contribute, type LoadoutModule } from '@loadout/kernel';
-import { antigravityAdapter } from './adapters/antigravityAdapter.js';
 import { claudeCodeAdapter } from './adapters/claudeCodeAdapter.js';
 import { codexAdapter } from './adapters/codexAdapter.js';
+import { copilotCliAdapter, copilotVsCodeAdapter } from './adapters/copilotAdapters.js';
+import { gooseAdapter } from './adapters/gooseAdapter.js';
+import { openCodeAdapter } from './adapters/openCodeAdapter.js';
+import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
 import { RuntimeAdapters } from './RuntimeAdapter.js';
 import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
@@ -10,12 +13,24 @@ import { RuntimePlanner, SkillRuntimePlanner } from './RuntimePlanner.js';
 /**
  * Registers the runtime adapters (one contribution each), the planner and the applier. The
  * runtimes' folders are read from the process environment each time they are asked for, so
- * `HOME`, `CLAUDE_CONFIG_DIR` and `CODEX_HOME` are honoured as the runtimes honour them.
+ * `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and the others are honoured as the runtimes honour them.
  */
 export const runtimesModule: LoadoutModule = (container) => {
-  contribute(container, RuntimeAdapters, claudeCodeAdapter);
-  contribute(container, RuntimeAdapters, codexAdapter);
-  contribute(container, RuntimeAdapters, antigravityAdapter);
+  for (const adapter of [
+    claudeCodeAdapter,
+    codexAdapter,
+    copilotVsCodeAdapter,
+    copilotCliAdapter,
+    openCodeAdapter,
+    gooseAdapter,
+    cursorAdapter,
+    windsurfAdapter,
+    ampAdapter,
+    antigravityAdapter,
+    antigravityCliAdapter,
+  ]) {
+    contribute(container, RuntimeAdapters, adapter);
+  }
   container.register(RuntimeEnvironment, { useFactory: () => runtimeEnvironmentFrom(process.env) });
   container.register(RuntimePlanner, { useClass: SkillRuntimePlanner });
   container.register(RuntimeApplier, { useClass: SkillRuntimeApplier });

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { capabilityId, DocumentRefusedError, type FolderListing, listFolderInside, readMarkdownInside } from '@loadout/kernel';
-import { SKILL_DOCUMENT, skillKind } from '@loadout/skills';
-import type { DiscoveryRoot } from './RuntimeAdapter.js';
+import { DocumentRefusedError, type FolderListing, listFolderInside, parseMarkdown, readTextInside } from '@loadout/kernel';
+import type { DiscoveryRoot, SkillFileFacts } from './RuntimeAdapter.js';
 import { readSkillBundle, SKILL_FILE } from './SkillBundle.js';
+import { listedSkillName } from './skillNames.js';
 
 /** A skill folder found in a runtime root, as the runtime would find it. */
 export interface ScannedSkill {
@@ -11,8 +11,10 @@ export interface ScannedSkill {
   readonly dir: string;
   /** Path relative to the root with `/` separators; one segment for a top-level folder. */
   readonly entry: string;
-  /** The normalized name: the slug of the frontmatter `name`, else of the folder name. */
+  /** The name a runtime lists it under: the frontmatter `name`, else the folder's. */
   readonly name: string;
+  /** What a runtime looks at when it decides whether to load it. */
+  readonly facts: SkillFileFacts;
   /** The folder's real path, or null when it is a link leading outside the root. */
   readonly realDir: string | null;
   /** The bundle hash, read on first use; null when the folder cannot be read as a bundle. */
@@ -67,16 +69,32 @@ export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
   return { exists, skills, occupied };
 }
 
-function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: string): ScannedSkill {
-  let name: string;
+/** What a runtime looks at in one `SKILL.md` text: its frontmatter and how it starts. */
+export function skillFileFacts(text: string, folderName: string, skillFileIsLink: boolean): SkillFileFacts {
+  let frontmatter: SkillFileFacts['frontmatter'] = null;
   try {
-    const document = readMarkdownInside(rootDir, path.join(dir, SKILL_FILE));
-    name = normalizedName(document?.frontmatter.name, entry);
+    const document = parseMarkdown(text, `${folderName}/${SKILL_FILE}`);
+    if (document.hasFrontmatter) frontmatter = document.frontmatter;
+  } catch (error) {
+    // A runtime cannot read its frontmatter either; the folder still occupies its name.
+    if (!(error instanceof DocumentRefusedError)) throw error;
+  }
+  return { folderName, frontmatter, startsWithFence: text.startsWith('---'), skillFileIsLink };
+}
+
+function readSkillFileFacts(rootDir: string, file: string, folderName: string): SkillFileFacts {
+  const skillFileIsLink = fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  let text = '';
+  try {
+    text = readTextInside(rootDir, file) ?? '';
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
-    // The runtime cannot load it either; it still occupies its folder's name.
-    name = normalizedName(undefined, entry);
   }
+  return skillFileFacts(text, folderName, skillFileIsLink);
+}
+
+function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: string): ScannedSkill {
+  const facts = readSkillFileFacts(rootDir, path.join(dir, SKILL_FILE), path.basename(dir));
   let computed = false;
   let hash: string | null = null;
   let problem: string | null = null;
@@ -94,7 +112,8 @@ function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: 
   return {
     dir,
     entry,
-    name,
+    name: listedSkillName(facts),
+    facts,
     realDir,
     hash: () => {
       compute();
@@ -111,19 +130,12 @@ function unreadableSkill(dir: string, entry: string, folderName: string, why: st
   return {
     dir,
     entry,
-    name: normalizedName(undefined, folderName),
+    name: folderName,
+    facts: { folderName, frontmatter: null, startsWithFence: false, skillFileIsLink: false },
     realDir: null,
     hash: () => null,
     problem: () => why,
   };
-}
-
-/**
- * A runtime skill's normalized name: the id the skill kind gives the same folder in a Loadout root
- * (the slug of its frontmatter `name`, else of the folder's name).
- */
-function normalizedName(written: unknown, entry: string): string {
-  return capabilityId(written, `${skillKind.folder}/${entry}/${SKILL_DOCUMENT.file}`, SKILL_DOCUMENT);
 }
 
 function isDirectory(target: string): boolean {

@@ -82,11 +82,19 @@ describe('loadout apply (end to end)', () => {
     expect(human.stdout).toContain('check: 3 changes pending');
     const plan = JSON.parse(dry.stdout) as ApplyJson;
     expect(plan.changeCount).toBe(3);
-    expect(plan.runtimes.map((part) => [part.runtime, part.status])).toEqual([
-      ['claude-code', 'ok'],
-      ['codex', 'ok'],
-      ['antigravity', 'unconfirmed'],
-    ]);
+    expect(Object.fromEntries(plan.runtimes.map((part) => [part.runtime, part.status]))).toEqual({
+      'claude-code': 'ok',
+      codex: 'ok',
+      'copilot-vscode': 'ok',
+      'copilot-cli': 'ok',
+      opencode: 'ok',
+      goose: 'ok',
+      cursor: 'unconfirmed',
+      windsurf: 'unconfirmed',
+      amp: 'unconfirmed',
+      antigravity: 'unconfirmed',
+      'antigravity-cli': 'unconfirmed',
+    });
     for (const run of [dry, check, human]) {
       expectRedacted(m, run);
       expect(run.stdout).not.toContain('ghp_');
@@ -129,28 +137,32 @@ describe('loadout apply (end to end)', () => {
     expectRedacted(m, restored);
   });
 
-  it('a conflict exits 1 with a coded error naming redacted paths, and writes nothing', async () => {
+  it('a conflict exits 1, names redacted paths, writes nothing for that runtime and applies the others', async () => {
     const m = machine({
       capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } },
       home: { '.agents': { skills: { notes: { 'SKILL.md': skill('notes', 'Hand-made.\n') } } } },
     });
     expect((await loadout(m, 'apply', '--dry-run')).code).toBe(0);
-    const before = snapshot(m.base);
-    const run = await loadout(m, 'apply', '--json');
+    const agents = snapshot(path.join(m.home, '.agents'));
+    const run = await loadout(m, 'apply', '--runtime', 'claude-code', '--runtime', 'codex', '--json');
     expect(run.code).toBe(1);
-    const error = (JSON.parse(run.stdout) as { error: { code: string; message: string } }).error;
-    expect(error.code).toBe('RUNTIME_CONFLICT');
-    expect(error.message).toContain('~/.agents/skills/notes (not managed by Loadout');
-    expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    const result = JSON.parse(run.stdout) as ApplyJson;
+    expect(result.ok).toBe(false);
+    const codex = result.runtimes.find((part) => part.runtime === 'codex');
+    expect(codex?.status).toBe('conflict');
+    expect(codex?.findings.find((finding) => finding.code === 'RUNTIME_CONFLICT')?.message).toContain('~/.agents/skills/notes (not managed by Loadout');
+    expect(result.runtimes.find((part) => part.runtime === 'claude-code')?.status).toBe('ok');
+    expect(run.stderr.split('\n').filter(Boolean)).toEqual([expect.stringContaining('not applied: codex (conflict)')]);
     expectRedacted(m, run);
-    expect(snapshot(m.base)).toEqual(before);
+    expect(snapshot(path.join(m.home, '.agents'))).toEqual(agents);
+    expect(fs.existsSync(path.join(m.home, '.claude/skills/notes/SKILL.md'))).toBe(true);
   });
 
   it('bad usage exits 2: an unknown runtime, --dry-run with --check', async () => {
     const m = machine();
-    const unknown = await loadout(m, 'apply', '--runtime', 'cursor', '--json');
+    const unknown = await loadout(m, 'apply', '--runtime', 'no-such-agent', '--json');
     expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.stdout)).toEqual({ error: { code: 'USAGE', message: expect.stringContaining('claude-code, codex, antigravity') } });
+    expect(JSON.parse(unknown.stdout)).toEqual({ error: { code: 'USAGE', message: expect.stringContaining('claude-code, codex, copilot-vscode') } });
     const both = await loadout(m, 'apply', '--dry-run', '--check', '--json');
     expect(both.code).toBe(2);
     expect((JSON.parse(both.stdout) as { error: { code: string } }).error.code).toBe('USAGE');

@@ -70,7 +70,7 @@ describe('retire and restore', () => {
     const result = await applier.apply({ project: m.project });
     expect(result.retired.map((entry) => [entry.name, entry.runtime, entry.path])).toEqual([
       ['notes', 'claude-code', '$CLAUDE_CONFIG_DIR/skills/notes'],
-      ['notes', 'codex', '~/.agents/skills/notes'],
+      ['notes', 'codex, copilot-vscode, copilot-cli, opencode, goose', '~/.agents/skills/notes'],
     ]);
     expect(fs.existsSync(written)).toBe(false);
     expect(fs.existsSync(path.join(m.home, '.agents/skills/notes'))).toBe(false);
@@ -83,7 +83,7 @@ describe('retire and restore', () => {
     const restored = await applier.restore(claudeEntry?.id ?? '');
     expect(restored.restored.path).toBe('$CLAUDE_CONFIG_DIR/skills/notes');
     expect(snapshot(written)).toEqual(before);
-    expect(applier.listRetired().map((entry) => entry.runtime)).toEqual(['codex']);
+    expect(applier.listRetired().map((entry) => entry.runtime)).toEqual(['codex, copilot-vscode, copilot-cli, opencode, goose']);
 
     // Turned on again, the restored copy is simply Loadout's own: nothing to do for claude-code.
     await state.setCapabilityState({}, [{ kind: 'skill', id: 'notes', enabled: true }]);
@@ -250,7 +250,9 @@ describe('updates and crash recovery', () => {
     const plan = await applier.apply({ runtimes: ['claude-code'], mode: 'dry-run' });
     expect(plan.ok).toBe(false);
     expect(plan.runtimes[0]?.findings.map((finding) => finding.code)).toContain('RUNTIME_MANIFEST_INVALID');
-    await expect(applier.apply({ runtimes: ['claude-code'] })).rejects.toMatchObject({ code: 'RUNTIME_CONFLICT' });
+    const applied = await applier.apply({ runtimes: ['claude-code'] });
+    expect(applied).toMatchObject({ ok: false, applied: false });
+    expect(applied.runtimes[0]?.status).toBe('blocked');
     expect(tree(m)).toEqual(before);
   });
 });

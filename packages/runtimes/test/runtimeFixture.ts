@@ -36,6 +36,8 @@ export interface MachineDescription {
   readonly home?: TreeDescription;
   /** Files at the repository root (beside `packages/app`). */
   readonly repo?: TreeDescription;
+  /** Files in the stand-in for the machine-wide folders: `etc-codex`, `etc-claude-code`. */
+  readonly machineWide?: TreeDescription;
   /** Set CLAUDE_CONFIG_DIR / CODEX_HOME to folders outside `~/.claude` / `~/.codex`. */
   readonly relocated?: boolean;
 }
@@ -53,6 +55,7 @@ export function machine(description: MachineDescription = {}): Machine {
   fs.mkdirSync(places.pluginsDir, { recursive: true });
   fs.mkdirSync(home, { recursive: true });
   writeTree(home, description.home ?? {});
+  writeTree(base, description.machineWide ?? {});
   gitRepo(places.capabilitiesDir, description.capabilities ?? {});
   const repo = path.join(home, 'work', 'repo');
   gitRepo(repo, { ...(description.repo ?? {}), packages: { app: { '.agents': description.project ?? {}, 'README.md': 'app\n' } } });
@@ -61,7 +64,10 @@ export function machine(description: MachineDescription = {}): Machine {
     CLAUDE_CONFIG_DIR: description.relocated === true ? path.join(base, 'claude-config') : path.join(home, '.claude'),
     CODEX_HOME: description.relocated === true ? path.join(base, 'codex-home') : path.join(home, '.codex'),
     LOADOUT_CODEX_SYSTEM_DIR: path.join(base, 'etc-codex'),
+    LOADOUT_CLAUDE_MANAGED_DIR: path.join(base, 'etc-claude-code'),
   };
+  // Codex refuses to start when CODEX_HOME names a folder that does not exist.
+  fs.mkdirSync(env.CODEX_HOME as string, { recursive: true });
   return { base, home, places, repo, project: path.join(repo, 'packages', 'app'), env, runtimeEnv: runtimeEnvironmentFrom(env) };
 }
 

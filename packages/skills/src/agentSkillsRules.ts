@@ -1,29 +1,133 @@
-import type { Diagnostic } from '@loadout/kernel';
+import { type Diagnostic, DocumentRefusedError, parseMarkdown } from '@loadout/kernel';
+import yaml from 'js-yaml';
 
-const SKILL_NAME = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-const MAX_DESCRIPTION = 1024;
+/** The most UTF-16 units an Agent Skills name may have once normalized. */
+export const MAX_AGENT_SKILL_NAME = 64;
+/** The most UTF-16 units a description may have. */
+export const MAX_AGENT_SKILL_DESCRIPTION = 1024;
+const MAX_COMPATIBILITY = 500;
+/** The only frontmatter fields the Agent Skills specification allows. */
+export const AGENT_SKILL_FIELDS: readonly string[] = ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'];
 
 /**
- * Checks a skill against the Agent Skills rules: a name of 1–64 lower-case letters, digits and
- * hyphens (not at either end, never two in a row) and a description of 1–1024 characters. A break
- * is a warning: the skill still loads.
+ * The letter blocks the reference validator (skills-ref) accepts beyond ASCII: Latin-1 and Latin
+ * Extended-A/B, Cyrillic, the CJK ideographs. The Python reference accepts any Unicode letter or
+ * digit, so a character must also be a letter to pass both (that leaves out `×` and `÷`, which the
+ * npm port's ranges happen to include, and stray combining marks).
+ */
+const LETTER_BLOCKS: readonly (readonly [number, number])[] = [
+  [0x00c0, 0x024f],
+  [0x0400, 0x04ff],
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+];
+const UNICODE_LETTER = /^\p{L}$/u;
+const ASCII_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+function isNameCharacter(character: string): boolean {
+  if (/^[a-z0-9-]$/i.test(character)) return true;
+  const code = character.codePointAt(0) as number;
+  return LETTER_BLOCKS.some(([low, high]) => code >= low && code <= high) && UNICODE_LETTER.test(character);
+}
+
+/**
+ * What is wrong with `name` as an Agent Skills name, as the reference validator judges it: the
+ * NFKC form of the trimmed name must be 1–64 characters of lower-case letters, digits and hyphens,
+ * with no hyphen at either end and never two in a row. Empty when it is valid.
+ */
+export function agentSkillNameProblems(name: unknown): string[] {
+  // Most names are plain ASCII slugs: one test instead of normalizing and walking each character.
+  if (typeof name === 'string' && name.length <= MAX_AGENT_SKILL_NAME && ASCII_NAME.test(name)) return [];
+  if (typeof name !== 'string' || name.trim() === '') return ['name is missing or not a text'];
+  const normalized = name.trim().normalize('NFKC');
+  const problems: string[] = [];
+  if (normalized.length > MAX_AGENT_SKILL_NAME) problems.push(`name is longer than ${MAX_AGENT_SKILL_NAME} characters`);
+  if (normalized !== normalized.toLowerCase()) problems.push('name must be lower-case');
+  if (normalized.startsWith('-') || normalized.endsWith('-')) problems.push('name cannot start or end with a hyphen');
+  if (normalized.includes('--')) problems.push('name cannot hold two hyphens in a row');
+  if (![...normalized].every(isNameCharacter)) problems.push('name may hold only letters, digits and hyphens');
+  return problems;
+}
+
+/**
+ * The name a runtime folder takes for a skill: the NFKC form of its trimmed frontmatter name, when
+ * that is a valid Agent Skills name; null otherwise.
+ */
+export function agentSkillName(name: unknown): string | null {
+  return agentSkillNameProblems(name).length === 0 ? (name as string).trim().normalize('NFKC') : null;
+}
+
+/**
+ * Every rule of the Agent Skills reference validator that a skill folder named `folderName` with
+ * this `SKILL.md` text breaks; empty when `skills-ref validate` accepts it. The frontmatter is read
+ * the way the validator reads it (from the first `---` to the next, with js-yaml's default schema),
+ * after Loadout's own bounded reading has accepted it. Stricter in one way: `name` and
+ * `description` must be texts, never numbers or dates the validator would stringify.
+ */
+export function agentSkillFolderProblems(skillFileText: string, folderName: string): string[] {
+  if (!skillFileText.startsWith('---')) return ['SKILL.md must start with a frontmatter block (---), with nothing before it'];
+  const parts = skillFileText.split('---', 3);
+  if (parts.length < 3) return ['the frontmatter block is never closed with ---'];
+  try {
+    parseMarkdown(skillFileText, 'SKILL.md');
+  } catch (error) {
+    if (!(error instanceof DocumentRefusedError)) throw error;
+    return [error.message];
+  }
+  let fields: unknown;
+  try {
+    fields = yaml.load(parts[1] as string);
+  } catch {
+    return ['the frontmatter is not valid YAML up to the first --- (a --- inside a value ends the block for the validator)'];
+  }
+  if (fields === null || fields === undefined) fields = {};
+  if (typeof fields !== 'object' || Array.isArray(fields)) return ['the frontmatter must be a mapping of fields'];
+  const record = fields as Record<string, unknown>;
+  const problems: string[] = [];
+  const extra = Object.keys(record).filter((key) => !AGENT_SKILL_FIELDS.includes(key)).sort();
+  if (extra.length > 0) problems.push(`fields ${extra.join(', ')} are not Agent Skills fields (allowed: ${AGENT_SKILL_FIELDS.join(', ')})`);
+  if (!('name' in record)) problems.push('name is missing');
+  else {
+    const nameProblems = agentSkillNameProblems(record.name);
+    problems.push(...nameProblems);
+    if (nameProblems.length === 0 && folderName.normalize('NFKC') !== (record.name as string).trim().normalize('NFKC')) {
+      problems.push('the folder name must equal the name');
+    }
+  }
+  problems.push(...descriptionProblems(record.description));
+  if ('compatibility' in record && (typeof record.compatibility !== 'string' || record.compatibility.length > MAX_COMPATIBILITY)) {
+    problems.push(`compatibility must be a text of at most ${MAX_COMPATIBILITY} characters`);
+  }
+  return problems;
+}
+
+function descriptionProblems(description: unknown): string[] {
+  if (typeof description !== 'string' || description.trim() === '') return ['description is missing or empty'];
+  if (description.length > MAX_AGENT_SKILL_DESCRIPTION) return [`description is longer than ${MAX_AGENT_SKILL_DESCRIPTION} characters`];
+  return [];
+}
+
+/**
+ * Checks a skill's name and description against the Agent Skills rules (see
+ * {@link agentSkillNameProblems}). A break is a warning: the skill still loads in Loadout.
  */
 export function checkAgentSkillsRules(name: unknown, description: unknown, file: string): Diagnostic[] {
   const findings: Diagnostic[] = [];
-  if (typeof name !== 'string' || !SKILL_NAME.test(name) || name.includes('--')) {
+  const nameProblems = agentSkillNameProblems(name);
+  if (nameProblems.length > 0) {
     findings.push({
       code: 'SKILL_NAME_RULES',
       severity: 'warning',
       path: file,
-      message: `${file}: name should be 1-64 characters of a-z, 0-9 and single hyphens (Agent Skills rules)`,
+      message: `${file}: ${nameProblems.join('; ')} (Agent Skills rules: 1-${MAX_AGENT_SKILL_NAME} lower-case letters, digits and single hyphens)`,
     });
   }
-  if (typeof description !== 'string' || description.trim().length === 0 || description.length > MAX_DESCRIPTION) {
+  if (descriptionProblems(description).length > 0) {
     findings.push({
       code: 'SKILL_DESCRIPTION_RULES',
       severity: 'warning',
       path: file,
-      message: `${file}: description should be 1-${MAX_DESCRIPTION} characters (Agent Skills rules)`,
+      message: `${file}: description should be 1-${MAX_AGENT_SKILL_DESCRIPTION} characters (Agent Skills rules)`,
     });
   }
   return findings;

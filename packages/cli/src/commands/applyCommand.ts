@@ -21,7 +21,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
   const applier = (): RuntimeApplier => resolve(cli.app(), RuntimeApplier);
   const apply = program
     .command('apply')
-    .description("write the session's skills into agent runtimes (claude-code, codex; antigravity is unconfirmed)")
+    .description("write the session's skills into agent runtimes' folders (every verified runtime by default; the others only report)")
     .option('--runtime <name>', 'only this runtime (repeatable); default: every verified one', (value: string, all: string[]) => [...all, value], [])
     .option('--project <dir>', 'the folder the agent works in: its project skills and folders are planned too')
     .option('--dry-run', 'print the plan, write nothing')
@@ -43,7 +43,9 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
         formatResult,
       );
       const finished = result as ApplyResult | null;
-      if (finished !== null && finished.mode === 'check' && !finished.upToDate) process.exitCode = 1;
+      if (finished === null) return;
+      if (finished.mode === 'check' && !finished.upToDate) process.exitCode = 1;
+      if (finished.mode === 'apply' && !finished.ok) cli.partlyRefused(refusedSummary(finished));
     });
 
   apply
@@ -66,17 +68,25 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
   return apply;
 }
 
+/** Which runtimes got nothing, for the one line on stderr; the plan on stdout says why. */
+function refusedSummary(result: ApplyResult): string {
+  const refused = result.runtimes.filter((part) => part.status === 'conflict' || part.status === 'blocked').map((part) => `${part.runtime} (${part.status})`);
+  const others = result.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.code);
+  const what = [...refused, ...others].join(', ');
+  return `not applied: ${what}; ${result.applied ? 'every other runtime was applied' : 'nothing was written'} (the plan says why)`;
+}
+
 function formatResult(result: ApplyResult): string {
   const lines: string[] = [];
   if (result.project !== null) lines.push(`project: ${result.project}`);
   for (const part of result.runtimes) {
     if (part.status === 'unconfirmed') {
-      lines.push(`${part.runtime}: unconfirmed, writes nothing`);
+      lines.push(`${part.runtime}: unconfirmed, writes nothing of its own (sees ${part.sees.length} skills)`);
       continue;
     }
     lines.push(`${part.runtime} (verified ${part.verifiedOn ?? '?'}): ${part.status}`);
     if (part.changes.length === 0) lines.push('  nothing to change');
-    else lines.push(indent(table(part.changes.map((change) => [change.action, change.name, change.path, change.source === null ? change.reason : `from ${change.source}`]))));
+    else lines.push(indent(table(part.changes.map((change) => [change.action, change.name, change.path ?? '-', change.action === 'skip' || change.source === null ? change.reason : `from ${change.source}`]))));
   }
   const findings = [...result.findings, ...result.runtimes.flatMap((part) => part.findings)];
   lines.push(...formatDiagnostics(findings));
@@ -89,7 +99,10 @@ function formatResult(result: ApplyResult): string {
 
 function summary(result: ApplyResult): string {
   const count = `${result.changeCount} change${result.changeCount === 1 ? '' : 's'}`;
-  if (!result.ok) return `blocked: ${result.mode === 'apply' ? 'nothing was written' : 'apply would write nothing until the errors above are resolved'}`;
+  if (!result.ok) {
+    if (result.mode === 'apply') return result.applied ? `applied ${count} to the runtimes not blocked; the others got nothing` : 'blocked: nothing was written';
+    return `blocked: apply would write ${count} to the runtimes not blocked, nothing to the others`;
+  }
   if (result.mode === 'dry-run') return `dry run: ${count} planned, nothing written`;
   if (result.mode === 'check') return result.upToDate ? 'check: the runtime folders match the plan' : `check: ${count} pending`;
   return result.applied ? `applied ${count}` : 'nothing to change';

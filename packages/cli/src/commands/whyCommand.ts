@@ -1,0 +1,51 @@
+import { resolve, SessionLoader } from '@loadout/kernel';
+import { explainSkill, RuntimePlanner, type WhyReport } from '@loadout/runtimes';
+import type { Command } from 'commander';
+import type { CliContext } from '../CliContext.js';
+import { table } from '../format.js';
+
+/**
+ * `loadout why NAME [--project DIR]`: for each runtime, every copy of the skill it would see once
+ * `apply` ran (Loadout's, the user's, its own built-in ones, an administrator's), which one it uses,
+ * and why. Plans every runtime and writes nothing.
+ */
+export function registerWhyCommand(program: Command, cli: CliContext): void {
+  program
+    .command('why')
+    .argument('<name>', 'the skill name as a runtime lists it, or its Loadout id')
+    .description('every copy of a skill each runtime would see, and which one wins')
+    .option('--project <dir>', 'the folder the agent works in')
+    .option('--json', 'print one JSON document')
+    .action(async (name: string, options: { project?: string; json?: boolean }) => {
+      await cli.run(
+        options.json === true,
+        async () => {
+          const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null });
+          try {
+            return explainSkill(await resolve(cli.app(), RuntimePlanner).plan(session), name);
+          } finally {
+            session.dispose();
+          }
+        },
+        formatWhy,
+      );
+    });
+}
+
+function formatWhy(report: WhyReport): string {
+  const lines = [`${report.name}${report.project === null ? '' : ` (project ${report.project})`}`];
+  for (const runtime of report.runtimes) {
+    lines.push(`${runtime.runtime} (${runtime.verified ? runtime.status : 'unconfirmed'}): ${runtime.reason}`);
+    if (runtime.copies.length === 0) continue;
+    const rows = runtime.copies.map((copy) => [
+      copy.wins ? '*' : copy.loaded ? ' ' : 'x',
+      String(copy.precedence),
+      copy.path ?? `(${runtime.runtime} itself)`,
+      copy.plugin === null ? copy.owner : `${copy.owner} ${copy.plugin}`,
+      copy.loaded ? copy.state : `refused: ${copy.refusal ?? ''}`,
+      copy.hash ?? '',
+    ]);
+    lines.push(...table(rows).split('\n').map((line) => `  ${line}`));
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,174 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The pinned clients' executables (dev dependencies of this package). */
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.bin');
+
+/**
+ * The environment a client runs in: a scratch home, no CLAUDE_CONFIG_DIR or CODEX_HOME unless a
+ * test sets them, no credentials, and Claude Code's API pointed at a closed local port so nothing
+ * ever leaves the machine. No model is called: each question below is answered before any would be.
+ */
+function clientEnv(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    LANG: 'C.UTF-8',
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    DISABLE_AUTOUPDATER: '1',
+    ...extra,
+  };
+}
+
+/**
+ * Runs a client with `input` on stdin; resolves with stdout once it exits or `done(stdout)` says
+ * enough. A server (`keepInputOpen`) stops at the end of its input, so its stdin stays open.
+ */
+function talk(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input: string; done?: (stdout: string) => boolean; keepInputOpen?: boolean },
+): Promise<string> {
+  return new Promise((finish, fail) => {
+    const child = spawn(path.join(BIN, command), args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let settled = false;
+    const timer = setTimeout(() => end(new Error(`${command} did not answer in time: ${stderr.slice(-500)}`)), 60_000);
+    const end = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const report = (): void => (error === undefined ? finish(stdout) : fail(error));
+      if (child.exitCode !== null || child.signalCode !== null) {
+        report();
+        return;
+      }
+      child.once('exit', report);
+      child.kill('SIGTERM');
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (options.done?.(stdout) === true) end();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (error) => end(error));
+    child.on('close', () => end());
+    if (options.keepInputOpen === true) child.stdin.write(options.input);
+    else child.stdin.end(options.input);
+  });
+}
+
+/** The lines of `text` that are finished (followed by a newline). */
+function completeLines(text: string): string[] {
+  return text.split('\n').slice(0, -1);
+}
+
+function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim().startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** What Claude Code lists in a folder: every command and skill of the SDK `initialize` answer, and its skill-loading log lines. */
+export interface ClaudeListing {
+  readonly names: string[];
+  /** `Loading skills from: managed=…, user=…, project=[…]` */
+  readonly loadingFrom: string;
+  /** `Loaded N unique skills (…)` */
+  readonly loaded: string;
+}
+
+/**
+ * Asks Claude Code which skills it loads when started in `cwd`: only the SDK `initialize` control
+ * request is sent to `claude -p` in stream-json mode, and the answer lists every command.
+ */
+export async function claudeListing(home: string, cwd: string, extra: Record<string, string> = {}): Promise<ClaudeListing> {
+  const debug = path.join(home, `claude-debug-${process.pid}-${Date.now()}.log`);
+  const request = JSON.stringify({ type: 'control_request', request_id: 'loadout', request: { subtype: 'initialize' } });
+  const stdout = await talk('claude', ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debug], {
+    cwd,
+    env: clientEnv(home, extra),
+    input: `${request}\n`,
+    done: (text) => completeLines(text).some((line) => line.includes('"control_response"')),
+  });
+  const answer = jsonLines(stdout).find((line) => line.type === 'control_response') as { response: { response: { commands: { name: string }[] } } } | undefined;
+  if (answer === undefined) throw new Error(`claude gave no initialize answer: ${stdout.slice(0, 500)}`);
+  const log = fs.existsSync(debug) ? fs.readFileSync(debug, 'utf8') : '';
+  fs.rmSync(debug, { force: true });
+  return {
+    names: answer.response.response.commands.map((command) => command.name),
+    loadingFrom: /Loading skills from: .*/.exec(log)?.[0] ?? '',
+    loaded: /Loaded \d+ unique skills.*/.exec(log)?.[0] ?? '',
+  };
+}
+
+/** One skill as Codex's app server lists it. */
+export interface CodexSkill {
+  readonly name: string;
+  readonly scope: string;
+  readonly path: string;
+}
+
+/** What Codex loads for a folder, with the errors it reports for folders it refuses, and its home. */
+export interface CodexListing {
+  readonly skills: CodexSkill[];
+  readonly errors: unknown[];
+  readonly codexHome: string;
+}
+
+/**
+ * Asks Codex's app server (JSON-RPC on stdio, no model involved) for `skills/list` in `cwd`: every
+ * skill it loads, those its prompt hides included, with their scope, and the load errors.
+ */
+export async function codexListing(home: string, cwd: string, extra: Record<string, string> = {}): Promise<CodexListing> {
+  const messages = [
+    { id: 1, method: 'initialize', params: { clientInfo: { name: 'loadout-e2e', title: 'loadout-e2e', version: '0' } } },
+    { method: 'initialized' },
+    { id: 2, method: 'skills/list', params: { cwds: [cwd] } },
+  ];
+  const stdout = await talk('codex', ['app-server'], {
+    cwd,
+    env: clientEnv(home, extra),
+    input: messages.map((message) => JSON.stringify(message)).join('\n') + '\n',
+    done: (text) => completeLines(text).some((line) => line.startsWith('{"id":2,')),
+    keepInputOpen: true,
+  });
+  const lines = jsonLines(stdout);
+  const initialized = lines.find((line) => line.id === 1) as { result: { codexHome: string } } | undefined;
+  const listed = lines.find((line) => line.id === 2) as { result: { data: { skills: CodexSkill[]; errors?: unknown[] }[] } } | undefined;
+  if (initialized === undefined || listed === undefined) throw new Error(`codex app-server gave no skills/list answer: ${stdout.slice(0, 500)}`);
+  const data = listed.result.data[0];
+  return { skills: data?.skills ?? [], errors: data?.errors ?? [], codexHome: initialized.result.codexHome };
+}
+
+/** The skill names Codex puts into the model's prompt (`codex debug prompt-input`), in its order. */
+export function codexPromptSkillNames(home: string, cwd: string): string[] {
+  const result = spawnSync(path.join(BIN, 'codex'), ['debug', 'prompt-input', 'hi'], { cwd, env: clientEnv(home, {}), encoding: 'utf8', timeout: 60_000 });
+  const input = JSON.parse(result.stdout) as { content?: ({ text?: string } | string)[] }[];
+  for (const message of input) {
+    for (const part of message.content ?? []) {
+      const text = typeof part === 'string' ? part : (part.text ?? '');
+      if (!text.includes('<skills_instructions>')) continue;
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith('- ') && line.includes('(file: '))
+        .map((line) => line.slice(2, line.indexOf(':')));
+    }
+  }
+  return [];
+}
+
+/** `skills-ref validate DIR`: the Agent Skills reference validator's verdict. */
+export function skillsRefValidate(dir: string): { ok: boolean; output: string } {
+  const result = spawnSync(path.join(BIN, 'skills-ref'), ['validate', dir], { encoding: 'utf8', timeout: 60_000 });
+  return { ok: result.status === 0, output: `${result.stdout}${result.stderr}` };
+}
+
+/** The names that occur more than once. */
+export function listedTwice(names: readonly string[]): string[] {
+  return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+}

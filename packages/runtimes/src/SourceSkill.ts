@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DocumentRefusedError, isInside, type Root, type Session } from '@loadout/kernel';
+import { agentSkillFolderProblems, agentSkillName, type SkillRecord } from '@loadout/skills';
+import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
+import type { ManifestSource } from './RuntimeManifest.js';
+import { skillFileFacts } from './scanRuntimeRoot.js';
+import { readSkillBundle, SKILL_FILE, type SkillBundle } from './SkillBundle.js';
+import { skillNameKey } from './skillNames.js';
+
+/**
+ * A Loadout skill one kind of runtime root should hold, read and judged once per plan: its bundle,
+ * the folder name it takes in a runtime (its valid Agent Skills name, not its ASCII capability
+ * id), and what keeps it out of every runtime.
+ */
+export interface SourceSkill {
+  readonly record: SkillRecord;
+  readonly target: WriteTarget;
+  /** The folder (or single file) the skill lives in. */
+  readonly sourceEntry: string;
+  /** The real path of a folder skill, to recognise it where a runtime reads it in place. */
+  readonly realFolder: string | null;
+  readonly source: ManifestSource;
+  /** The runtime folder name and listed name; null when the frontmatter name is not a valid Agent Skills name. */
+  readonly folderName: string | null;
+  /** The collision key of the name a runtime lists it under. */
+  readonly key: string;
+  readonly bundle: SkillBundle | null;
+  /** Why the bundle cannot be read (the skill is then held: nothing about it changes). */
+  readonly unreadable: string | null;
+  /** Agent Skills rules the folder would break: Loadout writes only folders the reference validator accepts. */
+  readonly problems: readonly string[];
+  /** What runtimes look at, as the written `SKILL.md` would show it. */
+  readonly facts: SkillFileFacts;
+}
+
+/** The root a record was read from, found among the session's roots. */
+function sourceRootOf(record: SkillRecord, entry: string, session: Session): Root {
+  return (
+    session.roots.find((root) => root.level === record.level && root.plugin === record.plugin && isInside(root.dir, entry)) ??
+    ({ dir: path.dirname(path.dirname(entry)), level: record.level, plugin: record.plugin, writable: false } satisfies Root)
+  );
+}
+
+/** Reads one wanted skill. Its bundle is read now: the plan needs the hash and the written SKILL.md. */
+export function readSourceSkill(record: SkillRecord, target: WriteTarget, session: Session): SourceSkill {
+  const entry = record.folder ?? record.path;
+  let bundle: SkillBundle | null = null;
+  let unreadable: string | null = null;
+  try {
+    bundle = readSkillBundle(sourceRootOf(record, entry, session).dir, entry);
+    if (bundle === null) unreadable = 'it disappeared while being read';
+  } catch (error) {
+    if (!(error instanceof DocumentRefusedError)) throw error;
+    unreadable = `${error.code}: ${error.message}`;
+  }
+  const text = bundle?.files.find((file) => file.path === SKILL_FILE)?.content.toString('utf8') ?? '';
+  const facts = skillFileFacts(text, path.basename(entry), false);
+  const frontmatterName = facts.frontmatter?.name;
+  const folderName = agentSkillName(frontmatterName);
+  return {
+    record,
+    target,
+    sourceEntry: entry,
+    realFolder: record.folder === null ? null : realpathOrSelf(record.folder),
+    source: { id: record.id, level: record.level, plugin: record.plugin },
+    folderName,
+    key: skillNameKey(folderName ?? (typeof frontmatterName === 'string' && frontmatterName.trim() !== '' ? frontmatterName : record.id)),
+    bundle,
+    unreadable,
+    problems: bundle === null ? [] : agentSkillFolderProblems(text, folderName ?? String(frontmatterName ?? record.id)),
+    facts: folderName === null ? facts : { ...facts, folderName },
+  };
+}
+
+/** The real path of `target`, or the resolved path when it does not exist. */
+export function realpathOrSelf(target: string): string {
+  try {
+    return fs.realpathSync(target);
+  } catch {
+    return path.resolve(target);
+  }
+}
+
+/**
+ * The physical folder a path names: the real path of its longest existing part, then the rest, so
+ * two spellings of one folder (a linked home, a trailing `..`) are one root even before it exists.
+ */
+export function physicalPath(target: string): string {
+  const resolved = path.resolve(target);
+  const rest: string[] = [];
+  let current = resolved;
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return resolved;
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}

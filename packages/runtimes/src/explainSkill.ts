@@ -1,0 +1,90 @@
+import type { SameNameRule } from './RuntimeAdapter.js';
+import type { RuntimePlan, RuntimeStatus, SkillCopyReport } from './RuntimePlan.js';
+import type { SkillCopy } from './RuntimeView.js';
+import { skillNameKey } from './skillNames.js';
+
+/** One copy of the name, as `loadout why` shows it. */
+export interface WhyCopy extends SkillCopyReport {
+  /** Whether the runtime loads it; `refusal` says why not. */
+  readonly loaded: boolean;
+  readonly refusal: string | null;
+  readonly hash: string | null;
+  /** Whether this is the copy the runtime uses. */
+  readonly wins: boolean;
+}
+
+/** What one runtime would see of the name. */
+export interface RuntimeWhy {
+  readonly runtime: string;
+  readonly verified: boolean;
+  readonly status: RuntimeStatus;
+  readonly sameName: SameNameRule;
+  /** Every copy, in the runtime's precedence order, refused ones included. */
+  readonly copies: readonly WhyCopy[];
+  readonly reason: string;
+}
+
+/** `loadout why NAME`: for each runtime, every copy of one skill name it would see, and which wins. */
+export interface WhyReport {
+  readonly name: string;
+  readonly project: string | null;
+  readonly runtimes: readonly RuntimeWhy[];
+}
+
+/**
+ * Explains one name across the plan's runtimes: the copies each would find once the plan ran (its
+ * built-in, managed, user and Loadout copies), which one it uses under its same-name rule, and why.
+ * `name` is matched as a runtime would list it, or as the Loadout capability id behind a copy.
+ */
+export function explainSkill(plan: RuntimePlan, name: string): WhyReport {
+  const key = skillNameKey(name);
+  return {
+    name,
+    project: plan.project === null ? null : '<project>',
+    runtimes: plan.parts.map((part) => {
+      const copies = part.view.filter((copy) => copy.key === key || copy.sourceId === name);
+      const loaded = copies.filter((copy) => copy.loaded && copy.state !== 'held');
+      const winner = winnerOf(part.adapter.sameName, loaded);
+      return {
+        runtime: part.adapter.name,
+        verified: part.adapter.verified,
+        status: part.status,
+        sameName: part.adapter.sameName,
+        copies: copies.map((copy) => ({
+          ...plan.reportCopy(copy),
+          loaded: copy.loaded,
+          refusal: copy.refusal,
+          hash: copy.hash() === null ? null : `sha256:${(copy.hash() as string).slice(0, 12)}`,
+          wins: copy === winner,
+        })),
+        reason: reasonFor(part.adapter.name, part.adapter.sameName, copies, loaded),
+      };
+    }),
+  };
+}
+
+function winnerOf(rule: SameNameRule, loaded: readonly SkillCopy[]): SkillCopy | null {
+  if (loaded.length === 1) return loaded[0] as SkillCopy;
+  if (rule === 'first-wins' || rule === 'listed-first-runs') return loaded[0] ?? null;
+  return null;
+}
+
+function reasonFor(runtime: string, rule: SameNameRule, copies: readonly SkillCopy[], loaded: readonly SkillCopy[]): string {
+  const held = copies.some((copy) => copy.state === 'held') ? `; Loadout's copy is held back: ${runtime} would see two bundles of one name` : '';
+  return `${seenReason(runtime, rule, loaded, copies.filter((copy) => !copy.loaded).length)}${held}`;
+}
+
+function seenReason(runtime: string, rule: SameNameRule, loaded: readonly SkillCopy[], refused: number): string {
+  const also = refused === 0 ? '' : `; it refuses ${refused} other ${refused === 1 ? 'copy' : 'copies'}`;
+  if (loaded.length === 0) return `${runtime} finds no copy it loads${also}`;
+  if (loaded.length === 1) return `${runtime} loads one copy${also}`;
+  const bundles = new Set(loaded.map((copy, index) => copy.hash() ?? `unknown-${index}`)).size;
+  const differ = bundles > 1 ? `, ${bundles} different bundles` : ', all identical';
+  const rules: Record<SameNameRule, string> = {
+    'first-wins': `${runtime} uses the first by precedence and hides the other ${loaded.length - 1}${differ}${also}`,
+    'listed-first-runs': `${runtime} lists all ${loaded.length} copies${differ}; invoking the name runs the first by precedence${also}`,
+    'all-listed': `${runtime} lists all ${loaded.length} copies${differ} and prefers none: the agent sees the name ${loaded.length} times${also}`,
+    unverified: `how ${runtime} ranks ${loaded.length} copies of one name is not verified${differ}${also}`,
+  };
+  return rules[rule];
+}

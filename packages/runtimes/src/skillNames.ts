@@ -1,0 +1,16 @@
+import type { SkillFileFacts } from './RuntimeAdapter.js';
+
+/**
+ * The key under which two skill names collide in a runtime: the NFKC form, trimmed, inner
+ * whitespace collapsed and case folded, so `Café-Skill`, `café-skill` and the NFD spelling of it
+ * are one name (an agent would not tell them apart either).
+ */
+export function skillNameKey(name: string): string {
+  return name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** The name a runtime lists a skill folder under: its frontmatter `name` when it has one, else the folder's. */
+export function listedSkillName(skill: SkillFileFacts): string {
+  const name = skill.frontmatter?.name;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim().replace(/\s+/g, ' ') : skill.folderName;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { agentSkillFolderProblems, agentSkillName, agentSkillNameProblems, checkAgentSkillsRules } from './agentSkillsRules.js';
+
+const skillFile = (name: string, more = 'description: Does one thing.\n'): string => `---\nname: ${name}\n${more}---\nBody.\n`;
+
+describe('agentSkillNameProblems (the reference validator’s rule)', () => {
+  it.each([
+    ['pdf', true],
+    ['café-skill', true],
+    ['日本語', true],
+    ['привет-мир', true],
+    ['a'.repeat(64), true],
+    ['123', true],
+    ['ｆｕｌｌ', true], // NFKC folds fullwidth letters to ASCII
+    ['UpperCase', false],
+    ['upper-DIR-lower', false],
+    ['ひらがな', false], // kana is outside the letters the npm validator accepts
+    ['ελληνικά', false],
+    ['a×b', false], // the npm port's range includes ×, the Python reference does not: refused by both rules together
+    ['under_score', false],
+    ['with space', false],
+    ['dbl--hyph', false],
+    ['-lead', false],
+    ['trail-', false],
+    ['b'.repeat(65), false],
+    ['', false],
+  ])('%j is valid: %s', (name, valid) => {
+    expect(agentSkillNameProblems(name).length === 0).toBe(valid);
+  });
+
+  it('a name that is not a text is refused', () => {
+    expect(agentSkillNameProblems(123)).toEqual(['name is missing or not a text']);
+    expect(agentSkillNameProblems(undefined)).toEqual(['name is missing or not a text']);
+  });
+
+  it('the runtime folder name is the NFKC form of the trimmed name', () => {
+    expect(agentSkillName(' cafe\u0301-skill ')).toBe('café-skill');
+    expect(agentSkillName('Loud Skill')).toBeNull();
+  });
+});
+
+describe('agentSkillFolderProblems (skills-ref validate, as a function of SKILL.md and the folder name)', () => {
+  it.each([
+    ['a valid skill', skillFile('pdf'), 'pdf', []],
+    ['a Unicode name in its own folder', skillFile('café-skill'), 'café-skill', []],
+    ['an NFD folder for an NFC name', skillFile('café-skill'), 'cafe\u0301-skill', []],
+    ['the allowed optional fields', skillFile('pdf', 'description: x\nlicense: MIT\ncompatibility: any\nallowed-tools: Read\nmetadata:\n  a: 1\n'), 'pdf', []],
+    ['a folder that is not the name', skillFile('name-b'), 'folder-a', ['the folder name must equal the name']],
+    ['no description', skillFile('nodesc', ''), 'nodesc', ['description is missing or empty']],
+    ['an empty description', skillFile('e', 'description: ""\n'), 'e', ['description is missing or empty']],
+    ['a description over 1024', skillFile('d', `description: ${'x'.repeat(1025)}\n`), 'd', ['description is longer than 1024 characters']],
+    ['no frontmatter', '# Heading\n', 'nofm', ['SKILL.md must start with a frontmatter block (---), with nothing before it']],
+    ['a byte order mark before ---', `\uFEFF${skillFile('bom')}`, 'bom', ['SKILL.md must start with a frontmatter block (---), with nothing before it']],
+    ['an unclosed block', '---\nname: x\n', 'x', ['the frontmatter block is never closed with ---']],
+    ['a field outside the spec', skillFile('extra', 'description: x\nversion: 1\n'), 'extra', [expect.stringContaining('fields version are not Agent Skills fields')]],
+    ["Loadout's own gates field", skillFile('g', 'description: x\ngates:\n  beta: false\n'), 'g', [expect.stringContaining('fields gates are not')]],
+    ['a long compatibility', skillFile('c', `description: x\ncompatibility: ${'y'.repeat(501)}\n`), 'c', ['compatibility must be a text of at most 500 characters']],
+    ['an upper-case name', skillFile('UpperCase'), 'UpperCase', ['name must be lower-case']],
+    ['a name YAML reads as a number', skillFile('123'), '123', ['name is missing or not a text']],
+    ['a name YAML reads as a date', skillFile('2024-01-01'), '2024-01-01', ['name is missing or not a text']],
+  ])('%s', (_title, text, folder, problems) => {
+    expect(agentSkillFolderProblems(text, folder)).toEqual(problems);
+  });
+
+  it('a --- inside the frontmatter ends the block for the validator, as skills-ref reads it', () => {
+    expect(agentSkillFolderProblems('---\nname: ab---c\ndescription: x\n---\n', 'ab---c')).toEqual(['the folder name must equal the name', 'description is missing or empty']);
+    // Cut at the ---, the description is still a non-empty text: skills-ref accepts it.
+    expect(agentSkillFolderProblems('---\nname: pdf\ndescription: before --- after\n---\nBody.\n', 'pdf')).toEqual([]);
+  });
+
+  it('frontmatter fenced as code is refused before any YAML is read', () => {
+    expect(agentSkillFolderProblems('---js\nname: x\n---\n', 'x')[0]).toContain('refused');
+  });
+});
+
+describe('checkAgentSkillsRules', () => {
+  it('a spec-valid Unicode name draws no naming warning', () => {
+    expect(checkAgentSkillsRules('café-skill', 'Does one thing.', 'skills/café-skill/SKILL.md')).toEqual([]);
+  });
+
+  it('names each broken rule', () => {
+    const [finding] = checkAgentSkillsRules('Loud Skill', 'x', 'skills/loud/SKILL.md');
+    expect(finding?.code).toBe('SKILL_NAME_RULES');
+    expect(finding?.message).toContain('name must be lower-case');
+    expect(finding?.message).toContain('name may hold only letters, digits and hyphens');
+  });
+});
