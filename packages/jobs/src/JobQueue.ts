@@ -77,16 +77,34 @@ export interface JobOutcome {
   readonly retryable: boolean;
 }
 
+/** How {@link JobQueue.finish} treats a failed attempt that will be tried again. */
+export interface FinishOptions {
+  /**
+   * Keep the job for the same claimant: it is queued again, but only {@link JobQueue.claimById}
+   * by that claimant takes it (a process running its own job retries it itself).
+   */
+  readonly holdRetry?: boolean;
+}
+
 /**
  * The job queue in the database. Every state change is one `BEGIN IMMEDIATE` transaction, so a
  * claim is atomic across workers and processes, and a job is claimed by exactly one of them.
+ * A queued job held for a claimant (see {@link FinishOptions.holdRetry}) is never taken by
+ * {@link JobQueue.claim}.
  */
 export interface JobQueue {
   enqueue(job: NewJob): Job;
+  /**
+   * Stores a job that is already running for `claimant` (its first attempt counted): for a process
+   * that runs the job it asked for itself, so no worker can take it first.
+   */
+  enqueueClaimed(job: NewJob, claimant: string): Job;
   /** Stores a pipeline and its steps; the first step is queued, the others wait. */
   enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Pipeline;
   /** Takes the oldest queued job that is due, marks it running and counts the attempt. */
   claim(workerId: string, now?: number): Job | null;
+  /** Takes one queued job by id when it is due and not held for another claimant; null otherwise. */
+  claimById(id: number, claimant: string, now?: number): Job | null;
   /** Remembers the process a running job started, so a later server can stop it after a crash. */
   recordProcess(id: number, workerId: string, pid: number, start: string | null): void;
   heartbeat(workerId: string, ids: readonly number[]): void;
@@ -95,9 +113,19 @@ export interface JobQueue {
    * a finished pipeline step queues the next step (handing it this output) or skips the rest.
    * Returns null when the job is no longer this worker's (it was recovered meanwhile).
    */
-  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number): Job | null;
+  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number, options?: FinishOptions): Job | null;
+  /**
+   * Ends a job that has not started running (queued, held for a retry, or a waiting pipeline
+   * step): failed with `reason`, the rest of its pipeline skipped. Null when it is running or
+   * already finished: a running job is stopped by whoever runs it.
+   */
+  cancelPending(id: number, reason: string): Job | null;
   /** Every job marked running, with its process. */
   listRunning(): RunningJob[];
+  /** Every queued job held for a claimant (a retry its process will run itself). */
+  listHeld(): RunningJob[];
+  /** Lets any worker take a held job: its claimant is gone. */
+  unhold(id: number): Job;
   /**
    * Ends a running job whose process was stopped from outside the attempt (the server stopped):
    * queued again while attempts remain and `mayRetry`, else failed with `reason`.
@@ -153,6 +181,19 @@ export class SqliteJobQueue implements JobQueue {
     });
   }
 
+  enqueueClaimed(job: NewJob, claimant: string): Job {
+    return writeTransaction(this.db, () => {
+      const now = Date.now();
+      const row = this.db
+        .prepare(
+          `INSERT INTO pipeline_jobs (task_dir_name, input, project, status, attempts, max_attempts, run_after, claimed_by, heartbeat, started_at, created_at)
+           VALUES (?, ?, ?, 'running', 1, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        )
+        .get(job.taskDirName, inputText(job.input), job.project, job.maxAttempts, now, claimant, now, isoNow(), isoNow()) as JobRow;
+      return toJob(row);
+    });
+  }
+
   enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Pipeline {
     return writeTransaction(this.db, () => {
       const { id } = this.db
@@ -188,10 +229,25 @@ export class SqliteJobQueue implements JobQueue {
           `UPDATE pipeline_jobs
              SET status = 'running', attempts = attempts + 1, claimed_by = ?, heartbeat = ?, started_at = ?,
                  finished_at = NULL, pid = NULL, pid_start = NULL
-           WHERE id = (SELECT id FROM pipeline_jobs WHERE status = 'queued' AND run_after <= ? ORDER BY run_after, id LIMIT 1)
+           WHERE id = (SELECT id FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NULL AND run_after <= ? ORDER BY run_after, id LIMIT 1)
            RETURNING *`,
         )
         .get(workerId, now, isoNow(), now) as JobRow | undefined;
+      return row === undefined ? null : toJob(row);
+    });
+  }
+
+  claimById(id: number, claimant: string, now = Date.now()): Job | null {
+    return writeTransaction(this.db, () => {
+      const row = this.db
+        .prepare(
+          `UPDATE pipeline_jobs
+             SET status = 'running', attempts = attempts + 1, claimed_by = ?, heartbeat = ?, started_at = ?,
+                 finished_at = NULL, pid = NULL, pid_start = NULL
+           WHERE id = ? AND status = 'queued' AND run_after <= ? AND (claimed_by IS NULL OR claimed_by = ?)
+           RETURNING *`,
+        )
+        .get(claimant, now, isoNow(), id, now, claimant) as JobRow | undefined;
       return row === undefined ? null : toJob(row);
     });
   }
@@ -212,7 +268,7 @@ export class SqliteJobQueue implements JobQueue {
     });
   }
 
-  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number): Job | null {
+  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number, options: FinishOptions = {}): Job | null {
     return writeTransaction(this.db, () => {
       const row = this.db
         .prepare("SELECT * FROM pipeline_jobs WHERE id = ? AND claimed_by = ? AND status = 'running'")
@@ -238,7 +294,7 @@ export class SqliteJobQueue implements JobQueue {
           error,
           retry ? Date.now() + retryDelayMs : row.run_after,
           retry ? null : isoNow(),
-          retry ? 1 : 0,
+          retry && options.holdRetry !== true ? 1 : 0,
           id,
         );
       if (status === 'succeeded') this.advancePipeline(row, outcome.output);
@@ -247,13 +303,38 @@ export class SqliteJobQueue implements JobQueue {
     });
   }
 
+  cancelPending(id: number, reason: string): Job | null {
+    return writeTransaction(this.db, () => {
+      const row = this.db.prepare("SELECT * FROM pipeline_jobs WHERE id = ? AND status IN ('queued', 'waiting')").get(id) as JobRow | undefined;
+      if (row === undefined) {
+        this.get(id); // a job that does not exist is an error, not a quiet null
+        return null;
+      }
+      this.db
+        .prepare(
+          `UPDATE pipeline_jobs
+             SET status = 'failed', error = ?, finished_at = ?, claimed_by = NULL, heartbeat = NULL, pid = NULL, pid_start = NULL
+           WHERE id = ?`,
+        )
+        .run(reason, isoNow(), id);
+      this.skipRest(row);
+      return this.get(id);
+    });
+  }
+
   listRunning(): RunningJob[] {
-    const rows = this.db.prepare("SELECT * FROM pipeline_jobs WHERE status = 'running' ORDER BY id").all() as JobRow[];
-    return rows.map((row) => ({
-      ...toJob(row),
-      claimedBy: row.claimed_by,
-      process: row.pid === null ? null : { pid: row.pid, start: row.pid_start },
-    }));
+    return (this.db.prepare("SELECT * FROM pipeline_jobs WHERE status = 'running' ORDER BY id").all() as JobRow[]).map(toRunningJob);
+  }
+
+  listHeld(): RunningJob[] {
+    return (this.db.prepare("SELECT * FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NOT NULL ORDER BY id").all() as JobRow[]).map(toRunningJob);
+  }
+
+  unhold(id: number): Job {
+    return writeTransaction(this.db, () => {
+      this.db.prepare("UPDATE pipeline_jobs SET claimed_by = NULL WHERE id = ? AND status = 'queued'").run(id);
+      return this.get(id);
+    });
   }
 
   releaseInterrupted(id: number, reason: string, mayRetry = true): Job {
@@ -372,6 +453,10 @@ function toJob(row: JobRow): Job {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };
+}
+
+function toRunningJob(row: JobRow): RunningJob {
+  return { ...toJob(row), claimedBy: row.claimed_by, process: row.pid === null ? null : { pid: row.pid, start: row.pid_start } };
 }
 
 function isoNow(): string {

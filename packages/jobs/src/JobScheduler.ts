@@ -1,9 +1,11 @@
 import { resolve, type Session } from '@loadout/kernel';
 import { TaskStore } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
-import { type Job, JobQueue, type Pipeline } from './JobQueue.js';
+import { InlineJobRunner } from './InlineJobRunner.js';
+import { JobEvents } from './JobEvents.js';
+import { type Job, JobQueue, type JobStatus, type NewJob, type Pipeline } from './JobQueue.js';
 import { JobWorkers } from './JobWorkers.js';
-import { checkRunnable } from './TaskRunner.js';
+import { checkRunnable, type OutputChunk } from './TaskRunner.js';
 
 /** One step of a pipeline as a caller asks for it: the task's folder name, and its input when it has its own. */
 export interface PipelineStepRequest {
@@ -11,6 +13,20 @@ export interface PipelineStepRequest {
   /** Left out, the step gets the previous step's output (the first step gets `{}`). */
   readonly input?: unknown;
 }
+
+/** What a caller that waits for its run wants to hear while it runs. */
+export interface RunToEndOptions {
+  /** Aborting stops the run for good: its process group is stopped and the job fails with `cancelReason`. */
+  readonly signal?: AbortSignal;
+  /** Recorded on the job when `signal` aborts, e.g. `cancelled by the MCP client`. */
+  readonly cancelReason?: string;
+  /** Called once with the stored job, before the task starts. */
+  readonly onQueued?: (job: Job) => void;
+  /** The task's output as it prints it. */
+  readonly onOutput?: (chunk: OutputChunk) => void;
+}
+
+const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skipped']);
 
 /**
  * The one way a run is queued, whoever asks (HTTP, MCP): the task is resolved in the caller's
@@ -22,14 +38,64 @@ export class JobScheduler {
   constructor(
     @inject(JobQueue) private readonly queue: JobQueue,
     @inject(JobWorkers) private readonly workers: JobWorkers,
+    @inject(JobEvents) private readonly events: JobEvents,
+    @inject(InlineJobRunner) private readonly inline: InlineJobRunner,
   ) {}
 
   scheduleRun(session: Session, dirName: string, input: unknown): Job {
-    const task = resolve(session.container, TaskStore).getTaskByDirName(dirName);
-    checkRunnable(task);
-    const job = this.queue.enqueue({ taskDirName: task.dirName, project: session.project, input, maxAttempts: 1 + task.retries });
+    const job = this.queue.enqueue(this.newJob(session, dirName, input));
     this.workers.wake();
     return job;
+  }
+
+  /**
+   * Runs a task and waits for its job to finish, for a caller that answers with the result (an
+   * MCP tool call). Exactly one job row is stored either way: where this process's workers run
+   * (the server) the job is queued for them; where there are none (`loadout mcp` over stdio) this
+   * process runs that one job itself. Returns the finished job.
+   */
+  async runToEnd(session: Session, dirName: string, input: unknown, options: RunToEndOptions = {}): Promise<Job> {
+    const request = this.newJob(session, dirName, input);
+    const signal = options.signal ?? new AbortController().signal;
+    const cancelReason = options.cancelReason ?? 'cancelled by the caller';
+    let unsubscribe: () => void = () => undefined;
+    const follow = (job: Job): void => {
+      unsubscribe = this.events.subscribe(job.id, (event) => {
+        if (event.type === 'output') options.onOutput?.(event.chunk);
+      });
+      options.onQueued?.(job);
+    };
+    try {
+      if (!this.workers.isRunning) return await this.inline.run(request, { signal, cancelReason, onStored: follow });
+      const job = this.queue.enqueue(request);
+      follow(job);
+      const finished = new Promise<Job>((done) => {
+        const stop = this.events.subscribe(job.id, (event) => {
+          if (event.type === 'status' && FINISHED.has(event.job.status)) {
+            stop();
+            done(event.job);
+          }
+        });
+      });
+      const cancel = (): void => void this.workers.cancel(job.id, cancelReason);
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
+      this.workers.wake();
+      try {
+        return await finished;
+      } finally {
+        signal.removeEventListener('abort', cancel);
+      }
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** The task resolved in the caller's session and checked runnable, as a job to store. */
+  private newJob(session: Session, dirName: string, input: unknown): NewJob {
+    const task = resolve(session.container, TaskStore).getTaskByDirName(dirName);
+    checkRunnable(task);
+    return { taskDirName: task.dirName, project: session.project, input, maxAttempts: 1 + task.retries };
   }
 
   /** Every step is resolved before anything is stored: one bad step queues nothing. */

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { isLoadoutError, processStartTime, token } from '@loadout/kernel';
+import { token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
+import { JobAttempts, retryDelayAfter } from './JobAttempts.js';
+import { claimedByAnotherLiveProcess, newClaimantId } from './JobClaimant.js';
 import { JobEvents } from './JobEvents.js';
-import { type Job, type JobOutcome, JobQueue } from './JobQueue.js';
+import { type Job, JobQueue } from './JobQueue.js';
 import { stopOrphanGroup } from './processGroup.js';
-import { describeFailure, TaskExecution } from './TaskExecution.js';
 
 export interface JobWorkerSettings {
   /** How many jobs run at once. */
@@ -27,37 +27,56 @@ export const JobWorkerOptions = token<Partial<JobWorkerSettings>>('jobs.workerOp
 
 /** Why a job that was running when its server stopped is not running any more. */
 export const SERVER_STOPPED_REASON = 'server stopped while running';
-const MAX_RETRY_DELAY_MS = 5 * 60 * 1000;
+
+/** A job one of this process's workers is running, and how to stop it. */
+interface ActiveJob {
+  readonly controller: AbortController;
+  readonly workerId: string;
+  /** Set when the job was cancelled rather than interrupted by a stopping server. */
+  cancelledBecause: string | null;
+}
 
 /**
  * The workers that take jobs from the queue and run them. One set per server process; the server
- * holds the data folder's lock, so a job left `running` by anyone else belongs to a dead server.
+ * holds the data folder's lock, so a job left `running` by anyone else belongs to a dead server —
+ * unless its claimant is another live process (a `loadout mcp` running its own job).
  */
 @injectable()
 export class JobWorkers {
   /** Names this process in `claimed_by`, so a job it did not claim is never finished by it. */
-  readonly instanceId = randomUUID();
+  readonly instanceId = newClaimantId();
   private settings: JobWorkerSettings = DEFAULT_JOB_WORKER_SETTINGS;
   private running = false;
   private loops: Promise<void>[] = [];
-  private readonly active = new Map<number, { controller: AbortController; workerId: string }>();
+  private readonly active = new Map<number, ActiveJob>();
   private waiters: (() => void)[] = [];
   private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(
     @inject(JobQueue) private readonly queue: JobQueue,
-    @inject(TaskExecution) private readonly execution: TaskExecution,
+    @inject(JobAttempts) private readonly attempts: JobAttempts,
     @inject(JobEvents) private readonly events: JobEvents,
   ) {}
 
+  /** Whether this process's workers are taking jobs (the server is serving). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
   /**
-   * Settles the jobs a dead server left running: stops the process each one started (when it is
-   * still there), then queues the job again while it has attempts left, else fails it with the
-   * reason. Run before {@link start}, while holding the data folder's lock.
+   * Settles the jobs a dead server (or a dead `loadout mcp`) left running: stops the process each
+   * one started (when it is still there), then queues the job again while it has attempts left,
+   * else fails it with the reason; these are returned. A retry held for a dead claimant is handed
+   * to any worker. Jobs claimed by another live process are left to it. Run before
+   * {@link start}, while holding the data folder's lock.
    */
   async recover(): Promise<Job[]> {
     const settled: Job[] = [];
+    for (const held of this.queue.listHeld()) {
+      if (!claimedByAnotherLiveProcess(held.claimedBy)) this.queue.unhold(held.id);
+    }
     for (const job of this.queue.listRunning()) {
+      if (claimedByAnotherLiveProcess(job.claimedBy)) continue;
       const stopped = job.process === null ? true : await stopOrphanGroup(job.process.pid, job.process.start);
       const released = stopped
         ? this.queue.releaseInterrupted(job.id, SERVER_STOPPED_REASON)
@@ -75,6 +94,24 @@ export class JobWorkers {
     this.loops = Array.from({ length: Math.max(1, this.settings.count) }, (_, index) => this.loop(`${this.instanceId}/${index + 1}`));
     this.heartbeat = setInterval(() => this.beat(), this.settings.heartbeatMs);
     this.heartbeat.unref();
+  }
+
+  /**
+   * Stops a job for good: a job one of these workers runs has its process group stopped and is
+   * failed with `reason` (no retry); a job not yet started is failed at once. Returns false when
+   * the job is neither (finished, or run by another process).
+   */
+  cancel(id: number, reason: string): boolean {
+    const active = this.active.get(id);
+    if (active !== undefined) {
+      active.cancelledBecause = reason;
+      active.controller.abort(reason);
+      return true;
+    }
+    const cancelled = this.queue.cancelPending(id, reason);
+    if (cancelled === null) return false;
+    this.events.changed(cancelled);
+    return true;
   }
 
   /** Tells idle workers that a job may be due now. */
@@ -125,64 +162,19 @@ export class JobWorkers {
   }
 
   private async runJob(job: Job, workerId: string): Promise<void> {
-    const controller = new AbortController();
-    this.active.set(job.id, { controller, workerId });
-    this.events.started(job);
-    let outcome: JobOutcome;
+    const active: ActiveJob = { controller: new AbortController(), workerId, cancelledBecause: null };
+    this.active.set(job.id, active);
     try {
-      const result = await this.execution.execute({
-        taskDirName: job.taskDirName,
-        project: job.project,
-        input: job.input,
-        signal: controller.signal,
-        onOutput: (chunk) => this.events.output(job.id, chunk),
-        onSpawn: (pid) => this.queue.recordProcess(job.id, workerId, pid, processStartTime(pid)),
-        context: { jobId: job.id, ...(job.pipelineId === null ? {} : { pipelineId: job.pipelineId, step: job.step }) },
+      await this.attempts.run(job, workerId, {
+        signal: active.controller.signal,
+        interruption: () =>
+          active.cancelledBecause === null ? { reason: SERVER_STOPPED_REASON, mayRetry: true } : { reason: active.cancelledBecause, mayRetry: false },
+        retryDelayMs: retryDelayAfter(job.attempts, this.settings.retryBaseMs),
       });
-      if (result.interrupted) {
-        this.events.changed(this.queue.releaseInterrupted(job.id, SERVER_STOPPED_REASON));
-        return;
-      }
-      const notes = [result.succeeded ? null : describeFailure(result), result.truncated ? 'output truncated' : null].filter((note) => note !== null);
-      outcome = {
-        succeeded: result.succeeded,
-        exitCode: result.exitCode,
-        output: result.stdout,
-        stderr: result.stderr,
-        error: notes.length === 0 ? null : notes.join('; '),
-        retryable: true,
-      };
-    } catch (error) {
-      // A refusal (the task is gone, cannot be run, the project folder vanished) will not change
-      // on another attempt; anything else might.
-      outcome = { succeeded: false, exitCode: null, output: '', stderr: '', error: (error as Error).message, retryable: !isLoadoutError(error) };
     } finally {
       this.active.delete(job.id);
     }
-    let finished: Job | null;
-    try {
-      finished = this.queue.finish(job.id, workerId, outcome, this.retryDelay(job.attempts));
-    } catch (error) {
-      // The result could not be stored: hand the job back rather than leave it "running" with no
-      // heartbeat until the next start.
-      this.events.changed(this.queue.releaseInterrupted(job.id, `its result could not be recorded: ${(error as Error).message}`));
-      this.wake();
-      return;
-    }
-    if (finished === null) return;
-    this.events.changed(finished);
-    if (finished.pipelineId !== null && finished.step !== null && finished.status !== 'queued') {
-      // The steps after this one changed with it: the next was queued, or the rest were skipped.
-      const after = finished.step;
-      for (const step of this.queue.getPipeline(finished.pipelineId).jobs) {
-        if (step.step !== null && step.step > after && step.status !== 'waiting') this.events.changed(step);
-      }
-    }
     this.wake();
-  }
-
-  private retryDelay(attempt: number): number {
-    return Math.min(MAX_RETRY_DELAY_MS, this.settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
   }
 
   private beat(): void {

@@ -1,3 +1,6 @@
+export * from './InlineJobRunner.js';
+export * from './JobAttempts.js';
+export * from './JobClaimant.js';
 export * from './JobEvents.js';
 export * from './JobErrors.js';
 export * from './JobQueue.js';

@@ -2,6 +2,8 @@ import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
 import { Migrations } from '@loadout/db';
 import { contribute, type LoadoutModule, resolve } from '@loadout/kernel';
 import { type DependencyContainer, Lifecycle } from 'tsyringe';
+import { InlineJobRunner } from './InlineJobRunner.js';
+import { JobAttempts } from './JobAttempts.js';
 import { JobEventHub, JobEvents } from './JobEvents.js';
 import { JobQueue, SqliteJobQueue } from './JobQueue.js';
 import { jobRoutes } from './jobRoutes.js';
@@ -26,7 +28,9 @@ export const jobsModule: LoadoutModule = (container) => {
   container.register(JobEvents, { useClass: JobEventHub }, { lifecycle: Lifecycle.Singleton });
   container.register(NotificationInbox, { useClass: SqliteNotificationInbox }, { lifecycle: Lifecycle.Singleton });
   container.register(TaskExecution, { useClass: SessionTaskExecution }, { lifecycle: Lifecycle.Singleton });
+  container.register(JobAttempts, { useClass: JobAttempts }, { lifecycle: Lifecycle.Singleton });
   container.register(JobWorkers, { useClass: JobWorkers }, { lifecycle: Lifecycle.Singleton });
+  container.register(InlineJobRunner, { useClass: InlineJobRunner }, { lifecycle: Lifecycle.Singleton });
   container.register(JobScheduler, { useClass: JobScheduler }, { lifecycle: Lifecycle.Singleton });
   for (const route of [...jobRoutes, ...notificationRoutes]) contribute(container, HttpRoutes, route);
   contribute(container, ServerServices, workersService(container));

@@ -1,0 +1,199 @@
+import { spawn } from 'node:child_process';
+import { dbModule } from '@loadout/db';
+import { contribute, createKernel, isProcessAlive, PluginSource, processStartTime, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { notificationsModule } from '@loadout/notifications';
+import { tasksModule } from '@loadout/tasks';
+import type { DependencyContainer } from 'tsyringe';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JobQueue } from './JobQueue.js';
+import { JobScheduler } from './JobScheduler.js';
+import { configureJobWorkers, jobsModule } from './jobsModule.js';
+import { JobWorkers } from './JobWorkers.js';
+import { echoTask, runNotificationCatalogue, taskTree } from './testing/index.js';
+
+const containers: DependencyContainer[] = [];
+const children: number[] = [];
+afterEach(async () => {
+  for (const container of containers.splice(0)) {
+    await container.resolve(JobWorkers).stop();
+    await container.dispose();
+  }
+  for (const pid of children.splice(0)) if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+  removeTestdirs();
+});
+
+/** Prints its pid, starts a child that prints its own, then waits to be stopped. */
+const sleeper = `
+import { spawn } from 'node:child_process';
+const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+process.stdout.write(JSON.stringify({ pid: process.pid, child: child.pid }) + '\\n');
+setTimeout(() => {}, 60000);
+`;
+
+/** Fails until a marker file exists, then succeeds; makes the marker on its first run. */
+const flaky = `
+import fs from 'node:fs';
+const marker = process.env.LOADOUT_TASK_DIR + '/../../ran-once';
+if (!fs.existsSync(marker)) { fs.writeFileSync(marker, ''); console.error('first try fails'); process.exit(3); }
+console.log('second try works');
+`;
+
+function workspace(): { container: DependencyContainer; home: string } {
+  const home = testdir({
+    capabilities: {
+      notifications: { 'loadout-runs.json': runNotificationCatalogue },
+      tasks: {
+        echo: taskTree({ name: 'Echo', implementation: 'run.mjs' }, { 'run.mjs': echoTask }),
+        sleeper: taskTree({ name: 'Sleeper', implementation: 'run.mjs' }, { 'run.mjs': sleeper }),
+        flaky: taskTree({ name: 'Flaky', implementation: 'run.mjs', retries: 2 }, { 'run.mjs': flaky }),
+        broken: taskTree({ name: 'Broken', implementation: 'run.sh', retries: 1 }, { 'run.sh': 'echo out; echo "bad" >&2; exit 2\n' }),
+      },
+    },
+  });
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
+    dbModule,
+    notificationsModule,
+    tasksModule,
+    jobsModule,
+    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+  ]);
+  configureJobWorkers(container, { count: 1, retryBaseMs: 30, pollMs: 50 });
+  containers.push(container);
+  return { container, home };
+}
+
+async function session(container: DependencyContainer): Promise<Session> {
+  return container.resolve(SessionLoader).open();
+}
+
+async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+describe('JobScheduler.runToEnd without workers (a process running its own job)', () => {
+  it('stores exactly one job, runs it here through the shared attempt, streams output and returns it finished', async () => {
+    const { container } = workspace();
+    const chunks: string[] = [];
+    let queued: number | null = null;
+    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'echo', { hello: 'world' }, {
+      onQueued: (stored) => (queued = stored.id),
+      onOutput: (chunk) => chunks.push(chunk.text),
+    });
+    expect(job).toMatchObject({ id: queued, taskDirName: 'echo', status: 'succeeded', exitCode: 0, attempts: 1 });
+    expect(JSON.parse(job.output)).toEqual({ input: { hello: 'world' } });
+    expect(chunks.join('')).toBe(job.output);
+    expect(resolve(container, JobQueue).list()).toHaveLength(1);
+  });
+
+  it('retries a failing attempt itself, holding the job so no worker elsewhere can take it', async () => {
+    const { container } = workspace();
+    const queue = resolve(container, JobQueue);
+    let held: boolean | null = null;
+    const running = resolve(container, JobScheduler).runToEnd(await session(container), 'flaky', {});
+    const id = await waitFor(() => queue.list()[0]?.id, 'the job row');
+    await waitFor(() => (queue.get(id).status === 'queued' ? true : undefined), 'the held retry');
+    held = queue.claim('a-worker-of-another-server') === null;
+    const job = await running;
+    expect(held).toBe(true);
+    expect(job).toMatchObject({ status: 'succeeded', attempts: 2, output: 'second try works\n' });
+  });
+
+  it('fails for good after the last attempt, with the task exit status and stderr', async () => {
+    const { container } = workspace();
+    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'broken', {});
+    expect(job).toMatchObject({ status: 'failed', attempts: 2, exitCode: 2, stderr: 'bad\n', output: 'out\n', error: 'exit status 2' });
+  });
+
+  it('stops the whole process group when cancelled and records why, without a retry', async () => {
+    const { container } = workspace();
+    const abort = new AbortController();
+    let pids: { pid: number; child: number } | null = null;
+    const running = resolve(container, JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
+      signal: abort.signal,
+      cancelReason: 'cancelled by the test',
+      onOutput: (chunk) => {
+        pids = JSON.parse(chunk.text) as { pid: number; child: number };
+        abort.abort();
+      },
+    });
+    const job = await running;
+    expect(job).toMatchObject({ status: 'failed', error: 'cancelled by the test', attempts: 1 });
+    const seen = pids as { pid: number; child: number } | null;
+    expect(seen).not.toBeNull();
+    await waitFor(() => (!isProcessAlive(seen?.pid ?? 0) && !isProcessAlive(seen?.child ?? 0) ? true : undefined), 'the process group to stop');
+  });
+
+  it('refuses a task that is not in the session before storing anything', async () => {
+    const { container } = workspace();
+    await expect(resolve(container, JobScheduler).runToEnd(await session(container), 'nope', {})).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    expect(resolve(container, JobQueue).list()).toEqual([]);
+  });
+});
+
+describe('JobScheduler.runToEnd with workers (the server)', () => {
+  it('queues the job for the workers and returns it when they finish it', async () => {
+    const { container } = workspace();
+    resolve(container, JobWorkers).start({ count: 1, pollMs: 50 });
+    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'echo', { n: 1 });
+    expect(job).toMatchObject({ status: 'succeeded', attempts: 1 });
+    const stored = resolve(container, JobQueue).list();
+    expect(stored).toHaveLength(1);
+  });
+
+  it('cancels through the workers: the running task is stopped and the job fails with the reason', async () => {
+    const { container } = workspace();
+    resolve(container, JobWorkers).start({ count: 1, pollMs: 50 });
+    const abort = new AbortController();
+    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
+      signal: abort.signal,
+      cancelReason: 'cancelled by the client',
+      onOutput: () => abort.abort(),
+    });
+    expect(job).toMatchObject({ status: 'failed', error: 'cancelled by the client' });
+  });
+});
+
+describe('recovery and claimants', () => {
+  it("leaves a job claimed by another live process alone, and settles one whose claimant died", async () => {
+    const { container } = workspace();
+    const queue = resolve(container, JobQueue);
+    const alive = spawn('sleep', ['30'], { stdio: 'ignore' });
+    children.push(alive.pid as number);
+    await waitFor(() => processStartTime(alive.pid as number) ?? undefined, 'the helper process');
+    const liveClaimant = `x@${alive.pid}:${processStartTime(alive.pid as number)}/inline`;
+    const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((done) => dead.once('exit', done));
+    const deadClaimant = `y@${dead.pid}:1/inline`;
+
+    const live = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 1 }, liveClaimant);
+    const orphan = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
+    const heldForLive = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, liveClaimant);
+    queue.finish(heldForLive.id, liveClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
+    const heldForDead = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
+    queue.finish(heldForDead.id, deadClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
+
+    const settled = await resolve(container, JobWorkers).recover();
+    expect(settled.map((job) => job.id)).toEqual([orphan.id]);
+    expect(queue.get(live.id).status).toBe('running');
+    expect(queue.get(orphan.id)).toMatchObject({ status: 'queued', error: 'server stopped while running; queued again' });
+    expect(queue.listHeld().map((job) => job.id)).toEqual([heldForLive.id]);
+    expect(queue.claimById(heldForLive.id, 'someone-else')).toBeNull();
+    expect(queue.claimById(heldForLive.id, liveClaimant)).toMatchObject({ status: 'running', attempts: 2 });
+  });
+
+  it('cancels a job that has not started, and only such a job', async () => {
+    const { container } = workspace();
+    const queue = resolve(container, JobQueue);
+    const waiting = queue.enqueue({ taskDirName: 'echo', project: null, maxAttempts: 1 });
+    expect(queue.cancelPending(waiting.id, 'no longer wanted')).toMatchObject({ status: 'failed', error: 'no longer wanted' });
+    expect(queue.cancelPending(waiting.id, 'again')).toBeNull();
+    expect(() => queue.cancelPending(9999, 'x')).toThrow(expect.objectContaining({ code: 'JOB_NOT_FOUND' }));
+  });
+});
