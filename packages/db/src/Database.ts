@@ -67,3 +67,21 @@ function migrate(db: Database, migrations: readonly Migration[]): void {
 export function writeTransaction<T>(db: Database, work: () => T): T {
   return db.transaction(work).immediate();
 }
+
+const stampStatements = new WeakMap<Database, BetterSqlite3.Statement>();
+
+/**
+ * A value that changes whenever anything is committed to the database, by this connection
+ * (`total_changes()`) or by any other, in this process or another (`PRAGMA data_version`). Cheap
+ * (two counters, no table read), so a long-running process can ask it before trusting what it
+ * derived from the tables, e.g. the capability switches a session was filtered with.
+ */
+export function databaseChangeStamp(db: Database): string {
+  let statement = stampStatements.get(db);
+  if (statement === undefined) {
+    statement = db.prepare('SELECT total_changes() AS own, (SELECT data_version FROM pragma_data_version) AS others');
+    stampStatements.set(db, statement);
+  }
+  const { own, others } = statement.get() as { own: number; others: number };
+  return `${others}:${own}`;
+}

@@ -1,6 +1,8 @@
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerRecord } from './ServerDefinition.js';
+import { readRedactedServerDocument, REDACTED } from './serverDocument.js';
 import { serversModule } from './serversModule.js';
 
 afterEach(removeTestdirs);
@@ -29,5 +31,34 @@ describe('servers', () => {
     expect(json).not.toContain('tok3n');
     expect(session.find('server', 'myserver')?.name).toBe('Mine');
     expect(session.diagnostics.map((d) => d.code).sort()).toEqual(['DOCUMENT_INVALID', 'JSON_MALFORMED', 'SERVER_ID_INVALID']);
+  });
+
+  it('shows a server document with every env and header value and every URL credential redacted', async () => {
+    const home = testdir({
+      capabilities: {
+        servers: {
+          'local.json': JSON.stringify({ name: 'Local', command: 'node', args: ['srv.js', 'https://me:pw@x.example/'], env: { API_KEY: 'sk-secret' } }),
+          'remote.json': JSON.stringify({ name: 'Remote', url: 'https://user:tok3n@mcp.example.com/mcp', headers: { Authorization: 'Bearer abc' } }),
+        },
+      },
+    });
+    const container = createKernel({ places: resolvePlaces({}, home) }, [
+      serversModule,
+      (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    ]);
+    const session = await container.resolve(SessionLoader).open();
+    const local = readRedactedServerDocument(session.find<ServerRecord>('server', 'local') as ServerRecord);
+    const remote = readRedactedServerDocument(session.find<ServerRecord>('server', 'remote') as ServerRecord);
+    expect(local).toEqual({
+      id: 'local',
+      name: 'Local',
+      description: '',
+      transport: 'stdio',
+      command: 'node',
+      args: ['srv.js', 'https://x.example/'],
+      env: { API_KEY: REDACTED },
+    });
+    expect(remote).toEqual({ id: 'remote', name: 'Remote', description: '', transport: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: REDACTED } });
+    expect(JSON.stringify([local, remote])).not.toMatch(/sk-secret|tok3n|Bearer abc|:pw@/);
   });
 });

@@ -15,4 +15,11 @@ export interface TaskRecord extends CapabilityRecord {
   readonly timeoutSeconds: number | null;
   /** Extra attempts after a failed run, from the frontmatter `retries`. */
   readonly retries: number;
+  /**
+   * The JSON Schema the task's input must match, from the frontmatter `input` (an object schema);
+   * null when the task declares none and takes any JSON object.
+   */
+  readonly inputSchema: Readonly<Record<string, unknown>> | null;
+  /** Why the declared `input` cannot be used as a schema; null when it can (or none is declared). */
+  readonly inputSchemaError: string | null;
 }

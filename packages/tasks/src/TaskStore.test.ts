@@ -139,4 +139,32 @@ describe('TaskStore lookups agree with the session', () => {
     const { store } = await open(testdir({ capabilities: {} }));
     expect(() => store.createTask('x', { name: 'n', description: 'd', implementation: { filename: 'task.MD', content: '' } })).toThrow(/TASK\.md/);
   });
+
+  it('reads a declared input schema as data, taking a missing type as object and reporting one that is not', async () => {
+    const withInput = (input: string) => ({
+      'TASK.md': `---\nname: T\ndescription: d\nimplementation: run.sh\ninput:\n${input}\n---\n`,
+      'run.sh': 'cat\n',
+    });
+    const home = testdir({
+      capabilities: {
+        tasks: {
+          typed: withInput('  type: object\n  properties:\n    text: { type: string }\n  required: [text]'),
+          untyped: withInput('  properties:\n    n: { type: integer }'),
+          listy: withInput('  type: array'),
+          plain: task('Plain', 'run.sh'),
+        },
+      },
+    });
+    const { session, store } = await open(home);
+    expect(store.getTaskByDirName('typed')).toMatchObject({
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      inputSchemaError: null,
+    });
+    expect(store.getTaskByDirName('untyped').inputSchema).toEqual({ type: 'object', properties: { n: { type: 'integer' } } });
+    expect(store.getTaskByDirName('plain')).toMatchObject({ inputSchema: null, inputSchemaError: null });
+    expect(store.getTaskByDirName('listy')).toMatchObject({ inputSchema: null, inputSchemaError: expect.stringContaining('type: object') });
+    expect(session.diagnostics.filter((d) => d.code === 'TASK_INPUT_SCHEMA_INVALID').map((d) => d.path)).toEqual([
+      path.join(home, 'capabilities/tasks/listy/TASK.md'),
+    ]);
+  });
 });

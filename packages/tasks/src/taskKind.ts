@@ -29,7 +29,7 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   if (!entry.isDirectory) return { records: [], diagnostics: [] };
   const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, TASK_DOCUMENT.file), TASK_DOCUMENT);
   if (read === null) return { records: [], diagnostics: [] };
-  const { implementation, timeout, retries } = read.document.frontmatter;
+  const { implementation, timeout, retries, input } = read.document.frontmatter;
   if (typeof implementation !== 'string' || implementation.trim() === '') {
     throw new DocumentRefusedError('TASK_IMPLEMENTATION_MISSING', `${read.relative}: frontmatter "implementation" must name a file in the task folder`);
   }
@@ -46,6 +46,7 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   if (!isInside(realFolder, real)) {
     throw new DocumentRefusedError('TASK_IMPLEMENTATION_OUTSIDE', `${read.relative}: implementation "${implementation}" leads outside the task folder`);
   }
+  const schema = readInputSchema(input);
   return {
     records: [
       {
@@ -56,10 +57,32 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
         folder: entry.path,
         timeoutSeconds: positiveNumber(timeout),
         retries: Math.min(10, Math.max(0, Math.floor(positiveNumber(retries) ?? 0))),
+        inputSchema: schema.schema,
+        inputSchemaError: schema.error,
       },
     ],
-    diagnostics: [],
+    diagnostics:
+      schema.error === null
+        ? []
+        : [{ code: 'TASK_INPUT_SCHEMA_INVALID', severity: 'warning', path: read.draft.path, message: `${read.relative}: ${schema.error}` }],
   };
+}
+
+/**
+ * The frontmatter `input`: a JSON Schema for an object (agents call a task with named
+ * arguments), written in YAML or JSON. Its `type`, when given, must be `object`; left out, it is
+ * taken as one. Anything else is an error the session reports and callers refuse on.
+ */
+function readInputSchema(input: unknown): { schema: Readonly<Record<string, unknown>> | null; error: string | null } {
+  if (input === undefined || input === null) return { schema: null, error: null };
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    return { schema: null, error: 'frontmatter "input" must be a JSON Schema object, e.g. { type: object, properties: { … } }' };
+  }
+  const schema = input as Record<string, unknown>;
+  if (schema.type !== undefined && schema.type !== 'object') {
+    return { schema: null, error: `frontmatter "input" must describe an object (type: object), not ${JSON.stringify(schema.type)}` };
+  }
+  return { schema: schema.type === undefined ? { type: 'object', ...schema } : schema, error: null };
 }
 
 function positiveNumber(value: unknown): number | null {

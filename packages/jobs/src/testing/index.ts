@@ -2,7 +2,7 @@ import type { TreeDescription } from '@loadout/kernel/testing';
 
 /** A task folder: `TASK.md` with the given frontmatter, and the given implementation files. */
 export function taskTree(
-  fields: { name: string; description?: string; implementation: string; timeout?: number; retries?: number },
+  fields: { name: string; description?: string; implementation: string; timeout?: number; retries?: number; input?: unknown },
   files: Record<string, string>,
 ): TreeDescription {
   const lines = [
@@ -11,6 +11,8 @@ export function taskTree(
     `implementation: ${JSON.stringify(fields.implementation)}`,
     ...(fields.timeout === undefined ? [] : [`timeout: ${fields.timeout}`]),
     ...(fields.retries === undefined ? [] : [`retries: ${fields.retries}`]),
+    // JSON is YAML: the schema is written as one flow mapping.
+    ...(fields.input === undefined ? [] : [`input: ${JSON.stringify(fields.input)}`]),
   ];
   return { 'TASK.md': `---\n${lines.join('\n')}\n---\nA task made by a test.\n`, ...files };
 }

@@ -1,0 +1,41 @@
+import path from 'node:path';
+import { readJsonCapability, redactCredentials } from '@loadout/kernel';
+import { serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
+
+/** What stands in for a credential value wherever a server document is shown. */
+export const REDACTED = '[redacted]';
+
+/**
+ * A server document as it may be shown to an agent or a person: every environment value and
+ * header value replaced by {@link REDACTED} (they are where tokens live), credentials in URLs and
+ * arguments removed. Names of variables and headers stay, so a reader knows what must be set.
+ */
+export interface RedactedServerDocument {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly transport: 'stdio' | 'http';
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly url?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reads a session's server record's file again, now, and redacts it. Null when the file is gone.
+ * Throws `DocumentRefusedError` when it no longer reads as a server definition.
+ */
+export function readRedactedServerDocument(record: ServerRecord): RedactedServerDocument | null {
+  // A server document is `<root>/servers/<id>.json`.
+  const rootDir = path.dirname(path.dirname(record.path));
+  const file = readJsonCapability(rootDir, record.path, serverDefinitionShape);
+  if (file === null) return null;
+  const common = { id: record.id, name: file.name, description: file.description ?? '' };
+  const hidden = (values: Readonly<Record<string, string>>): Record<string, string> =>
+    Object.fromEntries(Object.keys(values).map((key) => [key, REDACTED]));
+  if ('command' in file) {
+    return { ...common, transport: 'stdio', command: redactCredentials(file.command), args: file.args.map(redactCredentials), env: hidden(file.env) };
+  }
+  return { ...common, transport: 'http', url: redactCredentials(file.url), ...(file.headers === undefined ? {} : { headers: hidden(file.headers) }) };
+}
