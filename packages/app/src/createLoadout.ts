@@ -3,6 +3,7 @@ import { dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs';
 import { createKernel, type LoadoutModule, type Places } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels';
+import { mcpModule } from '@loadout/mcp';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
 import { runtimesModule } from '@loadout/runtimes';
@@ -30,6 +31,7 @@ export const loadoutModules: readonly LoadoutModule[] = [
   levelsModule,
   runtimesModule,
   webModule,
+  mcpModule,
 ];
 
 export interface LoadoutOptions {

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { type CliContext, UsageError } from './CliContext.js';
 import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
+import { registerMcpCommand } from './commands/mcpCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
 import { registerServeCommand } from './commands/serveCommand.js';
 import { registerServersCommand } from './commands/serversCommand.js';
@@ -24,6 +25,7 @@ export function buildProgram(cli: CliContext): Command {
   registerSessionCommand(program, cli);
   registerTaskRunCommand(registerTasksCommand(program, cli), cli);
   registerServeCommand(program, cli);
+  registerMcpCommand(program, cli);
   registerPluginsCommand(program, cli);
   registerCapabilityCommand(program, cli);
   registerSkillsCommand(program, cli);

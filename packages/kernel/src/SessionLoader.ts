@@ -319,7 +319,7 @@ function readRoot(dir: string): Map<string, fs.Dirent> | null {
  * Lets file-watcher events already queued by the OS reach the cache before it is trusted: two
  * turns of the event loop guarantee one poll phase in between.
  */
-async function settleWatchers(): Promise<void> {
+export async function settleWatchers(): Promise<void> {
   await new Promise<void>((done) => setImmediate(done));
   await new Promise<void>((done) => setImmediate(done));
 }

@@ -1,0 +1,128 @@
+import { Database, databaseChangeStamp } from '@loadout/db';
+import { FolderScanCache, resolve, SessionLoader, settleWatchers } from '@loadout/kernel';
+import type { DependencyContainer } from 'tsyringe';
+import { exposeSession, type SessionExposure } from './SessionExposure.js';
+import { TaskInputSchemas } from './TaskInputSchemas.js';
+
+/** How many projects' exposures are kept at once; the least recently used goes first. */
+const KEPT_PROJECTS = 8;
+/** How often the workspace is checked for changes while anyone listens. */
+export const DEFAULT_WATCH_INTERVAL_MS = 300;
+
+interface Kept {
+  readonly exposure: SessionExposure;
+  /** The workspace stamp it was derived under; null when it may not be trusted again. */
+  readonly stamp: string | null;
+}
+
+/**
+ * The session as it is at this moment, for MCP, per project. What a session shows depends on the
+ * files under its roots (watched by the kernel's `FolderScanCache`) and on rows in the database
+ * (plugins, capability switches), possibly written by another process. Both are summed up in a
+ * cheap stamp: the watch cache's generation and {@link databaseChangeStamp}. An exposure is
+ * reused while the stamp has not moved, and derived again from a fresh session when it has; so a
+ * quiet workspace answers lists without opening a session, and any change is seen at the next
+ * request. Without a watch cache (a one-shot command) every request opens a session.
+ */
+export class LiveExposures {
+  private readonly kept = new Map<string, Kept>();
+  private readonly pending = new Map<string, Promise<SessionExposure>>();
+  private readonly schemas = new TaskInputSchemas();
+  private readonly listeners = new Set<() => void>();
+  private timer: NodeJS.Timeout | null = null;
+  private lastSeen: string | null = null;
+
+  constructor(
+    private readonly container: DependencyContainer,
+    private readonly intervalMs = DEFAULT_WATCH_INTERVAL_MS,
+  ) {}
+
+  /** The exposure of `project`'s session (a real path, or null for the global level only) as it is now. */
+  async current(project: string | null): Promise<SessionExposure> {
+    await settleWatchers();
+    const key = project ?? '';
+    const stamp = this.stamp();
+    const kept = this.kept.get(key);
+    if (kept !== undefined && stamp !== null && kept.stamp === stamp) {
+      // Most recently used last, so eviction takes the oldest.
+      this.kept.delete(key);
+      this.kept.set(key, kept);
+      return kept.exposure;
+    }
+    const running = this.pending.get(key);
+    if (running !== undefined) return running;
+    const derived = this.derive(key, project, stamp);
+    this.pending.set(key, derived);
+    try {
+      return await derived;
+    } finally {
+      this.pending.delete(key);
+    }
+  }
+
+  /**
+   * Calls `listener` whenever the workspace may have changed (the stamp moved), checking every
+   * {@link DEFAULT_WATCH_INTERVAL_MS} while anyone listens. The listener decides, with
+   * {@link current}, whether a list it showed really changed. Returns the unsubscribe function.
+   */
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.timer === null) {
+      this.lastSeen = this.stamp();
+      this.timer = setInterval(() => void this.tick(), this.intervalMs);
+      this.timer.unref();
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stopWatching();
+    };
+  }
+
+  /** Stops watching and lets go of every kept session. */
+  close(): void {
+    this.listeners.clear();
+    this.stopWatching();
+    for (const kept of this.kept.values()) kept.exposure.session.dispose();
+    this.kept.clear();
+  }
+
+  private async derive(key: string, project: string | null, stamp: string | null): Promise<SessionExposure> {
+    const session = await this.container.resolve(SessionLoader).open({ project });
+    const exposure = exposeSession(session, this.schemas);
+    // Kept only when nothing moved while it was read: a change in between is seen next time.
+    const after = this.stamp();
+    const previous = this.kept.get(key);
+    this.kept.delete(key);
+    this.kept.set(key, { exposure, stamp: stamp !== null && after === stamp ? stamp : null });
+    // A session replaced here may still be in use by a request that started with it; what it
+    // holds is only read synchronously there, so it can go now.
+    previous?.exposure.session.dispose();
+    while (this.kept.size > KEPT_PROJECTS) {
+      const [oldest, entry] = this.kept.entries().next().value as [string, Kept];
+      this.kept.delete(oldest);
+      entry.exposure.session.dispose();
+    }
+    return exposure;
+  }
+
+  /** The workspace's change stamp, or null when there is no watch cache to trust. */
+  private stamp(): string | null {
+    if (!this.container.isRegistered(FolderScanCache, true)) return null;
+    const generation = this.container.resolve(FolderScanCache).generation;
+    return `${generation}/${databaseChangeStamp(resolve(this.container, Database))}`;
+  }
+
+  private async tick(): Promise<void> {
+    await settleWatchers();
+    if (this.timer === null) return; // closed meanwhile
+    const stamp = this.stamp();
+    if (stamp !== null && stamp === this.lastSeen) return;
+    this.lastSeen = stamp;
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  private stopWatching(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

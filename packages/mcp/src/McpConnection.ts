@@ -1,0 +1,463 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Job, JobScheduler } from '@loadout/jobs';
+import { readMarkdownInside, readTextInside, resolve, SessionLoader } from '@loadout/kernel';
+import { readRedactedServerDocument } from '@loadout/servers';
+import type { SkillRecord } from '@loadout/skills';
+import { CapabilityStateService } from '@loadout/state';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListRootsResultSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type RequestId,
+  RootsListChangedNotificationSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { DependencyContainer } from 'tsyringe';
+import type { LiveExposures } from './LiveExposures.js';
+import {
+  JsonRpcError,
+  jsonRpcErrorFor,
+  PromptNotFoundError,
+  ResourceNotFoundError,
+  ToolInputSchemaError,
+  ToolNotFoundError,
+  ToolSwitchedOffError,
+} from './McpErrors.js';
+import { parseResourceUri } from './resourceUris.js';
+import { type ResourceDescription, type SessionExposure, skillUri } from './SessionExposure.js';
+import { listSkillFiles, mimeTypeOf, readSkillFile } from './skillFiles.js';
+import { assignToolNames } from './toolName.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** How many entries one page of a list holds; clients follow `nextCursor` for the rest. */
+export const PAGE_SIZE = 500;
+/** The most of a task's stdout a tool result carries; the job keeps it all (up to the runner's limit). */
+export const MAX_RESULT_CHARS = 100_000;
+/** How much of stderr a failed call shows: its end, where the error usually is. */
+const STDERR_TAIL_CHARS = 4000;
+/** Progress notifications for one call are sent at most this often. */
+const PROGRESS_INTERVAL_MS = 100;
+/** How long a client gets to answer `roots/list`. */
+const ROOTS_TIMEOUT_MS = 5000;
+export const CANCELLED_BY_CLIENT = 'cancelled by the MCP client';
+
+/** Where a connection's project comes from: fixed (stdio), or the client's roots (HTTP). */
+export interface ProjectSource {
+  /** The project (a real path, or null for the global level only) for a request being handled. */
+  projectFor(server: Server, extra: Extra): Promise<string | null>;
+  /** The project last answered; undefined before the first request. */
+  readonly known: string | null | undefined;
+  /** The client said its roots changed. */
+  rootsChanged(): void;
+}
+
+/** A project fixed for the whole connection (`loadout mcp --project DIR`). */
+export function fixedProject(project: string | null): ProjectSource {
+  return { projectFor: async () => project, known: project, rootsChanged: () => undefined };
+}
+
+/**
+ * The project an HTTP client works in: the first `file://` root the client offers (asked once,
+ * again after it says its roots changed), else `fallback` (the `?project=` of the URL it connected
+ * with), else none. A root that is not an existing folder falls back too, and is logged.
+ */
+export function projectFromRoots(fallback: string | null, log: (line: string) => void): ProjectSource {
+  let answer: Promise<string | null> | null = null;
+  let known: string | null | undefined;
+  const ask = async (server: Server, extra: Extra): Promise<string | null> => {
+    if (server.getClientCapabilities()?.roots === undefined) return fallback;
+    try {
+      const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS });
+      const root = roots.find((candidate) => candidate.uri.startsWith('file://'));
+      if (root === undefined) return fallback;
+      return SessionLoader.resolveProject(fileURLToPath(root.uri));
+    } catch (error) {
+      log(`mcp: the client's roots give no project (${(error as Error).message}); using ${fallback ?? 'the global level only'}`);
+      return fallback;
+    }
+  };
+  return {
+    projectFor: (server, extra) => {
+      answer ??= ask(server, extra).then((project) => (known = project));
+      return answer;
+    },
+    get known() {
+      return known;
+    },
+    rootsChanged: () => {
+      answer = null;
+    },
+  };
+}
+
+type ListKind = 'tools' | 'resources' | 'prompts';
+
+/**
+ * One MCP client's connection: an SDK `Server` whose tools, resources and prompts are computed
+ * from the session as it is at each request (through {@link LiveExposures}), and which tells the
+ * client when a list it was shown has changed. Transport-neutral: stdio and Streamable HTTP both
+ * connect `server` to their transport.
+ */
+export class McpConnection {
+  readonly server: Server;
+  private readonly served: Record<ListKind, string | null> = { tools: null, resources: null, prompts: null };
+  private readonly calls = new Map<RequestId, AbortController>();
+  /** Calls still running, so closing can wait until their jobs are settled. */
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly unwatch: () => void;
+  private checking: Promise<void> | null = null;
+  private checkAgain = false;
+  private closed = false;
+
+  constructor(
+    private readonly container: DependencyContainer,
+    private readonly exposures: LiveExposures,
+    private readonly projects: ProjectSource,
+    private readonly log: (line: string) => void,
+    version: string,
+  ) {
+    this.server = new Server(
+      { name: 'loadout', title: 'Loadout', version },
+      {
+        capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
+        instructions:
+          'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), and the skills and affordance blocks are resources under loadout://session/.',
+      },
+    );
+    this.registerHandlers();
+    this.unwatch = exposures.watch(() => this.checkLists());
+  }
+
+  /** Stops the calls started by these JSON-RPC requests: their client went away mid-call. */
+  abortRequests(ids: readonly RequestId[]): void {
+    for (const id of ids) this.calls.get(id)?.abort();
+  }
+
+  /**
+   * Stops watching, cancels every call still running (their process groups are stopped and their
+   * jobs failed) and waits until those jobs are settled. The transport is closed by its owner.
+   */
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.unwatch();
+    }
+    for (const controller of this.calls.values()) controller.abort();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private registerHandlers(): void {
+    const handle = <T>(work: (request: T, extra: Extra) => Promise<unknown>) => async (request: T, extra: Extra) => {
+      try {
+        return await work(request, extra);
+      } catch (error) {
+        if (error instanceof JsonRpcError) throw error;
+        const answer = jsonRpcErrorFor(error);
+        if (answer.data === undefined) this.log(`mcp: ${(error as Error).stack ?? String(error)}`);
+        throw new JsonRpcError(answer.code, answer.message, answer.data);
+      }
+    };
+    // The SDK types each handler's result by its schema; ours are built to those shapes.
+    const on = this.server.setRequestHandler.bind(this.server) as (schema: unknown, handler: (request: never, extra: Extra) => Promise<unknown>) => void;
+
+    on(ListToolsRequestSchema, handle(async (request: { params?: { cursor?: string } }, extra) => {
+      const exposure = await this.exposure(extra, 'tools');
+      const page = paginate(exposure.tools, request.params?.cursor);
+      return {
+        tools: page.items.map((tool) => ({
+          name: tool.name,
+          title: tool.task.name,
+          description: tool.task.description,
+          inputSchema: tool.inputSchema,
+          _meta: { 'loadout/dirName': tool.task.dirName, 'loadout/plugin': tool.task.plugin },
+        })),
+        ...page.next,
+      };
+    }));
+
+    on(CallToolRequestSchema, handle(async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra) => {
+      const call = this.callTool(request.params.name, request.params.arguments ?? {}, extra);
+      this.running.add(call);
+      try {
+        return await call;
+      } finally {
+        this.running.delete(call);
+      }
+    }));
+
+    on(ListResourcesRequestSchema, handle(async (request: { params?: { cursor?: string } }, extra) => {
+      const exposure = await this.exposure(extra, 'resources');
+      const page = paginate(exposure.resources, request.params?.cursor);
+      const resources: ResourceDescription[] = [];
+      for (const entry of page.items) {
+        resources.push(entry.description);
+        if (entry.kind !== 'skill') continue;
+        for (const relative of listSkillFiles(entry.record)) {
+          const mimeType = mimeTypeOf(relative);
+          resources.push({ uri: skillUri(entry.record.id, relative), name: `${entry.record.id}/${relative}`, ...(mimeType === null ? {} : { mimeType }) } as ResourceDescription);
+        }
+      }
+      return { resources, ...page.next };
+    }));
+
+    on(ListResourceTemplatesRequestSchema, handle(async () => ({
+      resourceTemplates: [
+        { uriTemplate: 'skill://{id}', name: 'skill', title: 'A skill', description: "A skill's SKILL.md", mimeType: 'text/markdown' },
+        { uriTemplate: 'skill://{id}/{+path}', name: 'skill-file', title: 'A file of a skill', description: 'Any other file inside a skill folder' },
+        { uriTemplate: 'loadout://servers/{id}', name: 'server', title: 'An MCP server document', description: 'Credential values redacted', mimeType: 'application/json' },
+      ],
+    })));
+
+    on(ReadResourceRequestSchema, handle(async (request: { params: { uri: string } }, extra) => {
+      const uri = request.params.uri;
+      const address = parseResourceUri(uri);
+      const exposure = await this.exposure(extra, null);
+      const session = exposure.session;
+      if (address.kind === 'block') return { contents: [{ uri, mimeType: 'text/markdown', text: session.sections.get(address.section) ?? '' }] };
+      if (address.kind === 'server') {
+        const record = session.find('server', address.id);
+        const document = record === undefined ? null : readRedactedServerDocument(record as Parameters<typeof readRedactedServerDocument>[0]);
+        if (document === null) throw new ResourceNotFoundError(uri, `no MCP server "${address.id}" is on in this session`);
+        return { contents: [{ uri, mimeType: 'application/json', text: `${JSON.stringify(document, null, 2)}\n` }] };
+      }
+      const skill = session.find<SkillRecord>('skill', address.id);
+      if (skill === undefined) throw new ResourceNotFoundError(uri, `no skill "${address.id}" is on in this session`);
+      if (address.segments.length === 0) {
+        const text = readTextInside(rootOf(skill), skill.path);
+        if (text === null) throw new ResourceNotFoundError(uri, `the SKILL.md of "${skill.id}" is gone`);
+        return { contents: [{ uri, mimeType: 'text/markdown', text }] };
+      }
+      return { contents: [{ uri, ...readSkillFile(skill, address.segments, uri) }] };
+    }));
+
+    on(ListPromptsRequestSchema, handle(async (request: { params?: { cursor?: string } }, extra) => {
+      const exposure = await this.exposure(extra, 'prompts');
+      const page = paginate(exposure.prompts, request.params?.cursor);
+      return {
+        prompts: page.items.map((prompt) => ({
+          name: prompt.name,
+          title: prompt.skill.name,
+          ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
+        })),
+        ...page.next,
+      };
+    }));
+
+    on(GetPromptRequestSchema, handle(async (request: { params: { name: string } }, extra) => {
+      const exposure = await this.exposure(extra, null);
+      const prompt = exposure.promptsByName.get(request.params.name);
+      if (prompt === undefined) throw new PromptNotFoundError(request.params.name);
+      const document = readMarkdownInside(rootOf(prompt.skill), prompt.skill.path);
+      if (document === null) throw new PromptNotFoundError(request.params.name);
+      return {
+        ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
+        messages: [{ role: 'user', content: { type: 'text', text: document.body.trim() === '' ? prompt.skill.description : document.body } }],
+      };
+    }));
+
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      this.projects.rootsChanged();
+      this.checkLists();
+    });
+  }
+
+  /** The session as it is now, for this request's project; `list` marks which list the client is shown. */
+  private async exposure(extra: Extra, list: ListKind | null): Promise<SessionExposure> {
+    const exposure = await this.exposures.current(await this.projects.projectFor(this.server, extra));
+    if (list !== null) this.served[list] = exposure.fingerprints[list];
+    return exposure;
+  }
+
+  private async callTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+    const project = await this.projects.projectFor(this.server, extra);
+    const exposure = await this.exposures.current(project);
+    const tool = exposure.toolsByName.get(name);
+    if (tool === undefined) {
+      const unusable = exposure.unusableTools.get(name);
+      if (unusable !== undefined) throw new ToolInputSchemaError(name, unusable.reason);
+      throw this.whyNoTool(name, project);
+    }
+    const problem = tool.check?.(args) ?? null;
+    if (problem !== null) return { content: [{ type: 'text', text: problem }], isError: true };
+
+    const controller = new AbortController();
+    const stop = (): void => controller.abort();
+    extra.signal.addEventListener('abort', stop, { once: true });
+    this.calls.set(extra.requestId, controller);
+    const progress = new ProgressReporter(extra);
+    // A session of its own: the lookup and the run see the workspace as it is at the call.
+    const session = await this.container.resolve(SessionLoader).open({ project });
+    try {
+      const job = await this.container.resolve(JobScheduler).runToEnd(session, tool.task.dirName, args, {
+        signal: controller.signal,
+        cancelReason: CANCELLED_BY_CLIENT,
+        onQueued: (queued) => progress.queued(queued),
+        onOutput: (chunk) => progress.output(chunk.text),
+      });
+      return toolResult(job);
+    } catch (error) {
+      const answer = jsonRpcErrorFor(error);
+      if (answer.data === undefined) throw error;
+      // The task is listed but cannot be run now (not runnable, gone since the list): tell the agent.
+      return { content: [{ type: 'text', text: answer.message }], isError: true, _meta: { 'loadout/code': answer.data.code } };
+    } finally {
+      session.dispose();
+      progress.stop();
+      this.calls.delete(extra.requestId);
+      extra.signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /** Why `name` is not a tool of this session: a task that is off (and who decided), else unknown. */
+  private whyNoTool(name: string, project: string | null): Error {
+    const entries = resolve(this.container, CapabilityStateService)
+      .resolveCapabilityState({ project })
+      .filter((entry) => entry.kind === 'task');
+    const names = assignToolNames(entries.map((entry) => entry.id));
+    const entry = entries.find((candidate) => names.get(candidate.id) === name);
+    if (entry === undefined || entry.enabled) return new ToolNotFoundError(name);
+    return new ToolSwitchedOffError(name, entry.id, entry.decidedBy, offReason(entry.decidedBy, entry.plugin, project));
+  }
+
+  /** Tells the client about every list it was shown that is no longer what it was shown. */
+  private checkLists(): void {
+    if (this.closed) return;
+    if (this.checking !== null) {
+      this.checkAgain = true;
+      return;
+    }
+    this.checking = (async () => {
+      do {
+        this.checkAgain = false;
+        const project = this.projects.known;
+        if (project === undefined || Object.values(this.served).every((seen) => seen === null)) return;
+        const exposure = await this.exposures.current(project);
+        for (const list of ['tools', 'resources', 'prompts'] as const) {
+          const seen = this.served[list];
+          if (seen === null || seen === exposure.fingerprints[list]) continue;
+          this.served[list] = exposure.fingerprints[list];
+          if (this.closed) return;
+          await this.server.notification({ method: `notifications/${list}/list_changed` });
+        }
+      } while (this.checkAgain && !this.closed);
+    })()
+      .catch((error: Error) => this.log(`mcp: checking for changes: ${error.message}`))
+      .finally(() => {
+        this.checking = null;
+      });
+  }
+}
+
+/** Words for why a task is off, by who decided. */
+function offReason(decidedBy: string, plugin: string | null, project: string | null): string {
+  switch (decidedBy) {
+    case 'plugin-disabled':
+      return `its plugin "${plugin ?? ''}" is disabled`;
+    case 'plugin-not-installed':
+      return `its plugin "${plugin ?? ''}" is not installed`;
+    case 'project-override':
+      return `it is switched off for the project ${project ?? ''}`;
+    case 'global-default':
+      return 'it is switched off for every project';
+    default:
+      return 'it is switched off';
+  }
+}
+
+/** A skill's root: the folder that holds its `skills/` folder. */
+function rootOf(skill: SkillRecord): string {
+  return path.dirname(path.dirname(skill.folder ?? skill.path));
+}
+
+/** One page of a list: `cursor` is the offset a previous page handed out. */
+function paginate<T>(items: readonly T[], cursor: string | undefined): { items: readonly T[]; next: { nextCursor?: string } } {
+  let offset = 0;
+  if (cursor !== undefined) {
+    offset = /^[0-9]{1,9}$/.test(cursor) ? Number(cursor) : -1;
+    if (offset < 0 || offset > items.length) throw new JsonRpcError(-32602, `the cursor "${cursor.slice(0, 40)}" is not one this server handed out (the list may have changed)`);
+  }
+  const end = Math.min(items.length, offset + PAGE_SIZE);
+  return { items: items.slice(offset, end), next: end < items.length ? { nextCursor: String(end) } : {} };
+}
+
+/** What a finished job becomes: stdout as text, or `isError` with why and the end of stderr. */
+export function toolResult(job: Job): CallToolResult {
+  const _meta = { 'loadout/jobId': job.id, 'loadout/status': job.status };
+  const runnerCut = job.error?.includes('output truncated') === true;
+  if (job.status === 'succeeded') {
+    return { content: [{ type: 'text', text: clipped(job.output, job.id, runnerCut) }], _meta };
+  }
+  const parts = [`task ${job.taskDirName} failed: ${job.error ?? `exit status ${job.exitCode ?? 'unknown'}`}`];
+  if (job.stderr !== '') {
+    const tail = job.stderr.length > STDERR_TAIL_CHARS ? `[… ${job.stderr.length - STDERR_TAIL_CHARS} characters before this]\n${job.stderr.slice(-STDERR_TAIL_CHARS)}` : job.stderr;
+    parts.push(`stderr:\n${tail}`);
+  }
+  if (job.output !== '') parts.push(`stdout:\n${clipped(job.output, job.id, runnerCut)}`);
+  return { content: [{ type: 'text', text: parts.join('\n\n') }], isError: true, _meta };
+}
+
+function clipped(text: string, jobId: number, runnerCut: boolean): string {
+  if (text.length > MAX_RESULT_CHARS) {
+    return `${text.slice(0, MAX_RESULT_CHARS)}\n[… output truncated: ${text.length - MAX_RESULT_CHARS} more characters are in job ${jobId}]`;
+  }
+  return runnerCut ? `${text}\n[… output truncated: the task printed more than Loadout keeps]` : text;
+}
+
+/**
+ * Progress notifications for one call, when the client asked for them (`_meta.progressToken`):
+ * one when the job is stored, then the output as it arrives, at most every
+ * {@link PROGRESS_INTERVAL_MS}. `progress` counts characters printed, so it only grows.
+ */
+class ProgressReporter {
+  private printed = 0;
+  private pending = '';
+  private timer: NodeJS.Timeout | null = null;
+  private readonly token: string | number | undefined;
+
+  constructor(private readonly extra: Extra) {
+    this.token = extra._meta?.progressToken;
+  }
+
+  queued(job: Job): void {
+    this.send(`job ${job.id} started`);
+  }
+
+  output(text: string): void {
+    if (this.token === undefined) return;
+    this.printed += text.length;
+    this.pending += text;
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, PROGRESS_INTERVAL_MS);
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private flush(): void {
+    const text = this.pending.length > 1000 ? `…${this.pending.slice(-1000)}` : this.pending;
+    this.pending = '';
+    this.send(text);
+  }
+
+  private send(message: string): void {
+    if (this.token === undefined) return;
+    void this.extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: this.token, progress: this.printed + 1, message } })
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,88 @@
+import { ConflictError, InvalidInputError, NotFoundError, redactCredentials, isLoadoutError } from '@loadout/kernel';
+
+/** A resource URI that is not one Loadout serves, or that tries to leave a skill's folder. */
+export class ResourceUriInvalidError extends InvalidInputError {
+  constructor(uri: string, reason: string) {
+    super('RESOURCE_URI_INVALID', `resource ${clip(uri)}: ${reason}`);
+  }
+}
+
+export class ResourceNotFoundError extends NotFoundError {
+  constructor(uri: string, reason: string) {
+    super('RESOURCE_NOT_FOUND', `resource ${clip(uri)}: ${reason}`);
+  }
+}
+
+/** A resource that exists but is not served: a hidden file, a link out of its folder, too large. */
+export class ResourceRefusedError extends InvalidInputError {
+  constructor(uri: string, reason: string) {
+    super('RESOURCE_REFUSED', `resource ${clip(uri)} is refused: ${reason}`);
+  }
+}
+
+export class ToolNotFoundError extends NotFoundError {
+  constructor(name: string) {
+    super('TOOL_NOT_FOUND', `no tool named "${clip(name)}" in this session`);
+  }
+}
+
+/** A tool whose task exists but is off in this session: never run, and the caller is told why. */
+export class ToolSwitchedOffError extends ConflictError {
+  constructor(
+    name: string,
+    readonly dirName: string,
+    readonly decidedBy: string,
+    reason: string,
+  ) {
+    super('CAPABILITY_OFF', `tool "${clip(name)}" runs task "${dirName}", which is off in this session: ${reason} (decided by ${decidedBy})`);
+  }
+}
+
+/** A task whose declared input schema cannot be used: calls are refused rather than left unchecked. */
+export class ToolInputSchemaError extends ConflictError {
+  constructor(name: string, reason: string) {
+    super('TASK_INPUT_SCHEMA_INVALID', `tool "${clip(name)}" cannot be called: ${reason}`);
+  }
+}
+
+export class PromptNotFoundError extends NotFoundError {
+  constructor(name: string) {
+    super('PROMPT_NOT_FOUND', `no prompt named "${clip(name)}" in this session`);
+  }
+}
+
+/** JSON-RPC error codes: MCP's "resource not found", and JSON-RPC's own. */
+const RESOURCE_NOT_FOUND = -32002;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+
+/**
+ * The one place a refusal becomes a JSON-RPC error of the MCP protocol: its message (credentials
+ * removed), a code by category, and Loadout's own code in `data.code`. Anything that is not a
+ * Loadout error says nothing about the inside.
+ */
+export function jsonRpcErrorFor(error: unknown): { code: number; message: string; data?: { code: string } } {
+  if (!isLoadoutError(error)) return { code: INTERNAL_ERROR, message: 'internal error' };
+  const code = error.category === 'not_found' && error.code.startsWith('RESOURCE_') ? RESOURCE_NOT_FOUND : error.category === 'failed' ? INTERNAL_ERROR : INVALID_PARAMS;
+  return { code, message: redactCredentials(error.message), data: { code: error.code } };
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * What a request handler throws for the SDK to answer as a JSON-RPC error: the SDK sends `code`,
+ * `message` and `data` of any thrown error as they are (its own `McpError` would put a second
+ * "MCP error" prefix in front of the message the client shows).
+ */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+  }
+}

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLoadoutError, SessionLoader } from '@loadout/kernel';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { DependencyContainer } from 'tsyringe';
+import { LiveExposures } from './LiveExposures.js';
+import { McpConnection, projectFromRoots } from './McpConnection.js';
+import { MCP_SERVER_VERSION } from './mcpVersion.js';
+
+/** How many MCP sessions the server keeps; past that the least recently used idle one is closed. */
+const MAX_SESSIONS = 100;
+/** A session with no request and no open stream for this long is closed. */
+const IDLE_MS = 30 * 60 * 1000;
+
+interface HttpSession {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly connection: McpConnection;
+  lastSeen: number;
+  /** Open GET streams (server-to-client messages); a session with one is not idle. */
+  streams: number;
+}
+
+/**
+ * MCP over Streamable HTTP at `/mcp`, behind the server's guard (Host, Origin, token: checked
+ * before this sees the request). One SDK transport and one {@link McpConnection} per MCP session,
+ * found by the `Mcp-Session-Id` header; a new session starts with an `initialize` POST. A client
+ * that drops a POST while a tool call runs on it cancels that call.
+ */
+export class McpHttpEndpoint {
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly exposures: LiveExposures;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly container: DependencyContainer,
+    private readonly log: (line: string) => void,
+  ) {
+    this.exposures = new LiveExposures(container);
+    this.sweeper = setInterval(() => this.closeIdle(Date.now() - IDLE_MS), 60_000);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Answers one request on `/mcp`.
+   *
+   * @param text the body as text (POST), undefined otherwise
+   * @param project the `?project=` of the URL: the session's project when the client offers no roots
+   */
+  async handle(request: IncomingMessage, response: ServerResponse, text: unknown, project: string | null): Promise<void> {
+    let body: unknown;
+    if (request.method === 'POST') {
+      try {
+        body = JSON.parse(typeof text === 'string' ? text : '') as unknown;
+      } catch {
+        writeJsonRpcError(response, 400, -32700, 'Parse error: the body is not JSON');
+        return;
+      }
+    }
+    const sessionId = request.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      if (session === undefined) {
+        writeJsonRpcError(response, 404, -32001, 'Session not found: it ended, or this server restarted; initialize a new one');
+        return;
+      }
+      session.lastSeen = Date.now();
+      this.follow(session, request, response, body);
+      await session.transport.handleRequest(request, response, body);
+      return;
+    }
+    if (request.method !== 'POST' || !(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
+      writeJsonRpcError(response, 400, -32000, 'Bad Request: send Mcp-Session-Id, or start a session with an initialize request');
+      return;
+    }
+    let fallback: string | null;
+    try {
+      fallback = project === null ? null : SessionLoader.resolveProject(project);
+    } catch (error) {
+      if (!isLoadoutError(error)) throw error;
+      writeJsonRpcError(response, 400, -32602, error.message);
+      return;
+    }
+    await this.start(request, response, body, fallback);
+  }
+
+  /** Closes every session (their running calls are cancelled and settled) and stops watching. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.allSettled([...this.sessions.values()].map((session) => this.end(session)));
+    this.sessions.clear();
+    this.exposures.close();
+  }
+
+  private async start(request: IncomingMessage, response: ServerResponse, body: unknown, fallback: string | null): Promise<void> {
+    if (this.sessions.size >= MAX_SESSIONS) this.closeLeastRecentlyUsed();
+    const connection = new McpConnection(this.container, this.exposures, projectFromRoots(fallback, this.log), this.log, MCP_SERVER_VERSION);
+    let session: HttpSession | null = null;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        session = { transport, connection, lastSeen: Date.now(), streams: 0 };
+        this.sessions.set(id, session);
+      },
+    });
+    // Set before connecting: the SDK chains its own close handling after this one.
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      void connection.close();
+    };
+    transport.onerror = (error) => this.log(`mcp: ${error.message}`);
+    await connection.server.connect(transport);
+    await transport.handleRequest(request, response, body);
+    if (session === null) await transport.close(); // the initialize was refused: nothing to keep
+  }
+
+  /** Counts a GET stream while it is open, and cancels a POST's tool calls if its client leaves before the answer. */
+  private follow(session: HttpSession, request: IncomingMessage, response: ServerResponse, body: unknown): void {
+    if (request.method === 'GET') {
+      session.streams += 1;
+      response.once('close', () => (session.streams -= 1));
+      return;
+    }
+    if (request.method !== 'POST') return;
+    const ids: RequestId[] = [];
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const candidate = message as { method?: unknown; id?: unknown } | null;
+      if (typeof candidate?.method === 'string' && (typeof candidate.id === 'string' || typeof candidate.id === 'number')) ids.push(candidate.id);
+    }
+    if (ids.length === 0) return;
+    response.once('close', () => {
+      if (!response.writableFinished) session.connection.abortRequests(ids);
+    });
+  }
+
+  private closeIdle(before: number): void {
+    for (const session of [...this.sessions.values()]) {
+      if (session.streams === 0 && session.lastSeen < before) void this.end(session);
+    }
+  }
+
+  private closeLeastRecentlyUsed(): void {
+    const idle = [...this.sessions.values()].filter((session) => session.streams === 0);
+    const oldest = (idle.length > 0 ? idle : [...this.sessions.values()]).sort((a, b) => a.lastSeen - b.lastSeen)[0];
+    if (oldest !== undefined) void this.end(oldest);
+  }
+
+  private async end(session: HttpSession): Promise<void> {
+    if (session.transport.sessionId !== undefined) this.sessions.delete(session.transport.sessionId);
+    await session.transport.close();
+    await session.connection.close();
+  }
+}
+
+function writeJsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import type { Session } from '@loadout/kernel';
+import type { ServerRecord } from '@loadout/servers';
+import type { SkillRecord } from '@loadout/skills';
+import type { TaskRecord } from '@loadout/tasks';
+import { FREE_FORM_INPUT, type InputCheck, type TaskInputSchemas } from './TaskInputSchemas.js';
+import { assignToolNames } from './toolName.js';
+
+/** A task that is on, as an MCP tool. */
+export interface ExposedTool {
+  readonly name: string;
+  readonly task: TaskRecord;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** Checks arguments against the declared schema; null when the task declares none. */
+  readonly check: InputCheck | null;
+}
+
+/** A resource as `resources/list` describes it. */
+export interface ResourceDescription {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType: string;
+}
+
+/** One entry of the resource list; a folder skill's other files are listed after it, read at listing time. */
+export type ResourceEntry =
+  | { readonly kind: 'block'; readonly section: string; readonly description: ResourceDescription }
+  | { readonly kind: 'server'; readonly record: ServerRecord; readonly description: ResourceDescription }
+  | { readonly kind: 'skill'; readonly record: SkillRecord; readonly description: ResourceDescription };
+
+/** A skill that is on, as an MCP prompt. */
+export interface ExposedPrompt {
+  readonly name: string;
+  readonly skill: SkillRecord;
+}
+
+/** What one session shows an MCP client, derived once per change of the workspace. */
+export interface SessionExposure {
+  readonly session: Session;
+  readonly tools: readonly ExposedTool[];
+  readonly toolsByName: ReadonlyMap<string, ExposedTool>;
+  /** Tasks that are on but whose declared input schema cannot be used, by tool name, with why. */
+  readonly unusableTools: ReadonlyMap<string, { readonly task: TaskRecord; readonly reason: string }>;
+  readonly resources: readonly ResourceEntry[];
+  readonly prompts: readonly ExposedPrompt[];
+  readonly promptsByName: ReadonlyMap<string, ExposedPrompt>;
+  /** Digests of each list as a client sees it: a list changed when its digest did. */
+  readonly fingerprints: { readonly tools: string; readonly resources: string; readonly prompts: string };
+}
+
+/** The session's blocks as resources: section key → URI and name. */
+export const BLOCK_RESOURCES: readonly { readonly section: string; readonly uri: string; readonly name: string; readonly title: string }[] = [
+  { section: 'skillsBlock', uri: 'loadout://session/skills-block', name: 'skills-block', title: 'Skills block' },
+  { section: 'affordanceBlock', uri: 'loadout://session/affordance-block', name: 'affordance-block', title: 'Affordance block' },
+];
+
+export const SKILL_URI_PREFIX = 'skill://';
+export const SERVER_URI_PREFIX = 'loadout://servers/';
+export const PROMPT_PREFIX = 'skill:';
+
+/** The URI of a skill (`skill://<id>`), or of one of its files (`skill://<id>/<path>`, each segment encoded). */
+export function skillUri(id: string, relative?: string): string {
+  return relative === undefined ? `${SKILL_URI_PREFIX}${id}` : `${SKILL_URI_PREFIX}${id}/${relative.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * Derives what an MCP client gets from a session: a tool per task that is on (named by
+ * {@link assignToolNames}, typed by its declared input schema), a resource per block, server and
+ * skill, and a prompt per skill. Pure: reads nothing but what the session holds.
+ */
+export function exposeSession(session: Session, schemas: TaskInputSchemas): SessionExposure {
+  const tasks = session.recordsOf<TaskRecord>('task');
+  const names = assignToolNames(tasks.map((task) => task.dirName));
+  const tools: ExposedTool[] = [];
+  const unusableTools = new Map<string, { task: TaskRecord; reason: string }>();
+  for (const task of tasks) {
+    const name = names.get(task.dirName) as string;
+    if (task.inputSchemaError !== null) {
+      unusableTools.set(name, { task, reason: task.inputSchemaError });
+      continue;
+    }
+    if (task.inputSchema === null) {
+      tools.push({ name, task, inputSchema: FREE_FORM_INPUT, check: null });
+      continue;
+    }
+    const check = schemas.prepare(task.inputSchema);
+    if ('error' in check) unusableTools.set(name, { task, reason: check.error });
+    else tools.push({ name, task, inputSchema: task.inputSchema, check });
+  }
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  const resources: ResourceEntry[] = [];
+  for (const block of BLOCK_RESOURCES) {
+    if (!session.sections.has(block.section)) continue;
+    resources.push({
+      kind: 'block',
+      section: block.section,
+      description: { uri: block.uri, name: block.name, title: block.title, description: `The session's ${block.title.toLowerCase()}, as an agent's context gets it`, mimeType: 'text/markdown' },
+    });
+  }
+  for (const record of session.recordsOf<ServerRecord>('server')) {
+    resources.push({
+      kind: 'server',
+      record,
+      description: { uri: `${SERVER_URI_PREFIX}${record.id}`, name: `server:${record.id}`, title: record.name, ...described(record.description), mimeType: 'application/json' },
+    });
+  }
+  const skills = session.recordsOf<SkillRecord>('skill');
+  for (const record of skills) {
+    resources.push({
+      kind: 'skill',
+      record,
+      description: { uri: skillUri(record.id), name: record.id, title: record.name, ...described(record.description), mimeType: 'text/markdown' },
+    });
+  }
+  const prompts = skills.map((skill) => ({ name: `${PROMPT_PREFIX}${skill.id}`, skill }));
+
+  return {
+    session,
+    tools,
+    toolsByName: new Map(tools.map((tool) => [tool.name, tool])),
+    unusableTools,
+    resources,
+    prompts,
+    promptsByName: new Map(prompts.map((prompt) => [prompt.name, prompt])),
+    fingerprints: {
+      tools: digest(tools.map((tool) => [tool.name, tool.task.name, tool.task.description, tool.inputSchema])),
+      resources: digest(resources.map((entry) => [entry.description, entry.kind === 'skill' ? entry.record.path : null])),
+      prompts: digest(prompts.map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])),
+    },
+  };
+}
+
+function described(description: string): { description?: string } {
+  return description === '' ? {} : { description };
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('base64url');
+}

@@ -1,0 +1,14 @@
+import { HttpRoutes, ServerServices } from '@loadout/api';
+import { contribute, type LoadoutModule } from '@loadout/kernel';
+import { mcpHttpFace } from './mcpHttpFace.js';
+
+/**
+ * Registers MCP over Streamable HTTP on the server (`/mcp`) and the service that closes its
+ * sessions when the server stops. `loadout mcp` (stdio) needs no registration: it calls
+ * `serveMcpOverStdio` with the app's container.
+ */
+export const mcpModule: LoadoutModule = (container) => {
+  const face = mcpHttpFace(container);
+  for (const route of face.routes) contribute(container, HttpRoutes, route);
+  contribute(container, ServerServices, face.service);
+};
