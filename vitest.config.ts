@@ -1,10 +1,33 @@
-import { defineConfig } from 'vitest/config';
+import fs from 'node:fs';
+import path from 'node:path';
+import { defineConfig, type Plugin } from 'vitest/config';
 
-// Workspace packages run from source through the `source` export condition; it must be set for
-// SSR resolution too, which is what vitest uses for Node code.
+const packagesDir = path.resolve(import.meta.dirname, 'packages');
+
+/**
+ * Workspace packages run from source: `@loadout/<name>[/<sub>]` resolves to the `source` entry of
+ * that package's own `exports`. Done here rather than with a global `source` resolve condition,
+ * because vitest hands SSR conditions to Node as `--conditions`, and Node then picks the `source`
+ * entry of any dependency that ships one (e.g. TypeScript files it cannot run).
+ */
+function workspaceSources(): Plugin {
+  return {
+    name: 'loadout-workspace-sources',
+    enforce: 'pre',
+    resolveId(id) {
+      const match = /^@loadout\/([a-z0-9-]+)(\/.+)?$/.exec(id);
+      if (match === null) return null;
+      const manifest = path.join(packagesDir, match[1] as string, 'package.json');
+      if (!fs.existsSync(manifest)) return null;
+      const exports = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { exports?: Record<string, { source?: string }> }).exports ?? {};
+      const source = exports[`.${match[2] ?? ''}`]?.source;
+      return source === undefined ? null : path.join(path.dirname(manifest), source);
+    },
+  };
+}
+
 export default defineConfig({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  plugins: [workspaceSources()],
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     setupFiles: ['./scripts/vitest-setup.ts'],
