@@ -10,6 +10,7 @@ const only = process.argv.slice(2);
 const benches = [
   { name: 'sessions', file: 'sessions.mjs', args: ['--expose-gc'] },
   { name: 'server', file: 'server.mjs', args: [] },
+  { name: 'mcp', file: 'mcp.mjs', args: [] },
 ].filter((bench) => (only.length === 0 || only.includes(bench.name)) && fs.existsSync(path.join(here, bench.file)));
 
 fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });

@@ -94,14 +94,15 @@ export class LiveExposures {
     const previous = this.kept.get(key);
     this.kept.delete(key);
     this.kept.set(key, { exposure, stamp: stamp !== null && after === stamp ? stamp : null });
-    // A session replaced here may still be in use by a request that started with it; what it
-    // holds is only read synchronously there, so it can go now.
-    previous?.exposure.session.dispose();
+    // A request that got the replaced session uses it only in the same turn of the event loop
+    // (a task lookup before its run starts); letting it go on the next turn keeps that safe.
+    const retired = previous === undefined ? [] : [previous];
     while (this.kept.size > KEPT_PROJECTS) {
       const [oldest, entry] = this.kept.entries().next().value as [string, Kept];
       this.kept.delete(oldest);
-      entry.exposure.session.dispose();
+      retired.push(entry);
     }
+    if (retired.length > 0) setImmediate(() => retired.forEach((entry) => entry.exposure.session.dispose()));
     return exposure;
   }
 

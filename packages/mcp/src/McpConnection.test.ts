@@ -22,7 +22,7 @@ import {
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveExposures } from './LiveExposures.js';
-import { CANCELLED_BY_CLIENT, fixedProject, MAX_RESULT_CHARS, McpConnection, PAGE_SIZE } from './McpConnection.js';
+import { CANCELLED_BY_CLIENT, fixedProject, MAX_RESULT_CHARS, McpConnection, RESOURCE_PAGE_SIZE } from './McpConnection.js';
 
 interface Harness {
   readonly client: Client;
@@ -78,6 +78,7 @@ function workspace(extra: TreeDescription = {}): TreeDescription {
         fails: taskTree({ name: 'Fails', implementation: 'run.sh' }, { 'run.sh': 'echo partial\nfor i in $(seq 1 2000); do echo "noise $i" >&2; done\necho "the real error" >&2\nexit 3\n' }),
         chatty: taskTree({ name: 'Chatty', implementation: 'run.mjs' }, { 'run.mjs': `process.stdout.write('x'.repeat(${MAX_RESULT_CHARS + 5000}));\n` }),
         sleeper: taskTree({ name: 'Sleeper', implementation: 'run.mjs' }, { 'run.mjs': sleeper }),
+        slow: taskTree({ name: 'Slow', implementation: 'run.sh', timeout: 1 }, { 'run.sh': 'echo begun\nsleep 30\n' }),
         'bad-schema': taskTree({ name: 'Bad schema', implementation: 'run.sh', input: { type: 'array' } }, { 'run.sh': 'echo never\n' }),
       },
       ...extra,
@@ -169,7 +170,7 @@ describe('tools', () => {
     expect(resolve(container, JobQueue).list()).toEqual([]);
   });
 
-  it('reports a failure with isError and the end of stderr, and cuts a huge output with a marker', async () => {
+  it('reports a failure or a timeout with isError and the end of stderr, and cuts a huge output with a marker', async () => {
     const { client, container } = await connect();
     const failed = await client.callTool({ name: 'fails', arguments: {} });
     expect(failed.isError).toBe(true);
@@ -177,6 +178,10 @@ describe('tools', () => {
     expect(text(failed)).toContain('the real error');
     expect(text(failed)).toContain('characters before this');
     expect(text(failed)).toContain('stdout:\npartial');
+
+    const slow = await client.callTool({ name: 'slow', arguments: {} });
+    expect(slow.isError).toBe(true);
+    expect(text(slow)).toMatch(/^task slow failed: timed out after 1 s/);
 
     const chatty = await client.callTool({ name: 'chatty', arguments: {} });
     expect(text(chatty)).toMatch(/\[… output truncated: 5000 more characters are in job \d+\]$/);
@@ -267,15 +272,19 @@ describe('prompts', () => {
 
   it('pages long lists and refuses a cursor it did not hand out', async () => {
     const many: Record<string, string> = {};
-    for (let i = 0; i < PAGE_SIZE + 3; i += 1) many[`s${String(i).padStart(4, '0')}.md`] = skill(`s${String(i).padStart(4, '0')}`, `Skill ${i}.`);
+    for (let i = 0; i < RESOURCE_PAGE_SIZE + 3; i += 1) many[`s${String(i).padStart(4, '0')}.md`] = skill(`s${String(i).padStart(4, '0')}`, `Skill ${i}.`);
     const { client } = await connect(workspace({ skills: many }));
-    const first = await client.listPrompts();
-    expect(first.prompts).toHaveLength(PAGE_SIZE);
-    const second = await client.listPrompts({ cursor: first.nextCursor as string });
+    const first = await client.listResources();
+    expect(first.resources).toHaveLength(RESOURCE_PAGE_SIZE);
+    const second = await client.listResources({ cursor: first.nextCursor as string });
     expect(second.nextCursor).toBeUndefined();
-    expect(first.prompts.length + second.prompts.length).toBe(PAGE_SIZE + 4);
-    expect(new Set([...first.prompts, ...second.prompts].map((prompt) => prompt.name)).size).toBe(PAGE_SIZE + 4);
-    await expect(client.listPrompts({ cursor: 'not-mine' })).rejects.toMatchObject({ code: -32602 });
+    // Two blocks, one server, the skills and the project's skill.
+    const all = [...first.resources, ...second.resources].map((resource) => resource.uri);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).toHaveLength(2 + 1 + RESOURCE_PAGE_SIZE + 3 + 1);
+    expect((await client.listPrompts()).prompts).toHaveLength(RESOURCE_PAGE_SIZE + 4);
+    await expect(client.listResources({ cursor: 'not-mine' })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.listPrompts({ cursor: '99999' })).rejects.toMatchObject({ code: -32602 });
   });
 });
 

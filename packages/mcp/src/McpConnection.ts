@@ -40,8 +40,13 @@ import { assignToolNames } from './toolName.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** How many entries one page of a list holds; clients follow `nextCursor` for the rest. */
-export const PAGE_SIZE = 500;
+/** How many tools or prompts one page of a list holds; clients follow `nextCursor` for the rest. */
+export const PAGE_SIZE = 1000;
+/**
+ * How many entries one page of `resources/list` holds: fewer, because each skill's folder is
+ * listed for its other files when the page is asked for (see the MCP decisions).
+ */
+export const RESOURCE_PAGE_SIZE = 250;
 /** The most of a task's stdout a tool result carries; the job keeps it all (up to the runner's limit). */
 export const MAX_RESULT_CHARS = 100_000;
 /** How much of stderr a failed call shows: its end, where the error usually is. */
@@ -198,7 +203,7 @@ export class McpConnection {
 
     on(ListResourcesRequestSchema, handle(async (request: { params?: { cursor?: string } }, extra) => {
       const exposure = await this.exposure(extra, 'resources');
-      const page = paginate(exposure.resources, request.params?.cursor);
+      const page = paginate(exposure.resources, request.params?.cursor, RESOURCE_PAGE_SIZE);
       const resources: ResourceDescription[] = [];
       for (const entry of page.items) {
         resources.push(entry.description);
@@ -296,10 +301,10 @@ export class McpConnection {
     extra.signal.addEventListener('abort', stop, { once: true });
     this.calls.set(extra.requestId, controller);
     const progress = new ProgressReporter(extra);
-    // A session of its own: the lookup and the run see the workspace as it is at the call.
-    const session = await this.container.resolve(SessionLoader).open({ project });
     try {
-      const job = await this.container.resolve(JobScheduler).runToEnd(session, tool.task.dirName, args, {
+      // The session the tool was just found in is the workspace as it is now (its stamp was
+      // checked); the lookup through it reads the task and its switch again before anything runs.
+      const job = await this.container.resolve(JobScheduler).runToEnd(exposure.session, tool.task.dirName, args, {
         signal: controller.signal,
         cancelReason: CANCELLED_BY_CLIENT,
         onQueued: (queued) => progress.queued(queued),
@@ -312,7 +317,6 @@ export class McpConnection {
       // The task is listed but cannot be run now (not runnable, gone since the list): tell the agent.
       return { content: [{ type: 'text', text: answer.message }], isError: true, _meta: { 'loadout/code': answer.data.code } };
     } finally {
-      session.dispose();
       progress.stop();
       this.calls.delete(extra.requestId);
       extra.signal.removeEventListener('abort', stop);
@@ -381,13 +385,13 @@ function rootOf(skill: SkillRecord): string {
 }
 
 /** One page of a list: `cursor` is the offset a previous page handed out. */
-function paginate<T>(items: readonly T[], cursor: string | undefined): { items: readonly T[]; next: { nextCursor?: string } } {
+function paginate<T>(items: readonly T[], cursor: string | undefined, size = PAGE_SIZE): { items: readonly T[]; next: { nextCursor?: string } } {
   let offset = 0;
   if (cursor !== undefined) {
     offset = /^[0-9]{1,9}$/.test(cursor) ? Number(cursor) : -1;
     if (offset < 0 || offset > items.length) throw new JsonRpcError(-32602, `the cursor "${cursor.slice(0, 40)}" is not one this server handed out (the list may have changed)`);
   }
-  const end = Math.min(items.length, offset + PAGE_SIZE);
+  const end = Math.min(items.length, offset + size);
   return { items: items.slice(offset, end), next: end < items.length ? { nextCursor: String(end) } : {} };
 }
 

@@ -68,7 +68,9 @@ export function skillUri(id: string, relative?: string): string {
 /**
  * Derives what an MCP client gets from a session: a tool per task that is on (named by
  * {@link assignToolNames}, typed by its declared input schema), a resource per block, server and
- * skill, and a prompt per skill. Pure: reads nothing but what the session holds.
+ * skill, and a prompt per skill. Pure: reads nothing but what the session holds. The tools are
+ * derived at once (a call needs them); the resource and prompt lists and the digests only when
+ * first asked for, so a call in a big workspace does not pay for listing ten thousand skills.
  */
 export function exposeSession(session: Session, schemas: TaskInputSchemas): SessionExposure {
   const tasks = session.recordsOf<TaskRecord>('task');
@@ -91,6 +93,41 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas): Sess
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+  const resources = once(() => listResources(session));
+  const prompts = once(() => session.recordsOf<SkillRecord>('skill').map((skill) => ({ name: `${PROMPT_PREFIX}${skill.id}`, skill })));
+  const promptsByName = once(() => new Map(prompts().map((prompt) => [prompt.name, prompt])));
+  const toolsDigest = once(() => digest(tools.map((tool) => [tool.name, tool.task.name, tool.task.description, tool.inputSchema])));
+  const resourcesDigest = once(() => digest(resources().map((entry) => [entry.description, entry.kind === 'skill' ? entry.record.path : null])));
+  const promptsDigest = once(() => digest(prompts().map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])));
+  return {
+    session,
+    tools,
+    toolsByName: new Map(tools.map((tool) => [tool.name, tool])),
+    unusableTools,
+    get resources() {
+      return resources();
+    },
+    get prompts() {
+      return prompts();
+    },
+    get promptsByName() {
+      return promptsByName();
+    },
+    fingerprints: {
+      get tools() {
+        return toolsDigest();
+      },
+      get resources() {
+        return resourcesDigest();
+      },
+      get prompts() {
+        return promptsDigest();
+      },
+    },
+  };
+}
+
+function listResources(session: Session): ResourceEntry[] {
   const resources: ResourceEntry[] = [];
   for (const block of BLOCK_RESOURCES) {
     if (!session.sections.has(block.section)) continue;
@@ -107,30 +144,20 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas): Sess
       description: { uri: `${SERVER_URI_PREFIX}${record.id}`, name: `server:${record.id}`, title: record.name, ...described(record.description), mimeType: 'application/json' },
     });
   }
-  const skills = session.recordsOf<SkillRecord>('skill');
-  for (const record of skills) {
+  for (const record of session.recordsOf<SkillRecord>('skill')) {
     resources.push({
       kind: 'skill',
       record,
       description: { uri: skillUri(record.id), name: record.id, title: record.name, ...described(record.description), mimeType: 'text/markdown' },
     });
   }
-  const prompts = skills.map((skill) => ({ name: `${PROMPT_PREFIX}${skill.id}`, skill }));
+  return resources;
+}
 
-  return {
-    session,
-    tools,
-    toolsByName: new Map(tools.map((tool) => [tool.name, tool])),
-    unusableTools,
-    resources,
-    prompts,
-    promptsByName: new Map(prompts.map((prompt) => [prompt.name, prompt])),
-    fingerprints: {
-      tools: digest(tools.map((tool) => [tool.name, tool.task.name, tool.task.description, tool.inputSchema])),
-      resources: digest(resources.map((entry) => [entry.description, entry.kind === 'skill' ? entry.record.path : null])),
-      prompts: digest(prompts.map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])),
-    },
-  };
+/** `make()`'s value, made on the first call and kept. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | null = null;
+  return () => (made ??= { value: make() }).value;
 }
 
 function described(description: string): { description?: string } {

@@ -49,14 +49,11 @@ export function mimeTypeOf(file: string): string | null {
  */
 export function listSkillFiles(skill: SkillRecord): string[] {
   if (skill.folder === null) return [];
-  let realFolder: string;
-  try {
-    realFolder = fs.realpathSync(skill.folder);
-  } catch {
-    return [];
-  }
+  const folder = skill.folder;
+  // Needed only when a link is met: most skill folders hold none, and a listing is one syscall then.
+  let realFolder: string | null = null;
   const found: string[] = [];
-  const visited = new Set<string>([realFolder]);
+  const visited = new Set<string>();
   const walk = (dir: string, prefix: string, depth: number): void => {
     let entries: fs.Dirent[];
     try {
@@ -76,11 +73,12 @@ export function listSkillFiles(skill: SkillRecord): string[] {
       if (entry.isSymbolicLink()) {
         let real: string;
         try {
-          real = fs.realpathSync(full);
+          realFolder ??= fs.realpathSync.native(folder);
+          real = fs.realpathSync.native(full);
         } catch {
           continue;
         }
-        if (!isInside(realFolder, real)) continue;
+        if (!isInside(realFolder, real) || real === realFolder) continue;
         const stat = fs.statSync(real);
         isFile = stat.isFile();
         isDirectory = stat.isDirectory() && !visited.has(real);
@@ -90,7 +88,7 @@ export function listSkillFiles(skill: SkillRecord): string[] {
       else if (isDirectory && depth < MAX_DEPTH) walk(full, relative, depth + 1);
     }
   };
-  walk(skill.folder, '', 1);
+  walk(folder, '', 1);
   return found;
 }
 

@@ -1,0 +1,226 @@
+// MCP over a 10,000-skill workspace (100 plugins × 100 skills), through the official SDK client,
+// against the built command: `loadout mcp` over stdio and `/mcp` on `loadout serve`.
+//
+// - tools/list and resources/list, warm (median of repeats after the first), as a ratio to an MCP
+//   `ping` round trip on the same connection (target ≤ 20×). resources/list is paged: the figure
+//   is one page, which is what one request costs; the whole walk is reported beside it.
+// - callTool of a no-op task (one job row, the real runner), as a ratio to spawning `node -e ''`
+//   from this process, each call paired with a spawn (target ≤ 1.5×), in the big workspace and in
+//   an empty one.
+//
+// Prints one JSON document, and one line per target (met / not met) on stderr.
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createLoadout } from '../../packages/app/dist/index.js';
+import { closeKernel, resolvePlaces } from '../../packages/kernel/dist/index.js';
+import { makeWorkspace, registerPlugins } from './makeWorkspace.mjs';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const MAIN = path.join(root, 'packages/cli/dist/main.js');
+const SDK = path.join(root, 'packages/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm');
+const { Client } = await import(path.join(SDK, 'client/index.js'));
+const { StdioClientTransport } = await import(path.join(SDK, 'client/stdio.js'));
+const { StreamableHTTPClientTransport } = await import(path.join(SDK, 'client/streamableHttp.js'));
+
+const REPEATS = Number(process.env.BENCH_RUNS ?? 40);
+const CALLS = Number(process.env.BENCH_CALLS ?? 15);
+const TOKEN = 'bench-token-0123456789abcdef';
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const round = (value) => Math.round(value * 1000) / 1000;
+
+const { home } = makeWorkspace({ plugins: 100, skillsPerPlugin: 100 });
+// The no-op task lives in a capabilities folder of our own, as in the server benchmark.
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-mcp-'));
+const capabilitiesDir = path.join(scratch, 'capabilities');
+fs.mkdirSync(path.join(capabilitiesDir, 'tasks', 'noop'), { recursive: true });
+fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'TASK.md'), '---\nname: No-op\ndescription: Does nothing.\nimplementation: run.mjs\n---\n');
+fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'run.mjs'), '');
+const emptyHome = path.join(scratch, 'empty');
+fs.mkdirSync(emptyHome);
+
+const envFor = (workspace) => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME ?? os.homedir(),
+  LOADOUT_HOME: workspace,
+  LOADOUT_CAPABILITIES_DIR: capabilitiesDir,
+  LOADOUT_DATA_DIR: path.join(workspace, '.loadout'),
+  LOADOUT_TOKEN: TOKEN,
+});
+
+try {
+  const setup = createLoadout({ places: resolvePlaces({}, home) });
+  await registerPlugins(setup, home);
+  closeKernel(setup);
+  await setup.dispose();
+
+  const spawnMs = [];
+
+  const transports = {};
+  for (const [name, connect] of [
+    ['stdio', connectStdio],
+    ['http', connectHttp],
+  ]) {
+    const big = await connect(home);
+    let lists;
+    try {
+      lists = await measureLists(big.client);
+      lists.callToolMs = await measureCalls(big.client, spawnMs);
+    } finally {
+      await big.close();
+    }
+    const small = await connect(emptyHome);
+    let emptyCallMs;
+    try {
+      emptyCallMs = await measureCalls(small.client, spawnMs);
+    } finally {
+      await small.close();
+    }
+    transports[name] = {
+      pingMs: round(lists.pingMs),
+      toolsList: { coldMs: round(lists.toolsColdMs), warmMs: round(lists.toolsMs), overPing: round(lists.toolsMs / lists.pingMs) },
+      resourcesList: {
+        pageMs: round(lists.resourcesPageMs),
+        overPing: round(lists.resourcesPageMs / lists.pingMs),
+        pageSize: lists.pageSize,
+        pages: lists.pages,
+        resources: lists.resources,
+        wholeListMs: round(lists.wholeListMs),
+      },
+      callTool: {
+        tenThousandSkillsMs: round(lists.callToolMs),
+        tenThousandSkillsOverSpawn: null,
+        emptyWorkspaceMs: round(emptyCallMs),
+        emptyWorkspaceOverSpawn: null,
+      },
+    };
+  }
+
+  const spawnNodeMs = median(spawnMs);
+  for (const figures of Object.values(transports)) {
+    figures.callTool.tenThousandSkillsOverSpawn = round(figures.callTool.tenThousandSkillsMs / spawnNodeMs);
+    figures.callTool.emptyWorkspaceOverSpawn = round(figures.callTool.emptyWorkspaceMs / spawnNodeMs);
+  }
+  const targets = [];
+  for (const [name, figures] of Object.entries(transports)) {
+    targets.push({ target: `${name} tools/list warm ≤ 20× ping`, ratio: figures.toolsList.overPing, limit: 20 });
+    targets.push({ target: `${name} resources/list warm ≤ 20× ping`, ratio: figures.resourcesList.overPing, limit: 20 });
+    targets.push({ target: `${name} callTool no-op (10,000 skills) ≤ 1.5× node -e ''`, ratio: figures.callTool.tenThousandSkillsOverSpawn, limit: 1.5 });
+    targets.push({ target: `${name} callTool no-op (empty workspace) ≤ 1.5× node -e ''`, ratio: figures.callTool.emptyWorkspaceOverSpawn, limit: 1.5 });
+  }
+  for (const target of targets) {
+    target.met = target.ratio <= target.limit;
+    process.stderr.write(`bench mcp: ${target.target}: ${target.ratio}× — ${target.met ? 'met' : 'NOT met'}\n`);
+  }
+  const result = { benchmark: 'mcp', skills: 10_000, baseline: { spawnNodeMs: round(spawnNodeMs) }, transports, targets, cores: os.cpus().length };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  fs.rmSync(scratch, { recursive: true, force: true });
+  fs.rmSync(home, { recursive: true, force: true });
+}
+
+async function measureLists(client) {
+  for (let i = 0; i < 20; i += 1) await client.ping();
+  const cold = now();
+  await client.listTools();
+  const toolsColdMs = now() - cold;
+  const ping = [];
+  const tools = [];
+  const pages = [];
+  // Interleaved, so the baseline and the figures see the same machine at the same moment.
+  for (let i = 0; i < REPEATS; i += 1) {
+    ping.push(await timed(() => client.ping()));
+    tools.push(await timed(() => client.listTools()));
+    pages.push(await timed(() => client.listResources()));
+  }
+  const first = await client.listResources();
+  const whole = [];
+  let count = 0;
+  let pageCount = 0;
+  for (let i = 0; i < 5; i += 1) {
+    const started = now();
+    let cursor;
+    count = 0;
+    pageCount = 0;
+    do {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      count += page.resources.length;
+      pageCount += 1;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    whole.push(now() - started);
+  }
+  return {
+    pingMs: median(ping),
+    toolsColdMs,
+    toolsMs: median(tools),
+    resourcesPageMs: median(pages),
+    pageSize: first.resources.length,
+    pages: pageCount,
+    resources: count,
+    wholeListMs: median(whole),
+  };
+}
+
+/** Calls the no-op task; each call is paired with a spawn of `node -e ''` (into `spawnMs`), so both see the same machine. */
+async function measureCalls(client, spawnMs) {
+  const runs = [];
+  await client.callTool({ name: 'noop', arguments: {} });
+  for (let i = 0; i < CALLS; i += 1) {
+    const spawned = now();
+    await exit(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
+    spawnMs.push(now() - spawned);
+    const started = now();
+    const result = await client.callTool({ name: 'noop', arguments: {} });
+    runs.push(now() - started);
+    if (result.isError) throw new Error(`the no-op task failed: ${JSON.stringify(result.content)}`);
+  }
+  return median(runs);
+}
+
+async function connectStdio(workspace) {
+  const client = new Client({ name: 'bench', version: '1' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp'], env: envFor(workspace), cwd: scratch, stderr: 'inherit' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+async function connectHttp(workspace) {
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json'], { env: envFor(workspace), stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (data) => {
+      out += data;
+      try {
+        resolve(JSON.parse(out).port);
+      } catch {
+        // not complete yet
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      child.kill('SIGTERM');
+      await exit(child);
+    },
+  };
+}
+
+async function timed(fn) {
+  const started = now();
+  await fn();
+  return now() - started;
+}
+
+function exit(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', resolve));
+}
