@@ -41,3 +41,34 @@ export async function registerPlugins(app, home) {
     if (registry.get(name) === undefined) registry.add({ name, url: `file:///bench/${name}`, ref: null, commit: '0'.repeat(40) });
   }
 }
+
+/**
+ * A scratch folder with an owner's capabilities folder holding one no-op task (`noop`) and an
+ * empty workspace (`small/`), for the benchmarks that run tasks: a given workspace is never
+ * written to. Remove `scratch` when done.
+ *
+ * @returns {{ scratch: string, capabilitiesDir: string, emptyHome: string }}
+ */
+export function makeNoopTaskWorkspace(prefix) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const capabilitiesDir = path.join(scratch, 'capabilities');
+  fs.mkdirSync(path.join(capabilitiesDir, 'tasks', 'noop'), { recursive: true });
+  fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'TASK.md'), '---\nname: No-op\ndescription: Does nothing.\nimplementation: run.mjs\n---\n');
+  fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'run.mjs'), '');
+  const emptyHome = path.join(scratch, 'small');
+  fs.mkdirSync(emptyHome);
+  return { scratch, capabilitiesDir, emptyHome };
+}
+
+/** The middle value. */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** Milliseconds, high resolution. */
+export const now = () => Number(process.hrtime.bigint()) / 1e6;
+/** Three decimals, for reports. */
+export const round = (value) => Math.round(value * 1000) / 1000;
+
+/** Resolves when `child` has exited (at once when it already has). */
+export function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', resolve));
+}

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLoadout } from '../../packages/app/dist/index.js';
 import { closeKernel, resolvePlaces } from '../../packages/kernel/dist/index.js';
-import { makeWorkspace, registerPlugins } from './makeWorkspace.mjs';
+import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerPlugins, round } from './makeWorkspace.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(root, 'packages/cli/dist/main.js');
@@ -28,19 +28,10 @@ const { StreamableHTTPClientTransport } = await import(path.join(SDK, 'client/st
 const REPEATS = Number(process.env.BENCH_RUNS ?? 40);
 const CALLS = Number(process.env.BENCH_CALLS ?? 15);
 const TOKEN = 'bench-token-0123456789abcdef';
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-const round = (value) => Math.round(value * 1000) / 1000;
 
 const { home } = makeWorkspace({ plugins: 100, skillsPerPlugin: 100 });
 // The no-op task lives in a capabilities folder of our own, as in the server benchmark.
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-mcp-'));
-const capabilitiesDir = path.join(scratch, 'capabilities');
-fs.mkdirSync(path.join(capabilitiesDir, 'tasks', 'noop'), { recursive: true });
-fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'TASK.md'), '---\nname: No-op\ndescription: Does nothing.\nimplementation: run.mjs\n---\n');
-fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'run.mjs'), '');
-const emptyHome = path.join(scratch, 'empty');
-fs.mkdirSync(emptyHome);
+const { scratch, capabilitiesDir, emptyHome } = makeNoopTaskWorkspace('loadout-bench-mcp-');
 
 const envFor = (workspace) => ({
   PATH: process.env.PATH,
@@ -171,7 +162,7 @@ async function measureCalls(client, spawnMs) {
   await client.callTool({ name: 'noop', arguments: {} });
   for (let i = 0; i < CALLS; i += 1) {
     const spawned = now();
-    await exit(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
+    await exited(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
     spawnMs.push(now() - spawned);
     const started = now();
     const result = await client.callTool({ name: 'noop', arguments: {} });
@@ -209,7 +200,7 @@ async function connectHttp(workspace) {
     close: async () => {
       await client.close();
       child.kill('SIGTERM');
-      await exit(child);
+      await exited(child);
     },
   };
 }
@@ -218,9 +209,4 @@ async function timed(fn) {
   const started = now();
   await fn();
   return now() - started;
-}
-
-function exit(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', resolve));
 }

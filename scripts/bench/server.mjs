@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLoadout } from '../../packages/app/dist/index.js';
 import { closeKernel, resolvePlaces } from '../../packages/kernel/dist/index.js';
-import { makeWorkspace, registerPlugins } from './makeWorkspace.mjs';
+import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerPlugins, round } from './makeWorkspace.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(root, 'packages/cli/dist/main.js');
@@ -24,17 +24,8 @@ const REPEATS = Number(process.env.BENCH_RUNS ?? 25);
 const given = process.env.BENCH_WORKSPACE;
 const home = given === undefined || given === '' ? makeWorkspace({ plugins: 100, skillsPerPlugin: 100 }).home : path.resolve(given);
 // The no-op task lives in a capabilities folder of our own, so a given workspace is not written to.
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-server-'));
-const capabilitiesDir = path.join(scratch, 'capabilities');
-fs.mkdirSync(path.join(capabilitiesDir, 'tasks', 'noop'), { recursive: true });
-fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'TASK.md'), '---\nname: No-op\ndescription: Does nothing.\nimplementation: run.mjs\n---\n');
-fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'run.mjs'), '');
-const smallHome = path.join(scratch, 'small');
-fs.mkdirSync(smallHome);
+const { scratch, capabilitiesDir, emptyHome: smallHome } = makeNoopTaskWorkspace('loadout-bench-server-');
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-const round = (value) => Math.round(value * 1000) / 1000;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 try {
@@ -46,7 +37,7 @@ try {
   const spawnMs = [];
   for (let i = 0; i < 15; i += 1) {
     const started = now();
-    await exit(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
+    await exited(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
     spawnMs.push(now() - started);
   }
 
@@ -156,7 +147,7 @@ async function staticBodyFloor(bytes) {
     return median(runs);
   } finally {
     child.kill();
-    await exit(child);
+    await exited(child);
   }
 }
 
@@ -187,7 +178,7 @@ function serve(workspace, workers) {
         token,
         stop: async () => {
           child.kill('SIGTERM');
-          await exit(child);
+          await exited(child);
         },
       });
     });
@@ -217,9 +208,4 @@ async function timed(fn) {
   const started = now();
   const answer = await fn();
   return { ms: now() - started, answer };
-}
-
-function exit(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', resolve));
 }

@@ -223,31 +223,30 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   claim(workerId: string, now = Date.now()): Job | null {
-    return writeTransaction(this.db, () => {
-      const row = this.db
-        .prepare(
-          `UPDATE pipeline_jobs
-             SET status = 'running', attempts = attempts + 1, claimed_by = ?, heartbeat = ?, started_at = ?,
-                 finished_at = NULL, pid = NULL, pid_start = NULL
-           WHERE id = (SELECT id FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NULL AND run_after <= ? ORDER BY run_after, id LIMIT 1)
-           RETURNING *`,
-        )
-        .get(workerId, now, isoNow(), now) as JobRow | undefined;
-      return row === undefined ? null : toJob(row);
-    });
+    return this.claimWhere(
+      "id = (SELECT id FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NULL AND run_after <= ? ORDER BY run_after, id LIMIT 1)",
+      workerId,
+      now,
+      [now],
+    );
   }
 
   claimById(id: number, claimant: string, now = Date.now()): Job | null {
+    return this.claimWhere("id = ? AND status = 'queued' AND run_after <= ? AND (claimed_by IS NULL OR claimed_by = ?)", claimant, now, [id, now, claimant]);
+  }
+
+  /** Marks the job `where` picks running for `claimant` and counts the attempt, in one transaction. */
+  private claimWhere(where: string, claimant: string, now: number, params: readonly unknown[]): Job | null {
     return writeTransaction(this.db, () => {
       const row = this.db
         .prepare(
           `UPDATE pipeline_jobs
              SET status = 'running', attempts = attempts + 1, claimed_by = ?, heartbeat = ?, started_at = ?,
                  finished_at = NULL, pid = NULL, pid_start = NULL
-           WHERE id = ? AND status = 'queued' AND run_after <= ? AND (claimed_by IS NULL OR claimed_by = ?)
+           WHERE ${where}
            RETURNING *`,
         )
-        .get(claimant, now, isoNow(), id, now, claimant) as JobRow | undefined;
+        .get(claimant, now, isoNow(), ...params) as JobRow | undefined;
       return row === undefined ? null : toJob(row);
     });
   }

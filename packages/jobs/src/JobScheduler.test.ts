@@ -82,7 +82,7 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const { container } = workspace();
     const chunks: string[] = [];
     let queued: number | null = null;
-    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'echo', { hello: 'world' }, {
+    const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'echo', { hello: 'world' }, {
       onQueued: (stored) => (queued = stored.id),
       onOutput: (chunk) => chunks.push(chunk.text),
     });
@@ -96,7 +96,7 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const { container } = workspace();
     const queue = resolve(container, JobQueue);
     let held: boolean | null = null;
-    const running = resolve(container, JobScheduler).runToEnd(await session(container), 'flaky', {});
+    const running = container.resolve(JobScheduler).runToEnd(await session(container), 'flaky', {});
     const id = await waitFor(() => queue.list()[0]?.id, 'the job row');
     await waitFor(() => (queue.get(id).status === 'queued' ? true : undefined), 'the held retry');
     held = queue.claim('a-worker-of-another-server') === null;
@@ -107,7 +107,7 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
 
   it('fails for good after the last attempt, with the task exit status and stderr', async () => {
     const { container } = workspace();
-    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'broken', {});
+    const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'broken', {});
     expect(job).toMatchObject({ status: 'failed', attempts: 2, exitCode: 2, stderr: 'bad\n', output: 'out\n', error: 'exit status 2' });
   });
 
@@ -115,7 +115,7 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const { container } = workspace();
     const abort = new AbortController();
     let pids: { pid: number; child: number } | null = null;
-    const running = resolve(container, JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
+    const running = container.resolve(JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
       signal: abort.signal,
       cancelReason: 'cancelled by the test',
       onOutput: (chunk) => {
@@ -132,7 +132,7 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
 
   it('refuses a task that is not in the session before storing anything', async () => {
     const { container } = workspace();
-    await expect(resolve(container, JobScheduler).runToEnd(await session(container), 'nope', {})).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(container.resolve(JobScheduler).runToEnd(await session(container), 'nope', {})).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
     expect(resolve(container, JobQueue).list()).toEqual([]);
   });
 });
@@ -140,8 +140,8 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
 describe('JobScheduler.runToEnd with workers (the server)', () => {
   it('queues the job for the workers and returns it when they finish it', async () => {
     const { container } = workspace();
-    resolve(container, JobWorkers).start({ count: 1, pollMs: 50 });
-    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'echo', { n: 1 });
+    container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
+    const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'echo', { n: 1 });
     expect(job).toMatchObject({ status: 'succeeded', attempts: 1 });
     const stored = resolve(container, JobQueue).list();
     expect(stored).toHaveLength(1);
@@ -149,9 +149,9 @@ describe('JobScheduler.runToEnd with workers (the server)', () => {
 
   it('cancels through the workers: the running task is stopped and the job fails with the reason', async () => {
     const { container } = workspace();
-    resolve(container, JobWorkers).start({ count: 1, pollMs: 50 });
+    container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
     const abort = new AbortController();
-    const job = await resolve(container, JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
+    const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
       signal: abort.signal,
       cancelReason: 'cancelled by the client',
       onOutput: () => abort.abort(),
@@ -179,7 +179,7 @@ describe('recovery and claimants', () => {
     const heldForDead = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
     queue.finish(heldForDead.id, deadClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
 
-    const settled = await resolve(container, JobWorkers).recover();
+    const settled = await container.resolve(JobWorkers).recover();
     expect(settled.map((job) => job.id)).toEqual([orphan.id]);
     expect(queue.get(live.id).status).toBe('running');
     expect(queue.get(orphan.id)).toMatchObject({ status: 'queued', error: 'server stopped while running; queued again' });
