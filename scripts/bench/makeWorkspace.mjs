@@ -72,3 +72,16 @@ export function exited(child) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', resolve));
 }
+
+/** Registers the workspace's plugin folders with an app container of its own, closed again after. */
+export async function registerWorkspacePlugins(home) {
+  const { createLoadout } = await import('../../packages/app/dist/index.js');
+  const { closeKernel, resolvePlaces } = await import('../../packages/kernel/dist/index.js');
+  const app = createLoadout({ places: resolvePlaces({}, home) });
+  try {
+    await registerPlugins(app, home);
+  } finally {
+    closeKernel(app);
+    await app.dispose();
+  }
+}

@@ -14,9 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLoadout } from '../../packages/app/dist/index.js';
-import { closeKernel, resolvePlaces } from '../../packages/kernel/dist/index.js';
-import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerPlugins, round } from './makeWorkspace.mjs';
+import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerWorkspacePlugins, round } from './makeWorkspace.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(root, 'packages/cli/dist/main.js');
@@ -43,10 +41,7 @@ const envFor = (workspace) => ({
 });
 
 try {
-  const setup = createLoadout({ places: resolvePlaces({}, home) });
-  await registerPlugins(setup, home);
-  closeKernel(setup);
-  await setup.dispose();
+  await registerWorkspacePlugins(home);
 
   const spawnMs = [];
 

@@ -12,9 +12,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createLoadout } from '../../packages/app/dist/index.js';
-import { closeKernel, resolvePlaces } from '../../packages/kernel/dist/index.js';
-import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerPlugins, round } from './makeWorkspace.mjs';
+import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerWorkspacePlugins, round } from './makeWorkspace.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(root, 'packages/cli/dist/main.js');
@@ -29,10 +27,7 @@ const { scratch, capabilitiesDir, emptyHome: smallHome } = makeNoopTaskWorkspace
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 try {
-  const setup = createLoadout({ places: resolvePlaces({}, home) });
-  await registerPlugins(setup, home);
-  closeKernel(setup);
-  await setup.dispose();
+  await registerWorkspacePlugins(home);
 
   const spawnMs = [];
   for (let i = 0; i < 15; i += 1) {
