@@ -1,8 +1,7 @@
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Job, JobScheduler } from '@loadout/jobs';
-import { readMarkdownInside, readTextInside, resolve, SessionLoader } from '@loadout/kernel';
-import { readRedactedServerDocument } from '@loadout/servers';
+import { type CapabilityRecord, isInside, readMarkdownInside, readTextInside, resolve, type Session, SessionLoader } from '@loadout/kernel';
+import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { CapabilityStateService } from '@loadout/state';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -231,15 +230,15 @@ export class McpConnection {
       const session = exposure.session;
       if (address.kind === 'block') return { contents: [{ uri, mimeType: 'text/markdown', text: session.sections.get(address.section) ?? '' }] };
       if (address.kind === 'server') {
-        const record = session.find('server', address.id);
-        const document = record === undefined ? null : readRedactedServerDocument(record as Parameters<typeof readRedactedServerDocument>[0]);
+        const record = session.find<ServerRecord>('server', address.id);
+        const document = record === undefined ? null : readRedactedServerDocument(record, rootOf(session, record));
         if (document === null) throw new ResourceNotFoundError(uri, `no MCP server "${address.id}" is on in this session`);
         return { contents: [{ uri, mimeType: 'application/json', text: `${JSON.stringify(document, null, 2)}\n` }] };
       }
       const skill = session.find<SkillRecord>('skill', address.id);
       if (skill === undefined) throw new ResourceNotFoundError(uri, `no skill "${address.id}" is on in this session`);
       if (address.segments.length === 0) {
-        const text = readTextInside(rootOf(skill), skill.path);
+        const text = readTextInside(rootOf(session, skill), skill.path);
         if (text === null) throw new ResourceNotFoundError(uri, `the SKILL.md of "${skill.id}" is gone`);
         return { contents: [{ uri, mimeType: 'text/markdown', text }] };
       }
@@ -263,7 +262,7 @@ export class McpConnection {
       const exposure = await this.exposure(extra, null);
       const prompt = exposure.promptsByName.get(request.params.name);
       if (prompt === undefined) throw new PromptNotFoundError(request.params.name);
-      const document = readMarkdownInside(rootOf(prompt.skill), prompt.skill.path);
+      const document = readMarkdownInside(rootOf(exposure.session, prompt.skill), prompt.skill.path);
       if (document === null) throw new PromptNotFoundError(request.params.name);
       return {
         ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
@@ -379,9 +378,11 @@ function offReason(decidedBy: string, plugin: string | null, project: string | n
   }
 }
 
-/** A skill's root: the folder that holds its `skills/` folder. */
-function rootOf(skill: SkillRecord): string {
-  return path.dirname(path.dirname(skill.folder ?? skill.path));
+/** The root of the session a record was read from: what its document may not leave. */
+function rootOf(session: Session, record: CapabilityRecord): string {
+  const root = session.roots.find((candidate) => candidate.plugin === record.plugin && candidate.level === record.level && isInside(candidate.dir, record.path));
+  if (root === undefined) throw new ResourceNotFoundError(record.path, 'its root is no longer part of this session');
+  return root.dir;
 }
 
 /** One page of a list: `cursor` is the offset a previous page handed out. */

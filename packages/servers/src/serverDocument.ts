@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { readJsonCapability, redactCredentials } from '@loadout/kernel';
 import { serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
@@ -25,10 +24,10 @@ export interface RedactedServerDocument {
 /**
  * Reads a session's server record's file again, now, and redacts it. Null when the file is gone.
  * Throws `DocumentRefusedError` when it no longer reads as a server definition.
+ *
+ * @param rootDir the root the record was read from: nothing outside it is followed
  */
-export function readRedactedServerDocument(record: ServerRecord): RedactedServerDocument | null {
-  // A server document is `<root>/servers/<id>.json`.
-  const rootDir = path.dirname(path.dirname(record.path));
+export function readRedactedServerDocument(record: ServerRecord, rootDir: string): RedactedServerDocument | null {
   const file = readJsonCapability(rootDir, record.path, serverDefinitionShape);
   if (file === null) return null;
   const common = { id: record.id, name: file.name, description: file.description ?? '' };

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,8 +48,9 @@ describe('servers', () => {
       (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
     ]);
     const session = await container.resolve(SessionLoader).open();
-    const local = readRedactedServerDocument(session.find<ServerRecord>('server', 'local') as ServerRecord);
-    const remote = readRedactedServerDocument(session.find<ServerRecord>('server', 'remote') as ServerRecord);
+    const root = path.join(home, 'capabilities');
+    const local = readRedactedServerDocument(session.find<ServerRecord>('server', 'local') as ServerRecord, root);
+    const remote = readRedactedServerDocument(session.find<ServerRecord>('server', 'remote') as ServerRecord, root);
     expect(local).toEqual({
       id: 'local',
       name: 'Local',
