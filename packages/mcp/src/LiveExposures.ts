@@ -116,7 +116,13 @@ export class LiveExposures {
   private async tick(): Promise<void> {
     await settleWatchers();
     if (this.timer === null) return; // closed meanwhile
-    const stamp = this.stamp();
+    let stamp: string | null;
+    try {
+      stamp = this.stamp();
+    } catch {
+      // The database is busy or going away: the next tick asks again.
+      return;
+    }
     if (stamp !== null && stamp === this.lastSeen) return;
     this.lastSeen = stamp;
     for (const listener of [...this.listeners]) listener();
