@@ -5,8 +5,8 @@
 //   `ping` round trip on the same connection (target ≤ 20×). resources/list is paged: the figure
 //   is one page, which is what one request costs; the whole walk is reported beside it.
 // - callTool of a no-op task (one job row, the real runner), as a ratio to spawning `node -e ''`
-//   from this process, each call paired with a spawn (target ≤ 1.5×), in the big workspace and in
-//   an empty one.
+//   from this process with the environment the runner gives tasks, each call paired with a spawn
+//   (target ≤ 1.5×), in the big workspace and in an empty one.
 //
 // Prints one JSON document, and one line per target (met / not met) on stderr.
 import 'reflect-metadata';
@@ -30,6 +30,13 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const { home } = makeWorkspace({ plugins: 100, skillsPerPlugin: 100 });
 // The no-op task lives in a capabilities folder of our own, as in the server benchmark.
 const { scratch, capabilitiesDir, emptyHome } = makeNoopTaskWorkspace('loadout-bench-mcp-');
+
+/**
+ * The environment the task runner gives a task (PATH, HOME, LANG, TMPDIR), for the baseline spawn:
+ * a variable such as NODE_EXTRA_CA_CERTS in this process's environment makes every node start
+ * load a certificate bundle, which the tasks never pay, and would flatter the ratio.
+ */
+const RUNNER_ENV = Object.fromEntries(['PATH', 'HOME', 'LANG', 'TMPDIR'].filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
 
 const envFor = (workspace) => ({
   PATH: process.env.PATH,
@@ -157,7 +164,7 @@ async function measureCalls(client, spawnMs) {
   await client.callTool({ name: 'noop', arguments: {} });
   for (let i = 0; i < CALLS; i += 1) {
     const spawned = now();
-    await exited(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
+    await exited(spawn(process.execPath, ['-e', ''], { stdio: 'ignore', env: RUNNER_ENV }));
     spawnMs.push(now() - spawned);
     const started = now();
     const result = await client.callTool({ name: 'noop', arguments: {} });

@@ -88,7 +88,7 @@ export class LiveExposures {
 
   private async derive(key: string, project: string | null, stamp: string | null): Promise<SessionExposure> {
     const session = await this.container.resolve(SessionLoader).open({ project });
-    const exposure = exposeSession(session, this.schemas);
+    const exposure = exposeSession(session, this.schemas, this.kept.get(key)?.exposure.basis);
     // Kept only when nothing moved while it was read: a change in between is seen next time.
     const after = this.stamp();
     const previous = this.kept.get(key);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Session } from '@loadout/kernel';
+import type { CapabilityRecord, Session } from '@loadout/kernel';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import type { TaskRecord } from '@loadout/tasks';
@@ -48,6 +48,16 @@ export interface SessionExposure {
   readonly promptsByName: ReadonlyMap<string, ExposedPrompt>;
   /** Digests of each list as a client sees it: a list changed when its digest did. */
   readonly fingerprints: { readonly tools: string; readonly resources: string; readonly prompts: string };
+  /** What the resource and prompt lists were derived from, and their digests if already made: for the next exposure. */
+  readonly basis: ExposureBasis;
+}
+
+/** The records the resource and prompt lists come from, with the digests made of them so far. */
+export interface ExposureBasis {
+  readonly skills: readonly CapabilityRecord[];
+  readonly servers: readonly CapabilityRecord[];
+  readonly blocks: string;
+  readonly digests: () => { readonly resources?: string; readonly prompts?: string };
 }
 
 /** The session's blocks as resources: section key → URI and name. */
@@ -71,8 +81,12 @@ export function skillUri(id: string, relative?: string): string {
  * skill, and a prompt per skill. Pure: reads nothing but what the session holds. The tools are
  * derived at once (a call needs them); the resource and prompt lists and the digests only when
  * first asked for, so a call in a big workspace does not pay for listing ten thousand skills.
+ *
+ * @param previous the basis of the exposure this one replaces: when the session still holds the
+ *   very same skill and server records (a change elsewhere, e.g. a job row, moved the workspace
+ *   stamp), its digests are taken over instead of made again
  */
-export function exposeSession(session: Session, schemas: TaskInputSchemas): SessionExposure {
+export function exposeSession(session: Session, schemas: TaskInputSchemas, previous?: ExposureBasis): SessionExposure {
   const tasks = session.recordsOf<TaskRecord>('task');
   const names = assignToolNames(tasks.map((task) => task.dirName));
   const tools: ExposedTool[] = [];
@@ -93,13 +107,29 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas): Sess
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+  const skills = session.recordsOf<SkillRecord>('skill');
+  const servers = session.recordsOf<ServerRecord>('server');
+  const blocks = BLOCK_RESOURCES.filter((block) => session.sections.has(block.section))
+    .map((block) => block.section)
+    .join(',');
+  const unchanged = previous !== undefined && previous.blocks === blocks && sameItems(previous.skills, skills) && sameItems(previous.servers, servers);
+  const inherited = unchanged ? previous.digests() : {};
+
   const resources = once(() => listResources(session));
-  const prompts = once(() => session.recordsOf<SkillRecord>('skill').map((skill) => ({ name: `${PROMPT_PREFIX}${skill.id}`, skill })));
+  const prompts = once(() => skills.map((skill) => ({ name: `${PROMPT_PREFIX}${skill.id}`, skill })));
   const promptsByName = once(() => new Map(prompts().map((prompt) => [prompt.name, prompt])));
   const toolsDigest = once(() => digest(tools.map((tool) => [tool.name, tool.task.name, tool.task.description, tool.inputSchema])));
-  const resourcesDigest = once(() => digest(resources().map((entry) => [entry.description, entry.kind === 'skill' ? entry.record.path : null])));
-  const promptsDigest = once(() => digest(prompts().map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])));
+  const resourcesDigest = once(
+    () => inherited.resources ?? digest(resources().map((entry) => [entry.description, entry.kind === 'skill' ? entry.record.path : null])),
+  );
+  const promptsDigest = once(() => inherited.prompts ?? digest(prompts().map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])));
   return {
+    basis: {
+      skills,
+      servers,
+      blocks,
+      digests: () => ({ ...(resourcesDigest.made() ? { resources: resourcesDigest() } : {}), ...(promptsDigest.made() ? { prompts: promptsDigest() } : {}) }),
+    },
     session,
     tools,
     toolsByName: new Map(tools.map((tool) => [tool.name, tool])),
@@ -154,10 +184,17 @@ function listResources(session: Session): ResourceEntry[] {
   return resources;
 }
 
-/** `make()`'s value, made on the first call and kept. */
-function once<T>(make: () => T): () => T {
+/** `make()`'s value, made on the first call and kept; `made()` says whether it was. */
+function once<T>(make: () => T): (() => T) & { made: () => boolean } {
   let made: { value: T } | null = null;
-  return () => (made ??= { value: make() }).value;
+  return Object.assign(() => (made ??= { value: make() }).value, { made: () => made !== null });
+}
+
+/** Whether two lists hold the very same objects in the same order. */
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function described(description: string): { description?: string } {
