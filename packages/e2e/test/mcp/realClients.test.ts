@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
@@ -24,7 +24,12 @@ afterEach(async () => {
  * written) and `loadout` installed on PATH by the install script; `run` runs a client binary
  * asynchronously, since the server under test answers from this very process.
  */
-async function setUp(): Promise<{ server: TestServer; run: (binary: string, args: string[], extraEnv?: Record<string, string>) => Promise<string> }> {
+async function setUp(): Promise<{
+  server: TestServer;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  run: (binary: string, args: string[], extraEnv?: Record<string, string>) => Promise<string>;
+}> {
   server = await TestServer.start({ tree: mcpTree(), plugins: ['acme'] });
   const scratch = testdir({ home: {}, bin: {} });
   const bin = path.join(scratch, 'bin');
@@ -39,7 +44,7 @@ async function setUp(): Promise<{ server: TestServer; run: (binary: string, args
         error === null ? done(stdout) : fail(new Error(`${path.basename(binary)} ${args.join(' ')}: ${error.message}\n${stderr}`)),
       ),
     );
-  return { server, run };
+  return { server, env, cwd, run };
 }
 
 describe('real clients', () => {
@@ -56,14 +61,52 @@ describe('real clients', () => {
     expect(listed).not.toContain(TOKEN);
   });
 
-  it('Codex connects over stdio and over HTTP, offline, and offers each server as a tool namespace', async () => {
-    const { server, run } = await setUp();
+  it('Codex connects over stdio and over HTTP, offline, and lists each server\'s tools and resources', async () => {
+    const { server, run, env, cwd } = await setUp();
     await run(CODEX, ['mcp', 'add', 'loadout-stdio', '--env', `LOADOUT_HOME=${server.home}`, '--', 'loadout', 'mcp']);
     await run(CODEX, ['mcp', 'add', 'loadout-http', '--url', `http://127.0.0.1:${server.server.port}/mcp`, '--bearer-token-env-var', 'LOADOUT_BEARER']);
-    // `debug prompt-input` connects to every server and builds the model input, without calling a model.
-    const input = await run(CODEX, ['debug', 'prompt-input', 'hi'], { LOADOUT_BEARER: TOKEN, OPENAI_BASE_URL: 'http://127.0.0.1:9' });
-    const namespaces = /Deferred tool namespaces:((?:\\n- [^\\]+)+)/.exec(input)?.[1] ?? '';
-    expect(namespaces).toContain('- mcp__loadout_stdio: Loadout serves this session');
-    expect(namespaces).toContain('- mcp__loadout_http: Loadout serves this session');
+    // `codex app-server` answers mcpServerStatus/list once it has connected to every server. It
+    // has no working folder of a session (it starts stdio servers in ~/.codex, and offers no
+    // roots over HTTP), so both see the global level: the owner's and the plugin's tasks.
+    const status = await askCodexAppServer(cwd, { ...env, LOADOUT_BEARER: TOKEN }, 'mcpServerStatus/list');
+    const servers = (status as { data: { name: string; tools: Record<string, unknown>; resources: { uri: string }[] }[] }).data;
+    for (const name of ['loadout-stdio', 'loadout-http']) {
+      const entry = servers.find((candidate) => candidate.name === name);
+      expect(Object.keys(entry?.tools ?? {}), name).toEqual(expect.arrayContaining(['echo', 'acme-task']));
+      expect(entry?.resources.map((resource) => resource.uri), name).toContain('skill://guide/reference/usage.md');
+    }
   });
 });
+
+/**
+ * Asks `codex app-server` (JSON-RPC over stdio) one question after the handshake and answers its
+ * result; the server is stopped once the answer is in.
+ */
+function askCodexAppServer(cwd: string, env: NodeJS.ProcessEnv, method: string): Promise<unknown> {
+  return new Promise((done, fail) => {
+    const child = spawn(CODEX, ['app-server'], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`codex app-server did not answer ${method}`));
+    }, 60_000);
+    let buffer = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
+      buffer += text;
+      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
+        if (message.id !== 2) continue;
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        if (message.error !== undefined) fail(new Error(JSON.stringify(message.error)));
+        else done(message.result);
+      }
+    });
+    const send = (message: unknown): boolean => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ id: 1, method: 'initialize', params: { clientInfo: { name: 'loadout-e2e', title: 'loadout-e2e', version: '0' } } });
+    send({ method: 'initialized' });
+    send({ id: 2, method, params: {} });
+  });
+}
