@@ -8,7 +8,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
  * Who may call a route once the Host and Origin checks passed: anyone on this machine
  * (`public`, reads of what a session lists) or only a holder of the server token (`token`: every
  * write, every run, and reads of what tasks printed). A route that changes something is always
- * `token`; the server refuses to register it otherwise.
+ * `token`; the server refuses to register it otherwise. A `public` read that names a project
+ * (`?project=`) needs the token too: the server decides that for every route.
  */
 export type RouteAccess = 'public' | 'token';
 

@@ -1,44 +1,11 @@
 import path from 'node:path';
-import { isInside, redactCredentials } from '@loadout/kernel';
+import { isInside, redactSecrets } from '@loadout/kernel';
 
 /** A folder diagnostics name by a label instead of its absolute path. */
 export interface PathAnchor {
   readonly dir: string;
   /** e.g. `~`, `<project>`, `$CODEX_HOME`. */
   readonly label: string;
-}
-
-/**
- * Values shaped like credentials: provider tokens with well-known prefixes, cloud access keys,
- * bearer tokens, `secret=…` pairs, long hex runs, and long mixed-case alphanumeric runs that only
- * keys have (a skill name is lower-case, so it never matches).
- */
-const CREDENTIAL_SHAPES: readonly RegExp[] = [
-  // Provider tokens are mixed-case; requiring an upper-case letter keeps a skill slug like `sk-tools` readable.
-  /\b(?:gh[pousr]_|github_pat_|glpat-|sk-(?:ant-|proj-)?|pk_live_|sk_live_|rk_live_|AIza|ya29\.|npm_)(?=[A-Za-z0-9_\-.]*[A-Z])[A-Za-z0-9_\-.]{12,}/g,
-  /\bxox[abprs]-\d+-[A-Za-z0-9-]{8,}/g,
-  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  /\b(bearer|token|secret|password|passwd|api[_-]?key|access[_-]?key)(\s*[:=]\s*|\s+)([^\s,;'"]{6,})/gi,
-  /\b[A-Fa-f0-9]{40,}\b/g,
-  /\b(?=[A-Za-z0-9+_-]*[0-9])(?=[A-Za-z0-9+_-]*[A-Z])(?=[A-Za-z0-9+_-]*[a-z])[A-Za-z0-9+_-]{32,}={0,2}/g,
-];
-
-/**
- * Removes credential-shaped values from text meant for people: URL credentials (through the
- * kernel's one function), then anything shaped like a token or key, replaced by `[redacted]`.
- */
-export function redactSecrets(text: string): string {
-  let result = redactCredentials(text);
-  for (const shape of CREDENTIAL_SHAPES) {
-    result = result.replace(shape, (match, ...groups: unknown[]) => {
-      if (typeof groups[0] === 'string' && typeof groups[1] === 'string' && typeof groups[2] === 'string') {
-        return `${groups[0]}${groups[1]}[redacted]`;
-      }
-      return '[redacted]';
-    });
-  }
-  return result;
 }
 
 /**

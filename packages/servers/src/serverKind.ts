@@ -8,7 +8,9 @@ import {
   type KindDocument,
   type KindFolderEntry,
   readJsonCapability,
+  redactArguments,
   redactCredentials,
+  redactSecrets,
 } from '@loadout/kernel';
 import { SERVER_ID, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
@@ -43,7 +45,7 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
   };
   const record =
     'command' in file
-      ? { ...common, transport: 'stdio' as const, command: file.command, args: file.args.map(redactCredentials), envKeys: Object.keys(file.env) }
+      ? { ...common, transport: 'stdio' as const, command: redactSecrets(file.command), args: redactArguments(file.args), envKeys: Object.keys(file.env) }
       : { ...common, transport: 'http' as const, url: redactCredentials(file.url) };
   return { records: [record], diagnostics: [] };
 }

@@ -113,9 +113,14 @@ function updateProjectPicker() {
   replaceChildren(list, recentProjects().map((dir) => h('option', { value: dir })));
 }
 
-/** Opens `project` after checking with the server that it is a folder it can read. */
+/**
+ * Opens `project` after checking with the server that it is a folder it can read. Reads of a
+ * project need the token (the server refuses them without it), so a tab without one asks first;
+ * when the owner cancels, the global level stays in view.
+ */
 async function openProject(project) {
-  const wanted = typeof project === 'string' && project.trim() !== '' ? project.trim() : null;
+  let wanted = typeof project === 'string' && project.trim() !== '' ? project.trim() : null;
+  if (wanted !== null && getToken() === null && !(await askForToken(`Opening the project ${wanted} needs the token of this Loadout server.`))) wanted = null;
   if (wanted === null) {
     context.project = null;
   } else {
@@ -146,7 +151,13 @@ function askForToken(reason) {
     title: 'Server token',
     body: [
       h('p', { text: reason ?? 'Changes and runs need the token of this Loadout server.' }),
-      h('p', { class: 'hint' }, 'Open the address `loadout serve` printed (it carries the token), or paste the token from the file ', h('code', { text: 'server-token' }), ' in the data folder (LOADOUT_DATA_DIR), or the value of LOADOUT_TOKEN.'),
+      h(
+        'p',
+        { class: 'hint' },
+        '`loadout serve` prints where the token is, never the token itself. Paste the content of the file ',
+        h('code', { text: 'server-token' }),
+        ' in the data folder (LOADOUT_DATA_DIR), or the value of LOADOUT_TOKEN when the server was started with it.',
+      ),
       field('Token', input),
     ],
     submitLabel: 'Use token',
@@ -181,7 +192,7 @@ function startInboxStream() {
   if (inboxStream !== null || getToken() === null) return;
   request('GET', '/api/notifications', { query: { unread: 'true', limit: 1000 } })
     .then((items) => context.setUnread(Array.isArray(items) ? items.length : 0))
-    .catch(() => undefined);
+    .catch((error) => context.fail('Could not count unread notifications', error));
   inboxStream = follow('/api/notifications/stream', {
     notification: () => {
       context.setUnread(Number(unreadCount.textContent || '0') + 1);
@@ -211,10 +222,14 @@ async function boot() {
   adoptTokenFromAddress();
   const fromAddress = new URL(location.href).searchParams.get('project');
   updateProjectPicker();
-  if (fromAddress !== null && fromAddress !== '') await openProject(fromAddress);
-  else await render();
-  if (getToken() === null) void askForToken();
-  else startInboxStream();
+  if (fromAddress !== null && fromAddress !== '') {
+    // Asks for the token first when this tab has none.
+    await openProject(fromAddress);
+  } else {
+    await render();
+    if (getToken() === null) void askForToken();
+  }
+  startInboxStream();
 }
 
 void boot();

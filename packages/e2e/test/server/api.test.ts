@@ -44,10 +44,11 @@ describe('the session and task routes', () => {
     expect(answer.headers['cache-control']).toBe('no-store');
   });
 
-  it('opens the session for a project, and refuses a project that does not exist', async () => {
+  it('opens the session for a project with the token, and refuses a project that does not exist', async () => {
     const s = await start();
     const project = testdir({ '.agents': { tasks: { local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'echo local\n' }) } } });
-    const answer = await s.request('GET', `/api/tasks?project=${encodeURIComponent(project)}`, { token: null });
+    expect((await s.request('GET', `/api/tasks?project=${encodeURIComponent(project)}`, { token: null })).status).toBe(401);
+    const answer = await s.request('GET', `/api/tasks?project=${encodeURIComponent(project)}`);
     expect((answer.body as { dirName: string; level: string }[]).find((t) => t.dirName === 'local')?.level).toBe('project');
     const missing = await s.request('GET', '/api/session?project=%2Fno%2Fsuch%2Ffolder');
     expect(missing).toMatchObject({ status: 400, body: { error: { code: 'PROJECT_NOT_FOUND' } } });

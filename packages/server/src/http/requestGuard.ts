@@ -27,7 +27,7 @@ export function guardRequest(request: FastifyRequest, settings: GuardSettings): 
   // Decide on the route the router matched (after it decoded the path), never on the raw URL:
   // `/api/%6Aobs` or an absolute-form target must not slip past a prefix check.
   const access = (request.routeOptions.config as { access?: RouteAccess } | undefined)?.access ?? null;
-  if (!needsToken(request.method, access)) return;
+  if (!needsToken(request.method, access, namesProject(request))) return;
   const presented = presentedToken(request);
   if (presented === null || !sameToken(presented, settings.token)) {
     throw new TokenRequiredError(
@@ -39,14 +39,25 @@ export function guardRequest(request: FastifyRequest, settings: GuardSettings): 
 }
 
 /**
- * Whether a request needs the token: every method but GET/HEAD, and reads of routes that declare
- * `access: 'token'`. A GET that matched no route serves nothing and gets its 404.
+ * Whether a request needs the token: every method but GET/HEAD, reads of routes that declare
+ * `access: 'token'`, and any read that names a project (`?project=`). A project is a folder the
+ * owner works in: another process on this machine must not learn what it holds (or whether it
+ * exists) by asking the owner's server, nor make the server scan and watch folders at will. A GET
+ * that matched no route serves nothing and gets its 404.
  *
  * @param access what the matched route declares; null when nothing matched
+ * @param project whether the request names a project
  */
-export function needsToken(method: string, access: RouteAccess | null): boolean {
+export function needsToken(method: string, access: RouteAccess | null, project = false): boolean {
   if (method !== 'GET' && method !== 'HEAD') return true;
-  return access === 'token';
+  if (access === null) return false;
+  return access === 'token' || project;
+}
+
+/** Whether the query names a project, even an empty or repeated one. */
+function namesProject(request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined;
+  return query !== undefined && query !== null && Object.hasOwn(query, 'project');
 }
 
 function isOwnOrigin(origin: string, own: ReadonlySet<string>): boolean {

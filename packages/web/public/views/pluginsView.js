@@ -11,7 +11,13 @@ const install = { running: false, url: '', startedAt: 0, timer: null };
 export async function renderPlugins(container, context) {
   const [plugins, stateAnswer] = await Promise.all([
     request('GET', '/api/plugins'),
-    context.hasToken() ? rpc('capability.state', { project: context.project }).catch(() => null) : Promise.resolve(null),
+    // The list is useful without the counts: show it, and say why the counts are missing.
+    context.hasToken()
+      ? rpc('capability.state', { project: context.project }).catch((error) => {
+          context.fail('Could not read which capabilities are on', error);
+          return null;
+        })
+      : Promise.resolve(null),
   ]);
   const list = Array.isArray(plugins) ? plugins : [];
   const entries = Array.isArray(stateAnswer) ? stateAnswer : (stateAnswer?.capabilities ?? null);
