@@ -1,5 +1,5 @@
 import { Database, writeTransaction } from '@loadout/db';
-import { token } from '@loadout/kernel';
+import { exceedsJsonDepth, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { JobNotFoundError, PipelineNotFoundError } from './JobErrors.js';
 
@@ -410,15 +410,17 @@ export class SqliteJobQueue implements JobQueue {
 }
 
 /**
- * What a pipeline step hands the next one: the output parsed as JSON when it is JSON, else the
- * text itself (so the next task reads a JSON string).
+ * What a pipeline step hands the next one: the output parsed as JSON when it is JSON (nested no
+ * deeper than the API takes), else the text itself (so the next task reads a JSON string).
  */
 export function outputAsInput(output: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(output) as unknown;
+    parsed = JSON.parse(output) as unknown;
   } catch {
     return output;
   }
+  return exceedsJsonDepth(parsed) ? output : parsed;
 }
 
 /** A pipeline's status follows from its steps. */

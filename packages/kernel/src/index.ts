@@ -9,6 +9,7 @@ export * from './DocumentReader.js';
 export * from './FileLock.js';
 export * from './FolderScanCache.js';
 export * from './formatValidationError.js';
+export * from './jsonDepth.js';
 export * from './listFolderInside.js';
 export * from './LoadoutError.js';
 export * from './Places.js';

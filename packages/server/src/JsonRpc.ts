@@ -1,4 +1,4 @@
-import { type ErrorCategory, formatValidationError, isLoadoutError, redactCredentials } from '@loadout/kernel';
+import { type ErrorCategory, exceedsJsonDepth, formatValidationError, isLoadoutError, MAX_JSON_DEPTH, redactCredentials } from '@loadout/kernel';
 import type { RpcContext, RpcMethod } from '@loadout/api';
 
 /** The error codes JSON-RPC 2.0 defines. */
@@ -55,6 +55,9 @@ export async function handleJsonRpc(
     parsed = JSON.parse(body);
   } catch {
     return failure(null, JSON_RPC_ERRORS.parse, 'Parse error: the body is not valid JSON');
+  }
+  if (exceedsJsonDepth(parsed)) {
+    return failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return failure(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: an empty batch');

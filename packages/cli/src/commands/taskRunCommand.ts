@@ -1,4 +1,4 @@
-import { resolve } from '@loadout/kernel';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, resolve } from '@loadout/kernel';
 import { describeFailure, TaskExecution } from '@loadout/jobs';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
@@ -69,9 +69,12 @@ export function registerTaskRunCommand(tasks: Command, cli: CliContext): void {
 
 function parseInput(text: string | undefined): unknown {
   if (text === undefined) return undefined;
+  let input: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    input = JSON.parse(text) as unknown;
   } catch {
     throw new UsageError('--input must be JSON, e.g. --input \'{"text":"hello"}\'');
   }
+  if (exceedsJsonDepth(input)) throw new UsageError(`--input nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  return input;
 }

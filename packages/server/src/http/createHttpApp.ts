@@ -10,7 +10,7 @@ import {
   RouteReply,
   StaticAssetFolders,
 } from '@loadout/api';
-import { resolveAll, WiringError } from '@loadout/kernel';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, resolveAll, WiringError } from '@loadout/kernel';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { httpErrorFor } from './httpErrors.js';
 import { openEventStream } from './openEventStream.js';
@@ -59,7 +59,12 @@ export async function createHttpApp(context: HttpAppContext, guard: GuardSetting
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') done(null, undefined);
-    else json(request, text, done);
+    else
+      json(request, text, (error, value) => {
+        // Deeper than anyone means, and deep enough to exhaust the stack of whatever serialises it later.
+        if (error === null && exceedsJsonDepth(value)) done(new RequestInvalidError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, 'BODY_TOO_DEEP'));
+        else done(error, value);
+      });
   });
 
   app.addHook('onRequest', async (request) => {
