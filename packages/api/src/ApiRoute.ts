@@ -66,12 +66,19 @@ export class RouteReply {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    /** True when `body` is JSON text the route serialised itself, sent as it is. */
+    readonly serialized = false,
   ) {}
 }
 
 /** Answers `status` with `body` as JSON (no body when undefined). */
 export function reply(status: number, body?: unknown): RouteReply {
   return new RouteReply(status, body);
+}
+
+/** Answers with JSON the route serialised itself, e.g. to bound its size while writing it. */
+export function jsonText(text: string, status = 200): RouteReply {
+  return new RouteReply(status, text, true);
 }
 
 /** One Server-Sent Events response. */

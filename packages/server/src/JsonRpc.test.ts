@@ -38,7 +38,10 @@ const scope = (): RpcCallScope => ({
   context: { container: undefined as never, openSession: () => Promise.reject(new Error('no sessions here')) },
   close: () => (closed += 1),
 });
-const rpc = (body: unknown): Promise<unknown> => handleJsonRpc(typeof body === 'string' ? body : JSON.stringify(body), methods, scope);
+const rpc = async (body: unknown): Promise<unknown> => {
+  const answer = await handleJsonRpc(typeof body === 'string' ? body : JSON.stringify(body), methods, scope);
+  return answer === null ? null : (JSON.parse(answer) as unknown);
+};
 
 describe('handleJsonRpc', () => {
   it('answers a call with its result and closes its scope', async () => {

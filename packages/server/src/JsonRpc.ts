@@ -23,8 +23,19 @@ const RPC_CODE_BY_CATEGORY: Record<ErrorCategory, number> = {
   failed: -32000,
 };
 
-/** The most calls one batch may hold. */
-export const MAX_BATCH = 100;
+/**
+ * The most calls one batch may hold. A batch runs its calls one after the other in one request, so
+ * a long one holds a connection and builds one answer; a client with more to ask sends more batches.
+ */
+export const MAX_BATCH = 20;
+
+/**
+ * The most a batch's answer may grow to (UTF-8 bytes). A call whose answer would pass it, after at
+ * least one was answered, is not run: it gets a `RESPONSE_TOO_LARGE` error, so the client asks for
+ * it again on its own. One call alone is always answered whatever its size: that is what a single
+ * request for it costs anyway.
+ */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 type Id = string | number | null;
 export interface JsonRpcError {
@@ -41,35 +52,73 @@ export interface RpcCallScope {
 }
 
 /**
- * Answers a JSON-RPC 2.0 request body: one call or a batch. Returns null when nothing is to be
- * sent back (only notifications). Never throws: every failure is an error object.
+ * Answers a JSON-RPC 2.0 request body: one call or a batch. Returns the answer as JSON text, or
+ * null when nothing is to be sent back (only notifications). Never throws: every failure is an
+ * error object. A batch's calls run one at a time with a turn of the event loop between them, so
+ * other requests are served meanwhile, and each answer is serialised as soon as it is made, so the
+ * batch holds text within {@link MAX_RESPONSE_BYTES}, not every result at once.
  */
 export async function handleJsonRpc(
   body: string,
   methods: ReadonlyMap<string, RpcMethod>,
   scope: () => RpcCallScope,
   log: (error: unknown) => void = () => undefined,
-): Promise<JsonRpcResponse | JsonRpcResponse[] | null> {
+): Promise<string | null> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return failure(null, JSON_RPC_ERRORS.parse, 'Parse error: the body is not valid JSON');
+    return JSON.stringify(failure(null, JSON_RPC_ERRORS.parse, 'Parse error: the body is not valid JSON'));
   }
   if (exceedsJsonDepth(parsed)) {
-    return failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+    return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`));
   }
-  if (Array.isArray(parsed)) {
-    if (parsed.length === 0) return failure(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: an empty batch');
-    if (parsed.length > MAX_BATCH) return failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH} calls`);
-    const responses: JsonRpcResponse[] = [];
-    for (const call of parsed) {
-      const response = await handleCall(call, methods, scope, log);
-      if (response !== null) responses.push(response);
+  if (!Array.isArray(parsed)) {
+    const response = await handleCall(parsed, methods, scope, log);
+    return response === null ? null : JSON.stringify(response);
+  }
+  if (parsed.length === 0) return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: an empty batch'));
+  if (parsed.length > MAX_BATCH) return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH} calls`));
+  const answers: string[] = [];
+  let bytes = 2;
+  let full = false;
+  for (const call of parsed) {
+    if (answers.length > 0) await nextTurn();
+    let response: JsonRpcResponse | null;
+    if (full && expectsAnswer(call)) response = tooLarge(call);
+    else response = await handleCall(call, methods, scope, log);
+    if (response === null) continue;
+    let text = JSON.stringify(response);
+    let size = Buffer.byteLength(text) + 1;
+    if (answers.length > 0 && bytes + size > MAX_RESPONSE_BYTES) {
+      full = true;
+      text = JSON.stringify(tooLarge(call));
+      size = Buffer.byteLength(text) + 1;
     }
-    return responses.length === 0 ? null : responses;
+    answers.push(text);
+    bytes += size;
   }
-  return handleCall(parsed, methods, scope, log);
+  return answers.length === 0 ? null : `[${answers.join(',')}]`;
+}
+
+/** Whether a batch entry is a call that gets an answer (has an id), as opposed to a notification. */
+function expectsAnswer(call: unknown): boolean {
+  return call !== null && typeof call === 'object' && !Array.isArray(call) && 'id' in call;
+}
+
+/** The answer for a call the batch's size budget left no room for. */
+function tooLarge(call: unknown): JsonRpcResponse {
+  const id = (call as { id?: unknown }).id;
+  const replyId: Id = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+  return failure(replyId, -32000, `the answer to this batch would pass ${MAX_RESPONSE_BYTES / (1024 * 1024)} MiB: this call was not run; send it again on its own`, {
+    code: 'RESPONSE_TOO_LARGE',
+    category: 'failed',
+  });
+}
+
+/** Lets the event loop serve other requests before the next call of a batch runs. */
+function nextTurn(): Promise<void> {
+  return new Promise((done) => setImmediate(done));
 }
 
 async function handleCall(

@@ -138,7 +138,10 @@ function registerRoutes(app: FastifyInstance, routes: readonly ApiRoute[], conte
 
 /** Sends what a route returned: a plain value as 200 JSON, or what one of the reply kinds asks for. */
 async function send(result: unknown, request: FastifyRequest, reply: FastifyReply, context: HttpAppContext): Promise<FastifyReply> {
-  if (result instanceof RouteReply) return result.body === undefined ? reply.code(result.status).send() : reply.code(result.status).send(result.body);
+  if (result instanceof RouteReply) {
+    if (result.serialized) void reply.type('application/json; charset=utf-8');
+    return result.body === undefined ? reply.code(result.status).send() : reply.code(result.status).send(result.body);
+  }
   if (result instanceof EventStreamReply) {
     result.open(openEventStream(request, reply, context.streams));
     return reply;

@@ -1,4 +1,4 @@
-import { type ApiRoute, defineRoute, reply, type RpcMethod, RpcMethods, type RouteContext } from '@loadout/api';
+import { type ApiRoute, defineRoute, jsonText, reply, type RpcMethod, RpcMethods, type RouteContext } from '@loadout/api';
 import { resolveAll, type Session, SessionLoader } from '@loadout/kernel';
 import { handleJsonRpc } from '../JsonRpc.js';
 
@@ -39,7 +39,7 @@ export function rpcRoute(context: RouteContext): ApiRoute {
         },
         (error) => context.log(`rpc: ${(error as Error).stack ?? String(error)}`),
       );
-      return answer === null ? reply(204) : answer;
+      return answer === null ? reply(204) : jsonText(answer);
     },
   });
 }
