@@ -33,6 +33,34 @@ export interface Job {
   readonly finishedAt: string | null;
 }
 
+/**
+ * A job as a listing shows it: everything but its input and what it printed, which can weigh
+ * megabytes each. Read one job for those.
+ */
+export type JobSummary = Omit<Job, 'input' | 'output' | 'stderr'>;
+
+/** Which jobs a listing shows, newest first. */
+export interface JobListOptions {
+  /** At most this many (1-500, default 50). */
+  readonly limit?: number;
+  readonly status?: JobStatus;
+  /** Only runs of this task (its `dirName`). */
+  readonly task?: string;
+  /** Only jobs older than this id: the next page after a page whose last job had this id. */
+  readonly before?: number;
+}
+
+/** How long finished jobs are kept. Queued, waiting and running jobs are never pruned. */
+export interface JobRetention {
+  /** The newest this many finished jobs are kept. */
+  readonly keepJobs: number;
+  /** A job that finished more than this many days ago goes, even among the newest. */
+  readonly keepDays: number;
+}
+export const JobRetention = token<JobRetention>('jobs.retention');
+
+export const DEFAULT_JOB_RETENTION: JobRetention = { keepJobs: 1000, keepDays: 30 };
+
 /** A running job with the process it started, for recovery after a crash. */
 export interface RunningJob extends Job {
   readonly claimedBy: string | null;
@@ -133,8 +161,14 @@ export interface JobQueue {
   releaseInterrupted(id: number, reason: string, mayRetry?: boolean): Job;
   get(id: number): Job;
   getPipeline(id: number): Pipeline;
-  /** The newest jobs first. */
-  list(options?: { limit?: number; status?: JobStatus }): Job[];
+  /** The newest jobs first, without their input or output. */
+  list(options?: JobListOptions): JobSummary[];
+  /**
+   * Deletes finished jobs beyond the newest `keepJobs` and those that finished more than
+   * `keepDays` before `now`. A pipeline's jobs go only all together, once every one of them may go.
+   * Returns how many jobs were deleted.
+   */
+  prune(retention: JobRetention, now?: number): number;
   /** When the next queued job becomes due (epoch ms), or null when none is queued. */
   nextDueAt(): number | null;
 }
@@ -368,13 +402,49 @@ export class SqliteJobQueue implements JobQueue {
     return { id: pipeline.id, project: pipeline.project, status: pipelineStatus(jobs), createdAt: pipeline.created_at, jobs };
   }
 
-  list(options: { limit?: number; status?: JobStatus } = {}): Job[] {
+  list(options: JobListOptions = {}): JobSummary[] {
     const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
-    const rows =
-      options.status === undefined
-        ? (this.db.prepare('SELECT * FROM pipeline_jobs ORDER BY id DESC LIMIT ?').all(limit) as JobRow[])
-        : (this.db.prepare('SELECT * FROM pipeline_jobs WHERE status = ? ORDER BY id DESC LIMIT ?').all(options.status, limit) as JobRow[]);
-    return rows.map(toJob);
+    const where: string[] = [];
+    const values: (string | number)[] = [];
+    if (options.status !== undefined) {
+      where.push('status = ?');
+      values.push(options.status);
+    }
+    if (options.task !== undefined) {
+      where.push('task_dir_name = ?');
+      values.push(options.task);
+    }
+    if (options.before !== undefined) {
+      where.push('id < ?');
+      values.push(options.before);
+    }
+    const rows = this.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM pipeline_jobs ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY id DESC LIMIT ?`)
+      .all(...values, limit) as JobRow[];
+    return rows.map(toJobSummary);
+  }
+
+  prune(retention: JobRetention, now = Date.now()): number {
+    return writeTransaction(this.db, () => {
+      // The id of the keepJobs-th newest finished job: finished jobs below it are beyond the count.
+      const newest = this.db
+        .prepare(`SELECT id FROM pipeline_jobs WHERE status IN ${FINISHED} ORDER BY id DESC LIMIT 1 OFFSET ?`)
+        .get(Math.max(retention.keepJobs, 1) - 1) as { id: number } | undefined;
+      const cutoff = new Date(now - retention.keepDays * 24 * 60 * 60 * 1000).toISOString();
+      const floor = newest?.id ?? 0;
+      const prunable = (row: string): string => `(${row}.status IN ${FINISHED} AND (${row}.id < @floor OR ${row}.finished_at < @cutoff))`;
+      const deleted = this.db
+        .prepare(
+          `DELETE FROM pipeline_jobs WHERE id IN (
+             SELECT j.id FROM pipeline_jobs j
+             WHERE ${prunable('j')}
+               AND (j.pipeline_id IS NULL OR NOT EXISTS (
+                 SELECT 1 FROM pipeline_jobs k WHERE k.pipeline_id = j.pipeline_id AND NOT ${prunable('k')})))`,
+        )
+        .run({ floor, cutoff }).changes;
+      if (deleted > 0) this.db.prepare('DELETE FROM pipelines WHERE NOT EXISTS (SELECT 1 FROM pipeline_jobs WHERE pipeline_id = pipelines.id)').run();
+      return deleted;
+    });
   }
 
   nextDueAt(): number | null {
@@ -435,16 +505,20 @@ function inputText(input: unknown): string {
   return JSON.stringify(input === undefined ? {} : input);
 }
 
-function toJob(row: JobRow): Job {
+/** The statuses a job does not leave: the ones retention may prune. */
+const FINISHED = "('succeeded', 'failed', 'skipped')";
+
+/** What a listing reads of a row: never the input or the output. */
+const SUMMARY_COLUMNS =
+  'id, task_dir_name, project, status, exit_code, error, attempts, max_attempts, pipeline_id, step, created_at, started_at, finished_at';
+
+function toJobSummary(row: Omit<JobRow, 'input' | 'output' | 'stderr'>): JobSummary {
   return {
     id: row.id,
     taskDirName: row.task_dir_name,
     project: row.project,
-    input: row.input === null ? undefined : (JSON.parse(row.input) as unknown),
     status: row.status,
     exitCode: row.exit_code,
-    output: row.output,
-    stderr: row.stderr,
     error: row.error,
     attempts: row.attempts,
     maxAttempts: row.max_attempts,
@@ -453,6 +527,15 @@ function toJob(row: JobRow): Job {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+  };
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    ...toJobSummary(row),
+    input: row.input === null ? undefined : (JSON.parse(row.input) as unknown),
+    output: row.output,
+    stderr: row.stderr,
   };
 }
 

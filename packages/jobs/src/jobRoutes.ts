@@ -1,4 +1,4 @@
-import { type ApiRoute, defineRoute, eventStream, IdParams, ListQuery, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
+import { type ApiRoute, defineRoute, eventStream, IdParams, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
 import { resolve } from '@loadout/kernel';
 import { z } from 'zod';
 import { type JobEvent, JobEvents } from './JobEvents.js';
@@ -6,7 +6,13 @@ import { type Job, JobQueue, type JobStatus } from './JobQueue.js';
 import { JobScheduler } from './JobScheduler.js';
 
 const FINAL: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skipped']);
-const JobListQuery = ListQuery.extend({ status: z.enum(['waiting', 'queued', 'running', 'succeeded', 'failed', 'skipped']).optional() });
+/** `GET /api/jobs?limit&status&task&before`: one page, newest first; `before` is the last id of the previous page. */
+const JobListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  status: z.enum(['waiting', 'queued', 'running', 'succeeded', 'failed', 'skipped']).optional(),
+  task: z.string().min(1).max(1024).optional(),
+  before: z.coerce.number().int().min(1).optional(),
+});
 const TaskParams = z.strictObject({ dirName: z.string().max(4096) });
 
 /** `POST /api/tasks/:dirName/runs`: `input` is any JSON; left out, the task gets `{}`. */
@@ -53,11 +59,15 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/jobs',
     access: 'token',
+    // Summaries only: each job's input and output are read one job at a time (`/api/jobs/:id`).
     handle: (request, context) => {
-      const query = parseRequest(JobListQuery, request.query, 'query');
-      return resolve(context.container, JobQueue)
-        .list({ ...(query.limit === undefined ? {} : { limit: query.limit }), ...(query.status === undefined ? {} : { status: query.status }) })
-        .map((job) => withLiveOutput(context, job));
+      const { limit, status, task, before } = parseRequest(JobListQuery, request.query, 'query');
+      return resolve(context.container, JobQueue).list({
+        ...(limit === undefined ? {} : { limit }),
+        ...(status === undefined ? {} : { status }),
+        ...(task === undefined ? {} : { task }),
+        ...(before === undefined ? {} : { before }),
+      });
     },
   }),
 

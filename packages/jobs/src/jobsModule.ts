@@ -5,7 +5,7 @@ import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobAttempts } from './JobAttempts.js';
 import { JobEventHub, JobEvents } from './JobEvents.js';
-import { JobQueue, SqliteJobQueue } from './JobQueue.js';
+import { DEFAULT_JOB_RETENTION, JobQueue, JobRetention, SqliteJobQueue } from './JobQueue.js';
 import { jobRoutes } from './jobRoutes.js';
 import { JobScheduler } from './JobScheduler.js';
 import { jobsMigrations } from './jobsMigrations.js';
@@ -23,6 +23,7 @@ export const jobsModule: LoadoutModule = (container) => {
   for (const migration of jobsMigrations) contribute(container, Migrations, migration);
   container.register(TaskRunnerSettings, { useValue: DEFAULT_TASK_RUNNER_SETTINGS });
   container.register(JobWorkerOptions, { useValue: {} });
+  container.register(JobRetention, { useValue: DEFAULT_JOB_RETENTION });
   container.register(TaskRunner, { useClass: ProcessTaskRunner }, { lifecycle: Lifecycle.Singleton });
   container.register(JobQueue, { useClass: SqliteJobQueue }, { lifecycle: Lifecycle.Singleton });
   container.register(JobEvents, { useClass: JobEventHub }, { lifecycle: Lifecycle.Singleton });
@@ -34,7 +35,48 @@ export const jobsModule: LoadoutModule = (container) => {
   container.register(JobScheduler, { useClass: JobScheduler }, { lifecycle: Lifecycle.Singleton });
   for (const route of [...jobRoutes, ...notificationRoutes]) contribute(container, HttpRoutes, route);
   contribute(container, ServerServices, workersService(container));
+  contribute(container, ServerServices, retentionService(container));
 };
+
+/** Sets how long the server this process starts keeps finished jobs (`loadout serve --keep-jobs`). */
+export function configureJobRetention(container: DependencyContainer, retention: Partial<JobRetention>): void {
+  container.register(JobRetention, { useValue: { ...DEFAULT_JOB_RETENTION, ...retention } });
+}
+
+/** How often a serving process prunes finished jobs, besides once when it starts. */
+export const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Keeps the job table to the retention setting while the server serves: pruned when it starts and
+ * every {@link PRUNE_INTERVAL_MS}. A failed prune is logged and tried again at the next interval.
+ */
+function retentionService(container: DependencyContainer): ServerService {
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    name: 'job-retention',
+    start: async ({ log }) => {
+      const retention = resolve(container, JobRetention);
+      const prune = (): number => resolve(container, JobQueue).prune(retention);
+      const pruned = prune();
+      timer = setInterval(() => {
+        try {
+          prune();
+        } catch (error) {
+          log(`pruning finished jobs: ${(error as Error).message}`);
+        }
+      }, PRUNE_INTERVAL_MS);
+      timer.unref();
+      return {
+        lines: pruned === 0 ? [] : [`pruned ${pruned} finished job${pruned === 1 ? '' : 's'} (keeping the newest ${retention.keepJobs}, none older than ${retention.keepDays} days)`],
+        json: { jobRetention: { ...retention, pruned } },
+      };
+    },
+    stop: async () => {
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+    },
+  };
+}
 
 /** Sets how the workers of the server this process starts run (count, retry delay, polling). */
 export function configureJobWorkers(container: DependencyContainer, options: Partial<JobWorkerSettings>): void {

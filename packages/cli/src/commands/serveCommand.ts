@@ -1,4 +1,4 @@
-import { configureJobWorkers } from '@loadout/jobs';
+import { configureJobRetention, configureJobWorkers, DEFAULT_JOB_RETENTION } from '@loadout/jobs';
 import { type RunningServer, startServer } from '@loadout/server';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
@@ -7,6 +7,8 @@ interface ServeOptions {
   port?: string;
   host?: string;
   workers?: string;
+  keepJobs?: string;
+  keepJobDays?: string;
   json?: boolean;
 }
 
@@ -23,6 +25,8 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
     .option('--port <n>', 'port to listen on; 0 picks a free one (default: LOADOUT_PORT, else 4477)')
     .option('--host <address>', 'address to listen on; anything but loopback exposes the server to the network', '127.0.0.1')
     .option('--workers <n>', 'how many jobs run at once (default: LOADOUT_WORKERS, else 2)')
+    .option('--keep-jobs <n>', `how many finished jobs are kept (default: LOADOUT_KEEP_JOBS, else ${DEFAULT_JOB_RETENTION.keepJobs})`)
+    .option('--keep-job-days <n>', `how many days a finished job is kept (default: LOADOUT_KEEP_JOB_DAYS, else ${DEFAULT_JOB_RETENTION.keepDays})`)
     .option('--json', 'print one JSON document describing the server once it listens')
     .action(async (options: ServeOptions) => {
       let server: RunningServer | null = null;
@@ -31,10 +35,15 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
         async () => {
           const port = whole(options.port ?? nonEmpty(cli.env.LOADOUT_PORT) ?? '4477', '--port', 0, 65535);
           const count = whole(options.workers ?? nonEmpty(cli.env.LOADOUT_WORKERS) ?? '2', '--workers', 1, 64);
+          const retention = {
+            keepJobs: whole(options.keepJobs ?? nonEmpty(cli.env.LOADOUT_KEEP_JOBS) ?? String(DEFAULT_JOB_RETENTION.keepJobs), '--keep-jobs', 1, 999_999),
+            keepDays: whole(options.keepJobDays ?? nonEmpty(cli.env.LOADOUT_KEEP_JOB_DAYS) ?? String(DEFAULT_JOB_RETENTION.keepDays), '--keep-job-days', 1, 36_500),
+          };
           const host = options.host ?? '127.0.0.1';
           if (!LOOPBACK.has(host)) process.stderr.write(`loadout serve: listening on ${host}: anyone who can reach it and has the token can run tasks\n`);
           const app = cli.app({ watch: true });
           configureJobWorkers(app, { count });
+          configureJobRetention(app, retention);
           server = await startServer(app, {
             port,
             host,
