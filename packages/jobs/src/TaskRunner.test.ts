@@ -43,7 +43,9 @@ describe('ProcessTaskRunner', () => {
       expect(fs.existsSync(seen.cwd)).toBe(false);
       expect(seen.env.LOADOUT_TASK_DIR).toBe(task.folder);
       expect(seen.env.LOADOUT_PROJECT).toBeUndefined();
-      const allowed = new Set(['PATH', 'HOME', 'LANG', 'TMPDIR', 'LOADOUT_TASK_DIR']);
+      expect(seen.env.LOADOUT_RUN_ID).toMatch(new RegExp(`^${process.pid}-\\d+-[0-9a-f]{12}$`));
+      expect(path.basename(seen.cwd)).toBe(`loadout-run-${seen.env.LOADOUT_RUN_ID}`);
+      const allowed = new Set(['PATH', 'HOME', 'LANG', 'TMPDIR', 'LOADOUT_TASK_DIR', 'LOADOUT_RUN_ID']);
       // Node itself may add a few of its own; nothing of the server's environment beyond the list.
       expect(Object.keys(seen.env).filter((name) => !allowed.has(name) && !name.startsWith('NODE_') && name !== 'COLOR')).toEqual([]);
       expect(JSON.stringify(seen.env)).not.toContain('a-secret-that-must-not-leak');

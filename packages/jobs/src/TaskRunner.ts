@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { DocumentRefusedError, realpathInside, token } from '@loadout/kernel';
 import type { TaskRecord } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { signalGroup } from './processGroup.js';
+import { makeScratchFolder, newRunId, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
 import { TaskNotRunnableError } from './JobErrors.js';
 
 /** A piece of what a running task printed. */
@@ -60,6 +60,11 @@ export interface TaskRunnerSettings {
   readonly maxStderrBytes: number;
   /** How long a stopped task gets between SIGTERM and SIGKILL. */
   readonly killGraceMs: number;
+  /**
+   * How often the runner looks at a running task's process tree, so that a descendant that leaves
+   * the task's process group and environment is still known when the run ends.
+   */
+  readonly descendantPollMs: number;
 }
 export const TaskRunnerSettings = token<TaskRunnerSettings>('jobs.taskRunnerSettings');
 
@@ -68,6 +73,7 @@ export const DEFAULT_TASK_RUNNER_SETTINGS: TaskRunnerSettings = {
   maxStdoutBytes: 1024 * 1024,
   maxStderrBytes: 256 * 1024,
   killGraceMs: 2000,
+  descendantPollMs: 250,
 };
 
 /** The variables a task gets from the server's environment; nothing else leaks (no token). */
@@ -118,15 +124,17 @@ export class ProcessTaskRunner implements TaskRunner {
 
   async run(task: TaskRecord, options: TaskRunOptions): Promise<TaskRunResult> {
     const { interpreter, file } = checkRunnable(task);
-    const scratch = options.project === null ? fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-run-')) : null;
+    const runId = newRunId();
+    // Named after the run, so a server that starts after this process was killed removes it.
+    const scratch = options.project === null ? makeScratchFolder(runId) : null;
     try {
-      return await this.spawnTask(task, interpreter, file, scratch ?? (options.project as string), options);
+      return await this.spawnTask(task, interpreter, file, scratch ?? (options.project as string), runId, options);
     } finally {
       if (scratch !== null) fs.rmSync(scratch, { recursive: true, force: true });
     }
   }
 
-  private spawnTask(task: TaskRecord, interpreter: string, file: string, cwd: string, options: TaskRunOptions): Promise<TaskRunResult> {
+  private spawnTask(task: TaskRecord, interpreter: string, file: string, cwd: string, runId: string, options: TaskRunOptions): Promise<TaskRunResult> {
     const env: Record<string, string> = {};
     for (const name of PASSED_ENV) {
       const value = process.env[name];
@@ -135,6 +143,7 @@ export class ProcessTaskRunner implements TaskRunner {
     env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
     env.LOADOUT_TASK_DIR = task.folder;
     if (options.project !== null) env.LOADOUT_PROJECT = options.project;
+    env[RUN_ID_VARIABLE] = runId;
 
     const started = Date.now();
     // Its own process group (and session), so a timeout or a stop reaches everything it started.
@@ -144,6 +153,8 @@ export class ProcessTaskRunner implements TaskRunner {
     let timedOut = false;
     let interrupted = false;
     let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let processes: RunProcesses | null = null;
+    let cleared: Promise<unknown> = Promise.resolve();
 
     return new Promise<TaskRunResult>((resolve, reject) => {
       const timers: NodeJS.Timeout[] = [];
@@ -166,7 +177,8 @@ export class ProcessTaskRunner implements TaskRunner {
         if ('error' in outcome) reject(outcome.error);
         else resolve(outcome.result);
       };
-      const finish = (): void => {
+      const finish = (): void => void cleared.then(report);
+      const report = (): void => {
         const end = exited ?? { code: null, signal: null };
         settle({
           result: {
@@ -189,6 +201,8 @@ export class ProcessTaskRunner implements TaskRunner {
       });
       child.once('spawn', () => {
         if (child.pid !== undefined) {
+          processes = new RunProcesses(runId, child.pid);
+          processes.watch(this.settings.descendantPollMs);
           try {
             options.onSpawn?.(child.pid);
           } catch (error) {
@@ -226,8 +240,9 @@ export class ProcessTaskRunner implements TaskRunner {
 
       child.once('exit', (code, signal) => {
         exited = { code, signal };
-        // The run ends with its main process: whatever it left running in its group goes too.
-        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+        // The run ends with its main process: whatever it left running goes too, in its group or not.
+        if (processes !== null) cleared = processes.killAll().catch((error: Error) => process.emitWarning(`stopping what task ${task.dirName} left running: ${error.message}`));
+        else if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
         // A grandchild that left the group may hold the pipes open; do not wait for it forever.
         timers.push(
           setTimeout(() => {

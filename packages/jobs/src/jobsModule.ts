@@ -12,6 +12,7 @@ import { jobsMigrations } from './jobsMigrations.js';
 import { JobWorkerOptions, JobWorkers, type JobWorkerSettings } from './JobWorkers.js';
 import { NotificationInbox, SqliteNotificationInbox } from './NotificationInbox.js';
 import { notificationRoutes } from './notificationRoutes.js';
+import { sweepAbandonedRuns } from './runProcesses.js';
 import { SessionTaskExecution, TaskExecution } from './TaskExecution.js';
 import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, TaskRunner, TaskRunnerSettings } from './TaskRunner.js';
 
@@ -94,10 +95,21 @@ function workersService(container: DependencyContainer): ServerService {
     start: async ({ log }) => {
       const workers = container.resolve(JobWorkers);
       const recovered = await workers.recover();
+      // What runs of a killed server (or `loadout tasks run`) left: processes outside their
+      // group, scratch folders.
+      const abandoned = await sweepAbandonedRuns();
       workers.start({ ...resolve(container, JobWorkerOptions), log });
       return {
-        lines: recovered.map((job) => `job ${job.id} (${job.taskDirName}) was running when the last server stopped: ${job.status}`),
-        json: { recovered: recovered.map((job) => ({ id: job.id, taskDirName: job.taskDirName, status: job.status, error: job.error })) },
+        lines: [
+          ...recovered.map((job) => `job ${job.id} (${job.taskDirName}) was running when the last server stopped: ${job.status}`),
+          ...(abandoned.processes + abandoned.folders.length === 0
+            ? []
+            : [`removed what killed runs left: ${abandoned.processes} process(es), ${abandoned.folders.length} scratch folder(s)`]),
+        ],
+        json: {
+          recovered: recovered.map((job) => ({ id: job.id, taskDirName: job.taskDirName, status: job.status, error: job.error })),
+          abandonedRuns: { processes: abandoned.processes, scratchFolders: abandoned.folders.length },
+        },
       };
     },
     stop: () => container.resolve(JobWorkers).stop(),

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { isProcessAlive, type Root } from '@loadout/kernel';
+import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { readTaskEntry, type TaskRecord } from '@loadout/tasks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, type TaskRunnerSettings } from '../../src/TaskRunner.js';
+import { taskTree } from '../../src/testing/index.js';
+
+// Item 13 of the hardening issue: a task's child that leaves the task's process group (`setsid`)
+// used to outlive the run. Each test starts such a child, prints its pid, and looks after the run.
+
+const leftovers: number[] = [];
+afterEach(() => {
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  removeTestdirs();
+});
+
+function shellTask(script: string): TaskRecord {
+  const rootDir = testdir({ tasks: { escape: taskTree({ name: 'Escape', implementation: 'run.sh' }, { 'run.sh': script }) } });
+  const root: Root = { dir: rootDir, level: 'global', plugin: null, writable: true };
+  const folder = path.join(rootDir, 'tasks');
+  const draft = readTaskEntry({ root, folder, name: 'escape', path: path.join(folder, 'escape'), isDirectory: true }).records[0];
+  if (draft === undefined) throw new Error('the test task did not read');
+  return { ...draft, kind: 'task', level: 'global', plugin: null };
+}
+
+/** Runs the task and returns the pids it printed, each one remembered for clean-up. */
+async function pidsPrintedBy(script: string, settings: Partial<TaskRunnerSettings> = {}): Promise<number[]> {
+  const runner = new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200, ...settings });
+  const result = await runner.run(shellTask(script), { project: null });
+  const pids = result.stdout.trim().split(/\s+/).map(Number);
+  expect(pids.every((pid) => Number.isInteger(pid) && pid > 0), result.stdout + result.stderr).toBe(true);
+  leftovers.push(...pids);
+  return pids;
+}
+
+const QUIET = '>/dev/null 2>&1 </dev/null';
+/** Gives the child time to leave the task's process group before the task ends. */
+const SETTLE = 'sleep 0.3\n';
+
+describe('13 task descendants', () => {
+  it('13 a child started with setsid does not outlive the run', async () => {
+    const [pid] = await pidsPrintedBy(`setsid sleep 300 ${QUIET} &\necho $!\n${SETTLE}`);
+    expect(isProcessAlive(pid as number)).toBe(false);
+  });
+
+  it('13 a daemon that leaves the session and is orphaned at once does not outlive the run', async () => {
+    const [pid] = await pidsPrintedBy(`setsid sh -c 'sleep 300 ${QUIET} & echo $!'\n${SETTLE}`);
+    expect(isProcessAlive(pid as number)).toBe(false);
+  });
+
+  it('13 a descendant that also drops the environment is stopped once the runner has seen it', async () => {
+    const [pid] = await pidsPrintedBy(`setsid env -i sleep 300 ${QUIET} &\necho $!\nsleep 0.5\n`, { descendantPollMs: 20 });
+    expect(isProcessAlive(pid as number)).toBe(false);
+  });
+
+  it('13 the limit: a descendant that leaves the group, drops the environment and is orphaned before the runner looks escapes', async () => {
+    // The runner looks every descendantPollMs; here it never looks while the task runs.
+    const [pid] = await pidsPrintedBy(`setsid env -i sleep 300 ${QUIET} &\necho $!\n${SETTLE}`, { descendantPollMs: 60_000 });
+    expect(isProcessAlive(pid as number)).toBe(true);
+  });
+});
