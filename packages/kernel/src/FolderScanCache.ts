@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FolderEntry } from './listFolderInside.js';
+import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
 
 interface EntryState<T> {
   value: T;
@@ -23,12 +24,22 @@ interface RootWatch {
   readonly missing: boolean;
 }
 
+/** How a cache bounds what it keeps (see {@link RootRetention}); `now` is for tests. */
+export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
+  readonly now?: () => number;
+}
+
 /**
  * Keeps what a long-running process read from each kind folder and drops exactly what changed on
  * disk, told by file watchers: each root (kind folders appearing or going), each kind folder
  * (entries added, removed, single-file documents edited) and each entry folder (its `SKILL.md` /
  * `TASK.md` edited). A session open in a quiet workspace reads nothing. A folder that cannot be
  * watched is read every time.
+ *
+ * What is kept is bounded by root: the roots of the session being opened, a few more recently
+ * used ones, and none idle for long ({@link RootRetention}); a released root is read from the disk
+ * again when a session next needs it. Every `?project=` is a root, so without this bound each one
+ * asked for would hold its watches for the life of the server.
  *
  * `generation` changes whenever anything might have changed, so a caller can keep results derived
  * from a whole scan while it stays the same. One-shot commands do not use this cache: they read the
@@ -37,11 +48,49 @@ interface RootWatch {
 export class FolderScanCache<T = unknown> {
   private readonly folders = new Map<string, FolderState<T>>();
   private readonly roots = new Map<string, RootWatch>();
+  private readonly retention: RootRetention;
+  private readonly idleMs: number;
+  private sweeper: NodeJS.Timeout | null = null;
   private changes = 0;
+
+  constructor(options: FolderScanCacheOptions = {}) {
+    const limits = { ...DEFAULT_ROOT_RETENTION, ...options };
+    this.retention = new RootRetention(limits, options.now);
+    this.idleMs = limits.idleMs;
+  }
 
   /** Changes whenever a watcher fires or a folder had to be read without a watcher. */
   get generation(): number {
     return this.changes;
+  }
+
+  /** The file watches this cache holds open. */
+  get watchCount(): number {
+    let count = this.roots.size;
+    for (const state of this.folders.values()) {
+      if (state.watcher !== null) count += 1;
+      for (const entry of state.entries?.values() ?? []) if (entry.watcher !== null) count += 1;
+    }
+    return count;
+  }
+
+  /** The roots this cache keeps something for. */
+  get rootCount(): number {
+    return this.retention.size;
+  }
+
+  /**
+   * Releases the roots {@link RootRetention} says to: idle ones, and the least recently used
+   * beyond the spare ones. Never one of `inUse` (the roots of the session being opened).
+   */
+  trim(inUse: ReadonlySet<string>): void {
+    for (const root of this.retention.expired(inUse)) this.release(root);
+  }
+
+  /** Releases every root idle for too long; runs on a timer while anything is kept. */
+  sweep(): void {
+    this.trim(new Set());
+    if (this.retention.size === 0) this.stopSweeping();
   }
 
   /**
@@ -51,6 +100,8 @@ export class FolderScanCache<T = unknown> {
    * @param read reads one entry
    */
   scan(rootDir: string, folder: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): T[] {
+    this.retention.touch(rootDir);
+    this.startSweeping();
     const root = this.watchRoot(rootDir);
     if (root === null) {
       this.changes += 1;
@@ -90,10 +141,36 @@ export class FolderScanCache<T = unknown> {
 
   /** Stops every watcher. */
   close(): void {
+    this.stopSweeping();
     for (const state of this.folders.values()) closeFolder(state);
     this.folders.clear();
     for (const root of this.roots.values()) root.watcher.close();
     this.roots.clear();
+    this.retention.clear();
+  }
+
+  /** Forgets everything kept for `rootDir` and closes its watches; the next scan reads it again. */
+  private release(rootDir: string): void {
+    this.retention.forget(rootDir);
+    this.roots.get(rootDir)?.watcher.close();
+    this.roots.delete(rootDir);
+    for (const [folder, state] of this.folders) {
+      if (path.dirname(folder) !== rootDir) continue;
+      closeFolder(state);
+      this.folders.delete(folder);
+    }
+    this.changes += 1;
+  }
+
+  private startSweeping(): void {
+    if (this.sweeper !== null) return;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(this.idleMs / 2, 60_000)));
+    this.sweeper.unref();
+  }
+
+  private stopSweeping(): void {
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.sweeper = null;
   }
 
   private relist(folder: string, state: FolderState<T>, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): void {

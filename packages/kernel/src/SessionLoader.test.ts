@@ -1,30 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeTestdirs, type TreeDescription, testdir, writeTree } from './testing/index.js';
+import { noteKind, removeTestdirs, type TreeDescription, testdir, writeTree } from './testing/index.js';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
-import { type CapabilityKind, CapabilityKinds } from './CapabilityKind.js';
+import { CapabilityKinds } from './CapabilityKind.js';
 import { closeKernel, createKernel } from './createKernel.js';
 import { type InstalledPlugin, PluginSource } from './PluginSource.js';
-import { readMarkdownCapability } from './readMarkdownCapability.js';
 import { SessionLoader } from './SessionLoader.js';
 import { contribute } from './token.js';
 import { resolvePlaces } from './Places.js';
 
 afterEach(removeTestdirs);
-
-/** A minimal kind for kernel tests: every `notes/<file>.md`. */
-const noteKind: CapabilityKind = {
-  kind: 'note',
-  folder: 'notes',
-  sessionKey: 'notes',
-  document: { idRule: 'name', nameField: 'frontmatter' },
-  readEntry: (entry) => {
-    if (entry.isDirectory || !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
-    const read = readMarkdownCapability(entry.root.dir, entry.path, noteKind.document);
-    return { records: read === null ? [] : [read.draft], diagnostics: [] };
-  },
-};
 
 const note = (name: string) => `---\nname: ${name}\ndescription: ${name} note\n---\n`;
 

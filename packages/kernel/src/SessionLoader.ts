@@ -191,6 +191,7 @@ export class SessionLoader {
         for (const scan of scans) ofKind.push(scan);
       }
     }
+    cache?.trim(new Set(roots.map((root) => root.dir)));
     return byKind;
   }
 

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CapabilityKind } from '../CapabilityKind.js';
+import { readMarkdownCapability } from '../readMarkdownCapability.js';
 
 /** A file tree described inline: a string is a file's content, an object a folder. */
 export interface TreeDescription {
@@ -77,3 +79,16 @@ export function skillMarkdown(fields: Record<string, string>, body = 'Use this s
   const lines = Object.entries(fields).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
   return `---\n${lines.join('\n')}\n---\n${body}`;
 }
+
+/** A minimal kind for kernel tests: every `notes/<file>.md`, identified by its frontmatter name. */
+export const noteKind: CapabilityKind = {
+  kind: 'note',
+  folder: 'notes',
+  sessionKey: 'notes',
+  document: { idRule: 'name', nameField: 'frontmatter' },
+  readEntry: (entry) => {
+    if (entry.isDirectory || !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
+    const read = readMarkdownCapability(entry.root.dir, entry.path, noteKind.document);
+    return { records: read === null ? [] : [read.draft], diagnostics: [] };
+  },
+};
