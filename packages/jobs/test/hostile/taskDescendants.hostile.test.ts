@@ -41,28 +41,33 @@ async function pidsPrintedBy(script: string, settings: Partial<TaskRunnerSetting
 }
 
 const QUIET = '>/dev/null 2>&1 </dev/null';
-/** Gives the child time to leave the task's process group before the task ends. */
-const SETTLE = 'sleep 0.3\n';
+/**
+ * Waits until the last background child runs `sleep` itself: by then it has left the task's group
+ * (`setsid` comes first) and dropped whatever environment `env -i` dropped.
+ */
+const STARTED = 'until [ "$(cat /proc/$!/comm 2>/dev/null)" = sleep ]; do sleep 0.02; done\n';
 
 describe('13 task descendants', () => {
   it('13 a child started with setsid does not outlive the run', async () => {
-    const [pid] = await pidsPrintedBy(`setsid sleep 300 ${QUIET} &\necho $!\n${SETTLE}`);
+    const [pid] = await pidsPrintedBy(`setsid sleep 300 ${QUIET} &\n${STARTED}echo $!\n`);
     expect(isProcessAlive(pid as number)).toBe(false);
   });
 
   it('13 a daemon that leaves the session and is orphaned at once does not outlive the run', async () => {
-    const [pid] = await pidsPrintedBy(`setsid sh -c 'sleep 300 ${QUIET} & echo $!'\n${SETTLE}`);
+    // sh leaves the group before it starts sleep, and has exited when the task goes on.
+    const [pid] = await pidsPrintedBy(`setsid sh -c 'sleep 300 ${QUIET} & echo $!'\n`);
     expect(isProcessAlive(pid as number)).toBe(false);
   });
 
   it('13 a descendant that also drops the environment is stopped once the runner has seen it', async () => {
-    const [pid] = await pidsPrintedBy(`setsid env -i sleep 300 ${QUIET} &\necho $!\nsleep 0.5\n`, { descendantPollMs: 20 });
+    const [pid] = await pidsPrintedBy(`setsid env -i sleep 300 ${QUIET} &\n${STARTED}echo $!\nsleep 0.5\n`, { descendantPollMs: 20 });
     expect(isProcessAlive(pid as number)).toBe(false);
   });
 
   it('13 the limit: a descendant that leaves the group, drops the environment and is orphaned before the runner looks escapes', async () => {
-    // The runner looks every descendantPollMs; here it never looks while the task runs.
-    const [pid] = await pidsPrintedBy(`setsid env -i sleep 300 ${QUIET} &\necho $!\n${SETTLE}`, { descendantPollMs: 60_000 });
+    // The runner looks when the task starts and then every descendantPollMs: here the child comes
+    // after the first look, and the task is over long before the second.
+    const [pid] = await pidsPrintedBy(`sleep 0.5\nsetsid env -i sleep 300 ${QUIET} &\n${STARTED}echo $!\n`, { descendantPollMs: 60_000 });
     expect(isProcessAlive(pid as number)).toBe(true);
   });
 });
