@@ -1,4 +1,4 @@
-import { readJsonCapability, redactCredentials } from '@loadout/kernel';
+import { readJsonCapability, redactArguments, redactCredentials, redactSecrets } from '@loadout/kernel';
 import { serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
 /** What stands in for a credential value wherever a server document is shown. */
@@ -34,7 +34,7 @@ export function readRedactedServerDocument(record: ServerRecord, rootDir: string
   const hidden = (values: Readonly<Record<string, string>>): Record<string, string> =>
     Object.fromEntries(Object.keys(values).map((key) => [key, REDACTED]));
   if ('command' in file) {
-    return { ...common, transport: 'stdio', command: redactCredentials(file.command), args: file.args.map(redactCredentials), env: hidden(file.env) };
+    return { ...common, transport: 'stdio', command: redactSecrets(file.command), args: redactArguments(file.args), env: hidden(file.env) };
   }
   return { ...common, transport: 'http', url: redactCredentials(file.url), ...(file.headers === undefined ? {} : { headers: hidden(file.headers) }) };
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI_ENTRY, runCli } from '@loadout/cli/testing';
-import { type Job, JobQueue } from '@loadout/jobs';
+import { JobQueue, type JobSummary } from '@loadout/jobs';
 import { taskTree } from '@loadout/jobs/testing';
 import { closeKernel, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription } from '@loadout/kernel/testing';
@@ -63,7 +63,7 @@ export interface McpHarness {
   /** `tools`, `resources`, `prompts`: each list_changed notification as it arrived. */
   readonly notices: string[];
   /** Every job in the workspace's database. */
-  jobs(): Promise<Job[]>;
+  jobs(): Promise<JobSummary[]>;
   disablePlugin(name: string): Promise<void>;
   /** Switches a capability off for the project only. */
   switchOffForProject(kind: string, id: string): Promise<void>;
@@ -150,7 +150,7 @@ export async function connectHttp(options: { roots?: boolean } = {}): Promise<Mc
     home: server.home,
     project,
     notices,
-    jobs: async () => (await ok('GET', '/api/jobs?limit=500')) as Job[],
+    jobs: async () => (await ok('GET', '/api/jobs?limit=500')) as JobSummary[],
     disablePlugin: async (name) => void (await ok('POST', `/api/plugins/${name}/disable`)),
     switchOffForProject: async (kind, id) => {
       const answer = (await ok('POST', '/rpc', { jsonrpc: '2.0', id: 1, method: 'capability.set', params: { project, capabilities: [{ kind, id, enabled: false }] } })) as {
