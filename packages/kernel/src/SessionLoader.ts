@@ -53,16 +53,26 @@ export class SessionLoader {
 
   constructor(private readonly container: DependencyContainer) {}
 
-  /** Resolves a project folder to the real path its state and roots are keyed by. */
+  /**
+   * Resolves a project folder to the real path its state and roots are keyed by. A folder that is
+   * not there (or not a folder) is `PROJECT_NOT_FOUND`; one the file system will not open (no
+   * permission, a link loop) is `PROJECT_UNREADABLE`, with the file system's error as its cause.
+   */
   static resolveProject(project: string): string {
     const absolute = path.resolve(project);
+    let real: string;
     try {
-      const real = fs.realpathSync(absolute);
-      if (!fs.statSync(real).isDirectory()) throw new Error('not a folder');
-      return real;
-    } catch {
-      throw new InvalidInputError('PROJECT_NOT_FOUND', `project folder ${project} does not exist`);
+      real = fs.realpathSync(absolute);
+      if (fs.statSync(real).isDirectory()) return real;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        const reason = code === 'ELOOP' ? 'a link in a loop' : (code ?? 'error');
+        throw new InvalidInputError('PROJECT_UNREADABLE', `project folder ${project} cannot be opened (${reason})`, { cause: error });
+      }
+      throw new InvalidInputError('PROJECT_NOT_FOUND', `project folder ${project} does not exist`, { cause: error });
     }
+    throw new InvalidInputError('PROJECT_NOT_FOUND', `project folder ${project} is not a folder`);
   }
 
   /** The roots a session sees, in precedence order. `includeDisabled` adds disabled plugins too. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DocumentRefusedError, readTextInside, renderCapabilityBlock } from '../../src/index.js';
+import { DocumentRefusedError, readTextInside, renderCapabilityBlock, SessionLoader } from '../../src/index.js';
 import { removeTestdirs, testdir } from '../../src/testing/index.js';
 import { fifo, note, openSession, stopFifoWriters, workspace } from './support.js';
 
@@ -105,6 +105,15 @@ describe('hostile documents', () => {
     fs.writeFileSync(file.dir, 'not a folder');
     const session = await openSession(ws, [file]);
     expect(codes(session.diagnostics)).toEqual(['ROOT_NOT_A_FOLDER']);
+  });
+
+  it('S9 a project folder the file system will not open is not reported as missing', () => {
+    const ws = workspace({});
+    const loop = path.join(ws.home, 'loop');
+    fs.symlinkSync('loop', loop);
+    expect(() => SessionLoader.resolveProject(loop)).toThrow(expect.objectContaining({ code: 'PROJECT_UNREADABLE', message: expect.stringMatching(/a link in a loop/) }));
+    expect(() => SessionLoader.resolveProject(path.join(ws.home, 'missing'))).toThrow(expect.objectContaining({ code: 'PROJECT_NOT_FOUND' }));
+    expect(() => SessionLoader.resolveProject(path.join(ws.home, 'capabilities/none'))).toThrow(/does not exist/);
   });
 
   it.skipIf(process.getuid?.() === 0)('S9 a root the file system will not read is a diagnostic (as a user without root)', async () => {
