@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type ApiRoute, defineRoute, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
 import { resolve, type Session } from '@loadout/kernel';
 import { z } from 'zod';
-import { TaskFieldReadOnlyError } from './TaskErrors.js';
+import { TaskFieldReadOnlyError, TaskInputInvalidError } from './TaskErrors.js';
 import { MAX_TASK_RETRIES, MAX_TASK_TIMEOUT_SECONDS, type TaskDocument, TaskStore } from './TaskStore.js';
 
 const implementation = z.strictObject({
@@ -24,34 +24,38 @@ const NewTaskBody = z.strictObject({
 });
 
 /**
- * The fields of a {@link TaskDocument} that only the task's place decides. `PUT` takes them back
- * as `GET` gave them, so a client can send the document it read; a changed value is refused.
- */
-const READ_ONLY_FIELDS = ['kind', 'id', 'dirName', 'level', 'plugin', 'path', 'folder', 'implementationPath', 'gates'] as const satisfies readonly (keyof TaskDocument)[];
-
-/**
  * `PUT /api/tasks/:dirName`: the shape `GET` answers, every field optional, at least one given.
- * Fields sent with the value they have change nothing; a body that changes nothing writes nothing.
+ * The fields listed here can change; every other field `GET` answers (`dirName`, `level`, `path`,
+ * `inputSchema` …) is decided by the task's place or its document and is taken back only as it
+ * was read. Fields sent with the value they have change nothing; a body that changes nothing
+ * writes nothing.
  */
 const TaskPatchBody = z
-  .strictObject({
+  .object({
     name: z.string().max(1024).optional(),
     description: z.string().max(1024).optional(),
     body: z.string().max(1024 * 1024).optional(),
     implementation: implementation.optional(),
     timeoutSeconds: z.number().positive().max(MAX_TASK_TIMEOUT_SECONDS).nullable().optional(),
     retries: z.number().int().min(0).max(MAX_TASK_RETRIES).optional(),
-    kind: z.unknown().optional(),
-    id: z.unknown().optional(),
-    dirName: z.unknown().optional(),
-    level: z.unknown().optional(),
-    plugin: z.unknown().optional(),
-    path: z.unknown().optional(),
-    folder: z.unknown().optional(),
-    implementationPath: z.unknown().optional(),
-    gates: z.unknown().optional(),
   })
+  .catchall(z.unknown())
   .refine((patch) => Object.keys(patch).length > 0, 'nothing to change: give name, description, body, implementation, timeoutSeconds or retries');
+
+const EDITABLE_FIELDS: ReadonlySet<string> = new Set(['name', 'description', 'body', 'implementation', 'timeoutSeconds', 'retries']);
+
+/**
+ * Refuses what a `PUT` body holds beyond the editable fields unless `GET` answered it with that
+ * very value: a field `GET` does not answer is unknown, one with another value is read-only.
+ */
+function checkReadOnlyFields(body: Readonly<Record<string, unknown>>, current: TaskDocument): void {
+  const answered = current as unknown as Readonly<Record<string, unknown>>;
+  for (const [field, value] of Object.entries(body)) {
+    if (EDITABLE_FIELDS.has(field)) continue;
+    if (!Object.hasOwn(answered, field)) throw new TaskInputInvalidError(`body: unknown field "${field.slice(0, 64)}"`);
+    if (!isDeepStrictEqual(value, answered[field])) throw new TaskFieldReadOnlyError(field);
+  }
+}
 
 const TaskParams = z.strictObject({ dirName: z.string().max(4096) });
 
@@ -113,12 +117,7 @@ export const taskRoutes: readonly ApiRoute[] = [
       const { project } = parseRequest(ProjectQuery, request.query, 'query');
       const body = parseRequest(TaskPatchBody, request.body, 'body');
       return withStore(context, project, (store) => {
-        const sent = READ_ONLY_FIELDS.filter((field) => body[field] !== undefined);
-        if (sent.length > 0) {
-          const current = store.getTaskDocument(dirName);
-          const changed = sent.find((field) => !isDeepStrictEqual(body[field], current[field]));
-          if (changed !== undefined) throw new TaskFieldReadOnlyError(changed);
-        }
+        if (Object.keys(body).some((field) => !EDITABLE_FIELDS.has(field))) checkReadOnlyFields(body, store.getTaskDocument(dirName));
         const { name, description, body: markdown, implementation: file, timeoutSeconds, retries } = body;
         store.updateTask(dirName, { name, description, body: markdown, implementation: file, timeoutSeconds, retries });
         return store.getTaskDocument(dirName);

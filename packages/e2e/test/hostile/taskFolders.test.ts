@@ -115,6 +115,9 @@ describe('a task read and sent back over HTTP', () => {
     const renamed = await server.request('PUT', '/api/tasks/echo', { body: { ...(read.body as object), dirName: 'other' } });
     expect(renamed).toMatchObject({ status: 400, body: { error: { code: 'TASK_FIELD_READ_ONLY', message: expect.stringMatching(/^dirName/) } } });
 
+    const unknown = await server.request('PUT', '/api/tasks/echo', { body: { ...(read.body as object), colour: 'red' } });
+    expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'TASK_INVALID', message: 'body: unknown field "colour"' } } });
+
     const edited = await server.request('PUT', '/api/tasks/echo', { body: { ...(read.body as object), description: 'Echoes, edited' } });
     expect(edited).toMatchObject({ status: 200, body: { description: 'Echoes, edited', implementation: (read.body as { implementation: unknown }).implementation } });
   });
