@@ -1,7 +1,7 @@
 import { affordancesModule } from '@loadout/affordances';
-import { dbModule } from '@loadout/db';
+import { Database, dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs';
-import { createKernel, type LoadoutModule, type Places } from '@loadout/kernel';
+import { createKernel, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels';
 import { mcpModule } from '@loadout/mcp';
 import { notificationsModule } from '@loadout/notifications';
@@ -40,7 +40,14 @@ export interface LoadoutOptions {
   readonly watch?: boolean;
 }
 
-/** The process's root container with every module registered. */
+/**
+ * The process's root container with every module registered, and the database opened. Opening
+ * it here, before any service that needs it, lets a database that cannot be used be reported as
+ * itself (`DATABASE_CORRUPT`, `DATABASE_EMPTY` …): the container would otherwise report only that
+ * the first service needing it could not be made, and drop the reason's code.
+ */
 export function createLoadout(options: LoadoutOptions): DependencyContainer {
-  return createKernel(options, loadoutModules);
+  const container = createKernel(options, loadoutModules);
+  resolve(container, Database);
+  return container;
 }

@@ -36,24 +36,30 @@ export class CliContext {
   /**
    * Runs a command's action and prints its result: with `--json`, one JSON document on stdout and
    * nothing else; otherwise `human(result)`. A refusal prints one line on stderr (and, with
-   * `--json`, `{ "error": { code, message } }` on stdout) and sets the exit status.
+   * `--json`, `{ "error": { code, message } }` on stdout). A result that says the command did not
+   * do what was asked (a failed task, runtime folders that differ from the plan, a state change
+   * that was refused) is printed whole, and `failure` gives the one line for stderr. Either way
+   * the exit status is set here, through {@link exitStatusFor}.
+   *
+   * @param options.failure a one-line reason when `result` reports a failure, else null
    */
-  async run<T>(json: boolean, action: () => T | Promise<T>, human: (result: T) => string): Promise<void> {
+  async run<T>(
+    json: boolean,
+    action: () => T | Promise<T>,
+    human: (result: T) => string,
+    options: { failure?: (result: T) => string | null } = {},
+  ): Promise<void> {
+    let result: T;
     try {
-      const result = await action();
-      this.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(human(result)));
+      result = await action();
     } catch (error) {
       this.fail(json, error);
+      return;
     }
-  }
-
-  /**
-   * After a command printed its full result, says that part of it was refused: one line on stderr,
-   * exit status 1 (stdout keeps the result, so `--json` still prints one document).
-   */
-  partlyRefused(message: string): void {
-    this.stderr.write(`loadout: ${message.split('\n')[0]}\n`);
-    process.exitCode = 1;
+    this.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(human(result)));
+    const failure = options.failure?.(result) ?? null;
+    if (failure !== null) this.stderr.write(`loadout: ${redactCredentials(failure).split('\n')[0]}\n`);
+    this.settle(failure === null ? { kind: 'done' } : { kind: 'failed' });
   }
 
   /** Reports an error the way {@link run} does. */
@@ -64,7 +70,12 @@ export class CliContext {
     if (json) this.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     this.stderr.write(`loadout: ${message.split('\n')[0]}\n`);
     if (known === null && this.env.LOADOUT_DEBUG === '1' && error instanceof Error) this.stderr.write(`${error.stack}\n`);
-    process.exitCode = exitStatusFor(error);
+    this.settle({ kind: 'error', error });
+  }
+
+  /** Sets the process's exit status for how the command ended: the only place that does. */
+  settle(outcome: CommandOutcome): void {
+    process.exitCode = exitStatusFor(outcome);
   }
 
   close(): void {
@@ -76,9 +87,16 @@ export class CliContext {
   }
 }
 
-/** The one place errors become exit statuses: bad usage 2, any other refusal or failure 1. */
-export function exitStatusFor(error: unknown): number {
-  return error instanceof UsageError ? 2 : 1;
+/**
+ * How a command ended: it did what was asked (`done`), it ran to its end and reports that it did
+ * not (`failed`: its result was printed), or it stopped on an error.
+ */
+export type CommandOutcome = { readonly kind: 'done' } | { readonly kind: 'failed' } | { readonly kind: 'error'; readonly error: unknown };
+
+/** The one place outcomes become exit statuses: done 0, bad usage 2, any other refusal or failure 1. */
+export function exitStatusFor(outcome: CommandOutcome): number {
+  if (outcome.kind === 'done') return 0;
+  return outcome.kind === 'error' && outcome.error instanceof UsageError ? 2 : 1;
 }
 
 function ensureNewline(text: string): string {

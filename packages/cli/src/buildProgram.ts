@@ -40,7 +40,8 @@ export function buildProgram(cli: CliContext): Command {
 function applyUsageErrors(command: Command, cli: CliContext): void {
   command.exitOverride((error: CommanderError) => {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-      process.exitCode = 0;
+      // Help shown for a command group given no subcommand is an answer, not an error.
+      cli.settle({ kind: 'done' });
       throw error;
     }
     const json = process.argv.includes('--json');

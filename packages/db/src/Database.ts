@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { OperationFailedError, token } from '@loadout/kernel';
+import { randomBytes } from 'node:crypto';
+import { ensurePrivateFolder, narrowMode, OperationFailedError, PRIVATE_FILE_MODE, token } from '@loadout/kernel';
 import BetterSqlite3 from 'better-sqlite3';
 
 /** The one app-local SQLite database, `loadout.db` in the data folder. */
@@ -26,25 +27,115 @@ export const Migrations = token<Migration>('db.migrations');
 export const DATABASE_FILE = 'loadout.db';
 
 /**
- * Opens (creating when needed) the database in `dataDir`: WAL journal, a busy timeout so two
- * processes wait for each other instead of failing, foreign keys on, and every pending migration
- * applied inside one `BEGIN IMMEDIATE` transaction.
+ * The database could not be used. `code` says why: `DATABASE_EMPTY` (a 0-byte file: refused, never
+ * taken for a new database), `DATABASE_CORRUPT` (not a SQLite database, or damaged),
+ * `DATABASE_READ_ONLY` (this user may not write it), `DATABASE_UNAVAILABLE` (it cannot be opened
+ * at all). Nothing in the file was changed; `cause` is SQLite's or the file system's own error.
+ */
+export class DatabaseError extends OperationFailedError {}
+
+/**
+ * Opens the database in `dataDir`: WAL journal, a busy timeout so two processes wait for each
+ * other instead of failing, foreign keys on, and every pending migration applied inside one
+ * `BEGIN IMMEDIATE` transaction.
+ *
+ * The data folder is made (or narrowed to) 0700 and the database files 0600: they hold every
+ * plugin and switch, and the folder holds the server's token. A missing database is made whole
+ * beside its place and linked in only once migrated, so a file of 0 bytes is never one Loadout
+ * made: it is refused rather than silently becoming a new, empty database.
+ *
+ * @throws DatabaseError naming the file and what to do, with SQLite's error as its cause
  */
 export function openDatabase(dataDir: string, migrations: readonly Migration[]): Database {
-  fs.mkdirSync(dataDir, { recursive: true });
-  let db: Database;
+  const file = path.join(dataDir, DATABASE_FILE);
   try {
-    db = new BetterSqlite3(path.join(dataDir, DATABASE_FILE), { timeout: 10_000 });
+    ensurePrivateFolder(dataDir);
   } catch (error) {
-    throw new OperationFailedError('DATABASE_UNAVAILABLE', `cannot open the database in ${dataDir}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new DatabaseError('DATABASE_UNAVAILABLE', `cannot make the data folder ${dataDir} (${errorText(error)})`, { cause: error });
   }
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  migrate(db, migrations);
-  return db;
+  const stats = statOf(file);
+  if (stats === undefined) {
+    createDatabase(file, migrations);
+  } else if (!stats.isFile()) {
+    throw new DatabaseError('DATABASE_UNAVAILABLE', `${file} is ${stats.isDirectory() ? 'a folder' : 'not a regular file'}, not a database; nothing was changed`);
+  } else if (stats.size === 0) {
+    throw new DatabaseError(
+      'DATABASE_EMPTY',
+      `${file} is empty (0 bytes), so every plugin and on/off switch it held is gone from it; nothing was changed. Restore it from a backup, or delete it to start afresh`,
+    );
+  }
+  for (const suffix of DATABASE_FILE_SUFFIXES) narrowMode(`${file}${suffix}`, PRIVATE_FILE_MODE);
+  let db: Database | null = null;
+  try {
+    db = new BetterSqlite3(file, { timeout: 10_000, fileMustExist: true });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db?.close();
+    throw databaseError(file, error);
+  }
+}
+
+/** The main file and the two SQLite keeps beside it in WAL mode. */
+const DATABASE_FILE_SUFFIXES = ['', '-wal', '-shm'] as const;
+
+/**
+ * Makes a new database at `file`: created 0600 under a hidden name, migrated, closed, then linked
+ * into place (which fails if another process got there first: its database is kept and ours
+ * dropped). A crash part-way leaves only the hidden file, never a `loadout.db` of 0 bytes.
+ */
+function createDatabase(file: string, migrations: readonly Migration[]): void {
+  const staging = path.join(path.dirname(file), `.${path.basename(file)}.new-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    fs.closeSync(fs.openSync(staging, 'wx', PRIVATE_FILE_MODE));
+    const db = new BetterSqlite3(staging, { fileMustExist: true });
+    try {
+      migrate(db, migrations);
+    } finally {
+      db.close();
+    }
+    try {
+      fs.linkSync(staging, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  } catch (error) {
+    throw databaseError(file, error);
+  } finally {
+    fs.rmSync(staging, { force: true });
+  }
+}
+
+/** SQLite's or the file system's error as a {@link DatabaseError} that says what it means for the owner. */
+function databaseError(file: string, error: unknown): DatabaseError {
+  const code = (error as { code?: unknown }).code;
+  const reason = errorText(error);
+  if (code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'))) {
+    return new DatabaseError(
+      'DATABASE_CORRUPT',
+      `${file} is not a Loadout database or is damaged (${reason}); nothing was changed. Restore it from a backup, or move it aside to start afresh`,
+      { cause: error },
+    );
+  }
+  if ((typeof code === 'string' && code.startsWith('SQLITE_READONLY')) || code === 'SQLITE_PERM' || code === 'EROFS') {
+    return new DatabaseError('DATABASE_READ_ONLY', `${file} cannot be written by this user (${reason}); check who owns the data folder`, { cause: error });
+  }
+  return new DatabaseError('DATABASE_UNAVAILABLE', `cannot open the database ${file} (${reason})`, { cause: error });
+}
+
+function statOf(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    throw databaseError(file, error);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
 }
 
 function migrate(db: Database, migrations: readonly Migration[]): void {

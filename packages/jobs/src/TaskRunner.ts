@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { DocumentRefusedError, realpathInside, token } from '@loadout/kernel';
-import type { TaskRecord } from '@loadout/tasks';
+import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { signalGroup } from './processGroup.js';
 import { makeScratchFolder, newRunId, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
@@ -79,20 +79,10 @@ export const DEFAULT_TASK_RUNNER_SETTINGS: TaskRunnerSettings = {
 /** The variables a task gets from the server's environment; nothing else leaks (no token). */
 const PASSED_ENV = ['PATH', 'HOME', 'LANG', 'TMPDIR'] as const;
 
-/** The interpreter for an implementation file, by extension. */
+/** The program that runs an implementation file, from the tasks package's one list of extensions. */
 export function interpreterFor(file: string): string | null {
-  switch (path.extname(file).toLowerCase()) {
-    case '.mjs':
-    case '.js':
-    case '.cjs':
-      return process.execPath;
-    case '.sh':
-      return 'bash';
-    case '.py':
-      return 'python3';
-    default:
-      return null;
-  }
+  const interpreter = taskInterpreterOf(file);
+  return interpreter === 'node' ? process.execPath : interpreter;
 }
 
 /**
@@ -103,7 +93,7 @@ export function interpreterFor(file: string): string | null {
 export function checkRunnable(task: TaskRecord): { interpreter: string; file: string } {
   const interpreter = interpreterFor(task.implementationPath);
   if (interpreter === null) {
-    throw new TaskNotRunnableError(task.dirName, `no interpreter for "${task.implementation}" (use .mjs, .js, .cjs, .sh or .py)`);
+    throw new TaskNotRunnableError(task.dirName, `no interpreter for "${task.implementation}" (runnable: ${describeRunnableExtensions()})`);
   }
   let real: string | null;
   try {

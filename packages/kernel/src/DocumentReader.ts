@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { InvalidInputError } from './LoadoutError.js';
+import { InvalidInputError, OperationFailedError } from './LoadoutError.js';
 
 /** The largest document Loadout reads. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -16,6 +16,19 @@ const MAX_FRONTMATTER_DEPTH = 64;
  * Scans turn it into a per-document diagnostic and go on with the next document.
  */
 export class DocumentRefusedError extends InvalidInputError {}
+
+/**
+ * A document or folder the file system would not let Loadout read (permission denied, an I/O
+ * error): not the document's fault, so it is kept apart from a refusal and carries the file
+ * system's error as its `cause`. Scans report it as a diagnostic on that entry, like a refusal.
+ */
+export class DocumentUnreadableError extends OperationFailedError {}
+
+/** The file system's error as a {@link DocumentUnreadableError} naming `what`. */
+export function unreadable(code: string, what: string, error: unknown): DocumentUnreadableError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+  return new DocumentUnreadableError(code, `${what}: cannot be read (${reason})`, { cause: error });
+}
 
 export interface MarkdownDocument {
   /** The YAML frontmatter as plain data; empty when the document has none. */
@@ -164,43 +177,68 @@ export function isInside(root: string, target: string): boolean {
 
 let readBuffer: Buffer | null = null;
 
+/** Flags every document is opened with: never through a final link, never waiting on a FIFO's writer. */
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
 /**
  * Reads a text file that lives under `root`. A symlink is followed only when its real target is
- * still inside the root's real path; anything larger than {@link MAX_DOCUMENT_BYTES} is refused.
- * Returns null when the file does not exist.
+ * still inside the root's real path; only a regular file is read (a FIFO, a socket, a device or
+ * a folder in a document's place is refused as `NOT_A_FILE` without waiting on it); anything
+ * larger than {@link MAX_DOCUMENT_BYTES} is refused. Returns null when the file does not exist.
  *
  * Synchronous on purpose: a scan reads thousands of small files and the thread pool round trip
- * costs more than the read.
+ * costs more than the read. Nothing here can wait on another process: the open does not block
+ * (`O_NONBLOCK`), and `fstat` says what was opened before anything is read.
  */
 export function readTextInside(root: string, file: string): string | null {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(file, OPEN_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     if (code !== 'ELOOP') throw error;
     const real = realpathInside(root, file);
     if (real === null) return null;
-    fd = fs.openSync(real, fs.constants.O_RDONLY);
+    fd = fs.openSync(real, OPEN_FLAGS & ~fs.constants.O_NOFOLLOW);
   }
   try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) {
+      throw new DocumentRefusedError(
+        'NOT_A_FILE',
+        `${relativeInside(root, file) || path.basename(file)}: is ${describeFileType(stats)}, not a regular file; it is not read`,
+      );
+    }
+    if (stats.size > MAX_DOCUMENT_BYTES) throw tooLarge(file);
     readBuffer ??= Buffer.allocUnsafe(MAX_DOCUMENT_BYTES + 1);
     // One read: for a regular file a short read means end of file, and skipping the second
     // read that would confirm it saves a third of the cost of a scan.
     const length = fs.readSync(fd, readBuffer, 0, readBuffer.length, null);
-    if (length > MAX_DOCUMENT_BYTES) {
-      throw new DocumentRefusedError('DOCUMENT_TOO_LARGE', `${path.basename(file)}: larger than ${MAX_DOCUMENT_BYTES} bytes`);
-    }
+    if (length > MAX_DOCUMENT_BYTES) throw tooLarge(file);
     return readBuffer.toString('utf8', 0, length);
   } finally {
     fs.closeSync(fd);
   }
 }
 
+function tooLarge(file: string): DocumentRefusedError {
+  return new DocumentRefusedError('DOCUMENT_TOO_LARGE', `${path.basename(file)}: larger than ${MAX_DOCUMENT_BYTES} bytes`);
+}
+
+/** What a file that is not a regular one is, in words. */
+export function describeFileType(stats: fs.Stats): string {
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSymbolicLink()) return 'a link';
+  return 'not a regular file';
+}
+
 /**
- * The real path of a link under `root`, or a refusal when it leads outside. Null when the target
- * does not exist.
+ * The real path of a link under `root`, or a refusal when it leads outside (`PATH_OUTSIDE_ROOT`)
+ * or back to itself (`LINK_LOOP`). Null when the target does not exist.
  */
 export function realpathInside(root: string, file: string): string | null {
   let real: string;
@@ -209,7 +247,13 @@ export function realpathInside(root: string, file: string): string | null {
     real = fs.realpathSync(file);
     realRoot = fs.realpathSync(root);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') {
+      throw new DocumentRefusedError('LINK_LOOP', `${path.relative(root, file) || '.'}: is a link that leads back to itself (a loop); it is not read`, {
+        cause: error,
+      });
+    }
     throw error;
   }
   if (!isInside(realRoot, real)) {

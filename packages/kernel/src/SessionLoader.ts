@@ -53,16 +53,26 @@ export class SessionLoader {
 
   constructor(private readonly container: DependencyContainer) {}
 
-  /** Resolves a project folder to the real path its state and roots are keyed by. */
+  /**
+   * Resolves a project folder to the real path its state and roots are keyed by. A folder that is
+   * not there (or not a folder) is `PROJECT_NOT_FOUND`; one the file system will not open (no
+   * permission, a link loop) is `PROJECT_UNREADABLE`, with the file system's error as its cause.
+   */
   static resolveProject(project: string): string {
     const absolute = path.resolve(project);
+    let real: string;
     try {
-      const real = fs.realpathSync(absolute);
-      if (!fs.statSync(real).isDirectory()) throw new Error('not a folder');
-      return real;
-    } catch {
-      throw new InvalidInputError('PROJECT_NOT_FOUND', `project folder ${project} does not exist`);
+      real = fs.realpathSync(absolute);
+      if (fs.statSync(real).isDirectory()) return real;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        const reason = code === 'ELOOP' ? 'a link in a loop' : (code ?? 'error');
+        throw new InvalidInputError('PROJECT_UNREADABLE', `project folder ${project} cannot be opened (${reason})`, { cause: error });
+      }
+      throw new InvalidInputError('PROJECT_NOT_FOUND', `project folder ${project} does not exist`, { cause: error });
     }
+    throw new InvalidInputError('PROJECT_NOT_FOUND', `project folder ${project} is not a folder`);
   }
 
   /** The roots a session sees, in precedence order. `includeDisabled` adds disabled plugins too. */
@@ -89,7 +99,12 @@ export class SessionLoader {
     const cache = this.cache();
     if (cache !== null) await settleWatchers();
     const scanned = this.shadowedScan(roots);
-    const diagnostics: Diagnostic[] = [...scanned.diagnostics];
+    const diagnostics: Diagnostic[] = [];
+    for (const root of roots) {
+      const problem = checkRoot(root);
+      if (problem !== null) diagnostics.push(problem);
+    }
+    for (const diagnostic of scanned.diagnostics) diagnostics.push(diagnostic);
     const filters = resolveAll(this.container, CapabilityFilters);
     const admit = (records: readonly CapabilityRecord[], report?: Diagnostic[]): readonly CapabilityRecord[] => {
       let kept = records;
@@ -307,13 +322,48 @@ function findByKey(records: readonly CapabilityRecord[], key: string): number {
   return -1;
 }
 
-/** The names directly inside a root, so one readdir answers for every kind folder; null when the root is missing. */
+/**
+ * The names directly inside a root, so one readdir answers for every kind folder; null when the
+ * root cannot be listed (missing, or refused: {@link checkRoot} reports why at every open).
+ */
 function readRoot(dir: string): Map<string, fs.Dirent> | null {
   try {
     return new Map(fs.readdirSync(dir, { withFileTypes: true }).map((dirent) => [dirent.name, dirent]));
   } catch {
     return null;
   }
+}
+
+/**
+ * What is wrong with a root as a whole, checked at every open (a stat and an access check, no
+ * listing): a plugin the registry lists whose folder is gone, a root that is not a folder, one the
+ * file system will not read (permissions, a link loop). Null when it is fine, and for a missing
+ * project or owner root, which simply holds nothing yet.
+ */
+function checkRoot(root: Root): Diagnostic | null {
+  const which = root.plugin === null ? `the ${root.level} root` : `plugin "${root.plugin}"'s folder`;
+  let stats: fs.Stats | undefined;
+  try {
+    stats = fs.statSync(root.dir, { throwIfNoEntry: false });
+    if (stats?.isDirectory() === true) fs.accessSync(root.dir, fs.constants.R_OK | fs.constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const reason = code === 'ELOOP' ? 'it is a link in a loop' : code;
+    return { code: 'ROOT_UNREADABLE', severity: 'warning', path: root.dir, message: `${which} ${root.dir} cannot be read (${reason}); nothing in it is loaded` };
+  }
+  if (stats === undefined) {
+    if (root.plugin === null) return null;
+    return {
+      code: 'PLUGIN_FOLDER_MISSING',
+      severity: 'warning',
+      path: root.dir,
+      message: `plugin "${root.plugin}" is installed but its folder ${root.dir} is gone, so it contributes nothing; install it again or run loadout plugins uninstall ${root.plugin}`,
+    };
+  }
+  if (!stats.isDirectory()) {
+    return { code: 'ROOT_NOT_A_FOLDER', severity: 'warning', path: root.dir, message: `${which} ${root.dir} is not a folder; nothing in it is loaded` };
+  }
+  return null;
 }
 
 /**

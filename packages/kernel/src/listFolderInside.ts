@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, realpathInside } from './DocumentReader.js';
+import { DocumentRefusedError, DocumentUnreadableError, realpathInside, unreadable } from './DocumentReader.js';
 
 /** A name in a folder, as Loadout may read it. */
 export interface FolderEntry {
@@ -9,8 +9,12 @@ export interface FolderEntry {
   readonly isDirectory: boolean;
   /** For a link: the real path it leads to, inside the root. */
   readonly realPath?: string;
-  /** Set when the entry may not be read (e.g. a link out of its root); kept so it is reported every time. */
-  readonly refusal?: { readonly code: string; readonly message: string };
+  /**
+   * Set when the entry may not be read (a link out of its root or in a loop, an entry the file
+   * system refuses); kept so it is reported every time. A {@link DocumentRefusedError} or a
+   * {@link DocumentUnreadableError}.
+   */
+  readonly refusal?: DocumentRefusedError | DocumentUnreadableError;
 }
 
 /** A folder as {@link listFolderInside} lists it. */
@@ -82,14 +86,21 @@ function openFolder(rootDir: string, folder: string, known?: EntryType): boolean
   return !type.isSymbolicLink() || realpathInside(rootDir, folder) !== null;
 }
 
+/**
+ * One entry as a listing gives it. A link is followed to its real target inside the root; a link
+ * that leads out or loops, and a link the file system will not resolve, are listed with their
+ * refusal so one bad entry never hides its siblings.
+ */
 function entryInside(rootDir: string, folder: string, name: string, type: EntryType): FolderEntry | null {
   if (!type.isSymbolicLink()) return { name, isDirectory: type.isDirectory() };
+  const entryPath = path.join(folder, name);
   try {
-    const real = realpathInside(rootDir, path.join(folder, name));
+    const real = realpathInside(rootDir, entryPath);
     if (real === null) return null;
     return { name, isDirectory: fs.statSync(real).isDirectory(), realPath: real };
   } catch (error) {
-    if (!(error instanceof DocumentRefusedError)) throw error;
-    return { name, isDirectory: false, refusal: error };
+    if (error instanceof DocumentRefusedError) return { name, isDirectory: false, refusal: error };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { name, isDirectory: false, refusal: unreadable('ENTRY_UNREADABLE', path.relative(rootDir, entryPath), error) };
   }
 }

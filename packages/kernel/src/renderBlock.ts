@@ -1,9 +1,22 @@
 import type { CapabilityRecord } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
 
+/** Every run of white space, line or paragraph separators and control characters (ESC, NEL …). */
+const NOT_ONE_LINE = /[\s\p{Cc}]+/gu;
+
+/**
+ * `text` on one line: every run of white space or control characters becomes one space, and the
+ * ends are trimmed. What a document writes can then never start a line of its own in a block.
+ */
+export function oneLine(text: string): string {
+  return text.replace(NOT_ONE_LINE, ' ').trim();
+}
+
 /**
  * Renders the text a session hands an agent for one kind: a heading, then one line per capability
- * (name, description, where to read the rest), ordered by id so the text is stable. Once a line
+ * (name, description, where to read the rest), ordered by id so the text is stable. Each part of a
+ * line is put on one line first ({@link oneLine}), so a name, a description or a path that holds
+ * a line break cannot forge a line of the block. Once a line
  * would pass `budget` characters, it and every later one are left out whole and named in a
  * diagnostic, never cut silently.
  */
@@ -20,8 +33,8 @@ export function renderCapabilityBlock(
   const left: string[] = [];
   let fitted = 0;
   for (const record of sorted) {
-    const description = record.description.replace(/\s+/g, ' ').trim();
-    const line = `- ${record.name}${description === '' ? '' : `: ${description}`} (read ${record.path})\n`;
+    const description = oneLine(record.description);
+    const line = `- ${oneLine(record.name)}${description === '' ? '' : `: ${description}`} (read ${oneLine(record.path)})\n`;
     if (text.length + line.length > budget) break;
     text += line;
     fitted += 1;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { CapabilityKind, CapabilityRecord, EntryScan } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
-import { DocumentRefusedError } from './DocumentReader.js';
+import { DocumentRefusedError, type DocumentUnreadableError, unreadable } from './DocumentReader.js';
 import { type EntryType, type FolderEntry, folderEntryInside, listFolderInside } from './listFolderInside.js';
 import type { Root } from './Root.js';
 
@@ -11,6 +11,11 @@ export interface StampedScan {
   readonly diagnostics: readonly Diagnostic[];
   /** True when the entry could not be read at all (a link out of its root, a refused document …). */
   readonly refused?: boolean;
+  /**
+   * Why a refused entry was refused: a {@link DocumentRefusedError} (the entry breaks a rule) or a
+   * {@link DocumentUnreadableError} (the file system would not read it; its `cause` says why).
+   */
+  readonly refusal?: DocumentRefusedError | DocumentUnreadableError;
 }
 
 /** One entry of a kind folder with what its kind read from it. */
@@ -44,8 +49,7 @@ export function listKindFolder(kind: CapabilityKind, root: Root, folderType?: En
     return listFolderInside(root.dir, folder, folderType)?.entries ?? null;
   } catch (error) {
     if (error instanceof DocumentRefusedError) return [{ name: '', isDirectory: false, refusal: error }];
-    const code = (error as NodeJS.ErrnoException).code;
-    return [{ name: '', isDirectory: false, refusal: { code: 'FOLDER_UNREADABLE', message: `${folder}: ${code}` } }];
+    return [{ name: '', isDirectory: false, refusal: unreadable('FOLDER_UNREADABLE', folder, error) }];
   }
 }
 
@@ -56,13 +60,13 @@ export function listKindFolder(kind: CapabilityKind, root: Root, folderType?: En
 export function readKindFolderEntry(kind: CapabilityKind, root: Root, entry: FolderEntry): StampedScan {
   const folder = path.join(root.dir, kind.folder);
   const entryPath = path.join(folder, entry.name);
-  if (entry.refusal !== undefined) return refused(entry.refusal.code, entryPath, entry.refusal.message);
+  if (entry.refusal !== undefined) return refused(entry.refusal, entryPath);
   let scan: EntryScan;
   try {
     scan = kind.readEntry({ root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory });
   } catch (error) {
-    if (error instanceof DocumentRefusedError) return refused(error.code, entryPath, error.message);
-    return refused('DOCUMENT_UNREADABLE', entryPath, `${entryPath}: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof DocumentRefusedError) return refused(error, entryPath);
+    return refused(unreadable('DOCUMENT_UNREADABLE', entryPath, error), entryPath);
   }
   // The drafts were made by this read and nobody else holds them: completing them in place saves
   // a copy of every record of a scan.
@@ -83,7 +87,15 @@ export function scanKindFolder(kind: CapabilityKind, root: Root): KindFolderScan
   const entries = listing.entries.map((entry): KindEntryScan => {
     const scan = readKindFolderEntry(kind, root, entry);
     const { name, isDirectory } = entry;
-    return { name, path: path.join(folder, name), isDirectory, records: scan.records, diagnostics: scan.diagnostics, refused: scan.refused === true };
+    return {
+      name,
+      path: path.join(folder, name),
+      isDirectory,
+      records: scan.records,
+      diagnostics: scan.diagnostics,
+      refused: scan.refused === true,
+      ...(scan.refusal === undefined ? {} : { refusal: scan.refusal }),
+    };
   });
   return { folder, names: listing.names, entries, records: entries.flatMap((entry) => entry.records) };
 }
@@ -104,6 +116,6 @@ export function readKindEntry(kind: CapabilityKind, root: Root, name: string): S
   return entry === null ? null : readKindFolderEntry(kind, root, entry);
 }
 
-function refused(code: string, entryPath: string, message: string): StampedScan {
-  return { records: [], diagnostics: [{ code, severity: 'warning', path: entryPath, message }], refused: true };
+function refused(refusal: DocumentRefusedError | DocumentUnreadableError, entryPath: string): StampedScan {
+  return { records: [], diagnostics: [{ code: refusal.code, severity: 'warning', path: entryPath, message: refusal.message }], refused: true, refusal };
 }

@@ -38,7 +38,7 @@ import { MoveFileSystem } from './MoveFileSystem.js';
 import { type Placement, planPlacement } from './planPlacement.js';
 import { rewriteDocumentName, writtenName } from './rewriteDocumentName.js';
 import { parseTransferRequest, type LevelEnd, type TransferableKind, type TransferRequest } from './TransferRequest.js';
-import { TransferJournal } from './TransferJournal.js';
+import { type JournalPlan, TransferJournal } from './TransferJournal.js';
 import { transferStep } from './transferStep.js';
 
 /** A record as `skills list` / `servers list` shows it: every root's copy, on or not. */
@@ -142,26 +142,46 @@ export class FileCapabilityLevels implements CapabilityLevels {
     return this.withTransferLock(() => this.recoverLocked());
   }
 
+  /**
+   * Resolves every move left in the journal. It never deletes the last copy of a document: a
+   * source is removed only while its landing is there, and a landing only while its source is.
+   * When the owner removed one of the two copies a killed move left, the other one stays where
+   * it is, with the state the move carried given back to it if the landing is what went.
+   */
   private async recoverLocked(): Promise<string[]> {
     const resolved: string[] = [];
-    for (const { id, plan, stateMoved } of this.journal.list()) {
+    const pending = this.journal.list();
+    for (const { id, plan, stateMoved } of pending) {
       try {
-        this.removeLeftovers(path.dirname(plan.sourceEntry));
-        this.removeLeftovers(path.dirname(plan.destEntry));
+        // A source the move had already hidden comes back first when its landing is gone, so the
+        // clearing of leftovers below never takes the last copy; another move's hidden source is
+        // left for that move's own recovery.
+        const hidden = hiddenSourceOf(plan.sourceEntry, id);
+        if (!exists(plan.sourceEntry) && !exists(plan.destEntry) && exists(hidden)) this.files.rename(hidden, plan.sourceEntry);
+        const others = new Set(pending.filter((other) => other.id !== id).map((other) => path.basename(hiddenSourceOf(other.plan.sourceEntry, other.id))));
+        this.removeLeftovers(path.dirname(plan.sourceEntry), others);
+        this.removeLeftovers(path.dirname(plan.destEntry), others);
         const sourceThere = exists(plan.sourceEntry);
         const landed = exists(plan.destEntry);
-        if (!stateMoved) {
+        if (!sourceThere && !landed) {
+          resolved.push(`an interrupted move of ${plan.label} found neither ${plan.sourceEntry} nor ${plan.destEntry}: both were removed since; nothing was changed`);
+        } else if (!stateMoved) {
           // Before the commit point: back to where it was. A landing beside a kept source is a
           // whole copy (it was renamed into place in one step); a landing without one is the
           // source itself, renamed.
           if (landed && sourceThere) this.files.remove(plan.destEntry);
           else if (landed) this.files.rename(plan.destEntry, plan.sourceEntry);
           resolved.push(`undid an interrupted move of ${plan.label}: it is back at ${plan.sourceEntry}`);
-        } else {
+        } else if (landed) {
           const { gates } = plan;
           await applyGateCarry({ values: new Map(gates.values), sourceHasEntry: gates.sourceHasEntry }, plan.kind, gates.ids, gates.roots);
-          if (sourceThere) this.removeSource(plan.label, plan.sourceEntry, plan.destEntry);
+          if (sourceThere) this.removeSource(plan.label, plan.sourceEntry, plan.destEntry, id);
           resolved.push(`finished an interrupted move of ${plan.label}: it is at ${plan.destEntry}`);
+        } else {
+          await this.giveBack(plan);
+          resolved.push(
+            `an interrupted move of ${plan.label} left a copy at ${plan.destEntry} that was removed since; ${plan.sourceEntry} is the last copy and stays where it is`,
+          );
         }
         this.journal.finish(id);
       } catch (error) {
@@ -172,6 +192,23 @@ export class FileCapabilityLevels implements CapabilityLevels {
     return resolved;
   }
 
+  /**
+   * Gives a source that stays (its landing was removed after the state moved) the on/off switch
+   * and the gate settings the move had carried to the landing.
+   */
+  private async giveBack(plan: JournalPlan): Promise<void> {
+    const { state, gates } = plan;
+    if (state !== undefined) {
+      writeTransaction(this.db, () => {
+        this.state.forget(plan.kind, gates.ids.to, state.to === null ? { allProjects: false } : { project: state.to });
+        this.state.setSurfaced(plan.kind, gates.ids.from, state.from, state.surfaced);
+      });
+    }
+    if (gates.values.length > 0) {
+      await applyGateCarry({ values: new Map(gates.values), sourceHasEntry: true }, plan.kind, { from: gates.ids.to, to: gates.ids.from }, { from: gates.roots.to, to: gates.roots.from });
+    }
+  }
+
   private async move(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd, to: ResolvedEnd): Promise<TransferResult> {
     const { record: source, entry } = this.findSource(request, kind, from);
     const previous = { id: source.id, name: source.name, path: source.path };
@@ -180,8 +217,9 @@ export class FileCapabilityLevels implements CapabilityLevels {
     }
     const sourceFolder = path.join(from.root.dir, kind.folder);
     const destFolder = path.join(to.root.dir, kind.folder);
-    this.removeLeftovers(sourceFolder);
-    this.removeLeftovers(destFolder);
+    const unresolved = new Set(this.journal.list().map((row) => path.basename(hiddenSourceOf(row.plan.sourceEntry, row.id))));
+    this.removeLeftovers(sourceFolder, unresolved);
+    this.removeLeftovers(destFolder, unresolved);
 
     // The whole entry moves: a folder document with everything beside it, or a single file.
     const isFolder = entry.isDirectory;
@@ -229,6 +267,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
         sourceEntry,
         destEntry,
         gates: { values: [...gatePlan.values], sourceHasEntry: gatePlan.sourceHasEntry, ids: gateIds, roots: gateRoots },
+        state: { from: from.project, to: to.project, surfaced: shown },
       });
     } catch (error) {
       removeEmptyFolders(destFolder, createdFolder);
@@ -283,7 +322,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
       warnings.push(`gate settings were not carried: ${messageOf(error)}`);
     }
 
-    if (landing.sourceKept) warnings.push(...this.removeSource(label(source), sourceEntry, destEntry));
+    if (landing.sourceKept) warnings.push(...this.removeSource(label(source), sourceEntry, destEntry, transferId));
     this.journal.finish(transferId);
     return {
       moved: true,
@@ -379,12 +418,16 @@ export class FileCapabilityLevels implements CapabilityLevels {
 
   /**
    * Removes the source once the landing holds: first renamed to a hidden name in its own folder
-   * (one step, so it leaves every scan whole), then deleted. A failure to hide it is an error —
-   * the move would otherwise leave a copy; a failure to delete the hidden remains is a warning,
-   * and the next transfer through that folder clears them.
+   * that names the move (one step, so it leaves every scan whole, and a recovery can find it),
+   * then deleted. A failure to hide it is an error — the move would otherwise leave a copy; a
+   * failure to delete the hidden remains is a warning, and the next transfer through that folder
+   * clears them. Refused outright when the landing is not there: the source would be the last copy.
    */
-  private removeSource(what: string, sourceEntry: string, destEntry: string): string[] {
-    const hidden = path.join(path.dirname(sourceEntry), `${HIDDEN_SOURCE_PREFIX}${randomUUID()}`);
+  private removeSource(what: string, sourceEntry: string, destEntry: string, transferId: string): string[] {
+    if (!exists(destEntry)) {
+      throw new TransferFailedError(`${what}: ${destEntry} is not there, so ${sourceEntry} is the last copy and was kept`);
+    }
+    const hidden = hiddenSourceOf(sourceEntry, transferId);
     try {
       this.files.rename(sourceEntry, hidden);
     } catch (error) {
@@ -430,8 +473,11 @@ export class FileCapabilityLevels implements CapabilityLevels {
     return created;
   }
 
-  /** Hidden staging copies and hidden sources left by a move that was killed; no move is running. */
-  private removeLeftovers(folder: string): void {
+  /**
+   * Hidden staging copies and hidden sources left by a move that was killed; no move is running.
+   * `keep` names hidden sources of moves still in the journal: each is its own recovery's to settle.
+   */
+  private removeLeftovers(folder: string, keep: ReadonlySet<string>): void {
     let names: string[];
     try {
       names = fs.readdirSync(folder);
@@ -439,6 +485,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
       return;
     }
     for (const name of names) {
+      if (keep.has(name)) continue;
       if (name.startsWith(STAGING_PREFIX) || name.startsWith(HIDDEN_SOURCE_PREFIX)) this.files.remove(path.join(folder, name));
     }
   }
@@ -470,6 +517,11 @@ export class FileCapabilityLevels implements CapabilityLevels {
         error.code === 'FILE_LOCK_COMPROMISED' ? error : new TransferBusyError('another transfer is running in this workspace; try again', { cause: error }),
     });
   }
+}
+
+/** The hidden name a move gives its source just before deleting it: beside it, named after the move. */
+function hiddenSourceOf(sourceEntry: string, transferId: string): string {
+  return path.join(path.dirname(sourceEntry), `${HIDDEN_SOURCE_PREFIX}${transferId}`);
 }
 
 /** Whether anything (a file, a folder, a link) is at `target`. */

@@ -27,6 +27,12 @@ export interface JournalPlan {
     readonly ids: { readonly from: string; readonly to: string };
     readonly roots: { readonly from: string; readonly to: string };
   };
+  /**
+   * The surfaced switch the move carries: the scopes it leaves and lands in (a project's real
+   * path, or null for the global default) and the value. Absent in rows written before it was
+   * recorded; a recovery then cannot give the switch back.
+   */
+  readonly state?: { readonly from: string | null; readonly to: string | null; readonly surfaced: boolean };
 }
 
 export interface JournalEntry {

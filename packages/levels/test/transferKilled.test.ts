@@ -1,14 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { removeTestdirs, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KILL_AFTER_STEP_ENV, rewriteMarkdownName, type TransferStep } from '../src/index.js';
-import { closeLevels, type LevelsWorkspace, levelsWorkspace, openLevels, skillText, snapshot } from './levelsFixture.js';
-
-const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+import { rewriteMarkdownName, type TransferStep } from '../src/index.js';
+import { closeLevels, levelsWorkspace, openLevels, runLoadout, skillText, snapshot } from './levelsFixture.js';
 
 const shmDirs: string[] = [];
 afterEach(() => {
@@ -16,21 +12,6 @@ afterEach(() => {
   removeTestdirs();
   for (const dir of shmDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** Runs the built `loadout` in the workspace; with `killAfter`, the move SIGKILLs itself after that step. */
-function loadout(ws: LevelsWorkspace, args: string[], killAfter?: TransferStep) {
-  return spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      LOADOUT_HOME: ws.places.home,
-      LOADOUT_CAPABILITIES_DIR: ws.places.capabilitiesDir,
-      LOADOUT_DATA_DIR: ws.places.dataDir,
-      ...(killAfter === undefined ? {} : { [KILL_AFTER_STEP_ENV]: killAfter }),
-    },
-  });
-}
 
 const folderSkill = { 'SKILL.md': skillText('pdf', 'project pdf'), scripts: { 'extract.py': 'print(1)\n' }, reference: { 'forms.md': '# Forms\n' } };
 const renamedFolder = { ...folderSkill, 'SKILL.md': rewriteMarkdownName(skillText('pdf', 'project pdf'), 'pdf (2)', 'x') };
@@ -137,7 +118,7 @@ describe('a move killed with SIGKILL', () => {
         openLevels(ws.places).state.setSurfaced(kind, scenario.source.id, project, false);
         closeLevels();
 
-        const run = loadout(ws, [scenario.kind, 'transfer', scenario.source.id, '--from', `project:${project}`, '--to', 'global', '--json'], step);
+        const run = runLoadout(ws, [scenario.kind, 'transfer', scenario.source.id, '--from', `project:${project}`, '--to', 'global', '--json'], step);
         expect(run.signal, run.stderr).toBe('SIGKILL');
 
         const source = contentOf(path.join(projectRoot, scenario.source.entry));
@@ -148,7 +129,7 @@ describe('a move killed with SIGKILL', () => {
         expect(source !== null || landed !== null).toBe(true);
 
         // The scanner lists every copy that is there, with no refusal.
-        const list = loadout(ws, [scenario.kind, 'list', '--project', project, '--json']);
+        const list = runLoadout(ws, [scenario.kind, 'list', '--project', project, '--json']);
         expect(list.status, list.stderr).toBe(0);
         const ids = (JSON.parse(list.stdout) as { id: string; level: string }[]).map((record) => `${record.level}:${record.id}`);
         if (source !== null) expect(ids).toContain(`project:${scenario.source.id}`);
@@ -181,12 +162,12 @@ describe('a move killed with SIGKILL', () => {
   it('is undone by the next transfer through the command line, which then moves it once', () => {
     const ws = levelsWorkspace({ capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf', 'global pdf') } } } });
     writeTree(path.join(ws.project, '.agents'), { skills: { pdf: folderSkill, 'other.md': skillText('other') } });
-    expect(loadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global'], 'landed').signal).toBe('SIGKILL');
+    expect(runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global'], 'landed').signal).toBe('SIGKILL');
     expect(fs.readdirSync(path.join(ws.places.capabilitiesDir, 'skills')).sort()).toEqual(['pdf', 'pdf-2']);
 
     // The killed process's lock goes stale; the next transfer waits for it, undoes the half move
     // and moves the skill again: it lands as pdf-2 once, not as a third copy.
-    const next = loadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global', '--json']);
+    const next = runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global', '--json']);
     expect(next.status, next.stderr).toBe(0);
     expect(JSON.parse(next.stdout)).toMatchObject({ moved: true, record: { id: 'pdf-2' }, warnings: [expect.stringMatching(/^undid an interrupted move of skill "pdf"/)] });
     expect(fs.readdirSync(path.join(ws.places.capabilitiesDir, 'skills')).sort()).toEqual(['pdf', 'pdf-2']);

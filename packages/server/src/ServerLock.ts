@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, isProcessAlive, processStartTime } from '@loadout/kernel';
+import { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, isProcessAlive, narrowMode, PRIVATE_FILE_MODE, processStartTime } from '@loadout/kernel';
 import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
 /** Held while a server owns a data folder. */
@@ -40,7 +40,8 @@ export async function acquireServerLock(dataDir: string, onLost: (error: Error) 
     }
   }
   const pidFile = path.join(dataDir, PID_FILE);
-  fs.writeFileSync(pidFile, `${process.pid} ${processStartTime(process.pid) ?? ''}\n`);
+  fs.writeFileSync(pidFile, `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
+  narrowMode(pidFile, PRIVATE_FILE_MODE);
   return {
     async release() {
       fs.rmSync(pidFile, { force: true });

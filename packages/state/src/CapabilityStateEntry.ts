@@ -1,4 +1,4 @@
-import type { Level } from '@loadout/kernel';
+import type { Level, LoadoutError } from '@loadout/kernel';
 
 /**
  * Which substrate decided a value, so an owner can see why something is off:
@@ -75,7 +75,13 @@ export interface SetCapabilityStateResult {
   /** Every capability's state after the write (or as it stands, when the request was refused). */
   readonly capabilities: readonly CapabilityStateEntry[];
   readonly warnings: readonly string[];
-  readonly errors: readonly string[];
+  /**
+   * Why the request was not applied as asked, each with its own stable `code` (and, for a write
+   * that failed, the `cause`); in JSON each is `{ code, message }`. See `StateRequestRefusedError`,
+   * `StateDivergedError` and `StateWriteFailedError`; an error a write ran into (a locked
+   * `config.json` …) keeps its own code.
+   */
+  readonly errors: readonly LoadoutError[];
   /**
    * Whether anything was written. False when validation refused the request (then nothing
    * changed); true with errors means the write happened but did not read back as asked.

@@ -2,6 +2,8 @@ import path from 'node:path';
 import {
   type CapabilityRecord,
   collisionKey,
+  isLoadoutError,
+  type LoadoutError,
   parseSwitch,
   PluginSource,
   type Root,
@@ -17,6 +19,7 @@ import { CapabilityStateStore, type SurfacedChange } from './CapabilityStateStor
 import { decideGate, decideSurfaced, type InstallFloor } from './decideState.js';
 import { type DesiredCapability, parseDesiredCapabilities, parseStateScope, type StateScope } from './DesiredCapability.js';
 import { CONFIG_FILE, type GateChange, planGateRewrite, readGateConfig, withConfigLock } from './GateConfig.js';
+import { StateDivergedError, StateRequestRefusedError, StateWriteFailedError } from './StateErrors.js';
 
 /**
  * Capability state, read and written in the resolver's own vocabulary (seed 001). Both take a
@@ -88,10 +91,13 @@ export class StoredCapabilityStateService implements CapabilityStateService {
 
     const written = await this.write(before, plans);
     const after = this.resolveAt(before.project);
+    // A write that failed before anything landed is its own error; reading back what was not
+    // written would only repeat it.
+    const diverged = written.errors.length > 0 && !written.written ? [] : divergences(after, plans);
     return {
       capabilities: after.entries,
       warnings: presentButDead(after, plans),
-      errors: [...written.errors, ...divergences(after, plans)],
+      errors: [...written.errors, ...diverged],
       written: written.written,
     };
   }
@@ -102,7 +108,7 @@ export class StoredCapabilityStateService implements CapabilityStateService {
    * locked, read and its new text computed before the transaction, so a file another process
    * holds or broke stops the write before anything changed.
    */
-  private async write(at: Resolution, plans: readonly Plan[]): Promise<{ written: boolean; errors: string[] }> {
+  private async write(at: Resolution, plans: readonly Plan[]): Promise<{ written: boolean; errors: LoadoutError[] }> {
     const surfaced: SurfacedChange[] = [];
     const gates: GateChange[] = [];
     for (const plan of plans) {
@@ -127,7 +133,8 @@ export class StoredCapabilityStateService implements CapabilityStateService {
       });
       return { written, errors: [] };
     } catch (error) {
-      return { written, errors: [`the write did not complete: ${error instanceof Error ? error.message : String(error)}`] };
+      // Reported as itself, code and cause kept: a locked or broken config.json, a database error.
+      return { written, errors: [isLoadoutError(error) ? error : new StateWriteFailedError(error)] };
     }
   }
 
@@ -197,19 +204,22 @@ function projectOf(scope: StateScope): string | null {
 }
 
 /** Checks every request against the state as it stands; any error means nothing is written. */
-function validate(at: Resolution, requests: readonly DesiredCapability[]): { plans: Plan[]; errors: string[] } {
-  const errors: string[] = [];
+function validate(at: Resolution, requests: readonly DesiredCapability[]): { plans: Plan[]; errors: LoadoutError[] } {
+  const errors: LoadoutError[] = [];
+  const refuse = (code: string, message: string): void => {
+    errors.push(new StateRequestRefusedError(code, message));
+  };
   const plans = new Map<string, Plan>();
   for (const request of requests) {
     const kind = at.kinds.find((known) => known === request.kind.toLowerCase());
     if (kind === undefined) {
-      errors.push(`unknown capability kind "${clip(request.kind)}" (kinds: ${at.kinds.join(', ')})`);
+      refuse('STATE_KIND_UNKNOWN', `unknown capability kind "${clip(request.kind)}" (kinds: ${at.kinds.join(', ')})`);
       continue;
     }
     const key = `${kind}/${collisionKey(request.id)}`;
     const entry = at.byKey.get(key);
     if (entry === undefined) {
-      errors.push(`unknown capability ${kind}/${clip(request.id)}${at.project === null ? '' : ` in project ${at.project}`}`);
+      refuse('STATE_CAPABILITY_UNKNOWN', `unknown capability ${kind}/${clip(request.id)}${at.project === null ? '' : ` in project ${at.project}`}`);
       continue;
     }
     const label = `${entry.kind}/${entry.id}`;
@@ -219,13 +229,13 @@ function validate(at: Resolution, requests: readonly DesiredCapability[]): { pla
     if (request.enabled !== undefined) {
       const enabled = parseSwitch(request.enabled);
       if (enabled === null) {
-        errors.push(`${label}: enabled must be on or off, not ${describe(request.enabled)}`);
+        refuse('STATE_VALUE_INVALID', `${label}: enabled must be on or off, not ${describe(request.enabled)}`);
       } else if (plan.enabled !== undefined && plan.enabled !== enabled) {
-        errors.push(`${label}: asked to be both enabled and disabled`);
+        refuse('STATE_REQUEST_CONFLICT', `${label}: asked to be both enabled and disabled`);
       } else if (enabled && !entry.installed) {
-        errors.push(`cannot enable ${label}: its plugin "${entry.plugin}" is not installed`);
+        refuse('STATE_PLUGIN_NOT_INSTALLED', `cannot enable ${label}: its plugin "${entry.plugin}" is not installed`);
       } else if (enabled && entry.decidedBy === 'plugin-disabled') {
-        errors.push(`cannot enable ${label}: it comes from plugin "${entry.plugin}", which is disabled; enable the plugin first`);
+        refuse('STATE_PLUGIN_DISABLED', `cannot enable ${label}: it comes from plugin "${entry.plugin}", which is disabled; enable the plugin first`);
       } else {
         plan.enabled = enabled;
       }
@@ -235,16 +245,17 @@ function validate(at: Resolution, requests: readonly DesiredCapability[]): { pla
       const gate = Object.keys(entry.gates).find((declared) => declared.toLowerCase() === asked.toLowerCase());
       if (gate === undefined) {
         const declared = Object.keys(entry.gates);
-        errors.push(
+        refuse(
+          'STATE_GATE_UNDECLARED',
           `${label}: gate "${clip(asked)}" is not declared (${declared.length === 0 ? 'it declares no gates' : `declared: ${declared.join(', ')}`})`,
         );
         continue;
       }
       const value = parseSwitch(raw);
       if (value === null) {
-        errors.push(`${label}: gate "${gate}" must be on or off, not ${describe(raw)}`);
+        refuse('STATE_VALUE_INVALID', `${label}: gate "${gate}" must be on or off, not ${describe(raw)}`);
       } else if (plan.gates.has(gate) && plan.gates.get(gate) !== value) {
-        errors.push(`${label}: gate "${gate}" asked to be both on and off`);
+        refuse('STATE_REQUEST_CONFLICT', `${label}: gate "${gate}" asked to be both on and off`);
       } else {
         plan.gates.set(gate, value);
       }
@@ -254,25 +265,28 @@ function validate(at: Resolution, requests: readonly DesiredCapability[]): { pla
 }
 
 /** Assert-and-report: what the state reads back as, wherever it is not what was asked. */
-function divergences(after: Resolution, plans: readonly Plan[]): string[] {
-  const errors: string[] = [];
+function divergences(after: Resolution, plans: readonly Plan[]): LoadoutError[] {
+  const errors: LoadoutError[] = [];
+  const diverged = (message: string): void => {
+    errors.push(new StateDivergedError(message));
+  };
   for (const plan of plans) {
     const label = `${plan.entry.kind}/${plan.entry.id}`;
     const entry = after.byKey.get(`${plan.entry.kind}/${collisionKey(plan.entry.id)}`);
     if (entry === undefined) {
-      errors.push(`${label} no longer exists after the write`);
+      diverged(`${label} no longer exists after the write`);
       continue;
     }
     if (plan.enabled !== undefined && entry.enabled !== plan.enabled) {
-      errors.push(
+      diverged(
         `failed to ${plan.enabled ? 'enable' : 'disable'} ${label}: still ${entry.enabled ? 'enabled' : 'disabled'} after the write (decided by ${entry.decidedBy})`,
       );
     }
     for (const [gate, value] of plan.gates) {
       const state = entry.gates[gate];
-      if (state === undefined) errors.push(`${label}: gate "${gate}" is no longer declared after the write`);
+      if (state === undefined) diverged(`${label}: gate "${gate}" is no longer declared after the write`);
       else if (state.configured !== value) {
-        errors.push(`failed to turn gate "${gate}" of ${label} ${onOff(value)}: still ${onOff(state.configured)} (decided by ${state.decidedBy})`);
+        diverged(`failed to turn gate "${gate}" of ${label} ${onOff(value)}: still ${onOff(state.configured)} (decided by ${state.decidedBy})`);
       }
     }
   }

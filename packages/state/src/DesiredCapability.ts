@@ -3,6 +3,21 @@ import { z } from 'zod';
 import { DesiredStateInvalidError } from './StateErrors.js';
 
 /**
+ * Gate name → asked value, checked as a plain object of at most 256 names of 1–64 characters. Kept
+ * as the caller's own object rather than rebuilt: a rebuilt record would silently drop a key such
+ * as `__proto__`, and an undeclared gate must be refused by name, never ignored.
+ */
+const gateRequests = z
+  .custom<Record<string, unknown>>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'expected an object of gate names')
+  .superRefine((value, context) => {
+    const names = Object.keys(value);
+    if (names.length > 256) context.addIssue({ code: 'custom', message: 'at most 256 gates' });
+    for (const name of names) {
+      if (name.length === 0 || name.length > 64) context.addIssue({ code: 'custom', path: [name], message: 'a gate name has 1-64 characters' });
+    }
+  });
+
+/**
  * One desired state as a caller sends it (the CLI, the RPC `capability.set`). The schema checks
  * the shape only; the values of `enabled` and of each gate are checked by the writer, so a value
  * that is not on/off is reported in the result's `errors` together with every other refusal, and
@@ -16,7 +31,7 @@ export const DesiredCapabilitySchema = z
     kind: z.string().min(1).max(64),
     id: z.string().min(1).max(256),
     enabled: z.unknown().optional(),
-    gates: z.record(z.string().min(1).max(64), z.unknown()).optional(),
+    gates: gateRequests.optional(),
   })
   .strict();
 export type DesiredCapability = z.infer<typeof DesiredCapabilitySchema>;

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { collisionKey, DocumentRefusedError, type FileLockRetries, parseSwitch, readTextInside, withFileLock } from '@loadout/kernel';
-import { GateConfigInvalidError, GateConfigLockedError } from './StateErrors.js';
+import { collisionKey, DocumentRefusedError, type FileLockRetries, isLoadoutError, parseSwitch, readTextInside, withFileLock } from '@loadout/kernel';
+import { GateConfigInvalidError, GateConfigLockedError, GateConfigUnreadableError } from './StateErrors.js';
 
 /** The file, directly in a root, that holds configured gates. */
 export const CONFIG_FILE = 'config.json';
@@ -96,12 +96,18 @@ export function planGateRewrite(rootDir: string, changes: readonly GateChange[])
   return { file, text: applyGateChanges(readConfigText(rootDir, file), changes, file) };
 }
 
+/**
+ * The text of a root's `config.json`, null when there is none. Something that is not a regular
+ * file in its place (a folder, a FIFO), a link out of the root or a file over the size limit is
+ * `STATE_CONFIG_INVALID`; one the file system will not read is `STATE_CONFIG_UNREADABLE`.
+ */
 function readConfigText(rootDir: string, file: string): string | null {
   try {
     return readTextInside(rootDir, file);
   } catch (error) {
-    if (error instanceof DocumentRefusedError) throw new GateConfigInvalidError(file, error.message, { cause: error });
-    throw error;
+    if (error instanceof DocumentRefusedError) throw new GateConfigInvalidError(file, error.message.replace(/^[^:]*: /, ''), { cause: error });
+    if (isLoadoutError(error)) throw error;
+    throw new GateConfigUnreadableError(file, { cause: error });
   }
 }
 

@@ -179,13 +179,13 @@ describe('setCapabilityState', () => {
       { kind: 'skill', id: 'lint', enabled: 'sometimes' },
       { kind: 'skill', id: 'legacy', enabled: true },
     ]);
-    expect(result.errors).toEqual([
-      `unknown capability skill/nope in project ${project}`,
-      'unknown capability kind "widget" (kinds: skill, affordance, task)',
-      'skill/notes: gate "speed" is not declared (it declares no gates)',
-      'skill/pdf: gate "tables" must be on or off, not "maybe"',
-      'skill/lint: enabled must be on or off, not "sometimes"',
-      'cannot enable skill/legacy: it comes from plugin "old", which is disabled; enable the plugin first',
+    expect(result.errors.map((error) => error.toJSON())).toEqual([
+      { code: 'STATE_CAPABILITY_UNKNOWN', message: `unknown capability skill/nope in project ${project}` },
+      { code: 'STATE_KIND_UNKNOWN', message: 'unknown capability kind "widget" (kinds: skill, affordance, task)' },
+      { code: 'STATE_GATE_UNDECLARED', message: 'skill/notes: gate "speed" is not declared (it declares no gates)' },
+      { code: 'STATE_VALUE_INVALID', message: 'skill/pdf: gate "tables" must be on or off, not "maybe"' },
+      { code: 'STATE_VALUE_INVALID', message: 'skill/lint: enabled must be on or off, not "sometimes"' },
+      { code: 'STATE_PLUGIN_DISABLED', message: 'cannot enable skill/legacy: it comes from plugin "old", which is disabled; enable the plugin first' },
     ]);
     expect(result.warnings).toEqual([]);
     expect(result.written).toBe(false);
@@ -199,7 +199,10 @@ describe('setCapabilityState', () => {
       { kind: 'skill', id: 'pdf', enabled: true, gates: { ocr: true } },
       { kind: 'skill', id: 'Pdf', enabled: false, gates: { ocr: false } },
     ]);
-    expect(result.errors).toEqual(['skill/pdf: asked to be both enabled and disabled', 'skill/pdf: gate "ocr" asked to be both on and off']);
+    expect(result.errors.map((error) => [error.code, error.message])).toEqual([
+      ['STATE_REQUEST_CONFLICT', 'skill/pdf: asked to be both enabled and disabled'],
+      ['STATE_REQUEST_CONFLICT', 'skill/pdf: gate "ocr" asked to be both on and off'],
+    ]);
   });
 
   it('throws a coded error for a malformed batch, before reading anything', async () => {

@@ -127,8 +127,10 @@ describe('loadout capability (end to end)', { timeout: 180_000 }, () => {
     const before = bytesOf(ws);
     const refused = await loadout(ws, 'capability', 'set', 'skill/charts', '--enable', '--json');
     expect(refused.code).toBe(1);
-    const result = JSON.parse(refused.stdout) as { errors: string[]; written: boolean; capabilities: unknown[] };
-    expect(result.errors).toEqual(['cannot enable skill/charts: it comes from plugin "extras", which is disabled; enable the plugin first']);
+    const result = JSON.parse(refused.stdout) as { errors: { code: string; message: string }[]; written: boolean; capabilities: unknown[]; error: unknown };
+    const disabledPlugin = { code: 'STATE_PLUGIN_DISABLED', message: 'cannot enable skill/charts: it comes from plugin "extras", which is disabled; enable the plugin first' };
+    expect(result.errors).toEqual([disabledPlugin]);
+    expect(result.error).toEqual(disabledPlugin);
     expect(result.written).toBe(false);
     expect(result.capabilities.length).toBeGreaterThan(0);
     expect(refused.stderr).toBe('loadout: cannot enable skill/charts: it comes from plugin "extras", which is disabled; enable the plugin first\n');
@@ -149,7 +151,9 @@ describe('loadout capability (end to end)', { timeout: 180_000 }, () => {
     expect((await loadout(ws, 'capability', 'set', 'skill/pdf')).code).toBe(2);
     const value = await loadout(ws, 'capability', 'set', 'skill/pdf', '--gate', 'ocr=maybe', '--json');
     expect(value.code).toBe(1);
-    expect((JSON.parse(value.stdout) as { errors: string[] }).errors).toEqual(['skill/pdf: gate "ocr" must be on or off, not "maybe"']);
+    expect((JSON.parse(value.stdout) as { errors: unknown[] }).errors).toEqual([
+      { code: 'STATE_VALUE_INVALID', message: 'skill/pdf: gate "ocr" must be on or off, not "maybe"' },
+    ]);
     const project = await loadout(ws, 'capability', 'state', '--project', path.join(ws.places.home, 'missing'), '--json');
     expect(project.code).toBe(1);
     expect((JSON.parse(project.stdout) as { error: { code: string } }).error.code).toBe('PROJECT_NOT_FOUND');

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '@loadout/kernel';
+import { ConflictError, InvalidInputError, NotFoundError, OperationFailedError } from '@loadout/kernel';
 
 /** A task folder name that could leave its root or is not a name at all. */
 export class TaskNameInvalidError extends InvalidInputError {
@@ -7,9 +7,31 @@ export class TaskNameInvalidError extends InvalidInputError {
   }
 }
 
+/**
+ * No task of that name is on in the session. When a folder of that name is there but a scan
+ * refuses it (a link out of its root, a malformed `TASK.md` …), `reason` says why and `cause` is
+ * the refusal.
+ */
 export class TaskNotFoundError extends NotFoundError {
-  constructor(dirName: string) {
-    super('TASK_NOT_FOUND', `no task named "${dirName}" in this session`);
+  constructor(dirName: string, refusal?: { readonly message: string }) {
+    super('TASK_NOT_FOUND', `no task named "${dirName}" in this session${refusal === undefined ? '' : `: ${refusal.message}`}`, { cause: refusal });
+  }
+}
+
+/**
+ * A task (or the tasks folder) the file system would not let Loadout read, e.g. for lack of
+ * permission: not the same as a task that is not there. `cause` is the file system's error.
+ */
+export class TaskUnreadableError extends OperationFailedError {
+  constructor(dirName: string, failure: { readonly message: string }) {
+    super('TASK_UNREADABLE', `task "${dirName}" cannot be read: ${failure.message}`, { cause: failure });
+  }
+}
+
+/** A field a client sent back that only the task's place decides (`dirName`, `level`, `path` …), with another value. */
+export class TaskFieldReadOnlyError extends InvalidInputError {
+  constructor(field: string) {
+    super('TASK_FIELD_READ_ONLY', `${field} cannot be changed here; send it back as read, or leave it out`);
   }
 }
 

@@ -1,4 +1,5 @@
 export * from './TaskErrors.js';
+export * from './taskInterpreters.js';
 export * from './taskKind.js';
 export * from './taskName.js';
 export * from './TaskRecord.js';

@@ -10,6 +10,7 @@ import {
   readMarkdownCapability,
   realpathInside,
 } from '@loadout/kernel';
+import { hasControlCharacter, taskNameProblem } from './taskName.js';
 import type { TaskRecord } from './TaskRecord.js';
 
 /** A task is `tasks/<dirName>/TASK.md`; its id is its folder name, whatever its frontmatter `name`. */
@@ -24,14 +25,25 @@ export const taskKind: CapabilityKind<TaskRecord> = {
   readEntry: readTaskEntry,
 };
 
-/** Reads one task folder; the only function that turns a `TASK.md` into a record. */
+/**
+ * Reads one task folder; the only function that turns a `TASK.md` into a record. A folder whose
+ * name breaks the one task-name rule ({@link taskNameProblem}) is refused here as it is on create
+ * and on lookup, so what is listed, what can be switched and what runs are the same tasks.
+ */
 export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   if (!entry.isDirectory) return { records: [], diagnostics: [] };
+  const nameProblem = taskNameProblem(entry.name);
+  if (nameProblem !== null) {
+    throw new DocumentRefusedError('TASK_NAME_INVALID', `tasks/${JSON.stringify(entry.name)}: not a task folder name: ${nameProblem}`);
+  }
   const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, TASK_DOCUMENT.file), TASK_DOCUMENT);
   if (read === null) return { records: [], diagnostics: [] };
   const { implementation, timeout, retries, input } = read.document.frontmatter;
   if (typeof implementation !== 'string' || implementation.trim() === '') {
     throw new DocumentRefusedError('TASK_IMPLEMENTATION_MISSING', `${read.relative}: frontmatter "implementation" must name a file in the task folder`);
+  }
+  if (hasControlCharacter(implementation)) {
+    throw new DocumentRefusedError('TASK_IMPLEMENTATION_INVALID', `${read.relative}: implementation ${JSON.stringify(implementation)} holds a line break or another control character`);
   }
   const implementationPath = path.resolve(entry.path, implementation);
   if (!isInside(entry.path, implementationPath) || implementationPath === entry.path) {

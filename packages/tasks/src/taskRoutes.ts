@@ -1,7 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { type ApiRoute, defineRoute, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
 import { resolve, type Session } from '@loadout/kernel';
 import { z } from 'zod';
-import { TaskStore } from './TaskStore.js';
+import { TaskFieldReadOnlyError, TaskInputInvalidError } from './TaskErrors.js';
+import { MAX_TASK_RETRIES, MAX_TASK_TIMEOUT_SECONDS, type TaskDocument, TaskStore } from './TaskStore.js';
 
 const implementation = z.strictObject({
   filename: z.string().min(1).max(255),
@@ -16,20 +18,44 @@ const NewTaskBody = z.strictObject({
   implementation,
   body: z.string().max(1024 * 1024).optional(),
   level: z.enum(['global', 'project']).optional(),
-  timeoutSeconds: z.number().positive().max(86_400).optional(),
-  retries: z.number().int().min(0).max(10).optional(),
+  timeoutSeconds: z.number().positive().max(MAX_TASK_TIMEOUT_SECONDS).optional(),
+  retries: z.number().int().min(0).max(MAX_TASK_RETRIES).optional(),
   project: projectPath.nullable().optional(),
 });
 
-/** `PUT /api/tasks/:dirName`: at least one field. */
+/**
+ * `PUT /api/tasks/:dirName`: the shape `GET` answers, every field optional, at least one given.
+ * The fields listed here can change; every other field `GET` answers (`dirName`, `level`, `path`,
+ * `inputSchema` …) is decided by the task's place or its document and is taken back only as it
+ * was read. Fields sent with the value they have change nothing; a body that changes nothing
+ * writes nothing.
+ */
 const TaskPatchBody = z
-  .strictObject({
-    name: z.string().min(1).max(1024).optional(),
-    description: z.string().min(1).max(1024).optional(),
+  .object({
+    name: z.string().max(1024).optional(),
+    description: z.string().max(1024).optional(),
     body: z.string().max(1024 * 1024).optional(),
     implementation: implementation.optional(),
+    timeoutSeconds: z.number().positive().max(MAX_TASK_TIMEOUT_SECONDS).nullable().optional(),
+    retries: z.number().int().min(0).max(MAX_TASK_RETRIES).optional(),
   })
-  .refine((patch) => Object.keys(patch).length > 0, 'nothing to change: give name, description, body or implementation');
+  .catchall(z.unknown())
+  .refine((patch) => Object.keys(patch).length > 0, 'nothing to change: give name, description, body, implementation, timeoutSeconds or retries');
+
+const EDITABLE_FIELDS: ReadonlySet<string> = new Set(['name', 'description', 'body', 'implementation', 'timeoutSeconds', 'retries']);
+
+/**
+ * Refuses what a `PUT` body holds beyond the editable fields unless `GET` answered it with that
+ * very value: a field `GET` does not answer is unknown, one with another value is read-only.
+ */
+function checkReadOnlyFields(body: Readonly<Record<string, unknown>>, current: TaskDocument): void {
+  const answered = current as unknown as Readonly<Record<string, unknown>>;
+  for (const [field, value] of Object.entries(body)) {
+    if (EDITABLE_FIELDS.has(field)) continue;
+    if (!Object.hasOwn(answered, field)) throw new TaskInputInvalidError(`body: unknown field "${field.slice(0, 64)}"`);
+    if (!isDeepStrictEqual(value, answered[field])) throw new TaskFieldReadOnlyError(field);
+  }
+}
 
 const TaskParams = z.strictObject({ dirName: z.string().max(4096) });
 
@@ -78,7 +104,7 @@ export const taskRoutes: readonly ApiRoute[] = [
     access: 'public',
     handle: (request, context) => {
       const { dirName } = parseRequest(TaskParams, request.params, 'path');
-      return withStore(context, parseRequest(ProjectQuery, request.query, 'query').project, (store) => store.getTaskByDirName(dirName));
+      return withStore(context, parseRequest(ProjectQuery, request.query, 'query').project, (store) => store.getTaskDocument(dirName));
     },
   }),
 
@@ -89,8 +115,13 @@ export const taskRoutes: readonly ApiRoute[] = [
     handle: (request, context) => {
       const { dirName } = parseRequest(TaskParams, request.params, 'path');
       const { project } = parseRequest(ProjectQuery, request.query, 'query');
-      const patch = parseRequest(TaskPatchBody, request.body, 'body');
-      return withStore(context, project, (store) => store.updateTask(dirName, patch));
+      const body = parseRequest(TaskPatchBody, request.body, 'body');
+      return withStore(context, project, (store) => {
+        if (Object.keys(body).some((field) => !EDITABLE_FIELDS.has(field))) checkReadOnlyFields(body, store.getTaskDocument(dirName));
+        const { name, description, body: markdown, implementation: file, timeoutSeconds, retries } = body;
+        store.updateTask(dirName, { name, description, body: markdown, implementation: file, timeoutSeconds, retries });
+        return store.getTaskDocument(dirName);
+      });
     },
   }),
 

@@ -28,7 +28,6 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
     .option('--check', 'print the plan, write nothing, exit 1 when the runtime folders differ from it')
     .option('--json', 'print one JSON document')
     .action(async (options: ApplyOptions) => {
-      let result: ApplyResult | null = null;
       await cli.run(
         options.json === true,
         async () => {
@@ -37,15 +36,18 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
           const unknown = options.runtime.find((name) => !known.includes(name));
           if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
           const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
-          result = await applier().apply({ project: options.project ?? null, runtimes: options.runtime, mode });
-          return result;
+          return applier().apply({ project: options.project ?? null, runtimes: options.runtime, mode });
         },
         formatResult,
+        {
+          // The plan on stdout says why; stderr gets the one line.
+          failure: (result) => {
+            if (result.mode === 'check' && !result.upToDate) return `the runtime folders differ from the plan (${result.changeCount} pending)`;
+            if (result.mode === 'apply' && !result.ok) return refusedSummary(result);
+            return null;
+          },
+        },
       );
-      const finished = result as ApplyResult | null;
-      if (finished === null) return;
-      if (finished.mode === 'check' && !finished.upToDate) process.exitCode = 1;
-      if (finished.mode === 'apply' && !finished.ok) cli.partlyRefused(refusedSummary(finished));
     });
 
   apply

@@ -49,25 +49,22 @@ export function registerCapabilityCommand(program: Command, cli: CliContext): Co
     .option('--project <dir>', "write this project's override and its .agents/config.json instead of the global default")
     .option('--json', 'print the whole result as one JSON document')
     .action(async (target: string, options: SetOptions) => {
-      let errors: readonly string[] = [];
       await cli.run(
         options.json === true,
         async () => {
           const desired = desiredFrom(target, options);
           const result = await service().setCapabilityState({ project: options.project ?? null }, [desired]);
-          errors = result.errors;
-          if (result.errors.length === 0) return result;
-          // A refusal still carries the error document every --json command prints on failure.
-          const code = result.written ? 'STATE_DIVERGED' : 'STATE_REFUSED';
-          return { ...result, error: { code, message: result.errors[0] } };
+          const [first] = result.errors;
+          // A refusal still carries the error document every --json command prints on failure:
+          // the writer's first error, with its own code.
+          return first === undefined ? result : { ...result, error: first };
         },
         (result) => formatResult(result, target),
+        {
+          failure: ({ errors }) =>
+            errors.length === 0 ? null : `${errors[0]?.message ?? ''}${errors.length === 1 ? '' : ` (and ${errors.length - 1} more)`}`,
+        },
       );
-      if (errors.length > 0) {
-        const more = errors.length === 1 ? '' : ` (and ${errors.length - 1} more)`;
-        process.stderr.write(`loadout: ${errors[0]}${more}\n`);
-        process.exitCode = 1;
-      }
     });
   return capability;
 }
@@ -80,12 +77,14 @@ function desiredFrom(target: string, options: SetOptions): DesiredCapability {
   if (options.enable !== true && options.disable !== true && options.gate.length === 0) {
     throw new UsageError('nothing to set: give --enable, --disable or --gate NAME=on|off');
   }
-  const gates: Record<string, string> = {};
-  for (const gate of options.gate) {
+  const pairs = options.gate.map((gate): [string, string] => {
     const equals = gate.indexOf('=');
     if (equals <= 0) throw new UsageError(`--gate expects NAME=on|off, not "${gate}"`);
-    gates[gate.slice(0, equals)] = gate.slice(equals + 1);
-  }
+    return [gate.slice(0, equals), gate.slice(equals + 1)];
+  });
+  // Every name the owner typed becomes its own key, even `__proto__`, so the writer refuses an
+  // undeclared one by name instead of it vanishing into the object's prototype.
+  const gates = Object.fromEntries(pairs);
   return {
     kind: target.slice(0, slash),
     id: target.slice(slash + 1),
@@ -112,7 +111,7 @@ function formatEntries(entries: readonly CapabilityStateEntry[]): string {
 
 function formatResult(result: SetCapabilityStateResult, target: string): string {
   const lines: string[] = [];
-  for (const error of result.errors) lines.push(`error: ${error}`);
+  for (const error of result.errors) lines.push(`error: ${error.message}`);
   for (const warning of result.warnings) lines.push(`warning: ${warning}`);
   if (result.errors.length === 0) {
     const key = target.toLowerCase();

@@ -40,7 +40,6 @@ export function registerTaskRunCommand(tasks: Command, cli: CliContext): void {
               signal: abort.signal,
               ...(json ? {} : { onOutput: (chunk) => (chunk.stream === 'stdout' ? process.stdout : process.stderr).write(chunk.text) }),
             });
-            if (!result.succeeded) process.exitCode = 1;
             return {
               taskDirName: result.task.dirName,
               plugin: result.task.plugin,
@@ -55,10 +54,8 @@ export function registerTaskRunCommand(tasks: Command, cli: CliContext): void {
               ...(result.succeeded ? {} : { error: describeFailure(result) }),
             };
           },
-          (run) => {
-            if (run.status === 'failed') process.stderr.write(`loadout: task ${run.taskDirName} failed: ${run.error ?? ''}\n`);
-            return '';
-          },
+          () => '',
+          { failure: (run) => (run.status === 'failed' ? `task ${run.taskDirName} failed: ${run.error ?? ''}` : null) },
         );
       } finally {
         process.off('SIGINT', interrupt);

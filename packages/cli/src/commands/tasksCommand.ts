@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { type Session, SessionLoader } from '@loadout/kernel';
-import { type NewTask, type TaskPatch, type TaskRecord, TaskStore } from '@loadout/tasks';
+import { describeRunnableExtensions, type NewTask, type TaskPatch, type TaskRecord, TaskStore } from '@loadout/tasks';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { type CliContext, UsageError } from '../CliContext.js';
@@ -60,7 +60,7 @@ export function registerTasksCommand(program: Command, cli: CliContext): Command
     .description("create a task in the owner's capabilities (or the project's with --level project)")
     .requiredOption('--name <text>', 'display name')
     .requiredOption('--description <text>', 'one line saying what it does')
-    .requiredOption('--implementation <file>', 'a script to copy in as the implementation (.mjs, .js or .sh)')
+    .requiredOption('--implementation <file>', `a script to copy in as the implementation (${describeRunnableExtensions()})`)
     .option('--body <text>', 'Markdown instructions after the frontmatter')
     .option('--level <level>', 'global or project', 'global')
     .option('--project <dir>', 'the folder the agent works in')

@@ -225,7 +225,7 @@ export async function renderCapabilities(container, context) {
       const result = await rpc('capability.set', { project: target, capabilities: [{ kind: entry.kind, id: entry.id, ...change }] });
       const errors = result?.errors ?? [];
       if (errors.length > 0) {
-        context.fail(`Could not change ${entry.kind} ${entry.name}`, new Error(errors.join('; ')));
+        context.fail(`Could not change ${entry.kind} ${entry.name}`, new Error(errors.map((error) => error.message).join('; ')));
       } else {
         const warnings = result?.warnings ?? [];
         const overridden = target === null && project !== null && entry.decidedBy === 'project-override' && change.enabled !== undefined;

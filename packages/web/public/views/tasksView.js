@@ -299,7 +299,7 @@ async function editTask(context, task) {
       field('Name', name),
       field('Description', description),
       creating ? field('Level', level) : null,
-      field(creating ? 'Implementation file' : 'Replace implementation: file name', filename, creating ? '.mjs/.js run with node, .sh with bash.' : `Leave empty to keep ${task.implementation}.`),
+      field(creating ? 'Implementation file' : 'Replace implementation: file name', filename, creating ? 'Runnable: .mjs, .js or .cjs with node; .sh with bash; .py with python3.' : `Leave empty to keep ${task.implementation}.`),
       field(creating ? 'Implementation' : 'Replace implementation: content', content),
       field(creating ? 'Instructions (optional)' : 'Replace instructions (optional)', body, creating ? 'Markdown after the frontmatter, for people and agents.' : 'Leave empty to keep them as they are.'),
     ],
