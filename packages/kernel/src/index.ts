@@ -19,6 +19,7 @@ export * from './renderBlock.js';
 export * from './PluginSource.js';
 export * from './processIdentity.js';
 export * from './Root.js';
+export * from './RootLayout.js';
 export * from './Session.js';
 export * from './scanKindFolder.js';
 export * from './SessionLoader.js';
