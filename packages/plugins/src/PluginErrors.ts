@@ -31,3 +31,10 @@ export class OwnerRepositoryNotGitError extends ConflictError {
     super('OWNER_REPOSITORY_NOT_GIT', `${dir} is not in a git repository; migrate needs git to tell the owner's files from copies`);
   }
 }
+
+/** `capabilities/loadout-lock.json` cannot be read as a lock file; nothing that would rewrite it goes ahead. */
+export class PluginLockInvalidError extends ConflictError {
+  constructor(message: string) {
+    super('PLUGIN_LOCK_INVALID', message);
+  }
+}

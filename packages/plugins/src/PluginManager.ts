@@ -3,9 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isInside, isLoadoutError, Places, redactCredentials, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
+import { findPluginManifest } from './findPluginManifest.js';
 import { parsePluginName } from './parsePluginName.js';
-import { parsePluginRef } from './parsePluginRef.js';
+import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
 import { parsePluginSource } from './parsePluginSource.js';
+import type { PluginDefinition } from './PluginDefinition.js';
 import {
   OwnerRepositoryNotGitError,
   PluginExistsError,
@@ -16,14 +18,29 @@ import {
 } from './PluginErrors.js';
 import { PluginGit } from './PluginGit.js';
 import type { PluginLifecycleListener } from './PluginLifecycleListener.js';
-import { type PluginEntry, PluginRegistry } from './PluginRegistry.js';
+import { PluginLock } from './PluginLock.js';
+import { type PluginEntry, type PluginMarketplaceRef, PluginRegistry } from './PluginRegistry.js';
+import { pluginDataDir } from './readPluginLayout.js';
 import { readPluginName } from './readPluginName.js';
+import { straySkills } from './pluginSkills.js';
+import { pathInside } from './pathInside.js';
 
 export interface InstallPluginOptions {
   /** The plugin's name; otherwise its manifest's, otherwise the repository's base name. */
   readonly name?: string;
   /** A branch or tag to check out instead of the remote's default branch. */
   readonly ref?: string;
+  /** The plugin's root inside the repository (`plugins/pdf`), for a plugin that is not the whole repository. */
+  readonly path?: string;
+  /** A full commit id to check out once cloned (a marketplace entry's `sha`, a lock file's commit). */
+  readonly commit?: string;
+  /** Hold the clone at `commit` (detached) so update never moves it. */
+  readonly pin?: boolean;
+  /** The marketplace entry it comes from, and what that entry says about it. */
+  readonly marketplace?: PluginMarketplaceRef;
+  readonly definition?: PluginDefinition;
+  /** False to leave the lock file as it is (a sync installs what the lock already records). */
+  readonly recordInLock?: boolean;
 }
 
 /** What `update` did to one plugin. */
@@ -102,6 +119,8 @@ export const GitPluginManagerParts = token<GitPluginManagerParts>('plugins.manag
 /** Leftover staging or trash folders older than this are swept by the next install. */
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
 const STAGING_PREFIX = '.tmp-';
+/** Where a marketplace keeps its index, so a repository that is one can be told from a plugin. */
+const MARKETPLACE_INDEXES = ['.claude-plugin/marketplace.json', '.agents/plugins/marketplace.json'];
 const TRASH_PREFIX = '.trash-';
 
 @injectable()
@@ -110,12 +129,15 @@ export class GitPluginManager implements PluginManager {
     @inject(PluginRegistry) private readonly registry: PluginRegistry,
     @inject(Places) private readonly places: Places,
     @inject(GitPluginManagerParts) private readonly parts: GitPluginManagerParts,
+    @inject(PluginLock) private readonly lock: PluginLock,
   ) {}
 
   async install(url: string, options: InstallPluginOptions = {}): Promise<PluginEntry> {
     const source = parsePluginSource(url, this.parts.cwd());
     const requested = options.name === undefined ? null : parsePluginName(options.name, '--name');
     const ref = options.ref === undefined ? null : parsePluginRef(options.ref);
+    const subdir = options.path === undefined ? '' : parsePluginPath(options.path, '--path');
+    const commitWanted = options.commit === undefined ? null : parsePluginCommit(options.commit, 'the install');
     if (requested !== null) this.assertNameFree(requested);
 
     const pluginsDir = this.places.pluginsDir;
@@ -129,10 +151,17 @@ export class GitPluginManager implements PluginManager {
       const allowFileProtocol = source.transport === 'file';
       await this.git(pluginsDir, allowFileProtocol).clone(source.url, staging, ref);
       const clone = this.git(staging, allowFileProtocol);
+      if (commitWanted !== null) await this.checkOut(clone, commitWanted, options.pin === true, source.displayUrl);
       const commit = await clone.commitOf('HEAD');
+      const pinned = (await clone.currentBranch()) === null;
       if (await clone.hasSubmodules(commit)) throw submodulesRefused(source.displayUrl);
-      this.assertHasKindFolders(staging, source.displayUrl);
-      const name = requested ?? readPluginName(staging, source.baseName);
+      const root = subdir === '' ? staging : path.join(staging, ...subdir.split('/'));
+      const shown = subdir === '' ? source.displayUrl : `${source.displayUrl} (${subdir})`;
+      if (subdir !== '' && pathInside(staging, subdir).type !== 'folder') {
+        throw new PluginRepositoryRefusedError('PLUGIN_PATH_MISSING', `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`);
+      }
+      if (options.definition === undefined) this.assertIsPlugin(root, shown);
+      const name = readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
       const target = path.join(pluginsDir, name);
       let moved = false;
       try {
@@ -140,17 +169,47 @@ export class GitPluginManager implements PluginManager {
           this.assertNameFree(name);
           fs.renameSync(staging, target);
           moved = true;
-          this.registry.add({ name, url: source.displayUrl, ref, commit });
+          this.registry.add({
+            name,
+            url: source.displayUrl,
+            ref,
+            commit,
+            pinned,
+            path: subdir,
+            marketplace: options.marketplace ?? null,
+            definition: options.definition ?? null,
+          });
+          if (options.recordInLock !== false) this.lock.record(name);
         });
       } catch (error) {
         if (moved) fs.renameSync(target, staging);
         throw error;
       }
       placed = true;
+      fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
       return this.require(name);
     } finally {
       if (!placed) fs.rmSync(staging, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Moves a fresh clone to `commit`: held there when `pin` or when the clone has no branch (a tag),
+   * otherwise with its branch pointed at it so update can follow upstream from there. A commit no
+   * branch holds is fetched by id.
+   */
+  private async checkOut(clone: PluginGit, commit: string, pin: boolean, shown: string): Promise<void> {
+    if (!(await clone.hasCommit(commit))) {
+      try {
+        await clone.fetchCommit(commit);
+      } catch (error) {
+        throw new PluginGitError('PLUGIN_COMMIT_MISSING', `${shown} has no commit ${commit.slice(0, 12)} (${(error as Error).message})`);
+      }
+    }
+    if (await clone.hasSubmodules(commit)) throw submodulesRefused(shown);
+    const branch = pin ? null : await clone.currentBranch();
+    if (branch === null) await clone.checkoutDetached(commit);
+    else await clone.checkoutBranchAt(branch, commit);
   }
 
   async update(names: readonly string[] = []): Promise<PluginUpdate[]> {
@@ -180,14 +239,19 @@ export class GitPluginManager implements PluginManager {
   }
 
   enable(name: string): PluginEntry {
-    this.require(name);
-    this.registry.setEnabled(name, true);
-    return this.require(name);
+    return this.setEnabled(name, true);
   }
 
   disable(name: string): PluginEntry {
+    return this.setEnabled(name, false);
+  }
+
+  private setEnabled(name: string, enabled: boolean): PluginEntry {
     this.require(name);
-    this.registry.setEnabled(name, false);
+    this.registry.transaction(() => {
+      this.registry.setEnabled(name, enabled);
+      this.lock.record(name);
+    });
     return this.require(name);
   }
 
@@ -202,6 +266,7 @@ export class GitPluginManager implements PluginManager {
           moved = true;
         }
         this.registry.remove(name);
+        this.lock.record(name);
       });
     } catch (error) {
       if (moved) fs.renameSync(trash, entry.dir);
@@ -212,6 +277,11 @@ export class GitPluginManager implements PluginManager {
       if (moved) fs.rmSync(trash, { recursive: true, force: true });
     } catch (error) {
       warnings.push(`the old folder ${path.basename(trash)} could not be fully removed: ${(error as Error).message}`);
+    }
+    try {
+      fs.rmSync(pluginDataDir(this.places.dataDir, name), { recursive: true, force: true });
+    } catch (error) {
+      warnings.push(`its data folder could not be fully removed: ${(error as Error).message}`);
     }
     for (const listener of this.parts.listeners()) {
       try {
@@ -238,7 +308,7 @@ export class GitPluginManager implements PluginManager {
     for (const relative of untracked) {
       const ownerFile = path.join(owner, relative);
       if (!isInside(owner, ownerFile)) continue;
-      const plugin = plugins.find((p) => sameBytes(ownerFile, owner, path.join(p.dir, relative), p.dir));
+      const plugin = plugins.find((p) => sameBytes(ownerFile, owner, path.join(p.root, relative), p.root));
       if (plugin !== undefined) files.push({ path: relative.split(path.sep).join('/'), plugin: plugin.name });
     }
     if (options.apply) {
@@ -274,14 +344,14 @@ export class GitPluginManager implements PluginManager {
     const from = await git.commitOf('HEAD');
     const branch = await git.currentBranch();
     if (branch === null) {
-      if (from !== entry.commit) this.registry.setCommit(entry.name, from);
+      this.recordCommit(entry, from, true);
       return { name: entry.name, status: 'pinned', from, to: from };
     }
     parsePluginRef(branch);
     await git.fetchBranch(branch);
     const to = await git.commitOf(`refs/remotes/origin/${branch}`);
     if (to === from) {
-      if (from !== entry.commit) this.registry.setCommit(entry.name, from);
+      this.recordCommit(entry, from, false);
       return { name: entry.name, status: 'up-to-date', from, to };
     }
     if ((await git.mergeBase(from, to)) !== from) {
@@ -294,8 +364,23 @@ export class GitPluginManager implements PluginManager {
     await git.fastForward(to);
     const now = await git.commitOf('HEAD');
     if (now !== to) throw new PluginGitError('PLUGIN_GIT_FAILED', `plugin ${entry.name}: fast-forward ended at ${now}, not ${to}`);
-    this.registry.setCommit(entry.name, to);
+    try {
+      this.recordCommit(entry, to, false);
+    } catch (error) {
+      // The row and the lock still name the old commit: put the clone back there.
+      await git.checkoutBranchAt(branch, from);
+      throw error;
+    }
     return { name: entry.name, status: 'updated', from, to };
+  }
+
+  /** Records where a clone is, in the registry and the lock file at once, when that changed. */
+  private recordCommit(entry: PluginEntry, commit: string, pinned: boolean): void {
+    if (commit === entry.commit && pinned === entry.pinned) return;
+    this.registry.transaction(() => {
+      this.registry.setCommit(entry.name, commit, pinned);
+      this.lock.record(entry.name);
+    });
   }
 
   private require(name: string): PluginEntry {
@@ -320,13 +405,29 @@ export class GitPluginManager implements PluginManager {
     }
   }
 
-  private assertHasKindFolders(dir: string, displayUrl: string): void {
+  /**
+   * A plugin has a manifest, one of Loadout's kind folders, or a `SKILL.md` at its root. A
+   * marketplace (an index of plugins) is refused with a pointer to `marketplace add`, and a
+   * repository whose skills sit where no layout puts them says where they are.
+   */
+  private assertIsPlugin(root: string, shown: string): void {
     const folders = this.parts.kindFolders();
-    // lstat, not stat: a kind folder that is a link is not the plugin's own content.
-    if (folders.some((folder) => lstatOrNull(path.join(dir, folder))?.isDirectory() === true)) return;
+    if (findPluginManifest(root).format !== 'loadout') return;
+    // A kind folder that is a link is not the plugin's own content.
+    if (folders.some((folder) => lstatOrNull(path.join(root, folder))?.isDirectory() === true)) return;
+    if (lstatOrNull(path.join(root, 'SKILL.md'))?.isFile() === true) return;
+    const index = MARKETPLACE_INDEXES.find((file) => pathInside(root, file).type === 'file');
+    if (index !== undefined) {
+      throw new PluginRepositoryRefusedError(
+        'PLUGIN_IS_A_MARKETPLACE',
+        `${shown} is a marketplace (${index}), not a plugin: add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`,
+      );
+    }
+    const strays = straySkills(root, 'repository', [], folders)[0]?.subjects ?? [];
+    const hint = strays.length === 0 ? '' : `; it has SKILL.md files where no plugin layout puts them (${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ' …' : ''})`;
     throw new PluginRepositoryRefusedError(
       'PLUGIN_NOT_A_PLUGIN',
-      `${displayUrl} is not a plugin: it has none of the folders ${folders.join(', ')} at its root`,
+      `${shown} is not a plugin: it has no plugin manifest, no SKILL.md and none of the folders ${folders.join(', ')} at its root${hint}`,
     );
   }
 

@@ -20,7 +20,7 @@ import {
   pluginsModule,
 } from '../src/index.js';
 import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
-import { pluginRepo, pluginTree, type SessionJson } from './pluginFixtures.js';
+import { agentPluginsManifest, pluginRepo, pluginTree, type SessionJson } from './pluginFixtures.js';
 
 const kernels: DependencyContainer[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -112,7 +112,8 @@ describe('PluginManager.install', () => {
     expect(s.notifications).toContainEqual(expect.objectContaining({ id: 'pdf-events', plugin: 'pdf-tools' }));
     expect(s.servers).toContainEqual(expect.objectContaining({ id: 'pdf-server', plugin: 'pdf-tools' }));
     expect(s.tasks).toContainEqual(expect.objectContaining({ dirName: 'pdf-count', plugin: 'pdf-tools' }));
-    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('');
+    // The lock file is the one change in the owner's repository: it is meant to travel with it.
+    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
     expect(ws.manager.list()).toEqual([entry]);
   });
 
@@ -132,7 +133,9 @@ describe('PluginManager.install', () => {
   });
 
   it.each([
-    ['a plugin.json name that is not a valid name', { 'plugin.json': JSON.stringify({ name: '../Escape' }) }, 'PLUGIN_NAME_INVALID'],
+    ['a plugin.json name that is not a valid name', { 'plugin.json': agentPluginsManifest('../Escape') }, 'PLUGIN_MANIFEST_INVALID'],
+    ['a .claude-plugin/plugin.json name that is not a valid name', { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: '../Escape' }) } }, 'PLUGIN_NAME_INVALID'],
+    ['a plugin.json without $schema', { 'plugin.json': JSON.stringify({ name: 'no-schema' }) }, 'PLUGIN_MANIFEST_INVALID'],
     ['a malformed plugin.json', { 'plugin.json': '{ "name": ' }, 'PLUGIN_MANIFEST_INVALID'],
     ['a plugin.json that is not an object', { 'plugin.json': '["x"]' }, 'PLUGIN_MANIFEST_INVALID'],
   ])('refuses %s and leaves nothing behind', async (_what, manifest, code) => {
@@ -342,7 +345,8 @@ describe('PluginManager.update', () => {
     expect(ws.registry.get('live')?.commit).toBe(head(upstream));
     expect((await session(ws)).skills).toContainEqual(expect.objectContaining({ id: 'r-reading', description: 'Read r files, second edition' }));
     expect(await ws.manager.update()).toEqual([{ name: 'live', status: 'up-to-date', from: head(upstream), to: head(upstream) }]);
-    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('');
+    // The lock file is the one change in the owner's repository: it is meant to travel with it.
+    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
   });
 
   it.each([
@@ -444,7 +448,8 @@ describe('PluginManager enable, disable and uninstall', () => {
     expect(ws.manager.list().map((p) => p.name)).toEqual(['kept']);
     expect(head(kept.dir)).toBe(kept.commit);
     expect((await session(ws)).roots.map((r) => r.plugin)).toEqual([null, 'kept']);
-    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('');
+    // The lock file is the one change in the owner's repository: it is meant to travel with it.
+    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
   });
 
   it('refuses an unknown plugin with a not-found error', () => {
@@ -526,8 +531,14 @@ describe('PluginManager over https with a credential in the URL', () => {
     expect(await ws.manager.update(['private-plugin'])).toEqual([expect.objectContaining({ status: 'updated', to: head(upstream) })]);
 
     expect(JSON.stringify(ws.manager.list())).not.toContain(password);
-    const dataFiles = fs.readdirSync(ws.places.dataDir).map((file) => fs.readFileSync(path.join(ws.places.dataDir, file)).toString('latin1'));
+    const dataFiles = fs
+      .readdirSync(ws.places.dataDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => fs.readFileSync(path.join(ws.places.dataDir, entry.name)).toString('latin1'));
     expect(dataFiles.join('')).not.toContain(password);
     expect(dataFiles.join('')).toContain('private-plugin');
+    const lock = fs.readFileSync(path.join(ws.places.capabilitiesDir, 'loadout-lock.json'), 'utf8');
+    expect(lock).toContain(server.url('private-plugin.git'));
+    expect(lock).not.toContain(password);
   });
 });

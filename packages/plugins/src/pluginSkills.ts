@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Diagnostic, readMarkdownInside, type RootLayoutSource } from '@loadout/kernel';
+import { manifestPath, pathInside } from './pathInside.js';
+
+/** Where a plugin's skills come from, with what was skipped on the way. */
+export interface SkillSources {
+  readonly sources: readonly RootLayoutSource[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+const SKILLS = 'skills';
+const SKILL_FILE = 'SKILL.md';
+const MAX_DESCRIPTION = 1024;
+const MAX_COMPATIBILITY = 500;
+
+/**
+ * Agent Plugins discovery: each immediate child folder of `skills/` holding a regular file named
+ * exactly `SKILL.md`, never deeper. `skills` that is not a folder (or leads outside the root)
+ * makes skills invalid for this plugin; a skill whose folder or `SKILL.md` leads outside the root,
+ * or that breaks the Agent Skills rules (name = folder name, name and description rules), is
+ * skipped and reported. The others load.
+ */
+export function agentPluginsSkills(root: string, plugin: string): SkillSources {
+  const diagnostics: Diagnostic[] = [];
+  const report = (code: string, where: string, message: string): void => {
+    diagnostics.push({ code, severity: 'warning', path: path.join(root, where), message: `plugin ${plugin}: ${message}` });
+  };
+  const folder = pathInside(root, SKILLS);
+  if (folder.type === 'missing') return { sources: [], diagnostics };
+  if (folder.type !== 'folder') {
+    report('PLUGIN_SKILLS_INVALID', SKILLS, `no skill is loaded: skills ${folder.type === 'outside' ? 'leads outside the plugin' : 'is not a folder'}`);
+    return { sources: [], diagnostics };
+  }
+  const sources: RootLayoutSource[] = [];
+  for (const child of fs.readdirSync(folder.real).sort()) {
+    const relative = `${SKILLS}/${child}`;
+    const dir = pathInside(root, relative);
+    if (dir.type === 'outside') {
+      report('PATH_OUTSIDE_ROOT', relative, `skill ${relative} is skipped: it is a link that leads outside the plugin`);
+      continue;
+    }
+    if (dir.type !== 'folder' || !fs.readdirSync(dir.real).includes(SKILL_FILE)) continue;
+    const file = pathInside(root, `${relative}/${SKILL_FILE}`);
+    if (file.type === 'outside') {
+      report('PATH_OUTSIDE_ROOT', `${relative}/${SKILL_FILE}`, `skill ${relative} is skipped: its SKILL.md is a link that leads outside the plugin`);
+      continue;
+    }
+    if (file.type !== 'file') continue;
+    const problem = agentSkillProblem(root, `${relative}/${SKILL_FILE}`, child);
+    if (problem !== null) {
+      report('PLUGIN_SKILL_SKIPPED', `${relative}/${SKILL_FILE}`, `skill ${relative} is skipped: ${problem}`);
+      continue;
+    }
+    sources.push({ entry: relative });
+  }
+  return { sources, diagnostics };
+}
+
+/** Why a `SKILL.md` does not conform to the Agent Skills rules, or null when it does. */
+function agentSkillProblem(root: string, relative: string, folderName: string): string | null {
+  let document;
+  try {
+    document = readMarkdownInside(root, path.join(root, relative));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (document === null || !document.hasFrontmatter) return 'it has no frontmatter';
+  const { name, description, compatibility } = document.frontmatter;
+  if (typeof name !== 'string' || name.trim() === '') return 'its frontmatter has no name';
+  const normal = name.trim().normalize('NFKC');
+  if (normal.length > 64 || normal !== normal.toLowerCase() || !/^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*$/u.test(normal)) {
+    return `name ${JSON.stringify(name.slice(0, 80))} breaks the Agent Skills rules (1-64 lower-case letters, digits and single hyphens)`;
+  }
+  if (normal !== folderName.normalize('NFKC')) return `name ${JSON.stringify(name.slice(0, 80))} is not the folder's name ${JSON.stringify(folderName)}`;
+  if (typeof description !== 'string' || description.trim() === '' || description.length > MAX_DESCRIPTION) {
+    return `description must be 1-${MAX_DESCRIPTION} characters`;
+  }
+  if (compatibility !== undefined && (typeof compatibility !== 'string' || compatibility.length > MAX_COMPATIBILITY)) {
+    return `compatibility must be a string of at most ${MAX_COMPATIBILITY} characters`;
+  }
+  return null;
+}
+
+/**
+ * Skills of a Claude Code, Codex or Cursor plugin (and of a plugin with no manifest): the
+ * `skills/` folder, plus each path a manifest or marketplace entry lists (`./x`, or `.` for the
+ * root). A listed path holding `SKILL.md` is one skill; any other is a folder of skills. With
+ * `complete`, the listed paths are the whole set (a marketplace entry that is its plugin's whole
+ * definition), unless none of them exists. With no `skills/` and nothing listed, a `SKILL.md` at
+ * the root makes a one-skill plugin.
+ */
+export function vendorSkillSources(root: string, plugin: string, listed: unknown, file: string, complete: boolean): SkillSources {
+  const diagnostics: Diagnostic[] = [];
+  const report = (message: string): void => {
+    diagnostics.push({ code: 'PLUGIN_SKILLS_INVALID', severity: 'warning', path: file, message: `plugin ${plugin}: ${message}` });
+  };
+  const paths: string[] = [];
+  if (listed !== undefined) {
+    const items = typeof listed === 'string' ? [listed] : Array.isArray(listed) ? listed : null;
+    if (items === null) report(`"skills" in ${path.basename(file)} must be a path or a list of paths; it is ignored`);
+    for (const item of items ?? []) {
+      const relative = typeof item === 'string' ? manifestPath(item) : null;
+      if (relative === null) report(`skills path ${JSON.stringify(item)?.slice(0, 80)} must start with ./ and stay inside the plugin; it is ignored`);
+      else if (!paths.includes(relative)) paths.push(relative);
+    }
+  }
+  const listedSources: RootLayoutSource[] = [];
+  for (const relative of paths) {
+    const found = pathInside(root, relative);
+    if (found.type === 'missing') continue;
+    if (found.type !== 'folder') {
+      report(`skills path ./${relative} ${found.type === 'outside' ? 'leads outside the plugin' : 'is not a folder'}; it is ignored`);
+      continue;
+    }
+    const isSkill = pathInside(root, path.posix.join(relative, SKILL_FILE)).type === 'file';
+    // The default folder, or the root that is not itself a skill: the usual scan, read anyway.
+    if ((relative === SKILLS || relative === '.') && !isSkill) continue;
+    listedSources.push(isSkill ? { entry: relative } : { folder: relative });
+  }
+  if (complete && listedSources.length > 0) return { sources: listedSources, diagnostics };
+  const defaults: RootLayoutSource[] = [];
+  const skillsFolder = pathInside(root, SKILLS).type;
+  if (skillsFolder === 'folder' || skillsFolder === 'outside') defaults.push({ folder: SKILLS });
+  else if (paths.length === 0 && pathInside(root, SKILL_FILE).type === 'file') defaults.push({ entry: '.' });
+  return { sources: [...defaults, ...listedSources], diagnostics };
+}
+
+/** How many stray `SKILL.md` paths a message names before it says "and N more". */
+const SHOWN_STRAYS = 10;
+
+/**
+ * `SKILL.md` files where no layout Loadout reads puts them: one level too deep under a skills
+ * folder (`skills/.curated/x/SKILL.md`), or in a folder at the top of the root that is not a
+ * skills folder. One warning that names them, so the owner knows why they are absent.
+ */
+export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], reserved: readonly string[]): Diagnostic[] {
+  const covered = new Set<string>();
+  const folders: string[] = [];
+  for (const source of sources) {
+    if ('folder' in source) folders.push(source.folder);
+    if ('entry' in source) covered.add(source.entry);
+  }
+  const strays: string[] = [];
+  const hasSkill = (relative: string): boolean => pathInside(root, path.posix.join(relative, SKILL_FILE)).type === 'file';
+  const children = (relative: string): string[] => {
+    const found = pathInside(root, relative);
+    if (found.type !== 'folder') return [];
+    return fs
+      .readdirSync(found.real, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+      .map((entry) => entry.name)
+      .sort();
+  };
+  for (const folder of folders) {
+    for (const child of children(folder)) {
+      const relative = path.posix.join(folder, child);
+      if (hasSkill(relative)) continue;
+      for (const grandchild of children(relative)) {
+        const nested = path.posix.join(relative, grandchild);
+        if (!covered.has(nested) && hasSkill(nested)) strays.push(`${nested}/${SKILL_FILE}`);
+      }
+    }
+  }
+  const top = new Set([...folders.map((folder) => folder.split('/')[0]), ...reserved, 'node_modules']);
+  for (const child of children('.')) {
+    if (child.startsWith('.') || top.has(child) || covered.has(child)) continue;
+    if (hasSkill(child)) strays.push(`${child}/${SKILL_FILE}`);
+  }
+  if (strays.length === 0) return [];
+  const shown = strays.slice(0, SHOWN_STRAYS).join(', ') + (strays.length > SHOWN_STRAYS ? ` and ${strays.length - SHOWN_STRAYS} more` : '');
+  return [
+    {
+      code: 'PLUGIN_SKILLS_NOT_IN_LAYOUT',
+      severity: 'warning',
+      path: root,
+      subjects: strays,
+      message: `plugin ${plugin}: ${strays.length} SKILL.md ${strays.length === 1 ? 'file is' : 'files are'} where no layout Loadout reads puts a skill (skills/<name>/SKILL.md or a listed skills path), so ${strays.length === 1 ? 'it is' : 'they are'} not loaded: ${shown}`,
+    },
+  ];
+}
