@@ -1,85 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { affordancesModule } from '@loadout/affordances';
-import { Database, dbModule } from '@loadout/db';
-import { CapabilityKinds, closeKernel, createKernel, type Places, resolve, resolveAll, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
-import { notificationsModule } from '@loadout/notifications';
-import { serversModule } from '@loadout/servers';
-import { skillsModule } from '@loadout/skills';
-import { tasksModule } from '@loadout/tasks';
-import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  GitPluginManagerParts,
-  type PluginLifecycleListener,
-  PluginLifecycleListeners,
-  PluginManager,
-  PluginRegistry,
-  pluginsModule,
-} from '../src/index.js';
-import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
-import { agentPluginsManifest, pluginRepo, pluginTree, type SessionJson } from './pluginFixtures.js';
+import { startGitHttpsServer } from '../src/testing/index.js';
+import { agentPluginsManifest, pluginRepo, pluginTree } from './pluginFixtures.js';
+import { closeWorkspaces, head, pluginFolders, session, type Workspace, workspace } from './pluginWorkspace.js';
 
-const kernels: DependencyContainer[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
-  for (const container of kernels.splice(0)) {
-    resolve(container, Database).close();
-    closeKernel(container);
-  }
+  closeWorkspaces();
   removeTestdirs();
 });
-
-interface Workspace {
-  readonly work: string;
-  readonly places: Places;
-  readonly container: DependencyContainer;
-  readonly manager: PluginManager;
-  readonly registry: PluginRegistry;
-  /** The HOME git runs with; its `.gitconfig` is the "user's" git config. */
-  readonly gitHomeDir: string;
-}
-
-function workspace(
-  options: {
-    gitConfig?: Record<string, Record<string, string>>;
-    env?: Record<string, string>;
-    listeners?: PluginLifecycleListener[];
-  } = {},
-): Workspace {
-  const work = testdir();
-  const home = path.join(work, 'home');
-  const places = resolvePlaces({}, home);
-  gitRepo(places.capabilitiesDir, { skills: { 'own-skill': { 'SKILL.md': skillMarkdown({ name: 'own-skill', description: "The owner's skill" }) } } });
-  const gitHomeDir = gitHome(path.join(work, 'git-home'), options.gitConfig ?? { user: { name: 'Someone' } });
-  const container = createKernel({ places }, [dbModule, pluginsModule, skillsModule, affordancesModule, notificationsModule, serversModule, tasksModule]);
-  kernels.push(container);
-  for (const listener of options.listeners ?? []) container.register(PluginLifecycleListeners, { useValue: listener });
-  container.register(GitPluginManagerParts, {
-    useValue: {
-      kindFolders: () => resolveAll(container, CapabilityKinds).map((kind) => kind.folder),
-      listeners: () => resolveAll(container, PluginLifecycleListeners),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: gitHomeDir, ...options.env },
-      cwd: () => work,
-      gitTimeoutMs: 30_000,
-    },
-  });
-  return { work, places, container, manager: resolve(container, PluginManager), registry: resolve(container, PluginRegistry), gitHomeDir };
-}
-
-async function session(ws: Workspace) {
-  const opened = await ws.container.resolve(SessionLoader).open();
-  const json = JSON.parse(JSON.stringify(opened.toJSON())) as SessionJson;
-  opened.dispose();
-  return json;
-}
-
-const head = (dir: string): string => git(dir, 'rev-parse', 'HEAD').trim();
-const pluginFolders = (ws: Workspace): string[] => (fs.existsSync(ws.places.pluginsDir) ? fs.readdirSync(ws.places.pluginsDir).sort() : []);
 
 /** Everything an install must not change when it is refused. */
 function installedState(ws: Workspace) {
