@@ -38,3 +38,12 @@ export class PluginLockInvalidError extends ConflictError {
     super('PLUGIN_LOCK_INVALID', message);
   }
 }
+
+/** A marketplace repository or index Loadout cannot use, or an entry it cannot install. */
+export class MarketplaceRefusedError extends InvalidInputError {}
+
+/** No marketplace, or no entry in it, has that name. */
+export class MarketplaceNotFoundError extends NotFoundError {}
+
+/** The name is already taken by an added marketplace or a folder where it would go. */
+export class MarketplaceExistsError extends ConflictError {}

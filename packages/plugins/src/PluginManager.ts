@@ -24,6 +24,7 @@ import { pluginDataDir } from './readPluginLayout.js';
 import { readPluginName } from './readPluginName.js';
 import { straySkills } from './pluginSkills.js';
 import { pathInside } from './pathInside.js';
+import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
 
 export interface InstallPluginOptions {
   /** The plugin's name; otherwise its manifest's, otherwise the repository's base name. */
@@ -119,8 +120,6 @@ export const GitPluginManagerParts = token<GitPluginManagerParts>('plugins.manag
 /** Leftover staging or trash folders older than this are swept by the next install. */
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
 const STAGING_PREFIX = '.tmp-';
-/** Where a marketplace keeps its index, so a repository that is one can be told from a plugin. */
-const MARKETPLACE_INDEXES = ['.claude-plugin/marketplace.json', '.agents/plugins/marketplace.json'];
 const TRASH_PREFIX = '.trash-';
 
 @injectable()
@@ -416,11 +415,11 @@ export class GitPluginManager implements PluginManager {
     // A kind folder that is a link is not the plugin's own content.
     if (folders.some((folder) => lstatOrNull(path.join(root, folder))?.isDirectory() === true)) return;
     if (lstatOrNull(path.join(root, 'SKILL.md'))?.isFile() === true) return;
-    const index = MARKETPLACE_INDEXES.find((file) => pathInside(root, file).type === 'file');
+    const index = MARKETPLACE_INDEXES.find((candidate) => pathInside(root, candidate.file).type === 'file');
     if (index !== undefined) {
       throw new PluginRepositoryRefusedError(
         'PLUGIN_IS_A_MARKETPLACE',
-        `${shown} is a marketplace (${index}), not a plugin: add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`,
+        `${shown} is a marketplace (${index.file}), not a plugin: add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`,
       );
     }
     const strays = straySkills(root, 'repository', [], folders)[0]?.subjects ?? [];
@@ -490,7 +489,7 @@ function removeEmptyParents(dir: string, root: string): void {
 }
 
 /** Removes staging and trash folders an interrupted install or uninstall left behind long ago. */
-function sweepStale(pluginsDir: string): void {
+export function sweepStale(pluginsDir: string): void {
   const now = Date.now();
   for (const name of fs.readdirSync(pluginsDir)) {
     if (!name.startsWith(STAGING_PREFIX) && !name.startsWith(TRASH_PREFIX)) continue;

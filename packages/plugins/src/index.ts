@@ -12,5 +12,8 @@ export * from './agentPluginsManifest.js';
 export * from './findPluginManifest.js';
 export * from './PluginDefinition.js';
 export * from './PluginLock.js';
+export * from './MarketplaceManager.js';
+export * from './MarketplaceRegistry.js';
+export * from './readMarketplaceIndex.js';
 export * from './PluginRoots.js';
 export * from './readPluginLayout.js';

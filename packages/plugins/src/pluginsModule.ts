@@ -8,11 +8,14 @@ import { GitPluginManager, GitPluginManagerParts, PluginManager } from './Plugin
 import { PluginRegistry, pluginRegistryMigration, pluginSourcesMigration, SqlitePluginRegistry } from './PluginRegistry.js';
 import { PluginRoots } from './PluginRoots.js';
 import { PluginLock, PluginLockFile } from './PluginLock.js';
+import { GitMarketplaceManager, MarketplaceManager } from './MarketplaceManager.js';
+import { MarketplaceRegistry, marketplaceRegistryMigration, SqliteMarketplaceRegistry } from './MarketplaceRegistry.js';
 
 /** Registers the plugin registry as the kernel's plugin source, the plugin manager and its routes. */
 export const pluginsModule: LoadoutModule = (container) => {
   contribute(container, Migrations, pluginRegistryMigration);
   contribute(container, Migrations, pluginSourcesMigration);
+  contribute(container, Migrations, marketplaceRegistryMigration);
   container.register(PluginRegistry, { useClass: SqlitePluginRegistry }, { lifecycle: Lifecycle.Singleton });
   const kindFolders = (): string[] => resolveAll(container, CapabilityKinds).map((kind) => kind.folder);
   container.register(PluginSource, { useFactory: (c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir, kindFolders) });
@@ -27,5 +30,7 @@ export const pluginsModule: LoadoutModule = (container) => {
   });
   container.register(PluginLock, { useClass: PluginLockFile }, { lifecycle: Lifecycle.Singleton });
   container.register(PluginManager, { useClass: GitPluginManager }, { lifecycle: Lifecycle.Singleton });
+  container.register(MarketplaceRegistry, { useClass: SqliteMarketplaceRegistry }, { lifecycle: Lifecycle.Singleton });
+  container.register(MarketplaceManager, { useClass: GitMarketplaceManager }, { lifecycle: Lifecycle.Singleton });
   for (const route of pluginRoutes) contribute(container, HttpRoutes, route);
 };

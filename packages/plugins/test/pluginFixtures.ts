@@ -48,5 +48,5 @@ export interface SessionJson {
   tasks: { dirName: string; plugin: string | null }[];
   skillsBlock: string;
   affordanceBlock: string;
-  diagnostics: { code: string; message: string; path?: string }[];
+  diagnostics: { code: string; message: string; severity: string; path?: string; subjects?: string[] }[];
 }
