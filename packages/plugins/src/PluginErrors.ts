@@ -47,3 +47,6 @@ export class MarketplaceNotFoundError extends NotFoundError {}
 
 /** The name is already taken by an added marketplace or a folder where it would go. */
 export class MarketplaceExistsError extends ConflictError {}
+
+/** `plugins sync` cannot make `plugins/` match the lock (or, with `--frozen`, it does not match). */
+export class PluginSyncRefusedError extends ConflictError {}

@@ -56,6 +56,20 @@ export interface PluginUpdate {
   readonly to: string;
 }
 
+/** Where a plugin's upstream branch is, as fetched just now. */
+export interface PluginUpstream {
+  readonly name: string;
+  /** The branch the clone follows; null when it is held at one commit. */
+  readonly branch: string | null;
+  /** The commit the clone is at. */
+  readonly commit: string;
+  /** The upstream branch's commit; null when the clone follows none. */
+  readonly upstream: string | null;
+  /** How many commits upstream is ahead, when it can fast-forward. */
+  readonly behind: number | null;
+  readonly fastForward: boolean;
+}
+
 export interface PluginUninstall {
   readonly name: string;
   readonly dir: string;
@@ -92,6 +106,15 @@ export interface PluginManager {
   update(names?: readonly string[]): Promise<PluginUpdate[]>;
   enable(name: string): PluginEntry;
   disable(name: string): PluginEntry;
+  /**
+   * Moves an installed plugin's clone to `commit` (refused with local changes): held there with
+   * `pin`, otherwise with its branch pointed at it so update can follow upstream from there.
+   */
+  checkout(name: string, commit: string, options: { pin: boolean; recordInLock?: boolean }): Promise<PluginUpdate>;
+  /** Paths with local changes in the plugin's clone (untracked files included). */
+  localChanges(name: string): Promise<string[]>;
+  /** Fetches each plugin's branch (every plugin when none is named) and says where upstream is, moving nothing. */
+  upstream(names?: readonly string[]): Promise<PluginUpstream[]>;
   /** Removes the folder and the row, then tells the lifecycle listeners. */
   uninstall(name: string): PluginUninstall;
   list(): PluginEntry[];
@@ -321,25 +344,7 @@ export class GitPluginManager implements PluginManager {
   }
 
   private async updateOne(entry: PluginEntry): Promise<PluginUpdate> {
-    if (!lstatOrNull(entry.dir)?.isDirectory()) {
-      throw new PluginRepositoryRefusedError(
-        'PLUGIN_FOLDER_MISSING',
-        `plugin ${entry.name}: its folder plugins/${entry.name} is missing; uninstall and install it again`,
-      );
-    }
-    // The clone's own remote, which may hold a credential the registry never stored; checked
-    // again because the clone's config is a file anyone with access could have edited.
-    const local = this.git(entry.dir, false);
-    const source = parsePluginSource(await local.originUrl(), entry.dir);
-    const git = this.git(entry.dir, source.transport === 'file');
-    const changed = await git.changedPaths();
-    if (changed.length > 0) {
-      const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '');
-      throw new PluginUpdateRefusedError(
-        'PLUGIN_LOCAL_CHANGES',
-        `plugin ${entry.name} has local changes in plugins/${entry.name} (${shown}); commit, move or discard them, then update again`,
-      );
-    }
+    const git = await this.openClone(entry, 'update');
     const from = await git.commitOf('HEAD');
     const branch = await git.currentBranch();
     if (branch === null) {
@@ -371,6 +376,81 @@ export class GitPluginManager implements PluginManager {
       throw error;
     }
     return { name: entry.name, status: 'updated', from, to };
+  }
+
+  async checkout(name: string, commit: string, options: { pin: boolean; recordInLock?: boolean }): Promise<PluginUpdate> {
+    const entry = this.require(name);
+    const wanted = parsePluginCommit(commit, 'the lock file');
+    const git = await this.openClone(entry, 'sync');
+    const from = await git.commitOf('HEAD');
+    const branch = options.pin ? null : await git.currentBranch();
+    if (!(await git.hasCommit(wanted))) {
+      if (branch !== null) await git.fetchBranch(parsePluginRef(branch));
+      if (!(await git.hasCommit(wanted))) await git.fetchCommit(wanted);
+    }
+    if (await git.hasSubmodules(wanted)) throw submodulesRefused(`plugin ${name} at ${wanted.slice(0, 12)}`);
+    if (branch === null) await git.checkoutDetached(wanted);
+    else await git.checkoutBranchAt(branch, wanted);
+    const pinned = (await git.currentBranch()) === null;
+    if (options.recordInLock === false) {
+      if (wanted !== entry.commit || pinned !== entry.pinned) this.registry.setCommit(name, wanted, pinned);
+    } else {
+      this.recordCommit(entry, wanted, pinned);
+    }
+    return { name, status: from === wanted ? 'up-to-date' : 'updated', from, to: wanted };
+  }
+
+  async localChanges(name: string): Promise<string[]> {
+    const entry = this.require(name);
+    if (!lstatOrNull(entry.dir)?.isDirectory()) return [];
+    const source = parsePluginSource(await this.git(entry.dir, false).originUrl(), entry.dir);
+    return this.git(entry.dir, source.transport === 'file').changedPaths();
+  }
+
+  async upstream(names: readonly string[] = []): Promise<PluginUpstream[]> {
+    const entries = names.length === 0 ? this.registry.list() : [...new Set(names)].map((name) => this.require(name));
+    const found: PluginUpstream[] = [];
+    for (const entry of entries) {
+      const source = parsePluginSource(await this.git(entry.dir, false).originUrl(), entry.dir);
+      const git = this.git(entry.dir, source.transport === 'file');
+      const commit = await git.commitOf('HEAD');
+      const branch = await git.currentBranch();
+      if (branch === null) {
+        found.push({ name: entry.name, branch: null, commit, upstream: null, behind: null, fastForward: false });
+        continue;
+      }
+      await git.fetchBranch(parsePluginRef(branch));
+      const upstream = await git.commitOf(`refs/remotes/origin/${branch}`);
+      const fastForward = (await git.mergeBase(commit, upstream)) === commit;
+      found.push({ name: entry.name, branch, commit, upstream, behind: fastForward ? await git.countCommits(commit, upstream) : null, fastForward });
+    }
+    return found;
+  }
+
+  /**
+   * The clone of an installed plugin, ready for a change: its folder exists and it has no local
+   * changes. Git is run for the clone's own origin, which may hold a credential the registry never
+   * stored; the URL is checked again because the clone's config is a file anyone could edit.
+   */
+  private async openClone(entry: PluginEntry, verb: string): Promise<PluginGit> {
+    if (!lstatOrNull(entry.dir)?.isDirectory()) {
+      throw new PluginRepositoryRefusedError(
+        'PLUGIN_FOLDER_MISSING',
+        `plugin ${entry.name}: its folder plugins/${entry.name} is missing; uninstall and install it again`,
+      );
+    }
+    const local = this.git(entry.dir, false);
+    const source = parsePluginSource(await local.originUrl(), entry.dir);
+    const git = this.git(entry.dir, source.transport === 'file');
+    const changed = await git.changedPaths();
+    if (changed.length > 0) {
+      const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '');
+      throw new PluginUpdateRefusedError(
+        'PLUGIN_LOCAL_CHANGES',
+        `plugin ${entry.name} has local changes in plugins/${entry.name} (${shown}); commit, move or discard them, then ${verb} again`,
+      );
+    }
+    return git;
   }
 
   /** Records where a clone is, in the registry and the lock file at once, when that changed. */

@@ -12,6 +12,7 @@ export * from './agentPluginsManifest.js';
 export * from './findPluginManifest.js';
 export * from './PluginDefinition.js';
 export * from './PluginLock.js';
+export * from './PluginLockSync.js';
 export * from './MarketplaceManager.js';
 export * from './MarketplaceRegistry.js';
 export * from './readMarketplaceIndex.js';

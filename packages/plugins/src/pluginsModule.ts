@@ -8,6 +8,7 @@ import { GitPluginManager, GitPluginManagerParts, PluginManager } from './Plugin
 import { PluginRegistry, pluginRegistryMigration, pluginSourcesMigration, SqlitePluginRegistry } from './PluginRegistry.js';
 import { PluginRoots } from './PluginRoots.js';
 import { PluginLock, PluginLockFile } from './PluginLock.js';
+import { GitPluginLockSync, PluginLockSync } from './PluginLockSync.js';
 import { GitMarketplaceManager, MarketplaceManager } from './MarketplaceManager.js';
 import { MarketplaceRegistry, marketplaceRegistryMigration, SqliteMarketplaceRegistry } from './MarketplaceRegistry.js';
 
@@ -32,5 +33,6 @@ export const pluginsModule: LoadoutModule = (container) => {
   container.register(PluginManager, { useClass: GitPluginManager }, { lifecycle: Lifecycle.Singleton });
   container.register(MarketplaceRegistry, { useClass: SqliteMarketplaceRegistry }, { lifecycle: Lifecycle.Singleton });
   container.register(MarketplaceManager, { useClass: GitMarketplaceManager }, { lifecycle: Lifecycle.Singleton });
+  container.register(PluginLockSync, { useClass: GitPluginLockSync }, { lifecycle: Lifecycle.Singleton });
   for (const route of pluginRoutes) contribute(container, HttpRoutes, route);
 };
