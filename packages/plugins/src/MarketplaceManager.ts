@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isLoadoutError, Places, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { MarketplaceRegistry, type MarketplaceRow, marketplacesDir } from './MarketplaceRegistry.js';
+import { moveWithRecord } from './moveWithRecord.js';
 import { PLUGIN_NAME_PATTERN, parsePluginName } from './parsePluginName.js';
 import { parsePluginRef } from './parsePluginRef.js';
 import { parsePluginSource } from './parsePluginSource.js';
@@ -15,9 +16,17 @@ import {
   PluginRepositoryRefusedError,
   PluginUpdateRefusedError,
 } from './PluginErrors.js';
-import { PluginGit } from './PluginGit.js';
-import { GitPluginManagerParts, type InstallPluginOptions, PluginManager, sweepStale } from './PluginManager.js';
-import type { PluginEntry } from './PluginRegistry.js';
+import type { PluginGit } from './PluginGit.js';
+import {
+  GitPluginManagerParts,
+  type InstallPluginOptions,
+  type PluginInstall,
+  PluginManager,
+  pluginGit,
+  STAGING_PREFIX,
+  sweepStale,
+  TRASH_PREFIX,
+} from './PluginManager.js';
 import { PluginRegistry } from './PluginRegistry.js';
 import { type MarketplaceEntry, type MarketplaceIndex, type MarketplaceSource, readMarketplaceIndex } from './readMarketplaceIndex.js';
 
@@ -73,12 +82,10 @@ export interface MarketplaceManager {
   /** Every entry of every marketplace whose name, description or keywords hold each word of `text`. */
   search(text: string): MarketplaceHit[];
   /** Installs the entry `name@marketplace` from wherever its source says. */
-  install(id: string, options?: { name?: string }): Promise<PluginEntry>;
+  install(id: string, options?: { name?: string }): Promise<PluginInstall>;
 }
 export const MarketplaceManager = token<MarketplaceManager>('plugins.marketplaceManager');
 
-const STAGING_PREFIX = '.tmp-';
-const TRASH_PREFIX = '.trash-';
 const ENTRY_ID = /^([a-z0-9][a-z0-9.-]{0,63})@([a-z0-9][a-z0-9.-]{0,63})$/;
 
 /** Whether `text` reads as `name@marketplace` rather than a URL or a path. */
@@ -116,19 +123,13 @@ export class GitMarketplaceManager implements MarketplaceManager {
       }
       const index = readIndex(staging, source.displayUrl);
       const name = requested ?? parseMarketplaceName(index.name ?? source.baseName, index.name === null ? 'the repository name; give --name' : `${index.file}; give --name`);
-      const target = path.join(parent, name);
-      let moved = false;
-      try {
-        this.registry.transaction(() => {
-          this.assertNameFree(name);
-          fs.renameSync(staging, target);
-          moved = true;
-          this.registry.add({ name, url: source.displayUrl, ref, commit });
-        });
-      } catch (error) {
-        if (moved) fs.renameSync(target, staging);
-        throw error;
-      }
+      moveWithRecord({
+        from: staging,
+        to: path.join(parent, name),
+        transaction: (work) => this.registry.transaction(work),
+        check: () => this.assertNameFree(name),
+        record: () => this.registry.add({ name, url: source.displayUrl, ref, commit }),
+      });
       placed = true;
       return this.summary(this.require(name));
     } finally {
@@ -161,19 +162,13 @@ export class GitMarketplaceManager implements MarketplaceManager {
   remove(name: string): { name: string; dir: string } {
     const row = this.require(name);
     const trash = path.join(marketplacesDir(this.places.dataDir), `${TRASH_PREFIX}${name}-${crypto.randomBytes(4).toString('hex')}`);
-    let moved = false;
-    try {
-      this.registry.transaction(() => {
-        if (fs.existsSync(row.dir)) {
-          fs.renameSync(row.dir, trash);
-          moved = true;
-        }
-        this.registry.remove(name);
-      });
-    } catch (error) {
-      if (moved) fs.renameSync(trash, row.dir);
-      throw error;
-    }
+    const moved = moveWithRecord({
+      from: row.dir,
+      to: trash,
+      transaction: (work) => this.registry.transaction(work),
+      record: () => this.registry.remove(name),
+      optional: true,
+    });
     if (moved) fs.rmSync(trash, { recursive: true, force: true });
     return { name, dir: row.dir };
   }
@@ -209,7 +204,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
     return hits;
   }
 
-  async install(id: string, options: { name?: string } = {}): Promise<PluginEntry> {
+  async install(id: string, options: { name?: string } = {}): Promise<PluginInstall> {
     const match = ENTRY_ID.exec(id);
     if (match === null) throw new PluginInputRefusedError('MARKETPLACE_ENTRY_INVALID', `${JSON.stringify(id.slice(0, 160))} is not NAME@MARKETPLACE`);
     const [, entryName = '', marketplaceName = ''] = match;
@@ -299,11 +294,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
   }
 
   private git(dir: string, allowFileProtocol: boolean): PluginGit {
-    return new PluginGit(dir, {
-      allowFileProtocol,
-      env: this.parts.env,
-      ...(this.parts.gitTimeoutMs === undefined ? {} : { timeoutMs: this.parts.gitTimeoutMs }),
-    });
+    return pluginGit(this.parts, dir, allowFileProtocol);
   }
 }
 

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside, isLoadoutError, Places, redactCredentials, token } from '@loadout/kernel';
+import { type Diagnostic, isInside, isLoadoutError, Places, redactCredentials, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
-import { findPluginManifest } from './findPluginManifest.js';
+import { findPluginManifest, type PluginFormat } from './findPluginManifest.js';
 import { parsePluginName } from './parsePluginName.js';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
 import { parsePluginSource } from './parsePluginSource.js';
@@ -20,9 +20,10 @@ import { PluginGit } from './PluginGit.js';
 import type { PluginLifecycleListener } from './PluginLifecycleListener.js';
 import { PluginLock } from './PluginLock.js';
 import { type PluginEntry, type PluginMarketplaceRef, PluginRegistry } from './PluginRegistry.js';
-import { pluginDataDir } from './readPluginLayout.js';
+import { pluginDataDir, pluginPlaces, readPluginLayout } from './readPluginLayout.js';
 import { readPluginName } from './readPluginName.js';
 import { straySkills } from './pluginSkills.js';
+import { moveWithRecord } from './moveWithRecord.js';
 import { pathInside } from './pathInside.js';
 import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
 
@@ -42,6 +43,13 @@ export interface InstallPluginOptions {
   readonly definition?: PluginDefinition;
   /** False to leave the lock file as it is (a sync installs what the lock already records). */
   readonly recordInLock?: boolean;
+}
+
+/** What `install` made: the registry's entry, and how the plugin reads (format, manifest, what a session will report). */
+export interface PluginInstall extends PluginEntry {
+  readonly format: PluginFormat;
+  readonly manifest: string | null;
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** What `update` did to one plugin. */
@@ -101,7 +109,7 @@ export interface PluginManager {
    * Clones into a temporary folder inside `plugins/`, checks it is a plugin, names it, and moves it
    * into place and records it in one step. Any failure leaves no folder and no row.
    */
-  install(url: string, options?: InstallPluginOptions): Promise<PluginEntry>;
+  install(url: string, options?: InstallPluginOptions): Promise<PluginInstall>;
   /** Fast-forwards each named plugin (every plugin when none is named) to its upstream branch. */
   update(names?: readonly string[]): Promise<PluginUpdate[]>;
   enable(name: string): PluginEntry;
@@ -142,8 +150,9 @@ export const GitPluginManagerParts = token<GitPluginManagerParts>('plugins.manag
 
 /** Leftover staging or trash folders older than this are swept by the next install. */
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
-const STAGING_PREFIX = '.tmp-';
-const TRASH_PREFIX = '.trash-';
+/** Names of the folders a clone waits in before it is placed, and goes to before it is removed. */
+export const STAGING_PREFIX = '.tmp-';
+export const TRASH_PREFIX = '.trash-';
 
 @injectable()
 export class GitPluginManager implements PluginManager {
@@ -154,7 +163,7 @@ export class GitPluginManager implements PluginManager {
     @inject(PluginLock) private readonly lock: PluginLock,
   ) {}
 
-  async install(url: string, options: InstallPluginOptions = {}): Promise<PluginEntry> {
+  async install(url: string, options: InstallPluginOptions = {}): Promise<PluginInstall> {
     const source = parsePluginSource(url, this.parts.cwd());
     const requested = options.name === undefined ? null : parsePluginName(options.name, '--name');
     const ref = options.ref === undefined ? null : parsePluginRef(options.ref);
@@ -184,13 +193,12 @@ export class GitPluginManager implements PluginManager {
       }
       if (options.definition === undefined) this.assertIsPlugin(root, shown);
       const name = readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
-      const target = path.join(pluginsDir, name);
-      let moved = false;
-      try {
-        this.registry.transaction(() => {
-          this.assertNameFree(name);
-          fs.renameSync(staging, target);
-          moved = true;
+      moveWithRecord({
+        from: staging,
+        to: path.join(pluginsDir, name),
+        transaction: (work) => this.registry.transaction(work),
+        check: () => this.assertNameFree(name),
+        record: () => {
           this.registry.add({
             name,
             url: source.displayUrl,
@@ -202,14 +210,11 @@ export class GitPluginManager implements PluginManager {
             definition: options.definition ?? null,
           });
           if (options.recordInLock !== false) this.lock.record(name);
-        });
-      } catch (error) {
-        if (moved) fs.renameSync(target, staging);
-        throw error;
-      }
+        },
+      });
       placed = true;
       fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
-      return this.require(name);
+      return this.report(this.require(name));
     } finally {
       if (!placed) fs.rmSync(staging, { recursive: true, force: true });
     }
@@ -280,20 +285,16 @@ export class GitPluginManager implements PluginManager {
   uninstall(name: string): PluginUninstall {
     const entry = this.require(name);
     const trash = path.join(this.places.pluginsDir, `${TRASH_PREFIX}${name}-${crypto.randomBytes(4).toString('hex')}`);
-    let moved = false;
-    try {
-      this.registry.transaction(() => {
-        if (lstatOrNull(entry.dir) !== null) {
-          fs.renameSync(entry.dir, trash);
-          moved = true;
-        }
+    const moved = moveWithRecord({
+      from: entry.dir,
+      to: trash,
+      transaction: (work) => this.registry.transaction(work),
+      record: () => {
         this.registry.remove(name);
         this.lock.record(name);
-      });
-    } catch (error) {
-      if (moved) fs.renameSync(trash, entry.dir);
-      throw error;
-    }
+      },
+      optional: true,
+    });
     const warnings: string[] = [];
     try {
       if (moved) fs.rmSync(trash, { recursive: true, force: true });
@@ -453,6 +454,16 @@ export class GitPluginManager implements PluginManager {
     return git;
   }
 
+  /** An installed plugin with how it reads now: its format, its manifest, and what a session will say of it. */
+  private report(entry: PluginEntry): PluginInstall {
+    const reading = readPluginLayout({
+      places: pluginPlaces(entry.name, entry.root, this.places.dataDir),
+      definition: entry.definition,
+      kindFolders: this.parts.kindFolders(),
+    });
+    return { ...entry, format: reading.format, manifest: reading.manifest, diagnostics: reading.layout.diagnostics };
+  }
+
   /** Records where a clone is, in the registry and the lock file at once, when that changed. */
   private recordCommit(entry: PluginEntry, commit: string, pinned: boolean): void {
     if (commit === entry.commit && pinned === entry.pinned) return;
@@ -511,12 +522,17 @@ export class GitPluginManager implements PluginManager {
   }
 
   private git(dir: string, allowFileProtocol: boolean): PluginGit {
-    return new PluginGit(dir, {
-      allowFileProtocol,
-      env: this.parts.env,
-      ...(this.parts.gitTimeoutMs === undefined ? {} : { timeoutMs: this.parts.gitTimeoutMs }),
-    });
+    return pluginGit(this.parts, dir, allowFileProtocol);
   }
+}
+
+/** Hardened git in `dir` with the environment and time limit the parts give. */
+export function pluginGit(parts: GitPluginManagerParts, dir: string, allowFileProtocol: boolean): PluginGit {
+  return new PluginGit(dir, {
+    allowFileProtocol,
+    env: parts.env,
+    ...(parts.gitTimeoutMs === undefined ? {} : { timeoutMs: parts.gitTimeoutMs }),
+  });
 }
 
 function submodulesRefused(what: string): PluginRepositoryRefusedError {

@@ -48,7 +48,9 @@ describe('PluginManager.install', () => {
     expect(s.tasks).toContainEqual(expect.objectContaining({ dirName: 'pdf-count', plugin: 'pdf-tools' }));
     // The lock file is the one change in the owner's repository: it is meant to travel with it.
     expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
-    expect(ws.manager.list()).toEqual([entry]);
+    const { format, manifest, diagnostics, ...row } = entry;
+    expect({ format, manifest, diagnostics }).toEqual({ format: 'agent-plugins', manifest: 'plugin.json', diagnostics: [] });
+    expect(ws.manager.list()).toEqual([row]);
   });
 
   it('names a plugin from --name, then plugin.json, then .claude-plugin/plugin.json, then the repository name', async () => {
