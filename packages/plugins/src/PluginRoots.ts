@@ -11,14 +11,11 @@ export class PluginRoots implements PluginSource {
   constructor(
     private readonly registry: PluginRegistry,
     private readonly dataDir: string,
-    /** Loadout's kind folders, asked when a session opens so kinds registered later count. */
-    private readonly kindFolders: () => readonly string[],
   ) {}
 
   listInstalledPlugins(): InstalledPlugin[] {
-    const kindFolders = this.kindFolders();
     return this.registry.list().map((entry) => {
-      const reading = readPluginLayout({ places: pluginPlaces(entry.name, entry.root, this.dataDir), definition: entry.definition, kindFolders });
+      const reading = readPluginLayout({ places: pluginPlaces(entry.name, entry.root, this.dataDir), definition: entry.definition });
       return { name: entry.name, dir: entry.root, enabled: entry.enabled, layout: reading.layout };
     });
   }

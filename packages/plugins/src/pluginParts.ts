@@ -1,6 +1,7 @@
 import path from 'node:path';
-import type { Diagnostic } from '@loadout/kernel';
+import { type Diagnostic, readJsonInside } from '@loadout/kernel';
 import { pathInside } from './pathInside.js';
+import { isJsonObject } from './PluginServers.js';
 
 /** Parts of a plugin Loadout does not load, by their usual place. */
 const DEFAULT_PARTS: readonly (readonly [part: string, place: string])[] = [
@@ -38,7 +39,7 @@ export function unloadedParts(root: string, plugin: string, declared: Readonly<R
   const parts: string[] = [];
   for (const [part, place] of DEFAULT_PARTS) {
     const found = pathInside(root, place);
-    if (found.type === 'folder') parts.push(`${part} (${place}/)`);
+    if (found.type === 'folder') parts.push(`${part} (${place}/${place === 'hooks' ? hookEvents(root) : ''})`);
     else if (found.type === 'file') parts.push(`${part} (${place})`);
   }
   for (const [field, part] of Object.entries(UNLOADED_FIELDS)) {
@@ -52,4 +53,15 @@ export function unloadedParts(root: string, plugin: string, declared: Readonly<R
     path: path.resolve(root),
     message: `plugin ${plugin}: Loadout loads skills and MCP servers (and its own kinds); it does not load ${parts.join(', ')}`,
   };
+}
+
+/** The events `hooks/hooks.json` hooks into (`SessionStart` …), so the owner sees what does not run. */
+function hookEvents(root: string): string {
+  try {
+    const hooks = readJsonInside(root, path.join(root, 'hooks', 'hooks.json'));
+    const events = isJsonObject(hooks) && isJsonObject(hooks.hooks) ? Object.keys(hooks.hooks) : [];
+    return events.length === 0 ? '' : `hooks.json: ${events.slice(0, 10).join(', ')}`;
+  } catch {
+    return '';
+  }
 }

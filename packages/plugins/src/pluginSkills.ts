@@ -128,45 +128,47 @@ export function vendorSkillSources(root: string, plugin: string, listed: unknown
 
 /** How many stray `SKILL.md` paths a message names before it says "and N more". */
 const SHOWN_STRAYS = 10;
+/** How deep below a plugin's root, and through how many folders, the search for stray skills goes. */
+const STRAY_DEPTH = 4;
+const STRAY_FOLDERS = 5000;
+const NEVER_SEARCHED = new Set(['.git', 'node_modules']);
 
 /**
- * `SKILL.md` files where no layout Loadout reads puts them: one level too deep under a skills
- * folder (`skills/.curated/x/SKILL.md`), or in a folder at the top of the root that is not a
- * skills folder. One warning that names them, so the owner knows why they are absent.
+ * `SKILL.md` files where no layout Loadout reads puts them — one level too deep under a skills
+ * folder (`skills/.curated/x/SKILL.md`), in a folder at the top of the root, inside a plugin folder
+ * of a marketplace repository (`plugins/x/skills/y/SKILL.md`) — found by a bounded walk that never
+ * follows a link. One warning that names them, so the owner knows why they are absent. The
+ * immediate children of a skills folder are the layout's own (loaded, or reported on their own).
  */
-export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], reserved: readonly string[]): Diagnostic[] {
+export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], hint = ''): Diagnostic[] {
   const covered = new Set<string>();
-  const folders: string[] = [];
+  const folders = new Set<string>();
   for (const source of sources) {
-    if ('folder' in source) folders.push(source.folder);
+    if ('folder' in source) folders.add(source.folder);
     if ('entry' in source) covered.add(source.entry);
   }
   const strays: string[] = [];
-  const hasSkill = (relative: string): boolean => pathInside(root, path.posix.join(relative, SKILL_FILE)).type === 'file';
-  const children = (relative: string): string[] => {
-    const found = pathInside(root, relative);
-    if (found.type !== 'folder') return [];
-    return fs
-      .readdirSync(found.real, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
-      .map((entry) => entry.name)
-      .sort();
-  };
-  for (const folder of folders) {
-    for (const child of children(folder)) {
-      const relative = path.posix.join(folder, child);
-      if (hasSkill(relative)) continue;
-      for (const grandchild of children(relative)) {
-        const nested = path.posix.join(relative, grandchild);
-        if (!covered.has(nested) && hasSkill(nested)) strays.push(`${nested}/${SKILL_FILE}`);
-      }
+  let budget = STRAY_FOLDERS;
+  const walk = (relative: string, depth: number): void => {
+    if (budget-- <= 0) return;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(root, relative), { withFileTypes: true });
+    } catch {
+      return;
     }
-  }
-  const top = new Set([...folders.map((folder) => folder.split('/')[0]), ...reserved, 'node_modules']);
-  for (const child of children('.')) {
-    if (child.startsWith('.') || top.has(child) || covered.has(child)) continue;
-    if (hasSkill(child)) strays.push(`${child}/${SKILL_FILE}`);
-  }
+    const parent = relative === '' ? '.' : relative;
+    const inSkillsFolder = folders.has(path.posix.dirname(parent));
+    if (relative !== '' && !covered.has(parent) && !inSkillsFolder && entries.some((entry) => entry.name === SKILL_FILE && entry.isFile())) {
+      strays.push(`${relative}/${SKILL_FILE}`);
+    }
+    if (depth >= STRAY_DEPTH) return;
+    for (const entry of entries) {
+      if (entry.isDirectory() && !NEVER_SEARCHED.has(entry.name)) walk(relative === '' ? entry.name : `${relative}/${entry.name}`, depth + 1);
+    }
+  };
+  walk('', 0);
+  strays.sort();
   if (strays.length === 0) return [];
   const shown = strays.slice(0, SHOWN_STRAYS).join(', ') + (strays.length > SHOWN_STRAYS ? ` and ${strays.length - SHOWN_STRAYS} more` : '');
   return [
@@ -175,7 +177,7 @@ export function straySkills(root: string, plugin: string, sources: readonly Root
       severity: 'warning',
       path: root,
       subjects: strays,
-      message: `plugin ${plugin}: ${strays.length} SKILL.md ${strays.length === 1 ? 'file is' : 'files are'} where no layout Loadout reads puts a skill (skills/<name>/SKILL.md or a listed skills path), so ${strays.length === 1 ? 'it is' : 'they are'} not loaded: ${shown}`,
+      message: `plugin ${plugin}: ${strays.length} SKILL.md ${strays.length === 1 ? 'file is' : 'files are'} where no layout Loadout reads puts a skill (skills/<name>/SKILL.md or a listed skills path), so ${strays.length === 1 ? 'it is' : 'they are'} not loaded: ${shown}${hint}`,
     },
   ];
 }

@@ -19,7 +19,7 @@ export const pluginsModule: LoadoutModule = (container) => {
   contribute(container, Migrations, marketplaceRegistryMigration);
   container.register(PluginRegistry, { useClass: SqlitePluginRegistry }, { lifecycle: Lifecycle.Singleton });
   const kindFolders = (): string[] => resolveAll(container, CapabilityKinds).map((kind) => kind.folder);
-  container.register(PluginSource, { useFactory: (c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir, kindFolders) });
+  container.register(PluginSource, { useFactory: (c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir) });
   // Kinds and listeners are asked for when used, so modules registered after this one count.
   container.register(GitPluginManagerParts, {
     useValue: {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { DocumentRefusedError, readJsonInside } from '@loadout/kernel';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
@@ -52,9 +53,11 @@ export interface MarketplaceIndex {
 export function readMarketplaceIndex(root: string): MarketplaceIndex {
   const found = MARKETPLACE_INDEXES.find((index) => pathInside(root, index.file).type !== 'missing');
   if (found === undefined) {
+    const deeper = nestedIndexes(root);
     throw new MarketplaceRefusedError(
       'MARKETPLACE_INDEX_MISSING',
-      `it has no ${MARKETPLACE_INDEXES.map((index) => index.file).join(' or ')} at its root, so it is not a marketplace`,
+      `it has no ${MARKETPLACE_INDEXES.map((index) => index.file).join(' or ')} at its root, so it is not a marketplace` +
+        (deeper.length === 0 ? '' : ` (${deeper.join(', ')} ${deeper.length === 1 ? 'is' : 'are'} one folder down, where no client reads an index)`),
     );
   }
   let raw: unknown;
@@ -149,4 +152,19 @@ function folderSource(value: string, pluginRoot: string | null): MarketplaceSour
     return { kind: 'folder', path: parsePluginPath(base === '' ? value : `${base}/${value}`, 'its marketplace entry') };
   }
   return { kind: 'unsupported', reason: `its source ${JSON.stringify(value.slice(0, 80))} must start with ./ and stay inside the marketplace` };
+}
+
+/** Index files one folder below the root: named when a repository keeps its index where no client looks. */
+function nestedIndexes(root: string): string[] {
+  let children: fs.Dirent[];
+  try {
+    children = fs.readdirSync(root, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return children
+    .filter((child) => child.isDirectory() && child.name !== '.git')
+    .flatMap((child) => MARKETPLACE_INDEXES.map((index) => `${child.name}/${index.file}`))
+    .filter((relative) => pathInside(root, relative).type === 'file')
+    .sort();
 }

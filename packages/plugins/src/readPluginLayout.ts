@@ -4,6 +4,7 @@ import type { Diagnostic, InlineDocument, RootLayout, RootLayoutSource } from '@
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';
 import { pathInside } from './pathInside.js';
+import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
 import type { PluginDefinition } from './PluginDefinition.js';
 import { unloadedParts } from './pluginParts.js';
 import type { PluginPlaces, PluginServers } from './PluginServers.js';
@@ -25,8 +26,6 @@ export interface ReadPluginOptions {
   readonly places: PluginPlaces;
   /** The marketplace entry's definition, when the plugin came from one. */
   readonly definition: PluginDefinition | null;
-  /** Loadout's kind folders (`skills`, `tasks` …): read in every plugin unless its entry is its whole definition. */
-  readonly kindFolders: readonly string[];
 }
 
 /** The server file a format reads from the root without being told. */
@@ -88,7 +87,7 @@ export function readPluginLayout(options: ReadPluginOptions): PluginReading {
   for (const part of definition?.parts ?? []) extra.push(`${part} (in its marketplace entry)`);
   const parts = unloadedParts(places.root, plugin, declared, extra);
   if (parts !== null) diagnostics.push(parts);
-  if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, options.kindFolders));
+  if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, marketplaceHint(places.root)));
 
   const kinds: Record<string, readonly RootLayoutSource[]> = {};
   if (wholeDefinition || !isDefaultSkills(skills.sources)) kinds.skills = skills.sources;
@@ -118,7 +117,7 @@ function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginMan
   if (pathInside(places.root, '.mcp.json').type === 'file') extra.push('MCP servers in .mcp.json (an Agent Plugins package declares them in mcp.json)');
   const parts = unloadedParts(places.root, places.plugin, {}, extra);
   if (parts !== null) diagnostics.push(parts);
-  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], options.kindFolders));
+  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], marketplaceHint(places.root)));
   return {
     format: 'agent-plugins',
     manifest: manifest.file,
@@ -142,6 +141,12 @@ function rejected(format: PluginFormat, manifest: string | null, plugin: string,
       diagnostics: [{ code: 'PLUGIN_REJECTED', severity: 'error', path: root, message: `plugin ${plugin} is not loaded: ${reason}` }],
     },
   };
+}
+
+/** Said of skills a whole marketplace repository holds in its plugins' folders. */
+function marketplaceHint(root: string): string {
+  const index = MARKETPLACE_INDEXES.find((candidate) => pathInside(root, candidate.file).type === 'file');
+  return index === undefined ? '' : `; this repository is also a marketplace (${index.file}): add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`;
 }
 
 function asList(value: unknown): unknown[] {

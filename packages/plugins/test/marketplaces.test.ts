@@ -123,6 +123,11 @@ describe('marketplaces', () => {
     const { market } = acmeMarketplace(ws);
     const plain = gitRepo(path.join(ws.work, 'plain'), { skills: { a: skill('a') } });
     await expect(marketplaces(ws).add(plain)).rejects.toMatchObject({ code: 'MARKETPLACE_INDEX_MISSING' });
+    const nested = gitRepo(path.join(ws.work, 'nested'), { collection: { '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'n', plugins: [] }) } } });
+    await expect(marketplaces(ws).add(nested)).rejects.toMatchObject({
+      code: 'MARKETPLACE_INDEX_MISSING',
+      message: expect.stringMatching(/collection\/\.claude-plugin\/marketplace\.json is one folder down/),
+    });
     await marketplaces(ws).add(market);
     await expect(marketplaces(ws).add(market)).rejects.toMatchObject({ code: 'MARKETPLACE_EXISTS' });
     await expect(marketplaces(ws).install('nope@acme')).rejects.toMatchObject({ code: 'MARKETPLACE_PLUGIN_NOT_FOUND' });

@@ -44,7 +44,7 @@ describe('Claude Code plugins', () => {
       '.mcp.json': JSON.stringify({ files: { command: 'npx', args: ['files-server', '${CLAUDE_PLUGIN_ROOT}/data', '${HOME}'], env: { TOKEN: '${FILES_TOKEN}' } }, old: { type: 'sse', url: 'https://x.example/sse' } }),
       commands: { 'go.md': '# go' },
       agents: { 'reviewer.md': '# reviewer' },
-      hooks: { 'hooks.json': '{"hooks":{}}' },
+      hooks: { 'hooks.json': JSON.stringify({ hooks: { SessionStart: [{ matcher: 'startup', hooks: [] }], Stop: [] } }) },
     });
     const result = await installed(ws, repo);
     expect(result.name).toBe('claude-kit');
@@ -62,7 +62,7 @@ describe('Claude Code plugins', () => {
     const parts = result.diagnostics.filter((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED');
     expect(parts).toHaveLength(1);
     expect(parts[0]?.severity).toBe('info');
-    expect(parts[0]?.message).toMatch(/commands \(commands\/\), agents \(agents\/\), hooks \(hooks\/\)/);
+    expect(parts[0]?.message).toMatch(/commands \(commands\/\), agents \(agents\/\), hooks \(hooks\/hooks\.json: SessionStart, Stop\)/);
   });
 
   it('reads a manifest mcpServers path and the wrapped .mcp.json shape; a path out of the plugin is refused', async () => {
@@ -164,6 +164,21 @@ describe('a repository with several manifests, or none', () => {
     expect(result.skills).toEqual(['bare']);
     expect(result.servers).toEqual([]);
     expect(result.diagnostics.find((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED')?.message).toMatch(/MCP servers in \.mcp\.json \(no plugin manifest names it/);
+  });
+
+  it('installed whole, a marketplace repository with a manifest of its own says where its plugins\' skills are and how to get them', async () => {
+    const ws = workspace();
+    const repo = gitRepo(path.join(ws.work, 'workflows'), {
+      '.cursor-plugin': { 'plugin.json': JSON.stringify({ name: 'workflows', description: 'many plugins' }) },
+      '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'workflows', plugins: [{ name: 'py', source: './plugins/py' }] }) },
+      plugins: { py: { skills: { 'py-async': skill('py-async'), 'py-test': skill('py-test') } }, go: { skills: { 'go-mod': skill('go-mod') } } },
+    });
+    const result = await installed(ws, repo);
+    expect(result.skills).toEqual([]);
+    expect(result.diagnostics.find((d) => d.code === 'PLUGIN_SKILLS_NOT_IN_LAYOUT')).toMatchObject({
+      subjects: ['plugins/go/skills/go-mod/SKILL.md', 'plugins/py/skills/py-async/SKILL.md', 'plugins/py/skills/py-test/SKILL.md'],
+      message: expect.stringMatching(/this repository is also a marketplace \(\.claude-plugin\/marketplace\.json\): add it with `loadout marketplace add`/),
+    });
   });
 
   it('refuses a repository with no plugin in it, naming skills found where no layout puts them', async () => {
