@@ -15,6 +15,7 @@ interface PluginsOptions {
   json?: boolean;
   name?: string;
   ref?: string;
+  path?: string;
   apply?: boolean;
   frozen?: boolean;
 }
@@ -32,14 +33,23 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .description('clone a plugin and record it (and in capabilities/loadout-lock.json); nothing is copied into the owner\'s repository')
     .option('--name <name>', "the plugin's name (default: the marketplace entry's, else its manifest's, else the repository's)")
     .option('--ref <ref>', 'a branch or tag to install instead of the default branch (not with NAME@MARKETPLACE)')
+    .option('--path <folder>', "the plugin's folder inside the repository, when it is not the whole repository (not with NAME@MARKETPLACE)")
     .option('--json', 'print one JSON document')
     .action(async (source: string, options: PluginsOptions) => {
       const name = options.name === undefined ? {} : { name: options.name };
       await cli.run(
         options.json === true,
         () => {
-          if (!isMarketplaceEntryId(source)) return manager().install(source, { ...name, ...(options.ref === undefined ? {} : { ref: options.ref }) });
-          if (options.ref !== undefined) throw new UsageError('--ref does not go with NAME@MARKETPLACE: the marketplace entry says where the plugin is');
+          if (!isMarketplaceEntryId(source)) {
+            return manager().install(source, {
+              ...name,
+              ...(options.ref === undefined ? {} : { ref: options.ref }),
+              ...(options.path === undefined ? {} : { path: options.path }),
+            });
+          }
+          if (options.ref !== undefined || options.path !== undefined) {
+            throw new UsageError('--ref and --path do not go with NAME@MARKETPLACE: the marketplace entry says where the plugin is');
+          }
           return resolve(cli.app(), MarketplaceManager).install(source, name);
         },
         formatInstall,
