@@ -6,7 +6,7 @@ import { findPluginManifest, type PluginFormat, type PluginManifest } from './fi
 import { pathInside } from './pathInside.js';
 import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
 import type { PluginDefinition } from './PluginDefinition.js';
-import { unloadedParts } from './pluginParts.js';
+import { UNLOADED_FIELDS, unloadedParts } from './pluginParts.js';
 import type { PluginPlaces, PluginServers } from './PluginServers.js';
 import { agentPluginsSkills, straySkills, vendorSkillSources } from './pluginSkills.js';
 import { readManifestServers, readVendorServerFile } from './vendorServers.js';
@@ -84,7 +84,7 @@ export function readPluginLayout(options: ReadPluginOptions): PluginReading {
   }
 
   const declared = wholeDefinition ? {} : data;
-  for (const part of definition?.parts ?? []) extra.push(`${part} (in its marketplace entry)`);
+  for (const field of definition?.parts ?? []) extra.push(`${UNLOADED_FIELDS[field] ?? field} (in its marketplace entry)`);
   const parts = unloadedParts(places.root, plugin, declared, extra);
   if (parts !== null) diagnostics.push(parts);
   if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, marketplaceHint(places.root)));
