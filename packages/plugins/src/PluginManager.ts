@@ -512,7 +512,7 @@ export class GitPluginManager implements PluginManager {
         `${shown} is a marketplace (${index.file}), not a plugin: add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`,
       );
     }
-    const strays = straySkills(root, 'repository', [])[0]?.subjects ?? [];
+    const strays = straySkills(root, 'repository', [], { deep: true })[0]?.subjects ?? [];
     const hint = strays.length === 0 ? '' : `; it has SKILL.md files where no plugin layout puts them (${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ' …' : ''})`;
     throw new PluginRepositoryRefusedError(
       'PLUGIN_NOT_A_PLUGIN',

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Diagnostic, readMarkdownInside, type RootLayoutSource } from '@loadout/kernel';
-import { manifestPath, pathInside } from './pathInside.js';
+import { manifestPath, pathInside, rootNames } from './pathInside.js';
 
 /** Where a plugin's skills come from, with what was skipped on the way. */
 export interface SkillSources {
   readonly sources: readonly RootLayoutSource[];
   readonly diagnostics: readonly Diagnostic[];
+  /** Folders of `skills/` that are not skills themselves (a group one level too deep), for the stray search. */
+  readonly groups?: readonly string[];
 }
 
 const SKILLS = 'skills';
@@ -33,6 +35,7 @@ export function agentPluginsSkills(root: string, plugin: string): SkillSources {
     return { sources: [], diagnostics };
   }
   const sources: RootLayoutSource[] = [];
+  const groups: string[] = [];
   for (const child of fs.readdirSync(folder.real).sort()) {
     const relative = `${SKILLS}/${child}`;
     const dir = pathInside(root, relative);
@@ -40,7 +43,11 @@ export function agentPluginsSkills(root: string, plugin: string): SkillSources {
       report('PATH_OUTSIDE_ROOT', relative, `skill ${relative} is skipped: it is a link that leads outside the plugin`);
       continue;
     }
-    if (dir.type !== 'folder' || !fs.readdirSync(dir.real).includes(SKILL_FILE)) continue;
+    if (dir.type !== 'folder') continue;
+    if (!fs.readdirSync(dir.real).includes(SKILL_FILE)) {
+      groups.push(relative);
+      continue;
+    }
     const file = pathInside(root, `${relative}/${SKILL_FILE}`);
     if (file.type === 'outside') {
       report('PATH_OUTSIDE_ROOT', `${relative}/${SKILL_FILE}`, `skill ${relative} is skipped: its SKILL.md is a link that leads outside the plugin`);
@@ -54,7 +61,7 @@ export function agentPluginsSkills(root: string, plugin: string): SkillSources {
     }
     sources.push({ entry: relative });
   }
-  return { sources, diagnostics };
+  return { sources, diagnostics, groups };
 }
 
 /** Why a `SKILL.md` does not conform to the Agent Skills rules, or null when it does. */
@@ -128,46 +135,40 @@ export function vendorSkillSources(root: string, plugin: string, listed: unknown
 
 /** How many stray `SKILL.md` paths a message names before it says "and N more". */
 const SHOWN_STRAYS = 10;
-/** How deep below a plugin's root, and through how many folders, the search for stray skills goes. */
+/** How deep below a plugin's root, and through how many folders, the deep search for stray skills goes. */
 const STRAY_DEPTH = 4;
 const STRAY_FOLDERS = 5000;
 const NEVER_SEARCHED = new Set(['.git', 'node_modules']);
 
+/** Where to look for skills no layout loads. */
+export interface StraySearch {
+  /**
+   * Walk the whole root (bounded, never through a link): for a repository that is a marketplace,
+   * or one refused as not a plugin. Otherwise only the likely places are looked at, so a session
+   * open stays cheap: folders at the top of the root, and one level into a skills folder's hidden
+   * folders (`skills/.curated`) and into `groups`.
+   */
+  readonly deep: boolean;
+  readonly groups?: readonly string[];
+  /** Appended to the message. */
+  readonly hint?: string;
+}
+
 /**
  * `SKILL.md` files where no layout Loadout reads puts them — one level too deep under a skills
  * folder (`skills/.curated/x/SKILL.md`), in a folder at the top of the root, inside a plugin folder
- * of a marketplace repository (`plugins/x/skills/y/SKILL.md`) — found by a bounded walk that never
- * follows a link. One warning that names them, so the owner knows why they are absent. The
- * immediate children of a skills folder are the layout's own (loaded, or reported on their own).
+ * of a marketplace repository (`plugins/x/skills/y/SKILL.md`). One warning that names them, so the
+ * owner knows why they are absent. A skills folder's immediate children are the layout's own
+ * (loaded, or reported on their own).
  */
-export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], hint = ''): Diagnostic[] {
+export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], search: StraySearch): Diagnostic[] {
   const covered = new Set<string>();
   const folders = new Set<string>();
   for (const source of sources) {
     if ('folder' in source) folders.add(source.folder);
     if ('entry' in source) covered.add(source.entry);
   }
-  const strays: string[] = [];
-  let budget = STRAY_FOLDERS;
-  const walk = (relative: string, depth: number): void => {
-    if (budget-- <= 0) return;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(path.join(root, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    const parent = relative === '' ? '.' : relative;
-    const inSkillsFolder = folders.has(path.posix.dirname(parent));
-    if (relative !== '' && !covered.has(parent) && !inSkillsFolder && entries.some((entry) => entry.name === SKILL_FILE && entry.isFile())) {
-      strays.push(`${relative}/${SKILL_FILE}`);
-    }
-    if (depth >= STRAY_DEPTH) return;
-    for (const entry of entries) {
-      if (entry.isDirectory() && !NEVER_SEARCHED.has(entry.name)) walk(relative === '' ? entry.name : `${relative}/${entry.name}`, depth + 1);
-    }
-  };
-  walk('', 0);
+  const strays = search.deep ? walkForSkills(root, folders, covered) : lookForSkills(root, folders, covered, search.groups ?? []);
   strays.sort();
   if (strays.length === 0) return [];
   const shown = strays.slice(0, SHOWN_STRAYS).join(', ') + (strays.length > SHOWN_STRAYS ? ` and ${strays.length - SHOWN_STRAYS} more` : '');
@@ -177,7 +178,101 @@ export function straySkills(root: string, plugin: string, sources: readonly Root
       severity: 'warning',
       path: root,
       subjects: strays,
-      message: `plugin ${plugin}: ${strays.length} SKILL.md ${strays.length === 1 ? 'file is' : 'files are'} where no layout Loadout reads puts a skill (skills/<name>/SKILL.md or a listed skills path), so ${strays.length === 1 ? 'it is' : 'they are'} not loaded: ${shown}${hint}`,
+      message: `plugin ${plugin}: ${strays.length} SKILL.md ${strays.length === 1 ? 'file is' : 'files are'} where no layout Loadout reads puts a skill (skills/<name>/SKILL.md or a listed skills path), so ${strays.length === 1 ? 'it is' : 'they are'} not loaded: ${shown}${search.hint ?? ''}`,
     },
   ];
+}
+
+/** The folders directly in `relative` (links not followed), by name; empty when it cannot be read. */
+function foldersIn(root: string, relative: string): string[] {
+  try {
+    return fs
+      .readdirSync(path.join(root, relative), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !NEVER_SEARCHED.has(entry.name))
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+const hiddenFoldersSeen = new Map<string, { readonly mtimeMs: number; readonly names: readonly string[] }>();
+
+/**
+ * The hidden folders in `folder` (`.curated`, `.system` …). A skills folder may hold thousands of
+ * entries and only these matter here, so what was found is kept while the folder's modification
+ * time (which any added, removed or renamed entry changes) stays the same.
+ */
+function hiddenFolders(folder: string): readonly string[] {
+  let mtimeMs: number;
+  try {
+    mtimeMs = fs.statSync(folder).mtimeMs;
+  } catch {
+    return [];
+  }
+  const seen = hiddenFoldersSeen.get(folder);
+  if (seen !== undefined && seen.mtimeMs === mtimeMs) return seen.names;
+  let names: string[];
+  try {
+    names = fs.readdirSync(folder).filter((name) => name.startsWith('.') && isFolder(folder, name));
+  } catch {
+    names = [];
+  }
+  hiddenFoldersSeen.set(folder, { mtimeMs, names });
+  return names;
+}
+
+function namesIn(root: string, relative: string): string[] {
+  try {
+    return fs.readdirSync(path.join(root, relative));
+  } catch {
+    return [];
+  }
+}
+
+function isFolder(root: string, relative: string): boolean {
+  try {
+    return fs.lstatSync(path.join(root, relative)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function holdsSkillFile(root: string, relative: string): boolean {
+  try {
+    return fs.lstatSync(path.join(root, relative, SKILL_FILE)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function lookForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>, groups: readonly string[]): string[] {
+  const strays: string[] = [];
+  const tops = new Set([...folders].map((folder) => folder.split('/')[0]));
+  for (const child of rootNames(root) ?? namesIn(root, '')) {
+    if (!child.startsWith('.') && !tops.has(child) && !covered.has(child) && !NEVER_SEARCHED.has(child) && holdsSkillFile(root, child)) strays.push(`${child}/${SKILL_FILE}`);
+  }
+  // Names only (no file types): a skills folder may hold thousands of entries, and only hidden ones matter here.
+  const deeper = [...groups];
+  for (const folder of folders) for (const child of hiddenFolders(path.join(root, folder))) deeper.push(`${folder}/${child}`);
+  for (const group of deeper) {
+    for (const child of foldersIn(root, group)) {
+      const relative = `${group}/${child}`;
+      if (!covered.has(relative) && holdsSkillFile(root, relative)) strays.push(`${relative}/${SKILL_FILE}`);
+    }
+  }
+  return strays;
+}
+
+function walkForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>): string[] {
+  const strays: string[] = [];
+  let budget = STRAY_FOLDERS;
+  const walk = (relative: string, depth: number): void => {
+    if (budget-- <= 0) return;
+    const isOwnSkill = covered.has(relative) || folders.has(path.posix.dirname(relative));
+    if (relative !== '' && !isOwnSkill && holdsSkillFile(root, relative)) strays.push(`${relative}/${SKILL_FILE}`);
+    if (depth >= STRAY_DEPTH || (isOwnSkill && relative !== '')) return;
+    for (const child of foldersIn(root, relative)) walk(relative === '' ? child : `${relative}/${child}`, depth + 1);
+  };
+  walk('', 0);
+  return strays;
 }

@@ -3,12 +3,12 @@ import path from 'node:path';
 import type { Diagnostic, InlineDocument, RootLayout, RootLayoutSource } from '@loadout/kernel';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';
-import { pathInside } from './pathInside.js';
-import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
+import { pathInside, withRootListing } from './pathInside.js';
+import { MARKETPLACE_INDEXES, type MarketplaceIndex, readMarketplaceIndex } from './readMarketplaceIndex.js';
 import type { PluginDefinition } from './PluginDefinition.js';
 import { UNLOADED_FIELDS, unloadedParts } from './pluginParts.js';
 import type { PluginPlaces, PluginServers } from './PluginServers.js';
-import { agentPluginsSkills, straySkills, vendorSkillSources } from './pluginSkills.js';
+import { agentPluginsSkills, type StraySearch, straySkills, vendorSkillSources } from './pluginSkills.js';
 import { readManifestServers, readVendorServerFile } from './vendorServers.js';
 
 /** How a plugin reads: the format and manifest chosen, and where its documents are. */
@@ -44,6 +44,10 @@ const DEFAULT_SERVER_FILE: Readonly<Record<PluginFormat, string | null>> = {
  * layout puts them. Read each time a session opens, so an update or a hand edit is seen at once.
  */
 export function readPluginLayout(options: ReadPluginOptions): PluginReading {
+  return withRootListing(options.places.root, () => readLayout(options));
+}
+
+function readLayout(options: ReadPluginOptions): PluginReading {
   const { places, definition } = options;
   const plugin = places.plugin;
   if (pathInside(places.root, '.').type !== 'folder') {
@@ -87,7 +91,7 @@ export function readPluginLayout(options: ReadPluginOptions): PluginReading {
   for (const field of definition?.parts ?? []) extra.push(`${UNLOADED_FIELDS[field] ?? field} (in its marketplace entry)`);
   const parts = unloadedParts(places.root, plugin, declared, extra);
   if (parts !== null) diagnostics.push(parts);
-  if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, marketplaceHint(places.root)));
+  if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, straySearch(places.root)));
 
   const kinds: Record<string, readonly RootLayoutSource[]> = {};
   if (wholeDefinition || !isDefaultSkills(skills.sources)) kinds.skills = skills.sources;
@@ -117,7 +121,7 @@ function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginMan
   if (pathInside(places.root, '.mcp.json').type === 'file') extra.push('MCP servers in .mcp.json (an Agent Plugins package declares them in mcp.json)');
   const parts = unloadedParts(places.root, places.plugin, {}, extra);
   if (parts !== null) diagnostics.push(parts);
-  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], marketplaceHint(places.root)));
+  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], { ...straySearch(places.root), groups: skills.groups ?? [] }));
   return {
     format: 'agent-plugins',
     manifest: manifest.file,
@@ -143,10 +147,21 @@ function rejected(format: PluginFormat, manifest: string | null, plugin: string,
   };
 }
 
-/** Said of skills a whole marketplace repository holds in its plugins' folders. */
-function marketplaceHint(root: string): string {
-  const index = MARKETPLACE_INDEXES.find((candidate) => pathInside(root, candidate.file).type === 'file');
-  return index === undefined ? '' : `; this repository is also a marketplace (${index.file}): add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`;
+/**
+ * A repository that is also a marketplace of plugins in its own folders holds their skills there:
+ * those are searched for (deep) and the owner is pointed to `marketplace add`. Any other plugin
+ * (one whose marketplace lists only itself, like obra/superpowers) gets the cheap search.
+ */
+function straySearch(root: string): StraySearch {
+  if (!MARKETPLACE_INDEXES.some((candidate) => pathInside(root, candidate.file).type === 'file')) return { deep: false };
+  let index: MarketplaceIndex;
+  try {
+    index = readMarketplaceIndex(root);
+  } catch {
+    return { deep: false };
+  }
+  if (!index.entries.some((entry) => entry.source.kind === 'folder' && entry.source.path !== '')) return { deep: false };
+  return { deep: true, hint: `; this repository is also a marketplace (${index.file}): add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE` };
 }
 
 function asList(value: unknown): unknown[] {
@@ -167,7 +182,7 @@ export function pluginDataDir(dataDir: string, plugin: string): string {
 export function pluginPlaces(plugin: string, root: string, dataDir: string): PluginPlaces {
   let realRoot = root;
   try {
-    realRoot = fs.realpathSync(root);
+    realRoot = fs.realpathSync.native(root);
   } catch {
     // A missing root is reported by the reader.
   }
