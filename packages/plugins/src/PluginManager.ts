@@ -18,7 +18,7 @@ import {
 } from './PluginErrors.js';
 import { PluginGit } from './PluginGit.js';
 import type { PluginLifecycleListener } from './PluginLifecycleListener.js';
-import { PluginLock } from './PluginLock.js';
+import { PLUGIN_LOCK_FILE, PluginLock } from './PluginLock.js';
 import { type PluginEntry, type PluginMarketplaceRef, PluginRegistry } from './PluginRegistry.js';
 import { pluginDataDir, pluginPlaces, readPluginLayout } from './readPluginLayout.js';
 import { readPluginName } from './readPluginName.js';
@@ -329,6 +329,8 @@ export class GitPluginManager implements PluginManager {
     const plugins = this.registry.list();
     const files: MigrationCopy[] = [];
     for (const relative of untracked) {
+      // The lock file is the owner's own record, whatever a plugin ships under that name.
+      if (relative === PLUGIN_LOCK_FILE) continue;
       const ownerFile = path.join(owner, relative);
       if (!isInside(owner, ownerFile)) continue;
       const plugin = plugins.find((p) => sameBytes(ownerFile, owner, path.join(p.root, relative), p.root));
