@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY, runCli } from '@loadout/cli/testing';
 import { closeKernel } from '@loadout/kernel';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { startServer } from '@loadout/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +119,19 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
     } finally {
       await server.close();
       closeKernel(container);
+    }
+
+    // An agent reading the server over MCP (`loadout mcp`, the official client) gets the same definition, values redacted.
+    const client = new Client({ name: 'plugin-sources-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, 'mcp'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: m.home, LOADOUT_HOME: m.home }, stderr: 'ignore' }),
+    );
+    try {
+      const read = await client.readResource({ uri: 'loadout://servers/pdf-server' });
+      const served = JSON.parse((read.contents[0] as { text: string }).text) as Record<string, unknown>;
+      expect(served).toMatchObject({ id: 'pdf-server', transport: 'stdio', command: `${root}/bin/server`, args: expected.args, env: { PLUGIN_ROOT: '[redacted]', PLUGIN_DATA: '[redacted]' } });
+    } finally {
+      await client.close();
     }
   });
 });
