@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { type CliContext, UsageError } from './CliContext.js';
 import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
+import { registerMarketplaceCommand } from './commands/marketplaceCommand.js';
 import { registerMcpCommand } from './commands/mcpCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
 import { registerServeCommand } from './commands/serveCommand.js';
@@ -27,6 +28,7 @@ export function buildProgram(cli: CliContext): Command {
   registerServeCommand(program, cli);
   registerMcpCommand(program, cli);
   registerPluginsCommand(program, cli);
+  registerMarketplaceCommand(program, cli);
   registerCapabilityCommand(program, cli);
   registerSkillsCommand(program, cli);
   registerServersCommand(program, cli);

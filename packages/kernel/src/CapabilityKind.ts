@@ -30,6 +30,12 @@ export interface KindFolderEntry {
   /** Absolute path of the entry. */
   readonly path: string;
   readonly isDirectory: boolean;
+  /**
+   * The document's parsed content when its root declares it inline (a plugin manifest's MCP
+   * server) instead of as a file of its own; `path` is then the declaring file. Only a kind that
+   * reads JSON documents gets one.
+   */
+  readonly content?: unknown;
 }
 
 export interface EntryScan<R extends CapabilityRecord = CapabilityRecord> {

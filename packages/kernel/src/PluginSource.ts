@@ -1,11 +1,14 @@
+import type { RootLayout } from './RootLayout.js';
 import { token } from './token.js';
 
 /** An installed plugin as the session loader needs to see it. */
 export interface InstalledPlugin {
   readonly name: string;
-  /** Absolute path of the plugin's clone. */
+  /** Absolute path of the plugin's root: its clone, or a folder inside it (a marketplace entry). */
   readonly dir: string;
   readonly enabled: boolean;
+  /** Where its documents are, as its manifest says; absent: one folder per kind at the top of `dir`. */
+  readonly layout?: RootLayout;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RootLayout } from './RootLayout.js';
 import { token } from './token.js';
 
 export type Level = 'project' | 'global';
@@ -11,6 +12,8 @@ export interface Root {
   readonly plugin: string | null;
   /** Only the owner's roots are writable. */
   readonly writable: boolean;
+  /** Where a plugin root's documents are when its manifest places them; absent: one folder per kind at the top. */
+  readonly layout?: RootLayout;
 }
 
 /** The roots of one session, in precedence order: the first root that holds an id wins. */

@@ -61,7 +61,9 @@ export class Session {
 
   /** The shape `loadout session --json` prints and `GET /api/session` answers. */
   toJSON(): Record<string, unknown> {
-    const json: Record<string, unknown> = { project: this.project, roots: this.roots };
+    // A root's layout may hold a manifest's server definitions, environment values included: never listed.
+    const roots = this.roots.map(({ dir, level, plugin, writable }) => ({ dir, level, plugin, writable }));
+    const json: Record<string, unknown> = { project: this.project, roots };
     for (const [key, records] of this.recordsByKey) json[key] = records;
     for (const [key, text] of this.sections) json[key] = text;
     json.diagnostics = this.diagnostics;

@@ -132,6 +132,69 @@ describe('SessionLoader', () => {
   });
 });
 
+describe('SessionLoader with a plugin root layout', () => {
+  /** Notes, plus inline JSON notes a layout may declare: `{ "name": … }` as content. */
+  const jsonNoteKind: CapabilityKind = {
+    kind: 'jnote',
+    folder: 'jnotes',
+    sessionKey: 'jnotes',
+    document: { idRule: 'entry', nameField: 'json' },
+    readEntry: (entry) => {
+      const content = entry.content as { name?: string } | undefined;
+      if (content?.name === undefined) return { records: [], diagnostics: [] };
+      return { records: [{ id: content.name, name: content.name, description: '', path: entry.path, gates: {} }], diagnostics: [] };
+    },
+  };
+
+  it('reads folders, single entries, the root itself and inline documents where the layout says, and nothing else', async () => {
+    const { home } = workspace({
+      plugins: {
+        alpha: {
+          notes: { 'default.md': note('default') },
+          more: { 'extra.md': note('extra'), '.hidden.md': note('hidden') },
+          single: { 'one.md': note('one'), 'two.md': note('two') },
+        },
+      },
+    });
+    const dir = path.join(home, 'plugins', 'alpha');
+    fs.symlinkSync(path.join(home, 'capabilities'), path.join(dir, 'out'));
+    const plugins: InstalledPlugin[] = [
+      {
+        name: 'alpha',
+        dir,
+        enabled: true,
+        layout: {
+          kinds: {
+            notes: [{ folder: 'more' }, { entry: 'single/one.md' }, { folder: '../../capabilities' }, { entry: 'out' }, { entry: 'missing.md' }],
+            jnotes: [{ document: { name: 'inline.json', path: path.join(dir, 'manifest.json'), content: { name: 'inline' } } }],
+          },
+          onlyListed: false,
+          diagnostics: [{ code: 'FROM_MANIFEST', severity: 'info', message: 'alpha: something the manifest said' }],
+        },
+      },
+    ];
+    const container = createKernel({ places: resolvePlaces({}, home) }, [
+      (c) => {
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, CapabilityKinds, jsonNoteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      },
+    ]);
+    const session = await container.resolve(SessionLoader).open();
+    expect(session.recordsOf('note').map((n) => n.id)).toEqual(['extra', 'one']);
+    expect(session.recordsOf('jnote').map((n) => [n.id, n.plugin, n.path])).toEqual([['inline', 'alpha', path.join(dir, 'manifest.json')]]);
+    expect(session.diagnostics.map((d) => d.code).sort()).toEqual(['FROM_MANIFEST', 'PATH_OUTSIDE_ROOT', 'PATH_OUTSIDE_ROOT']);
+    expect(JSON.stringify(session.toJSON().roots)).not.toContain('inline');
+
+    // With onlyListed, a kind the layout does not name is not read, not even from its usual folder.
+    plugins[0] = { ...plugins[0]!, layout: { kinds: { jnotes: [] }, onlyListed: true, diagnostics: [] } };
+    const nothing = await container.resolve(SessionLoader).open();
+    expect(nothing.recordsOf('note')).toEqual([]);
+    plugins[0] = { ...plugins[0]!, layout: { kinds: {}, onlyListed: false, diagnostics: [] } };
+    expect((await container.resolve(SessionLoader).open()).recordsOf('note').map((n) => n.id)).toEqual(['default']);
+  });
+});
+
 describe('SessionLoader with the watch cache', () => {
   it('sees edits, additions and removals through the watchers', async () => {
     const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });

@@ -13,7 +13,7 @@ import { PROJECT_ROOT_FOLDER, type Root, RootList } from './Root.js';
 import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
-import { listKindFolder, readKindFolderEntry, type StampedScan } from './scanKindFolder.js';
+import { layoutSourcesOf, listKindFolder, readKindFolderEntry, scanRootLayout, type StampedScan } from './scanKindFolder.js';
 import { shadowRecords } from './shadowRecords.js';
 import { resolve, resolveAll } from './token.js';
 
@@ -85,7 +85,7 @@ export class SessionLoader {
     roots.push({ dir: places.capabilitiesDir, level: 'global', plugin: null, writable: true });
     for (const plugin of resolve(this.container, PluginSource).listInstalledPlugins()) {
       if (plugin.enabled || options.includeDisabled === true) {
-        roots.push({ dir: plugin.dir, level: 'global', plugin: plugin.name, writable: false });
+        roots.push({ dir: plugin.dir, level: 'global', plugin: plugin.name, writable: false, ...(plugin.layout === undefined ? {} : { layout: plugin.layout }) });
       }
     }
     return roots;
@@ -105,6 +105,7 @@ export class SessionLoader {
       if (problem !== null) diagnostics.push(problem);
     }
     for (const diagnostic of scanned.diagnostics) diagnostics.push(diagnostic);
+    for (const root of roots) if (root.layout !== undefined) diagnostics.push(...root.layout.diagnostics);
     const filters = resolveAll(this.container, CapabilityFilters);
     const admit = (records: readonly CapabilityRecord[], report?: Diagnostic[]): readonly CapabilityRecord[] => {
       let kept = records;
@@ -196,6 +197,11 @@ export class SessionLoader {
       const ofKind: StampedScan[] = [];
       byKind.set(kind.kind, ofKind);
       for (const root of roots) {
+        const sources = layoutSourcesOf(kind, root);
+        if (sources !== null) {
+          for (const scan of scanRootLayout(kind, root, sources, cache)) ofKind.push(scan);
+          continue;
+        }
         const folder = path.join(root.dir, kind.folder);
         const list = (): readonly FolderEntry[] | null => {
           const dirent = listRoot(root)?.get(kind.folder);
@@ -229,7 +235,7 @@ export class SessionLoader {
    */
   private shadowedScan(roots: readonly Root[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
     const cache = this.cache();
-    const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}`).join('\n');
+    const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : JSON.stringify(root.layout)}`).join('\n');
     const generation = cache?.generation;
     const memo = cache !== null && this.memo !== null && this.memo.key === key ? this.memo : null;
     if (memo !== null && memo.generation === generation) return memo;

@@ -22,6 +22,7 @@ export * from './PluginSource.js';
 export * from './processIdentity.js';
 export * from './Root.js';
 export * from './RootRetention.js';
+export * from './RootLayout.js';
 export * from './Session.js';
 export * from './scanKindFolder.js';
 export * from './SessionLoader.js';

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import type { CapabilityKind, CapabilityRecord, EntryScan } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
-import { DocumentRefusedError, type DocumentUnreadableError, unreadable } from './DocumentReader.js';
+import { DocumentRefusedError, type DocumentUnreadableError, isInside, unreadable } from './DocumentReader.js';
 import { type EntryType, type FolderEntry, folderEntryInside, listFolderInside } from './listFolderInside.js';
 import type { Root } from './Root.js';
+import type { InlineDocument, RootLayoutSource } from './RootLayout.js';
+import type { FolderScanCache } from './FolderScanCache.js';
 
 /** An entry's scan with the root's level and plugin put on every record. */
 export interface StampedScan {
@@ -39,12 +41,11 @@ export interface KindFolderScan {
 }
 
 /**
- * Lists a root's kind folder for a scan ({@link listFolderInside}). A kind folder that may not be
+ * Lists a root's kind folder (or, for a root with a layout, another folder inside it) for a scan ({@link listFolderInside}). A kind folder that may not be
  * read (a link out of its root, a folder the process cannot open) is listed as one refused entry,
  * so the session reports it at every open. Null when the folder is missing.
  */
-export function listKindFolder(kind: CapabilityKind, root: Root, folderType?: EntryType): readonly FolderEntry[] | null {
-  const folder = path.join(root.dir, kind.folder);
+export function listKindFolder(kind: CapabilityKind, root: Root, folderType?: EntryType, folder = path.join(root.dir, kind.folder)): readonly FolderEntry[] | null {
   try {
     return listFolderInside(root.dir, folder, folderType)?.entries ?? null;
   } catch (error) {
@@ -56,14 +57,21 @@ export function listKindFolder(kind: CapabilityKind, root: Root, folderType?: En
 /**
  * Reads one listed entry with its kind's reader and stamps the root's level and plugin on every
  * record. A refused entry, or a reader that throws, becomes a diagnostic for that entry alone.
+ * `at` names another folder of the root (a layout's), or the inline document the entry is.
  */
-export function readKindFolderEntry(kind: CapabilityKind, root: Root, entry: FolderEntry): StampedScan {
-  const folder = path.join(root.dir, kind.folder);
-  const entryPath = path.join(folder, entry.name);
+export function readKindFolderEntry(
+  kind: CapabilityKind,
+  root: Root,
+  entry: FolderEntry,
+  at: { readonly folder?: string; readonly document?: InlineDocument } = {},
+): StampedScan {
+  const folder = at.folder ?? path.join(root.dir, kind.folder);
+  const entryPath = at.document?.path ?? path.join(folder, entry.name);
   if (entry.refusal !== undefined) return refused(entry.refusal, entryPath);
   let scan: EntryScan;
   try {
-    scan = kind.readEntry({ root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory });
+    const read = { root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory };
+    scan = kind.readEntry(at.document === undefined ? read : { ...read, content: at.document.content });
   } catch (error) {
     if (error instanceof DocumentRefusedError) return refused(error, entryPath);
     return refused(unreadable('DOCUMENT_UNREADABLE', entryPath, error), entryPath);
@@ -106,6 +114,8 @@ export function scanKindFolder(kind: CapabilityKind, root: Root): KindFolderScan
  * lookup (a task by its folder name) that must agree with what a session lists.
  */
 export function readKindEntry(kind: CapabilityKind, root: Root, name: string): StampedScan | null {
+  const sources = layoutSourcesOf(kind, root);
+  if (sources !== null) return findInRootLayout(kind, root, sources, name);
   let entry: FolderEntry | null;
   try {
     entry = folderEntryInside(root.dir, path.join(root.dir, kind.folder), name);
@@ -118,4 +128,83 @@ export function readKindEntry(kind: CapabilityKind, root: Root, name: string): S
 
 function refused(refusal: DocumentRefusedError | DocumentUnreadableError, entryPath: string): StampedScan {
   return { records: [], diagnostics: [{ code: refusal.code, severity: 'warning', path: entryPath, message: refusal.message }], refused: true, refusal };
+}
+
+/**
+ * The layout sources a root gives `kind`, or null when the kind is read from its usual folder.
+ * An empty list means the root holds nothing of that kind.
+ */
+export function layoutSourcesOf(kind: CapabilityKind, root: Root): readonly RootLayoutSource[] | null {
+  const layout = root.layout;
+  if (layout === undefined) return null;
+  return layout.kinds[kind.folder] ?? (layout.onlyListed ? [] : null);
+}
+
+/**
+ * Reads every source a root's layout gives one kind, in order: a folder as a kind folder is read
+ * (through the watch cache when it is directly under the root, whose watcher sees it appear), a
+ * single entry as one entry of its parent folder, an inline document through the kind with its
+ * content. A source whose path leaves the root is reported and never read.
+ */
+export function scanRootLayout(
+  kind: CapabilityKind,
+  root: Root,
+  sources: readonly RootLayoutSource[],
+  cache: FolderScanCache<StampedScan> | null,
+): StampedScan[] {
+  const scans: StampedScan[] = [];
+  for (const source of sources) {
+    if ('document' in source) {
+      scans.push(readInlineDocument(kind, root, source.document));
+      continue;
+    }
+    const relative = 'folder' in source ? source.folder : source.entry;
+    const target = path.resolve(root.dir, relative);
+    if (!isInside(root.dir, target)) {
+      scans.push(refused(
+          new DocumentRefusedError('PATH_OUTSIDE_ROOT', `${relative}: a layout path must stay inside its plugin's root; it is not read`),
+          target,
+        ),);
+      continue;
+    }
+    if ('entry' in source) {
+      const entry = layoutEntry(root, target);
+      if (entry !== null) scans.push(readKindFolderEntry(kind, root, entry, { folder: path.dirname(target) }));
+      continue;
+    }
+    const list = (): readonly FolderEntry[] | null => listKindFolder(kind, root, undefined, target);
+    const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, { folder: target });
+    const found = cache !== null && path.dirname(target) === root.dir ? cache.scan(root.dir, target, list, read) : (list() ?? []).map(read);
+    for (const scan of found) scans.push(scan);
+  }
+  return scans;
+}
+
+/** The scan of the entry a root's layout gives `kind` under `name` (a direct lookup, e.g. a task by folder name). */
+function findInRootLayout(kind: CapabilityKind, root: Root, sources: readonly RootLayoutSource[], name: string): StampedScan | null {
+  for (const source of sources) {
+    if ('document' in source) {
+      if (source.document.name === name) return readInlineDocument(kind, root, source.document);
+      continue;
+    }
+    const target = path.resolve(root.dir, 'folder' in source ? path.join(source.folder, name) : source.entry);
+    if (!isInside(root.dir, target) || path.basename(target) !== name) continue;
+    const entry = layoutEntry(root, target);
+    if (entry !== null) return readKindFolderEntry(kind, root, entry, { folder: path.dirname(target) });
+  }
+  return null;
+}
+
+function readInlineDocument(kind: CapabilityKind, root: Root, document: InlineDocument): StampedScan {
+  return readKindFolderEntry(kind, root, { name: document.name, isDirectory: false }, { folder: path.dirname(document.path), document });
+}
+
+/** The entry at `target` as a listing of its folder would give it; a refusal when it links out of the root. */
+function layoutEntry(root: Root, target: string): FolderEntry | null {
+  try {
+    return folderEntryInside(root.dir, path.dirname(target), path.basename(target));
+  } catch (error) {
+    if (!(error instanceof DocumentRefusedError)) throw error;
+    return { name: path.basename(target), isDirectory: false, refusal: error };
+  }
 }

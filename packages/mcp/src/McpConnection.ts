@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type Job, JobScheduler } from '@loadout/jobs';
-import { type CapabilityRecord, isInside, readMarkdownInside, readTextInside, resolve, type Session, SessionLoader } from '@loadout/kernel';
+import { type CapabilityRecord, isInside, readMarkdownInside, readTextInside, resolve, type Root, type Session, SessionLoader } from '@loadout/kernel';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { CapabilityStateService } from '@loadout/state';
@@ -231,7 +231,7 @@ export class McpConnection {
       if (address.kind === 'block') return { contents: [{ uri, mimeType: 'text/markdown', text: session.sections.get(address.section) ?? '' }] };
       if (address.kind === 'server') {
         const record = session.find<ServerRecord>('server', address.id);
-        const document = record === undefined ? null : readRedactedServerDocument(record, rootOf(session, record));
+        const document = record === undefined ? null : readRedactedServerDocument(record, sessionRootOf(session, record));
         if (document === null) throw new ResourceNotFoundError(uri, `no MCP server "${address.id}" is on in this session`);
         return { contents: [{ uri, mimeType: 'application/json', text: `${JSON.stringify(document, null, 2)}\n` }] };
       }
@@ -380,9 +380,14 @@ function offReason(decidedBy: string, plugin: string | null, project: string | n
 
 /** The root of the session a record was read from: what its document may not leave. */
 function rootOf(session: Session, record: CapabilityRecord): string {
+  return sessionRootOf(session, record).dir;
+}
+
+/** The session root a record was read from (a plugin's root carries its layout: a manifest's servers). */
+function sessionRootOf(session: Session, record: CapabilityRecord): Root {
   const root = session.roots.find((candidate) => candidate.plugin === record.plugin && candidate.level === record.level && isInside(candidate.dir, record.path));
   if (root === undefined) throw new ResourceNotFoundError(record.path, 'its root is no longer part of this session');
-  return root.dir;
+  return root;
 }
 
 /** One page of a list: `cursor` is the offset a previous page handed out. */

@@ -31,3 +31,22 @@ export class OwnerRepositoryNotGitError extends ConflictError {
     super('OWNER_REPOSITORY_NOT_GIT', `${dir} is not in a git repository; migrate needs git to tell the owner's files from copies`);
   }
 }
+
+/** `capabilities/loadout-lock.json` cannot be read as a lock file; nothing that would rewrite it goes ahead. */
+export class PluginLockInvalidError extends ConflictError {
+  constructor(message: string) {
+    super('PLUGIN_LOCK_INVALID', message);
+  }
+}
+
+/** A marketplace repository or index Loadout cannot use, or an entry it cannot install. */
+export class MarketplaceRefusedError extends InvalidInputError {}
+
+/** No marketplace, or no entry in it, has that name. */
+export class MarketplaceNotFoundError extends NotFoundError {}
+
+/** The name is already taken by an added marketplace or a folder where it would go. */
+export class MarketplaceExistsError extends ConflictError {}
+
+/** `plugins sync` cannot make `plugins/` match the lock (or, with `--frozen`, it does not match). */
+export class PluginSyncRefusedError extends ConflictError {}

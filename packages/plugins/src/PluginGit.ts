@@ -152,6 +152,36 @@ export class PluginGit {
     await this.run('merge', ['merge', '--ff-only', '--quiet', commit]);
   }
 
+  /** Whether the clone holds `commit`. */
+  async hasCommit(commit: string): Promise<boolean> {
+    try {
+      await this.run('cat-file', ['cat-file', '-e', `${commit}^{commit}`]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Fetches one commit by its id from origin (for a commit no branch of the clone holds). */
+  async fetchCommit(commit: string): Promise<void> {
+    await this.run('fetch', ['fetch', '--quiet', '--no-recurse-submodules', '--no-tags', 'origin', commit]);
+  }
+
+  /** Checks out `commit` with no branch: the clone is held there. */
+  async checkoutDetached(commit: string): Promise<void> {
+    await this.run('checkout', ['checkout', '--quiet', '--no-recurse-submodules', '--detach', commit]);
+  }
+
+  /** Points `branch` at `commit` and checks it out; its upstream stays, so update can follow it later. */
+  async checkoutBranchAt(branch: string, commit: string): Promise<void> {
+    await this.run('checkout', ['checkout', '--quiet', '--no-recurse-submodules', '-B', branch, commit]);
+  }
+
+  /** How many commits `to` has that `from` does not. */
+  async countCommits(from: string, to: string): Promise<number> {
+    return Number.parseInt((await this.run('rev-list', ['rev-list', '--count', `${from}..${to}`])).trim(), 10);
+  }
+
   /** Whether the tree of `commit` holds a submodule (a gitlink or a `.gitmodules` file). */
   async hasSubmodules(commit: string): Promise<boolean> {
     const out = await this.run('ls-tree', ['ls-tree', '-r', '-z', '--full-tree', commit]);

@@ -1,7 +1,18 @@
 import path from 'node:path';
 import { Database, type Migration, writeTransaction } from '@loadout/db';
-import { type InstalledPlugin, Places, type PluginSource, token } from '@loadout/kernel';
+import { Places, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
+import { PluginDefinition } from './PluginDefinition.js';
+
+/** The marketplace entry a plugin was installed from. */
+export interface PluginMarketplaceRef {
+  /** The marketplace's name when it was installed. */
+  readonly name: string;
+  /** Its URL, with any credential removed. */
+  readonly url: string;
+  /** The entry's name in the marketplace. */
+  readonly plugin: string;
+}
 
 /** One row of the plugin registry. */
 export interface PluginEntry {
@@ -11,10 +22,32 @@ export interface PluginEntry {
   /** The commit the clone is at. */
   readonly commit: string;
   readonly ref: string | null;
+  /** True when the clone is held at one commit (a tag or a pinned commit) that update never moves. */
+  readonly pinned: boolean;
   readonly enabled: boolean;
   /** Absolute path of the clone. */
   readonly dir: string;
+  /** The plugin's root inside the clone, `/`-separated; empty when it is the clone itself. */
+  readonly path: string;
+  /** Absolute path of the plugin's root: `dir`, or the folder `path` names inside it. */
+  readonly root: string;
+  readonly marketplace: PluginMarketplaceRef | null;
+  /** What its marketplace entry says about it, or null when it was installed from a URL. */
+  readonly definition: PluginDefinition | null;
   readonly installedAt: string;
+}
+
+/** What a new row holds; the registry adds the order, the flag and the time. */
+export interface NewPluginEntry {
+  readonly name: string;
+  readonly url: string;
+  readonly ref: string | null;
+  readonly commit: string;
+  readonly pinned?: boolean;
+  readonly path?: string;
+  readonly marketplace?: PluginMarketplaceRef | null;
+  readonly definition?: PluginDefinition | null;
+  readonly enabled?: boolean;
 }
 
 export const pluginRegistryMigration: Migration = {
@@ -30,6 +63,17 @@ export const pluginRegistryMigration: Migration = {
   )`,
 };
 
+/** A plugin's root inside its clone, its marketplace entry, whether it is pinned, and an order the lock file can set. */
+export const pluginSourcesMigration: Migration = {
+  id: 'plugins/002-sources',
+  sql: `ALTER TABLE plugins ADD COLUMN subdir TEXT NOT NULL DEFAULT '';
+    ALTER TABLE plugins ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1));
+    ALTER TABLE plugins ADD COLUMN marketplace TEXT;
+    ALTER TABLE plugins ADD COLUMN definition TEXT;
+    ALTER TABLE plugins ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+    UPDATE plugins SET position = seq;`,
+};
+
 interface PluginRow {
   name: string;
   url: string;
@@ -37,15 +81,24 @@ interface PluginRow {
   commit_id: string;
   enabled: number;
   installed_at: string;
+  subdir: string;
+  pinned: number;
+  marketplace: string | null;
+  definition: string | null;
 }
 
-/** The registry of installed plugins, in install order. Also the kernel's {@link PluginSource}. */
-export interface PluginRegistry extends PluginSource {
+const COLUMNS = 'name, url, ref, commit_id, enabled, installed_at, subdir, pinned, marketplace, definition';
+
+/** The registry of installed plugins, in precedence order (install order unless the lock file set another). */
+export interface PluginRegistry {
   list(): PluginEntry[];
   get(name: string): PluginEntry | undefined;
-  add(entry: { name: string; url: string; ref: string | null; commit: string }): void;
-  setCommit(name: string, commit: string): void;
+  add(entry: NewPluginEntry): void;
+  setCommit(name: string, commit: string, pinned?: boolean): void;
   setEnabled(name: string, enabled: boolean): void;
+  setDefinition(name: string, definition: PluginDefinition | null): void;
+  /** Puts the named plugins first, in this order; the others keep their order after them. */
+  setOrder(names: readonly string[]): void;
   remove(name: string): void;
   /**
    * Runs `work` holding the registry's write lock (one `BEGIN IMMEDIATE` transaction across
@@ -63,35 +116,59 @@ export class SqlitePluginRegistry implements PluginRegistry {
   ) {}
 
   list(): PluginEntry[] {
-    const rows = this.db.prepare('SELECT name, url, ref, commit_id, enabled, installed_at FROM plugins ORDER BY seq').all() as PluginRow[];
+    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM plugins ORDER BY position, seq`).all() as PluginRow[];
     return rows.map((row) => this.toEntry(row));
   }
 
   get(name: string): PluginEntry | undefined {
-    const row = this.db.prepare('SELECT name, url, ref, commit_id, enabled, installed_at FROM plugins WHERE name = ?').get(name) as
-      | PluginRow
-      | undefined;
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM plugins WHERE name = ?`).get(name) as PluginRow | undefined;
     return row === undefined ? undefined : this.toEntry(row);
   }
 
-  listInstalledPlugins(): InstalledPlugin[] {
-    return this.list().map(({ name, dir, enabled }) => ({ name, dir, enabled }));
-  }
-
-  add(entry: { name: string; url: string; ref: string | null; commit: string }): void {
+  add(entry: NewPluginEntry): void {
     writeTransaction(this.db, () => {
       this.db
-        .prepare("INSERT INTO plugins (name, url, ref, commit_id, enabled, installed_at) VALUES (?, ?, ?, ?, 1, strftime('%Y-%m-%dT%H:%M:%fZ','now'))")
-        .run(entry.name, entry.url, entry.ref, entry.commit);
+        .prepare(
+          `INSERT INTO plugins (name, url, ref, commit_id, enabled, installed_at, subdir, pinned, marketplace, definition, position)
+           VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM plugins))`,
+        )
+        .run(
+          entry.name,
+          entry.url,
+          entry.ref,
+          entry.commit,
+          entry.enabled === false ? 0 : 1,
+          entry.path ?? '',
+          entry.pinned === true ? 1 : 0,
+          entry.marketplace == null ? null : JSON.stringify(entry.marketplace),
+          entry.definition == null ? null : JSON.stringify(entry.definition),
+        );
     });
   }
 
-  setCommit(name: string, commit: string): void {
-    writeTransaction(this.db, () => this.db.prepare('UPDATE plugins SET commit_id = ? WHERE name = ?').run(commit, name));
+  setCommit(name: string, commit: string, pinned?: boolean): void {
+    writeTransaction(this.db, () => {
+      if (pinned === undefined) this.db.prepare('UPDATE plugins SET commit_id = ? WHERE name = ?').run(commit, name);
+      else this.db.prepare('UPDATE plugins SET commit_id = ?, pinned = ? WHERE name = ?').run(commit, pinned ? 1 : 0, name);
+    });
   }
 
   setEnabled(name: string, enabled: boolean): void {
     writeTransaction(this.db, () => this.db.prepare('UPDATE plugins SET enabled = ? WHERE name = ?').run(enabled ? 1 : 0, name));
+  }
+
+  setDefinition(name: string, definition: PluginDefinition | null): void {
+    writeTransaction(this.db, () =>
+      this.db.prepare('UPDATE plugins SET definition = ? WHERE name = ?').run(definition === null ? null : JSON.stringify(definition), name),
+    );
+  }
+
+  setOrder(names: readonly string[]): void {
+    writeTransaction(this.db, () => {
+      const rest = this.list().filter((entry) => !names.includes(entry.name));
+      const update = this.db.prepare('UPDATE plugins SET position = ? WHERE name = ?');
+      [...names, ...rest.map((entry) => entry.name)].forEach((name, index) => update.run(index + 1, name));
+    });
   }
 
   remove(name: string): void {
@@ -103,13 +180,19 @@ export class SqlitePluginRegistry implements PluginRegistry {
   }
 
   private toEntry(row: PluginRow): PluginEntry {
+    const dir = path.join(this.places.pluginsDir, row.name);
     return {
       name: row.name,
       url: row.url,
       ref: row.ref,
       commit: row.commit_id,
+      pinned: row.pinned === 1,
       enabled: row.enabled === 1,
-      dir: path.join(this.places.pluginsDir, row.name),
+      dir,
+      path: row.subdir,
+      root: row.subdir === '' ? dir : path.join(dir, ...row.subdir.split('/')),
+      marketplace: row.marketplace === null ? null : (JSON.parse(row.marketplace) as PluginMarketplaceRef),
+      definition: row.definition === null ? null : PluginDefinition.parse(JSON.parse(row.definition)),
       installedAt: row.installed_at,
     };
   }

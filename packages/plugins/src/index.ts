@@ -1,9 +1,15 @@
+export type { PluginFormat } from './findPluginManifest.js';
+export * from './MarketplaceManager.js';
+export * from './MarketplaceRegistry.js';
 export * from './parsePluginName.js';
 export * from './parsePluginRef.js';
 export * from './parsePluginSource.js';
+export * from './PluginDefinition.js';
 export * from './PluginErrors.js';
 export * from './PluginGit.js';
 export * from './PluginLifecycleListener.js';
+export * from './PluginLock.js';
+export * from './PluginLockSync.js';
 export * from './PluginManager.js';
 export * from './PluginRegistry.js';
 export * from './pluginsModule.js';

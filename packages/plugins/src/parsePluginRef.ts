@@ -23,3 +23,25 @@ export function parsePluginRef(ref: string): string {
   }
   return ref;
 }
+
+/** Checks a full commit id (from a marketplace entry or the lock file) before git sees it. */
+export function parsePluginCommit(commit: unknown, origin: string): string {
+  if (typeof commit === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(commit)) return commit;
+  const shown = JSON.stringify(String(commit).slice(0, 80));
+  throw new PluginInputRefusedError('PLUGIN_COMMIT_INVALID', `commit ${shown} (from ${origin}) must be a full lower-case commit id`);
+}
+
+/**
+ * Checks a plugin's root inside its repository (`plugins/pdf`): relative, `/`-separated, made of
+ * ordinary names (no `.`, `..` or empty part, none starting with `-`). A leading `./` and trailing
+ * `/` are dropped; `''` and `.` mean the repository itself.
+ */
+export function parsePluginPath(value: string, origin: string): string {
+  const trimmed = value.replace(/^\.\/+/, '').replace(/\/+$/, '');
+  if (trimmed === '' || trimmed === '.') return '';
+  const parts = trimmed.split('/');
+  if (trimmed.length > 1024 || /[\\\p{Cc}]/u.test(trimmed) || parts.some((part) => part === '' || part === '.' || part === '..' || part.startsWith('-'))) {
+    throw new PluginInputRefusedError('PLUGIN_PATH_INVALID', `plugin path ${JSON.stringify(value.slice(0, 80))} (from ${origin}) must be a relative path inside the repository`);
+  }
+  return parts.join('/');
+}

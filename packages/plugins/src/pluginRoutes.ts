@@ -1,6 +1,7 @@
 import { type ApiRoute, defineRoute, parseRequest, reply, type RouteRequest } from '@loadout/api';
 import { resolve } from '@loadout/kernel';
 import { z } from 'zod';
+import { isMarketplaceEntryId, MarketplaceManager } from './MarketplaceManager.js';
 import { parsePluginName } from './parsePluginName.js';
 import { PluginManager } from './PluginManager.js';
 
@@ -17,16 +18,18 @@ const pluginName = (request: RouteRequest): string => parsePluginName(parseReque
 /** Plugins: list, install, update, enable, disable, uninstall — the same operations as `loadout plugins`. */
 export const pluginRoutes: readonly ApiRoute[] = [
   defineRoute({ method: 'GET', path: '/api/plugins', access: 'public', handle: (_request, { container }) => resolve(container, PluginManager).list() }),
+  defineRoute({ method: 'GET', path: '/api/marketplaces', access: 'public', handle: (_request, { container }) => resolve(container, MarketplaceManager).list() }),
   defineRoute({
     method: 'POST',
     path: '/api/plugins',
     access: 'token',
     handle: async (request, { container }) => {
       const body = parseRequest(InstallPluginBody, request.body, 'body');
-      const entry = await resolve(container, PluginManager).install(body.url, {
-        ...(body.name === undefined ? {} : { name: body.name }),
-        ...(body.ref === undefined ? {} : { ref: body.ref }),
-      });
+      const name = body.name === undefined ? {} : { name: body.name };
+      // `url` may name a marketplace entry, `name@marketplace`, as `loadout plugins install` takes it.
+      const entry = isMarketplaceEntryId(body.url)
+        ? await resolve(container, MarketplaceManager).install(body.url, name)
+        : await resolve(container, PluginManager).install(body.url, { ...name, ...(body.ref === undefined ? {} : { ref: body.ref }) });
       return reply(201, entry);
     },
   }),

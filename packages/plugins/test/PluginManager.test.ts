@@ -1,85 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { affordancesModule } from '@loadout/affordances';
-import { Database, dbModule } from '@loadout/db';
-import { CapabilityKinds, closeKernel, createKernel, type Places, resolve, resolveAll, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
-import { notificationsModule } from '@loadout/notifications';
-import { serversModule } from '@loadout/servers';
-import { skillsModule } from '@loadout/skills';
-import { tasksModule } from '@loadout/tasks';
-import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  GitPluginManagerParts,
-  type PluginLifecycleListener,
-  PluginLifecycleListeners,
-  PluginManager,
-  PluginRegistry,
-  pluginsModule,
-} from '../src/index.js';
-import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
-import { pluginRepo, pluginTree, type SessionJson } from './pluginFixtures.js';
+import { startGitHttpsServer } from '../src/testing/index.js';
+import { agentPluginsManifest, pluginRepo, pluginTree } from './pluginFixtures.js';
+import { closeWorkspaces, head, pluginFolders, session, type Workspace, workspace } from './pluginWorkspace.js';
 
-const kernels: DependencyContainer[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
-  for (const container of kernels.splice(0)) {
-    resolve(container, Database).close();
-    closeKernel(container);
-  }
+  closeWorkspaces();
   removeTestdirs();
 });
-
-interface Workspace {
-  readonly work: string;
-  readonly places: Places;
-  readonly container: DependencyContainer;
-  readonly manager: PluginManager;
-  readonly registry: PluginRegistry;
-  /** The HOME git runs with; its `.gitconfig` is the "user's" git config. */
-  readonly gitHomeDir: string;
-}
-
-function workspace(
-  options: {
-    gitConfig?: Record<string, Record<string, string>>;
-    env?: Record<string, string>;
-    listeners?: PluginLifecycleListener[];
-  } = {},
-): Workspace {
-  const work = testdir();
-  const home = path.join(work, 'home');
-  const places = resolvePlaces({}, home);
-  gitRepo(places.capabilitiesDir, { skills: { 'own-skill': { 'SKILL.md': skillMarkdown({ name: 'own-skill', description: "The owner's skill" }) } } });
-  const gitHomeDir = gitHome(path.join(work, 'git-home'), options.gitConfig ?? { user: { name: 'Someone' } });
-  const container = createKernel({ places }, [dbModule, pluginsModule, skillsModule, affordancesModule, notificationsModule, serversModule, tasksModule]);
-  kernels.push(container);
-  for (const listener of options.listeners ?? []) container.register(PluginLifecycleListeners, { useValue: listener });
-  container.register(GitPluginManagerParts, {
-    useValue: {
-      kindFolders: () => resolveAll(container, CapabilityKinds).map((kind) => kind.folder),
-      listeners: () => resolveAll(container, PluginLifecycleListeners),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: gitHomeDir, ...options.env },
-      cwd: () => work,
-      gitTimeoutMs: 30_000,
-    },
-  });
-  return { work, places, container, manager: resolve(container, PluginManager), registry: resolve(container, PluginRegistry), gitHomeDir };
-}
-
-async function session(ws: Workspace) {
-  const opened = await ws.container.resolve(SessionLoader).open();
-  const json = JSON.parse(JSON.stringify(opened.toJSON())) as SessionJson;
-  opened.dispose();
-  return json;
-}
-
-const head = (dir: string): string => git(dir, 'rev-parse', 'HEAD').trim();
-const pluginFolders = (ws: Workspace): string[] => (fs.existsSync(ws.places.pluginsDir) ? fs.readdirSync(ws.places.pluginsDir).sort() : []);
 
 /** Everything an install must not change when it is refused. */
 function installedState(ws: Workspace) {
@@ -112,8 +46,11 @@ describe('PluginManager.install', () => {
     expect(s.notifications).toContainEqual(expect.objectContaining({ id: 'pdf-events', plugin: 'pdf-tools' }));
     expect(s.servers).toContainEqual(expect.objectContaining({ id: 'pdf-server', plugin: 'pdf-tools' }));
     expect(s.tasks).toContainEqual(expect.objectContaining({ dirName: 'pdf-count', plugin: 'pdf-tools' }));
-    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('');
-    expect(ws.manager.list()).toEqual([entry]);
+    // The lock file is the one change in the owner's repository: it is meant to travel with it.
+    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
+    const { format, manifest, diagnostics, ...row } = entry;
+    expect({ format, manifest, diagnostics }).toEqual({ format: 'agent-plugins', manifest: 'plugin.json', diagnostics: [] });
+    expect(ws.manager.list()).toEqual([row]);
   });
 
   it('names a plugin from --name, then plugin.json, then .claude-plugin/plugin.json, then the repository name', async () => {
@@ -132,7 +69,9 @@ describe('PluginManager.install', () => {
   });
 
   it.each([
-    ['a plugin.json name that is not a valid name', { 'plugin.json': JSON.stringify({ name: '../Escape' }) }, 'PLUGIN_NAME_INVALID'],
+    ['a plugin.json name that is not a valid name', { 'plugin.json': agentPluginsManifest('../Escape') }, 'PLUGIN_MANIFEST_INVALID'],
+    ['a .claude-plugin/plugin.json name that is not a valid name', { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: '../Escape' }) } }, 'PLUGIN_NAME_INVALID'],
+    ['a plugin.json without $schema', { 'plugin.json': JSON.stringify({ name: 'no-schema' }) }, 'PLUGIN_MANIFEST_INVALID'],
     ['a malformed plugin.json', { 'plugin.json': '{ "name": ' }, 'PLUGIN_MANIFEST_INVALID'],
     ['a plugin.json that is not an object', { 'plugin.json': '["x"]' }, 'PLUGIN_MANIFEST_INVALID'],
   ])('refuses %s and leaves nothing behind', async (_what, manifest, code) => {
@@ -342,7 +281,8 @@ describe('PluginManager.update', () => {
     expect(ws.registry.get('live')?.commit).toBe(head(upstream));
     expect((await session(ws)).skills).toContainEqual(expect.objectContaining({ id: 'r-reading', description: 'Read r files, second edition' }));
     expect(await ws.manager.update()).toEqual([{ name: 'live', status: 'up-to-date', from: head(upstream), to: head(upstream) }]);
-    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('');
+    // The lock file is the one change in the owner's repository: it is meant to travel with it.
+    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
   });
 
   it.each([
@@ -444,7 +384,8 @@ describe('PluginManager enable, disable and uninstall', () => {
     expect(ws.manager.list().map((p) => p.name)).toEqual(['kept']);
     expect(head(kept.dir)).toBe(kept.commit);
     expect((await session(ws)).roots.map((r) => r.plugin)).toEqual([null, 'kept']);
-    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('');
+    // The lock file is the one change in the owner's repository: it is meant to travel with it.
+    expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
   });
 
   it('refuses an unknown plugin with a not-found error', () => {
@@ -526,8 +467,14 @@ describe('PluginManager over https with a credential in the URL', () => {
     expect(await ws.manager.update(['private-plugin'])).toEqual([expect.objectContaining({ status: 'updated', to: head(upstream) })]);
 
     expect(JSON.stringify(ws.manager.list())).not.toContain(password);
-    const dataFiles = fs.readdirSync(ws.places.dataDir).map((file) => fs.readFileSync(path.join(ws.places.dataDir, file)).toString('latin1'));
+    const dataFiles = fs
+      .readdirSync(ws.places.dataDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => fs.readFileSync(path.join(ws.places.dataDir, entry.name)).toString('latin1'));
     expect(dataFiles.join('')).not.toContain(password);
     expect(dataFiles.join('')).toContain('private-plugin');
+    const lock = fs.readFileSync(path.join(ws.places.capabilitiesDir, 'loadout-lock.json'), 'utf8');
+    expect(lock).toContain(server.url('private-plugin.git'));
+    expect(lock).not.toContain(password);
   });
 });

@@ -2,10 +2,18 @@ import path from 'node:path';
 import type { TreeDescription } from '@loadout/kernel/testing';
 import { gitRepo, skillMarkdown } from '@loadout/kernel/testing';
 
+/** The `$schema` of an Agent Plugins 1.0.0 manifest. */
+export const AGENT_PLUGINS_1_0 = 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json';
+
+/** A root `plugin.json` (Agent Plugins 1.0.0) naming the plugin. */
+export function agentPluginsManifest(name: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ $schema: AGENT_PLUGINS_1_0, name, version: '1.0.0', ...extra });
+}
+
 /** One capability of each kind, as a plugin repository would hold them. */
 export function pluginTree(prefix: string, manifestName: string | null = `${prefix}-tools`): TreeDescription {
   return {
-    ...(manifestName === null ? {} : { 'plugin.json': JSON.stringify({ name: manifestName, version: '1.0.0' }) }),
+    ...(manifestName === null ? {} : { 'plugin.json': agentPluginsManifest(manifestName) }),
     'README.md': `# ${prefix} tools\n`,
     skills: { [`${prefix}-reading`]: { 'SKILL.md': skillMarkdown({ name: `${prefix}-reading`, description: `Read ${prefix} files` }) } },
     affordances: { [`${prefix}-viewer.md`]: `---\nname: ${prefix}-viewer\ndescription: View ${prefix} files\n---\nOpen the viewer.\n` },
@@ -40,5 +48,5 @@ export interface SessionJson {
   tasks: { dirName: string; plugin: string | null }[];
   skillsBlock: string;
   affordanceBlock: string;
-  diagnostics: { code: string; message: string; path?: string }[];
+  diagnostics: { code: string; message: string; severity: string; path?: string; subjects?: string[] }[];
 }

@@ -56,7 +56,13 @@ function home(gitConfig: Record<string, Record<string, string>> = { user: { name
     const result = await cli(...withJson);
     return { status: result.status, doc: oneJsonDocument(result.stdout, result.stderr) as T, stderr: result.stderr };
   };
-  const ownerStatus = (): string => git(capabilities, 'status', '--porcelain');
+  /** `git status` of the owner's repository, less the lock file, which is meant to change there (and travel with it). */
+  const ownerStatus = (): string =>
+    git(capabilities, 'status', '--porcelain')
+      .split('\n')
+      .filter((line) => line !== '?? loadout-lock.json' && line !== ' M loadout-lock.json')
+      .map((line) => (line === '' ? '' : `${line}\n`))
+      .join('');
   const pluginsDir = path.join(loadoutHome, 'plugins');
   const pluginFolders = (): string[] => (fs.existsSync(pluginsDir) ? fs.readdirSync(pluginsDir).sort() : []);
   return { work, loadoutHome, capabilities, pluginsDir, cli, json, ownerStatus, pluginFolders };
@@ -248,7 +254,12 @@ describe('loadout plugins, end to end', () => {
     expect(outputs.join('\n')).not.toContain(password);
     expect(outputs.join('\n')).toContain('"status": "updated"');
     const dataDir = path.join(h.loadoutHome, '.loadout');
-    const stored = fs.readdirSync(dataDir).map((file) => fs.readFileSync(path.join(dataDir, file)).toString('latin1')).join('');
+    const stored = fs
+      .readdirSync(dataDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => fs.readFileSync(path.join(dataDir, entry.name)).toString('latin1'))
+      .join('');
+    expect(fs.readFileSync(path.join(h.capabilities, 'loadout-lock.json'), 'utf8')).not.toContain(password);
     expect(stored).toContain('secret-plugin');
     expect(stored).not.toContain(password);
   });

@@ -15,6 +15,8 @@ export const ServerDefinitionFile = z.union([
     command: z.string().min(1).max(4096),
     args: z.array(z.string().max(4096)).max(256).default([]),
     env: z.record(z.string(), z.string().max(8192)).default({}),
+    /** The working directory the server starts in. */
+    cwd: z.string().min(1).max(4096).optional(),
   }),
   z.object({
     ...common,
@@ -33,6 +35,7 @@ export interface ServerRecord extends CapabilityRecord {
   readonly args?: readonly string[];
   /** Names of the environment variables the definition sets; their values are never listed. */
   readonly envKeys?: readonly string[];
+  readonly cwd?: string;
   readonly url?: string;
 }
 

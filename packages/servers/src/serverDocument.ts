@@ -1,5 +1,5 @@
-import { readJsonCapability, redactArguments, redactCredentials, redactSecrets } from '@loadout/kernel';
-import { serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
+import { DocumentRefusedError, readJsonCapability, redactArguments, redactCredentials, redactSecrets, type Root } from '@loadout/kernel';
+import { type ServerDefinitionFile, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
 /** What stands in for a credential value wherever a server document is shown. */
 export const REDACTED = '[redacted]';
@@ -23,12 +23,14 @@ export interface RedactedServerDocument {
 
 /**
  * Reads a session's server record's file again, now, and redacts it. Null when the file is gone.
- * Throws `DocumentRefusedError` when it no longer reads as a server definition.
+ * Throws `DocumentRefusedError` when it no longer reads as a server definition. A server a
+ * plugin's manifest declares (its record's path is the manifest) is taken from the root's layout,
+ * where the session found it, placeholders already expanded.
  *
- * @param rootDir the root the record was read from: nothing outside it is followed
+ * @param root the root the record was read from (or its folder): nothing outside it is followed
  */
-export function readRedactedServerDocument(record: ServerRecord, rootDir: string): RedactedServerDocument | null {
-  const file = readJsonCapability(rootDir, record.path, serverDefinitionShape);
+export function readRedactedServerDocument(record: ServerRecord, root: Root | string): RedactedServerDocument | null {
+  const file = typeof root === 'string' ? readServerFile(record, root) : (inlineDefinitionOf(record, root) ?? readServerFile(record, root.dir));
   if (file === null) return null;
   const common = { id: record.id, name: file.name, description: file.description ?? '' };
   const hidden = (values: Readonly<Record<string, string>>): Record<string, string> =>
@@ -37,4 +39,20 @@ export function readRedactedServerDocument(record: ServerRecord, rootDir: string
     return { ...common, transport: 'stdio', command: redactSecrets(file.command), args: redactArguments(file.args), env: hidden(file.env) };
   }
   return { ...common, transport: 'http', url: redactCredentials(file.url), ...(file.headers === undefined ? {} : { headers: hidden(file.headers) }) };
+}
+
+function readServerFile(record: ServerRecord, rootDir: string): ServerDefinitionFile | null {
+  return readJsonCapability(rootDir, record.path, serverDefinitionShape);
+}
+
+/** The definition a root's layout declares inline for the record, or null when it is a file of its own. */
+function inlineDefinitionOf(record: ServerRecord, root: Root): ServerDefinitionFile | null {
+  const sources = root.layout?.kinds.servers ?? [];
+  for (const source of sources) {
+    if (!('document' in source) || source.document.path !== record.path || source.document.name !== `${record.id}.json`) continue;
+    const checked = serverDefinitionShape(source.document.content);
+    if (!checked.ok) throw new DocumentRefusedError('DOCUMENT_INVALID', `server ${record.id}: ${checked.reason}`);
+    return checked.value;
+  }
+  return null;
 }

@@ -63,4 +63,34 @@ describe('servers', () => {
     expect(remote).toEqual({ id: 'remote', name: 'Remote', description: '', transport: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: REDACTED } });
     expect(JSON.stringify([local, remote])).not.toMatch(/sk-secret|tok3n|Bearer abc|:pw@/);
   });
+
+  it('reads a server a plugin manifest declares inline, from its root\'s layout, redacted the same way', async () => {
+    const home = testdir({ capabilities: {}, plugins: { kit: { '.mcp.json': '{"files":{"command":"npx"}}' } } });
+    const dir = path.join(home, 'plugins', 'kit');
+    const manifest = path.join(dir, '.mcp.json');
+    const content = { name: 'files', command: '/opt/kit/bin/files', args: ['--root', dir], env: { TOKEN: 'tok-secret', PLUGIN_ROOT: dir } };
+    const container = createKernel({ places: resolvePlaces({}, home) }, [
+      serversModule,
+      (c) =>
+        contribute(c, PluginSource, {
+          listInstalledPlugins: () => [
+            { name: 'kit', dir, enabled: true, layout: { kinds: { servers: [{ document: { name: 'files.json', path: manifest, content } }] }, onlyListed: false, diagnostics: [] } },
+          ],
+        }),
+    ]);
+    const session = await container.resolve(SessionLoader).open();
+    const record = session.find<ServerRecord>('server', 'files') as ServerRecord;
+    expect(record).toMatchObject({ id: 'files', plugin: 'kit', path: manifest, command: '/opt/kit/bin/files', args: ['--root', dir], envKeys: ['TOKEN', 'PLUGIN_ROOT'] });
+    const root = session.roots.find((candidate) => candidate.plugin === 'kit');
+    expect(readRedactedServerDocument(record, root!)).toEqual({
+      id: 'files',
+      name: 'files',
+      description: '',
+      transport: 'stdio',
+      command: '/opt/kit/bin/files',
+      args: ['--root', dir],
+      env: { TOKEN: REDACTED, PLUGIN_ROOT: REDACTED },
+    });
+    expect(JSON.stringify(session.toJSON())).not.toContain('tok-secret');
+  });
 });

@@ -12,12 +12,16 @@ import {
   redactCredentials,
   redactSecrets,
 } from '@loadout/kernel';
-import { SERVER_ID, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
+import { SERVER_ID, type ServerDefinitionFile, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
 /** A server is `servers/<id>.json`; its id is the file stem, its display name the JSON's `"name"`. */
 export const SERVER_DOCUMENT = { idRule: 'entry', nameField: 'json' } as const satisfies KindDocument;
 
-/** The MCP server kind: `servers/<id>.json`, identified by the file stem. */
+/**
+ * The MCP server kind: `servers/<id>.json`, identified by the file stem. A plugin's manifest may
+ * declare servers inline; each comes with its definition as `content`, is named `<id>.json`, and
+ * reads the same way.
+ */
 export const serverKind: CapabilityKind<ServerRecord> = {
   kind: 'server',
   folder: 'servers',
@@ -30,11 +34,11 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
   if (entry.isDirectory || !entry.name.endsWith('.json')) return { records: [], diagnostics: [] };
   const relative = path.relative(entry.root.dir, entry.path);
   // The id is the file stem whatever the name inside, so a bad one is refused before the file is read.
-  const id = capabilityId(undefined, relative, SERVER_DOCUMENT);
+  const id = capabilityId(undefined, entry.content === undefined ? relative : entry.name, SERVER_DOCUMENT);
   if (!SERVER_ID.test(id)) {
     throw new DocumentRefusedError('SERVER_ID_INVALID', `${relative}: a server's file name must be 1-64 letters, digits, ".", "_" or "-"`);
   }
-  const file = readJsonCapability(entry.root.dir, entry.path, serverDefinitionShape);
+  const file = entry.content === undefined ? readJsonCapability(entry.root.dir, entry.path, serverDefinitionShape) : inlineDefinition(entry, relative);
   if (file === null) return { records: [], diagnostics: [] };
   const common = {
     id,
@@ -45,7 +49,21 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
   };
   const record =
     'command' in file
-      ? { ...common, transport: 'stdio' as const, command: redactSecrets(file.command), args: redactArguments(file.args), envKeys: Object.keys(file.env) }
+      ? {
+          ...common,
+          transport: 'stdio' as const,
+          command: redactSecrets(file.command),
+          args: redactArguments(file.args),
+          envKeys: Object.keys(file.env),
+          ...(file.cwd === undefined ? {} : { cwd: file.cwd }),
+        }
       : { ...common, transport: 'http' as const, url: redactCredentials(file.url) };
   return { records: [record], diagnostics: [] };
+}
+
+/** A server a manifest declares, checked against the same format as a file. */
+function inlineDefinition(entry: KindFolderEntry, relative: string): ServerDefinitionFile {
+  const checked = serverDefinitionShape(entry.content);
+  if (!checked.ok) throw new DocumentRefusedError('DOCUMENT_INVALID', `${relative} (server ${entry.name.replace(/\.json$/, '')}): ${checked.reason}`);
+  return checked.value;
 }

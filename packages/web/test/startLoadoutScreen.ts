@@ -80,7 +80,7 @@ export async function startLoadoutScreen(options: { installPlugin?: boolean; vie
   fs.writeFileSync(path.join(project, '.agents', 'skills', 'pdf', 'SKILL.md'), doc({ name: 'PDF', description: 'The shop’s own PDF invoices skill.' }));
   fs.writeFileSync(path.join(project, '.agents', 'skills', 'pdf', 'invoice-template.md'), 'Invoice template.\n');
   gitRepo(pluginRepo, {
-    'plugin.json': JSON.stringify({ name: PLUGIN_NAME, description: 'Linting tools' }),
+    'plugin.json': JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: PLUGIN_NAME, description: 'Linting tools' }),
     skills: { lint: { 'SKILL.md': doc({ name: 'lint', description: 'Lint the code the way the team agreed.' }) } },
     tasks: {
       'lint-report': {

@@ -1,17 +1,26 @@
 import { resolve } from '@loadout/kernel';
-import { type PluginEntry, PluginManager } from '@loadout/plugins';
+import {
+  isMarketplaceEntryId,
+  MarketplaceManager,
+  type PluginEntry,
+  type PluginInstall,
+  PluginLockSync,
+  PluginManager,
+} from '@loadout/plugins';
 import type { Command } from 'commander';
-import type { CliContext } from '../CliContext.js';
-import { table } from '../format.js';
+import { type CliContext, UsageError } from '../CliContext.js';
+import { formatDiagnostics, table } from '../format.js';
 
 interface PluginsOptions {
   json?: boolean;
   name?: string;
   ref?: string;
+  path?: string;
   apply?: boolean;
+  frozen?: boolean;
 }
 
-/** `loadout plugins install | update | enable | disable | uninstall | list | migrate`. */
+/** `loadout plugins install | update | enable | disable | uninstall | list | migrate | search | sync | outdated`. */
 export function registerPluginsCommand(program: Command, cli: CliContext): Command {
   const plugins = program
     .command('plugins')
@@ -20,16 +29,30 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
 
   plugins
     .command('install')
-    .argument('<git-url>', 'an https, ssh, git or file URL, or a local repository folder')
-    .description('clone a plugin and record it; nothing is copied into the owner\'s repository')
-    .option('--name <name>', "the plugin's name (default: plugin.json, .claude-plugin/plugin.json, then the repository name)")
-    .option('--ref <ref>', 'a branch or tag to install instead of the default branch')
+    .argument('<source>', 'NAME@MARKETPLACE, or an https, ssh, git or file URL, or a local repository folder')
+    .description('clone a plugin and record it (and in capabilities/loadout-lock.json); nothing is copied into the owner\'s repository')
+    .option('--name <name>', "the plugin's name (default: the marketplace entry's, else its manifest's, else the repository's)")
+    .option('--ref <ref>', 'a branch or tag to install instead of the default branch (not with NAME@MARKETPLACE)')
+    .option('--path <folder>', "the plugin's folder inside the repository, when it is not the whole repository (not with NAME@MARKETPLACE)")
     .option('--json', 'print one JSON document')
-    .action(async (url: string, options: PluginsOptions) => {
+    .action(async (source: string, options: PluginsOptions) => {
+      const name = options.name === undefined ? {} : { name: options.name };
       await cli.run(
         options.json === true,
-        () => manager().install(url, { ...(options.name === undefined ? {} : { name: options.name }), ...(options.ref === undefined ? {} : { ref: options.ref }) }),
-        (entry) => `installed plugin ${entry.name} at ${entry.commit.slice(0, 12)} from ${entry.url}\n  ${entry.dir}`,
+        () => {
+          if (!isMarketplaceEntryId(source)) {
+            return manager().install(source, {
+              ...name,
+              ...(options.ref === undefined ? {} : { ref: options.ref }),
+              ...(options.path === undefined ? {} : { path: options.path }),
+            });
+          }
+          if (options.ref !== undefined || options.path !== undefined) {
+            throw new UsageError('--ref and --path do not go with NAME@MARKETPLACE: the marketplace entry says where the plugin is');
+          }
+          return resolve(cli.app(), MarketplaceManager).install(source, name);
+        },
+        formatInstall,
       );
     });
 
@@ -91,6 +114,61 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     });
 
   plugins
+    .command('search')
+    .argument('[text...]', 'words that must all appear in a plugin\'s name, description or keywords (none: every plugin)')
+    .description('search every added marketplace')
+    .option('--json', 'print one JSON document')
+    .action(async (words: string[], options: PluginsOptions) => {
+      await cli.run(
+        options.json === true,
+        () => resolve(cli.app(), MarketplaceManager).search(words.join(' ')),
+        (hits) =>
+          hits.length === 0
+            ? 'no plugin found (add a marketplace with `loadout marketplace add <git-url>`)'
+            : table([
+                ['PLUGIN', 'INSTALLED', 'DESCRIPTION'],
+                ...hits.map((hit) => [hit.id, hit.installed ?? (hit.installable ? '' : `cannot: ${hit.reason ?? ''}`), hit.description.slice(0, 100)]),
+              ]),
+      );
+    });
+
+  plugins
+    .command('sync')
+    .description('make plugins/ match capabilities/loadout-lock.json: clone what is missing, check out recorded commits, set flags and order')
+    .option('--frozen', 'change nothing; fail if any plugin would have to change')
+    .option('--json', 'print one JSON document')
+    .action(async (options: PluginsOptions) => {
+      await cli.run(
+        options.json === true,
+        () => resolve(cli.app(), PluginLockSync).sync({ frozen: options.frozen === true }),
+        (result) => {
+          if (result.changes.length === 0 && !result.reordered) return `plugins match the lock (${result.unchanged.length} plugins)`;
+          const lines = result.changes.map((c) => (c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`));
+          if (result.reordered) lines.push('order set to the lock\'s');
+          return lines.join('\n');
+        },
+      );
+    });
+
+  plugins
+    .command('outdated')
+    .description('fetch, and list the plugins whose upstream moved past the commit the lock holds them at')
+    .option('--json', 'print one JSON document')
+    .action(async (options: PluginsOptions) => {
+      await cli.run(
+        options.json === true,
+        () => resolve(cli.app(), PluginLockSync).outdated(),
+        (found) =>
+          found.length === 0
+            ? 'every plugin is at its upstream'
+            : table([
+                ['PLUGIN', 'LOCKED', 'UPSTREAM', 'BEHIND', 'VIA'],
+                ...found.map((o) => [o.name, o.locked.slice(0, 12), o.upstream.slice(0, 12), o.behind === null ? '?' : String(o.behind), o.via]),
+              ]),
+      );
+    });
+
+  plugins
     .command('migrate')
     .description("list untracked files in the owner's repository that are byte-identical copies of an installed plugin's files")
     .option('--apply', 'delete exactly those files')
@@ -107,6 +185,15 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
       );
     });
   return plugins;
+}
+
+function formatInstall(entry: PluginInstall): string {
+  const from = entry.marketplace === null ? entry.url : `marketplace ${entry.marketplace.name} (${entry.url}${entry.path === '' ? '' : `, ${entry.path}`})`;
+  return [
+    `installed plugin ${entry.name} (${entry.format}${entry.manifest === null ? '' : `, ${entry.manifest}`}) at ${entry.commit.slice(0, 12)} from ${from}`,
+    `  ${entry.root}`,
+    ...formatDiagnostics(entry.diagnostics),
+  ].join('\n');
 }
 
 function formatList(entries: readonly PluginEntry[]): string {

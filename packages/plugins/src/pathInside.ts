@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { isInside } from '@loadout/kernel';
+
+/** What a package path is once links are followed, never past its plugin's root. */
+export type PathInside =
+  | { readonly type: 'missing' }
+  /** The path, or a link in it, leads outside the root: it is never read. */
+  | { readonly type: 'outside' }
+  | { readonly type: 'file' | 'folder' | 'other'; readonly real: string };
+
+/**
+ * The type of `relative` (a `/`-separated path under `root`) after following links, as long as
+ * both the path and its real target stay inside the root's real path.
+ */
+export function pathInside(root: string, relative: string): PathInside {
+  const target = path.resolve(root, relative);
+  if (!isInside(root, target)) return { type: 'outside' };
+  if (listing !== null && listing.root === root) {
+    const first = path.posix.normalize(relative).split('/')[0] ?? '';
+    if (first !== '.' && first !== '' && !listing.names.has(first)) return { type: 'missing' };
+  }
+  // Most paths asked about do not exist (a manifest, a parts folder): one lstat settles those.
+  try {
+    fs.lstatSync(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { type: 'missing' };
+    throw error;
+  }
+  let real: string;
+  let realRoot: string;
+  try {
+    real = fs.realpathSync.native(target);
+    realRoot = fs.realpathSync.native(root);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { type: 'missing' };
+    throw error;
+  }
+  if (!isInside(realRoot, real)) return { type: 'outside' };
+  const stat = fs.statSync(real);
+  return { type: stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : 'other', real };
+}
+
+/** A plugin-relative path as a manifest gives it (`./x`, or `.` for the root) made `/`-relative; null when it is not one. */
+export function manifestPath(value: string): string | null {
+  if (value === '.' || value === './') return '.';
+  if (!value.startsWith('./')) return null;
+  const normal = path.posix.normalize(value.slice(2));
+  if (normal === '..' || normal.startsWith('../') || path.posix.isAbsolute(normal)) return null;
+  return normal.replace(/\/$/, '') || '.';
+}
+
+let listing: { readonly root: string; readonly names: ReadonlySet<string> } | null = null;
+
+/** The root's top-level names when {@link withRootListing} read them, else null. */
+export function rootNames(root: string): ReadonlySet<string> | null {
+  return listing !== null && listing.root === root ? listing.names : null;
+}
+
+/**
+ * Runs `work` with the root's top-level names read once, so every {@link pathInside} asking about
+ * something that is not there (most manifests and parts folders a reader looks for) costs nothing.
+ * Synchronous work only: the names are the root's as `work` starts.
+ */
+export function withRootListing<T>(root: string, work: () => T): T {
+  const previous = listing;
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    names = [];
+  }
+  listing = { root, names: new Set(names) };
+  try {
+    return work();
+  } finally {
+    listing = previous;
+  }
+}

@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Diagnostic, InlineDocument, RootLayout, RootLayoutSource } from '@loadout/kernel';
+import { readAgentPluginsServers } from './agentPluginsServers.js';
+import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';
+import { pathInside, withRootListing } from './pathInside.js';
+import { MARKETPLACE_INDEXES, type MarketplaceIndex, readMarketplaceIndex } from './readMarketplaceIndex.js';
+import type { PluginDefinition } from './PluginDefinition.js';
+import { UNLOADED_FIELDS, unloadedParts } from './pluginParts.js';
+import type { PluginPlaces, PluginServers } from './PluginServers.js';
+import { agentPluginsSkills, type StraySearch, straySkills, vendorSkillSources } from './pluginSkills.js';
+import { readManifestServers, readVendorServerFile } from './vendorServers.js';
+
+/** How a plugin reads: the format and manifest chosen, and where its documents are. */
+export interface PluginReading {
+  readonly format: PluginFormat;
+  /** The manifest read, relative to the root; null when there is none (or the entry is the whole definition). */
+  readonly manifest: string | null;
+  /** Why nothing of the plugin loads, or null. */
+  readonly rejected: string | null;
+  readonly layout: RootLayout;
+}
+
+export interface ReadPluginOptions {
+  /** The root, its real path, and the plugin's data folder. */
+  readonly places: PluginPlaces;
+  /** The marketplace entry's definition, when the plugin came from one. */
+  readonly definition: PluginDefinition | null;
+}
+
+/** The server file a format reads from the root without being told. */
+const DEFAULT_SERVER_FILE: Readonly<Record<PluginFormat, string | null>> = {
+  'agent-plugins': null,
+  'claude-code': '.mcp.json',
+  codex: '.mcp.json',
+  cursor: 'mcp.json',
+  loadout: null,
+};
+
+/**
+ * Reads a plugin's manifest (one, by precedence) and works out its {@link RootLayout}: where its
+ * skills are, which MCP servers it declares (as inline server documents, placeholders expanded),
+ * and what the owner should be told — parts not loaded, fields ignored, skills that are nowhere a
+ * layout puts them. Read each time a session opens, so an update or a hand edit is seen at once.
+ */
+export function readPluginLayout(options: ReadPluginOptions): PluginReading {
+  return withRootListing(options.places.root, () => readLayout(options));
+}
+
+function readLayout(options: ReadPluginOptions): PluginReading {
+  const { places, definition } = options;
+  const plugin = places.plugin;
+  if (pathInside(places.root, '.').type !== 'folder') {
+    return rejected('loadout', null, plugin, places.root, `its folder ${places.root} is missing`);
+  }
+  const wholeDefinition = definition !== null && !definition.strict;
+  const manifest: PluginManifest = wholeDefinition ? { format: 'loadout', file: null, others: [] } : findPluginManifest(places.root);
+  if ('rejected' in manifest) return rejected(manifest.format, manifest.file, plugin, places.root, manifest.rejected);
+  if (manifest.format === 'agent-plugins' && 'agentPlugins' in manifest) return readAgentPlugin(options, manifest);
+  const format: PluginFormat = manifest.format === 'loadout' && definition !== null ? definition.format : manifest.format;
+  const data = 'data' in manifest ? manifest.data : {};
+  const diagnostics: Diagnostic[] = [];
+  const manifestFile = manifest.file === null ? places.root : path.join(places.root, manifest.file);
+
+  // Skills: the manifest's paths add to skills/ (a strict entry's too); a whole-definition entry replaces them.
+  const listed = [...(wholeDefinition ? [] : asList(data.skills)), ...asList(definition?.skills)];
+  const complete = definition !== null && definition.skills !== undefined && (wholeDefinition || definition.atMarketplaceRoot);
+  const skills = vendorSkillSources(places.root, plugin, listed.length === 0 ? undefined : listed, manifestFile, complete);
+  diagnostics.push(...skills.diagnostics);
+
+  // Servers: the format's default file unless a whole-definition entry names its own, then the manifest's and the entry's.
+  const servers: InlineDocument[] = [];
+  const take = (found: PluginServers): void => {
+    servers.push(...found.documents);
+    diagnostics.push(...found.diagnostics);
+  };
+  const read = new Set<string>();
+  const defaultFile = DEFAULT_SERVER_FILE[format];
+  const extra: string[] = [...manifest.others.map((other) => `${other} (another manifest; ${manifest.file ?? 'none'} is read)`)];
+  if (defaultFile !== null && !(wholeDefinition && definition.mcpServers !== undefined) && pathInside(places.root, defaultFile).type !== 'missing') {
+    read.add(defaultFile);
+    take(readVendorServerFile(places, defaultFile));
+  }
+  if (!wholeDefinition && data.mcpServers !== undefined) take(readManifestServers(places, manifestFile, data.mcpServers, read));
+  if (definition?.mcpServers !== undefined) take(readManifestServers(places, manifestFile, definition.mcpServers, read));
+  if (!read.has('.mcp.json') && pathInside(places.root, '.mcp.json').type === 'file') {
+    extra.push('MCP servers in .mcp.json (no plugin manifest names it part of the plugin)');
+  }
+
+  const declared = wholeDefinition ? {} : data;
+  for (const field of definition?.parts ?? []) extra.push(`${UNLOADED_FIELDS[field] ?? field} (in its marketplace entry)`);
+  const parts = unloadedParts(places.root, plugin, declared, extra);
+  if (parts !== null) diagnostics.push(parts);
+  if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, straySearch(places.root)));
+
+  const kinds: Record<string, readonly RootLayoutSource[]> = {};
+  if (wholeDefinition || !isDefaultSkills(skills.sources)) kinds.skills = skills.sources;
+  if (servers.length > 0 || wholeDefinition) kinds.servers = [...(wholeDefinition ? [] : [{ folder: 'servers' }]), ...servers.map((document) => ({ document }))];
+  return {
+    format,
+    manifest: manifest.file,
+    rejected: null,
+    layout: { kinds, onlyListed: wholeDefinition, diagnostics },
+  };
+}
+
+/** An Agent Plugins package: skills from `skills/`, servers from `mcp.json`, nothing from the manifest but its metadata. */
+function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginManifest, { agentPlugins: unknown }>): PluginReading {
+  const { places } = options;
+  const diagnostics: Diagnostic[] = manifest.agentPlugins.ignored.map((message) => ({
+    code: 'PLUGIN_MANIFEST_FIELD_IGNORED',
+    severity: 'warning',
+    path: path.join(places.root, manifest.file),
+    message: `plugin ${places.plugin}: plugin.json: ${message}`,
+  }));
+  const skills = agentPluginsSkills(places.root, places.plugin);
+  diagnostics.push(...skills.diagnostics);
+  const servers = readAgentPluginsServers(places, manifest.agentPlugins.version);
+  diagnostics.push(...servers.diagnostics);
+  const extra = manifest.others.map((other) => `${other} (another manifest; plugin.json is read)`);
+  if (pathInside(places.root, '.mcp.json').type === 'file') extra.push('MCP servers in .mcp.json (an Agent Plugins package declares them in mcp.json)');
+  const parts = unloadedParts(places.root, places.plugin, {}, extra);
+  if (parts !== null) diagnostics.push(parts);
+  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], { ...straySearch(places.root), groups: skills.groups ?? [] }));
+  return {
+    format: 'agent-plugins',
+    manifest: manifest.file,
+    rejected: null,
+    layout: {
+      kinds: { skills: skills.sources, servers: [{ folder: 'servers' }, ...servers.documents.map((document) => ({ document }))] },
+      onlyListed: false,
+      diagnostics,
+    },
+  };
+}
+
+function rejected(format: PluginFormat, manifest: string | null, plugin: string, root: string, reason: string): PluginReading {
+  return {
+    format,
+    manifest,
+    rejected: reason,
+    layout: {
+      kinds: {},
+      onlyListed: true,
+      diagnostics: [{ code: 'PLUGIN_REJECTED', severity: 'error', path: root, message: `plugin ${plugin} is not loaded: ${reason}` }],
+    },
+  };
+}
+
+/**
+ * A repository that is also a marketplace of plugins in its own folders holds their skills there:
+ * those are searched for (deep) and the owner is pointed to `marketplace add`. Any other plugin
+ * (one whose marketplace lists only itself, like obra/superpowers) gets the cheap search.
+ */
+function straySearch(root: string): StraySearch {
+  if (!MARKETPLACE_INDEXES.some((candidate) => pathInside(root, candidate.file).type === 'file')) return { deep: false };
+  let index: MarketplaceIndex;
+  try {
+    index = readMarketplaceIndex(root);
+  } catch {
+    return { deep: false };
+  }
+  if (!index.entries.some((entry) => entry.source.kind === 'folder' && entry.source.path !== '')) return { deep: false };
+  return { deep: true, hint: `; this repository is also a marketplace (${index.file}): add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE` };
+}
+
+function asList(value: unknown): unknown[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function isDefaultSkills(sources: readonly RootLayoutSource[]): boolean {
+  return sources.length === 1 && 'folder' in sources[0]! && sources[0].folder === 'skills';
+}
+
+/** `<dataDir>/plugin-data/<plugin>`: the plugin's `PLUGIN_DATA`, kept across updates and removed with the plugin. */
+export function pluginDataDir(dataDir: string, plugin: string): string {
+  return path.join(dataDir, 'plugin-data', plugin);
+}
+
+/** The places a plugin's servers run from; the root's real path when it exists. */
+export function pluginPlaces(plugin: string, root: string, dataDir: string): PluginPlaces {
+  let realRoot = root;
+  try {
+    realRoot = fs.realpathSync.native(root);
+  } catch {
+    // A missing root is reported by the reader.
+  }
+  return { plugin, root, realRoot, data: pluginDataDir(dataDir, plugin) };
+}
