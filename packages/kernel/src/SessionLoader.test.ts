@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { noteKind, removeTestdirs, type TreeDescription, testdir, writeTree } from './testing/index.js';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
-import { CapabilityKinds } from './CapabilityKind.js';
+import { type CapabilityKind, CapabilityKinds } from './CapabilityKind.js';
 import { closeKernel, createKernel } from './createKernel.js';
 import { type InstalledPlugin, PluginSource } from './PluginSource.js';
 import { SessionLoader } from './SessionLoader.js';
