@@ -10,7 +10,7 @@ import {
   readJsonCapability,
   redactCredentials,
 } from '@loadout/kernel';
-import { SERVER_ID, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
+import { SERVER_DEFINITION, SERVER_ID, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
 /** A server is `servers/<id>.json`; its id is the file stem, its display name the JSON's `"name"`. */
 export const SERVER_DOCUMENT = { idRule: 'entry', nameField: 'json' } as const satisfies KindDocument;
@@ -43,7 +43,14 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
   };
   const record =
     'command' in file
-      ? { ...common, transport: 'stdio' as const, command: file.command, args: file.args.map(redactCredentials), envKeys: Object.keys(file.env) }
+      ? {
+          ...common,
+          transport: 'stdio' as const,
+          command: file.command,
+          args: file.args.map(redactCredentials),
+          envKeys: Object.keys(file.env),
+          ...(file.cwd === undefined ? {} : { cwd: file.cwd }),
+        }
       : { ...common, transport: 'http' as const, url: redactCredentials(file.url) };
-  return { records: [record], diagnostics: [] };
+  return { records: [{ ...record, [SERVER_DEFINITION]: file }], diagnostics: [] };
 }
