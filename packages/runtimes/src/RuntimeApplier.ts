@@ -188,15 +188,15 @@ export class SkillRuntimeApplier implements RuntimeApplier {
    * those files. Each file is its own read-modify-write (see {@link McpConfigWriter}).
    */
   private async executeServers(plan: RuntimePlan): Promise<RetiredReport[]> {
-    const changes = plan.serverChanges();
-    if (changes.length === 0) return [];
+    const planned = plan.parts.flatMap((part) => (part.mcp?.targets ?? []).map((target) => ({ runtime: part.adapter.name, target })));
+    if (planned.length === 0) return [];
     const writer = this.serverWriter(new RuntimeTrash(this.places.dataDir), plan.project);
+    writer.settle(planned);
     const byFile = new Map<string, PlannedServerChange[]>();
-    for (const change of changes) {
+    for (const change of plan.serverChanges()) {
       const key = `${change.runtime}\0${change.target.file}`;
       byFile.set(key, [...(byFile.get(key) ?? []), change]);
     }
-    writer.settle([...byFile.values()].map((list) => ({ runtime: (list[0] as PlannedServerChange).runtime, target: (list[0] as PlannedServerChange).target })));
     const retired: RetiredReport[] = [];
     for (const list of byFile.values()) {
       const first = list[0] as PlannedServerChange;

@@ -29,6 +29,7 @@ export class McpConfigWriter {
 
   /** Settles writes an interrupted run left pending in `files`, against what the files hold now. */
   settle(files: readonly { runtime: string; target: McpConfigFile }[]): void {
+    if (!this.manifest.hasPending()) return;
     let changed = false;
     for (const { runtime, target } of files) {
       let hashes: Map<string, string>;

@@ -44,6 +44,8 @@ export type McpStatus = 'ok' | 'conflict';
 export interface ServerPlanPart {
   readonly status: McpStatus;
   readonly verifiedOn: string;
+  /** The files planned, as the executor needs them. */
+  readonly targets: readonly McpConfigFile[];
   readonly files: readonly McpFileReport[];
   readonly changes: readonly PlannedServerChange[];
   readonly skips: readonly ChangeReport[];
@@ -245,6 +247,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
   return {
     status: conflict ? 'conflict' : 'ok',
     verifiedOn: support.verifiedOn,
+    targets,
     files: loaded.map((file) => ({ path: show(file.target.file), scope: file.target.scope, format: file.target.format, exists: file.exists, writes: file.target.writes, note: file.target.note })),
     changes: conflict ? [] : changes,
     skips,
