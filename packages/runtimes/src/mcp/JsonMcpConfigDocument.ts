@@ -1,10 +1,9 @@
 import { applyEdits, type Edit, findNodeAtLocation, format, type FormattingOptions, getNodeValue, modify, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import {
-  checkEdit,
+  EditedMcpConfig,
   lineEnding,
   lineStart,
   McpConfigLayoutError,
-  type McpConfigDocument,
   McpConfigUnreadableError,
   type McpEntryValue,
   onlyIndentBefore,
@@ -16,27 +15,13 @@ import {
  * and laid out by its formatter over the inserted text only, in the file's own indentation and
  * line ending; a replaced value is swapped in place; a removed entry takes only its own lines.
  */
-export class JsonMcpConfigDocument implements McpConfigDocument {
+export class JsonMcpConfigDocument extends EditedMcpConfig {
   readonly format = 'json' as const;
-  private current: string;
 
   /** `text` null: the file does not exist yet. */
-  constructor(
-    text: string | null,
-    private readonly container: string,
-    private readonly fileLabel: string,
-  ) {
-    this.current = text ?? '';
+  constructor(text: string | null, container: string, fileLabel: string) {
+    super(text, container, fileLabel);
     this.parse();
-  }
-
-  servers(): ReadonlyMap<string, unknown> {
-    const servers = this.value()[this.container];
-    return new Map(servers !== null && typeof servers === 'object' && !Array.isArray(servers) ? Object.entries(servers) : []);
-  }
-
-  hasContainer(): boolean {
-    return Object.hasOwn(this.value(), this.container);
   }
 
   set(name: string, value: McpEntryValue): void {
@@ -87,10 +72,6 @@ export class JsonMcpConfigDocument implements McpConfigDocument {
     return Object.keys(this.value()).length === 0;
   }
 
-  text(): string {
-    return this.current;
-  }
-
   /**
    * The text a property takes: from the end of the property before it (its comma included) when
    * it is the last one; its own lines up to the next property's line when another follows; from
@@ -130,12 +111,12 @@ export class JsonMcpConfigDocument implements McpConfigDocument {
     return this.current.trim() === '' ? null : (parseTree(this.current) ?? null);
   }
 
-  private value(): Record<string, unknown> {
+  protected value(): Record<string, unknown> {
     const root = this.root();
     return root === null ? {} : (getNodeValue(root) as Record<string, unknown>);
   }
 
-  private parse(): void {
+  protected parse(): void {
     if (this.current.trim() === '') return;
     const errors: ParseError[] = [];
     const root = parseTree(this.current, errors, { allowTrailingComma: false, disallowComments: false });
@@ -144,11 +125,6 @@ export class JsonMcpConfigDocument implements McpConfigDocument {
       throw new McpConfigUnreadableError(`${this.fileLabel} is not valid JSON${first === undefined ? '' : ` (${printParseErrorCode(first.error)} at offset ${first.offset})`}; Loadout leaves it as it is`);
     }
     if (root.type !== 'object') throw new McpConfigUnreadableError(`${this.fileLabel} does not hold a JSON object; Loadout leaves it as it is`);
-  }
-
-  private verify(before: Record<string, unknown>, name: string, value: unknown): void {
-    this.parse();
-    checkEdit(before, this.value(), this.container, name, value);
   }
 }
 

@@ -30,6 +30,53 @@ export interface McpConfigDocument {
   text(): string;
 }
 
+/**
+ * What both editors share: the text being edited, the servers read from its parsed value, and the
+ * check that runs after every edit. A subclass parses its format and makes the edits.
+ */
+export abstract class EditedMcpConfig implements McpConfigDocument {
+  abstract readonly format: McpConfigFormat;
+  protected current: string;
+
+  /** `text` null: the file does not exist yet. */
+  constructor(
+    text: string | null,
+    protected readonly container: string,
+    protected readonly fileLabel: string,
+  ) {
+    this.current = text ?? '';
+  }
+
+  servers(): ReadonlyMap<string, unknown> {
+    const servers = this.value()[this.container];
+    return new Map(servers !== null && typeof servers === 'object' && !Array.isArray(servers) ? Object.entries(servers) : []);
+  }
+
+  hasContainer(): boolean {
+    return Object.hasOwn(this.value(), this.container);
+  }
+
+  text(): string {
+    return this.current;
+  }
+
+  abstract set(name: string, value: McpEntryValue): void;
+  abstract remove(name: string): void;
+  abstract removeEmptyContainer(): void;
+  abstract isEmpty(): boolean;
+
+  /** The whole file as plain data. */
+  protected abstract value(): Record<string, unknown>;
+  /** Parses the current text, refusing text that is not of the format (`McpConfigUnreadableError`). */
+  protected abstract parse(): void;
+
+  /** Parses the edited text and checks that only `name` changed, to `value` (absent: removed). */
+  protected verify(before: Record<string, unknown>, name: string, value: unknown): void {
+    this.parse();
+    checkEdit(before, this.value(), this.container, name, value);
+  }
+}
+
 /** A configuration file that does not parse: Loadout leaves it, and every entry in it, alone. */
 export class McpConfigUnreadableError extends ConflictError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -2,12 +2,11 @@ import { stringify } from 'smol-toml';
 import { getStaticTOMLValue, parseTOML } from 'toml-eslint-parser';
 import type { AST } from 'toml-eslint-parser';
 import {
-  checkEdit,
+  EditedMcpConfig,
   lineEnd,
   lineEnding,
   lineStart,
   McpConfigLayoutError,
-  type McpConfigDocument,
   McpConfigUnreadableError,
   type McpEntryValue,
   onlyIndentBefore,
@@ -27,27 +26,14 @@ interface Block {
  * exactly its own lines (and the blank line that separated it). Nothing else is rewritten, so
  * comments, spacing, quoting, key order and CRLF line endings stay byte for byte.
  */
-export class TomlMcpConfigDocument implements McpConfigDocument {
+export class TomlMcpConfigDocument extends EditedMcpConfig {
   readonly format = 'toml' as const;
-  private current: string;
   private ast!: AST.TOMLProgram;
 
-  constructor(
-    text: string | null,
-    private readonly container: string,
-    private readonly fileLabel: string,
-  ) {
-    this.current = text ?? '';
+  /** `text` null: the file does not exist yet. */
+  constructor(text: string | null, container: string, fileLabel: string) {
+    super(text, container, fileLabel);
     this.parse();
-  }
-
-  servers(): ReadonlyMap<string, unknown> {
-    const servers = this.value()[this.container];
-    return new Map(servers !== null && typeof servers === 'object' && !Array.isArray(servers) ? Object.entries(servers) : []);
-  }
-
-  hasContainer(): boolean {
-    return Object.hasOwn(this.value(), this.container);
   }
 
   set(name: string, value: McpEntryValue): void {
@@ -101,10 +87,6 @@ export class TomlMcpConfigDocument implements McpConfigDocument {
     return this.current.trim() === '';
   }
 
-  text(): string {
-    return this.current;
-  }
-
   /**
    * Every statement that defines `<container>.<name>` or something below it: its tables (with
    * their key/value lines), and key/value lines that reach it through dotted keys or an inline
@@ -151,21 +133,16 @@ export class TomlMcpConfigDocument implements McpConfigDocument {
     }
   }
 
-  private value(): Record<string, unknown> {
+  protected value(): Record<string, unknown> {
     return getStaticTOMLValue(this.ast) as Record<string, unknown>;
   }
 
-  private parse(): void {
+  protected parse(): void {
     try {
       this.ast = parseTOML(this.current);
     } catch (error) {
       throw new McpConfigUnreadableError(`${this.fileLabel} is not valid TOML (${(error as Error).message.split('\n')[0]}); Loadout leaves it as it is`, { cause: error });
     }
-  }
-
-  private verify(before: Record<string, unknown>, name: string, value: unknown): void {
-    this.parse();
-    checkEdit(before, this.value(), this.container, name, value);
   }
 }
 
