@@ -30,8 +30,9 @@ const doc = (definition: Record<string, unknown>): string => `${JSON.stringify({
 
 /**
  * A new user's machine: a scratch home whose Claude Code and Codex configurations already hold a
- * server and settings of the user's own (Codex trusts the project), a Loadout workspace with two
- * global servers (`fs` on stdio, `remote` over Streamable HTTP with its token by reference), a
+ * server and settings of the user's own (Codex trusts the project), a Loadout workspace with three
+ * global servers (`fs` on stdio, `gh` passing a token through by reference, `remote` over
+ * Streamable HTTP with its token by reference), a
  * plugin `tools` whose server `lint` runs a script inside the plugin, and a project with a server
  * `proj` of its own.
  */
@@ -48,6 +49,7 @@ function newUser() {
     servers: {
       'fs.json': doc({ command: 'node', args: [script], env: { LOG_LEVEL: 'verbose-7f3a' } }),
       'remote.json': doc({ url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${EXAMPLE_TOKEN}' } }),
+      'gh.json': doc({ command: 'node', args: [script], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } }),
     },
   });
   const plugin = gitRepo(path.join(base, 'sources', 'tools'), { 'lint.cjs': serverScript(), servers: { 'lint.json': doc({ command: 'node', args: ['${PLUGIN_ROOT}/lint.cjs'] }) } });
@@ -129,7 +131,9 @@ describe('apply writes MCP servers the real clients load', () => {
     const remote = user.codex(user.project, 'get', 'remote', '--json');
     expect(remote.status, remote.stderr).toBe(0);
     expect(JSON.parse(remote.stdout)).toMatchObject({ name: 'remote', transport: { type: 'streamable_http', url: 'https://mcp.example.com/mcp', bearer_token_env_var: 'EXAMPLE_TOKEN' } });
-    expect(codexNames(user)).toEqual(['fs', 'lint', 'mine', 'proj', 'remote']);
+    // Codex does not expand ${VAR}: the reference became a variable it passes through.
+    expect(JSON.parse(user.codex(user.project, 'get', 'gh', '--json').stdout)).toMatchObject({ transport: { type: 'stdio', env: null, env_vars: ['GITHUB_TOKEN'] } });
+    expect(codexNames(user)).toEqual(['fs', 'gh', 'lint', 'mine', 'proj', 'remote']);
   });
 
   it("disabling a plugin removes its server; the user's entries and settings stay byte for byte", () => {
@@ -147,7 +151,7 @@ describe('apply writes MCP servers the real clients load', () => {
     expect(applied.status, applied.stderr).toBe(0);
     expect(applied.json<{ retired: { name: string; runtime: string }[] }>().retired.map((entry) => `${entry.runtime}:${entry.name}`).sort()).toEqual(['claude-code:lint', 'codex:lint']);
     expect(user.claude(user.project, 'get', 'lint').status).toBe(1);
-    expect(codexNames(user)).toEqual(['fs', 'mine', 'proj', 'remote']);
+    expect(codexNames(user)).toEqual(['fs', 'gh', 'mine', 'proj', 'remote']);
     expect(withoutManaged(user, claudeFile)).toBe(claudeBefore);
     expect(withoutManaged(user, codexFile)).toBe(codexBefore);
     expect(codexBefore).toBe(user.codexToml);
@@ -167,7 +171,7 @@ describe('apply writes MCP servers the real clients load', () => {
     const before = treeHash(user.base);
     const dry = user.loadout(['apply', '--project', user.project, ...both, '--dry-run', '--json']);
     expect(dry.status, dry.stderr).toBe(0);
-    expect(dry.json<{ changeCount: number }>().changeCount).toBe(8);
+    expect(dry.json<{ changeCount: number }>().changeCount).toBe(10);
     expect(user.loadout(['apply', '--project', user.project, ...both, '--check']).status).toBe(1);
     expect(treeHash(user.base)).toBe(before);
 
