@@ -150,6 +150,19 @@ describe('JSON configuration (Claude Code)', () => {
     expect(document.text()).toBe('{\n  "mcpServers": {\n    "a": {"command": "a"},\n    "b": {"command": "b"}\n  }\n}');
   });
 
+  it('makes a batch of edits in order and checks them once, indented as the container stands', () => {
+    const nested = '{\n    "a": 1,\n    "mcpServers": {}\n}\n';
+    const document = json(nested);
+    document.applyEdits([
+      { name: 'one', value: { type: 'stdio', command: 'a', args: [] } },
+      { name: 'two', value: { type: 'http', url: 'https://two.example/mcp' } },
+      { name: 'one', value: undefined },
+    ]);
+    expect(document.text()).toBe('{\n    "a": 1,\n    "mcpServers": {"two": {\n            "type": "http",\n            "url": "https://two.example/mcp"\n        }}\n}\n');
+    document.remove('two');
+    expect(document.text()).toBe(nested);
+  });
+
   it('refuses text that is not a JSON object', () => {
     expect(() => json('{ "a": ')).toThrow(McpConfigUnreadableError);
     expect(() => json('[1]')).toThrow(McpConfigUnreadableError);

@@ -7,11 +7,17 @@ export type McpConfigFormat = 'json' | 'toml';
 /** A server entry as a configuration file holds it: plain data (strings, lists, tables). */
 export type McpEntryValue = Readonly<Record<string, unknown>>;
 
+/** One edit of a server entry: a value to hold, or undefined to take the entry away. */
+export interface McpEntryEdit {
+  readonly name: string;
+  readonly value: McpEntryValue | undefined;
+}
+
 /**
  * One runtime configuration file's text, edited server entry by server entry. Every byte outside
  * the entries it touches stays as it was: other keys, other entries, comments, line endings and
- * layout. Each edit is checked by parsing the result again: the entry holds exactly the value
- * given and everything else parses to what it did before, or the edit is refused.
+ * layout. Each batch of edits is checked by parsing the result again: the entries hold exactly the
+ * values given and everything else parses to what it did before, or the edit is refused.
  */
 export interface McpConfigDocument {
   readonly format: McpConfigFormat;
@@ -19,6 +25,8 @@ export interface McpConfigDocument {
   servers(): ReadonlyMap<string, unknown>;
   /** Whether the container key is present at all. */
   hasContainer(): boolean;
+  /** Makes the edits in order (an entry set where it stands, or added; an entry removed), checked once. */
+  applyEdits(edits: readonly McpEntryEdit[]): void;
   /** Adds the entry, or replaces the value of the entry of that name where it stands. */
   set(name: string, value: McpEntryValue): void;
   /** Removes the entry of that name (nothing when absent). */
@@ -32,7 +40,7 @@ export interface McpConfigDocument {
 
 /**
  * What both editors share: the text being edited, the servers read from its parsed value, and the
- * check that runs after every edit. A subclass parses its format and makes the edits.
+ * check that runs after every batch of edits. A subclass parses its format and makes one edit.
  */
 export abstract class EditedMcpConfig implements McpConfigDocument {
   abstract readonly format: McpConfigFormat;
@@ -60,8 +68,22 @@ export abstract class EditedMcpConfig implements McpConfigDocument {
     return this.current;
   }
 
-  abstract set(name: string, value: McpEntryValue): void;
-  abstract remove(name: string): void;
+  applyEdits(edits: readonly McpEntryEdit[]): void {
+    if (edits.length === 0) return;
+    const before = this.value();
+    this.edit(edits);
+    this.parse();
+    checkEdits(before, this.value(), this.container, edits);
+  }
+
+  set(name: string, value: McpEntryValue): void {
+    this.applyEdits([{ name, value }]);
+  }
+
+  remove(name: string): void {
+    this.applyEdits([{ name, value: undefined }]);
+  }
+
   abstract removeEmptyContainer(): void;
   abstract isEmpty(): boolean;
 
@@ -69,12 +91,8 @@ export abstract class EditedMcpConfig implements McpConfigDocument {
   protected abstract value(): Record<string, unknown>;
   /** Parses the current text, refusing text that is not of the format (`McpConfigUnreadableError`). */
   protected abstract parse(): void;
-
-  /** Parses the edited text and checks that only `name` changed, to `value` (absent: removed). */
-  protected verify(before: Record<string, unknown>, name: string, value: unknown): void {
-    this.parse();
-    checkEdit(before, this.value(), this.container, name, value);
-  }
+  /** Makes the edits to the text, in order; the base parses and checks the result. */
+  protected abstract edit(edits: readonly McpEntryEdit[]): void;
 }
 
 /** A configuration file that does not parse: Loadout leaves it, and every entry in it, alone. */
@@ -115,30 +133,24 @@ export function onlyIndentBefore(text: string, offset: number): boolean {
 }
 
 /**
- * Checks an edit by its result: `after` parses to `before` with only `name` changed to `value`
- * (absent for a removal). Anything else means the editor would have changed the user's data.
+ * Checks edits by their result: `after` parses to `before` with only the edited entries changed,
+ * to their values (absent for a removal). Anything else means the editor would have changed the
+ * user's data. Key order does not count.
  */
-export function checkEdit(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>, container: string, name: string, value: unknown): void {
+export function checkEdits(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>, container: string, edits: readonly McpEntryEdit[]): void {
   const expectedServers: Record<string, unknown> = { ...((before[container] as Record<string, unknown> | undefined) ?? {}) };
-  if (value === undefined) delete expectedServers[name];
-  else expectedServers[name] = value;
+  for (const { name, value } of edits) {
+    if (value === undefined) delete expectedServers[name];
+    else expectedServers[name] = value;
+  }
   const { [container]: afterServers, ...afterRest } = after;
   const { [container]: _beforeServers, ...beforeRest } = before;
-  const serversMatch = isDeepStrictEqual(normalize((afterServers as Record<string, unknown> | undefined) ?? {}), normalize(expectedServers));
-  if (!serversMatch || !isDeepStrictEqual(normalize(afterRest), normalize(beforeRest))) {
-    throw new McpConfigLayoutError(`editing server "${name}" would change more than that entry; the file is left as it is`);
+  if (!isDeepStrictEqual(plain(afterServers ?? {}), plain(expectedServers)) || !isDeepStrictEqual(afterRest, beforeRest)) {
+    throw new McpConfigLayoutError(`editing ${edits.map((edit) => `"${edit.name}"`).join(', ')} would change more than those entries; the file is left as it is`);
   }
 }
 
-/** Plain data with keys in one order, so two parses compare equal whatever the key order. */
-function normalize(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalize);
-  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, normalize((value as Record<string, unknown>)[key])]),
-    );
-  }
-  return value;
+/** The entries as plain data: a value given in code may carry read-only arrays and objects of other prototypes. */
+function plain(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value)) as unknown;
 }

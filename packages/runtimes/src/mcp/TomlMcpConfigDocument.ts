@@ -2,6 +2,7 @@ import { stringify } from 'smol-toml';
 import { getStaticTOMLValue, parseTOML } from 'toml-eslint-parser';
 import type { AST } from 'toml-eslint-parser';
 import {
+  type McpEntryEdit,
   EditedMcpConfig,
   lineEnd,
   lineEnding,
@@ -36,9 +37,17 @@ export class TomlMcpConfigDocument extends EditedMcpConfig {
     this.parse();
   }
 
-  set(name: string, value: McpEntryValue): void {
-    const before = this.value();
+  protected edit(edits: readonly McpEntryEdit[]): void {
     this.refuseInlineContainer();
+    for (const { name, value } of edits) {
+      if (value === undefined) this.removeEntry(name);
+      else this.setEntry(name, value);
+      // Positions move with every edit; the next one needs a fresh tree.
+      this.parse();
+    }
+  }
+
+  private setEntry(name: string, value: McpEntryValue): void {
     const eol = lineEnding(this.current);
     const entry = stringify({ [this.container]: { [name]: value } }).split('\n').join(eol);
     const blocks = this.blocksOf(name);
@@ -48,16 +57,11 @@ export class TomlMcpConfigDocument extends EditedMcpConfig {
     if (head !== '' && !head.endsWith('\n')) head += eol;
     if (head !== '' && !/(^|\n)[ \t]*\r?\n$/.test(head)) head += eol;
     this.current = `${head}${entry}${this.current.slice(at)}`;
-    this.verify(before, name, value);
   }
 
-  remove(name: string): void {
+  private removeEntry(name: string): void {
     const blocks = this.blocksOf(name);
-    if (blocks.length === 0) return;
-    const before = this.value();
-    this.refuseInlineContainer();
-    this.cutEntry(blocks);
-    this.verify(before, name, undefined);
+    if (blocks.length > 0) this.cutEntry(blocks);
   }
 
   /**

@@ -351,12 +351,10 @@ function tryChanges(file: LoadedFile, changes: readonly PlannedServerChange[], r
   }
 }
 
-/** Applies a file's changes to its document, in the order that frees names first. */
+/** Applies a file's changes to its document as one checked batch, removals first so they free their names. */
 export function applyServerChanges(document: McpConfigDocument, changes: readonly PlannedServerChange[]): void {
-  for (const change of changes) {
-    if (change.action === 'retire') document.remove(change.name);
-  }
-  for (const change of changes) {
-    if ((change.action === 'create' || change.action === 'update') && change.value !== null) document.set(change.name, change.value);
-  }
+  document.applyEdits([
+    ...changes.filter((change) => change.action === 'retire').map((change) => ({ name: change.name, value: undefined })),
+    ...changes.flatMap((change) => ((change.action === 'create' || change.action === 'update') && change.value !== null ? [{ name: change.name, value: change.value }] : [])),
+  ]);
 }
