@@ -194,6 +194,8 @@ describe('the MCP bridge', () => {
     expect(claude.stdout).toContain('Type: stdio');
     expect(claude.stdout).toContain(`Command: ${process.execPath}`);
     expect(claude.stdout).toMatch(/Args: \S+\/cli\/dist\/main\.js mcp/);
+    // Claude Code starts it: Loadout's own stdio server answers.
+    expect(claude.stdout).toContain('✔ Connected');
     const codex = JSON.parse(user.codex(user.home, 'get', 'loadout', '--json').stdout) as { transport: { type: string; command: string; args: string[]; env: Record<string, string> } };
     expect(codex.transport).toMatchObject({ type: 'stdio', command: process.execPath, env: { LOADOUT_HOME: user.workspace } });
 
