@@ -5,11 +5,14 @@ import writeFileAtomic from 'write-file-atomic';
 
 /**
  * The one way Loadout writes a file: to a temporary file beside it, flushed, then renamed over the
- * target, so a reader sees the old bytes or the new ones and never half of either.
+ * target, so a reader sees the old bytes or the new ones and never half of either. A file that
+ * exists keeps its permission bits and owner (a link is followed, so the file it leads to is the
+ * one replaced); `mode` sets them for a file that does not exist yet.
  */
-export function writeFileAtomicSync(file: string, content: string | Buffer): void {
+export function writeFileAtomicSync(file: string, content: string | Buffer, options: { readonly mode?: number } = {}): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  writeFileAtomic.sync(file, content, { fsync: true });
+  const mode = options.mode !== undefined && !fs.existsSync(file) ? { mode: options.mode } : {};
+  writeFileAtomic.sync(file, content, { fsync: true, ...mode });
 }
 
 /** Markdown text with a YAML frontmatter block holding `fields`, then `body`. */

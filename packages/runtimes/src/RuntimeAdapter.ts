@@ -1,4 +1,6 @@
-import { token } from '@loadout/kernel';
+import { type Session, token } from '@loadout/kernel';
+import type { ServerRecord } from '@loadout/servers';
+import type { RuntimeMcpSupport } from './mcp/RuntimeMcpSupport.js';
 import type { RuntimeEnvironment } from './RuntimeEnvironment.js';
 
 /**
@@ -99,5 +101,20 @@ export interface RuntimeAdapter {
   discoveryRoots(project: string | null, env: RuntimeEnvironment): DiscoveryRoot[];
   /** Why the runtime would not load a skill folder with these facts, in a few words; null when it would. */
   refuses(skill: SkillFileFacts): string | null;
+  /** How it keeps MCP servers, when Loadout writes them for it. */
+  readonly mcp?: RuntimeMcpSupport;
 }
 export const RuntimeAdapters = token<RuntimeAdapter>('runtimes.adapters');
+
+/**
+ * A rule that holds back a server a runtime would otherwise be given (a project Loadout does not
+ * trust, a plugin not approved): the server is planned as `skip` with the reason, and an entry
+ * Loadout wrote for it before is retired. Contributed by the package that owns the rule.
+ *
+ * @example
+ * contribute(container, ServerHolds, { holdReason: (server) => (server.plugin === 'untrusted' ? 'the plugin is not approved' : null) });
+ */
+export interface ServerHold {
+  holdReason(server: ServerRecord, session: Session): string | null;
+}
+export const ServerHolds = token<ServerHold>('runtimes.serverHolds');

@@ -4,10 +4,14 @@ import path from 'node:path';
 import { Places, SessionLoader, token, withFileLock } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
+import { McpConfigWriter } from './mcp/McpConfigWriter.js';
+import { McpManifest } from './mcp/McpManifest.js';
+import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
+import type { BridgeRequest } from './mcp/planServers.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
-import type { ChangeReport, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
+import type { ChangeReport, ManagedKind, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
-import { RuntimeTrash, type TrashEntry } from './RuntimeTrash.js';
+import { RuntimeTrash, type SkillTrashEntry, type TrashEntry } from './RuntimeTrash.js';
 import { readSkillBundle, writeBundle } from './SkillBundle.js';
 
 /** How `apply` runs: for real, printing the plan, or comparing the folders with the plan. */
@@ -19,14 +23,20 @@ export interface ApplyOptions {
   /** Runtime names; empty means every adapter (unverified ones only report). */
   readonly runtimes?: readonly string[];
   readonly mode?: ApplyMode;
+  /**
+   * Whether Loadout registers itself (`loadout mcp`) as an MCP server in the runtimes' user
+   * configuration; absent or null: entries it wrote before stay as they are.
+   */
+  readonly mcpBridge?: BridgeRequest | null;
 }
 
-/** A retired skill as reports show it. */
+/** A retired skill or server entry as reports show it. */
 export interface RetiredReport {
   readonly id: string;
+  readonly kind: ManagedKind;
   readonly name: string;
   readonly runtime: string;
-  /** Where it was, redacted. */
+  /** Where it was, redacted: the skill's folder, or the configuration file that held the server. */
   readonly path: string;
   readonly retiredAt: string;
   readonly reason: string;
@@ -55,9 +65,9 @@ export interface ApplyResult extends PlanReport {
  */
 export interface RuntimeApplier {
   apply(options?: ApplyOptions): Promise<ApplyResult>;
-  /** Retired skills in the trash, newest first. */
+  /** Retired skills and server entries in the trash, newest first. */
   listRetired(): RetiredReport[];
-  /** Puts a retired skill back where it was, managed again. Never overwrites. */
+  /** Puts a retired skill or server entry back where it was, managed again. Never overwrites. */
   restore(id: string): Promise<{ restored: RetiredReport }>;
 }
 export const RuntimeApplier = token<RuntimeApplier>('runtimes.applier');
@@ -85,7 +95,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return this.locked(async () => {
       const plan = await this.makePlan(options);
       const report = plan.report();
-      const retired = this.execute(plan);
+      const retired = [...this.execute(plan), ...(await this.executeServers(plan))];
       return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
     });
   }
@@ -98,6 +108,10 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return this.locked(async () => {
       const trash = new RuntimeTrash(this.places.dataDir);
       const entry = trash.get(id);
+      if (entry.kind === 'server') {
+        await this.serverWriter(trash, entry.project).restore(entry);
+        return { restored: this.retiredReport(entry) };
+      }
       const target = path.join(entry.rootDir, entry.entry);
       if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
         throw new RestoreOccupiedError(this.planner.redactor(entry.project).path(target));
@@ -115,7 +129,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
   private async makePlan(options: ApplyOptions): Promise<RuntimePlan> {
     const session = await this.loader.open({ project: options.project ?? null });
     try {
-      return await this.planner.plan(session, options.runtimes ?? []);
+      return await this.planner.plan(session, options.runtimes ?? [], { bridge: options.mcpBridge ?? null });
     } finally {
       session.dispose();
     }
@@ -169,7 +183,34 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return retired;
   }
 
-  private executeChange(change: PlannedChange, manifest: RuntimeManifest, staging: string, trash: RuntimeTrash, plan: RuntimePlan): TrashEntry | null {
+  /**
+   * Writes the server entries, file by file, after settling what an interrupted run left pending in
+   * those files. Each file is its own read-modify-write (see {@link McpConfigWriter}).
+   */
+  private async executeServers(plan: RuntimePlan): Promise<RetiredReport[]> {
+    const planned = plan.parts.flatMap((part) => (part.mcp?.targets ?? []).map((target) => ({ runtime: part.adapter.name, target })));
+    if (planned.length === 0) return [];
+    const writer = this.serverWriter(new RuntimeTrash(this.places.dataDir), plan.project);
+    writer.settle(planned);
+    const byFile = new Map<string, PlannedServerChange[]>();
+    for (const change of plan.serverChanges()) {
+      const key = `${change.runtime}\0${change.target.file}`;
+      byFile.set(key, [...(byFile.get(key) ?? []), change]);
+    }
+    const retired: RetiredReport[] = [];
+    for (const list of byFile.values()) {
+      const first = list[0] as PlannedServerChange;
+      for (const entry of await writer.apply(first.runtime, first.target, list, plan.project)) retired.push(this.retiredReport(entry));
+    }
+    return retired;
+  }
+
+  private serverWriter(trash: RuntimeTrash, project: string | null): McpConfigWriter {
+    const redactor = this.planner.redactor(project);
+    return new McpConfigWriter(McpManifest.read(this.places.dataDir), trash, (absolute) => redactor.path(absolute));
+  }
+
+  private executeChange(change: PlannedChange, manifest: RuntimeManifest, staging: string, trash: RuntimeTrash, plan: RuntimePlan): SkillTrashEntry | null {
     const target = path.join(change.rootDir, change.entry);
     const shown = (): ChangeReport => plan.reportChange(change);
     const expect = (): void => {
@@ -236,11 +277,13 @@ export class SkillRuntimeApplier implements RuntimeApplier {
   }
 
   private retiredReport(entry: TrashEntry): RetiredReport {
+    const where = entry.kind === 'server' ? entry.target.file : path.join(entry.rootDir, entry.entry);
     return {
       id: entry.id,
+      kind: entry.kind,
       name: entry.name,
       runtime: entry.runtime,
-      path: this.planner.redactor(entry.project).path(path.join(entry.rootDir, entry.entry)),
+      path: this.planner.redactor(entry.project).path(where),
       retiredAt: entry.retiredAt,
       reason: entry.reason,
     };

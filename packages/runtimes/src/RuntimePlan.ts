@@ -1,4 +1,6 @@
 import type { Diagnostic } from '@loadout/kernel';
+import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
+import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
 import type { PathRedactor } from './PathRedactor.js';
 import type { RootScope, RuntimeAdapter, SameNameRule, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
@@ -16,12 +18,12 @@ import type { SkillBundle } from './SkillBundle.js';
  */
 export type ChangeAction = 'create' | 'update' | 'adopt' | 'retire' | 'release' | 'forget';
 
-/** What a managed entry is: a skill folder so far; the vocabulary is shared with other kinds. */
-export type ManagedKind = 'skill';
+/** What a managed entry is: a skill folder, or a server entry in a runtime's MCP configuration. */
+export type ManagedKind = 'skill' | 'server';
 
-/** One change, with the absolute paths and bytes the executor needs. Never printed as is. */
+/** One change to a skill folder, with the absolute paths and bytes the executor needs. Never printed as is. */
 export interface PlannedChange {
-  readonly kind: ManagedKind;
+  readonly kind: 'skill';
   readonly action: ChangeAction;
   /** The runtimes this change serves: every judged runtime that writes into the root and wants it. */
   readonly runtimes: readonly string[];
@@ -61,7 +63,10 @@ export interface RootReport {
 export interface ChangeReport {
   readonly kind: ManagedKind;
   readonly action: ChangeAction | 'skip';
+  /** The name the runtime lists it under (a server's entry name). */
   readonly name: string;
+  /** A server's Loadout id, which differs from `name` when the runtime cannot take the id as it is. */
+  readonly id?: string;
   readonly path: string | null;
   readonly hash: string | null;
   readonly source: string | null;
@@ -100,7 +105,17 @@ export interface RuntimeReport {
   readonly changes: readonly ChangeReport[];
   /** Every skill the runtime will load once the plan ran, in its precedence order. */
   readonly sees: readonly SkillCopyReport[];
+  /** Its MCP configuration: the files, their state, and every server entry in them once the plan ran; null when Loadout does not write it. */
+  readonly mcp: McpReport | null;
   readonly findings: readonly Diagnostic[];
+}
+
+/** A runtime's MCP configuration as the plan reports it. */
+export interface McpReport {
+  readonly status: McpStatus;
+  readonly verifiedOn: string;
+  readonly files: readonly McpFileReport[];
+  readonly sees: readonly McpEntryReport[];
 }
 
 /** The plan as `loadout apply --dry-run --json` prints it. */
@@ -129,6 +144,8 @@ export interface RuntimePlanPart {
   readonly findings: readonly Diagnostic[];
   /** Absolute paths of the roots Loadout writes for this runtime, where leftovers are cleaned. */
   readonly writeRoots: readonly string[];
+  /** Its MCP configuration's part; null when Loadout does not write it (or it was not selected). */
+  readonly mcp?: ServerPlanPart | null;
 }
 
 /** A short form of a bundle hash for people: enough to tell two bundles apart. */
@@ -154,6 +171,11 @@ export class RuntimePlan {
     return [...new Set(this.parts.flatMap((part) => part.changes))];
   }
 
+  /** Every server entry change of every runtime. */
+  serverChanges(): PlannedServerChange[] {
+    return this.parts.flatMap((part) => [...(part.mcp?.changes ?? [])]);
+  }
+
   /** Every root Loadout writes into, once. */
   writeRoots(): string[] {
     return [...new Set(this.parts.flatMap((part) => part.writeRoots))];
@@ -161,7 +183,7 @@ export class RuntimePlan {
 
   /** Findings that keep part of the plan from being applied. */
   blocking(): Diagnostic[] {
-    return [...this.findings, ...this.parts.flatMap((part) => part.findings)].filter((finding) => finding.severity === 'error');
+    return [...this.findings, ...this.parts.flatMap((part) => [...part.findings, ...(part.mcp?.findings ?? [])])].filter((finding) => finding.severity === 'error');
   }
 
   get ok(): boolean {
@@ -173,7 +195,7 @@ export class RuntimePlan {
     return {
       project: this.project === null ? null : '<project>',
       ok: this.ok,
-      changeCount: this.changes().length,
+      changeCount: this.changes().length + this.serverChanges().length,
       runtimes: this.parts.map((part) => ({
         runtime: part.adapter.name,
         verified: part.adapter.verified,
@@ -181,9 +203,15 @@ export class RuntimePlan {
         sameName: part.adapter.sameName,
         status: part.status,
         roots: part.roots,
-        changes: [...part.changes.map((change) => this.reportChange(change)), ...part.skips],
+        changes: [
+          ...part.changes.map((change) => this.reportChange(change)),
+          ...part.skips,
+          ...(part.mcp?.changes ?? []).map((change) => this.reportServerChange(change)),
+          ...(part.mcp?.skips ?? []),
+        ],
         sees: part.view.filter((copy) => copy.loaded && copy.state !== 'held').map((copy) => this.reportCopy(copy)),
-        findings: part.findings,
+        mcp: part.mcp == null ? null : { status: part.mcp.status, verifiedOn: part.mcp.verifiedOn, files: part.mcp.files, sees: part.mcp.sees },
+        findings: [...part.findings, ...(part.mcp?.findings ?? [])],
       })),
       findings: this.findings,
     };
@@ -198,6 +226,20 @@ export class RuntimePlan {
       path: this.redactor.path(`${change.rootDir}/${change.entry}`),
       hash: shortHash(change.hash),
       source: change.sourcePath === null ? null : this.redactor.path(change.sourcePath),
+      reason: change.reason,
+    };
+  }
+
+  /** A server entry change as people see it: names and a short hash, never a value. */
+  reportServerChange(change: PlannedServerChange): ChangeReport {
+    return {
+      kind: 'server',
+      action: change.action,
+      name: change.name,
+      id: change.id,
+      path: this.redactor.path(change.target.file),
+      hash: shortHash(change.hash),
+      source: change.bridge && change.value !== null ? 'loadout mcp (the bridge)' : change.sourcePath === null ? null : this.redactor.path(change.sourcePath),
       reason: change.reason,
     };
   }

@@ -1,14 +1,19 @@
 import path from 'node:path';
 import { type Diagnostic, Places, type Session, SessionLoader, token } from '@loadout/kernel';
+import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { inject, injectable, injectAll } from 'tsyringe';
 import { findRepositoryRoot } from './findRepositoryRoot.js';
+import { McpManifest } from './mcp/McpManifest.js';
+import { type BridgeRequest, entryHashes, openMcpConfig, planServers, readConfigText, type ServerPlanPart } from './mcp/planServers.js';
+import { literalSecretsOf } from './mcp/ServerSpec.js';
+import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
 import { planRuntimes } from './planRuntimes.js';
-import { type RuntimeAdapter, RuntimeAdapters, type WriteTarget } from './RuntimeAdapter.js';
+import { type RuntimeAdapter, RuntimeAdapters, type ServerHold, ServerHolds, type WriteTarget } from './RuntimeAdapter.js';
 import { environmentFindings, RuntimeEnvironment } from './RuntimeEnvironment.js';
-import { RuntimeUnknownError } from './RuntimeErrors.js';
+import { RuntimeManifestInvalidError, RuntimeUnknownError } from './RuntimeErrors.js';
 import { RuntimePlan } from './RuntimePlan.js';
 import { physicalPath, readSourceSkill, type SourceSkill } from './SourceSkill.js';
 
@@ -27,15 +32,21 @@ import { physicalPath, readSourceSkill, type SourceSkill } from './SourceSkill.j
 export interface RuntimePlanner {
   /**
    * Plans for the named runtimes (every adapter when empty; unverified ones only report what they
-   * would see). Reads the runtime folders and manifests; writes nothing.
+   * would see): their skills, and the MCP servers of those that keep them. Reads the runtime
+   * folders, configuration files and manifests; writes nothing.
    */
-  plan(session: Session, runtimes?: readonly string[]): Promise<RuntimePlan>;
+  plan(session: Session, runtimes?: readonly string[], options?: PlanOptions): Promise<RuntimePlan>;
   /** The adapters, in registration order. */
   adapters(): readonly RuntimeAdapter[];
   /** Diagnostic-safe paths for this session. */
   redactor(project: string | null): PathRedactor;
 }
 export const RuntimePlanner = token<RuntimePlanner>('runtimes.planner');
+
+export interface PlanOptions {
+  /** Whether Loadout registers itself (`loadout mcp`) in the runtimes; absent: its entries stay as they are. */
+  readonly bridge?: BridgeRequest | null;
+}
 
 @injectable()
 export class SkillRuntimePlanner implements RuntimePlanner {
@@ -44,6 +55,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     @inject(Places) private readonly places: Places,
     @inject(RuntimeEnvironment) private readonly env: RuntimeEnvironment,
     @injectAll(RuntimeAdapters) private readonly registered: RuntimeAdapter[],
+    @injectAll(ServerHolds, { isOptional: true }) private readonly holds: ServerHold[],
   ) {}
 
   adapters(): readonly RuntimeAdapter[] {
@@ -69,7 +81,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     ]);
   }
 
-  async plan(session: Session, runtimes: readonly string[] = []): Promise<RuntimePlan> {
+  async plan(session: Session, runtimes: readonly string[] = [], options: PlanOptions = {}): Promise<RuntimePlan> {
     const selected = this.select(runtimes);
     const redactor = this.redactor(session.project);
     // The user's runtime folders serve every project, so what they hold follows the global view;
@@ -94,15 +106,100 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         });
       }
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
+      const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor);
       return new RuntimePlan(
         session.project,
-        parts.map((part) => ({ ...part, findings: part.findings.map((finding) => redactFinding(finding, redactor)) })),
+        parts.map((part) => ({ ...part, findings: part.findings.map((finding) => redactFinding(finding, redactor)), mcp: redactPart(mcp.get(part.adapter.name) ?? null, redactor) })),
         findings.map((finding) => redactFinding(finding, redactor)),
         redactor,
       );
     } finally {
       if (global !== session) global.dispose();
     }
+  }
+
+  /** The MCP part of the plan, for the selected verified runtimes that keep MCP servers. */
+  private planMcp(session: Session, global: Session, selected: readonly RuntimeAdapter[], bridge: BridgeRequest | null, findings: Diagnostic[], redactor: PathRedactor): Map<string, ServerPlanPart> {
+    const runtimes = selected.flatMap((adapter) => (adapter.verified && adapter.mcp !== undefined ? [{ adapter, support: adapter.mcp }] : []));
+    if (runtimes.length === 0) return new Map();
+    const sources = this.wantedServers(session, global, findings);
+    let manifest: McpManifest | null = null;
+    let manifestProblem: string | null = null;
+    try {
+      manifest = McpManifest.read(this.places.dataDir);
+    } catch (error) {
+      if (!(error instanceof RuntimeManifestInvalidError)) throw error;
+      manifestProblem = error.message;
+    }
+    if (manifest?.hasPending() === true) {
+      // What an interrupted run left pending is settled against the files, in memory: the plan sees what apply will.
+      for (const { adapter, support } of runtimes) {
+        for (const target of support.files(session.project, this.env)) {
+          try {
+            manifest.settle(adapter.name, target.file, entryHashes(openMcpConfig(target, readConfigText(target.file), target.file)), () => undefined);
+          } catch {
+            // An unreadable file is reported by the plan itself.
+          }
+        }
+      }
+    }
+    return planServers({ runtimes, project: session.project, env: this.env, sources, manifest, manifestProblem, bridge, show: (absolute) => redactor.path(absolute) });
+  }
+
+  /**
+   * The servers each kind of file should hold, like skills: the project's files the project's own
+   * servers (and global ones turned on for this project only); the user's files every server on in
+   * the global view. Held servers (trust, later) come with their reason.
+   */
+  private wantedServers(session: Session, global: Session, findings: Diagnostic[]): SourceServer[] {
+    const wants: SourceServer[] = [];
+    const hold = (record: ServerRecord, from: Session): string | null => {
+      for (const rule of this.holds) {
+        const reason = rule.holdReason(record, from);
+        if (reason !== null) return reason;
+      }
+      return null;
+    };
+    const take = (record: ServerRecord, target: 'user' | 'project', from: Session): void => {
+      const server = readSourceServer(record, target, from, hold(record, from));
+      if (server === null) return;
+      wants.push(server);
+      if (server.name !== server.id) {
+        findings.push({
+          code: 'SERVER_NAME_MAPPED',
+          severity: 'info',
+          path: record.path,
+          message: `server "${server.id}" is written as "${server.name}": runtimes accept only letters, digits, "_" and "-" in a server's name`,
+        });
+      }
+      const secrets = literalSecretsOf(server.spec);
+      if (secrets.length > 0) {
+        findings.push({
+          code: 'SERVER_SECRET_LITERAL',
+          severity: 'warning',
+          path: record.path,
+          message: `server "${server.id}": ${secrets.join(', ')} ${secrets.length === 1 ? 'looks' : 'look'} like a credential written out; it is written as it is into the runtimes' configuration (write a \${VAR} reference instead)`,
+        });
+      }
+    };
+    const globalRecords = global.recordsOf<ServerRecord>('server');
+    const globalKeys = new Set(globalRecords.map(recordKey));
+    const projectRecords = session.project === null ? [] : session.recordsOf<ServerRecord>('server');
+    const projectIds = new Set(projectRecords.map((record) => record.id));
+    for (const record of projectRecords) {
+      if (record.level === 'project' || !globalKeys.has(recordKey(record))) take(record, 'project', session);
+    }
+    for (const record of globalRecords) {
+      take(record, 'user', global);
+      if (session.project !== null && !projectIds.has(record.id)) {
+        findings.push({
+          code: 'SERVER_OFF_IN_PROJECT_ONLY',
+          severity: 'warning',
+          message: `server "${record.id}" is off for this project but on globally; a runtime's user configuration serves every project, so it stays there`,
+        });
+      }
+    }
+    return wants;
   }
 
   private select(names: readonly string[]): RuntimeAdapter[] {
@@ -143,8 +240,12 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   }
 }
 
-function recordKey(record: SkillRecord): string {
+function recordKey(record: SkillRecord | ServerRecord): string {
   return `${record.id}\0${record.plugin ?? ''}\0${record.path}`;
+}
+
+function redactPart(part: ServerPlanPart | null, redactor: PathRedactor): ServerPlanPart | null {
+  return part === null ? null : { ...part, findings: part.findings.map((finding) => redactFinding(finding, redactor)) };
 }
 
 function redactFinding(finding: Diagnostic, redactor: PathRedactor): Diagnostic {

@@ -12,7 +12,7 @@ const ENTRY_FILE = 'entry.json';
 const BUNDLE_FOLDER = 'bundle';
 const ENTRY_ID = /^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]{1,64}-[0-9a-f]{8}$/;
 
-const trashEntrySchema = z.object({
+const skillTrashEntrySchema = z.object({
   version: z.literal(1),
   id: z.string().regex(ENTRY_ID),
   name: z.string(),
@@ -31,13 +31,48 @@ const trashEntrySchema = z.object({
   reason: z.string(),
 });
 
-/** What the trash remembers about a retired skill: enough to put it back. */
-export type TrashEntry = z.infer<typeof trashEntrySchema>;
+const serverTrashEntrySchema = z.object({
+  version: z.literal(1),
+  id: z.string().regex(ENTRY_ID),
+  kind: z.literal('server'),
+  /** The entry's name in the file. */
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/),
+  runtime: z.string(),
+  /** The configuration file it was in, and how that file is written. */
+  target: z.object({
+    file: z.string().refine((value) => path.isAbsolute(value)),
+    scope: z.enum(['user', 'project']),
+    format: z.enum(['json', 'toml']),
+    container: z.string().min(1),
+    writes: z.boolean(),
+    note: z.string(),
+    sharedLock: z.boolean(),
+    createMode: z.number().int(),
+  }),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),
+  bridge: z.boolean(),
+  project: z.string().nullable(),
+  retiredAt: z.string(),
+  reason: z.string(),
+});
+
+const trashEntrySchema = z.union([skillTrashEntrySchema, serverTrashEntrySchema]);
+
+/** What the trash remembers about a retired skill folder: enough to put it back. */
+export type SkillTrashEntry = z.infer<typeof skillTrashEntrySchema>;
+/** What the trash remembers about a retired server entry; its value waits beside it. */
+export type ServerTrashEntry = z.infer<typeof serverTrashEntrySchema>;
+export type TrashEntry = SkillTrashEntry | ServerTrashEntry;
+
+/** The file beside a server's trash entry that holds the entry's value. */
+const VALUE_FILE = 'value.json';
 
 /**
- * Retired runtime skills, one folder each: `entry.json` (written first) and the skill folder itself
- * under `bundle/`. An entry without its bundle is an interrupted retire; it is not listed and is
- * cleaned up by the next retire.
+ * Retired runtime skills and server entries, one folder each: `entry.json` (written first), then
+ * the skill folder itself under `bundle/`, or the server entry's value in `value.json` (readable by
+ * the owner only: it may hold credentials). An entry without its bundle or value is an interrupted
+ * retire; it is not listed and is cleaned up by the next apply.
  */
 export class RuntimeTrash {
   constructor(private readonly dataDir: string) {}
@@ -47,11 +82,10 @@ export class RuntimeTrash {
   }
 
   /** Moves `<rootDir>/<entry>` into the trash and returns the entry that restores it. */
-  retire(details: Omit<TrashEntry, 'version' | 'id' | 'retiredAt' | 'kind'>, now: Date = new Date()): TrashEntry {
-    const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-    const entry: TrashEntry = {
+  retire(details: Omit<SkillTrashEntry, 'version' | 'id' | 'retiredAt' | 'kind'>, now: Date = new Date()): SkillTrashEntry {
+    const entry: SkillTrashEntry = {
       version: 1,
-      id: `${stamp}-${slugify(details.entry) || 'skill'}-${randomBytes(4).toString('hex')}`,
+      id: entryId(details.entry, 'skill', now),
       kind: 'skill',
       retiredAt: now.toISOString(),
       ...details,
@@ -61,6 +95,29 @@ export class RuntimeTrash {
     writeFileAtomicSync(path.join(folder, ENTRY_FILE), `${JSON.stringify(entry, null, 2)}\n`);
     moveFolder(path.join(details.rootDir, details.entry), path.join(folder, BUNDLE_FOLDER));
     return entry;
+  }
+
+  /**
+   * Keeps a server entry's value before it is removed from its file, and returns the entry that
+   * puts it back. The value goes in last: until it is there the entry does not count.
+   */
+  keepServer(details: Omit<ServerTrashEntry, 'version' | 'id' | 'retiredAt' | 'kind'>, value: unknown, now: Date = new Date()): ServerTrashEntry {
+    const entry: ServerTrashEntry = { version: 1, id: entryId(details.name, 'server', now), kind: 'server', retiredAt: now.toISOString(), ...details };
+    const folder = path.join(this.dir, entry.id);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    writeFileAtomicSync(path.join(folder, ENTRY_FILE), `${JSON.stringify(entry, null, 2)}\n`);
+    writeFileAtomicSync(path.join(folder, VALUE_FILE), `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+    return entry;
+  }
+
+  /** The value a server's trash entry keeps. */
+  serverValue(entry: ServerTrashEntry): unknown {
+    return readJsonInside(path.join(this.dir, entry.id), path.join(this.dir, entry.id, VALUE_FILE));
+  }
+
+  /** Forgets an entry (a server's value that turned out never to have left its file, or one put back). */
+  discard(id: string): void {
+    if (ENTRY_ID.test(id)) fs.rmSync(path.join(this.dir, id), { recursive: true, force: true });
   }
 
   /** Complete entries, newest first. */
@@ -88,7 +145,7 @@ export class RuntimeTrash {
   }
 
   /** Moves the entry's folder to `target` and forgets the entry. */
-  takeOut(entry: TrashEntry, target: string): void {
+  takeOut(entry: SkillTrashEntry, target: string): void {
     const folder = path.join(this.dir, entry.id);
     moveFolder(path.join(folder, BUNDLE_FOLDER), target);
     fs.rmSync(folder, { recursive: true, force: true });
@@ -103,7 +160,7 @@ export class RuntimeTrash {
       return;
     }
     for (const name of names) {
-      if (ENTRY_ID.test(name) && !fs.existsSync(path.join(this.dir, name, BUNDLE_FOLDER))) {
+      if (ENTRY_ID.test(name) && !isComplete(path.join(this.dir, name))) {
         fs.rmSync(path.join(this.dir, name), { recursive: true, force: true });
       }
     }
@@ -111,7 +168,7 @@ export class RuntimeTrash {
 
   private read(id: string): TrashEntry | null {
     const folder = path.join(this.dir, id);
-    if (!fs.existsSync(path.join(folder, BUNDLE_FOLDER))) return null;
+    if (!isComplete(folder)) return null;
     let raw: unknown;
     try {
       raw = readJsonInside(folder, path.join(folder, ENTRY_FILE));
@@ -121,6 +178,17 @@ export class RuntimeTrash {
     const parsed = trashEntrySchema.safeParse(raw);
     return parsed.success && parsed.data.id === id ? parsed.data : null;
   }
+}
+
+/** Whether a trash folder holds what its entry keeps: a skill's bundle or a server's value. */
+function isComplete(folder: string): boolean {
+  return fs.existsSync(path.join(folder, BUNDLE_FOLDER)) || fs.existsSync(path.join(folder, VALUE_FILE));
+}
+
+/** `<UTC stamp>-<slug of the name>-<8 hex>`: sortable by time, unique, safe as a folder name. */
+function entryId(name: string, fallback: string, now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${slugify(name) || fallback}-${randomBytes(4).toString('hex')}`;
 }
 
 /**

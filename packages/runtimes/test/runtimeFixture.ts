@@ -4,6 +4,7 @@ import { Database, dbModule } from '@loadout/db';
 import { createKernel, type Places, resolve, type Session, SessionLoader } from '@loadout/kernel';
 import { gitRepo, testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
+import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
@@ -75,7 +76,7 @@ const opened: DependencyContainer[] = [];
 
 /** The root container a `loadout` process would build, with the runtimes' environment in the temp folder. */
 export function openLoadout(m: Machine): DependencyContainer {
-  const container = createKernel({ places: m.places }, [dbModule, pluginsModule, skillsModule, stateModule, runtimesModule]);
+  const container = createKernel({ places: m.places }, [dbModule, pluginsModule, skillsModule, serversModule, stateModule, runtimesModule]);
   container.register(RuntimeEnvironmentToken, { useValue: m.runtimeEnv });
   opened.push(container);
   return container;
@@ -120,6 +121,11 @@ export function snapshot(dir: string): Record<string, string> {
   };
   if (fs.existsSync(dir)) walk(dir);
   return files;
+}
+
+/** A server document, `servers/<id>.json`. */
+export function serverDocument(definition: Readonly<Record<string, unknown>>): string {
+  return `${JSON.stringify({ name: 'A server', ...definition }, null, 2)}\n`;
 }
 
 /** Reads a file under the home folder. */

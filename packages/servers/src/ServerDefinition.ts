@@ -22,10 +22,22 @@ export const ServerDefinitionFile = z.union([
     ...common,
     url: z.url({ protocol: /^(https?|wss?)$/ }),
     headers: z.record(z.string(), z.string().max(8192)).optional(),
+    /**
+     * How an `http(s)` server is reached: `http` (Streamable HTTP, the default) or `sse` (the older
+     * HTTP+SSE transport). A `ws(s)` URL is a WebSocket server whatever this says.
+     */
+    type: z.enum(['http', 'sse']).optional(),
   }),
 ]);
 export type ServerDefinitionFile = z.infer<typeof ServerDefinitionFile>;
 export const serverDefinitionShape = zodShape(ServerDefinitionFile);
+
+/**
+ * Where a server record keeps the definition it was read from. A symbol key is skipped by
+ * `JSON.stringify`, so sessions, listings and HTTP answers never show environment values or
+ * headers, while the runtimes that write MCP configuration get the whole definition.
+ */
+export const SERVER_DEFINITION: unique symbol = Symbol.for('loadout.servers.definition');
 
 /** An MCP server definition in a session. */
 export interface ServerRecord extends CapabilityRecord {
@@ -37,7 +49,14 @@ export interface ServerRecord extends CapabilityRecord {
   readonly envKeys?: readonly string[];
   readonly cwd?: string;
   readonly url?: string;
+  /** The whole definition as read, secrets included: never listed (a symbol key is not serialized). */
+  readonly [SERVER_DEFINITION]?: ServerDefinitionFile;
 }
 
 /** A server's id is its file stem; it must be usable as a file name everywhere. */
 export const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The full definition behind a session's server record (environment values and headers included). */
+export function serverDefinitionOf(record: ServerRecord): ServerDefinitionFile | null {
+  return record[SERVER_DEFINITION] ?? null;
+}

@@ -12,7 +12,7 @@ import {
   redactCredentials,
   redactSecrets,
 } from '@loadout/kernel';
-import { SERVER_ID, type ServerDefinitionFile, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
+import { SERVER_DEFINITION, SERVER_ID, type ServerDefinitionFile, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
 /** A server is `servers/<id>.json`; its id is the file stem, its display name the JSON's `"name"`. */
 export const SERVER_DOCUMENT = { idRule: 'entry', nameField: 'json' } as const satisfies KindDocument;
@@ -58,7 +58,7 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
           ...(file.cwd === undefined ? {} : { cwd: file.cwd }),
         }
       : { ...common, transport: 'http' as const, url: redactCredentials(file.url) };
-  return { records: [record], diagnostics: [] };
+  return { records: [{ ...record, [SERVER_DEFINITION]: file }], diagnostics: [] };
 }
 
 /** A server a manifest declares, checked against the same format as a file. */

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { resolve } from '@loadout/kernel';
-import { type ApplyMode, type ApplyResult, type RetiredReport, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
+import { type ApplyMode, type ApplyResult, type BridgeRequest, type RetiredReport, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
@@ -10,6 +13,35 @@ interface ApplyOptions {
   dryRun?: boolean;
   check?: boolean;
   json?: boolean;
+  mcpBridge?: boolean;
+}
+
+/** This command line's own entry point, `dist/main.js`, for a bridge when `loadout` is not on PATH. */
+const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
+
+/** The variables that move a Loadout workspace; a bridge passes those set here on to `loadout mcp`. */
+const PLACE_VARIABLES = ['LOADOUT_HOME', 'LOADOUT_CAPABILITIES_DIR', 'LOADOUT_DATA_DIR'] as const;
+
+/**
+ * How the runtimes start Loadout as an MCP server: `loadout mcp` when a `loadout` executable is on
+ * PATH (so an updated checkout is picked up), else this very command line by absolute path (node and
+ * its `main.js`). Either way it gets the workspace variables this command was given, resolved, so
+ * it serves the same workspace; without them it finds its default one exactly as this command did.
+ */
+export function loadoutBridge(cli: CliContext, mode: BridgeRequest['mode']): BridgeRequest {
+  const places = { LOADOUT_HOME: cli.places.home, LOADOUT_CAPABILITIES_DIR: cli.places.capabilitiesDir, LOADOUT_DATA_DIR: cli.places.dataDir };
+  const env = Object.fromEntries(PLACE_VARIABLES.filter((name) => (cli.env[name] ?? '') !== '').map((name) => [name, places[name]]));
+  const onPath = (cli.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && isExecutable(path.join(dir, 'loadout')));
+  return onPath ? { mode, command: 'loadout', args: ['mcp'], env } : { mode, command: process.execPath, args: [CLI_MAIN, 'mcp'], env };
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -21,11 +53,13 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
   const applier = (): RuntimeApplier => resolve(cli.app(), RuntimeApplier);
   const apply = program
     .command('apply')
-    .description("write the session's skills into agent runtimes' folders (every verified runtime by default; the others only report)")
+    .description("write the session's skills into agent runtimes' folders and its MCP servers into their configuration (every verified runtime by default; the others only report)")
     .option('--runtime <name>', 'only this runtime (repeatable); default: every verified one', (value: string, all: string[]) => [...all, value], [])
     .option('--project <dir>', 'the folder the agent works in: its project skills and folders are planned too')
     .option('--dry-run', 'print the plan, write nothing')
     .option('--check', 'print the plan, write nothing, exit 1 when the runtime folders differ from it')
+    .option('--mcp-bridge', "register Loadout itself (loadout mcp) in the runtimes' user MCP configuration; remembered until --no-mcp-bridge")
+    .option('--no-mcp-bridge', 'remove the registration of Loadout itself')
     .option('--json', 'print one JSON document')
     .action(async (options: ApplyOptions) => {
       await cli.run(
@@ -36,7 +70,8 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
           const unknown = options.runtime.find((name) => !known.includes(name));
           if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
           const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
-          return applier().apply({ project: options.project ?? null, runtimes: options.runtime, mode });
+          const bridge = loadoutBridge(cli, options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off');
+          return applier().apply({ project: options.project ?? null, runtimes: options.runtime, mode, mcpBridge: bridge });
         },
         formatResult,
         {
@@ -52,8 +87,8 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
 
   apply
     .command('restore')
-    .argument('[entry]', 'the trash entry to put back; without it, list the retired skills')
-    .description('list skills retired into the trash, or put one back where it was')
+    .argument('[entry]', 'the trash entry to put back; without it, list the retired skills and server entries')
+    .description('list skills and MCP server entries retired into the trash, or put one back where it was')
     .option('--json', 'print one JSON document')
     .action(async (entry: string | undefined, _options: { json?: boolean }, command: Command) => {
       // `--json` after `restore` may be taken by `apply`, which declares it too: read both.
@@ -72,7 +107,10 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
 
 /** Which runtimes got nothing, for the one line on stderr; the plan on stdout says why. */
 function refusedSummary(result: ApplyResult): string {
-  const refused = result.runtimes.filter((part) => part.status === 'conflict' || part.status === 'blocked').map((part) => `${part.runtime} (${part.status})`);
+  const refused = [
+    ...result.runtimes.filter((part) => part.status === 'conflict' || part.status === 'blocked').map((part) => `${part.runtime} (${part.status})`),
+    ...result.runtimes.filter((part) => part.mcp?.status === 'conflict').map((part) => `${part.runtime} MCP configuration (conflict)`),
+  ];
   const others = result.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.code);
   const what = [...refused, ...others].join(', ');
   return `not applied: ${what}; ${result.applied ? 'every other runtime was applied' : 'nothing was written'} (the plan says why)`;
@@ -86,9 +124,16 @@ function formatResult(result: ApplyResult): string {
       lines.push(`${part.runtime}: unconfirmed, writes nothing of its own (sees ${part.sees.length} skills)`);
       continue;
     }
-    lines.push(`${part.runtime} (verified ${part.verifiedOn ?? '?'}): ${part.status}`);
+    lines.push(`${part.runtime} (verified ${part.verifiedOn ?? '?'}): ${part.status}${part.mcp === null ? '' : `; MCP configuration: ${part.mcp.status}`}`);
     if (part.changes.length === 0) lines.push('  nothing to change');
-    else lines.push(indent(table(part.changes.map((change) => [change.action, change.name, change.path ?? '-', change.action === 'skip' || change.source === null ? change.reason : `from ${change.source}`]))));
+    else {
+      const shownName = (change: (typeof part.changes)[number]): string => (change.id !== undefined && change.id !== change.name ? `${change.name} (${change.id})` : change.name);
+      lines.push(
+        indent(
+          table(part.changes.map((change) => [change.action, change.kind, shownName(change), change.path ?? '-', change.action === 'skip' || change.source === null ? change.reason : `from ${change.source}`])),
+        ),
+      );
+    }
   }
   const findings = [...result.findings, ...result.runtimes.flatMap((part) => part.findings)];
   lines.push(...formatDiagnostics(findings));
@@ -111,8 +156,8 @@ function summary(result: ApplyResult): string {
 }
 
 function formatRetired(retired: readonly RetiredReport[]): string {
-  if (retired.length === 0) return 'no retired skills';
-  return table([['ID', 'NAME', 'RUNTIME', 'WAS AT'], ...retired.map((entry) => [entry.id, entry.name, entry.runtime, entry.path])]);
+  if (retired.length === 0) return 'nothing retired';
+  return table([['ID', 'KIND', 'NAME', 'RUNTIME', 'WAS IN'], ...retired.map((entry) => [entry.id, entry.kind, entry.name, entry.runtime, entry.path])]);
 }
 
 function indent(text: string): string {

@@ -172,3 +172,20 @@ export function skillsRefValidate(dir: string): { ok: boolean; output: string } 
 export function listedTwice(names: readonly string[]): string[] {
   return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
 }
+
+/** What a client's MCP command printed, and how it exited. */
+export interface McpCommandRun {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `claude mcp …` or `codex mcp …` (`get NAME`, `list --json` …) in `cwd` with a scratch home:
+ * what the client itself makes of the configuration files. `claude mcp get` starts the server to
+ * check it (no model is involved); `codex mcp` reads the files only.
+ */
+export function clientMcp(client: 'claude' | 'codex', home: string, cwd: string, args: readonly string[]): McpCommandRun {
+  const result = spawnSync(path.join(BIN, client), ['mcp', ...args], { cwd, env: clientEnv(home, {}), encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { foldersUpToRepositoryOrHome } from '../findRepositoryRoot.js';
+import { claudeMcpSupport } from '../mcp/claudeMcpSupport.js';
 import type { CompiledInNames, DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 
@@ -91,4 +92,5 @@ export const claudeCodeAdapter: RuntimeAdapter = {
     return roots;
   },
   refuses: () => null,
+  mcp: claudeMcpSupport,
 };

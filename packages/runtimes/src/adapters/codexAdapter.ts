@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
+import { codexMcpSupport } from '../mcp/codexMcpSupport.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { frontmatterText } from './admissionRules.js';
@@ -85,4 +86,5 @@ export const codexAdapter: RuntimeAdapter = {
     if (name.trim().replace(/\s+/g, ' ').length > CODEX_MAX_NAME) return `Codex does not load a name longer than ${CODEX_MAX_NAME} characters`;
     return null;
   },
+  mcp: codexMcpSupport,
 };

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import type { Session } from '@loadout/kernel';
+import { serverDefinitionOf, type ServerRecord } from '@loadout/servers';
+import type { ManifestSource } from '../RuntimeManifest.js';
+import type { McpScope } from './RuntimeMcpSupport.js';
+import { runtimeServerName, type ServerSpec } from './ServerSpec.js';
+
+/** A Loadout server one kind of configuration file should hold, read once per plan. */
+export interface SourceServer {
+  readonly target: McpScope;
+  /** The Loadout id (`docs.search`), or `loadout` for the bridge. */
+  readonly id: string;
+  /** The name it takes in a runtime's file (`docs_search-1a2b3c`). */
+  readonly name: string;
+  readonly spec: ServerSpec;
+  readonly source: ManifestSource;
+  /** The server document, for reports; null for the bridge. */
+  readonly sourcePath: string | null;
+  readonly bridge: boolean;
+  /** Why it is held back (trust, later): skipped with this reason, never written. */
+  readonly held: string | null;
+}
+
+/** The values a plugin's server may name its root by. */
+const PLUGIN_ROOT_NAMES = ['PLUGIN_ROOT', 'CLAUDE_PLUGIN_ROOT'];
+
+/**
+ * Replaces every exact `${NAME}` whose name is in `values`, in one pass: text a replacement put
+ * in is never scanned again, and any other `${…}` stays for the runtime that starts the server.
+ */
+export function expandPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (match, name: string) => (Object.hasOwn(values, name) ? (values[name] as string) : match));
+}
+
+/**
+ * Reads one server record of a session into what a runtime is given. A plugin's server carries
+ * the plugin's root: `${PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_ROOT}` in its command, arguments,
+ * environment, working folder, URL and headers become the real path of the plugin's root (the
+ * runtime does not know the plugin). Null when the record has no definition to read.
+ */
+export function readSourceServer(record: ServerRecord, target: McpScope, session: Session, held: string | null): SourceServer | null {
+  const definition = serverDefinitionOf(record);
+  if (definition === null) return null;
+  const root = record.plugin === null ? null : (session.roots.find((candidate) => candidate.plugin === record.plugin)?.dir ?? null);
+  const values = root === null ? {} : Object.fromEntries(PLUGIN_ROOT_NAMES.map((name) => [name, realPath(root)]));
+  const expand = (text: string): string => expandPlaceholders(text, values);
+  const expandAll = (map: Readonly<Record<string, string>>): Record<string, string> => Object.fromEntries(Object.entries(map).map(([key, value]) => [key, expand(value)]));
+  let spec: ServerSpec;
+  if ('command' in definition) {
+    spec = {
+      transport: 'stdio',
+      command: expand(definition.command),
+      args: definition.args.map(expand),
+      env: expandAll(definition.env),
+      ...(definition.cwd === undefined ? {} : { cwd: expand(definition.cwd) }),
+    };
+  } else {
+    const url = expand(definition.url);
+    const transport = /^wss?:/i.test(url) ? 'ws' : (definition.type ?? 'http');
+    spec = { transport, url, headers: expandAll(definition.headers ?? {}) };
+  }
+  return {
+    target,
+    id: record.id,
+    name: runtimeServerName(record.id),
+    spec,
+    source: { id: record.id, level: record.level, plugin: record.plugin },
+    sourcePath: record.path,
+    bridge: false,
+    held,
+  };
+}
+
+function realPath(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}

@@ -1,0 +1,360 @@
+import fs from 'node:fs';
+import { type Diagnostic, isLoadoutError } from '@loadout/kernel';
+import type { RuntimeAdapter } from '../RuntimeAdapter.js';
+import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
+import type { ChangeReport } from '../RuntimePlan.js';
+import { JsonMcpConfigDocument } from './JsonMcpConfigDocument.js';
+import type { McpConfigDocument } from './McpConfigDocument.js';
+import type { McpManifest, McpManifestEntry } from './McpManifest.js';
+import type { PlannedServerChange } from './PlannedServerChange.js';
+import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
+import { serverEntryHash } from './ServerSpec.js';
+import type { SourceServer } from './SourceServer.js';
+import { TomlMcpConfigDocument } from './TomlMcpConfigDocument.js';
+
+/** A configuration file as the plan reports it. */
+export interface McpFileReport {
+  readonly path: string;
+  readonly scope: McpConfigFile['scope'];
+  readonly format: McpConfigFile['format'];
+  readonly exists: boolean;
+  readonly writes: boolean;
+  readonly note: string;
+}
+
+/** One server entry a runtime finds in its files once the plan ran. */
+export interface McpEntryReport {
+  readonly name: string;
+  /** The Loadout id behind a managed entry; null for the user's own. */
+  readonly id: string | null;
+  readonly path: string;
+  readonly scope: McpConfigFile['scope'];
+  /** `loadout`: a server Loadout wrote; `bridge`: Loadout itself; `user`: not Loadout's. */
+  readonly owner: 'loadout' | 'bridge' | 'user';
+}
+
+/**
+ * - `ok`: applied (or nothing to do)
+ * - `conflict`: one of its files holds something Loadout must not overwrite, or cannot be read or
+ *   edited; nothing is written into any of that runtime's MCP files
+ */
+export type McpStatus = 'ok' | 'conflict';
+
+/** One runtime's MCP part of a plan. */
+export interface ServerPlanPart {
+  readonly status: McpStatus;
+  readonly verifiedOn: string;
+  /** The files planned, as the executor needs them. */
+  readonly targets: readonly McpConfigFile[];
+  readonly files: readonly McpFileReport[];
+  readonly changes: readonly PlannedServerChange[];
+  readonly skips: readonly ChangeReport[];
+  readonly findings: readonly Diagnostic[];
+  readonly sees: readonly McpEntryReport[];
+}
+
+/** Whether apply registers Loadout itself (`loadout mcp`) in the user's files, and how. */
+export interface BridgeRequest {
+  /** `on`/`off`: asked for on this run; `keep`: as the manifest says (on where it was written before). */
+  readonly mode: 'on' | 'off' | 'keep';
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** The name the bridge takes in every runtime. */
+export const BRIDGE_NAME = 'loadout';
+
+export interface PlanServersInput {
+  readonly runtimes: readonly { readonly adapter: RuntimeAdapter; readonly support: RuntimeMcpSupport }[];
+  readonly project: string | null;
+  readonly env: RuntimeEnvironment;
+  readonly sources: readonly SourceServer[];
+  /** Null when it cannot be read: nothing is written into any MCP file then. */
+  readonly manifest: McpManifest | null;
+  readonly manifestProblem: string | null;
+  /** Null: the bridge entries stay as they are, whatever they are. */
+  readonly bridge: BridgeRequest | null;
+  readonly show: (absolute: string) => string;
+}
+
+/** A file read for planning. */
+interface LoadedFile {
+  readonly target: McpConfigFile;
+  readonly exists: boolean;
+  readonly document: McpConfigDocument | null;
+  readonly problem: string | null;
+}
+
+/** Opens a configuration file's text (null: the file does not exist) in its format. */
+export function openMcpConfig(target: McpConfigFile, text: string | null, label: string): McpConfigDocument {
+  return target.format === 'json' ? new JsonMcpConfigDocument(text, target.container, label) : new TomlMcpConfigDocument(text, target.container, label);
+}
+
+/** The file's text, or null when it does not exist. */
+export function readConfigText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Each entry's hash, by name. */
+export function entryHashes(document: McpConfigDocument): Map<string, string> {
+  return new Map([...document.servers()].map(([name, value]) => [name, serverEntryHash(value)]));
+}
+
+/**
+ * Plans the MCP servers of every runtime that keeps them, per runtime and file. For each entry
+ * Loadout wants in a file: written when absent; left when Loadout's own entry already holds it; an
+ * identical entry of the user's is kept and reported; a different one (or Loadout's entry edited
+ * since) is a conflict, and that runtime gets nothing written. A managed entry no longer wanted is
+ * retired (its value kept in the trash), released when edited, forgotten when gone. Every change is
+ * tried on a copy of the file's text, so a file the editor cannot change safely is a finding too.
+ */
+export function planServers(input: PlanServersInput): Map<string, ServerPlanPart> {
+  const parts = new Map<string, ServerPlanPart>();
+  for (const { adapter, support } of input.runtimes) parts.set(adapter.name, planRuntime(adapter.name, support, input));
+  return parts;
+}
+
+function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanServersInput): ServerPlanPart {
+  const { show } = input;
+  const targets = support.files(input.project, input.env);
+  const loaded = targets.map((target) => load(target, show));
+  const findings: Diagnostic[] = [];
+  const skips: ChangeReport[] = [];
+  const changes: PlannedServerChange[] = [];
+  const sees: McpEntryReport[] = [];
+  let conflict = false;
+  const conflictFinding = (file: string, message: string, code = 'SERVER_CONFLICT'): void => {
+    conflict = true;
+    findings.push({ code, severity: 'error', path: file, message: `${runtime}: ${message}. Nothing is written into ${runtime}'s MCP configuration` });
+  };
+  if (input.manifest === null) {
+    conflictFinding(input.show(input.env.home), input.manifestProblem ?? 'the MCP manifest cannot be read', 'RUNTIME_MANIFEST_INVALID');
+  }
+
+  for (const file of loaded) {
+    const { target } = file;
+    const shown = show(target.file);
+    if (file.document === null) {
+      conflictFinding(target.file, file.problem ?? `${shown} cannot be read`, 'MCP_CONFIG_UNREADABLE');
+      continue;
+    }
+    const present = file.document.servers();
+    const recorded = new Map((input.manifest?.entriesOf(runtime, target.file) ?? []).map((entry) => [entry.name, entry]));
+    const wanted = wantedIn(runtime, support, target, input, recorded, findings, skips);
+    const fileChanges: PlannedServerChange[] = [];
+    const base = (server: SourceServer) => ({
+      kind: 'server' as const,
+      runtime,
+      target,
+      name: server.name,
+      id: server.id,
+      source: server.source,
+      bridge: server.bridge,
+      sourcePath: server.sourcePath,
+    });
+
+    for (const [name, { server, value }] of wanted) {
+      const hash = serverEntryHash(value);
+      const existing = present.get(name);
+      const record = recorded.get(name);
+      if (!target.writes) continue;
+      if (existing === undefined) {
+        fileChanges.push({ ...base(server), action: 'create', value, hash, expectedHash: null, current: null, reason: record === undefined ? 'wanted, not present' : 'managed, but the entry is gone' });
+        continue;
+      }
+      const onDisk = serverEntryHash(existing);
+      if (onDisk === hash) {
+        if (record === undefined) {
+          findings.push({
+            code: 'IDENTICAL_UNMANAGED_KEPT',
+            severity: 'info',
+            path: target.file,
+            message: `${runtime}: server "${name}" in ${shown} is already exactly what Loadout would write; it is kept as yours and not managed`,
+          });
+        }
+        continue;
+      }
+      if (record !== undefined && record.hash === onDisk) {
+        fileChanges.push({ ...base(server), action: 'update', value, hash, expectedHash: onDisk, current: existing, reason: server.bridge ? 'the loadout command changed' : 'the source changed' });
+        continue;
+      }
+      const what = record === undefined ? 'holds a different entry of that name that is not Loadout\'s' : 'holds Loadout\'s entry of that name, edited since it was written';
+      if (server.bridge) {
+        findings.push({
+          code: 'MCP_BRIDGE_NAME_TAKEN',
+          severity: 'warning',
+          path: target.file,
+          message: `${runtime}: Loadout is not registered in ${shown}: it ${what} "${name}"; it is left as it is`,
+        });
+        continue;
+      }
+      conflictFinding(target.file, `server "${name}"${server.id === name ? '' : ` (Loadout id "${server.id}")`} is not written: ${shown} ${what}`);
+    }
+
+    for (const record of recorded.values()) {
+      if (!target.writes || wanted.has(record.name) || (record.bridge && input.bridge === null)) continue;
+      const existing = present.get(record.name);
+      const common = {
+        kind: 'server' as const,
+        runtime,
+        target,
+        name: record.name,
+        id: record.source.id,
+        value: null,
+        source: record.source,
+        bridge: record.bridge,
+        sourcePath: null,
+      };
+      if (existing === undefined) {
+        fileChanges.push({ ...common, action: 'forget', hash: null, expectedHash: null, current: null, reason: 'no longer wanted; the entry is already gone' });
+        continue;
+      }
+      const onDisk = serverEntryHash(existing);
+      if (onDisk === record.hash) {
+        const why = record.bridge ? 'Loadout is no longer to be registered (--no-mcp-bridge)' : 'no longer wanted (off, removed, moved to another level, or its plugin disabled)';
+        fileChanges.push({ ...common, action: 'retire', hash: onDisk, expectedHash: onDisk, current: existing, reason: why });
+        continue;
+      }
+      fileChanges.push({ ...common, action: 'release', hash: onDisk, expectedHash: onDisk, current: null, reason: 'no longer wanted, but edited since Loadout wrote it: left in place, no longer managed' });
+      findings.push({
+        code: 'MANAGED_SERVER_EDITED',
+        severity: 'warning',
+        path: target.file,
+        message: `${runtime}: server "${record.name}" in ${shown} was edited since Loadout wrote it; it is no longer wanted but is kept, and Loadout stops managing it`,
+      });
+    }
+
+    const after = tryChanges(file, fileChanges, conflictFinding, shown);
+    changes.push(...fileChanges);
+    if (target.scope === 'project' && input.project !== null) {
+      const names = [...wanted.keys()].filter((name) => after?.servers().has(name) === true);
+      if (names.length > 0) findings.push(...(support.projectFindings?.(target.file, names, input.project, input.env) ?? []).map((finding) => ({ ...finding, message: finding.message.split(target.file).join(shown) })));
+    }
+    for (const name of (after ?? file.document).servers().keys()) {
+      const change = fileChanges.find((candidate) => candidate.name === name);
+      const managed = change !== undefined ? change.action === 'create' || change.action === 'update' : recorded.has(name) && !fileChanges.some((candidate) => candidate.name === name);
+      const record = recorded.get(name);
+      const bridge = change?.bridge ?? record?.bridge ?? false;
+      sees.push({ name, id: managed ? (change?.id ?? record?.source.id ?? null) : null, path: shown, scope: target.scope, owner: managed ? (bridge ? 'bridge' : 'loadout') : 'user' });
+    }
+  }
+  return {
+    status: conflict ? 'conflict' : 'ok',
+    verifiedOn: support.verifiedOn,
+    targets,
+    files: loaded.map((file) => ({ path: show(file.target.file), scope: file.target.scope, format: file.target.format, exists: file.exists, writes: file.target.writes, note: file.target.note })),
+    changes: conflict ? [] : changes,
+    skips,
+    findings,
+    sees,
+  };
+}
+
+/**
+ * The entries Loadout wants in one file, by name: the servers of the file's level this runtime can
+ * hold, and the bridge in a user file when it is asked for (or kept).
+ */
+function wantedIn(
+  runtime: string,
+  support: RuntimeMcpSupport,
+  target: McpConfigFile,
+  input: PlanServersInput,
+  recorded: ReadonlyMap<string, McpManifestEntry>,
+  findings: Diagnostic[],
+  skips: ChangeReport[],
+): Map<string, { server: SourceServer; value: Readonly<Record<string, unknown>> }> {
+  const wanted = new Map<string, { server: SourceServer; value: Readonly<Record<string, unknown>> }>();
+  const candidates = input.sources.filter((server) => server.target === target.scope);
+  const bridge = bridgeCandidate(target, input.bridge, recorded);
+  for (const server of bridge === null ? candidates : [...candidates, bridge]) {
+    const skip = (reason: string, code: string, severity: Diagnostic['severity']): void => {
+      skips.push({ kind: 'server', action: 'skip', name: server.name, id: server.id, path: null, hash: null, source: server.sourcePath === null ? null : input.show(server.sourcePath), reason });
+      findings.push({ code, severity, path: server.sourcePath ?? undefined, message: `${runtime}: server "${server.id}" is skipped: ${reason}` });
+    };
+    if (server.held !== null) {
+      skip(server.held, 'SERVER_HELD', 'warning');
+      continue;
+    }
+    const entry = support.entryFor(server.spec);
+    if ('unsupported' in entry) {
+      skip(entry.unsupported, 'SERVER_UNSUPPORTED', 'warning');
+      continue;
+    }
+    const taken = wanted.get(server.name);
+    if (taken !== undefined) {
+      if (server.bridge) {
+        findings.push({ code: 'MCP_BRIDGE_NAME_TAKEN', severity: 'warning', message: `${runtime}: Loadout is not registered as "${server.name}": the server "${taken.server.id}" takes that name` });
+      } else {
+        findings.push({
+          code: 'SERVER_NAME_COLLISION',
+          severity: 'error',
+          message: `${runtime}: servers "${taken.server.id}" and "${server.id}" would both be written as "${server.name}"; neither is written`,
+        });
+        wanted.delete(server.name);
+      }
+      continue;
+    }
+    for (const note of entry.notes) findings.push({ code: 'SERVER_SETTING_IGNORED', severity: 'warning', path: server.sourcePath ?? undefined, message: `${runtime}: server "${server.id}": ${note}` });
+    wanted.set(server.name, { server, value: entry.value });
+  }
+  return wanted;
+}
+
+function bridgeCandidate(target: McpConfigFile, request: BridgeRequest | null, recorded: ReadonlyMap<string, McpManifestEntry>): SourceServer | null {
+  if (request === null || target.scope !== 'user') return null;
+  const on = request.mode === 'on' || (request.mode === 'keep' && recorded.get(BRIDGE_NAME)?.bridge === true);
+  if (!on) return null;
+  return {
+    target: 'user',
+    id: BRIDGE_NAME,
+    name: BRIDGE_NAME,
+    spec: { transport: 'stdio', command: request.command, args: request.args, env: request.env },
+    source: { id: BRIDGE_NAME, level: 'global', plugin: null },
+    sourcePath: null,
+    bridge: true,
+    held: null,
+  };
+}
+
+function load(target: McpConfigFile, show: (absolute: string) => string): LoadedFile {
+  let text: string | null;
+  try {
+    text = readConfigText(target.file);
+  } catch (error) {
+    return { target, exists: true, document: null, problem: `${show(target.file)} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  try {
+    return { target, exists: text !== null, document: openMcpConfig(target, text, show(target.file)), problem: null };
+  } catch (error) {
+    if (!isLoadoutError(error)) throw error;
+    return { target, exists: text !== null, document: null, problem: error.message };
+  }
+}
+
+/** Runs the file's changes on a copy of its text: the document as it will be, or null when the editor refused (a finding). */
+function tryChanges(file: LoadedFile, changes: readonly PlannedServerChange[], refuse: (file: string, message: string, code?: string) => void, label: string): McpConfigDocument | null {
+  if (file.document === null) return null;
+  const copy = openMcpConfig(file.target, file.exists ? file.document.text() : null, label);
+  try {
+    applyServerChanges(copy, changes);
+    return copy;
+  } catch (error) {
+    if (!isLoadoutError(error)) throw error;
+    refuse(file.target.file, error.message, error.code);
+    return null;
+  }
+}
+
+/** Applies a file's changes to its document as one checked batch, removals first so they free their names. */
+export function applyServerChanges(document: McpConfigDocument, changes: readonly PlannedServerChange[]): void {
+  document.applyEdits([
+    ...changes.filter((change) => change.action === 'retire').map((change) => ({ name: change.name, value: undefined })),
+    ...changes.flatMap((change) => ((change.action === 'create' || change.action === 'update') && change.value !== null ? [{ name: change.name, value: change.value }] : [])),
+  ]);
+}
