@@ -16,7 +16,7 @@ import {
   skillText,
   snapshot,
   twoDisks,
-} from './levelsFixture.js';
+} from '../src/testing/index.js';
 
 afterEach(() => {
   closeLevels();

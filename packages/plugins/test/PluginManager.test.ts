@@ -20,7 +20,7 @@ import {
   pluginsModule,
 } from '../src/index.js';
 import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
-import { pluginRepo, pluginTree, type SessionJson } from './pluginFixtures.js';
+import { pluginRepo, pluginTree, type SessionJson } from '../src/testing/pluginFixtures.js';
 
 const kernels: DependencyContainer[] = [];
 const closers: (() => Promise<void>)[] = [];

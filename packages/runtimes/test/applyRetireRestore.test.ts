@@ -6,7 +6,7 @@ import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MANIFEST_FILE, RuntimeApplier, STAGING_FOLDER, TRASH_FOLDER } from '../src/index.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill, snapshot } from './runtimeFixture.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill, snapshot } from '../src/testing/index.js';
 
 afterEach(() => {
   closeLoadouts();

@@ -4,7 +4,7 @@ import { resolve } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeApplier, RuntimePlanner, type PlanReport, type RuntimeReport } from '../src/index.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill, snapshot } from './runtimeFixture.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill, snapshot } from '../src/testing/index.js';
 
 afterEach(() => {
   closeLoadouts();

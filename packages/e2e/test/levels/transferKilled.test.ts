@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KILL_AFTER_STEP_ENV, rewriteMarkdownName, type TransferStep } from '../src/index.js';
-import { closeLevels, type LevelsWorkspace, levelsWorkspace, openLevels, skillText, snapshot } from './levelsFixture.js';
+import { rewriteMarkdownName, type TransferStep } from '@loadout/levels';
+import { closeLevels, KILL_AFTER_STEP_ENV, type LevelsWorkspace, levelsWorkspace, openLevels, skillText, snapshot } from '@loadout/levels/testing';
 
-const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const CLI = CLI_ENTRY;
 
 const shmDirs: string[] = [];
 afterEach(() => {

@@ -9,7 +9,7 @@ import { type LoadoutScreen, PLUGIN_NAME, startLoadoutScreen, TOKEN } from './st
 // workspace: the owner's capabilities as a git repository, a project with its own `.agents/`, and
 // a plugin installed from a local git repository.
 
-const SCREENS = path.resolve(import.meta.dirname, '../../../docs/screens');
+const SCREENS = path.resolve(import.meta.dirname, '../../../../docs/screens');
 
 let screen: LoadoutScreen | null = null;
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { git, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../src/testing/index.js';
+import { runCli } from '@loadout/cli/testing';
 
 afterEach(removeTestdirs);
 
@@ -30,7 +30,7 @@ function workspace(capabilities: Parameters<typeof gitRepo>[1] = {}) {
 
 describe('loadout session and tasks, end to end', () => {
   it('shows the shipped capabilities of a fresh clone', () => {
-    const repo = path.resolve(import.meta.dirname, '../../..');
+    const repo = path.resolve(import.meta.dirname, '../../../..');
     const home = testdir({});
     const run = runCli(home, ['session', '--json'], { LOADOUT_HOME: repo, LOADOUT_DATA_DIR: path.join(home, 'data') });
     expect(run.status).toBe(0);

@@ -8,7 +8,7 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { CapabilityStateStore, stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
-import { CapabilityLevels, levelsModule, MoveFileSystem, nodeMoveFileSystem } from '../src/index.js';
+import { CapabilityLevels, levelsModule, MoveFileSystem, nodeMoveFileSystem } from '../index.js';
 
 /** A workspace in a temp folder: the owner's capabilities, two projects, plugins and a data folder. */
 export interface LevelsWorkspace {
