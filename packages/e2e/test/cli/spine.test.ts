@@ -118,6 +118,14 @@ describe('loadout session and tasks, end to end', () => {
     expect(fs.existsSync(marker)).toBe(false);
   });
 
+  it('prints a line per registered kind without --json', () => {
+    const home = workspace({ tasks: { keep: task('Keep') }, skills: { good: { 'SKILL.md': skillMarkdown({ name: 'good', description: 'A good skill' }) } } });
+    const run = runCli(home, ['session']);
+    expect(run.status).toBe(0);
+    const kindLines = run.stdout.split('\n').filter((line) => /^[a-z]+ \(\d+\):/.test(line));
+    expect(kindLines).toEqual(['skills (1): good', 'affordances (0): ', 'notifications (0): ', 'servers (0): ', 'tasks (1): keep']);
+  });
+
   it('prints exactly one JSON document with --json, and a usage error exits 2', () => {
     const home = workspace({ tasks: { keep: task('Keep') } });
     for (const args of [['session'], ['tasks', 'list'], ['tasks', 'show', 'keep'], ['tasks', 'show', 'missing']]) {
