@@ -14,7 +14,7 @@ import {
   type RuntimeReport,
   runtimeEnvironmentFrom,
 } from '../src/index.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill } from './runtimeFixture.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill } from '../src/testing/index.js';
 
 afterEach(() => {
   closeLoadouts();
