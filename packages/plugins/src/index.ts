@@ -1,10 +1,4 @@
-export * from './parsePluginName.js';
-export * from './parsePluginRef.js';
-export * from './parsePluginSource.js';
-export * from './PluginErrors.js';
-export * from './PluginGit.js';
-export * from './PluginLifecycleListener.js';
-export * from './PluginManager.js';
-export * from './PluginRegistry.js';
-export * from './pluginsModule.js';
-export * from './readPluginName.js';
+export { PluginLifecycleListeners } from './PluginLifecycleListener.js';
+export { PluginManager } from './PluginManager.js';
+export { type PluginEntry, PluginRegistry } from './PluginRegistry.js';
+export { pluginsModule } from './pluginsModule.js';

@@ -11,14 +11,9 @@ import { skillsModule } from '@loadout/skills';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  GitPluginManagerParts,
-  type PluginLifecycleListener,
-  PluginLifecycleListeners,
-  PluginManager,
-  PluginRegistry,
-  pluginsModule,
-} from '../src/index.js';
+import { PluginLifecycleListeners, PluginManager, PluginRegistry, pluginsModule } from '../src/index.js';
+import { GitPluginManagerParts } from '../src/PluginManager.js';
+import type { PluginLifecycleListener } from '../src/PluginLifecycleListener.js';
 import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
 import { pluginRepo, pluginTree, type SessionJson } from '../src/testing/pluginFixtures.js';
 
