@@ -26,13 +26,26 @@ function workspaceSources(): Plugin {
   };
 }
 
+// Two projects: `unit` is every package's own tests (unit and integration on real temp trees; no
+// build needed), `e2e` is packages/e2e, the tests of the whole through the built command line,
+// the HTTP server and Chromium (turbo builds first: `pnpm test:e2e`).
 export default defineConfig({
   plugins: [workspaceSources()],
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     setupFiles: ['./scripts/vitest-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          exclude: ['packages/e2e/**', '**/node_modules/**'],
+        },
+      },
+      { extends: true, test: { name: 'e2e', include: ['packages/e2e/test/**/*.test.ts'] } },
+    ],
   },
 });

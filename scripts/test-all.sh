@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
-# The whole suite: typecheck, lint, every test (unit, integration, end to end, browser).
-# Ends with a plain "N passed, N failed" line.
+# The whole suite: typecheck, lint, the unit tests (every package's own; no build needed) and the
+# end-to-end tests (packages/e2e: the built command line, the HTTP server, Chromium; turbo builds
+# first). Ends with one plain "N passed, N failed" line covering both runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1
 status=0
 pnpm --silent typecheck || status=1
 pnpm --silent lint || status=1
-bash scripts/ensure-chromium.sh || status=1
+rm -rf test-results
 mkdir -p test-results
-pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=1
+pnpm --silent test:unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json || status=1
+bash scripts/ensure-chromium.sh || status=1
+pnpm --silent test:e2e -- --reporter=default --reporter=json --outputFile.json="$PWD/test-results/e2e.json" || status=1
 node -e '
-  const r = require("./test-results/vitest.json");
-  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-  if (r.numTotalTests === 0) process.exit(1);
+  const fs = require("node:fs");
+  let passed = 0, failed = 0, skipped = 0, total = 0;
+  for (const name of ["unit", "e2e"]) {
+    const file = `test-results/${name}.json`;
+    if (!fs.existsSync(file)) {
+      console.error(`test-all: ${file} is missing: the ${name} tests did not run`);
+      failed += 1;
+      continue;
+    }
+    const r = JSON.parse(fs.readFileSync(file, "utf8"));
+    passed += r.numPassedTests;
+    failed += r.numFailedTests;
+    skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    total += r.numTotalTests;
+  }
+  console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+  if (total === 0 || failed > 0) process.exit(1);
 ' || status=1
 exit $status

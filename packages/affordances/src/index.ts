@@ -1,2 +1,2 @@
-export * from './affordanceKind.js';
-export * from './affordancesModule.js';
+export type { AffordanceRecord } from './affordanceKind.js';
+export { affordancesModule } from './affordancesModule.js';

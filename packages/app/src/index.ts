@@ -1,1 +1,1 @@
-export * from './createLoadout.js';
+export { createLoadout, loadoutModules, type LoadoutOptions } from './createLoadout.js';

@@ -1,2 +1,2 @@
-export * from './Database.js';
-export * from './dbModule.js';
+export { Database, databaseChangeStamp, type Migration, Migrations, openDatabase, writeTransaction } from './Database.js';
+export { dbModule } from './dbModule.js';

@@ -1,12 +1,6 @@
-export * from './InlineJobRunner.js';
-export * from './JobAttempts.js';
-export * from './JobClaimant.js';
-export * from './JobEvents.js';
-export * from './JobErrors.js';
-export * from './JobQueue.js';
-export * from './JobScheduler.js';
-export * from './jobsModule.js';
-export * from './JobWorkers.js';
-export * from './NotificationInbox.js';
-export * from './TaskExecution.js';
-export * from './TaskRunner.js';
+export { DEFAULT_JOB_RETENTION, type Job, JobQueue, type JobStatus, type JobSummary, type Pipeline } from './JobQueue.js';
+export { JobScheduler } from './JobScheduler.js';
+export { configureJobRetention, configureJobWorkers, jobsModule } from './jobsModule.js';
+export { NotificationInbox, type StoredNotification } from './NotificationInbox.js';
+export { describeFailure, TaskExecution } from './TaskExecution.js';
+export { interpreterFor } from './TaskRunner.js';

@@ -1,10 +1,5 @@
-export * from './CapabilityLevels.js';
-export * from './carryGates.js';
-export * from './LevelErrors.js';
-export * from './levelsModule.js';
-export * from './MoveFileSystem.js';
-export * from './planPlacement.js';
-export * from './rewriteDocumentName.js';
-export * from './TransferJournal.js';
-export * from './TransferRequest.js';
-export * from './transferStep.js';
+export { CapabilityLevels, type ListedCapability, type TransferResult } from './CapabilityLevels.js';
+export { levelsModule } from './levelsModule.js';
+export { rewriteMarkdownName } from './rewriteDocumentName.js';
+export { type LevelEnd, parseLevelEndArgument, type TransferableKind } from './TransferRequest.js';
+export type { TransferStep } from './transferStep.js';

@@ -5,7 +5,8 @@ import { capabilityId, MAX_DOCUMENT_BYTES, resolve, resolvePlaces, SessionLoader
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MoveFileSystem, nodeMoveFileSystem, rewriteMarkdownName, type TransferResult } from '../src/index.js';
+import { rewriteMarkdownName, type TransferResult } from '../src/index.js';
+import { type MoveFileSystem, nodeMoveFileSystem } from '../src/MoveFileSystem.js';
 import {
   closeLevels,
   installPlugin,
@@ -16,7 +17,7 @@ import {
   skillText,
   snapshot,
   twoDisks,
-} from './levelsFixture.js';
+} from '../src/testing/index.js';
 
 afterEach(() => {
   closeLevels();

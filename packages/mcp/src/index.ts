@@ -1,5 +1,3 @@
-export * from './findProjectFolder.js';
-export * from './mcpHttpFace.js';
-export * from './mcpModule.js';
-export * from './serveMcpOverStdio.js';
-export * from './toolName.js';
+export { findProjectFolder } from './findProjectFolder.js';
+export { mcpModule } from './mcpModule.js';
+export { serveMcpOverStdio } from './serveMcpOverStdio.js';

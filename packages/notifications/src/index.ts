@@ -1,3 +1,2 @@
-export * from './NotificationCatalogue.js';
-export * from './notificationKind.js';
-export * from './notificationsModule.js';
+export type { NotificationCatalogueRecord } from './NotificationCatalogue.js';
+export { notificationsModule } from './notificationsModule.js';

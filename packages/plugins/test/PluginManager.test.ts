@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGitHttpsServer } from '../src/testing/index.js';
-import { agentPluginsManifest, pluginRepo, pluginTree } from './pluginFixtures.js';
+import { agentPluginsManifest, pluginRepo, pluginTree, startGitHttpsServer } from '../src/testing/index.js';
 import { closeWorkspaces, head, pluginFolders, session, type Workspace, workspace } from './pluginWorkspace.js';
 
 const closers: (() => Promise<void>)[] = [];

@@ -4,7 +4,7 @@ import { resolve } from '@loadout/kernel';
 import { git, gitCommit, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MarketplaceManager, type PluginEntry, PluginLockSync } from '../src/index.js';
-import { pluginRepo } from './pluginFixtures.js';
+import { pluginRepo } from '../src/testing/pluginFixtures.js';
 import { closeWorkspaces, head, pluginFolders, session, type Workspace, workspace } from './pluginWorkspace.js';
 
 afterEach(() => {

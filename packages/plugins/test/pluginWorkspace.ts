@@ -9,16 +9,11 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
-import {
-  GitPluginManagerParts,
-  type PluginLifecycleListener,
-  PluginLifecycleListeners,
-  PluginManager,
-  PluginRegistry,
-  pluginsModule,
-} from '../src/index.js';
+import { PluginLifecycleListeners, PluginManager, PluginRegistry, pluginsModule } from '../src/index.js';
+import { type PluginLifecycleListener } from '../src/PluginLifecycleListener.js';
+import { GitPluginManagerParts } from '../src/PluginManager.js';
 import { gitHome } from '../src/testing/index.js';
-import type { SessionJson } from './pluginFixtures.js';
+import type { SessionJson } from '../src/testing/pluginFixtures.js';
 
 const kernels: DependencyContainer[] = [];
 

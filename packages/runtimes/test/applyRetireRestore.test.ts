@@ -5,8 +5,11 @@ import { removeTestdirs } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MANIFEST_FILE, RuntimeApplier, STAGING_FOLDER, TRASH_FOLDER } from '../src/index.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill, snapshot } from './runtimeFixture.js';
+import { RuntimeApplier } from '../src/index.js';
+import { MANIFEST_FILE } from '../src/RuntimeManifest.js';
+import { STAGING_FOLDER } from '../src/RuntimeApplier.js';
+import { TRASH_FOLDER } from '../src/RuntimeTrash.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill, snapshot } from '../src/testing/index.js';
 
 afterEach(() => {
   closeLoadouts();

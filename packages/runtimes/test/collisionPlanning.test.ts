@@ -3,8 +3,9 @@ import path from 'node:path';
 import { resolve } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RuntimeApplier, RuntimePlanner, type PlanReport, type RuntimeReport } from '../src/index.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill, snapshot } from './runtimeFixture.js';
+import { RuntimeApplier, RuntimePlanner } from '../src/index.js';
+import { type PlanReport, type RuntimeReport } from '../src/RuntimePlan.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill, snapshot } from '../src/testing/index.js';
 
 afterEach(() => {
   closeLoadouts();

@@ -6,8 +6,10 @@ import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ApplyResult, type BridgeRequest, MCP_MANIFEST_FILE, RuntimeApplier, TRASH_FOLDER } from '../src/index.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, serverDocument, snapshot } from './runtimeFixture.js';
+import { type ApplyResult, type BridgeRequest, RuntimeApplier } from '../src/index.js';
+import { TRASH_FOLDER } from '../src/RuntimeTrash.js';
+import { MCP_MANIFEST_FILE } from '../src/mcp/McpManifest.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, serverDocument, snapshot } from '../src/testing/runtimeFixture.js';
 
 afterEach(() => {
   closeLoadouts();
@@ -266,7 +268,7 @@ describe('apply writes MCP servers', () => {
     const applier = resolve(container, RuntimeApplier);
     // Open the database first: that alone makes the data folder.
     resolve(container, PluginRegistry).list();
-    const tree = (): Record<string, string> => Object.fromEntries(Object.entries(snapshot(m.base)).filter(([file]) => !/loadout\.db/.test(file)));
+    const tree = (): Record<string, string> => Object.fromEntries<string>(Object.entries(snapshot(m.base)).filter(([file]) => !/loadout\.db/.test(file)));
     const untouched = tree();
     const dry = await applier.apply({ project: m.project, runtimes: bothRuntimes, mode: 'dry-run' });
     const check = await applier.apply({ project: m.project, runtimes: bothRuntimes, mode: 'check' });

@@ -4,17 +4,12 @@ import { resolve } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { agentSkillFolderProblems } from '@loadout/skills';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  explainSkill,
-  MANIFEST_FILE,
-  readSkillBundle,
-  RuntimeApplier,
-  RuntimeEnvironment,
-  RuntimePlanner,
-  type RuntimeReport,
-  runtimeEnvironmentFrom,
-} from '../src/index.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill } from './runtimeFixture.js';
+import { explainSkill, RuntimeApplier, RuntimePlanner } from '../src/index.js';
+import { MANIFEST_FILE } from '../src/RuntimeManifest.js';
+import { readSkillBundle } from '../src/SkillBundle.js';
+import { RuntimeEnvironment, runtimeEnvironmentFrom } from '../src/RuntimeEnvironment.js';
+import type { RuntimeReport } from '../src/RuntimePlan.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession, skill } from '../src/testing/index.js';
 
 afterEach(() => {
   closeLoadouts();

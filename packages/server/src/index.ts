@@ -1,1 +1,1 @@
-export * from './startServer.js';
+export { type RunningServer, startServer } from './startServer.js';

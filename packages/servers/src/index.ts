@@ -1,4 +1,3 @@
-export * from './ServerDefinition.js';
-export * from './serverKind.js';
-export * from './serversModule.js';
-export * from './serverDocument.js';
+export { serverDefinitionOf, type ServerRecord } from './ServerDefinition.js';
+export { readRedactedServerDocument } from './serverDocument.js';
+export { serversModule } from './serversModule.js';

@@ -1,4 +1,4 @@
-export * from './agentSkillsRules.js';
-export * from './skillKind.js';
-export * from './SkillRecord.js';
-export * from './skillsModule.js';
+export { agentSkillFolderProblems, agentSkillName } from './agentSkillsRules.js';
+export { SKILL_DOCUMENT } from './skillKind.js';
+export type { SkillRecord } from './SkillRecord.js';
+export { skillsModule } from './skillsModule.js';

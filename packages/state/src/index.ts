@@ -1,9 +1,8 @@
-export * from './CapabilityStateEntry.js';
-export * from './CapabilityStateFilter.js';
-export * from './CapabilityStateService.js';
-export * from './CapabilityStateStore.js';
-export * from './decideState.js';
-export * from './DesiredCapability.js';
-export * from './GateConfig.js';
-export * from './StateErrors.js';
-export * from './stateModule.js';
+export type { CapabilityStateEntry, SetCapabilityStateResult } from './CapabilityStateEntry.js';
+export { CapabilityStateService } from './CapabilityStateService.js';
+export { CapabilityStateStore } from './CapabilityStateStore.js';
+export { decideGate, decideSurfaced } from './decideState.js';
+export type { DesiredCapability } from './DesiredCapability.js';
+export { CONFIG_FILE, gateKey, planGateRewrite, readGateConfig, withConfigLock } from './GateConfig.js';
+export { GateConfigInvalidError } from './StateErrors.js';
+export { stateModule } from './stateModule.js';

@@ -6,7 +6,7 @@ import { removeTestdirs } from '@loadout/kernel/testing';
 import { PluginManager } from '@loadout/plugins';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapabilityStateEntry, CapabilityStateService, CapabilityStateStore } from '../src/index.js';
-import { capabilityMarkdown, closeContainers, installPlugin, openContainer, skillFolder, taskFolder, workspace } from './stateFixture.js';
+import { capabilityMarkdown, closeContainers, installPlugin, openContainer, skillFolder, taskFolder, workspace } from '../src/testing/index.js';
 
 afterEach(() => {
   closeContainers();

@@ -5,7 +5,7 @@ import { removeTestdirs } from '@loadout/kernel/testing';
 import { TaskStore } from '@loadout/tasks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityStateService } from '../src/index.js';
-import { capabilityMarkdown, closeContainers, openContainer, skillFolder, taskFolder, workspace } from './stateFixture.js';
+import { capabilityMarkdown, closeContainers, openContainer, skillFolder, taskFolder, workspace } from '../src/testing/index.js';
 
 const sessions: Session[] = [];
 

@@ -5,7 +5,7 @@ import { resolve } from '@loadout/kernel';
 import { removeTestdirs, type TreeDescription } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapabilityStateEntry, CapabilityStateService, CapabilityStateStore, type DesiredCapability } from '../src/index.js';
-import { capabilityMarkdown, closeContainers, installPlugin, openContainer, workspace } from './stateFixture.js';
+import { capabilityMarkdown, closeContainers, installPlugin, openContainer, workspace } from '../src/testing/index.js';
 
 /** Cases per run; each builds a fresh workspace and database and makes several writes. */
 const CASES = 60;

@@ -1,7 +1,5 @@
-export * from './TaskErrors.js';
-export * from './taskInterpreters.js';
-export * from './taskKind.js';
-export * from './taskName.js';
-export * from './TaskRecord.js';
-export * from './TaskStore.js';
-export * from './tasksModule.js';
+export { describeRunnableExtensions, RUNNABLE_EXTENSIONS, taskInterpreterOf } from './taskInterpreters.js';
+export { readTaskEntry } from './taskKind.js';
+export type { TaskRecord } from './TaskRecord.js';
+export { tasksModule } from './tasksModule.js';
+export { type NewTask, type TaskPatch, TaskStore } from './TaskStore.js';

@@ -1,5 +1,9 @@
 // The one way the screen talks to the server: REST under /api, JSON-RPC at /rpc, event streams.
-// Every failure becomes an ApiError whose message is fit to show to the owner as is.
+// Every failure becomes an ApiError whose message is fit to show to the owner as is. Routes,
+// methods and streams are named as in types/wire.ts, which takes their JSON from the packages
+// that produce it, so `pnpm typecheck` holds the screen to what the server sends.
+
+/** @import { RouteKey, Routes, RpcMethods, Streams } from '../types/wire.js' */
 
 const TOKEN_KEY = 'loadout.token';
 
@@ -44,14 +48,43 @@ function unauthorized(error) {
 }
 
 /**
- * A JSON request. `query` values that are null/undefined are left out. Answers the parsed body;
- * throws ApiError with the server's code and message for any refusal.
+ * A JSON request to a route named `METHOD /path/:param` (e.g. `GET /api/tasks/:dirName`):
+ * `params` fill the path, encoded; `query` values that are null/undefined/empty are left out.
+ * Answers the parsed body; throws ApiError with the server's code and message for any refusal.
+ *
+ * @template {RouteKey} R
+ * @param {R} route
+ * @param {Routes[R]['options']} [options]
+ * @returns {Promise<Routes[R]['answer']>}
  */
-export async function request(method, path, { query, body } = {}) {
-  const url = new URL(path, location.origin);
+export async function request(route, options) {
+  const { params, query, body } = /** @type {import('../types/wire.js').RouteOptions} */ (options ?? {});
+  const [method, template] = route.split(' ');
+  const url = new URL(fillPath(template ?? '', params), location.origin);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
   }
+  return rawRequest(method ?? 'GET', url, body);
+}
+
+/** `/api/tasks/:dirName` with `{ dirName: 'a b' }` → `/api/tasks/a%20b`. */
+function fillPath(template, params = {}) {
+  return template.replace(/:([A-Za-z]+)/g, (_, name) => {
+    if (!(name in params)) throw new ApiError(`${template}: no value for :${name}`, { code: 'REQUEST_INVALID' });
+    return encodeURIComponent(String(params[name]));
+  });
+}
+
+/**
+ * Sends one request and answers the parsed JSON body (null when there is none).
+ *
+ * @param {string} method
+ * @param {URL} url
+ * @param {unknown} body
+ * @returns {Promise<any>}
+ */
+async function rawRequest(method, url, body) {
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   const token = getToken();
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -85,10 +118,18 @@ export async function request(method, path, { query, body } = {}) {
 
 let rpcId = 0;
 
-/** One JSON-RPC 2.0 call at POST /rpc. A JSON-RPC error becomes an ApiError with its stable code. */
-export async function rpc(method, params = {}) {
+/**
+ * One JSON-RPC 2.0 call at POST /rpc. A JSON-RPC error becomes an ApiError with its stable code.
+ *
+ * @template {keyof RpcMethods} M
+ * @param {M} method
+ * @param {RpcMethods[M]['params']} params
+ * @returns {Promise<RpcMethods[M]['result']>}
+ */
+export async function rpc(method, params) {
   rpcId += 1;
-  const answer = await request('POST', '/rpc', { body: { jsonrpc: '2.0', id: rpcId, method, params } });
+  /** @type {{ result?: RpcMethods[M]['result'], error?: { code: number, message?: string, data?: { code?: unknown } } } | null} */
+  const answer = await rawRequest('POST', new URL('/rpc', location.origin), { jsonrpc: '2.0', id: rpcId, method, params });
   if (answer === null || typeof answer !== 'object') throw new ApiError(`${method}: the server sent no answer`);
   if (answer.error !== undefined) {
     const data = answer.error.data ?? {};
@@ -99,16 +140,23 @@ export async function rpc(method, params = {}) {
         : String(answer.error.message ?? `${method} failed`);
     throw new ApiError(message, { code, status: 200 });
   }
-  return answer.result;
+  return /** @type {RpcMethods[M]['result']} */ (answer.result);
 }
 
 /**
- * Follows a Server-Sent Events stream. Browsers cannot put headers on an EventSource, so the token
- * travels as `?token=` (the server accepts that on GET only). `handlers` maps event names to
+ * Follows a Server-Sent Events stream named as in types/wire.ts (`/api/jobs/:id/stream`, its
+ * `params` filled as for {@link request}). Browsers cannot put headers on an EventSource, so the
+ * token travels as `?token=` (the server accepts that on GET only). `handlers` maps event names to
  * functions of the parsed data; `onError` is told when the stream breaks before `end`.
+ *
+ * @template {keyof Streams} S
+ * @param {S} stream
+ * @param {Readonly<Record<string, string | number>>} params
+ * @param {{ [E in keyof Streams[S]]?: (data: Streams[S][E]) => void }} handlers
+ * @param {(error: ApiError) => void} [onError]
  */
-export function follow(path, handlers, onError) {
-  const url = new URL(path, location.origin);
+export function follow(stream, params, handlers, onError) {
+  const url = new URL(fillPath(stream, params), location.origin);
   const token = getToken();
   if (token !== null) url.searchParams.set('token', token);
   const source = new EventSource(url);

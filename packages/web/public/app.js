@@ -4,7 +4,7 @@
 
 import { adoptTokenFromAddress, ApiError, follow, forgetToken, getToken, request, setToken } from './api.js';
 import { field, openDialog } from './dialogs.js';
-import { baseName, h, replaceChildren } from './dom.js';
+import { baseName, focusByKey, focusKeyOf, h, replaceChildren } from './dom.js';
 import { recentProjects, rememberProject } from './recentProjects.js';
 import { renderCapabilities } from './views/capabilitiesView.js';
 import { renderInbox } from './views/inboxView.js';
@@ -18,18 +18,21 @@ const VIEWS = {
   inbox: { title: 'Inbox', render: renderInbox },
 };
 
-const main = document.getElementById('main');
-const alerts = document.getElementById('alerts');
-const status = document.getElementById('status');
-const projectForm = document.getElementById('project-form');
-const projectInput = document.getElementById('project-input');
-const projectClear = document.getElementById('project-clear');
-const unreadCount = document.getElementById('unread-count');
+// The page's fixed parts (index.html): they are always there, so their types say so.
+const main = /** @type {HTMLElement} */ (document.getElementById('main'));
+const alerts = /** @type {HTMLElement} */ (document.getElementById('alerts'));
+const status = /** @type {HTMLElement} */ (document.getElementById('status'));
+const projectForm = /** @type {HTMLFormElement} */ (document.getElementById('project-form'));
+const projectInput = /** @type {HTMLInputElement} */ (document.getElementById('project-input'));
+const projectClear = /** @type {HTMLButtonElement} */ (document.getElementById('project-clear'));
+const unreadCount = /** @type {HTMLElement} */ (document.getElementById('unread-count'));
 
 /** What every view is handed: where it is, and how to speak to the owner. */
 const context = {
-  /** The project in view (the server's real path), or null for the global level only. */
+  /** The project in view (the server's real path), or null for the global level only. @type {string | null} */
   project: null,
+  /** @type {number | undefined} */
+  notifyTimer: undefined,
   /** Says that something worked, politely (a status message, not an alert). */
   notify(message) {
     status.textContent = message;
@@ -70,7 +73,7 @@ function showAlert(message) {
   });
   alerts.append(notice);
   // Keep the newest few: an owner who leaves the screen open should not find a wall of old errors.
-  while (alerts.children.length > 4) alerts.firstElementChild.remove();
+  while (alerts.children.length > 4) alerts.firstElementChild?.remove();
 }
 
 function currentView() {
@@ -86,11 +89,11 @@ async function render() {
   const name = currentView();
   const view = VIEWS[name];
   for (const link of document.querySelectorAll('.tabs a')) {
-    if (link.dataset.view === name) link.setAttribute('aria-current', 'page');
+    if (/** @type {HTMLElement} */ (link).dataset.view === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   document.title = `${view.title}${context.project === null ? '' : ` · ${baseName(context.project)}`} · Loadout`;
-  const focusKey = document.activeElement?.closest?.('[data-focus-key]')?.dataset.focusKey ?? null;
+  const focusKey = focusKeyOf(document.activeElement);
   const changedView = shownView !== name;
   shownView = name;
   const container = h('div', { class: `view view-${name}` });
@@ -102,7 +105,7 @@ async function render() {
   }
   if (run !== renderRun) return;
   replaceChildren(main, container);
-  if (focusKey !== null) main.querySelector(`[data-focus-key="${window.CSS.escape(focusKey)}"]`)?.focus();
+  if (focusKey !== null) focusByKey(main, focusKey);
   else if (changedView && document.activeElement === document.body) main.focus({ preventScroll: true });
 }
 
@@ -125,7 +128,7 @@ async function openProject(project) {
     context.project = null;
   } else {
     try {
-      const session = await request('GET', '/api/session', { query: { project: wanted } });
+      const session = await request('GET /api/session', { query: { project: wanted } });
       context.project = typeof session?.project === 'string' ? session.project : wanted;
       rememberProject(context.project);
     } catch (error) {
@@ -167,7 +170,7 @@ function askForToken(reason) {
       setToken(token);
       try {
         // A protected read: answers 401 when the token is wrong, changes nothing.
-        await request('GET', '/api/notifications', { query: { limit: 1 } });
+        await request('GET /api/notifications', { query: { limit: 1 } });
       } catch (error) {
         forgetToken();
         throw error instanceof ApiError && error.status === 401 ? new Error('The server did not accept this token.') : error;
@@ -190,10 +193,10 @@ let inboxStream = null;
 /** Keeps the unread count live, and the inbox view when it is open. */
 function startInboxStream() {
   if (inboxStream !== null || getToken() === null) return;
-  request('GET', '/api/notifications', { query: { unread: 'true', limit: 1000 } })
+  request('GET /api/notifications', { query: { unread: 'true', limit: 1000 } })
     .then((items) => context.setUnread(Array.isArray(items) ? items.length : 0))
     .catch((error) => context.fail('Could not count unread notifications', error));
-  inboxStream = follow('/api/notifications/stream', {
+  inboxStream = follow('/api/notifications/stream', {}, {
     notification: () => {
       context.setUnread(Number(unreadCount.textContent || '0') + 1);
       if (currentView() === 'inbox') void render();

@@ -6,6 +6,17 @@ import { h, uniqueId } from './dom.js';
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
+ * @typedef {object} DialogOptions
+ * @property {string} title
+ * @property {Array<Node | string | null | false>} body
+ * @property {string} [submitLabel]
+ * @property {string} [cancelLabel]
+ * @property {(form: HTMLFormElement) => unknown} [onSubmit]
+ * @property {boolean} [danger]
+ * @property {boolean} [wide]
+ */
+
+/**
  * Opens a modal dialog.
  * - `title`: the heading, also its accessible name
  * - `body`: nodes inside the form
@@ -13,6 +24,9 @@ const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select
  *   error (shown in the dialog, which stays open) or return normally (the dialog closes)
  * - `danger`: styles the primary button as destructive
  * Resolves with true when submitted, false when cancelled.
+ *
+ * @param {DialogOptions} options
+ * @returns {Promise<boolean>}
  */
 export function openDialog({ title, body, submitLabel = 'Save', cancelLabel = 'Cancel', onSubmit = () => undefined, danger = false, wide = false }) {
   const opener = document.activeElement;

@@ -60,3 +60,25 @@ export function baseName(dir) {
   const parts = String(dir).split(/[\\/]+/).filter(Boolean);
   return parts.length === 0 ? String(dir) : parts[parts.length - 1];
 }
+
+/**
+ * The `data-focus-key` of `element` or of its nearest ancestor that has one: what a re-render
+ * gives focus back to.
+ *
+ * @param {Element | null} element
+ * @returns {string | null}
+ */
+export function focusKeyOf(element) {
+  const keyed = /** @type {HTMLElement | null | undefined} */ (element?.closest?.('[data-focus-key]'));
+  return keyed?.dataset.focusKey ?? null;
+}
+
+/**
+ * Focuses the element inside `parent` with that focus key, if it is still there.
+ *
+ * @param {ParentNode} parent
+ * @param {string} key
+ */
+export function focusByKey(parent, key) {
+  /** @type {HTMLElement | null} */ (parent.querySelector(`[data-focus-key="${window.CSS.escape(key)}"]`))?.focus();
+}

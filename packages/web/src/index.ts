@@ -1,2 +1,1 @@
-export * from './webAssetsDir.js';
-export * from './webModule.js';
+export { webAssets, webModule } from './webModule.js';

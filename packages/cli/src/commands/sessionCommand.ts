@@ -1,4 +1,4 @@
-import { SessionLoader } from '@loadout/kernel';
+import { CapabilityKinds, resolveAll, SessionLoader } from '@loadout/kernel';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
 import { formatDiagnostics } from '../format.js';
@@ -26,7 +26,8 @@ export function registerSessionCommand(program: Command, cli: CliContext): void 
           for (const root of json.roots as { dir: string; level: string; plugin: string | null; writable: boolean }[]) {
             lines.push(`  ${root.level.padEnd(7)} ${root.plugin === null ? 'owner' : `plugin ${root.plugin}`}${root.writable ? '' : ' (read-only)'}  ${root.dir}`);
           }
-          for (const key of ['skills', 'affordances', 'notifications', 'servers', 'tasks']) {
+          // Every registered kind, in registration order: a kind added by its package shows up here too.
+          for (const { sessionKey: key } of resolveAll(cli.app(), CapabilityKinds)) {
             const records = (json[key] ?? []) as { id: string; plugin: string | null }[];
             lines.push(`${key} (${records.length}): ${records.map((r) => (r.plugin === null ? r.id : `${r.id} [${r.plugin}]`)).join(', ')}`);
           }

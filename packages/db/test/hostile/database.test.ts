@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DATABASE_FILE, type Database, type Migration, openDatabase } from '../../src/index.js';
+import { type Database, type Migration, openDatabase } from '../../src/index.js';
+import { DATABASE_FILE } from '../../src/Database.js';
 
 /**
  * Hostile data folders: a database that is empty, damaged or open to other users. Each case

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
-import { launchChromium } from '@loadout/web/testing';
+import { launchChromium } from '../web/launchChromium.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { workspaceTree } from '../server/support.js';

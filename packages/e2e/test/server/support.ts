@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createLoadout } from '@loadout/app';
 import { configureJobWorkers, type Job, JobQueue } from '@loadout/jobs';
 import { echoTask, runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
-import { closeKernel, type Places, resolve } from '@loadout/kernel';
+import { closeKernel, createKernel, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { type RunningServer, startServer } from '@loadout/server';
@@ -77,12 +77,13 @@ export class TestServer {
     readonly server: RunningServer,
   ) {}
 
+  /** `modules` replaces the app's module list (`loadoutModules` plus a test's own, say). */
   static async start(
-    options: { tree?: TreeDescription; plugins?: string[]; workers?: number; retryBaseMs?: number } = {},
+    options: { tree?: TreeDescription; plugins?: string[]; workers?: number; retryBaseMs?: number; modules?: readonly LoadoutModule[] } = {},
   ): Promise<TestServer> {
     const home = testdir(options.tree ?? workspaceTree());
     const places = placesIn(home);
-    const container = createTestContainer(places);
+    const container = options.modules === undefined ? createTestContainer(places) : createKernel({ places, watch: true }, options.modules);
     for (const name of options.plugins ?? []) registerPlugin(container, name);
     configureJobWorkers(container, { count: options.workers ?? 2, retryBaseMs: options.retryBaseMs ?? 50, pollMs: 200 });
     const server = await startServer(container, { port: 0, token: TOKEN, log: () => undefined });

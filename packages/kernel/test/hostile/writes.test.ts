@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkWriteInside, ensurePrivateFolder, WriteRefusedError, writeFileInside } from '../../src/index.js';
+import { checkWriteInside, ensurePrivateFolder, WriteRefusedError } from '../../src/index.js';
+import { writeFileInside } from '../../src/writeFileInside.js';
 import { removeTestdirs, testdir } from '../../src/testing/index.js';
 import { fifo, stopFifoWriters } from './support.js';
 

@@ -4,6 +4,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
+export * from './pluginFixtures.js';
+
 /** A real HTTPS git server (git http-backend behind Basic auth) for tests. */
 export interface GitHttpsServer {
   /** `https://<user>:<password>@127.0.0.1:<port>/<repo>`. */

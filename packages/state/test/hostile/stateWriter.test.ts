@@ -5,7 +5,7 @@ import { resolve, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityStateService, CapabilityStateStore } from '../../src/index.js';
-import { closeContainers, openContainer, skillFolder, workspace } from '../stateFixture.js';
+import { closeContainers, openContainer, skillFolder, workspace } from '../../src/testing/stateFixture.js';
 
 /**
  * Hostile requests and files against capability state: names that are not what they seem, a

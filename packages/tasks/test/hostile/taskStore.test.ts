@@ -3,7 +3,8 @@ import path from 'node:path';
 import { contribute, createKernel, PluginSource, resolve, resolvePlaces, SessionLoader, WriteRefusedError } from '@loadout/kernel';
 import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskNameInvalidError, TaskNotFoundError, TaskStore, tasksModule } from '../../src/index.js';
+import { TaskStore, tasksModule } from '../../src/index.js';
+import { TaskNameInvalidError, TaskNotFoundError } from '../../src/TaskErrors.js';
 
 /**
  * Hostile task folders and requests against the task store: links that lead a write elsewhere,

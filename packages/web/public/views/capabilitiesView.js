@@ -4,7 +4,7 @@
 
 import { request, rpc } from '../api.js';
 import { field, openDialog } from '../dialogs.js';
-import { baseName, h, replaceChildren, uniqueId } from '../dom.js';
+import { baseName, focusByKey, focusKeyOf, h, replaceChildren, uniqueId } from '../dom.js';
 import { recentProjects } from '../recentProjects.js';
 
 const KIND_LABELS = {
@@ -15,9 +15,15 @@ const KIND_LABELS = {
   task: 'Tasks',
 };
 
-/** The RPC that moves each movable kind between levels. */
+/**
+ * The RPC that moves each movable kind between levels.
+ * @type {Readonly<Record<string, 'skills.transfer' | 'mcp.transfer'>>}
+ */
 const TRANSFER_METHOD = { skill: 'skills.transfer', server: 'mcp.transfer' };
-/** The RPC that lists every record of a movable kind, descriptions included, on or off. */
+/**
+ * The RPC that lists every record of a movable kind, descriptions included, on or off.
+ * @type {Readonly<Record<string, 'skills.list' | 'mcp.list'>>}
+ */
 const LIST_METHOD = { skill: 'skills.list', server: 'mcp.list' };
 
 /** Why a capability is on or off, in the owner's words, by the substrate that decided it. */
@@ -45,7 +51,7 @@ export async function renderCapabilities(container, context) {
   const project = context.project;
   const [stateAnswer, session, ...lists] = await Promise.all([
     rpc('capability.state', { project }),
-    request('GET', '/api/session', { query: { project } }),
+    request('GET /api/session', { query: { project } }),
     ...Object.values(LIST_METHOD).map((method) => rpc(method, { project })),
   ]);
   const entries = Array.isArray(stateAnswer) ? stateAnswer : (stateAnswer?.capabilities ?? []);
@@ -59,9 +65,9 @@ export async function renderCapabilities(container, context) {
   const scope = project === null ? 'global' : filters.scope;
 
   const rerender = () => {
-    const focusKey = document.activeElement?.closest?.('[data-focus-key]')?.dataset.focusKey ?? null;
+    const focusKey = focusKeyOf(document.activeElement);
     replaceChildren(list, renderKinds());
-    if (focusKey !== null) list.querySelector(`[data-focus-key="${window.CSS.escape(focusKey)}"]`)?.focus();
+    if (focusKey !== null) focusByKey(list, focusKey);
   };
 
   const matches = (entry) => {
@@ -242,19 +248,22 @@ export async function renderCapabilities(container, context) {
   };
 
   // A global end may name the project in view: the state carried is the one this view showed.
+  /** @returns {import('../../types/wire.js').TransferEnd} */
   const endOf = (entry) => (entry.level === 'project' || project !== null ? { level: entry.level, projectPath: project } : { level: 'global' });
 
   /** Moves and says where it landed; throws when the server refuses. */
   const transfer = async (entry, to) => {
-    const answer = await rpc(TRANSFER_METHOD[entry.kind], { id: entry.id, from: endOf(entry), to });
-    const landed = answer?.record ?? {};
-    const landedId = typeof landed.id === 'string' ? landed.id : entry.id;
+    const method = TRANSFER_METHOD[entry.kind];
+    if (method === undefined) throw new Error(`A ${entry.kind} does not move between levels.`);
+    const answer = await rpc(method, { id: entry.id, from: endOf(entry), to });
+    const landed = answer.record;
+    const landedId = typeof landed?.id === 'string' ? landed.id : entry.id;
     const where = to.level === 'global' ? 'Global' : `project ${baseName(to.projectPath)}`;
     const idChanged = landedId.toLowerCase() !== entry.id.toLowerCase();
-    const nameChanged = typeof landed.name === 'string' && landed.name !== entry.name;
+    const nameChanged = typeof landed?.name === 'string' && landed.name !== entry.name;
     const parts = [answer?.moved === false ? `${entry.name} is already there` : `Moved ${entry.name} to ${where}`];
     if (idChanged) parts.push(`"${entry.id}" was taken there, so it landed as "${landedId}"`);
-    if (nameChanged) parts.push(`it is now named "${landed.name}"`);
+    if (nameChanged) parts.push(`it is now named "${landed?.name}"`);
     if (to.level === 'project' && to.projectPath !== project) parts.push('open that project to see it');
     context.notify(`${[parts.join('; '), ...(answer?.warnings ?? [])].join('. ')}.`);
     highlight = `${entry.kind}/${landedId}`;
@@ -294,7 +303,7 @@ export async function renderCapabilities(container, context) {
       ],
       submitLabel: 'Move',
       onSubmit: async (form) => {
-        const picked = typed.value.trim() !== '' ? typed.value.trim() : (form.querySelector(`input[name="${name}"]:checked`)?.value ?? '');
+        const picked = typed.value.trim() !== '' ? typed.value.trim() : (/** @type {HTMLInputElement | null} */ (form.querySelector(`input[name="${name}"]:checked`))?.value ?? '');
         if (picked === '') throw new Error('Choose a project or type its folder.');
         await transfer(entry, { level: 'project', projectPath: picked });
       },
@@ -330,10 +339,10 @@ export async function renderCapabilities(container, context) {
           'fieldset',
           { class: 'scope' },
           h('legend', { text: 'Switches apply to' }),
-          [
+          /** @type {[string, string, string][]} */ ([
             ['project', 'This project', `Write ${baseName(project)}'s own setting`],
             ['global', 'Every project', 'Write the global default: every project without its own setting'],
-          ].map(([value, text, title]) => {
+          ]).map(([value, text, title]) => {
             const input = h('input', { type: 'radio', name: 'switch-scope', value, checked: filters.scope === value, title });
             input.addEventListener('change', () => {
               filters.scope = value;

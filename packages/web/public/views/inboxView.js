@@ -13,7 +13,7 @@ export async function renderInbox(container, context) {
     replaceChildren(container, h('div', { class: 'view-head' }, title, lede), h('div', { class: 'panel empty-state' }, h('p', { text: 'The inbox is read with the server token.' }), button));
     return;
   }
-  const items = await request('GET', '/api/notifications', { query: { limit: 200 } });
+  const items = await request('GET /api/notifications', { query: { limit: 200 } });
   const list = Array.isArray(items) ? items : [];
   const unread = list.filter((item) => !item.read);
   context.setUnread(unread.length);
@@ -21,7 +21,7 @@ export async function renderInbox(container, context) {
   const markAll = h('button', { type: 'button', class: 'button', text: 'Mark all read', disabled: unread.length === 0, dataset: { focusKey: 'mark-all' } });
   markAll.addEventListener('click', async () => {
     try {
-      for (const item of unread) await request('POST', `/api/notifications/${item.id}/read`);
+      for (const item of unread) await request('POST /api/notifications/:id/read', { params: { id: item.id } });
       context.notify(`Marked ${unread.length} read.`);
     } catch (error) {
       context.fail('Could not mark the notifications read', error);
@@ -41,7 +41,7 @@ export async function renderInbox(container, context) {
             const mark = item.read ? null : h('button', { type: 'button', class: 'button quiet small', text: 'Mark read', 'aria-label': `Mark “${item.title}” read`, dataset: { focusKey: `read:${item.id}` } });
             mark?.addEventListener('click', async () => {
               try {
-                await request('POST', `/api/notifications/${item.id}/read`);
+                await request('POST /api/notifications/:id/read', { params: { id: item.id } });
               } catch (error) {
                 context.fail('Could not mark it read', error);
               }

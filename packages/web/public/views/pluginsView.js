@@ -6,11 +6,12 @@ import { confirmAction, field } from '../dialogs.js';
 import { h, relativeTime, replaceChildren, uniqueId } from '../dom.js';
 
 /** An install in progress, kept across re-renders so its progress stays on screen. */
+/** The install in progress, kept across re-renders. @type {{ running: boolean, url: string, startedAt: number, timer: number | null }} */
 const install = { running: false, url: '', startedAt: 0, timer: null };
 
 export async function renderPlugins(container, context) {
   const [plugins, stateAnswer] = await Promise.all([
-    request('GET', '/api/plugins'),
+    request('GET /api/plugins'),
     // The list is useful without the counts: show it, and say why the counts are missing.
     context.hasToken()
       ? rpc('capability.state', { project: context.project }).catch((error) => {
@@ -80,12 +81,12 @@ async function runInstall(context, { url, name, ref }) {
   }, 1000);
   await context.refresh();
   try {
-    const entry = await request('POST', '/api/plugins', { body: { url, ...(name === '' ? {} : { name }), ...(ref === '' ? {} : { ref }) } });
+    const entry = await request('POST /api/plugins', { body: { url, ...(name === '' ? {} : { name }), ...(ref === '' ? {} : { ref }) } });
     context.notify(`Installed ${entry.name} at ${String(entry.commit).slice(0, 7)}. Its capabilities are in the next session.`);
   } catch (error) {
     context.fail(`Could not install ${url}`, error);
   } finally {
-    window.clearInterval(install.timer);
+    window.clearInterval(install.timer ?? undefined);
     Object.assign(install, { running: false, url: '', timer: null });
   }
   await context.refresh();
@@ -95,7 +96,7 @@ function pluginCard(plugin, entries, context) {
   const headingId = uniqueId('plugin');
   const own = entries === null ? null : entries.filter((entry) => entry.plugin === plugin.name);
   const update = action(`Update ${plugin.name}`, 'Update', `update:${plugin.name}`, async () => {
-    const result = await request('POST', `/api/plugins/${encodeURIComponent(plugin.name)}/update`);
+    const result = await request('POST /api/plugins/:name/update', { params: { name: plugin.name } });
     const status = result?.status;
     context.notify(
       status === 'updated'
@@ -110,7 +111,7 @@ function pluginCard(plugin, entries, context) {
     plugin.enabled ? 'Disable' : 'Enable',
     `toggle:${plugin.name}`,
     async () => {
-      await request('POST', `/api/plugins/${encodeURIComponent(plugin.name)}/${plugin.enabled ? 'disable' : 'enable'}`);
+      await request(plugin.enabled ? 'POST /api/plugins/:name/disable' : 'POST /api/plugins/:name/enable', { params: { name: plugin.name } });
       context.notify(plugin.enabled ? `Disabled ${plugin.name}: its capabilities leave new sessions.` : `Enabled ${plugin.name}: its capabilities are back in new sessions.`);
     },
   );
@@ -124,7 +125,7 @@ function pluginCard(plugin, entries, context) {
       ],
       confirmLabel: 'Uninstall',
       onConfirm: async () => {
-        const result = await request('DELETE', `/api/plugins/${encodeURIComponent(plugin.name)}`);
+        const result = await request('DELETE /api/plugins/:name', { params: { name: plugin.name } });
         const warnings = result?.warnings ?? [];
         context.notify(`Uninstalled ${plugin.name}.${warnings.length === 0 ? '' : ` ${warnings.join(' ')}`}`);
       },

@@ -7,20 +7,26 @@ import { baseName, h, relativeTime, replaceChildren, uniqueId } from '../dom.js'
 
 const STATUS_LABELS = { waiting: 'waiting', queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', skipped: 'skipped' };
 
-/** The run panel survives re-renders: a run keeps streaming while the list refreshes. */
+/**
+ * The run panel survives re-renders: a run keeps streaming while the list refreshes.
+ * @type {{
+ *   task: import('../../types/wire.js').TaskRecord | null, job: number | null, stream: { close(): void } | null,
+ *   output: string, stderr: string, status: import('../../types/wire.js').JobStatus | null,
+ *   exitCode: number | null, error: string | null, inputText: string,
+ * }}
+ */
 const panel = { task: null, job: null, stream: null, output: '', stderr: '', status: null, exitCode: null, error: null, inputText: '{}' };
 
 export async function renderTasks(container, context) {
   const project = context.project;
   const [tasks, jobs] = await Promise.all([
-    request('GET', '/api/tasks', { query: { project } }),
-    context.hasToken() ? request('GET', '/api/jobs', { query: { limit: 200 } }) : Promise.resolve(null),
+    request('GET /api/tasks', { query: { project } }),
+    context.hasToken() ? request('GET /api/jobs', { query: { limit: 200 } }) : Promise.resolve(null),
   ]);
   const taskList = Array.isArray(tasks) ? tasks : [];
   const jobList = Array.isArray(jobs) ? jobs : [];
-  if (panel.task !== null) {
-    panel.task = taskList.find((task) => task.dirName === panel.task.dirName) ?? panel.task;
-  }
+  const shown = panel.task;
+  if (shown !== null) panel.task = taskList.find((task) => task.dirName === shown.dirName) ?? shown;
 
   const newButton = h('button', { type: 'button', class: 'button primary', text: 'New task…', dataset: { focusKey: 'new-task' } });
   newButton.addEventListener('click', () => void editTask(context, null));
@@ -178,7 +184,7 @@ async function startRun(context, task, inputText) {
     return;
   }
   try {
-    const answer = await request('POST', `/api/tasks/${encodeURIComponent(task.dirName)}/runs`, { body: { input, project: context.project } });
+    const answer = await request('POST /api/tasks/:dirName/runs', { params: { dirName: task.dirName }, body: { input, project: context.project } });
     panel.stream?.close();
     Object.assign(panel, { job: answer.job.id, status: answer.job.status, output: '', stderr: '', exitCode: null, error: null });
     context.notify(`Started ${task.name} as job #${answer.job.id}.`);
@@ -201,7 +207,8 @@ function followJob(context, id) {
     }
   };
   panel.stream = follow(
-    `/api/jobs/${id}/stream`,
+    '/api/jobs/:id/stream',
+    { id },
     {
       status: (data) => {
         panel.status = data.status;
@@ -225,7 +232,7 @@ function followJob(context, id) {
 
 async function showJob(context, id) {
   try {
-    const job = await request('GET', `/api/jobs/${id}`);
+    const job = await request('GET /api/jobs/:id', { params: { id } });
     panel.stream?.close();
     Object.assign(panel, { job: job.id, status: job.status, output: job.output ?? '', stderr: job.stderr ?? '', exitCode: job.exitCode, error: job.error ?? null, stream: null });
     if (job.status === 'running' || job.status === 'queued') {
@@ -305,7 +312,7 @@ async function editTask(context, task) {
     ],
     onSubmit: async () => {
       if (creating) {
-        const created = await request('POST', '/api/tasks', {
+        const created = await request('POST /api/tasks', {
           query: { project: context.project },
           body: {
             dirName: dirName.value.trim(),
@@ -328,7 +335,7 @@ async function editTask(context, task) {
       }
       if (body.value.trim() !== '') patch.body = body.value;
       if (Object.keys(patch).length === 0) throw new Error('Nothing changed.');
-      await request('PUT', `/api/tasks/${encodeURIComponent(task.dirName)}`, { query: { project: context.project }, body: patch });
+      await request('PUT /api/tasks/:dirName', { params: { dirName: task.dirName }, query: { project: context.project }, body: patch });
       context.notify(`Saved ${patch.name ?? task.name}.`);
     },
   });
@@ -341,7 +348,7 @@ async function deleteTask(context, task) {
     message: [h('p', {}, 'The folder ', h('code', { text: `tasks/${task.dirName}` }), ` is removed from ${task.level === 'project' ? 'the project' : 'your capabilities repository'}. Its past runs stay in the list.`)],
     confirmLabel: 'Delete task',
     onConfirm: async () => {
-      await request('DELETE', `/api/tasks/${encodeURIComponent(task.dirName)}`, { query: { project: context.project } });
+      await request('DELETE /api/tasks/:dirName', { params: { dirName: task.dirName }, query: { project: context.project } });
       if (panel.task?.dirName === task.dirName) {
         panel.stream?.close();
         Object.assign(panel, { task: null, job: null, stream: null });

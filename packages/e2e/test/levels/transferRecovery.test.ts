@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, writeTree } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TransferStep } from '../../src/index.js';
-import { closeLevels, levelsWorkspace, openLevels, runLoadout, skillText } from '../levelsFixture.js';
+import type { TransferStep } from '@loadout/levels';
+import { closeLevels, levelsWorkspace, openLevels, skillText } from '@loadout/levels/testing';
+import { runLoadout } from './runLoadout.js';
 
 /**
  * A killed transfer, then the owner tidying up by hand before the next one: the recovery must

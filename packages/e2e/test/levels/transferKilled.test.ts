@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeTestdirs, type TreeDescription, writeTree } from '@loadout/kernel/testing';
+import { rewriteMarkdownName, type TransferStep } from '@loadout/levels';
+import { closeLevels, levelsWorkspace, openLevels, skillText, snapshot } from '@loadout/levels/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rewriteMarkdownName, type TransferStep } from '../src/index.js';
-import { closeLevels, levelsWorkspace, openLevels, runLoadout, skillText, snapshot } from './levelsFixture.js';
+import { runLoadout } from './runLoadout.js';
 
 const shmDirs: string[] = [];
 afterEach(() => {

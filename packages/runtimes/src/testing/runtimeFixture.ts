@@ -8,7 +8,8 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
-import { type RuntimeEnvironment, RuntimeEnvironment as RuntimeEnvironmentToken, runtimeEnvironmentFrom, runtimesModule } from '../src/index.js';
+import { runtimesModule } from '../index.js';
+import { type RuntimeEnvironment, RuntimeEnvironment as RuntimeEnvironmentToken, runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 
 /**
  * A machine in a temp folder: a home folder (standing in for `~`, with the runtimes' folders under

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeContainers, installPlugin, openContainer, skillFolder, workspace, type Workspace } from './stateFixture.js';
+import { closeContainers, installPlugin, openContainer, skillFolder, workspace, type Workspace } from '@loadout/state/testing';
 
-const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const CLI = CLI_ENTRY;
 
 interface CliRun {
   readonly code: number | null;

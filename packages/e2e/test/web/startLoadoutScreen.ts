@@ -1,13 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { CLI_ENTRY } from '@loadout/cli/testing';
 import { gitRepo, testdir } from '@loadout/kernel/testing';
 import type { BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../src/testing/index.js';
+import { launchChromium } from './launchChromium.js';
 
-const REPO = path.resolve(import.meta.dirname, '../../..');
-/** The built command line: the browser tests drive the real `loadout serve`, as an owner runs it. */
-export const CLI_MAIN = path.join(REPO, 'packages/cli/dist/main.js');
+const REPO = path.resolve(import.meta.dirname, '../../../..');
 /** The notification catalogue core ships: it declares the task-run events the inbox shows. */
 const RUN_CATALOGUE = path.join(REPO, 'capabilities/notifications/loadout-runs.json');
 export const TOKEN = 'screen-test-token-0123456789';
@@ -47,7 +46,7 @@ export interface LoadoutScreen {
  * process on a free port, and a fresh Chromium profile.
  */
 export async function startLoadoutScreen(options: { installPlugin?: boolean; viewport?: { width: number; height: number } } = {}): Promise<LoadoutScreen> {
-  if (!fs.existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`pnpm build\` before the browser tests`);
+  if (!fs.existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run \`pnpm build\` before the browser tests`);
   const root = testdir();
   const home = path.join(root, 'home');
   const capabilities = path.join(home, 'capabilities');
@@ -99,7 +98,7 @@ export async function startLoadoutScreen(options: { installPlugin?: boolean; vie
     LOADOUT_DATA_DIR: path.join(home, '.loadout'),
     LOADOUT_TOKEN: TOKEN,
   };
-  const loadout = (...args: string[]): string => execFileSync(process.execPath, [CLI_MAIN, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+  const loadout = (...args: string[]): string => execFileSync(process.execPath, [CLI_ENTRY, ...args], { env, encoding: 'utf8', timeout: 60_000 });
   if (options.installPlugin === true) loadout('plugins', 'install', pluginUrl, '--json');
 
   const server = await spawnServer(env);
@@ -148,7 +147,7 @@ function doc(fields: { name: string; description: string }, extra = ''): string 
 
 /** `loadout serve --port 0 --json`: resolves once it printed where it listens. */
 async function spawnServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI_MAIN, 'serve', '--port', '0', '--workers', '2', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_ENTRY, 'serve', '--port', '0', '--workers', '2', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -1,7 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Database, dbModule } from '@loadout/db';
 import { createKernel, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
@@ -10,7 +8,8 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { CapabilityStateStore, stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
-import { CapabilityLevels, KILL_AFTER_STEP_ENV, levelsModule, MoveFileSystem, nodeMoveFileSystem, type TransferStep } from '../src/index.js';
+import { CapabilityLevels, levelsModule } from '../index.js';
+import { MoveFileSystem, nodeMoveFileSystem } from '../MoveFileSystem.js';
 
 /** A workspace in a temp folder: the owner's capabilities, two projects, plugins and a data folder. */
 export interface LevelsWorkspace {
@@ -38,24 +37,6 @@ export function levelsWorkspace(description: LevelsWorkspaceDescription = {}): L
     project: path.join(home, 'project'),
     other: path.join(home, 'other'),
   };
-}
-
-/** The built command line (`pnpm build` first): a move's kill switch works only in a real process. */
-const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
-
-/** Runs the built `loadout` in the workspace; with `killAfter`, a move SIGKILLs itself after that step. */
-export function runLoadout(ws: LevelsWorkspace, args: readonly string[], killAfter?: TransferStep) {
-  return spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      LOADOUT_HOME: ws.places.home,
-      LOADOUT_CAPABILITIES_DIR: ws.places.capabilitiesDir,
-      LOADOUT_DATA_DIR: ws.places.dataDir,
-      ...(killAfter === undefined ? {} : { [KILL_AFTER_STEP_ENV]: killAfter }),
-    },
-  });
 }
 
 const opened: DependencyContainer[] = [];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { git, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../src/testing/index.js';
+import { runCli } from '@loadout/cli/testing';
 
 afterEach(removeTestdirs);
 
@@ -30,7 +30,7 @@ function workspace(capabilities: Parameters<typeof gitRepo>[1] = {}) {
 
 describe('loadout session and tasks, end to end', () => {
   it('shows the shipped capabilities of a fresh clone', () => {
-    const repo = path.resolve(import.meta.dirname, '../../..');
+    const repo = path.resolve(import.meta.dirname, '../../../..');
     const home = testdir({});
     const run = runCli(home, ['session', '--json'], { LOADOUT_HOME: repo, LOADOUT_DATA_DIR: path.join(home, 'data') });
     expect(run.status).toBe(0);
@@ -116,6 +116,14 @@ describe('loadout session and tasks, end to end', () => {
     ]);
     expect(run.stdout).not.toContain('must not be read');
     expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it('prints a line per registered kind without --json', () => {
+    const home = workspace({ tasks: { keep: task('Keep') }, skills: { good: { 'SKILL.md': skillMarkdown({ name: 'good', description: 'A good skill' }) } } });
+    const run = runCli(home, ['session']);
+    expect(run.status).toBe(0);
+    const kindLines = run.stdout.split('\n').filter((line) => /^[a-z]+ \(\d+\):/.test(line));
+    expect(kindLines).toEqual(['skills (1): good', 'affordances (0): ', 'notifications (0): ', 'servers (0): ', 'tasks (1): keep']);
   });
 
   it('prints exactly one JSON document with --json, and a usage error exits 2', () => {

@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_MANIFEST_FILE } from '../src/index.js';
-import { machine, type Machine, serverDocument } from './runtimeFixture.js';
+import { machine, type Machine, serverDocument } from '@loadout/runtimes/testing';
 
-const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const CLI = CLI_ENTRY;
 
 beforeAll(() => {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`pnpm build\` first`);
@@ -53,7 +52,7 @@ describe('an apply killed at any moment', () => {
     const claudeFile = path.join(m.home, '.claude', '.claude.json');
     const codexFile = path.join(m.home, '.codex', 'config.toml');
     const args = ['apply', '--runtime', 'claude-code', '--runtime', 'codex', '--json'];
-    const manifest = path.join(m.places.dataDir, MCP_MANIFEST_FILE);
+    const manifest = path.join(m.places.dataDir, 'runtimes', 'mcp-manifest.json');
     const read = (file: string): string => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
     let killed = 0;
     for (let round = 0; round < 12; round += 1) {

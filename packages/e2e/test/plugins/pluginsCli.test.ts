@@ -2,12 +2,12 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { CLI_ENTRY } from '@loadout/cli/testing';
 import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { gitHome, startGitHttpsServer } from '../src/testing/index.js';
-import { pluginRepo, type SessionJson } from './pluginFixtures.js';
+import { gitHome, pluginRepo, type SessionJson, startGitHttpsServer } from '@loadout/plugins/testing';
 
-const CLI = path.resolve(import.meta.dirname, '../../cli/dist/main.js');
+const CLI = CLI_ENTRY;
 const run = promisify(execFile);
 const closers: (() => Promise<void>)[] = [];
 

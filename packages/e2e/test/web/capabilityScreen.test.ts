@@ -3,13 +3,18 @@ import path from 'node:path';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Box, compareScreenshot } from './compareScreenshot.js';
 import { type LoadoutScreen, PLUGIN_NAME, startLoadoutScreen, TOKEN } from './startLoadoutScreen.js';
 
 // The capability screen in Debian's Chromium against the real `loadout serve` over a real
 // workspace: the owner's capabilities as a git repository, a project with its own `.agents/`, and
 // a plugin installed from a local git repository.
 
-const SCREENS = path.resolve(import.meta.dirname, '../../../docs/screens');
+const REPO = path.resolve(import.meta.dirname, '../../../..');
+/** The README's pictures, the baseline the screen is compared with. */
+const SCREENS = path.join(REPO, 'docs/screens');
+/** Where a run's own screenshots go (ignored by git). */
+const SHOTS = path.join(REPO, 'test-results/screens');
 
 let screen: LoadoutScreen | null = null;
 
@@ -286,18 +291,31 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     }
   });
 
-  it('saves screenshots of the main views for the README', async () => {
+  it('draws the main views as the README pictures show them', async () => {
     const { page, project, home, open, loadout } = await start({ installPlugin: true });
-    fs.mkdirSync(SCREENS, { recursive: true });
+    const shots: { name: string; ignore: Box[] }[] = [];
+    /** Saves the page to test-results/screens; `volatile` holds what differs on every run by design. */
+    async function shoot(name: string, volatile: string[] = []): Promise<void> {
+      const ignore: Box[] = [];
+      for (const selector of ['#project-input', ...volatile]) {
+        for (const element of await page.locator(selector).all()) {
+          const box = await element.boundingBox();
+          if (box !== null) ignore.push(box);
+        }
+      }
+      await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+      shots.push({ name, ignore });
+    }
+    fs.mkdirSync(SHOTS, { recursive: true });
     // Some history to show: a finished run (which also fills the inbox) and a switched-off skill.
     loadout('capability', 'set', 'skill/review', '--disable', '--project', project);
     await open({ project });
     await page.locator('section.kind[data-kind="skill"]').waitFor();
-    await page.screenshot({ path: path.join(SCREENS, 'capabilities.png') });
+    await shoot('capabilities', ['.view-capabilities .lede']);
 
     await rows(page, 'skill', 'global').filter({ hasText: 'Read, fill and merge' }).getByRole('button', { name: 'Move pdf to a project' }).click();
     await page.getByRole('dialog').waitFor();
-    await page.screenshot({ path: path.join(SCREENS, 'move-to-project.png') });
+    await shoot('move-to-project', ['.view-capabilities .lede', 'dialog .choice-path']);
     await page.keyboard.press('Escape');
 
     await goTo(page, 'Tasks');
@@ -308,22 +326,35 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     await page.locator('#run-panel').getByRole('button', { name: 'Run', exact: true }).click();
     await page.locator('#run-status .badge', { hasText: 'succeeded' }).waitFor();
     await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(SCREENS, 'tasks.png') });
+    await shoot('tasks', ['#run-input']);
 
     await goTo(page, 'Plugins');
     await page.locator('li.card').first().waitFor();
-    await page.screenshot({ path: path.join(SCREENS, 'plugins.png') });
+    await shoot('plugins', ['li.card .facts dd:nth-of-type(-n+3)']);
 
     await goTo(page, 'Inbox');
     await page.locator('li.notification').first().waitFor();
-    await page.screenshot({ path: path.join(SCREENS, 'inbox.png') });
+    await shoot('inbox');
 
     await page.setViewportSize({ width: 375, height: 812 });
     await goTo(page, 'Capabilities');
     await page.locator('section.kind[data-kind="skill"]').waitFor();
-    await page.screenshot({ path: path.join(SCREENS, 'capabilities-phone.png') });
-    for (const name of ['capabilities', 'move-to-project', 'tasks', 'plugins', 'inbox', 'capabilities-phone']) {
-      expect(fs.statSync(path.join(SCREENS, `${name}.png`)).size).toBeGreaterThan(10_000);
+    await shoot('capabilities-phone', ['.view-capabilities .lede']);
+
+    for (const { name, ignore } of shots) {
+      const actual = fs.readFileSync(path.join(SHOTS, `${name}.png`));
+      expect(actual.length, name).toBeGreaterThan(10_000);
+      // `pnpm screens` makes these the README's pictures; every other run compares with them.
+      if (process.env.LOADOUT_UPDATE_SCREENS === '1') {
+        fs.copyFileSync(path.join(SHOTS, `${name}.png`), path.join(SCREENS, `${name}.png`));
+        continue;
+      }
+      const comparison = compareScreenshot(actual, fs.readFileSync(path.join(SCREENS, `${name}.png`)), ignore);
+      if (!comparison.matches && comparison.sameSize) fs.writeFileSync(path.join(SHOTS, `${name}.diff.png`), comparison.diff);
+      expect(
+        { name, sameSize: comparison.sameSize, matches: comparison.matches },
+        `${name}: ${comparison.differentPixels} pixels differ from docs/screens/${name}.png (see test-results/screens/${name}.diff.png; \`pnpm screens\` redraws the pictures when the change is meant)`,
+      ).toEqual({ name, sameSize: true, matches: true });
     }
   });
 });

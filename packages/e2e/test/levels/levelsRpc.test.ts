@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LevelsWorkspace, levelsWorkspace, skillText } from './levelsFixture.js';
+import { type LevelsWorkspace, levelsWorkspace, skillText } from '@loadout/levels/testing';
 
-const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const CLI = CLI_ENTRY;
 const TOKEN = 'levels-rpc-test-token';
 const servers: ChildProcess[] = [];
 

@@ -8,7 +8,7 @@ import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { skillsModule } from '@loadout/skills';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
-import { stateModule } from '../src/index.js';
+import { stateModule } from '../index.js';
 
 /** A workspace in a temp folder: the owner's capabilities, one project, plugins, a data folder. */
 export interface Workspace {
