@@ -51,7 +51,10 @@ function readLayout(options: ReadPluginOptions): PluginReading {
   const { places, definition } = options;
   const plugin = places.plugin;
   if (pathInside(places.root, '.').type !== 'folder') {
-    return rejected('loadout', null, plugin, places.root, `its folder ${places.root} is missing`);
+    // The session loader reports a missing plugin folder (PLUGIN_FOLDER_MISSING) for every root;
+    // saying it again here would give the owner two diagnostics for one fact.
+    const missing = rejected('loadout', null, plugin, places.root, `its folder ${places.root} is missing`);
+    return { ...missing, layout: { ...missing.layout, diagnostics: [] } };
   }
   const wholeDefinition = definition !== null && !definition.strict;
   const manifest: PluginManifest = wholeDefinition ? { format: 'loadout', file: null, others: [] } : findPluginManifest(places.root);
