@@ -45,6 +45,7 @@ export interface RunOptions {
 
 /** Runs the built `loadout <args>` in a workspace, with nothing of the caller's environment. */
 export function loadout(home: string, args: readonly string[], options: RunOptions = {}): Run {
+  if (options.user !== undefined && options.user !== null) letOthersReach(CLI_ENTRY);
   const result = spawnSync(process.execPath, [CLI_ENTRY, ...args], {
     cwd: home,
     encoding: 'utf8',
@@ -168,6 +169,19 @@ export function unreadableTo(home: string, target: string): { user: { uid: numbe
   }
   fs.chmodSync(target, 0);
   return { user: null, restore: () => fs.chmodSync(target, mode) };
+}
+
+/**
+ * Gives others search permission (x, never read) on each folder above `file` that lacks it, so
+ * `nobody` can run the built CLI from a checkout made in a private folder (`mktemp -d` is 0700).
+ * Left in place: other test files may be running as `nobody` at the same moment.
+ */
+function letOthersReach(file: string): void {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const mode = fs.statSync(dir).mode & 0o777;
+    if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001);
+    if (path.dirname(dir) === dir) return;
+  }
 }
 
 function chownTree(dir: string, uid: number, gid: number): void {
