@@ -2,6 +2,73 @@ import fs from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { OperationFailedError } from './LoadoutError.js';
+import { isProcessAlive, processStartTime } from './processIdentity.js';
+
+/** The file inside a lock folder that names the process holding it: `<pid> <start time>`. */
+const HOLDER_FILE = 'holder';
+
+/**
+ * The file system proper-lockfile works through, except that removing a lock folder removes the
+ * holder file in it too (proper-lockfile removes the folder with `rmdir`, which needs it empty).
+ */
+const lockFs = {
+  ...fs,
+  rmdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
+    fs.rm(path.join(dir, HOLDER_FILE), { force: true }, () => fs.rmdir(dir, callback));
+  },
+  rmdirSync: (dir: string): void => {
+    fs.rmSync(path.join(dir, HOLDER_FILE), { force: true });
+    fs.rmdirSync(dir);
+  },
+};
+
+/** Who holds a lock folder, as its holder file says; null when it names nobody (yet). */
+interface LockHolder {
+  readonly pid: number;
+  readonly start: string | null;
+  readonly text: string;
+}
+
+function readHolder(lockDir: string): LockHolder | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(lockDir, HOLDER_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  const [pidText, start] = text.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  return { pid, start: start === undefined || start === '' ? null : start, text };
+}
+
+/** Whether the process a holder file names is still the one running under that pid. */
+function holderIsAlive(holder: LockHolder): boolean {
+  if (!isProcessAlive(holder.pid)) return false;
+  return holder.start === null || processStartTime(holder.pid) === holder.start;
+}
+
+/**
+ * Removes a lock folder whose holder is gone. The folder is first renamed aside, then removed only
+ * if it still names that dead holder, so a lock another process took in between is put back.
+ */
+function removeDeadLock(lockDir: string, dead: LockHolder): void {
+  const aside = `${lockDir}.dead-${process.pid}-${Date.now()}`;
+  try {
+    fs.renameSync(lockDir, aside);
+  } catch {
+    return;
+  }
+  if (readHolder(aside)?.text === dead.text) {
+    fs.rmSync(aside, { recursive: true, force: true });
+    return;
+  }
+  try {
+    fs.renameSync(aside, lockDir);
+  } catch {
+    // A third process locked it meanwhile; the renamed lock's holder loses it as compromised.
+  }
+}
 
 /** How long to wait for a lock another process holds: `retries` attempts, backing off. */
 export interface FileLockRetries {
@@ -43,15 +110,22 @@ export interface FileLock {
 
 /**
  * A lock that could not be taken or was lost. `code` says which: `FILE_LOCK_BUSY` (another
- * process held it for longer than the caller waits), `FILE_LOCK_FAILED` (the lock folder could not
- * be made), `FILE_LOCK_COMPROMISED` (lost while the work ran). `cause` is proper-lockfile's error.
+ * process, still running, held it for longer than the caller waits; `holder` is its pid),
+ * `FILE_LOCK_FAILED` (the lock folder could not be made), `FILE_LOCK_COMPROMISED` (lost while the
+ * work ran). `cause` is proper-lockfile's error.
  */
-export class FileLockError extends OperationFailedError {}
+export class FileLockError extends OperationFailedError {
+  /** The pid of the process holding the lock, when it is known (`FILE_LOCK_BUSY`). */
+  holder: number | null = null;
+}
 
 /**
  * Takes the inter-process lock of `target` (proper-lockfile's `<target>.lock` folder, refreshed
- * while held), creating the folder that holds it. For a lock held as long as a process runs; a
- * piece of work that takes a lock and gives it up uses {@link withFileLock}.
+ * while held, with a `holder` file naming this process), creating the folder that holds it. A
+ * lock whose holder process is gone (killed before it could give the lock up) is taken over at
+ * once; one left without a holder file counts as stale once it is `stale` milliseconds old. For a
+ * lock held as long as a process runs; a piece of work that takes a lock and gives it up uses
+ * {@link withFileLock}.
  *
  * @example
  * const lock = await acquireFileLock(path.join(dataDir, 'server'), { stale: 5000, update: 1000, onCompromised: stop });
@@ -61,27 +135,51 @@ export class FileLockError extends OperationFailedError {}
 export async function acquireFileLock(target: string, options: FileLockOptions = {}): Promise<FileLock> {
   let compromised: Error | null = null;
   let release: () => Promise<void>;
-  try {
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    release = await lockfile.lock(target, {
+  const lockDir = `${target}.lock`;
+  const take = (retries: FileLockRetries | undefined): Promise<() => Promise<void>> =>
+    lockfile.lock(target, {
       realpath: false,
+      fs: lockFs,
       ...(options.stale === undefined ? {} : { stale: options.stale }),
       ...(options.update === undefined ? {} : { update: options.update }),
-      ...(options.retries === undefined ? {} : { retries: { ...options.retries } }),
+      ...(retries === undefined ? {} : { retries: { ...retries } }),
       // proper-lockfile's default throws from a timer, which would end the process.
       onCompromised: (error) => {
         compromised = error;
         options.onCompromised?.(error);
       },
     });
+  try {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    try {
+      release = await take(undefined);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      // A lock whose holder is known to be gone is stale now, whatever its age.
+      const holder = readHolder(lockDir);
+      if (holder !== null && !holderIsAlive(holder)) removeDeadLock(lockDir, holder);
+      release = await take(options.retries);
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new FileLockError('FILE_LOCK_BUSY', `${target} is locked by another process`, { cause: error });
+      const holder = readHolder(lockDir);
+      const busy = new FileLockError(
+        'FILE_LOCK_BUSY',
+        `${target} is locked by ${holder === null ? 'another process' : `process ${holder.pid}, still running`}`,
+        { cause: error },
+      );
+      busy.holder = holder?.pid ?? null;
+      throw busy;
     }
     throw new FileLockError('FILE_LOCK_FAILED', `cannot lock ${target}: ${(error as Error).message}`, { cause: error });
   }
+  try {
+    fs.writeFileSync(path.join(lockDir, HOLDER_FILE), `${process.pid} ${processStartTime(process.pid) ?? ''}\n`);
+  } catch {
+    // Without a holder file the lock is still whole; a waiter falls back to its age.
+  }
   return {
-    path: `${target}.lock`,
+    path: lockDir,
     get compromised() {
       return compromised;
     },

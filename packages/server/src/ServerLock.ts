@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, isProcessAlive, narrowMode, PRIVATE_FILE_MODE, processStartTime } from '@loadout/kernel';
+import { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, narrowMode, PRIVATE_FILE_MODE, processStartTime } from '@loadout/kernel';
 import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
 /** Held while a server owns a data folder. */
@@ -17,7 +17,8 @@ const STALE_MS = 5000;
 /**
  * Takes the data folder's server lock: one server per data folder, because a server treats every
  * job marked running as left behind by a dead one. A lock whose holder is alive is refused at
- * once; a lock left by a killed server is taken over once it is stale (a few seconds).
+ * once; a lock left by a killed server is taken over at once (the kernel's lock knows its holder),
+ * or, when it names no holder (a lock of an older Loadout), once it is stale (a few seconds).
  *
  * @param onLost called if the lock is lost while held (its file was removed or replaced); the
  * server must stop then, since another may have started.
@@ -30,9 +31,9 @@ export async function acquireServerLock(dataDir: string, onLost: (error: Error) 
     lock = await acquireFileLock(target, options);
   } catch (error) {
     if (!isBusy(error)) throw lockFailed(dataDir, error);
-    if (holderIsAlive(dataDir)) throw new ServerAlreadyRunningError(dataDir);
+    if ((error as FileLockError).holder !== null) throw new ServerAlreadyRunningError(dataDir);
     try {
-      // The holder is gone but its lock is not stale yet: wait until it is.
+      // A lock that names no holder: wait until it is stale.
       lock = await acquireFileLock(target, { ...options, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500, randomize: false } });
     } catch (again) {
       if (isBusy(again)) throw new ServerAlreadyRunningError(dataDir);
@@ -52,21 +53,6 @@ export async function acquireServerLock(dataDir: string, onLost: (error: Error) 
 
 function isBusy(error: unknown): boolean {
   return error instanceof FileLockError && error.code === 'FILE_LOCK_BUSY';
-}
-
-/** Whether the process named in the pid file (written by the lock's holder) is still running. */
-function holderIsAlive(dataDir: string): boolean {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dataDir, PID_FILE), 'utf8');
-  } catch {
-    return false;
-  }
-  const [pidText, start] = text.trim().split(' ');
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (!isProcessAlive(pid)) return false;
-  return start === undefined || start === '' || processStartTime(pid) === start;
 }
 
 function lockFailed(dataDir: string, error: unknown): ServerStartError {
