@@ -18,8 +18,11 @@ export interface PhysicalRoot {
   readonly readers: string[];
   /** The judged runtimes that write Loadout's skills into it. */
   readonly writers: string[];
-  /** Which of Loadout's skills it holds: the first writer's choice. */
-  readonly target: WriteTarget | null;
+  /**
+   * Which of Loadout's skills it holds: the project's, the user's, or both when one folder is a
+   * project root and a user root at once (a project that is the home folder).
+   */
+  readonly targets: ReadonlySet<WriteTarget>;
   /** Whether the folder is one of Loadout's own roots' `skills/` (read in place, never written). */
   readonly isLoadoutRoot: boolean;
   /** How deep the deepest reader looks. */
@@ -49,17 +52,17 @@ export function collectPhysicalRoots(
   runtimes: readonly { adapter: RuntimeAdapter; judged: boolean; roots: readonly DiscoveryRoot[] }[],
   loadoutSkillFolders: ReadonlySet<string>,
 ): { byRuntime: RuntimeRoots[]; roots: PhysicalRoot[] } {
-  const drafts = new Map<string, { dir: string; readers: string[]; writers: string[]; target: WriteTarget | null; depth: number; scope: DiscoveryRoot['scope'] }>();
+  const drafts = new Map<string, { dir: string; readers: string[]; writers: string[]; targets: Set<WriteTarget>; depth: number; scope: DiscoveryRoot['scope'] }>();
   const keysByRuntime = runtimes.map(({ adapter, judged, roots }) =>
     roots.map((root) => {
       const key = physicalPath(root.dir);
-      const draft = drafts.get(key) ?? { dir: root.dir, readers: [], writers: [], target: null, depth: 0, scope: root.scope };
+      const draft = drafts.get(key) ?? { dir: root.dir, readers: [], writers: [], targets: new Set<WriteTarget>(), depth: 0, scope: root.scope };
       drafts.set(key, draft);
       if (!draft.readers.includes(adapter.name)) draft.readers.push(adapter.name);
       draft.depth = Math.max(draft.depth, root.depth);
-      if (judged && root.writes !== null && !draft.writers.includes(adapter.name)) {
-        draft.writers.push(adapter.name);
-        draft.target ??= root.writes;
+      if (judged && root.writes !== null) {
+        if (!draft.writers.includes(adapter.name)) draft.writers.push(adapter.name);
+        draft.targets.add(root.writes);
       }
       return key;
     }),
@@ -84,7 +87,7 @@ export function collectPhysicalRoots(
       dir: draft.dir,
       readers: draft.readers,
       writers: draft.writers,
-      target: draft.target,
+      targets: draft.targets,
       isLoadoutRoot: loadoutSkillFolders.has(key),
       depth: draft.depth,
       contents,

@@ -11,7 +11,7 @@ import type { BridgeRequest } from './mcp/planServers.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
 import type { ChangeReport, ManagedKind, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
-import { RuntimeTrash, type SkillTrashEntry, type TrashEntry } from './RuntimeTrash.js';
+import { type DamagedTrashEntry, RuntimeTrash, type SkillTrashEntry, type TrashEntry } from './RuntimeTrash.js';
 import { readSkillBundle, writeBundle } from './SkillBundle.js';
 
 /** How `apply` runs: for real, printing the plan, or comparing the folders with the plan. */
@@ -55,6 +55,12 @@ export interface ApplyResult extends PlanReport {
   readonly retired: readonly RetiredReport[];
 }
 
+/** What `apply restore` lists. */
+export interface RetiredListing {
+  readonly retired: readonly RetiredReport[];
+  readonly damaged: readonly DamagedTrashEntry[];
+}
+
 /**
  * Writes a session's skills into agent runtimes: plans (see {@link RuntimePlanner}) and executes the
  * plan under an inter-process lock, or only reports it. Also lists and restores retired skills.
@@ -65,8 +71,11 @@ export interface ApplyResult extends PlanReport {
  */
 export interface RuntimeApplier {
   apply(options?: ApplyOptions): Promise<ApplyResult>;
-  /** Retired skills and server entries in the trash, newest first. */
-  listRetired(): RetiredReport[];
+  /**
+   * Retired skills and server entries in the trash, newest first, and the trash entries that
+   * cannot be read (with what is wrong with each), which restore refuses.
+   */
+  listRetired(): RetiredListing;
   /** Puts a retired skill or server entry back where it was, managed again. Never overwrites. */
   restore(id: string): Promise<{ restored: RetiredReport }>;
 }
@@ -100,8 +109,9 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     });
   }
 
-  listRetired(): RetiredReport[] {
-    return new RuntimeTrash(this.places.dataDir).list().map((entry) => this.retiredReport(entry));
+  listRetired(): RetiredListing {
+    const trash = new RuntimeTrash(this.places.dataDir);
+    return { retired: trash.list().map((entry) => this.retiredReport(entry)), damaged: trash.damaged() };
   }
 
   async restore(id: string): Promise<{ restored: RetiredReport }> {

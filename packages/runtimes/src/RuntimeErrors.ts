@@ -21,6 +21,13 @@ export class TrashEntryNotFoundError extends NotFoundError {
   }
 }
 
+/** A trash entry whose `entry.json` cannot be used: it is listed with its problem, never restored blindly. */
+export class TrashEntryDamagedError extends ConflictError {
+  constructor(id: string, problem: string) {
+    super('TRASH_ENTRY_DAMAGED', `the trash entry "${id.slice(0, 100)}" is damaged: ${problem}; its files are kept as they are`);
+  }
+}
+
 /** Something sits where a retired skill would be restored; restoring never overwrites. */
 export class RestoreOccupiedError extends ConflictError {
   constructor(where: string) {

@@ -11,10 +11,11 @@ import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
 import { planRuntimes } from './planRuntimes.js';
-import { type RuntimeAdapter, RuntimeAdapters, type ServerHold, ServerHolds, type WriteTarget } from './RuntimeAdapter.js';
+import { type DiscoveryRoot, type RuntimeAdapter, RuntimeAdapters, type ServerHold, ServerHolds, type WriteTarget } from './RuntimeAdapter.js';
 import { environmentFindings, RuntimeEnvironment } from './RuntimeEnvironment.js';
 import { RuntimeManifestInvalidError, RuntimeUnknownError } from './RuntimeErrors.js';
 import { RuntimePlan } from './RuntimePlan.js';
+import { rootOutsideAnchor } from './rootOutsideAnchor.js';
 import { physicalPath, readSourceSkill, type SourceSkill } from './SourceSkill.js';
 
 /**
@@ -91,31 +92,47 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       const findings: Diagnostic[] = [...environmentFindings(this.env)];
       const sources = this.wantedSkills(session, global, findings);
       const loadoutSkillFolders = new Set([...session.roots, ...global.roots].map((root) => physicalPath(path.join(root.dir, 'skills'))));
+      const outside = new Map<string, Diagnostic[]>();
       const { byRuntime, roots } = collectPhysicalRoots(
-        selected.map((adapter) => ({ adapter, judged: adapter.verified, roots: adapter.discoveryRoots(session.project, this.env) })),
+        selected.map((adapter) => ({ adapter, judged: adapter.verified, roots: this.rootsInPlace(adapter, session.project, outside, redactor) })),
         loadoutSkillFolders,
       );
-      const targets = new Set(byRuntime.filter((runtime) => runtime.judged).flatMap((runtime) => runtime.roots.map((root) => root.writes)));
-      for (const source of sources) {
-        if (source.unreadable === null || !targets.has(source.target)) continue;
-        findings.push({
-          code: 'SKILL_UNREADABLE',
-          severity: 'error',
-          path: source.sourceEntry,
-          message: `skill "${source.record.id}" at ${redactor.path(source.sourceEntry)} cannot be read as a bundle (${source.unreadable}); what runtimes hold of it is left as it is`,
-        });
-      }
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
       const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor);
       return new RuntimePlan(
         session.project,
-        parts.map((part) => ({ ...part, findings: part.findings.map((finding) => redactFinding(finding, redactor)), mcp: redactPart(mcp.get(part.adapter.name) ?? null, redactor) })),
+        parts.map((part) => ({
+          ...part,
+          findings: [...(outside.get(part.adapter.name) ?? []), ...part.findings].map((finding) => redactFinding(finding, redactor)),
+          mcp: redactPart(mcp.get(part.adapter.name) ?? null, redactor),
+        })),
         findings.map((finding) => redactFinding(finding, redactor)),
         redactor,
       );
     } finally {
       if (global !== session) global.dispose();
     }
+  }
+
+  /**
+   * A runtime's roots, with every root Loadout would write that a link takes out of the project
+   * or the home folder turned into a root it only reads: the refusal is a finding of that runtime.
+   */
+  private rootsInPlace(adapter: RuntimeAdapter, project: string | null, outside: Map<string, Diagnostic[]>, redactor: PathRedactor): DiscoveryRoot[] {
+    return adapter.discoveryRoots(project, this.env).map((root) => {
+      if (root.writes === null || !adapter.verified) return root;
+      const escape = rootOutsideAnchor(root, project, this.env.home);
+      if (escape === null) return root;
+      const findings = outside.get(adapter.name) ?? [];
+      outside.set(adapter.name, findings);
+      findings.push({
+        code: 'RUNTIME_ROOT_OUTSIDE',
+        severity: 'error',
+        path: root.dir,
+        message: `${adapter.name}: ${redactor.path(root.dir)} leads out of ${redactor.path(escape.anchor)} through a link (it is ${redactor.path(escape.physical)}); nothing is written there. Remove the link or make it point inside ${redactor.path(escape.anchor)}`,
+      });
+      return { ...root, writes: null };
+    });
   }
 
   /** The MCP part of the plan, for the selected verified runtimes that keep MCP servers. */

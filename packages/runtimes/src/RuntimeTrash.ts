@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonInside, slugify, writeFileAtomicSync } from '@loadout/kernel';
+import { formatValidationError, readJsonInside, slugify, writeFileAtomicSync } from '@loadout/kernel';
 import { z } from 'zod';
-import { TrashEntryNotFoundError } from './RuntimeErrors.js';
+import { TrashEntryDamagedError, TrashEntryNotFoundError } from './RuntimeErrors.js';
 import { isSafeEntryName } from './RuntimeManifest.js';
 
 /** Where retired runtime skills wait, inside the data folder. */
@@ -65,6 +65,13 @@ export type SkillTrashEntry = z.infer<typeof skillTrashEntrySchema>;
 export type ServerTrashEntry = z.infer<typeof serverTrashEntrySchema>;
 export type TrashEntry = SkillTrashEntry | ServerTrashEntry;
 
+/** A trash folder that holds a retired skill or value but whose `entry.json` cannot be used. */
+export interface DamagedTrashEntry {
+  readonly id: string;
+  /** What is wrong with it, e.g. `entry.json is not valid JSON (…)`. */
+  readonly problem: string;
+}
+
 /** The file beside a server's trash entry that holds the entry's value. */
 const VALUE_FILE = 'value.json';
 
@@ -122,26 +129,42 @@ export class RuntimeTrash {
 
   /** Complete entries, newest first. */
   list(): TrashEntry[] {
+    return this.scan().entries;
+  }
+
+  /**
+   * Folders that hold a retired skill or value whose entry cannot be read, newest first: they are
+   * never removed by Loadout (what they keep may be all that is left of it), only shown.
+   */
+  damaged(): DamagedTrashEntry[] {
+    return this.scan().damaged;
+  }
+
+  /** The complete entry with this id; a damaged one is refused with its problem. */
+  get(id: string): TrashEntry {
+    if (!ENTRY_ID.test(id)) throw new TrashEntryNotFoundError(id);
+    const read = this.read(id);
+    if (read === null) throw new TrashEntryNotFoundError(id);
+    if ('problem' in read) throw new TrashEntryDamagedError(id, read.problem);
+    return read;
+  }
+
+  private scan(): { entries: TrashEntry[]; damaged: DamagedTrashEntry[] } {
     let names: string[];
     try {
       names = fs.readdirSync(this.dir);
     } catch {
-      return [];
+      return { entries: [], damaged: [] };
     }
     const entries: TrashEntry[] = [];
-    for (const name of names) {
-      if (!ENTRY_ID.test(name)) continue;
-      const entry = this.read(name);
-      if (entry !== null) entries.push(entry);
+    const damaged: DamagedTrashEntry[] = [];
+    for (const name of names.filter((candidate) => ENTRY_ID.test(candidate)).sort().reverse()) {
+      const read = this.read(name);
+      if (read === null) continue;
+      if ('problem' in read) damaged.push(read);
+      else entries.push(read);
     }
-    return entries.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  }
-
-  /** The complete entry with this id. */
-  get(id: string): TrashEntry {
-    const entry = ENTRY_ID.test(id) ? this.read(id) : null;
-    if (entry === null) throw new TrashEntryNotFoundError(id);
-    return entry;
+    return { entries, damaged };
   }
 
   /** Moves the entry's folder to `target` and forgets the entry. */
@@ -166,17 +189,20 @@ export class RuntimeTrash {
     }
   }
 
-  private read(id: string): TrashEntry | null {
+  /** A complete entry, or what is wrong with it; null for an interrupted retire (nothing kept yet). */
+  private read(id: string): TrashEntry | DamagedTrashEntry | null {
     const folder = path.join(this.dir, id);
     if (!isComplete(folder)) return null;
     let raw: unknown;
     try {
       raw = readJsonInside(folder, path.join(folder, ENTRY_FILE));
-    } catch {
-      return null;
+    } catch (error) {
+      return { id, problem: `${ENTRY_FILE} cannot be read: ${(error as Error).message}` };
     }
     const parsed = trashEntrySchema.safeParse(raw);
-    return parsed.success && parsed.data.id === id ? parsed.data : null;
+    if (!parsed.success) return { id, problem: `${ENTRY_FILE} is not a trash entry (${formatValidationError(parsed.error)})` };
+    if (parsed.data.id !== id) return { id, problem: `${ENTRY_FILE} names another entry (${parsed.data.id})` };
+    return parsed.data;
   }
 }
 

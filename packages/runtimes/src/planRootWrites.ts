@@ -41,7 +41,7 @@ export function planRootWrites(root: PhysicalRoot, sources: readonly SourceSkill
   const plan: RootWritePlan = { root, changes: [], wanted: new Map(), leaving: new Set(), released: new Set(), findings: [] };
   const held = new Set<string>();
   for (const source of sources) {
-    if (source.target !== root.target || source.folderName === null) continue;
+    if (!root.targets.has(source.target) || source.folderName === null) continue;
     if (source.unreadable !== null) {
       held.add(source.folderName);
       continue;
@@ -104,6 +104,9 @@ function planDestination(root: PhysicalRoot, source: SourceSkill, wantedBy: read
 /** Managed entries no one wants here any more: retired, released when edited, forgotten when gone. */
 function retireUnwanted(plan: RootWritePlan, held: ReadonlySet<string>): void {
   const { root } = plan;
+  // A runtime folder that is one of Loadout's own roots now (a project that is the home folder)
+  // holds what Loadout wrote there before as capabilities it reads: nothing there is retired.
+  if (root.isLoadoutRoot) return;
   for (const recorded of root.manifest?.entries() ?? []) {
     if (plan.wanted.has(recorded.path) || held.has(recorded.path)) continue;
     const base = {

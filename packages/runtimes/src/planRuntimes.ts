@@ -264,7 +264,8 @@ function skippedCreateNotes(runtime: RuntimeRoots, pass: Pass, view: readonly Sk
 
 /**
  * Loadout skills this runtime will not get: those it refuses (its own rule) and those Loadout does
- * not write anywhere (not a valid Agent Skills folder); and skills it reads in place but refuses.
+ * not write anywhere (not a valid Agent Skills folder, or one that cannot be read: a link loop, over
+ * the limits); and skills it reads in place but refuses. A skipped skill never holds back the rest.
  */
 function skipsOf(runtime: RuntimeRoots, input: PlanRuntimesInput, view: readonly SkillCopy[]): { reports: ChangeReport[]; findings: Diagnostic[] } {
   const name = runtime.adapter.name;
@@ -273,11 +274,14 @@ function skipsOf(runtime: RuntimeRoots, input: PlanRuntimesInput, view: readonly
   const findings: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const source of input.sources) {
-    if (!targets.has(source.target) || source.unreadable !== null || seen.has(source.key)) continue;
+    if (!targets.has(source.target) || seen.has(source.key)) continue;
     seen.add(source.key);
     const inPlace = view.find((copy) => copy.state === 'in-place' && copy.source === source.sourceEntry);
     const refusal = inPlace !== undefined ? inPlace.refusal : runtime.adapter.refuses(source.facts);
-    const rule = refusal ?? (inPlace === undefined && source.problems.length > 0 ? `not a valid Agent Skills folder (${source.problems.join('; ')})` : null);
+    const rule =
+      source.unreadable !== null
+        ? `it cannot be read as a bundle (${source.unreadable}); what ${name} holds of it is left as it is`
+        : (refusal ?? (inPlace === undefined && source.problems.length > 0 ? `not a valid Agent Skills folder (${source.problems.join('; ')})` : null));
     if (rule === null) continue;
     const shown = source.folderName ?? source.record.id;
     reports.push({ kind: 'skill', action: 'skip', name: shown, path: null, hash: null, source: input.show(source.sourceEntry), reason: rule });

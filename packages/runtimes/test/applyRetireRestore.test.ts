@@ -79,14 +79,14 @@ describe('retire and restore', () => {
     expect(fs.existsSync(path.join(m.home, '.agents/skills/notes'))).toBe(false);
     // Nothing managed is left in the personal folder, so its manifest is gone too.
     expect(fs.readdirSync(path.join(m.home, '.claude/skills'))).toEqual([]);
-    expect(applier.listRetired().map((entry) => entry.name)).toEqual(['notes', 'notes']);
+    expect(applier.listRetired().retired.map((entry) => entry.name)).toEqual(['notes', 'notes']);
     expect(fs.readdirSync(path.join(m.places.dataDir, TRASH_FOLDER))).toHaveLength(2);
 
-    const claudeEntry = applier.listRetired().find((entry) => entry.runtime === 'claude-code');
+    const claudeEntry = applier.listRetired().retired.find((entry) => entry.runtime === 'claude-code');
     const restored = await applier.restore(claudeEntry?.id ?? '');
     expect(restored.restored.path).toBe('$CLAUDE_CONFIG_DIR/skills/notes');
     expect(snapshot(written)).toEqual(before);
-    expect(applier.listRetired().map((entry) => entry.runtime)).toEqual(['codex, copilot-vscode, copilot-cli, opencode, goose']);
+    expect(applier.listRetired().retired.map((entry) => entry.runtime)).toEqual(['codex, copilot-vscode, copilot-cli, opencode, goose']);
 
     // Turned on again, the restored copy is simply Loadout's own: nothing to do for claude-code.
     await state.setCapabilityState({}, [{ kind: 'skill', id: 'notes', enabled: true }]);
@@ -104,7 +104,7 @@ describe('retire and restore', () => {
     fs.mkdirSync(path.join(m.home, '.claude/skills/notes'));
     fs.writeFileSync(path.join(m.home, '.claude/skills/notes/SKILL.md'), skill('notes', 'Mine now.\n'));
     await expect(applier.restore(retired[0]?.id ?? '')).rejects.toMatchObject({ code: 'RESTORE_OCCUPIED' });
-    expect(applier.listRetired()).toHaveLength(1);
+    expect(applier.listRetired().retired).toHaveLength(1);
     await expect(applier.restore('20261202T000000Z-nope-00000000')).rejects.toMatchObject({ code: 'TRASH_ENTRY_NOT_FOUND' });
     await expect(applier.restore('../../etc')).rejects.toMatchObject({ code: 'TRASH_ENTRY_NOT_FOUND' });
   });
@@ -239,7 +239,7 @@ describe('updates and crash recovery', () => {
     fs.writeFileSync(manifestFile, manifest);
     const result = await applier.apply({ runtimes: ['claude-code'] });
     expect(result.runtimes[0]?.changes.map((change) => change.action)).toEqual(['forget']);
-    expect(applier.listRetired()).toHaveLength(1);
+    expect(applier.listRetired().retired).toHaveLength(1);
     expect(fs.existsSync(manifestFile)).toBe(false);
   });
 

@@ -204,7 +204,7 @@ describe('apply writes MCP servers', () => {
 
     await applier.restore(retired?.id as string);
     expect(claudeServers(f.claudeUser)).toEqual(JSON.parse(withLint).mcpServers);
-    expect(applier.listRetired()).toEqual([]);
+    expect(applier.listRetired().retired).toEqual([]);
     await expect(applier.restore(retired?.id as string)).rejects.toMatchObject({ code: 'TRASH_ENTRY_NOT_FOUND' });
     // Still disabled: the next apply retires it again.
     const again = await applier.apply({ project: m.project, runtimes: ['claude-code'] });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolve } from '@loadout/kernel';
-import { type ApplyMode, type ApplyResult, type BridgeRequest, type RetiredReport, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
+import { type ApplyMode, type ApplyResult, type BridgeRequest, type RetiredListing, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
@@ -95,11 +95,11 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
       const json = command.optsWithGlobals<{ json?: boolean }>().json === true;
       await cli.run(
         json,
-        async () => (entry === undefined ? { retired: applier().listRetired() } : await applier().restore(entry)),
+        async () => (entry === undefined ? applier().listRetired() : await applier().restore(entry)),
         (outcome) =>
           'restored' in outcome
             ? `restored ${outcome.restored.name} (${outcome.restored.runtime}) to ${outcome.restored.path}`
-            : formatRetired(outcome.retired),
+            : formatRetired(outcome),
       );
     });
   return apply;
@@ -138,7 +138,7 @@ function formatResult(result: ApplyResult): string {
   const findings = [...result.findings, ...result.runtimes.flatMap((part) => part.findings)];
   lines.push(...formatDiagnostics(findings));
   if (result.retired.length > 0) {
-    lines.push('retired (loadout apply restore ID brings one back):', indent(formatRetired(result.retired)));
+    lines.push('retired (loadout apply restore ID brings one back):', indent(formatRetired({ retired: result.retired, damaged: [] })));
   }
   lines.push(summary(result));
   return lines.join('\n');
@@ -155,9 +155,10 @@ function summary(result: ApplyResult): string {
   return result.applied ? `applied ${count}` : 'nothing to change';
 }
 
-function formatRetired(retired: readonly RetiredReport[]): string {
-  if (retired.length === 0) return 'nothing retired';
-  return table([['ID', 'KIND', 'NAME', 'RUNTIME', 'WAS IN'], ...retired.map((entry) => [entry.id, entry.kind, entry.name, entry.runtime, entry.path])]);
+function formatRetired({ retired, damaged }: RetiredListing): string {
+  const lines = retired.length === 0 ? ['nothing retired'] : [table([['ID', 'KIND', 'NAME', 'RUNTIME', 'WAS IN'], ...retired.map((entry) => [entry.id, entry.kind, entry.name, entry.runtime, entry.path])])];
+  for (const entry of damaged) lines.push(`damaged: ${entry.id}: ${entry.problem}`);
+  return lines.join('\n');
 }
 
 function indent(text: string): string {
