@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isLoadoutError, Places, token } from '@loadout/kernel';
+import { isLoadoutError, Places, redactCredentials, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { MarketplaceRegistry, type MarketplaceRow, marketplacesDir } from './MarketplaceRegistry.js';
 import { moveWithRecord } from './moveWithRecord.js';
@@ -23,10 +23,8 @@ import {
   type PluginInstall,
   PluginManager,
   pluginGit,
-  STAGING_PREFIX,
-  sweepStale,
-  TRASH_PREFIX,
 } from './PluginManager.js';
+import { makeStaging, sweepStale, TRASH_PREFIX } from './stagingFolders.js';
 import { PluginRegistry } from './PluginRegistry.js';
 import { type MarketplaceEntry, type MarketplaceIndex, type MarketplaceSource, readMarketplaceIndex } from './readMarketplaceIndex.js';
 
@@ -111,7 +109,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
     const parent = marketplacesDir(this.places.dataDir);
     fs.mkdirSync(parent, { recursive: true });
     sweepStale(parent);
-    const staging = fs.mkdtempSync(path.join(parent, STAGING_PREFIX));
+    const staging = makeStaging(parent);
     let placed = false;
     try {
       const allowFileProtocol = source.transport === 'file';
@@ -196,7 +194,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
           keywords: entry.keywords,
           source: describeSource(entry.source, row),
           installable: reason === null,
-          reason,
+          reason: reason === null ? null : redactCredentials(reason),
           installed: installed.find((plugin) => plugin.marketplace?.name === row.name && plugin.marketplace.plugin === entry.name)?.name ?? null,
         });
       }
@@ -322,5 +320,5 @@ function describeSource(source: MarketplaceSource, row: MarketplaceRow): string 
   if (source.kind === 'unsupported') return 'not installable';
   if (source.kind === 'folder') return source.path === '' ? `${row.url} (its root)` : `${row.url} (${source.path})`;
   const at = source.sha !== null ? ` at ${source.sha.slice(0, 12)}` : source.ref !== null ? ` at ${source.ref}` : '';
-  return `${source.url}${source.path === '' ? '' : ` (${source.path})`}${at}`;
+  return `${redactCredentials(source.url)}${source.path === '' ? '' : ` (${source.path})`}${at}`;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Database, type Migration, writeTransaction } from '@loadout/db';
-import { Places, token } from '@loadout/kernel';
+import { Places, redactCredentials, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 
 /** One added marketplace: an index repository cloned into the data folder. */
@@ -93,7 +93,8 @@ export class SqliteMarketplaceRegistry implements MarketplaceRegistry {
   private toRow(row: Row): MarketplaceRow {
     return {
       name: row.name,
-      url: row.url,
+      // A row written before URLs were stored redacted may still hold a credential.
+      url: redactCredentials(row.url),
       ref: row.ref,
       commit: row.commit_id,
       dir: path.join(marketplacesDir(this.places.dataDir), row.name),

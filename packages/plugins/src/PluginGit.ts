@@ -1,6 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { redactCredentials } from '@loadout/kernel';
 import { GitPluginError, type SimpleGit, simpleGit } from 'simple-git';
 import { PluginGitError, PluginInputRefusedError, PluginRepositoryRefusedError } from './PluginErrors.js';
+
+/**
+ * Stops every git command this process started when the process is told to stop (SIGTERM, SIGINT,
+ * SIGHUP): git is a child of its own, so without this a killed `loadout plugins install` would
+ * leave git cloning on. Listening only while git runs, so the process's own handling of those
+ * signals is untouched otherwise; when nothing else listens, the signal is given back to the
+ * process, which then ends the way it would have.
+ */
+const stopping = new AbortController();
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+let running = 0;
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  stopping.abort();
+  for (const name of STOP_SIGNALS) process.removeListener(name, onStopSignal);
+  running = 0;
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+async function whileRunning<T>(work: () => Promise<T>): Promise<T> {
+  if (running++ === 0) for (const name of STOP_SIGNALS) process.on(name, onStopSignal);
+  try {
+    return await work();
+  } finally {
+    if (running > 0 && --running === 0) for (const name of STOP_SIGNALS) process.removeListener(name, onStopSignal);
+  }
+}
+
+/**
+ * A URL's `user:password@` taken out and turned into what git sends for it (an HTTP
+ * `Authorization` header), so the URL git is given, and keeps in the clone's config as the
+ * origin, holds no credential.
+ */
+export interface GitCredential {
+  /** The URL without its user information. */
+  readonly url: string;
+  /** `http.extraHeader` for this one command: `Authorization: Basic …`. */
+  readonly header: string;
+}
+
+/** Splits the credential out of an https URL; null when it holds none (ssh keeps its user: it names an account). */
+export function splitCredential(url: string): GitCredential | null {
+  if (!/^https:\/\//i.test(url)) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.username === '' && parsed.password === '') return null;
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.href, header: `Authorization: Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
+}
 
 /** How long git may stay silent before it is stopped. Rolling: any output resets it. */
 export const DEFAULT_GIT_TIMEOUT_MS = 120_000;
@@ -80,15 +138,20 @@ export function gitEnvironment(env: Readonly<Record<string, string | undefined>>
 export class PluginGit {
   private readonly git: SimpleGit;
 
+  /** Whether git may use the `file` transport here (the clone's origin is a file URL). */
+  readonly allowFileProtocol: boolean;
+
   constructor(
     readonly dir: string,
     options: PluginGitOptions,
   ) {
+    this.allowFileProtocol = options.allowFileProtocol;
     this.git = simpleGit({
       baseDir: dir,
       config: hardenedConfig(options.allowFileProtocol),
       timeout: { block: options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS },
-      allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_ASKPASS', 'GIT_SSH_COMMAND'],
+      allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_ASKPASS', 'GIT_SSH_COMMAND', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0'],
+      abort: stopping.signal,
       // Only what the settings above need; each one is given a fixed value here, never user input.
       unsafe: {
         allowUnsafeHooksPath: true,
@@ -96,15 +159,38 @@ export class PluginGit {
         allowUnsafeProtocolOverride: true,
         allowUnsafeAskPass: true,
         allowUnsafeSshCommand: true,
+        // Set only by clone, to `http.extraHeader` with the URL's own credential.
+        allowUnsafeConfigEnvCount: true,
       },
     }).env(gitEnvironment(options.env));
+    this.environment = gitEnvironment(options.env);
   }
 
-  /** Clones `url` into `target` (an empty folder), one branch, no submodules. */
+  private readonly environment: Record<string, string>;
+
+  /**
+   * Clones `url` into `target` (an empty folder), one branch, no submodules. A password or token
+   * in an https URL is given to git for this command only, in its environment (which other users
+   * cannot read, unlike its arguments), never written to disk: the clone's origin is the URL
+   * without it. The clone's config is the owner's alone (0600) all the same.
+   */
   async clone(url: string, target: string, ref: string | null): Promise<void> {
     const args = ['clone', '--no-recurse-submodules', '--single-branch', '--quiet'];
     if (ref !== null) args.push('--branch', ref);
-    await this.run('clone', [...args, '--', url, target]);
+    const credential = splitCredential(url);
+    if (credential === null) {
+      await this.run('clone', [...args, '--', url, target]);
+    } else {
+      const env = { ...this.environment, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: credential.header };
+      await this.run('clone', [...args, '--', credential.url, target], env);
+    }
+    fs.chmodSync(path.join(target, '.git', 'config'), 0o600);
+  }
+
+  /** The commit `branch` is at on origin, asked without fetching or writing anything; null when origin has no such branch. */
+  async remoteBranchCommit(branch: string): Promise<string | null> {
+    const out = await this.run('ls-remote', ['ls-remote', '--quiet', 'origin', `refs/heads/${branch}`]);
+    return /^([0-9a-f]{40,64})\t/.exec(out)?.[1] ?? null;
   }
 
   /** The full commit id `rev` names. */
@@ -152,13 +238,14 @@ export class PluginGit {
     await this.run('merge', ['merge', '--ff-only', '--quiet', commit]);
   }
 
-  /** Whether the clone holds `commit`. */
+  /** Whether the clone holds `commit`. A git that timed out or was stopped is an error, not a no. */
   async hasCommit(commit: string): Promise<boolean> {
     try {
       await this.run('cat-file', ['cat-file', '-e', `${commit}^{commit}`]);
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      if (isGitAnswer(error)) return false;
+      throw error;
     }
   }
 
@@ -188,12 +275,13 @@ export class PluginGit {
     return out.split('\0').some((line) => line.startsWith('160000 ') || /\t\.gitmodules$/.test(line));
   }
 
-  /** Whether `dir` lies in a git work tree. */
+  /** Whether `dir` lies in a git work tree. A git that timed out or was stopped is an error, not a no. */
   async isInsideWorkTree(): Promise<boolean> {
     try {
       return (await this.run('rev-parse', ['rev-parse', '--is-inside-work-tree'])).trim() === 'true';
-    } catch {
-      return false;
+    } catch (error) {
+      if (isGitAnswer(error)) return false;
+      throw error;
     }
   }
 
@@ -203,20 +291,35 @@ export class PluginGit {
     return out.split('\0').filter((entry) => entry !== '');
   }
 
-  private async run(what: string, args: string[]): Promise<string> {
+  private async run(what: string, args: string[], env?: Record<string, string>): Promise<string> {
+    if (stopping.signal.aborted) throw new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was not started: Loadout is stopping`);
     try {
-      return await this.git.raw(args);
+      return await whileRunning(async () => {
+        if (env === undefined) return await this.git.raw(args);
+        this.git.env(env);
+        try {
+          return await this.git.raw(args);
+        } finally {
+          this.git.env(this.environment);
+        }
+      });
     } catch (error) {
       throw translateGitError(what, error);
     }
   }
 }
 
+/** Whether a failed git command answered (a plain failure), rather than being stopped or timing out. */
+function isGitAnswer(error: unknown): boolean {
+  return error instanceof PluginGitError && error.code === 'PLUGIN_GIT_FAILED';
+}
+
 function translateGitError(what: string, error: unknown): Error {
   if (error instanceof GitPluginError) {
     if (error.plugin === 'timeout') {
-      return new PluginGitError('PLUGIN_GIT_TIMEOUT', `git ${what} was stopped: no progress within the time limit`, { cause: error });
+      return new PluginGitError('PLUGIN_GIT_TIMEOUT', `git ${what} timed out: no progress within the time limit`, { cause: error });
     }
+    if (error.plugin === 'abort') return new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was stopped: Loadout is stopping`, { cause: error });
     if (error.plugin === 'unsafe' || error.plugin === 'allowEnvironment') {
       return new PluginInputRefusedError('PLUGIN_GIT_REFUSED', `git ${what} was refused: ${redactCredentials(error.message)}`);
     }
@@ -235,5 +338,5 @@ function translateGitError(what: string, error: unknown): Error {
     );
   }
   const detail = redactCredentials(lines.slice(0, 3).join(' ')).slice(0, 500);
-  return new PluginGitError('PLUGIN_GIT_FAILED', `git ${what} failed: ${detail === '' ? 'no message' : detail}`);
+  return new PluginGitError('PLUGIN_GIT_FAILED', `git ${what} failed: ${detail === '' ? 'no message' : detail}`, { cause: error });
 }

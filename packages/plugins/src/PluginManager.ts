@@ -24,6 +24,7 @@ import { pluginDataDir, pluginPlaces, readPluginLayout } from './readPluginLayou
 import { readPluginName } from './readPluginName.js';
 import { straySkills } from './pluginSkills.js';
 import { moveWithRecord } from './moveWithRecord.js';
+import { asideName, makeStaging, sweepStale, TRASH_PREFIX } from './stagingFolders.js';
 import { pathInside } from './pathInside.js';
 import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
 
@@ -148,12 +149,6 @@ export interface GitPluginManagerParts {
 }
 export const GitPluginManagerParts = token<GitPluginManagerParts>('plugins.managerParts');
 
-/** Leftover staging or trash folders older than this are swept by the next install. */
-const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
-/** Names of the folders a clone waits in before it is placed, and goes to before it is removed. */
-export const STAGING_PREFIX = '.tmp-';
-export const TRASH_PREFIX = '.trash-';
-
 @injectable()
 export class GitPluginManager implements PluginManager {
   constructor(
@@ -174,7 +169,7 @@ export class GitPluginManager implements PluginManager {
     const pluginsDir = this.places.pluginsDir;
     fs.mkdirSync(pluginsDir, { recursive: true });
     sweepStale(pluginsDir);
-    const staging = fs.mkdtempSync(path.join(pluginsDir, STAGING_PREFIX));
+    const staging = makeStaging(pluginsDir);
     // mkdtemp makes the folder private; a plugin's clone is ordinary readable content.
     fs.chmodSync(staging, 0o755);
     let placed = false;
@@ -240,6 +235,7 @@ export class GitPluginManager implements PluginManager {
   }
 
   async update(names: readonly string[] = []): Promise<PluginUpdate[]> {
+    sweepStale(this.places.pluginsDir);
     // Unknown names are refused before anything is fetched.
     const entries = names.length === 0 ? this.registry.list() : [...new Set(names)].map((name) => this.require(name));
     const updates: PluginUpdate[] = [];
@@ -283,6 +279,7 @@ export class GitPluginManager implements PluginManager {
   }
 
   uninstall(name: string): PluginUninstall {
+    sweepStale(this.places.pluginsDir);
     const entry = this.require(name);
     const trash = path.join(this.places.pluginsDir, `${TRASH_PREFIX}${name}-${crypto.randomBytes(4).toString('hex')}`);
     const moved = moveWithRecord({
@@ -317,6 +314,7 @@ export class GitPluginManager implements PluginManager {
   }
 
   list(): PluginEntry[] {
+    sweepStale(this.places.pluginsDir);
     return this.registry.list();
   }
 
@@ -346,6 +344,13 @@ export class GitPluginManager implements PluginManager {
     return { applied: options.apply, files };
   }
 
+  /**
+   * Fast-forwards one plugin without ever touching its clone in place: origin is asked first
+   * (nothing written); when it moved, the clone is copied into a staging folder, fetched and
+   * fast-forwarded there, and swapped in with two renames. A kill at any point leaves the plugin's
+   * folder whole at its old commit (or, between the renames, moved aside and put back by the next
+   * command), never a half-merged tree with git's `index.lock`.
+   */
   private async updateOne(entry: PluginEntry): Promise<PluginUpdate> {
     const git = await this.openClone(entry, 'update');
     const from = await git.commitOf('HEAD');
@@ -355,30 +360,51 @@ export class GitPluginManager implements PluginManager {
       return { name: entry.name, status: 'pinned', from, to: from };
     }
     parsePluginRef(branch);
-    await git.fetchBranch(branch);
-    const to = await git.commitOf(`refs/remotes/origin/${branch}`);
-    if (to === from) {
+    if ((await git.remoteBranchCommit(branch)) === from) {
       this.recordCommit(entry, from, false);
-      return { name: entry.name, status: 'up-to-date', from, to };
+      return { name: entry.name, status: 'up-to-date', from, to: from };
     }
-    if ((await git.mergeBase(from, to)) !== from) {
-      throw new PluginUpdateRefusedError(
-        'PLUGIN_NOT_FAST_FORWARD',
-        `plugin ${entry.name} cannot fast-forward: its local history and origin/${branch} have diverged; reinstall it to follow upstream`,
-      );
-    }
-    if (await git.hasSubmodules(to)) throw submodulesRefused(`plugin ${entry.name} upstream`);
-    await git.fastForward(to);
-    const now = await git.commitOf('HEAD');
-    if (now !== to) throw new PluginGitError('PLUGIN_GIT_FAILED', `plugin ${entry.name}: fast-forward ended at ${now}, not ${to}`);
+    const pluginsDir = this.places.pluginsDir;
+    const staging = makeStaging(pluginsDir);
+    let placed = false;
     try {
-      this.recordCommit(entry, to, false);
-    } catch (error) {
-      // The row and the lock still name the old commit: put the clone back there.
-      await git.checkoutBranchAt(branch, from);
-      throw error;
+      fs.cpSync(entry.dir, staging, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+      fs.chmodSync(staging, fs.statSync(entry.dir).mode & 0o777);
+      const copy = this.git(staging, git.allowFileProtocol);
+      await copy.fetchBranch(branch);
+      const to = await copy.commitOf(`refs/remotes/origin/${branch}`);
+      if (to === from) {
+        this.recordCommit(entry, from, false);
+        return { name: entry.name, status: 'up-to-date', from, to };
+      }
+      if ((await copy.mergeBase(from, to)) !== from) {
+        throw new PluginUpdateRefusedError(
+          'PLUGIN_NOT_FAST_FORWARD',
+          `plugin ${entry.name} cannot fast-forward: its local history and origin/${branch} have diverged; reinstall it to follow upstream`,
+        );
+      }
+      if (await copy.hasSubmodules(to)) throw submodulesRefused(`plugin ${entry.name} upstream`);
+      await copy.fastForward(to);
+      const now = await copy.commitOf('HEAD');
+      if (now !== to) throw new PluginGitError('PLUGIN_GIT_FAILED', `plugin ${entry.name}: fast-forward ended at ${now}, not ${to}`);
+      const aside = asideName(pluginsDir, entry.name);
+      fs.renameSync(entry.dir, aside);
+      fs.renameSync(staging, entry.dir);
+      placed = true;
+      try {
+        this.recordCommit(entry, to, false);
+      } catch (error) {
+        // The row and the lock still name the old commit: put the old clone back.
+        fs.renameSync(entry.dir, staging);
+        fs.renameSync(aside, entry.dir);
+        placed = false;
+        throw error;
+      }
+      fs.rmSync(aside, { recursive: true, force: true });
+      return { name: entry.name, status: 'updated', from, to };
+    } finally {
+      if (!placed) fs.rmSync(staging, { recursive: true, force: true });
     }
-    return { name: entry.name, status: 'updated', from, to };
   }
 
   async checkout(name: string, commit: string, options: { pin: boolean; recordInLock?: boolean }): Promise<PluginUpdate> {
@@ -582,16 +608,5 @@ function removeEmptyParents(dir: string, root: string): void {
       return;
     }
     current = path.dirname(current);
-  }
-}
-
-/** Removes staging and trash folders an interrupted install or uninstall left behind long ago. */
-export function sweepStale(pluginsDir: string): void {
-  const now = Date.now();
-  for (const name of fs.readdirSync(pluginsDir)) {
-    if (!name.startsWith(STAGING_PREFIX) && !name.startsWith(TRASH_PREFIX)) continue;
-    const full = path.join(pluginsDir, name);
-    const stat = lstatOrNull(full);
-    if (stat !== null && now - stat.mtimeMs > STALE_AFTER_MS) fs.rmSync(full, { recursive: true, force: true });
   }
 }

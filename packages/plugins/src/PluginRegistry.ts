@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Database, type Migration, writeTransaction } from '@loadout/db';
-import { Places, token } from '@loadout/kernel';
+import { Places, redactCredentials, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { PluginDefinition } from './PluginDefinition.js';
 
@@ -183,7 +183,8 @@ export class SqlitePluginRegistry implements PluginRegistry {
     const dir = path.join(this.places.pluginsDir, row.name);
     return {
       name: row.name,
-      url: row.url,
+      // A row written before URLs were stored redacted may still hold a credential.
+      url: redactCredentials(row.url),
       ref: row.ref,
       commit: row.commit_id,
       pinned: row.pinned === 1,

@@ -450,8 +450,12 @@ describe('PluginManager over https with a credential in the URL', () => {
     const password = 'S3CRET-TOKEN-4242';
     const server = await startGitHttpsServer(repos, work, { user: 'deploy', password });
     closers.push(() => server.close());
-    const ws = workspace({ gitConfig: { http: { sslCAInfo: server.caFile } } });
+    // The clone keeps no credential, so update finds it where git keeps the user's: a credential helper.
+    const store = path.join(work, 'git-credentials');
+    fs.writeFileSync(store, `${server.urlWithCredentials('')}\n`, { mode: 0o600 });
+    const ws = workspace({ gitConfig: { http: { sslCAInfo: server.caFile }, credential: { helper: `store --file=${store}` } } });
     const upstream = pluginRepo(repos, 'private-plugin.git', 'dd', null);
+    fs.rmSync(store);
 
     await expect(ws.manager.install(server.url('private-plugin.git'))).rejects.toMatchObject({ code: 'PLUGIN_GIT_FAILED' });
     const wrong = server.urlWithCredentials('private-plugin.git').replace(password, `${password}-WRONG`);
@@ -461,6 +465,7 @@ describe('PluginManager over https with a credential in the URL', () => {
     expect(server.refusedRequests).toBeGreaterThan(0);
 
     const entry = await ws.manager.install(server.urlWithCredentials('private-plugin.git'));
+    fs.writeFileSync(store, `${server.urlWithCredentials('')}\n`, { mode: 0o600 });
     expect(entry).toMatchObject({ name: 'private-plugin', url: server.url('private-plugin.git'), commit: head(upstream) });
     gitCommit(upstream, { 'README.md': 'v2\n' }, 'v2');
     expect(await ws.manager.update(['private-plugin'])).toEqual([expect.objectContaining({ status: 'updated', to: head(upstream) })]);

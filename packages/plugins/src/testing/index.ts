@@ -113,3 +113,36 @@ export function gitHome(dir: string, config: Readonly<Record<string, Readonly<Re
   fs.writeFileSync(path.join(dir, '.gitconfig'), `${text}\n`);
   return dir;
 }
+
+/** What {@link stallingGit} does when git is run with its subcommand. */
+export interface StallingGitOptions {
+  /** The git subcommand to stall (`clone`, `merge`, `rev-parse` …); every other one runs at once. */
+  readonly subcommand: string;
+  /** Written with the stalled process's pid, so a test can see whether it outlived its parent. */
+  readonly pidFile: string;
+  /** Leave `.git/index.lock` in the folder git runs in first, as a git killed mid-merge does. */
+  readonly leaveIndexLock?: boolean;
+  /** How long it stalls before it becomes the real git; default 60 s. */
+  readonly seconds?: number;
+}
+
+/**
+ * A folder holding a `git` (perl) that stalls one subcommand before it execs the real git: put
+ * it first in the PATH git is run with to kill or time out Loadout while git is at work. The
+ * stalled process is the one Loadout started (exec keeps its pid), like a slow real git.
+ */
+export function stallingGit(dir: string, options: StallingGitOptions): string {
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  fs.mkdirSync(dir, { recursive: true });
+  const script = `#!/usr/bin/perl
+my $stall = grep { $_ eq ${JSON.stringify(options.subcommand)} } @ARGV;
+if ($stall) {
+  open(my $pid, '>', ${JSON.stringify(options.pidFile)}); print $pid "$$\\n"; close($pid);
+  ${options.leaveIndexLock === true ? "open(my $lock, '>', '.git/index.lock'); close($lock);" : ''}
+  sleep(${options.seconds ?? 60});
+}
+exec(${JSON.stringify(realGit)}, @ARGV) or die "cannot run git: $!";
+`;
+  fs.writeFileSync(path.join(dir, 'git'), script, { mode: 0o755 });
+  return dir;
+}
