@@ -10,6 +10,7 @@ export { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, ty
 export { FolderScanCache } from './FolderScanCache.js';
 export { formatValidationError } from './formatValidationError.js';
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './jsonDepth.js';
+export { expandPlaceholders } from './expandPlaceholders.js';
 export { type FolderListing, listFolderInside } from './listFolderInside.js';
 export { ConflictError, type ErrorCategory, InvalidInputError, isLoadoutError, LoadoutError, NotFoundError, OperationFailedError, WiringError } from './LoadoutError.js';
 export { Places, resolvePlaces } from './Places.js';

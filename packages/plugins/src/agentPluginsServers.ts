@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside, readJsonInside } from '@loadout/kernel';
+import { expandPlaceholders, isInside, readJsonInside } from '@loadout/kernel';
 import { z } from 'zod';
 import { type AgentPluginsVersion, agentPluginsVersionOf } from './agentPluginsManifest.js';
-import { expandPlaceholders } from './expandPlaceholders.js';
 import { pathInside } from './pathInside.js';
 import { isJsonObject, type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { isInside, readJsonInside } from '@loadout/kernel';
-import { expandPlaceholders } from './expandPlaceholders.js';
+import { expandPlaceholders, isInside, readJsonInside } from '@loadout/kernel';
 import { manifestPath, pathInside } from './pathInside.js';
 import { isJsonObject, type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 

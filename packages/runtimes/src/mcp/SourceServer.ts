@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Session } from '@loadout/kernel';
+import { expandPlaceholders, type Session } from '@loadout/kernel';
 import { serverDefinitionOf, type ServerRecord } from '@loadout/servers';
 import type { ManifestSource } from '../RuntimeManifest.js';
 import type { McpScope } from './RuntimeMcpSupport.js';
@@ -23,14 +23,6 @@ export interface SourceServer {
 
 /** The values a plugin's server may name its root by. */
 const PLUGIN_ROOT_NAMES = ['PLUGIN_ROOT', 'CLAUDE_PLUGIN_ROOT'];
-
-/**
- * Replaces every exact `${NAME}` whose name is in `values`, in one pass: text a replacement put
- * in is never scanned again, and any other `${…}` stays for the runtime that starts the server.
- */
-export function expandPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (match, name: string) => (Object.hasOwn(values, name) ? (values[name] as string) : match));
-}
 
 /**
  * Reads one server record of a session into what a runtime is given. A plugin's server carries
