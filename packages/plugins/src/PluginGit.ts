@@ -338,5 +338,5 @@ function translateGitError(what: string, error: unknown): Error {
     );
   }
   const detail = redactCredentials(lines.slice(0, 3).join(' ')).slice(0, 500);
-  return new PluginGitError('PLUGIN_GIT_FAILED', `git ${what} failed: ${detail === '' ? 'no message' : detail}`, { cause: error });
+  return new PluginGitError('PLUGIN_GIT_FAILED', `git ${what} failed: ${detail === '' ? 'no message' : detail}`);
 }

@@ -110,6 +110,10 @@ function refusedSummary(result: ApplyResult): string {
   const refused = [
     ...result.runtimes.filter((part) => part.status === 'conflict' || part.status === 'blocked').map((part) => `${part.runtime} (${part.status})`),
     ...result.runtimes.filter((part) => part.mcp?.status === 'conflict').map((part) => `${part.runtime} MCP configuration (conflict)`),
+    // A runtime applied but for one root (a root a link takes out of the project, say).
+    ...result.runtimes
+      .filter((part) => part.status === 'ok')
+      .flatMap((part) => [...new Set(part.findings.filter((finding) => finding.severity === 'error').map((finding) => `${part.runtime} (${finding.code})`))]),
   ];
   const others = result.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.code);
   const what = [...refused, ...others].join(', ');
