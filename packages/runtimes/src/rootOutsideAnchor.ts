@@ -17,9 +17,10 @@ export interface RootOutside {
  * folder), whatever links lie on the way. A repository can commit `.claude/skills` as a link; that
  * link must never carry the project's skills into `~/.claude/skills` or anywhere else.
  *
+ * @param root a skills folder, or a configuration file Loadout writes (its own link counts too)
  * @returns null when the root stays inside its anchor (links that stay inside are fine)
  */
-export function rootOutsideAnchor(root: DiscoveryRoot, project: string | null, home: string): RootOutside | null {
+export function rootOutsideAnchor(root: Pick<DiscoveryRoot, 'dir' | 'scope'>, project: string | null, home: string): RootOutside | null {
   const dir = path.resolve(root.dir);
   let anchor: string;
   if (root.scope === 'project' && project !== null && isInside(path.resolve(project), dir)) anchor = path.resolve(project);

@@ -3,6 +3,7 @@ import { type Diagnostic, isLoadoutError } from '@loadout/kernel';
 import type { RuntimeAdapter } from '../RuntimeAdapter.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import type { ChangeReport } from '../RuntimePlan.js';
+import { rootOutsideAnchor } from '../rootOutsideAnchor.js';
 import { JsonMcpConfigDocument } from './JsonMcpConfigDocument.js';
 import type { McpConfigDocument } from './McpConfigDocument.js';
 import type { McpManifest, McpManifestEntry } from './McpManifest.js';
@@ -122,9 +123,20 @@ export function planServers(input: PlanServersInput): Map<string, ServerPlanPart
 
 function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanServersInput): ServerPlanPart {
   const { show } = input;
-  const targets = support.files(input.project, input.env);
-  const loaded = targets.map((target) => load(target, show));
   const findings: Diagnostic[] = [];
+  // A project's file a link takes out of the project (`.mcp.json` → `~/.claude.json`) is neither read nor written.
+  const targets = support.files(input.project, input.env).filter((target) => {
+    const escape = target.scope === 'project' ? rootOutsideAnchor({ dir: target.file, scope: 'project' }, input.project, input.env.home) : null;
+    if (escape === null) return true;
+    findings.push({
+      code: 'RUNTIME_ROOT_OUTSIDE',
+      severity: 'error',
+      path: target.file,
+      message: `${runtime}: ${show(target.file)} leads out of ${show(escape.anchor)} through a link (it is ${show(escape.physical)}); it is neither read nor written. Remove the link or make it point inside ${show(escape.anchor)}`,
+    });
+    return false;
+  });
+  const loaded = targets.map((target) => load(target, show));
   const skips: ChangeReport[] = [];
   const changes: PlannedServerChange[] = [];
   const sees: McpEntryReport[] = [];

@@ -6,7 +6,7 @@ import { removeTestdirs, writeTree } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeApplier } from '../../src/index.js';
 import { TRASH_FOLDER } from '../../src/RuntimeTrash.js';
-import { closeLoadouts, installPlugin, machine, openLoadout, skill, snapshot } from '../../src/testing/index.js';
+import { closeLoadouts, installPlugin, machine, openLoadout, serverDocument, skill, snapshot } from '../../src/testing/index.js';
 
 /** Hostile runtime folders and skills against `apply` (issue 11: 3, 21, 24, S9). */
 
@@ -54,6 +54,22 @@ describe('runtime roots that are not where they claim', () => {
     // A dry run says the same and writes nothing either.
     const dry = await resolve(openLoadout(m), RuntimeApplier).apply({ project: m.project, mode: 'dry-run' });
     expect(findingsOf(dry.runtimes as unknown as Findings, 'RUNTIME_ROOT_OUTSIDE')).toHaveLength(1);
+  });
+
+  it('3 a committed .mcp.json link to the user\'s ~/.claude.json is neither read nor written', async () => {
+    const m = machine({ project: { servers: { 'proj.json': serverDocument({ command: 'node', args: ['tools/server.js'] }) } } });
+    const userConfig = path.join(m.home, '.claude', '.claude.json');
+    fs.mkdirSync(path.dirname(userConfig), { recursive: true });
+    fs.writeFileSync(userConfig, '{\n  "mcpServers": {}\n}\n');
+    fs.symlinkSync(userConfig, path.join(m.project, '.mcp.json'));
+    const before = fs.readFileSync(userConfig, 'utf8');
+    const result = await resolve(openLoadout(m), RuntimeApplier).apply({ project: m.project, runtimes: ['claude-code'] });
+    const refused = findingsOf(result.runtimes as unknown as Findings, 'RUNTIME_ROOT_OUTSIDE');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.message).toContain('<project>/.mcp.json leads out of <project>');
+    expect(fs.readFileSync(userConfig, 'utf8')).toBe(before);
+    expect(fs.lstatSync(path.join(m.project, '.mcp.json')).isSymbolicLink()).toBe(true);
+    expect(result.ok).toBe(false);
   });
 
   it('3 a link that stays inside the project is followed', async () => {
