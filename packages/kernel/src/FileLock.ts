@@ -8,11 +8,23 @@ import { isProcessAlive, processStartTime } from './processIdentity.js';
 const HOLDER_FILE = 'holder';
 
 /**
- * The file system proper-lockfile works through, except that removing a lock folder removes the
- * holder file in it too (proper-lockfile removes the folder with `rmdir`, which needs it empty).
+ * The file system proper-lockfile works through, except that a lock folder is made with its
+ * holder file in it (before proper-lockfile sets the folder's time, which it later checks is still
+ * its own: a file written into the folder afterwards would change it and lose the lock), and
+ * removing a lock folder removes the holder file too (proper-lockfile's `rmdir` needs it empty).
  */
 const lockFs = {
   ...fs,
+  mkdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
+    fs.mkdir(dir, (error) => {
+      if (error !== null) {
+        callback(error);
+        return;
+      }
+      // Without a holder file the lock is still whole; a waiter then goes by its age.
+      fs.writeFile(path.join(dir, HOLDER_FILE), `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, () => callback(null));
+    });
+  },
   rmdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
     fs.rm(path.join(dir, HOLDER_FILE), { force: true }, () => fs.rmdir(dir, callback));
   },
@@ -172,11 +184,6 @@ export async function acquireFileLock(target: string, options: FileLockOptions =
       throw busy;
     }
     throw new FileLockError('FILE_LOCK_FAILED', `cannot lock ${target}: ${(error as Error).message}`, { cause: error });
-  }
-  try {
-    fs.writeFileSync(path.join(lockDir, HOLDER_FILE), `${process.pid} ${processStartTime(process.pid) ?? ''}\n`);
-  } catch {
-    // Without a holder file the lock is still whole; a waiter falls back to its age.
   }
   return {
     path: lockDir,

@@ -25,4 +25,14 @@ describe('hostile locks', () => {
     }
     expect(fs.existsSync(held.path)).toBe(false);
   });
+
+  it('14 the holder file never costs a held lock its refreshes', async () => {
+    const target = path.join(testdir(), 'server');
+    const lost: Error[] = [];
+    const held = await acquireFileLock(target, { stale: 2000, update: 1000, onCompromised: (error) => lost.push(error) });
+    await new Promise((done) => setTimeout(done, 2500));
+    expect(lost).toEqual([]);
+    expect(held.compromised).toBeNull();
+    await held.release();
+  });
 });
