@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { OperationFailedError } from './LoadoutError.js';
+import { PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
 import { isProcessAlive, processStartTime } from './processIdentity.js';
 
 /** The file inside a lock folder that names the process holding it: `<pid> <start time>`. */
@@ -22,7 +23,7 @@ const lockFs = {
         return;
       }
       // Without a holder file the lock is still whole; a waiter then goes by its age.
-      fs.writeFile(path.join(dir, HOLDER_FILE), `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, () => callback(null));
+      fs.writeFile(path.join(dir, HOLDER_FILE), `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE }, () => callback(null));
     });
   },
   rmdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {

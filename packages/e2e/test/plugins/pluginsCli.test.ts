@@ -234,7 +234,9 @@ describe('loadout plugins, end to end', () => {
     const password = 'S3CRET-CLI-TOKEN-77';
     const server = await startGitHttpsServer(path.join(work, 'repos'), work, { user: 'deploy', password });
     closers.push(() => server.close());
-    const h = home({ http: { sslCAInfo: server.caFile } });
+    // The clone keeps no credential: update finds it where git keeps the user's, a credential helper.
+    const store = path.join(work, 'git-credentials');
+    const h = home({ http: { sslCAInfo: server.caFile }, credential: { helper: `store --file=${store}` } });
     const upstream = pluginRepo(path.join(work, 'repos'), 'secret-plugin.git', 'sp', null);
     const url = server.urlWithCredentials('secret-plugin.git');
 
@@ -247,6 +249,7 @@ describe('loadout plugins, end to end', () => {
     expect(human.status).toBe(0);
     expect(human.stdout).toContain(server.url('secret-plugin.git'));
     gitCommit(upstream, { 'README.md': 'v2\n' }, 'v2');
+    fs.writeFileSync(store, `${server.urlWithCredentials('')}\n`, { mode: 0o600 });
     for (const args of [['plugins', 'list'], ['plugins', 'list', '--json'], ['plugins', 'update', '--json'], ['session', '--json'], ['plugins', 'install', url, '--json']]) {
       const result = await h.cli(...args);
       outputs.push(result.stdout, result.stderr);
