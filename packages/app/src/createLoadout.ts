@@ -38,6 +38,8 @@ export interface LoadoutOptions {
   readonly places: Places;
   /** Cache reads and watch the roots: for the long-running server. */
   readonly watch?: boolean;
+  /** At most this many file watches (`LOADOUT_WATCH_BUDGET`); unlimited when absent. */
+  readonly watchBudget?: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLoadout } from '@loadout/app';
-import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces } from '@loadout/kernel';
+import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, watchBudgetFrom } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 
 /** The repository this command ships in: the default workspace. */
@@ -29,7 +29,10 @@ export class CliContext {
 
   /** The root container; built on first use so `--help` opens no database. */
   app(options: { watch?: boolean } = {}): DependencyContainer {
-    this.container ??= createLoadout({ places: this.places, watch: options.watch === true });
+    if (this.container === null) {
+      const watchBudget = options.watch === true ? watchBudgetFrom(this.env) : undefined;
+      this.container = createLoadout({ places: this.places, watch: options.watch === true, ...(watchBudget === undefined ? {} : { watchBudget }) });
+    }
     return this.container;
   }
 

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Diagnostic } from './Diagnostic.js';
 import type { FolderEntry } from './listFolderInside.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
+import { WatchBudget } from './WatchBudget.js';
 
 interface EntryState<T> {
   value: T;
@@ -9,74 +11,133 @@ interface EntryState<T> {
   readonly refusal: FolderEntry['refusal'];
   dirty: boolean;
   watcher: fs.FSWatcher | null;
+  /** While unwatched: what the entry looked like when it was read ({@link stampOf}); null when it must be read again. */
+  stamp: string | null;
 }
 
 interface FolderState<T> {
+  readonly folder: string;
+  readonly rootDir: string;
+  /** The document inside each folder entry (`SKILL.md`), when the kind names one. */
+  readonly documentFile: string | undefined;
   /** Null when the folder does not exist. */
   entries: Map<string, EntryState<T>> | null;
   listingDirty: boolean;
   watcher: fs.FSWatcher | null;
+  /** While unwatched: the folder as it was when listed; null when it must be listed again. */
+  stamp: string | null;
 }
 
-interface RootWatch {
-  readonly watcher: fs.FSWatcher;
-  /** True when the root is missing and its parent is watched for it to appear. */
+interface RootState {
+  /** Watches the root for kind folders appearing or going (its parent while it is missing); null when unwatched. */
+  readonly watcher: fs.FSWatcher | null;
+  /** True when the root is missing. */
   readonly missing: boolean;
+  /** While unwatched: the root as it was when first seen. */
+  readonly stamp: string | null;
 }
 
-/** How a cache bounds what it keeps (see {@link RootRetention}); `now` is for tests. */
+/** How a cache bounds what it keeps (see {@link RootRetention}) and how many watches it may hold; `now` is for tests. */
 export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
   readonly now?: () => number;
+  /** At most this many file watches (`LOADOUT_WATCH_BUDGET`); unlimited when absent. */
+  readonly watchBudget?: number;
+  /** How recent a change makes a stamp untrustworthy ({@link DEFAULT_RACY_MS}); tests shorten it to show the stamps at work. */
+  readonly racyMs?: number;
 }
 
 /**
+ * A document changed less than this long before it was stamped may change again within the same
+ * tick of the file system's coarse clock without its stamp moving, so it is not trusted yet: it is
+ * read again at the next open, until it is older.
+ */
+const DEFAULT_RACY_MS = 1000;
+
+/**
  * Keeps what a long-running process read from each kind folder and drops exactly what changed on
- * disk, told by file watchers: each root (kind folders appearing or going), each kind folder
- * (entries added, removed, single-file documents edited) and each entry folder (its `SKILL.md` /
- * `TASK.md` edited). A session open in a quiet workspace reads nothing. A folder that cannot be
- * watched is read every time.
+ * disk. Changes are told by file watchers where the budget allows ({@link WatchBudget}): each root
+ * (kind folders appearing or going), each kind folder (entries added, removed, single-file
+ * documents edited) and each entry folder (its `SKILL.md` / `TASK.md` edited), roots and kind
+ * folders first. What is not watched — the budget is spent, or the system refused a watch — is
+ * checked at each {@link validate} by a stat of the folder and of the entry's document, so a
+ * document is never served stale; only its cost changes. A session open in a quiet, fully watched
+ * workspace reads nothing.
  *
  * What is kept is bounded by root: the roots of the session being opened, a few more recently
  * used ones, and none idle for long ({@link RootRetention}); a released root is read from the disk
  * again when a session next needs it. Every `?project=` is a root, so without this bound each one
  * asked for would hold its watches for the life of the server.
  *
- * `generation` changes whenever anything might have changed, so a caller can keep results derived
- * from a whole scan while it stays the same. One-shot commands do not use this cache: they read the
- * disk, so a hand edit is always seen.
+ * `generation` changes whenever anything might have changed, once {@link validate} has run, so a
+ * caller can keep results derived from a whole scan while it stays the same. One-shot commands do
+ * not use this cache: they read the disk, so a hand edit is always seen.
  */
 export class FolderScanCache<T = unknown> {
   private readonly folders = new Map<string, FolderState<T>>();
-  private readonly roots = new Map<string, RootWatch>();
+  private readonly roots = new Map<string, RootState>();
+  /** Entry folders read but not watched yet, by path: granted a watch by {@link watchEntries} while the budget allows. */
+  private readonly unwatchedEntries = new Map<string, { readonly folder: FolderState<T>; readonly entry: EntryState<T> }>();
   private readonly retention: RootRetention;
+  private readonly budget: WatchBudget;
   private readonly idleMs: number;
+  private readonly racyMs: number;
   private sweeper: NodeJS.Timeout | null = null;
   private changes = 0;
 
   constructor(options: FolderScanCacheOptions = {}) {
     const limits = { ...DEFAULT_ROOT_RETENTION, ...options };
     this.retention = new RootRetention(limits, options.now);
+    this.budget = new WatchBudget(options.watchBudget);
     this.idleMs = limits.idleMs;
+    this.racyMs = options.racyMs ?? DEFAULT_RACY_MS;
   }
 
-  /** Changes whenever a watcher fires or a folder had to be read without a watcher. */
+  /** Changes whenever a watcher fires or {@link validate} finds an unwatched folder or document changed. */
   get generation(): number {
     return this.changes;
   }
 
   /** The file watches this cache holds open. */
   get watchCount(): number {
-    let count = this.roots.size;
-    for (const state of this.folders.values()) {
-      if (state.watcher !== null) count += 1;
-      for (const entry of state.entries?.values() ?? []) if (entry.watcher !== null) count += 1;
-    }
-    return count;
+    return this.budget.held;
   }
 
   /** The roots this cache keeps something for. */
   get rootCount(): number {
     return this.retention.size;
+  }
+
+  /** What a session should say about the cache: the system refused a watch, or the budget is spent. Empty when all is watched. */
+  get diagnostics(): readonly Diagnostic[] {
+    return this.budget.diagnostics();
+  }
+
+  /**
+   * Checks what is not watched — roots, kind folders and entries — against the stamps taken when
+   * they were read, marks what moved to be read again and bumps the generation if anything did.
+   * Costs a stat or two per unwatched folder; nothing when everything is watched.
+   */
+  validate(): void {
+    const racyBefore = this.racyBefore();
+    for (const [rootDir, root] of this.roots) {
+      if (root.watcher !== null) continue;
+      const stamp = stampOf([rootDir], racyBefore);
+      if (stamp === null || stamp !== root.stamp) this.forgetRoot(rootDir);
+    }
+    for (const [folder, state] of this.folders) {
+      if (state.watcher === null && !state.listingDirty) {
+        const stamp = stampOf([folder], racyBefore);
+        if (stamp === null || stamp !== state.stamp) this.markListing(state);
+      }
+      for (const [name, entry] of state.entries ?? []) {
+        if (entry.dirty || !this.isPolled(state, entry)) continue;
+        const stamp = entryStamp(folder, name, entry.isDirectory, state.documentFile, racyBefore);
+        if (stamp === null || stamp !== entry.stamp) {
+          entry.dirty = true;
+          this.changes += 1;
+        }
+      }
+    }
   }
 
   /**
@@ -98,22 +159,20 @@ export class FolderScanCache<T = unknown> {
    *
    * @param list lists the folder; null when it is missing
    * @param read reads one entry
+   * @param documentFile the document inside each folder entry (`SKILL.md`), whose stat tells an
+   *   unwatched entry's edits; without one an unwatched folder entry is read at every open
    */
-  scan(rootDir: string, folder: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): T[] {
+  scan(rootDir: string, folder: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T, documentFile?: string): T[] {
     this.retention.touch(rootDir);
     this.startSweeping();
-    const root = this.watchRoot(rootDir);
-    if (root === null) {
-      this.changes += 1;
-      return (list() ?? []).map(read);
-    }
+    const root = this.rootState(rootDir);
     let state = this.folders.get(folder);
     if (state === undefined) {
-      state = { entries: null, listingDirty: true, watcher: null };
+      state = { folder, rootDir, documentFile, entries: null, listingDirty: true, watcher: null, stamp: null };
       this.folders.set(folder, state);
     }
     if (root.missing) {
-      closeFolder(state);
+      this.closeFolder(folder, state);
       state.entries = null;
       state.listingDirty = true;
       return [];
@@ -121,17 +180,11 @@ export class FolderScanCache<T = unknown> {
     if (state.listingDirty) this.relist(folder, state, list, read);
     const values: T[] = [];
     if (state.entries === null) return values;
+    const racyBefore = this.racyBefore();
     for (const [name, entry] of state.entries) {
-      if (entry.isDirectory && entry.refusal === undefined && entry.watcher === null) {
-        // An entry folder nobody watches (its watcher failed or was never made) is read every time.
-        entry.watcher = this.watchEntry(folder, name, entry);
-        if (entry.watcher === null) {
-          entry.dirty = true;
-          this.changes += 1;
-        }
-      }
       if (entry.dirty) {
         entry.dirty = false;
+        entry.stamp = this.isPolled(state, entry) ? entryStamp(folder, name, entry.isDirectory, documentFile, racyBefore) : null;
         entry.value = read({ name, isDirectory: entry.isDirectory, ...(entry.refusal === undefined ? {} : { refusal: entry.refusal }) });
       }
       values.push(entry.value);
@@ -139,24 +192,62 @@ export class FolderScanCache<T = unknown> {
     return values;
   }
 
+  /**
+   * Gives watches to entry folders read without one, while the budget allows: called once every
+   * kind folder of a session was scanned, so roots and kind folders got theirs first. An entry that
+   * changed between its read and its watch is read again at the next open.
+   */
+  watchEntries(): void {
+    if (this.unwatchedEntries.size === 0 || !this.budget.allowsEntry()) return;
+    const racyBefore = this.racyBefore();
+    for (const [entryPath, { folder, entry }] of this.unwatchedEntries) {
+      if (!this.budget.allowsEntry()) break;
+      entry.watcher = this.watchEntry(entryPath, folder, entry);
+      if (entry.watcher === null) break;
+      this.unwatchedEntries.delete(entryPath);
+      const stamp = entryStamp(path.dirname(entryPath), path.basename(entryPath), true, folder.documentFile, racyBefore);
+      if (stamp === null || stamp !== entry.stamp) {
+        entry.dirty = true;
+        this.changes += 1;
+      }
+      entry.stamp = null;
+    }
+  }
+
   /** Stops every watcher. */
   close(): void {
     this.stopSweeping();
-    for (const state of this.folders.values()) closeFolder(state);
+    for (const [folder, state] of this.folders) this.closeFolder(folder, state);
     this.folders.clear();
-    for (const root of this.roots.values()) root.watcher.close();
+    for (const root of this.roots.values()) this.budget.close(root.watcher);
     this.roots.clear();
     this.retention.clear();
+  }
+
+  /** A stamp taken now is trusted only for what changed before this time. */
+  private racyBefore(): number {
+    return Date.now() - this.racyMs;
+  }
+
+  /** Whether nothing tells the cache of this entry's changes, so {@link validate} must stat it. */
+  private isPolled(state: FolderState<T>, entry: EntryState<T>): boolean {
+    if (entry.refusal !== undefined) return false;
+    return entry.isDirectory ? entry.watcher === null : state.watcher === null;
+  }
+
+  private markListing(state: FolderState<T>): void {
+    state.listingDirty = true;
+    this.changes += 1;
   }
 
   /** Forgets everything kept for `rootDir` and closes its watches; the next scan reads it again. */
   private release(rootDir: string): void {
     this.retention.forget(rootDir);
-    this.roots.get(rootDir)?.watcher.close();
+    this.budget.close(this.roots.get(rootDir)?.watcher ?? null);
     this.roots.delete(rootDir);
     for (const [folder, state] of this.folders) {
-      if (path.dirname(folder) !== rootDir) continue;
-      closeFolder(state);
+      if (state.rootDir !== rootDir) continue;
+      this.closeFolder(folder, state);
       this.folders.delete(folder);
     }
     this.changes += 1;
@@ -175,15 +266,11 @@ export class FolderScanCache<T = unknown> {
 
   private relist(folder: string, state: FolderState<T>, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): void {
     state.listingDirty = false;
-    const listed = list();
-    if (listed === null) {
-      closeFolder(state);
-      state.entries = null;
-      return;
-    }
+    // Watched (or stamped) before it is listed, so a change during the listing is not lost.
     if (state.watcher === null) {
       state.watcher = this.watch(
         folder,
+        'structure',
         (name) => {
           state.listingDirty = true;
           const entry = name === null ? undefined : state.entries?.get(name);
@@ -192,9 +279,17 @@ export class FolderScanCache<T = unknown> {
         () => {
           state.watcher = null;
           state.listingDirty = true;
+          for (const entry of state.entries?.values() ?? []) if (!entry.isDirectory) entry.dirty = true;
         },
       );
-      if (state.watcher === null) this.unwatchable(state);
+    }
+    const racyBefore = this.racyBefore();
+    state.stamp = state.watcher === null ? stampOf([folder], racyBefore) : null;
+    const listed = list();
+    if (listed === null) {
+      this.closeFolder(folder, state);
+      state.entries = null;
+      return;
     }
     const previous = state.entries ?? new Map<string, EntryState<T>>();
     const next = new Map<string, EntryState<T>>();
@@ -202,111 +297,138 @@ export class FolderScanCache<T = unknown> {
       const known = previous.get(dirent.name);
       previous.delete(dirent.name);
       const reusable =
-        known !== undefined &&
-        !known.dirty &&
-        known.isDirectory === dirent.isDirectory &&
-        known.refusal === undefined &&
-        dirent.refusal === undefined &&
-        (!known.isDirectory || known.watcher !== null);
+        known !== undefined && !known.dirty && known.isDirectory === dirent.isDirectory && known.refusal === undefined && dirent.refusal === undefined;
       if (reusable) {
         next.set(dirent.name, known as EntryState<T>);
         continue;
       }
-      known?.watcher?.close();
-      const entry: EntryState<T> = { value: read(dirent), isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null };
-      if (dirent.isDirectory && dirent.refusal === undefined) {
-        entry.watcher = this.watchEntry(folder, dirent.name, entry);
-        if (entry.watcher === null) this.changes += 1;
-      }
+      if (known !== undefined) this.closeEntry(path.join(folder, dirent.name), known);
+      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, stamp: null };
+      if (this.isPolled(state, entry)) entry.stamp = entryStamp(folder, dirent.name, entry.isDirectory, state.documentFile, racyBefore);
+      entry.value = read(dirent);
+      if (dirent.isDirectory && dirent.refusal === undefined) this.unwatchedEntries.set(path.join(folder, dirent.name), { folder: state, entry });
       next.set(dirent.name, entry);
     }
-    for (const gone of previous.values()) gone.watcher?.close();
+    for (const [name, gone] of previous) this.closeEntry(path.join(folder, name), gone);
     state.entries = next;
   }
 
-  /** Watches one entry folder; when the watcher fails later it is dropped and made again at the next scan. */
-  private watchEntry(folder: string, name: string, entry: EntryState<T>): fs.FSWatcher | null {
-    const watcher = this.watch(
-      path.join(folder, name),
+  /** Watches one entry folder; when the watcher fails later it is dropped, checked by stat, and watched again when the budget allows. */
+  private watchEntry(entryPath: string, folder: FolderState<T>, entry: EntryState<T>): fs.FSWatcher | null {
+    return this.watch(
+      entryPath,
+      'entry',
       () => {
         entry.dirty = true;
       },
       () => {
         entry.watcher = null;
         entry.dirty = true;
+        this.unwatchedEntries.set(entryPath, { folder, entry });
       },
     );
-    return watcher;
   }
 
-  /** A folder that cannot be watched is listed again at every scan. */
-  private unwatchable(state: FolderState<T>): void {
-    state.listingDirty = true;
-    for (const entry of state.entries?.values() ?? []) entry.dirty = true;
-    this.changes += 1;
-  }
-
-  /**
-   * Watches a root for kind folders appearing or going. A missing root is waited for by watching
-   * its parent. Null when neither can be watched.
-   */
-  private watchRoot(rootDir: string): RootWatch | null {
+  /** The root's state; made on first use, watched when the budget allows and stamped when not. */
+  private rootState(rootDir: string): RootState {
     const known = this.roots.get(rootDir);
     if (known !== undefined) return known;
-    const onRootChange = (name: string | null): void => {
-      for (const [folder, state] of this.folders) {
-        if (path.dirname(folder) === rootDir && (name === null || path.basename(folder) === name)) state.listingDirty = true;
-      }
-    };
-    let watch: RootWatch | null = null;
-    if (isDirectory(rootDir)) {
-      const watcher = this.watch(rootDir, onRootChange, () => this.forgetRoot(rootDir));
-      if (watcher !== null) watch = { watcher, missing: false };
-    } else {
-      const watcher = this.watch(
-        path.dirname(rootDir),
-        (name) => {
-          if (name === null || name === path.basename(rootDir)) this.forgetRoot(rootDir);
-        },
-        () => this.forgetRoot(rootDir),
-      );
-      if (watcher !== null) watch = { watcher, missing: true };
-    }
-    if (watch !== null) this.roots.set(rootDir, watch);
-    return watch;
+    const missing = !isDirectory(rootDir);
+    const watcher = missing
+      ? this.watch(
+          path.dirname(rootDir),
+          'structure',
+          (name) => {
+            if (name === null || name === path.basename(rootDir)) this.forgetRoot(rootDir);
+          },
+          () => this.forgetRoot(rootDir),
+        )
+      : this.watch(
+          rootDir,
+          'structure',
+          (name) => {
+            for (const state of this.folders.values()) {
+              if (state.rootDir === rootDir && (name === null || path.basename(state.folder) === name)) state.listingDirty = true;
+            }
+          },
+          () => this.forgetRoot(rootDir),
+        );
+    const state: RootState = { watcher, missing, stamp: watcher === null ? stampOf([rootDir], this.racyBefore()) : null };
+    this.roots.set(rootDir, state);
+    return state;
   }
 
+  /** The root changed in a way that may add or remove kind folders: its folders are listed again, its watch made again. */
   private forgetRoot(rootDir: string): void {
-    this.roots.get(rootDir)?.watcher.close();
+    this.budget.close(this.roots.get(rootDir)?.watcher ?? null);
     this.roots.delete(rootDir);
-    for (const [folder, state] of this.folders) {
-      if (path.dirname(folder) === rootDir) state.listingDirty = true;
-    }
+    this.changes += 1;
+    for (const state of this.folders.values()) if (state.rootDir === rootDir) state.listingDirty = true;
   }
 
-  private watch(dir: string, onChange: (name: string | null) => void, onError?: () => void): fs.FSWatcher | null {
-    try {
-      const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
+  private closeFolder(folder: string, state: FolderState<T>): void {
+    this.budget.close(state.watcher);
+    state.watcher = null;
+    if (state.entries !== null) for (const [name, entry] of state.entries) this.closeEntry(path.join(folder, name), entry);
+  }
+
+  private closeEntry(entryPath: string, entry: EntryState<T>): void {
+    this.budget.close(entry.watcher);
+    entry.watcher = null;
+    if (this.unwatchedEntries.get(entryPath)?.entry === entry) this.unwatchedEntries.delete(entryPath);
+  }
+
+  private watch(dir: string, priority: 'structure' | 'entry', onChange: (name: string | null) => void, onError: () => void): fs.FSWatcher | null {
+    return this.budget.watch(
+      dir,
+      priority,
+      (name) => {
         this.changes += 1;
-        onChange(name ?? null);
-      });
-      watcher.on('error', () => {
-        watcher.close();
+        onChange(name);
+      },
+      () => {
         this.changes += 1;
         onChange(null);
-        onError?.();
-      });
-      return watcher;
-    } catch {
-      return null;
-    }
+        onError();
+      },
+    );
   }
 }
 
-function closeFolder<T>(state: FolderState<T>): void {
-  state.watcher?.close();
-  state.watcher = null;
-  if (state.entries !== null) for (const entry of state.entries.values()) entry.watcher?.close();
+/**
+ * What a folder entry looks like without reading it: the entry itself and, for a folder entry, its
+ * document. Null when it cannot be trusted (see {@link stampOf}), or for a folder entry whose kind
+ * names no document.
+ */
+function entryStamp(folder: string, name: string, isDirectory: boolean, documentFile: string | undefined, racyBefore: number): string | null {
+  const entryPath = path.join(folder, name);
+  if (!isDirectory) return stampOf([entryPath], racyBefore);
+  return documentFile === undefined ? null : stampOf([entryPath, path.join(entryPath, documentFile)], racyBefore);
+}
+
+/**
+ * The identity and times of each path (a stat each), in one string that moves when any of them is
+ * written, replaced, removed or made: inode, size, mode, modification and change times. Null when
+ * one was changed after `racyBefore`, too recently for its times to be trusted.
+ */
+function stampOf(paths: readonly string[], racyBefore: number): string | null {
+  let stamp = '';
+  for (const file of paths) {
+    let stats: fs.Stats | undefined;
+    try {
+      stats = fs.statSync(file, { throwIfNoEntry: false });
+    } catch (error) {
+      stamp += `!${(error as NodeJS.ErrnoException).code ?? 'error'}|`;
+      continue;
+    }
+    if (stats === undefined) {
+      stamp += '-|';
+      continue;
+    }
+    if (stats.ctimeMs > racyBefore || stats.mtimeMs > racyBefore) return null;
+    stamp += `${stats.ino}:${stats.size}:${stats.mode}:${stats.mtimeMs}:${stats.ctimeMs}|`;
+  }
+  return stamp;
 }
 
 function isDirectory(dir: string): boolean {

@@ -105,6 +105,7 @@ export class SessionLoader {
       if (problem !== null) diagnostics.push(problem);
     }
     for (const diagnostic of scanned.diagnostics) diagnostics.push(diagnostic);
+    if (cache !== null) diagnostics.push(...cache.diagnostics);
     for (const root of roots) if (root.layout !== undefined) diagnostics.push(...root.layout.diagnostics);
     const filters = resolveAll(this.container, CapabilityFilters);
     const admit = (records: readonly CapabilityRecord[], report?: Diagnostic[]): readonly CapabilityRecord[] => {
@@ -208,11 +209,12 @@ export class SessionLoader {
           return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
         const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry);
-        const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read);
+        const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, kind.document.file);
         for (const scan of scans) ofKind.push(scan);
       }
     }
     cache?.trim(new Set(roots.map((root) => root.dir)));
+    cache?.watchEntries();
     return byKind;
   }
 
@@ -229,12 +231,13 @@ export class SessionLoader {
 
   /**
    * The scan of `roots` with shadowing applied. With the watch cache it is kept while no watcher
-   * fires, so a session open in a quiet workspace does no per-document work; after a change, a
+   * fires and no unwatched folder's stamp moved, so a session open in a quiet workspace does no per-document work; after a change, a
    * kind whose entries were only edited in place (same ids, same paths) is patched rather than
    * shadowed again from scratch.
    */
   private shadowedScan(roots: readonly Root[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
     const cache = this.cache();
+    cache?.validate();
     const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : JSON.stringify(root.layout)}`).join('\n');
     const generation = cache?.generation;
     const memo = cache !== null && this.memo !== null && this.memo.key === key ? this.memo : null;

@@ -10,6 +10,8 @@ export interface KernelOptions {
    * a one-shot command reads the disk each time.
    */
   readonly watch?: boolean;
+  /** At most this many file watches for the watch cache (`LOADOUT_WATCH_BUDGET`). */
+  readonly watchBudget?: number;
 }
 
 /** A module adds a kind, a store or a service to the root container: one line per package. */
@@ -23,7 +25,7 @@ export type LoadoutModule = (container: DependencyContainer) => void;
 export function createKernel(options: KernelOptions, modules: readonly LoadoutModule[] = []): DependencyContainer {
   const root = globalContainer.createChildContainer();
   root.register(Places, { useValue: options.places });
-  if (options.watch === true) root.register(FolderScanCache, { useValue: new FolderScanCache() });
+  if (options.watch === true) root.register(FolderScanCache, { useValue: new FolderScanCache(options.watchBudget === undefined ? {} : { watchBudget: options.watchBudget }) });
   root.register(SessionLoader, { useValue: new SessionLoader(root) });
   for (const module of modules) module(root);
   return root;

@@ -27,6 +27,7 @@ export { Session } from './Session.js';
 export { type ListedRecord, SessionLoader, settleWatchers } from './SessionLoader.js';
 export { type SessionSection, SessionSections } from './SessionSection.js';
 export { shadowRecords } from './shadowRecords.js';
+export { watchBudgetFrom } from './WatchBudget.js';
 export { contribute, resolve, resolveAll, token, type Token } from './token.js';
 export { formatMarkdown, writeFileAtomicSync } from './writeDocument.js';
 export { checkWriteInside, WriteRefusedError } from './writeFileInside.js';

@@ -109,7 +109,10 @@ export class LiveExposures {
   /** The workspace's change stamp, or null when there is no watch cache to trust. */
   private stamp(): string | null {
     if (!this.container.isRegistered(FolderScanCache, true)) return null;
-    const generation = this.container.resolve(FolderScanCache).generation;
+    // What is not watched (the watch budget is spent) is checked now, so the generation tells of it too.
+    const cache = this.container.resolve(FolderScanCache);
+    cache.validate();
+    const generation = cache.generation;
     return `${generation}/${databaseChangeStamp(resolve(this.container, Database))}`;
   }
 

@@ -20,9 +20,14 @@ export function workspaceEnv(home: string, extra: Record<string, string> = {}): 
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', LOADOUT_HOME: home, LOADOUT_TOKEN: HOSTILE_TOKEN, ...extra };
 }
 
-/** Spawns `loadout serve --port 0 --json` from the build and waits until it listens. */
-export function serveBuilt(home: string, args: readonly string[] = [], extra: Record<string, string> = {}): Promise<BuiltServer> {
-  const child = spawn(process.execPath, [CLI_ENTRY, 'serve', '--port', '0', '--json', ...args], { env: workspaceEnv(home, extra), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Spawns `loadout serve --port 0 --json` from the build and waits until it listens.
+ *
+ * @param launcher a command the server is started through (e.g. `unshare …`), given node's command line after its own
+ */
+export function serveBuilt(home: string, args: readonly string[] = [], extra: Record<string, string> = {}, launcher: readonly string[] = []): Promise<BuiltServer> {
+  const command = [...launcher, process.execPath, CLI_ENTRY, 'serve', '--port', '0', '--json', ...args];
+  const child = spawn(command[0] as string, command.slice(1), { env: workspaceEnv(home, extra), stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let stdout = '';
   let stderr = '';
