@@ -27,8 +27,11 @@ export interface RouteRequest {
 export interface RouteContext {
   /** The process's root container. */
   readonly container: DependencyContainer;
-  /** Opens a session (for `project` when given), hands it to `work` and disposes it after. */
-  withSession<T>(project: string | null | undefined, work: (session: Session) => T | Promise<T>): Promise<T>;
+  /**
+   * Opens a session (for `project` when given), hands it to `work` and disposes it after. With
+   * `kinds`, only those kinds are read (a task lookup needs tasks alone).
+   */
+  withSession<T>(project: string | null | undefined, work: (session: Session) => T | Promise<T>, options?: { readonly kinds?: readonly string[] }): Promise<T>;
   /** Reports a problem in the server's log. */
   log(line: string): void;
 }

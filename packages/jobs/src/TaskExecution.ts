@@ -1,5 +1,5 @@
 import { resolve, type Session, SessionLoader, token } from '@loadout/kernel';
-import { type TaskRecord, TaskStore } from '@loadout/tasks';
+import { TASK_KIND, type TaskRecord, TaskStore } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { NotificationInbox, type NotificationEvent } from './NotificationInbox.js';
 import { NotificationUndeclaredError } from './JobErrors.js';
@@ -48,7 +48,8 @@ export class SessionTaskExecution implements TaskExecution {
   ) {}
 
   async execute(request: TaskExecutionRequest): Promise<TaskExecutionResult> {
-    const session = await this.loader.open({ project: request.project });
+    // Only the task roots are read: a run does not pay for every other kind in the workspace.
+    const session = await this.loader.open({ project: request.project, kinds: [TASK_KIND] });
     try {
       const task = resolve(session.container, TaskStore).getTaskByDirName(request.taskDirName);
       const data = { ...request.context, taskDirName: task.dirName, plugin: task.plugin };

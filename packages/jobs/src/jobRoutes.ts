@@ -1,5 +1,6 @@
 import { type ApiRoute, defineRoute, eventStream, IdParams, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
 import { resolve } from '@loadout/kernel';
+import { TASK_KIND } from '@loadout/tasks';
 import { z } from 'zod';
 import { type JobEvent, JobEvents } from './JobEvents.js';
 import { type Job, JobQueue, type JobStatus } from './JobQueue.js';
@@ -50,7 +51,7 @@ export const jobRoutes: readonly ApiRoute[] = [
       const { dirName } = parseRequest(TaskParams, request.params, 'path');
       const body = parseRequest(RunBody, request.body, 'body');
       const project = oneProject(parseRequest(ProjectQuery, request.query, 'query').project, body.project);
-      const job = await context.withSession(project, (session) => context.container.resolve(JobScheduler).scheduleRun(session, dirName, body.input));
+      const job = await context.withSession(project, (session) => context.container.resolve(JobScheduler).scheduleRun(session, dirName, body.input), { kinds: [TASK_KIND] });
       return reply(202, { job: { id: job.id, status: job.status } });
     },
   }),
@@ -136,7 +137,7 @@ export const jobRoutes: readonly ApiRoute[] = [
       const body = parseRequest(PipelineBody, request.body, 'body');
       const pipeline = await context.withSession(body.project, (session) =>
         context.container.resolve(JobScheduler).schedulePipeline(session, body.steps),
-      );
+      { kinds: [TASK_KIND] });
       return reply(202, { pipeline: { id: pipeline.id, status: pipeline.status } });
     },
   }),

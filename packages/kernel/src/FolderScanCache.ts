@@ -121,7 +121,7 @@ export class FolderScanCache<T = unknown> {
     const racyBefore = this.racyBefore();
     for (const [rootDir, root] of this.roots) {
       if (root.watcher !== null) continue;
-      const stamp = stampOf([rootDir], racyBefore);
+      const stamp = rootStamp(rootDir, racyBefore);
       if (stamp === null || stamp !== root.stamp) this.forgetRoot(rootDir);
     }
     for (const [folder, state] of this.folders) {
@@ -353,7 +353,7 @@ export class FolderScanCache<T = unknown> {
           },
           () => this.forgetRoot(rootDir),
         );
-    const state: RootState = { watcher, missing, stamp: watcher === null ? stampOf([rootDir], this.racyBefore()) : null };
+    const state: RootState = { watcher, missing, stamp: watcher === null ? rootStamp(rootDir, this.racyBefore()) : null };
     this.roots.set(rootDir, state);
     return state;
   }
@@ -393,6 +393,23 @@ export class FolderScanCache<T = unknown> {
       },
     );
   }
+}
+
+/**
+ * An unwatched root as it is now: the folder, and every file directly in it (a root's own
+ * documents, such as its gate settings, are read at each open and may be edited in place).
+ */
+function rootStamp(rootDir: string, racyBefore: number): string | null {
+  let files: string[] = [];
+  try {
+    files = fs
+      .readdirSync(rootDir, { withFileTypes: true })
+      .filter((dirent) => !dirent.isDirectory())
+      .map((dirent) => path.join(rootDir, dirent.name));
+  } catch {
+    // missing or unreadable: the folder's own stat tells which
+  }
+  return stampOf([rootDir, ...files], racyBefore);
 }
 
 /**

@@ -7,6 +7,7 @@ import { type CapabilityKind, CapabilityKinds } from './CapabilityKind.js';
 import { closeKernel, createKernel } from './createKernel.js';
 import { type InstalledPlugin, PluginSource } from './PluginSource.js';
 import { SessionLoader } from './SessionLoader.js';
+import { SessionSections } from './SessionSection.js';
 import { contribute } from './token.js';
 import { resolvePlaces } from './Places.js';
 
@@ -253,6 +254,53 @@ describe('SessionLoader with the watch cache', () => {
       expect((await loader.open()).recordsOf('note').map((n) => n.id)).toEqual(['n']);
     } finally {
       closeKernel(container);
+    }
+  });
+});
+
+describe('SessionLoader for some kinds only', () => {
+  it('reads only the kinds asked for, renders no block, and shares its scans with full sessions', async () => {
+    const reads = new Map<string, number>();
+    const counted = (kind: string, folder: string): CapabilityKind => ({
+      ...noteKind,
+      kind,
+      folder,
+      sessionKey: folder,
+      readEntry: (entry) => {
+        reads.set(kind, (reads.get(kind) ?? 0) + 1);
+        return noteKind.readEntry(entry);
+      },
+    });
+    const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a') }, cards: { 'b.md': note('b'), 'c.md': note('c') } } });
+    for (const watch of [false, true]) {
+      const container = createKernel({ places: resolvePlaces({}, home), watch }, [
+        (c) => {
+          contribute(c, CapabilityKinds, counted('note', 'notes'));
+          contribute(c, CapabilityKinds, counted('card', 'cards'));
+          contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+          contribute(c, SessionSections, { key: 'block', render: (session) => ({ text: `${session.recordsOf('card').length} cards`, diagnostics: [] }) });
+        },
+      ]);
+      const loader = container.resolve(SessionLoader);
+      try {
+        reads.clear();
+        const cards = await loader.open({ kinds: ['card'] });
+        expect(cards.recordsOf('card').map((record) => record.id)).toEqual(['b', 'c']);
+        expect(cards.recordsOf('note')).toEqual([]);
+        expect(Object.keys(cards.toJSON())).toEqual(['project', 'roots', 'cards', 'diagnostics']);
+        expect([...reads]).toEqual([['card', 2]]);
+        const listed = await loader.listRecords('note', null);
+        expect(listed.map((record) => [record.id, record.on])).toEqual([['a', true]]);
+        expect(reads.get('card')).toBe(2);
+
+        reads.clear();
+        const full = await loader.open();
+        expect(full.toJSON()).toMatchObject({ notes: [{ id: 'a' }], cards: [{ id: 'b' }, { id: 'c' }], block: '2 cards' });
+        // With the watch cache, what the scoped sessions read is not read again.
+        expect([...reads]).toEqual(watch ? [] : [['note', 1], ['card', 2]]);
+      } finally {
+        closeKernel(container);
+      }
     }
   });
 });

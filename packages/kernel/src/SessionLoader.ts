@@ -20,6 +20,12 @@ import { resolve, resolveAll } from './token.js';
 export interface OpenSessionOptions {
   /** The folder the agent works in; its `.agents` folder is the project level root. */
   readonly project?: string | null;
+  /**
+   * Read only these kinds (singular names, e.g. `task`), for a caller that needs one kind: a task
+   * lookup, a list. The session then holds only their records and renders no blocks. Every kind
+   * when absent.
+   */
+  readonly kinds?: readonly string[];
 }
 
 /** Every capability found in a list of roots, before shadowing and state. */
@@ -43,13 +49,8 @@ export type ListedRecord<R extends CapabilityRecord = CapabilityRecord> = R & {
  * document written a moment ago is in the next session and a plugin disabled a moment ago is not.
  */
 export class SessionLoader {
-  private memo: {
-    key: string;
-    generation: number | undefined;
-    kinds: ReadonlyMap<string, ShadowedKind>;
-    winners: readonly CapabilityRecord[];
-    diagnostics: readonly Diagnostic[];
-  } | null = null;
+  /** The last roots' shadowed scans, per kind, each with the cache generation it was read under. */
+  private memo: { key: string; kinds: Map<string, { readonly shadowed: ShadowedKind; readonly generation: number }> } | null = null;
 
   constructor(private readonly container: DependencyContainer) {}
 
@@ -98,7 +99,8 @@ export class SessionLoader {
     const roots = this.buildRoots(project);
     const cache = this.cache();
     if (cache !== null) await settleWatchers();
-    const scanned = this.shadowedScan(roots);
+    const kinds = this.kinds(options.kinds);
+    const scanned = this.shadowedScan(roots, kinds);
     const diagnostics: Diagnostic[] = [];
     for (const root of roots) {
       const problem = checkRoot(root);
@@ -118,13 +120,10 @@ export class SessionLoader {
       return kept;
     };
     const winners = admit(scanned.winners, diagnostics);
-    const kinds = this.kinds();
     const byKey = new Map<string, CapabilityRecord[]>();
     const kindKeys = new Map<string, string>();
-    for (const kind of kinds) {
-      byKey.set(kind.sessionKey, []);
-      kindKeys.set(kind.kind, kind.sessionKey);
-    }
+    for (const kind of this.kinds()) kindKeys.set(kind.kind, kind.sessionKey);
+    for (const kind of kinds) byKey.set(kind.sessionKey, []);
     for (const record of winners) byKey.get(kindKeys.get(record.kind) ?? '')?.push(record);
     const child = this.container.createChildContainer();
     const session = new Session({
@@ -138,7 +137,8 @@ export class SessionLoader {
     });
     child.register(Session, { useValue: session });
     child.register(RootList, { useValue: roots });
-    for (const section of resolveAll(this.container, SessionSections)) {
+    const sections = options.kinds === undefined ? resolveAll(this.container, SessionSections) : [];
+    for (const section of sections) {
       const rendered = section.render(session);
       session.sections.set(section.key, rendered.text);
       diagnostics.push(...rendered.diagnostics);
@@ -147,10 +147,10 @@ export class SessionLoader {
   }
 
   /** Reads every kind folder of every root. Shadowed records are all kept here. */
-  scanRoots(roots: readonly Root[]): RootScan {
+  scanRoots(roots: readonly Root[], kinds: readonly CapabilityKind[] = this.kinds()): RootScan {
     const records = new Map<string, CapabilityRecord[]>();
     const diagnostics: Diagnostic[] = [];
-    for (const [kind, scans] of this.collectScans(roots)) {
+    for (const [kind, scans] of this.collectScans(roots, kinds)) {
       const flat = flatten(scans);
       records.set(kind, flat.records);
       diagnostics.push(...flat.diagnostics);
@@ -169,10 +169,10 @@ export class SessionLoader {
     project: string | null,
     options: { includeDisabled?: boolean } = {},
   ): Promise<ListedRecord<R>[]> {
-    const session = await this.open({ project });
+    const session = await this.open({ project, kinds: [kind] });
     try {
       const roots = options.includeDisabled === true ? this.buildRoots(session.project, { includeDisabled: true }) : session.roots;
-      const records = (this.scanRoots(roots).records.get(kind) ?? []) as readonly R[];
+      const records = (this.scanRoots(roots, this.kinds([kind])).records.get(kind) ?? []) as readonly R[];
       const readPlugins = new Set(session.roots.map((root) => root.plugin));
       const { shadowedBy } = shadowRecords(records, { isRead: (record) => readPlugins.has(record.plugin) });
       return records.map((record) => ({
@@ -186,7 +186,7 @@ export class SessionLoader {
   }
 
   /** Every entry's scan, per kind (singular name) in root order; from the watch cache when there is one. */
-  private collectScans(roots: readonly Root[]): Map<string, StampedScan[]> {
+  private collectScans(roots: readonly Root[], kinds: readonly CapabilityKind[]): Map<string, StampedScan[]> {
     const cache = this.cache();
     const byKind = new Map<string, StampedScan[]>();
     const rootListings = new Map<string, Map<string, fs.Dirent> | null>();
@@ -194,7 +194,7 @@ export class SessionLoader {
       if (!rootListings.has(root.dir)) rootListings.set(root.dir, readRoot(root.dir));
       return rootListings.get(root.dir) ?? null;
     };
-    for (const kind of this.kinds()) {
+    for (const kind of kinds) {
       const ofKind: StampedScan[] = [];
       byKind.set(kind.kind, ofKind);
       for (const root of roots) {
@@ -218,9 +218,10 @@ export class SessionLoader {
     return byKind;
   }
 
-  /** The kinds contributed by store packages, in registration order. */
-  kinds(): CapabilityKind[] {
-    return resolveAll(this.container, CapabilityKinds);
+  /** The kinds contributed by store packages, in registration order; only those named (singular names) when `only` is given. */
+  kinds(only?: readonly string[]): CapabilityKind[] {
+    const all = resolveAll(this.container, CapabilityKinds);
+    return only === undefined ? all : all.filter((kind) => only.includes(kind.kind));
   }
 
   private cache(): FolderScanCache<StampedScan> | null {
@@ -235,27 +236,38 @@ export class SessionLoader {
    * kind whose entries were only edited in place (same ids, same paths) is patched rather than
    * shadowed again from scratch.
    */
-  private shadowedScan(roots: readonly Root[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
+  private shadowedScan(roots: readonly Root[], wanted: readonly CapabilityKind[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
     const cache = this.cache();
     cache?.validate();
     const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : JSON.stringify(root.layout)}`).join('\n');
     const generation = cache?.generation;
     const memo = cache !== null && this.memo !== null && this.memo.key === key ? this.memo : null;
-    if (memo !== null && memo.generation === generation) return memo;
-    const kinds = new Map<string, ShadowedKind>();
+    const shadowed = new Map<string, ShadowedKind>();
+    for (const kind of wanted) {
+      const kept = memo?.kinds.get(kind.kind);
+      if (kept !== undefined && kept.generation === generation) shadowed.set(kind.kind, kept.shadowed);
+    }
+    const stale = wanted.filter((kind) => !shadowed.has(kind.kind));
+    if (stale.length > 0) {
+      for (const [kind, scans] of this.collectScans(roots, stale)) {
+        const previous = memo?.kinds.get(kind)?.shadowed;
+        shadowed.set(kind, (previous === undefined ? null : patchKind(previous, scans)) ?? shadowKind(scans));
+      }
+    }
+    // Kept only when nothing changed while it was read; a kind's older scan stays as the base to patch.
+    if (cache !== null && generation !== undefined) {
+      const kept = memo?.kinds ?? new Map<string, { readonly shadowed: ShadowedKind; readonly generation: number }>();
+      if (cache.generation === generation) for (const [kind, result] of shadowed) kept.set(kind, { shadowed: result, generation });
+      this.memo = { key, kinds: kept };
+    }
     const winners: CapabilityRecord[] = [];
     const diagnostics: Diagnostic[] = [];
-    for (const [kind, scans] of this.collectScans(roots)) {
-      const previous = memo?.kinds.get(kind);
-      const shadowed = (previous === undefined ? null : patchKind(previous, scans)) ?? shadowKind(scans);
-      kinds.set(kind, shadowed);
-      for (const record of shadowed.winners) winners.push(record);
-      for (const diagnostic of shadowed.diagnostics) diagnostics.push(diagnostic);
+    for (const kind of wanted) {
+      const result = shadowed.get(kind.kind) as ShadowedKind;
+      for (const record of result.winners) winners.push(record);
+      for (const diagnostic of result.diagnostics) diagnostics.push(diagnostic);
     }
-    const result = { key, generation, kinds, winners, diagnostics };
-    // Keep it only when nothing changed while it was read.
-    this.memo = cache !== null && cache.generation === generation ? result : null;
-    return result;
+    return { winners, diagnostics };
   }
 }
 

@@ -16,9 +16,12 @@ import type { TaskRecord } from './TaskRecord.js';
 /** A task is `tasks/<dirName>/TASK.md`; its id is its folder name, whatever its frontmatter `name`. */
 export const TASK_DOCUMENT = { file: 'TASK.md', idRule: 'entry', nameField: 'frontmatter' } as const satisfies KindDocument;
 
+/** The task kind's singular name: what a caller that needs only tasks opens a session for. */
+export const TASK_KIND = 'task';
+
 /** The task kind: `tasks/<dirName>/TASK.md`, identified by the folder name. */
 export const taskKind: CapabilityKind<TaskRecord> = {
-  kind: 'task',
+  kind: TASK_KIND,
   folder: 'tasks',
   sessionKey: 'tasks',
   document: TASK_DOCUMENT,

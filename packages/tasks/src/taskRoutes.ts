@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type ApiRoute, defineRoute, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
 import { resolve, type Session } from '@loadout/kernel';
 import { z } from 'zod';
+import { TASK_KIND } from './taskKind.js';
 import { TaskFieldReadOnlyError, TaskInputInvalidError } from './TaskErrors.js';
 import { MAX_TASK_RETRIES, MAX_TASK_TIMEOUT_SECONDS, type TaskDocument, TaskStore } from './TaskStore.js';
 
@@ -61,7 +62,7 @@ const TaskParams = z.strictObject({ dirName: z.string().max(4096) });
 
 /** Opens the request's session and hands its task store to `work`. */
 function withStore<T>(context: RouteContext, project: string | null | undefined, work: (store: TaskStore) => T): Promise<T> {
-  return context.withSession(project, (session: Session) => work(resolve(session.container, TaskStore)));
+  return context.withSession(project, (session: Session) => work(resolve(session.container, TaskStore)), { kinds: [TASK_KIND] });
 }
 
 /** Tasks: list, read, create, update, delete. Reading spans every root; writing touches the owner's only. */

@@ -7,8 +7,8 @@ export function createRouteContext(container: DependencyContainer, log: (line: s
   return {
     container,
     log,
-    withSession: async (project, work) => {
-      const session = await container.resolve(SessionLoader).open({ project: project ?? null });
+    withSession: async (project, work, options = {}) => {
+      const session = await container.resolve(SessionLoader).open({ project: project ?? null, ...(options.kinds === undefined ? {} : { kinds: options.kinds }) });
       try {
         return await work(session);
       } finally {
