@@ -30,8 +30,9 @@ const STORE_MAY_USE = new Set(['kernel', 'db', 'api']);
  */
 const EXTENSION_POINTS = {
   // The contribution contract: a kind's record draft, the shape a JSON kind reads with, the
-  // session section, the loader's options, the token type every contribution token has.
-  kernel: ['DraftRecord', 'JsonShape', 'SessionSection', 'KernelOptions', 'Token'],
+  // session section, the loader's options, the token type every contribution token has, a
+  // change stamp's shape.
+  kernel: ['DraftRecord', 'JsonShape', 'SessionSection', 'KernelOptions', 'Token', 'ChangeStamp'],
   // The app's options, beside createLoadout.
   app: ['LoadoutOptions'],
 };

@@ -71,17 +71,19 @@ export class RouteReply {
     readonly body: unknown,
     /** True when `body` is JSON text the route serialised itself, sent as it is. */
     readonly serialized = false,
+    /** Response headers besides the content type, e.g. an `ETag`. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 }
 
 /** Answers `status` with `body` as JSON (no body when undefined). */
-export function reply(status: number, body?: unknown): RouteReply {
-  return new RouteReply(status, body);
+export function reply(status: number, body?: unknown, headers: Readonly<Record<string, string>> = {}): RouteReply {
+  return new RouteReply(status, body, false, headers);
 }
 
-/** Answers with JSON the route serialised itself, e.g. to bound its size while writing it. */
-export function jsonText(text: string, status = 200): RouteReply {
-  return new RouteReply(status, text, true);
+/** Answers with JSON the route serialised itself, e.g. to bound its size while writing it, or to keep it. */
+export function jsonText(text: string, status = 200, headers: Readonly<Record<string, string>> = {}): RouteReply {
+  return new RouteReply(status, text, true, headers);
 }
 
 /** One Server-Sent Events response. */

@@ -12,6 +12,15 @@ export const projectPath = z
 /** `?project=DIR` */
 export const ProjectQuery = z.object({ project: projectPath.optional() });
 
+/** `?project=DIR&kinds=skills,tasks`: a session, of some kinds only when `kinds` is given. */
+export const SessionQuery = ProjectQuery.extend({
+  kinds: z
+    .string()
+    .max(1024)
+    .transform((value) => value.split(',').map((kind) => kind.trim()).filter((kind) => kind !== ''))
+    .optional(),
+});
+
 /** A positive integer id in a path, e.g. `/api/jobs/:id`. */
 export const IdParams = z.strictObject({ id: z.string().regex(/^[1-9][0-9]{0,14}$/, 'must be a positive whole number').transform(Number) });
 

@@ -1,2 +1,2 @@
-export { Database, databaseChangeStamp, type Migration, Migrations, openDatabase, writeTransaction } from './Database.js';
+export { Database, type Migration, Migrations, openDatabase, writeTransaction } from './Database.js';
 export { dbModule } from './dbModule.js';

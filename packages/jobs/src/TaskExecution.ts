@@ -48,8 +48,9 @@ export class SessionTaskExecution implements TaskExecution {
   ) {}
 
   async execute(request: TaskExecutionRequest): Promise<TaskExecutionResult> {
-    // Only the task roots are read: a run does not pay for every other kind in the workspace.
-    const session = await this.loader.open({ project: request.project, kinds: [TASK_KIND] });
+    // Only what a run needs is read: its task, and the catalogues that declare its notifications
+    // (few, small). A run does not pay for every skill in the workspace.
+    const session = await this.loader.open({ project: request.project, kinds: [TASK_KIND, 'notification'] });
     try {
       const task = resolve(session.container, TaskStore).getTaskByDirName(request.taskDirName);
       const data = { ...request.context, taskDirName: task.dirName, plugin: task.plugin };

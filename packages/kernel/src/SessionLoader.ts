@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import { CapabilityFilters } from './CapabilityFilter.js';
+import { ChangeStamps } from './ChangeStamp.js';
 import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import { collisionKey } from './capabilityId.js';
 import type { Diagnostic } from './Diagnostic.js';
@@ -90,6 +91,21 @@ export class SessionLoader {
       }
     }
     return roots;
+  }
+
+  /**
+   * A string that stays the same while nothing a session shows can have changed: the watch
+   * cache's generation, once what it does not watch was checked, and every {@link ChangeStamps}
+   * contribution. Null without a watch cache (a one-shot command reads the disk each time). Let
+   * queued watcher events arrive first ({@link settleWatchers}).
+   */
+  changeStamp(): string | null {
+    const cache = this.cache();
+    if (cache === null) return null;
+    cache.validate();
+    let stamp = String(cache.generation);
+    for (const contributed of resolveAll(this.container, ChangeStamps)) stamp += `/${contributed.current()}`;
+    return stamp;
   }
 
   /** Opens a session in its own child container. */

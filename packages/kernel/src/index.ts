@@ -1,13 +1,13 @@
 export { type CapabilityFilter, CapabilityFilters, type SessionScope } from './CapabilityFilter.js';
 export { capabilityId, collisionKey, displayNameOf, MAX_ID_LENGTH, slugify } from './capabilityId.js';
 export { type CapabilityKind, CapabilityKinds, type CapabilityRecord, type DraftRecord, type EntryScan, type KindDocument, type KindFolderEntry } from './CapabilityKind.js';
+export { type ChangeStamp, ChangeStamps } from './ChangeStamp.js';
 export { closeKernel, createKernel, type KernelOptions, type LoadoutModule } from './createKernel.js';
 export { declaredGates, parseSwitch } from './declaredGates.js';
 export type { Diagnostic } from './Diagnostic.js';
 export { DocumentRefusedError, DocumentUnreadableError, findFrontmatter, isInside, type MarkdownDocument, MAX_DOCUMENT_BYTES, parseMarkdown, readJsonInside, readMarkdownInside, readTextInside, realpathInside, unreadable } from './DocumentReader.js';
 export { ensurePrivateFolder, narrowMode, PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
 export { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, type FileLockRetries, withFileLock } from './FileLock.js';
-export { FolderScanCache } from './FolderScanCache.js';
 export { formatValidationError } from './formatValidationError.js';
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './jsonDepth.js';
 export { expandPlaceholders } from './expandPlaceholders.js';

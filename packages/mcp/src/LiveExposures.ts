@@ -1,5 +1,4 @@
-import { Database, databaseChangeStamp } from '@loadout/db';
-import { FolderScanCache, resolve, SessionLoader, settleWatchers } from '@loadout/kernel';
+import { SessionLoader, settleWatchers } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { exposeSession, type SessionExposure } from './SessionExposure.js';
 import { TaskInputSchemas } from './TaskInputSchemas.js';
@@ -19,7 +18,7 @@ interface Kept {
  * The session as it is at this moment, for MCP, per project. What a session shows depends on the
  * files under its roots (watched by the kernel's `FolderScanCache`) and on rows in the database
  * (plugins, capability switches), possibly written by another process. Both are summed up in a
- * cheap stamp: the watch cache's generation and {@link databaseChangeStamp}. An exposure is
+ * cheap stamp, `SessionLoader.changeStamp`. An exposure is
  * reused while the stamp has not moved, and derived again from a fresh session when it has; so a
  * quiet workspace answers lists without opening a session, and any change is seen at the next
  * request. Without a watch cache (a one-shot command) every request opens a session.
@@ -108,12 +107,7 @@ export class LiveExposures {
 
   /** The workspace's change stamp, or null when there is no watch cache to trust. */
   private stamp(): string | null {
-    if (!this.container.isRegistered(FolderScanCache, true)) return null;
-    // What is not watched (the watch budget is spent) is checked now, so the generation tells of it too.
-    const cache = this.container.resolve(FolderScanCache);
-    cache.validate();
-    const generation = cache.generation;
-    return `${generation}/${databaseChangeStamp(resolve(this.container, Database))}`;
+    return this.container.resolve(SessionLoader).changeStamp();
   }
 
   private async tick(): Promise<void> {

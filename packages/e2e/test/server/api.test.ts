@@ -44,6 +44,37 @@ describe('the session and task routes', () => {
     expect(answer.headers['cache-control']).toBe('no-store');
   });
 
+  it('serializes the session once per change: a strong ETag, 304 while nothing changed, only the kinds asked for', async () => {
+    const s = await start();
+    const first = await s.request('GET', '/api/session', { token: null });
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]{32}"$/);
+    const again = await s.request('GET', '/api/session', { token: null });
+    expect(again.text).toBe(first.text);
+    expect(again.headers.etag).toBe(etag);
+    const revalidated = await s.request('GET', '/api/session', { token: null, headers: { 'if-none-match': `"other", ${etag}` } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.text).toBe('');
+    expect(revalidated.headers.etag).toBe(etag);
+
+    // An edit under a root, then a switch in the database: each is a new body and a new tag.
+    writeTree(path.join(s.places.capabilitiesDir, 'skills'), { 'owner-skill': { 'SKILL.md': '---\nname: owner-skill\ndescription: Changed.\n---\nBody.\n' } });
+    await new Promise((done) => setTimeout(done, 50));
+    const edited = await s.request('GET', '/api/session', { token: null, headers: { 'if-none-match': etag } });
+    expect(edited.status).toBe(200);
+    expect((edited.body as { skills: { name: string; description: string }[] }).skills.find((skill) => skill.name === 'owner-skill')?.description).toBe('Changed.');
+    expect(edited.headers.etag).not.toBe(etag);
+    expect(await s.request('POST', '/api/plugins/acme/disable')).toMatchObject({ status: 200 });
+    const switched = await s.request('GET', '/api/session', { token: null, headers: { 'if-none-match': edited.headers.etag as string } });
+    expect(switched.status).toBe(200);
+    expect((switched.body as { tasks: { plugin: string | null }[] }).tasks.some((task) => task.plugin === 'acme')).toBe(false);
+
+    const some = await s.request('GET', '/api/session?kinds=tasks,skill', { token: null });
+    expect(Object.keys(some.body as object)).toEqual(['project', 'roots', 'skills', 'tasks', 'diagnostics']);
+    expect(some.headers.etag).not.toBe(switched.headers.etag);
+    expect(await s.request('GET', '/api/session?kinds=spells', { token: null })).toMatchObject({ status: 400, body: { error: { code: 'KIND_UNKNOWN' } } });
+  });
+
   it('opens the session for a project with the token, and refuses a project that does not exist', async () => {
     const s = await start();
     const project = testdir({ '.agents': { tasks: { local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'echo local\n' }) } } });

@@ -7,12 +7,12 @@ import {
   closeKernel,
   contribute,
   createKernel,
-  FolderScanCache,
   PluginSource,
   readMarkdownCapability,
   resolvePlaces,
   SessionLoader,
 } from '../../src/index.js';
+import { FolderScanCache } from '../../src/FolderScanCache.js';
 import { noteKind, removeTestdirs, testdir, writeTree } from '../../src/testing/index.js';
 
 // S1 of the hardening issue ("says more than it does"): when the system refused a watch, the watch

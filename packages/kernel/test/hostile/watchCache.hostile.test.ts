@@ -4,11 +4,11 @@ import {
   closeKernel,
   contribute,
   createKernel,
-  FolderScanCache,
   PluginSource,
   resolvePlaces,
   SessionLoader,
 } from '../../src/index.js';
+import { FolderScanCache } from '../../src/FolderScanCache.js';
 import { noteKind, removeTestdirs, testdir, type TreeDescription } from '../../src/testing/index.js';
 
 // Item 7 of the hardening issue: every distinct `?project=` added watches and cached scans that

@@ -96,7 +96,7 @@ export async function createHttpApp(context: HttpAppContext, guard: GuardSetting
     void reply.code(404).send({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${request.method} ${pathname.slice(0, 200)}` } });
   });
 
-  const routes = [...sessionRoutes, rpcRoute(context.route), ...resolveAll(context.route.container, HttpRoutes)];
+  const routes = [...sessionRoutes(), rpcRoute(context.route), ...resolveAll(context.route.container, HttpRoutes)];
   for (const route of routes) {
     if (route.method !== 'GET' && route.access !== 'token') {
       throw new WiringError(`the route ${route.method} ${route.path} changes something and must declare access: 'token'`);
@@ -140,6 +140,7 @@ function registerRoutes(app: FastifyInstance, routes: readonly ApiRoute[], conte
 async function send(result: unknown, request: FastifyRequest, reply: FastifyReply, context: HttpAppContext): Promise<FastifyReply> {
   if (result instanceof RouteReply) {
     if (result.serialized) void reply.type('application/json; charset=utf-8');
+    for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
     return result.body === undefined ? reply.code(result.status).send() : reply.code(result.status).send(result.body);
   }
   if (result instanceof EventStreamReply) {

@@ -1,15 +1,25 @@
-import { type ApiRoute, defineRoute, parseRequest, ProjectQuery } from '@loadout/api';
+import { type ApiRoute, defineRoute, parseRequest, SessionQuery } from '@loadout/api';
+import { SessionAnswers } from './SessionAnswers.js';
 
-/** The server's own routes: `GET /api/health` and `GET /api/session?project=DIR`, shaped as `loadout session --json`. */
-export const sessionRoutes: readonly ApiRoute[] = [
-  defineRoute({ method: 'GET', path: '/api/health', access: 'public', handle: () => ({ ok: true }) }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/session',
-    access: 'public',
-    handle: (request, context) => {
-      const { project } = parseRequest(ProjectQuery, request.query, 'query');
-      return context.withSession(project, (session) => session.toJSON());
-    },
-  }),
-];
+/**
+ * The server's own routes: `GET /api/health` and `GET /api/session?project=DIR&kinds=…`, shaped as
+ * `loadout session --json` (only the kinds asked for, when `kinds` is given), serialized once per
+ * change and revalidated with `ETag` / `If-None-Match` ({@link SessionAnswers}).
+ */
+export function sessionRoutes(): readonly ApiRoute[] {
+  let answers: SessionAnswers | null = null;
+  return [
+    defineRoute({ method: 'GET', path: '/api/health', access: 'public', handle: () => ({ ok: true }) }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/session',
+      access: 'public',
+      handle: (request, context) => {
+        const { project, kinds } = parseRequest(SessionQuery, request.query, 'query');
+        answers ??= new SessionAnswers(context.container);
+        const ifNoneMatch = request.headers['if-none-match'];
+        return answers.answer(project ?? null, kinds, typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined);
+      },
+    }),
+  ];
+}
