@@ -1,11 +1,8 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLoadout } from '@loadout/app';
 import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, watchBudgetFrom } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
+import { REPOSITORY_ROOT } from './cliPaths.js';
 
-/** The repository this command ships in: the default workspace. */
-export const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** A bad command line: exit status 2. */
 export class UsageError extends InvalidInputError {

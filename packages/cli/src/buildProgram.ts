@@ -12,6 +12,7 @@ import { registerSkillsCommand } from './commands/skillsCommand.js';
 import { registerTaskRunCommand } from './commands/taskRunCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
 import { registerWhyCommand } from './commands/whyCommand.js';
+import { cliVersion } from './version.js';
 
 /**
  * The `loadout` command line. Usage errors exit 2 with one line on stderr (and the error document
@@ -20,6 +21,8 @@ import { registerWhyCommand } from './commands/whyCommand.js';
 export function buildProgram(cli: CliContext): Command {
   const program = new Command('loadout')
     .description('AI-agent capabilities, loaded where they live')
+    // Answered by main.ts before the command line loads; listed here so help shows it.
+    .version(cliVersion(), '-V, --version', 'print the version (with --json: { "version": … })')
     .showHelpAfterError(false)
     .configureOutput({ writeErr: () => undefined })
     .exitOverride();

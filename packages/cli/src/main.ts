@@ -1,15 +1,11 @@
 #!/usr/bin/env node
-import 'reflect-metadata';
-import { CommanderError } from 'commander';
-import { buildProgram } from './buildProgram.js';
-import { CliContext } from './CliContext.js';
+// The entry point loads as little as it can before it knows the command: `--version` reads one
+// file; everything else loads the command line and, through each command, what it uses.
+import { printVersion, wantsVersion } from './version.js';
 
-const cli = new CliContext();
-try {
-  await buildProgram(cli).parseAsync(process.argv);
-} catch (error) {
-  // Commander's own errors were already reported by the usage handler.
-  if (!(error instanceof CommanderError)) cli.fail(process.argv.includes('--json'), error);
-} finally {
-  cli.close();
+if (wantsVersion(process.argv.slice(2))) printVersion(process.argv.includes('--json'));
+else {
+  // Before any module that uses the container is evaluated: tsyringe checks for it as it loads.
+  await import('reflect-metadata');
+  await import('./runCli.js');
 }

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { resolve } from '@loadout/kernel';
 import { type ApplyMode, type ApplyResult, type BridgeRequest, type RetiredListing, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
+import { CLI_MAIN } from '../cliPaths.js';
 import { formatDiagnostics, table } from '../format.js';
 
 interface ApplyOptions {
@@ -17,7 +17,6 @@ interface ApplyOptions {
 }
 
 /** This command line's own entry point, `dist/main.js`, for a bridge when `loadout` is not on PATH. */
-const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
 
 /** The variables that move a Loadout workspace; a bridge passes those set here on to `loadout mcp`. */
 const PLACE_VARIABLES = ['LOADOUT_HOME', 'LOADOUT_CAPABILITIES_DIR', 'LOADOUT_DATA_DIR'] as const;
