@@ -9,13 +9,10 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerWorkspacePlugins, round } from './makeWorkspace.mjs';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const MAIN = path.join(root, 'packages/cli/dist/main.js');
+import { agent, request, serve as serveIn, staticBodyFloor as bareServerFloor, timed } from './serverProcess.mjs';
 const TASKS = Number(process.env.BENCH_TASKS ?? 60);
 const REPEATS = Number(process.env.BENCH_RUNS ?? 25);
 
@@ -24,7 +21,6 @@ const home = given === undefined || given === '' ? makeWorkspace({ plugins: 100,
 // The no-op task lives in a capabilities folder of our own, so a given workspace is not written to.
 const { scratch, capabilitiesDir, emptyHome: smallHome } = makeNoopTaskWorkspace('loadout-bench-server-');
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 try {
   await registerWorkspacePlugins(home);
@@ -56,7 +52,7 @@ try {
       await server.stop();
     }
   }
-  const transferFloorMs = await staticBodyFloor(sessionBytes);
+  const transferFloorMs = await bareServerFloor(sessionBytes, REPEATS);
   const coldMs = median(sessionRuns.map((run) => run.cold));
   const warmMs = median(sessionRuns.map((run) => run.warm));
   const spawnNodeMs = median(spawnMs);
@@ -127,80 +123,7 @@ try {
   if (given === undefined || given === '') fs.rmSync(home, { recursive: true, force: true });
 }
 
-/**
- * The floor for answering a body of `bytes`: a bare node:http server in its own process sending a
- * prebuilt string of that size, read by this process the way the session is read.
- */
-async function staticBodyFloor(bytes) {
-  const source = `const body = 'x'.repeat(${bytes}); require('node:http').createServer((q, r) => { r.setHeader('content-type', 'application/json'); r.end(body); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    const port = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(Number(String(data).trim()))));
-    const server = { port, token: '' };
-    const runs = [];
-    for (let i = 0; i < REPEATS; i += 1) runs.push((await timed(() => request(server, 'GET', '/'))).ms);
-    return median(runs);
-  } finally {
-    child.kill();
-    await exited(child);
-  }
-}
-
-/** Starts `loadout serve --port 0` over `workspace` and waits until it listens. */
+/** Starts `loadout serve` over `workspace` with the no-op task's capabilities folder. */
 function serve(workspace, workers) {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME ?? os.homedir(),
-    LOADOUT_HOME: workspace,
-    LOADOUT_CAPABILITIES_DIR: capabilitiesDir,
-    // The big workspace's data folder holds its plugin registry; the empty one gets its own.
-    LOADOUT_DATA_DIR: path.join(workspace, '.loadout'),
-  };
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', '--workers', String(workers)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (data) => {
-      out += data;
-      let described;
-      try {
-        described = JSON.parse(out);
-      } catch {
-        return;
-      }
-      const token = fs.readFileSync(described.token.file, 'utf8').trim();
-      resolve({
-        port: described.port,
-        token,
-        stop: async () => {
-          child.kill('SIGTERM');
-          await exited(child);
-        },
-      });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-}
-
-function request(server, method, url, body) {
-  return new Promise((resolve, reject) => {
-    const headers = { authorization: `Bearer ${server.token}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const req = http.request({ host: '127.0.0.1', port: server.port, method, path: url, headers, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode >= 400) reject(new Error(`${method} ${url}: ${res.statusCode} ${text.slice(0, 200)}`));
-        else resolve({ status: res.statusCode, body: text });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function timed(fn) {
-  const started = now();
-  const answer = await fn();
-  return { ms: now() - started, answer };
+  return serveIn(workspace, { workers, capabilitiesDir });
 }

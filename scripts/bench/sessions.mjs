@@ -1,11 +1,21 @@
-// Session open over 100 plugins × 100 skills: raw-read floor, cold open, warm open, open after one
-// change, and memory per document. Prints one JSON document.
+// Session open over 100 plugins × 100 skills, inside one process: raw-read floor, cold open, warm
+// open in two watch modes, open after one change, and memory per document. Prints one JSON document
+// and one line per target (met / not met) on stderr.
+//
+// The modes: `watches` (the system gives every watch asked for: ~10,200 here) and `budget100`
+// (LOADOUT_WATCH_BUDGET=100, as on a machine whose inotify watches are spent: roots and kind
+// folders get the few there are, everything else is checked by stat at each open).
+//
+// "Cold" here is a rescan inside a warm process (modules loaded, database open); what a one-shot
+// `loadout session --json` costs as a user runs it is measured by oneshot.mjs.
 import 'reflect-metadata';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createLoadout } from '../../packages/app/dist/index.js';
 import { closeKernel, resolvePlaces, SessionLoader } from '../../packages/kernel/dist/index.js';
 import { makeWorkspace, registerPlugins } from './makeWorkspace.mjs';
+import { printTargets, target } from './targets.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const median = (values) => {
@@ -61,33 +71,49 @@ try {
   }
   const coldMs = median(coldRuns);
 
-  // Warm: one long-running container with the watch cache, nothing changed between opens.
-  const app = createLoadout({ places, watch: true });
-  const loader = app.resolve(SessionLoader);
-  const primed = await timeAsync(() => loader.open());
-  primed.result.dispose();
-  const warmRuns = [];
-  for (let i = 0; i < RUNS * 3; i += 1) {
-    const { ms, result } = await timeAsync(() => loader.open());
-    result.dispose();
-    warmRuns.push(ms);
+  // Warm, in each watch mode: one long-running container with the watch cache, nothing changed
+  // between opens; then one document edited before each open.
+  const modes = {};
+  let app = null;
+  for (const [mode, watchBudget] of [
+    ['watches', undefined],
+    ['budget100', 100],
+  ]) {
+    if (app !== null) closeKernel(app);
+    app = createLoadout({ places, watch: true, ...(watchBudget === undefined ? {} : { watchBudget }) });
+    const loader = app.resolve(SessionLoader);
+    const primed = await timeAsync(() => loader.open());
+    const diagnostics = primed.result.diagnostics.filter((diagnostic) => diagnostic.code.startsWith('WATCH_')).map((diagnostic) => diagnostic.code);
+    primed.result.dispose();
+    const warmRuns = [];
+    for (let i = 0; i < RUNS * 3; i += 1) {
+      const { ms, result } = await timeAsync(() => loader.open());
+      result.dispose();
+      warmRuns.push(ms);
+    }
+    // One change: edit one SKILL.md (the same size), let a watcher hear it if there is one, then open.
+    const changeRuns = [];
+    let sawChange = true;
+    for (let i = 0; i < RUNS * 3; i += 1) {
+      const file = files[(i * 997 + (watchBudget ?? 0)) % files.length];
+      const text = fs.readFileSync(file, 'utf8').replace(/description: .*/, `description: changed ${mode} ${String(i).padStart(3, '0')}`);
+      fs.writeFileSync(file, text);
+      await settle(30);
+      const { ms, result } = await timeAsync(() => loader.open());
+      sawChange &&= result.recordsOf('skill').some((record) => record.description === `changed ${mode} ${String(i).padStart(3, '0')}`);
+      result.dispose();
+      changeRuns.push(ms);
+    }
+    modes[mode] = {
+      watchBudget: watchBudget ?? null,
+      primeMs: round(primed.ms),
+      warmMs: round(median(warmRuns)),
+      oneChangeMs: round(median(changeRuns)),
+      changeSeen: sawChange,
+      diagnostics,
+    };
   }
-  const warmMs = median(warmRuns);
-
-  // One change: edit one SKILL.md, let the watcher hear it, then open.
-  const changeRuns = [];
-  let sawChange = true;
-  for (let i = 0; i < RUNS * 3; i += 1) {
-    const file = files[(i * 997) % files.length];
-    const text = fs.readFileSync(file, 'utf8').replace(/description: .*/, `description: changed ${i}`);
-    fs.writeFileSync(file, text);
-    await settle(30);
-    const { ms, result } = await timeAsync(() => loader.open());
-    sawChange &&= result.recordsOf('skill').some((record) => record.description === `changed ${i}`);
-    result.dispose();
-    changeRuns.push(ms);
-  }
-  const changeMs = median(changeRuns);
+  closeKernel(app);
 
   // Memory per document: heap held by one session's records (fresh container, nothing cached).
   globalThis.gc?.();
@@ -96,8 +122,6 @@ try {
   globalThis.gc?.();
   const after = process.memoryUsage().heapUsed;
   const bytesPerDocument = Math.round((after - before) / held.recordsOf('skill').length);
-  closeKernel(app);
-
   const result = {
     benchmark: 'session-open',
     documents: files.length,
@@ -105,24 +129,24 @@ try {
     runs: RUNS,
     floorMs: round(floorMs),
     coldMs: round(coldMs),
-    warmMs: round(warmMs),
-    primeWithWatchersMs: round(primed.ms),
-    oneChangeMs: round(changeMs),
-    changeSeen: sawChange,
+    modes,
     bytesPerDocument,
     gcExposed: typeof globalThis.gc === 'function',
-    ratios: {
-      coldOverFloor: round(coldMs / floorMs),
-      warmOverCold: round(warmMs / coldMs),
-      oneChangeOverWarm: round(changeMs / warmMs),
-    },
-    targets: { coldOverFloor: 1.5, warmOverCold: 0.05, oneChangeOverWarm: 2 },
+    cores: os.cpus().length,
   };
-  result.met = {
-    coldOverFloor: result.ratios.coldOverFloor <= 1.5,
-    warmOverCold: result.ratios.warmOverCold <= 0.05,
-    oneChangeOverWarm: result.ratios.oneChangeOverWarm <= 2,
-  };
+  const { watches, budget100 } = modes;
+  result.targets = [
+    target('cold open, 10,000 SKILL.md ≤ 1.5× raw-read floor', coldMs / floorMs, 1.5),
+    target('warm open, watches available ≤ 0.05× cold', watches.warmMs / coldMs, 0.05),
+    target('warm open, LOADOUT_WATCH_BUDGET=100 ≤ 0.4× cold, an edited document seen', budget100.warmMs / coldMs, 0.4, {
+      holds: budget100.changeSeen,
+      note: 'an edited document was not seen',
+    }),
+    target('one changed document ≤ 2× warm (watches available)', watches.oneChangeMs / watches.warmMs, 2, { holds: watches.changeSeen, note: 'the change was not seen' }),
+    target('one changed document ≤ 2× warm (LOADOUT_WATCH_BUDGET=100)', budget100.oneChangeMs / budget100.warmMs, 2, { holds: budget100.changeSeen, note: 'the change was not seen' }),
+    target('heap per document ≤ 2 KiB (ratio to 2,048 B)', bytesPerDocument / 2048, 1),
+  ];
+  printTargets('sessions', result.targets);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   held.dispose();
 } finally {

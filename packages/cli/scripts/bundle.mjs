@@ -57,7 +57,7 @@ const nativeOutside = {
 
 // Chunks of an earlier build go: their names change with their content.
 for (const name of fs.readdirSync(out)) if (name.endsWith('.js')) fs.rmSync(path.join(out, name));
-await esbuild.build({
+const built = await esbuild.build({
   entryPoints: { main: path.join(lib, 'main.js') },
   outdir: out,
   bundle: true,
@@ -69,9 +69,14 @@ await esbuild.build({
   // The ES build where a package has one: a UMD build (jsonc-parser's) requires its parts by names
   // a bundler cannot follow.
   mainFields: ['module', 'main'],
+  // Less text to parse at every start; names are kept, so stack traces still read.
+  minifyWhitespace: true,
+  minifySyntax: true,
   // CommonJS dependencies call require(); an ES module has none of its own. The bundle's own
   // address is named without `import.meta`, which would make a CommonJS module that uses it an ES one.
   banner: { js: "import { createRequire as __loadoutRequire } from 'node:module';\nconst __loadoutBundleUrl = import.meta.url;\nconst require = __loadoutRequire(__loadoutBundleUrl);" },
   plugins: [nativeOutside, keepModuleLocations],
   logLevel: 'warning',
+  metafile: process.env.LOADOUT_BUNDLE_META === '1',
 });
+if (built.metafile !== undefined) fs.writeFileSync(path.join(out, 'meta.json'), JSON.stringify(built.metafile));

@@ -1,0 +1,89 @@
+// The server over a 10,000-skill workspace (100 plugins × 100 skills), in two watch modes
+// (`watches`: every watch it asks for; `budget100`: LOADOUT_WATCH_BUDGET=100, as when the user's
+// inotify watches are spent):
+// - GET /api/session warm (200, the whole body), against a bare node:http server sending a
+//   prebuilt string of the same size;
+// - GET /api/session revalidated (If-None-Match → 304), against GET /api/health;
+// - a queued no-op task, one worker, per task, against the same in an empty workspace.
+// Prints one JSON document and one line per target on stderr.
+import 'reflect-metadata';
+import fs from 'node:fs';
+import os from 'node:os';
+import { makeNoopTaskWorkspace, makeWorkspace, median, registerWorkspacePlugins, round } from './makeWorkspace.mjs';
+import { agent, request, runNoops, serve, staticBodyFloor, timed } from './serverProcess.mjs';
+import { printTargets, target } from './targets.mjs';
+
+const REPEATS = Number(process.env.BENCH_RUNS ?? 25);
+const TASKS = Number(process.env.BENCH_TASKS ?? 40);
+
+const { home } = makeWorkspace({ plugins: 100, skillsPerPlugin: 100 });
+const { scratch, capabilitiesDir, emptyHome } = makeNoopTaskWorkspace('loadout-bench-http-');
+
+try {
+  await registerWorkspacePlugins(home);
+  const modes = {};
+  let bodyBytes = 0;
+  for (const [mode, env] of [
+    ['watches', {}],
+    ['budget100', { LOADOUT_WATCH_BUDGET: '100' }],
+  ]) {
+    const figures = {};
+    const server = await serve(home, { workers: 1, capabilitiesDir, env });
+    try {
+      const first = await timed(() => request(server, 'GET', '/api/session'));
+      figures.firstMs = round(first.ms);
+      bodyBytes = first.answer.body.length;
+      figures.watchDiagnostics = JSON.parse(first.answer.body).diagnostics.filter((d) => d.code.startsWith('WATCH_')).map((d) => d.code);
+      const etag = first.answer.headers.etag;
+      const full = [];
+      const revalidated = [];
+      const health = [];
+      // Interleaved, so each figure and its baseline see the same machine at the same moment.
+      for (let i = 0; i < REPEATS; i += 1) {
+        full.push((await timed(() => request(server, 'GET', '/api/session'))).ms);
+        const answer = await timed(() => request(server, 'GET', '/api/session', undefined, { 'if-none-match': etag }));
+        if (answer.answer.status !== 304) throw new Error(`revalidation answered ${answer.answer.status}`);
+        revalidated.push(answer.ms);
+        health.push((await timed(() => request(server, 'GET', '/api/health'))).ms);
+      }
+      figures.warmMs = round(median(full));
+      figures.notModifiedMs = round(median(revalidated));
+      figures.healthMs = round(median(health));
+      await runNoops(server, 3);
+      const big = await runNoops(server, TASKS);
+      figures.queue = { tenThousandSkills: { tasks: TASKS, failed: big.failed, msPerTask: round((big.seconds * 1000) / TASKS) } };
+    } finally {
+      await server.stop();
+    }
+    const small = await serve(emptyHome, { workers: 1, capabilitiesDir, env });
+    try {
+      await request(small, 'GET', '/api/session');
+      await runNoops(small, 3);
+      const empty = await runNoops(small, TASKS);
+      figures.queue.emptyWorkspace = { tasks: TASKS, failed: empty.failed, msPerTask: round((empty.seconds * 1000) / TASKS) };
+    } finally {
+      await small.stop();
+    }
+    modes[mode] = figures;
+  }
+  const floorMs = await staticBodyFloor(bodyBytes, REPEATS);
+  const targets = [];
+  for (const [mode, figures] of Object.entries(modes)) {
+    const failed = figures.queue.tenThousandSkills.failed + figures.queue.emptyWorkspace.failed;
+    targets.push(
+      target(`[${mode}] GET /api/session warm (200) ≤ 1.5× a bare server sending the same body`, figures.warmMs / floorMs, 1.5),
+      target(`[${mode}] GET /api/session revalidation (304) ≤ 3× /api/health`, figures.notModifiedMs / figures.healthMs, 3),
+      target(`[${mode}] queued no-op task, 10,000 skills ≤ 1.3× the same in an empty workspace`, figures.queue.tenThousandSkills.msPerTask / figures.queue.emptyWorkspace.msPerTask, 1.3, {
+        holds: failed === 0,
+        note: `${failed} runs failed`,
+      }),
+    );
+  }
+  const result = { benchmark: 'http', documents: 10_000, responseBytes: bodyBytes, baseline: { bareServerMs: round(floorMs) }, modes, targets, cores: os.cpus().length };
+  printTargets('http', targets);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  agent.destroy();
+  fs.rmSync(scratch, { recursive: true, force: true });
+  fs.rmSync(home, { recursive: true, force: true });
+}

@@ -1,0 +1,113 @@
+// The built `loadout serve` as a benchmark drives it: started in its own process, asked over one
+// keep-alive agent, and the floor a bare server sets for sending a body of the same size.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { exited, median, now } from './makeWorkspace.mjs';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const MAIN = path.join(root, 'packages/cli/dist/main.js');
+
+export const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+/**
+ * Starts `loadout serve --port 0` over `workspace` with the owner's capabilities in
+ * `capabilitiesDir`, and waits until it listens. `env` adds variables (e.g. LOADOUT_WATCH_BUDGET).
+ */
+export function serve(workspace, { workers = 2, capabilitiesDir, env = {} }) {
+  const childEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME ?? os.homedir(),
+    LOADOUT_HOME: workspace,
+    LOADOUT_CAPABILITIES_DIR: capabilitiesDir,
+    // The big workspace's data folder holds its plugin registry; the empty one gets its own.
+    LOADOUT_DATA_DIR: path.join(workspace, '.loadout'),
+    ...env,
+  };
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', '--workers', String(workers)], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (data) => {
+      out += data;
+      let described;
+      try {
+        described = JSON.parse(out);
+      } catch {
+        return;
+      }
+      const token = fs.readFileSync(described.token.file, 'utf8').trim();
+      resolve({
+        port: described.port,
+        token,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited(child);
+        },
+      });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
+
+/** One request; resolves with the status, headers and body text, rejects on a status of 400 or more. */
+export function request(server, method, url, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const sent = { authorization: `Bearer ${server.token}`, ...headers };
+    if (body !== undefined) sent['content-type'] = 'application/json';
+    const req = http.request({ host: '127.0.0.1', port: server.port, method, path: url, headers: sent, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode >= 400) reject(new Error(`${method} ${url}: ${res.statusCode} ${text.slice(0, 200)}`));
+        else resolve({ status: res.statusCode, headers: res.headers, body: text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Times `fn`, keeping what it answered. */
+export async function timed(fn) {
+  const started = now();
+  const answer = await fn();
+  return { ms: now() - started, answer };
+}
+
+/**
+ * The floor for answering a body of `bytes`: a bare node:http server in its own process sending a
+ * prebuilt string of that size, read by this process the way the session is read.
+ */
+export async function staticBodyFloor(bytes, repeats) {
+  const source = `const body = 'x'.repeat(${bytes}); require('node:http').createServer((q, r) => { r.setHeader('content-type', 'application/json'); r.end(body); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(Number(String(data).trim()))));
+    const server = { port, token: '' };
+    const runs = [];
+    for (let i = 0; i < repeats; i += 1) runs.push((await timed(() => request(server, 'GET', '/'))).ms);
+    return median(runs);
+  } finally {
+    child.kill();
+    await exited(child);
+  }
+}
+
+/** Queues `count` runs of the no-op task and waits for all to end; the seconds it took and how many failed. */
+export async function runNoops(server, count) {
+  const started = now();
+  const ids = await Promise.all(
+    Array.from({ length: count }, async () => JSON.parse((await request(server, 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
+  );
+  const wanted = new Set(ids);
+  for (;;) {
+    const done = JSON.parse((await request(server, 'GET', '/api/jobs?limit=500')).body).filter(
+      (job) => wanted.has(job.id) && (job.status === 'succeeded' || job.status === 'failed'),
+    );
+    if (done.length === count) return { seconds: (now() - started) / 1000, failed: done.filter((job) => job.status === 'failed').length };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
