@@ -18,6 +18,8 @@ interface EntryState<T> {
 interface FolderState<T> {
   readonly folder: string;
   readonly rootDir: string;
+  /** The kind it holds (its singular name), so a session of some kinds checks only their folders. */
+  readonly kind: string | undefined;
   /** The document inside each folder entry (`SKILL.md`), when the kind names one. */
   readonly documentFile: string | undefined;
   /** Null when the folder does not exist. */
@@ -115,9 +117,11 @@ export class FolderScanCache<T = unknown> {
   /**
    * Checks what is not watched — roots, kind folders and entries — against the stamps taken when
    * they were read, marks what moved to be read again and bumps the generation if anything did.
-   * Costs a stat or two per unwatched folder; nothing when everything is watched.
+   * Costs a stat or two per unwatched folder; nothing when everything is watched. With `kinds`,
+   * only the roots and the folders of those kinds (singular names) are checked: what a session
+   * of those kinds reads.
    */
-  validate(): void {
+  validate(kinds?: ReadonlySet<string>): void {
     const racyBefore = this.racyBefore();
     for (const [rootDir, root] of this.roots) {
       if (root.watcher !== null) continue;
@@ -125,6 +129,7 @@ export class FolderScanCache<T = unknown> {
       if (stamp === null || stamp !== root.stamp) this.forgetRoot(rootDir);
     }
     for (const [folder, state] of this.folders) {
+      if (kinds !== undefined && (state.kind === undefined || !kinds.has(state.kind))) continue;
       if (state.watcher === null && !state.listingDirty) {
         const stamp = stampOf([folder], racyBefore);
         if (stamp === null || stamp !== state.stamp) this.markListing(state);
@@ -159,16 +164,24 @@ export class FolderScanCache<T = unknown> {
    *
    * @param list lists the folder; null when it is missing
    * @param read reads one entry
-   * @param documentFile the document inside each folder entry (`SKILL.md`), whose stat tells an
-   *   unwatched entry's edits; without one an unwatched folder entry is read at every open
+   * @param of the kind the folder holds (its singular name), and the document inside each folder
+   *   entry (`SKILL.md`), whose stat tells an unwatched entry's edits; without one an unwatched
+   *   folder entry is read at every open
    */
-  scan(rootDir: string, folder: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T, documentFile?: string): T[] {
+  scan(
+    rootDir: string,
+    folder: string,
+    list: () => readonly FolderEntry[] | null,
+    read: (entry: FolderEntry) => T,
+    of: { readonly kind?: string; readonly documentFile?: string } = {},
+  ): T[] {
+    const { documentFile } = of;
     this.retention.touch(rootDir);
     this.startSweeping();
     const root = this.rootState(rootDir);
     let state = this.folders.get(folder);
     if (state === undefined) {
-      state = { folder, rootDir, documentFile, entries: null, listingDirty: true, watcher: null, stamp: null };
+      state = { folder, rootDir, kind: of.kind, documentFile, entries: null, listingDirty: true, watcher: null, stamp: null };
       this.folders.set(folder, state);
     }
     if (root.missing) {

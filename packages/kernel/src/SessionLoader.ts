@@ -225,7 +225,7 @@ export class SessionLoader {
           return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
         const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry);
-        const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, kind.document.file);
+        const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, { kind: kind.kind, ...(kind.document.file === undefined ? {} : { documentFile: kind.document.file }) });
         for (const scan of scans) ofKind.push(scan);
       }
     }
@@ -254,7 +254,7 @@ export class SessionLoader {
    */
   private shadowedScan(roots: readonly Root[], wanted: readonly CapabilityKind[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
     const cache = this.cache();
-    cache?.validate();
+    cache?.validate(new Set(wanted.map((kind) => kind.kind)));
     const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : JSON.stringify(root.layout)}`).join('\n');
     const generation = cache?.generation;
     const memo = cache !== null && this.memo !== null && this.memo.key === key ? this.memo : null;

@@ -174,7 +174,7 @@ export function scanRootLayout(
     }
     const list = (): readonly FolderEntry[] | null => listKindFolder(kind, root, undefined, target);
     const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, { folder: target });
-    const found = cache !== null && path.dirname(target) === root.dir ? cache.scan(root.dir, target, list, read, kind.document.file) : (list() ?? []).map(read);
+    const found = cache !== null && path.dirname(target) === root.dir ? cache.scan(root.dir, target, list, read, { kind: kind.kind, ...(kind.document.file === undefined ? {} : { documentFile: kind.document.file }) }) : (list() ?? []).map(read);
     for (const scan of found) scans.push(scan);
   }
   return scans;
