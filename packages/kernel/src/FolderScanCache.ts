@@ -85,6 +85,8 @@ export class FolderScanCache<T = unknown> {
   private readonly racyMs: number;
   private sweeper: NodeJS.Timeout | null = null;
   private changes = 0;
+  /** False once a whole {@link validate} found everything watched, until something may be unwatched again. */
+  private mayPoll = true;
 
   constructor(options: FolderScanCacheOptions = {}) {
     const limits = { ...DEFAULT_ROOT_RETENTION, ...options };
@@ -122,20 +124,26 @@ export class FolderScanCache<T = unknown> {
    * of those kinds reads.
    */
   validate(kinds?: ReadonlySet<string>): void {
+    if (!this.mayPoll) return;
     const racyBefore = this.racyBefore();
+    let polled = false;
     for (const [rootDir, root] of this.roots) {
       if (root.watcher !== null) continue;
+      polled = true;
       const stamp = rootStamp(rootDir, racyBefore);
       if (stamp === null || stamp !== root.stamp) this.forgetRoot(rootDir);
     }
     for (const [folder, state] of this.folders) {
       if (kinds !== undefined && (state.kind === undefined || !kinds.has(state.kind))) continue;
+      if (state.watcher === null) polled = true;
       if (state.watcher === null && !state.listingDirty) {
         const stamp = stampOf([folder], racyBefore);
         if (stamp === null || stamp !== state.stamp) this.markListing(state);
       }
       for (const [name, entry] of state.entries ?? []) {
-        if (entry.dirty || !this.isPolled(state, entry)) continue;
+        if (!this.isPolled(state, entry)) continue;
+        polled = true;
+        if (entry.dirty) continue;
         const stamp = entryStamp(folder, name, entry.isDirectory, state.documentFile, racyBefore);
         if (stamp === null || stamp !== entry.stamp) {
           entry.dirty = true;
@@ -143,6 +151,8 @@ export class FolderScanCache<T = unknown> {
         }
       }
     }
+    // Only a check of every kind may conclude that nothing is left to check.
+    if (!polled && kinds === undefined) this.mayPoll = false;
   }
 
   /**
@@ -279,6 +289,7 @@ export class FolderScanCache<T = unknown> {
 
   private relist(folder: string, state: FolderState<T>, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): void {
     state.listingDirty = false;
+    this.mayPoll = true;
     // Watched (or stamped) before it is listed, so a change during the listing is not lost.
     if (state.watcher === null) {
       state.watcher = this.watch(
@@ -346,6 +357,7 @@ export class FolderScanCache<T = unknown> {
   private rootState(rootDir: string): RootState {
     const known = this.roots.get(rootDir);
     if (known !== undefined) return known;
+    this.mayPoll = true;
     const missing = !isDirectory(rootDir);
     const watcher = missing
       ? this.watch(
@@ -401,6 +413,7 @@ export class FolderScanCache<T = unknown> {
       },
       () => {
         this.changes += 1;
+        this.mayPoll = true;
         onChange(null);
         onError();
       },
