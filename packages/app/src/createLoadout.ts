@@ -1,5 +1,5 @@
 import { affordancesModule } from '@loadout/affordances';
-import { Database, dbModule } from '@loadout/db';
+import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs';
 import { createKernel, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels';
@@ -40,6 +40,11 @@ export interface LoadoutOptions {
   readonly watch?: boolean;
   /** At most this many file watches (`LOADOUT_WATCH_BUDGET`); unlimited when absent. */
   readonly watchBudget?: number;
+  /**
+   * The PostgreSQL database every table goes to (`--database-url`, `LOADOUT_DATABASE_URL`); empty
+   * or left out, `LOADOUT_DATABASE_URL` of the process decides, and unset that, the SQLite file.
+   */
+  readonly databaseUrl?: string;
 }
 
 /**
@@ -50,6 +55,10 @@ export interface LoadoutOptions {
  */
 export function createLoadout(options: LoadoutOptions): DependencyContainer {
   const container = createKernel(options, loadoutModules);
+  if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
+    container.register(DatabaseLocation, { useValue: databaseLocationOf(options.databaseUrl) });
+  }
+  resolve(container, DatabaseLocation);
   resolve(container, Database);
   return container;
 }

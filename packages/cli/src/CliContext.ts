@@ -15,6 +15,8 @@ export class UsageError extends InvalidInputError {
 export class CliContext {
   private container: DependencyContainer | null = null;
   readonly places: Places;
+  /** `--database-url`, set before the command's action runs; else `LOADOUT_DATABASE_URL` decides. */
+  databaseUrl: string | undefined;
 
   constructor(
     readonly env: NodeJS.ProcessEnv = process.env,
@@ -28,7 +30,12 @@ export class CliContext {
   app(options: { watch?: boolean } = {}): DependencyContainer {
     if (this.container === null) {
       const watchBudget = options.watch === true ? watchBudgetFrom(this.env) : undefined;
-      this.container = createLoadout({ places: this.places, watch: options.watch === true, ...(watchBudget === undefined ? {} : { watchBudget }) });
+      this.container = createLoadout({
+        places: this.places,
+        watch: options.watch === true,
+        databaseUrl: this.databaseUrl ?? this.env.LOADOUT_DATABASE_URL ?? '',
+        ...(watchBudget === undefined ? {} : { watchBudget }),
+      });
     }
     return this.container;
   }

@@ -25,7 +25,12 @@ export function buildProgram(cli: CliContext): Command {
     .version(cliVersion(), '-V, --version', 'print the version (with --json: { "version": … })')
     .showHelpAfterError(false)
     .configureOutput({ writeErr: () => undefined })
+    .option('--database-url <url>', 'keep every table on this PostgreSQL database (postgres://…) instead of the SQLite file; default LOADOUT_DATABASE_URL')
     .exitOverride();
+  program.hook('preAction', () => {
+    const url = program.opts<{ databaseUrl?: string }>().databaseUrl;
+    if (url !== undefined) cli.databaseUrl = url;
+  });
   registerSessionCommand(program, cli);
   registerTaskRunCommand(registerTasksCommand(program, cli), cli);
   registerServeCommand(program, cli);

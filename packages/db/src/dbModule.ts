@@ -1,10 +1,14 @@
 import { ChangeStamps, contribute, type LoadoutModule, Places, resolve, resolveAll } from '@loadout/kernel';
 import { instanceCachingFactory } from 'tsyringe';
 import { Database, databaseChangeStamp, Migrations, openDatabase } from './Database.js';
+import { PostgresSqlDatabase } from './PostgresSqlDatabase.js';
+import { DATABASE_URL_VARIABLE, DatabaseLocation, databaseLocationOf, PostgresMigrations, SqlDatabase } from './SqlDatabase.js';
+import { SqliteSqlDatabase } from './SqliteSqlDatabase.js';
 
 /**
  * Registers the database, opened on first use with every contributed migration. Register it
  * before or after the modules that contribute migrations: nothing is opened until resolved.
+ * {@link SqlDatabase} is the SQLite file, or the PostgreSQL database `LOADOUT_DATABASE_URL` names.
  */
 export const dbModule: LoadoutModule = (container) => {
   container.register(Database, {
@@ -12,4 +16,11 @@ export const dbModule: LoadoutModule = (container) => {
   });
   // Sessions read plugins and switches from the database, possibly written by another process.
   contribute(container, ChangeStamps, { name: 'database', current: () => databaseChangeStamp(resolve(container, Database)) });
+  container.register(DatabaseLocation, { useFactory: instanceCachingFactory(() => databaseLocationOf(process.env[DATABASE_URL_VARIABLE])) });
+  container.register(SqlDatabase, {
+    useFactory: instanceCachingFactory((c): SqlDatabase => {
+      const { url } = resolve(c, DatabaseLocation);
+      return url === null ? new SqliteSqlDatabase(resolve(c, Database)) : new PostgresSqlDatabase(url, resolveAll(c, PostgresMigrations));
+    }),
+  });
 };

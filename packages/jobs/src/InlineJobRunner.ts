@@ -32,7 +32,7 @@ export class InlineJobRunner {
    */
   async run(request: NewJob, options: { signal: AbortSignal; cancelReason: string; onStored?: (job: Job) => void }): Promise<Job> {
     const baseMs = this.options.retryBaseMs ?? DEFAULT_JOB_WORKER_SETTINGS.retryBaseMs;
-    let job = this.queue.enqueueClaimed(request, this.claimant);
+    let job = await this.queue.enqueueClaimed(request, this.claimant);
     options.onStored?.(job);
     for (;;) {
       const delay = retryDelayAfter(job.attempts, baseMs);
@@ -42,13 +42,13 @@ export class InlineJobRunner {
         retryDelayMs: delay,
         holdRetry: true,
       });
-      if (after === null || after.status !== 'queued') return after ?? this.queue.get(job.id);
+      if (after === null || after.status !== 'queued') return after ?? (await this.queue.get(job.id));
       await sleep(delay, options.signal);
-      const next = options.signal.aborted ? null : this.queue.claimById(job.id, this.claimant, Date.now() + 5);
+      const next = options.signal.aborted ? null : await this.queue.claimById(job.id, this.claimant, Date.now() + 5);
       if (next === null) {
-        const cancelled = this.queue.cancelPending(job.id, options.cancelReason);
+        const cancelled = await this.queue.cancelPending(job.id, options.cancelReason);
         if (cancelled !== null) this.events.changed(cancelled);
-        return cancelled ?? this.queue.get(job.id);
+        return cancelled ?? (await this.queue.get(job.id));
       }
       job = next;
     }

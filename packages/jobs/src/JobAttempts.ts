@@ -1,7 +1,7 @@
 import { isLoadoutError, processStartTime } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { JobEvents } from './JobEvents.js';
-import { type Job, type JobOutcome, JobQueue } from './JobQueue.js';
+import { type Job, JobLease, type JobOutcome, JobQueue } from './JobQueue.js';
 import { describeFailure, TaskExecution } from './TaskExecution.js';
 
 /** Why an attempt stopped early, as the job will record it. */
@@ -21,6 +21,9 @@ export interface AttemptOptions {
   readonly holdRetry?: boolean;
 }
 
+/** Why an attempt was stopped when another worker took its job. */
+export const LEASE_LOST_REASON = 'its lease ran out and another worker took the job';
+
 /** The delay before the retry after attempt `attempt`: `baseMs`, then twice as long each time, at most 5 minutes. */
 export function retryDelayAfter(attempt: number, baseMs: number): number {
   return Math.min(5 * 60 * 1000, baseMs * 2 ** Math.max(0, attempt - 1));
@@ -29,8 +32,11 @@ export function retryDelayAfter(attempt: number, baseMs: number): number {
 /**
  * One attempt of a claimed job, from start to stored end: the task runs through
  * {@link TaskExecution}, its output and status changes go to {@link JobEvents}, its process is
- * recorded for recovery, and its outcome is stored. Shared by the server's workers and by a
- * process that runs the job it asked for itself, so both write a job's life the same way.
+ * recorded for recovery, its lease is renewed every third of the lease while it runs, and its
+ * outcome is stored. An attempt whose lease another worker took (this process stalled past it)
+ * stops its task at once and stores nothing: the job is the other worker's. Shared by the
+ * server's workers and by a process that runs the job it asked for itself, so both write a job's
+ * life the same way.
  */
 @injectable()
 export class JobAttempts {
@@ -38,10 +44,29 @@ export class JobAttempts {
     @inject(JobQueue) private readonly queue: JobQueue,
     @inject(TaskExecution) private readonly execution: TaskExecution,
     @inject(JobEvents) private readonly events: JobEvents,
+    @inject(JobLease) private readonly lease: JobLease,
   ) {}
 
   /** Runs the attempt `job` (claimed by `claimant`) and returns the job as stored after it; null when it is no longer the claimant's. */
   async run(job: Job, claimant: string, options: AttemptOptions): Promise<Job | null> {
+    const lost = new AbortController();
+    const signal = AbortSignal.any([options.signal, lost.signal]);
+    const renewal = setInterval(() => {
+      this.queue.heartbeat(claimant, [job.id]).then(
+        (gone) => {
+          if (gone.length > 0) lost.abort(LEASE_LOST_REASON);
+        },
+        () => undefined, // a missed renewal is retried at the next beat; the lease is three beats long
+      );
+    }, Math.max(50, Math.floor(this.lease.ms / 3)));
+    try {
+      return await this.attempt(job, claimant, { ...options, signal }, () => lost.signal.aborted);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  private async attempt(job: Job, claimant: string, options: AttemptOptions, leaseLost: () => boolean): Promise<Job | null> {
     this.events.started(job);
     let outcome: JobOutcome;
     try {
@@ -51,12 +76,13 @@ export class JobAttempts {
         input: job.input,
         signal: options.signal,
         onOutput: (chunk) => this.events.output(job.id, chunk),
-        onSpawn: (pid) => this.queue.recordProcess(job.id, claimant, pid, processStartTime(pid)),
+        onSpawn: (pid) => void this.queue.recordProcess(job.id, claimant, pid, processStartTime(pid)).catch(() => undefined),
         context: { jobId: job.id, ...(job.pipelineId === null ? {} : { pipelineId: job.pipelineId, step: job.step }) },
       });
+      if (leaseLost()) return null;
       if (result.interrupted) {
         const { reason, mayRetry } = options.interruption();
-        const released = this.queue.releaseInterrupted(job.id, reason, mayRetry);
+        const released = await this.queue.releaseInterrupted(job.id, reason, { mayRetry, claimant });
         this.events.changed(released);
         return released;
       }
@@ -70,17 +96,18 @@ export class JobAttempts {
         retryable: true,
       };
     } catch (error) {
+      if (leaseLost()) return null;
       // A refusal (the task is gone, cannot be run, the project folder vanished) will not change
       // on another attempt; anything else might.
       outcome = { succeeded: false, exitCode: null, output: '', stderr: '', error: (error as Error).message, retryable: !isLoadoutError(error) };
     }
     let finished: Job | null;
     try {
-      finished = this.queue.finish(job.id, claimant, outcome, options.retryDelayMs, { holdRetry: options.holdRetry === true });
+      finished = await this.queue.finish(job.id, claimant, outcome, options.retryDelayMs, { holdRetry: options.holdRetry === true });
     } catch (error) {
-      // The result could not be stored: hand the job back rather than leave it "running" with no
-      // heartbeat until the next start.
-      const released = this.queue.releaseInterrupted(job.id, `its result could not be recorded: ${(error as Error).message}`);
+      // The result could not be stored: hand the job back rather than leave it "running" until
+      // its lease runs out.
+      const released = await this.queue.releaseInterrupted(job.id, `its result could not be recorded: ${(error as Error).message}`, { claimant });
       this.events.changed(released);
       return released;
     }
@@ -89,7 +116,7 @@ export class JobAttempts {
     if (finished.pipelineId !== null && finished.step !== null && finished.status !== 'queued') {
       // The steps after this one changed with it: the next was queued, or the rest were skipped.
       const after = finished.step;
-      for (const step of this.queue.getPipeline(finished.pipelineId).jobs) {
+      for (const step of (await this.queue.getPipeline(finished.pipelineId)).jobs) {
         if (step.step !== null && step.step > after && step.status !== 'waiting') this.events.changed(step);
       }
     }

@@ -1,92 +1,125 @@
-import { type Database, openDatabase } from '@loadout/db';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { backendSkipReason, sqlBackends, type TestSqlDatabase } from '@loadout/db/testing';
+import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobOutcome, outputAsInput, SqliteJobQueue } from './JobQueue.js';
-import { jobsMigrations } from './jobsMigrations.js';
-
-let db: Database;
-let queue: SqliteJobQueue;
-
-beforeEach(() => {
-  db = openDatabase(testdir(), jobsMigrations);
-  queue = new SqliteJobQueue(db);
-});
-afterEach(() => {
-  db.close();
-  removeTestdirs();
-});
+import { type JobOutcome, outputAsInput, SqlJobQueue } from './JobQueue.js';
+import { jobsMigrations, jobsPostgresMigrations } from './jobsMigrations.js';
 
 const succeeded = (output: string): JobOutcome => ({ succeeded: true, exitCode: 0, output, stderr: '', error: null, retryable: true });
 const failed: JobOutcome = { succeeded: false, exitCode: 1, output: '', stderr: 'boom', error: 'exit status 1', retryable: true };
+const LEASE_MS = 30_000;
 
-describe('SqliteJobQueue', () => {
-  it('hands each queued job to exactly one claim, oldest first, and counts the attempt', () => {
-    const first = queue.enqueue({ taskDirName: 'a', project: null, input: { n: 1 }, maxAttempts: 1 });
-    const second = queue.enqueue({ taskDirName: 'b', project: '/p', maxAttempts: 1 });
+// The job queue's contract, run on every engine: the same tests, SQLite and PostgreSQL.
+describe.each(sqlBackends)('JobQueue on $name', (backend) => {
+  const skip = backendSkipReason(backend);
+  let opened: TestSqlDatabase;
+  let queue: SqlJobQueue;
+
+  beforeEach(async () => {
+    if (skip !== null) return;
+    opened = await backend.open(jobsMigrations, jobsPostgresMigrations);
+    queue = new SqlJobQueue(opened.db, { ms: LEASE_MS });
+  });
+  afterEach(async () => {
+    if (skip !== null) return;
+    await opened.close();
+    removeTestdirs();
+  });
+
+  it.skipIf(skip !== null)('hands each queued job to exactly one claim, oldest first, and counts the attempt', async () => {
+    const first = await queue.enqueue({ taskDirName: 'a', project: null, input: { n: 1 }, maxAttempts: 1 });
+    const second = await queue.enqueue({ taskDirName: 'b', project: '/p', maxAttempts: 1 });
     expect(first).toMatchObject({ status: 'queued', input: { n: 1 }, attempts: 0 });
     expect(second.input).toEqual({});
+    expect(typeof first.id).toBe('number');
 
-    const claimedA = queue.claim('w1');
-    const claimedB = queue.claim('w2');
+    const claimedA = await queue.claim('w1');
+    const claimedB = await queue.claim('w2');
     expect(claimedA).toMatchObject({ id: first.id, status: 'running', attempts: 1 });
     expect(claimedB).toMatchObject({ id: second.id, status: 'running', project: '/p' });
-    expect(queue.claim('w1')).toBeNull();
+    expect(await queue.claim('w1')).toBeNull();
   });
 
-  it('claims atomically across connections to the same file', () => {
-    const dir = testdir();
-    const a = openDatabase(dir, jobsMigrations);
-    const b = openDatabase(dir, jobsMigrations);
-    try {
-      const queueA = new SqliteJobQueue(a);
-      const queueB = new SqliteJobQueue(b);
-      for (let i = 0; i < 40; i += 1) queueA.enqueue({ taskDirName: `t${i}`, project: null, maxAttempts: 1 });
-      const seen: number[] = [];
-      for (;;) {
-        const fromA = queueA.claim('a');
-        const fromB = queueB.claim('b');
-        if (fromA !== null) seen.push(fromA.id);
-        if (fromB !== null) seen.push(fromB.id);
-        if (fromA === null && fromB === null) break;
-      }
-      expect(seen).toHaveLength(40);
-      expect(new Set(seen).size).toBe(40);
-    } finally {
-      a.close();
-      b.close();
-    }
+  it.skipIf(skip !== null)('claims each job exactly once when several connections claim at the same time', async () => {
+    const others = [await opened.another(), await opened.another()].map((db) => new SqlJobQueue(db, { ms: LEASE_MS }));
+    for (let i = 0; i < 60; i += 1) await queue.enqueue({ taskDirName: `t${i}`, project: null, maxAttempts: 1 });
+    const seen: number[] = [];
+    await Promise.all(
+      [queue, ...others].flatMap((claimer, index) =>
+        [1, 2].map(async (worker) => {
+          for (;;) {
+            const job = await claimer.claim(`c${index}/${worker}`);
+            if (job === null) return;
+            seen.push(job.id);
+          }
+        }),
+      ),
+    );
+    expect(seen).toHaveLength(60);
+    expect(new Set(seen).size).toBe(60);
   });
 
-  it('queues a failed attempt again after the backoff while attempts remain, then fails it', () => {
-    const job = queue.enqueue({ taskDirName: 'flaky', project: null, maxAttempts: 2 });
-    queue.claim('w');
-    const retried = queue.finish(job.id, 'w', failed, 60_000);
+  it.skipIf(skip !== null)('queues a failed attempt again after the backoff while attempts remain, then fails it', async () => {
+    const job = await queue.enqueue({ taskDirName: 'flaky', project: null, maxAttempts: 2 });
+    await queue.claim('w');
+    const retried = await queue.finish(job.id, 'w', failed, 60_000);
     expect(retried).toMatchObject({ status: 'queued', attempts: 1, exitCode: 1, error: 'attempt 1 of 2 failed (exit status 1); trying again' });
-    expect(queue.claim('w')).toBeNull();
-    expect(queue.nextDueAt()).toBeGreaterThan(Date.now() + 50_000);
+    expect(await queue.claim('w')).toBeNull();
+    expect(await queue.nextDueAt()).toBeGreaterThan(Date.now() + 50_000);
 
-    const again = queue.claim('w', Date.now() + 61_000);
+    const again = await queue.claim('w', Date.now() + 61_000);
     expect(again).toMatchObject({ id: job.id, attempts: 2 });
-    expect(queue.finish(job.id, 'w', failed, 60_000)).toMatchObject({ status: 'failed', error: 'exit status 1', stderr: 'boom' });
-    expect(queue.nextDueAt()).toBeNull();
+    expect(await queue.finish(job.id, 'w', failed, 60_000)).toMatchObject({ status: 'failed', error: 'exit status 1', stderr: 'boom' });
+    expect(await queue.nextDueAt()).toBeNull();
   });
 
-  it('fails at once when another attempt cannot help', () => {
-    const job = queue.enqueue({ taskDirName: 'gone', project: null, maxAttempts: 5 });
-    queue.claim('w');
-    const finished = queue.finish(job.id, 'w', { ...failed, retryable: false, error: 'no task named "gone"' }, 0);
+  it.skipIf(skip !== null)('fails at once when another attempt cannot help', async () => {
+    const job = await queue.enqueue({ taskDirName: 'gone', project: null, maxAttempts: 5 });
+    await queue.claim('w');
+    const finished = await queue.finish(job.id, 'w', { ...failed, retryable: false, error: 'no task named "gone"' }, 0);
     expect(finished).toMatchObject({ status: 'failed', attempts: 1, error: 'no task named "gone"' });
   });
 
-  it('lets only the worker that claimed a job finish it', () => {
-    const job = queue.enqueue({ taskDirName: 'a', project: null, maxAttempts: 1 });
-    queue.claim('w1');
-    expect(queue.finish(job.id, 'w2', succeeded('x'), 0)).toBeNull();
-    expect(queue.get(job.id).status).toBe('running');
+  it.skipIf(skip !== null)('lets only the worker that claimed a job finish it', async () => {
+    const job = await queue.enqueue({ taskDirName: 'a', project: null, maxAttempts: 1 });
+    await queue.claim('w1');
+    expect(await queue.finish(job.id, 'w2', succeeded('x'), 0)).toBeNull();
+    expect((await queue.get(job.id)).status).toBe('running');
   });
 
-  it('runs a pipeline step by step, handing output on as JSON when it is JSON and as text otherwise', () => {
-    const pipeline = queue.enqueuePipeline('/p', [
+  it.skipIf(skip !== null)('hands a job whose lease ran out to another worker once, and fences the first worker out', async () => {
+    const job = await queue.enqueue({ taskDirName: 'slow', project: null, maxAttempts: 1 });
+    const start = Date.now();
+    await queue.claim('dead', start);
+    // While the lease lasts nobody else takes it, and a heartbeat renews it.
+    expect(await queue.claim('b', start + LEASE_MS - 1000)).toBeNull();
+    expect(await queue.heartbeat('dead', [job.id])).toEqual([]);
+    expect(await queue.nextDueAt()).toBeGreaterThanOrEqual(Date.now() + LEASE_MS - 1000);
+
+    const taken = await queue.claim('b', Date.now() + LEASE_MS + 1000);
+    expect(taken).toMatchObject({ id: job.id, attempts: 2, status: 'running' });
+    // The first worker can neither renew, release nor finish what is no longer its own.
+    expect(await queue.heartbeat('dead', [job.id])).toEqual([job.id]);
+    expect(await queue.releaseInterrupted(job.id, 'stopped', { claimant: 'dead' })).toMatchObject({ status: 'running', attempts: 2 });
+    expect(await queue.finish(job.id, 'dead', succeeded('late'), 0)).toBeNull();
+    expect(await queue.finish(job.id, 'b', succeeded('mine'), 0)).toMatchObject({ status: 'succeeded', output: 'mine', attempts: 2 });
+  });
+
+  it.skipIf(skip !== null)('fails a job whose lease ran out again after its one extra start, and skips the rest of its pipeline', async () => {
+    const pipeline = await queue.enqueuePipeline(null, [
+      { taskDirName: 'crashy', hasInput: false, maxAttempts: 1 },
+      { taskDirName: 'after', hasInput: false, maxAttempts: 1 },
+    ]);
+    const id = pipeline.jobs[0]?.id ?? 0;
+    await queue.claim('a', Date.now());
+    await queue.claim('b', Date.now() + LEASE_MS + 1000);
+    expect(await queue.claim('c', Date.now() + 2 * LEASE_MS + 2000)).toBeNull();
+    const after = await queue.getPipeline(pipeline.id);
+    expect(after.jobs.map((job) => job.status)).toEqual(['failed', 'skipped']);
+    expect(after.jobs[0]).toMatchObject({ id, attempts: 2, error: expect.stringContaining('lease ran out') });
+  });
+
+  it.skipIf(skip !== null)('runs a pipeline step by step, handing output on as JSON when it is JSON and as text otherwise', async () => {
+    const pipeline = await queue.enqueuePipeline('/p', [
       { taskDirName: 'one', hasInput: true, input: { start: true }, maxAttempts: 1 },
       { taskDirName: 'two', hasInput: false, maxAttempts: 1 },
       { taskDirName: 'three', hasInput: false, maxAttempts: 1 },
@@ -96,66 +129,81 @@ describe('SqliteJobQueue', () => {
     expect(pipeline.jobs.map((job) => job.status)).toEqual(['queued', 'waiting', 'waiting', 'waiting']);
     expect(pipeline.jobs[1]?.input).toBeUndefined();
 
-    const one = queue.claim('w');
+    const one = await queue.claim('w');
     expect(one).toMatchObject({ taskDirName: 'one', input: { start: true } });
-    expect(queue.claim('w')).toBeNull();
-    queue.finish(one?.id ?? 0, 'w', succeeded('{"count": 2}\n'), 0);
-    expect(queue.getPipeline(pipeline.id).status).toBe('running');
+    expect(await queue.claim('w')).toBeNull();
+    await queue.finish(one?.id ?? 0, 'w', succeeded('{"count": 2}\n'), 0);
+    expect((await queue.getPipeline(pipeline.id)).status).toBe('running');
 
-    const two = queue.claim('w');
+    const two = await queue.claim('w');
     expect(two).toMatchObject({ taskDirName: 'two', input: { count: 2 }, step: 1, pipelineId: pipeline.id });
-    queue.finish(two?.id ?? 0, 'w', succeeded('plain words\n'), 0);
-    const three = queue.claim('w');
+    await queue.finish(two?.id ?? 0, 'w', succeeded('plain words\n'), 0);
+    const three = await queue.claim('w');
     expect(three).toMatchObject({ taskDirName: 'three', input: 'plain words\n' });
-    queue.finish(three?.id ?? 0, 'w', succeeded(''), 0);
-    const four = queue.claim('w');
+    await queue.finish(three?.id ?? 0, 'w', succeeded(''), 0);
+    const four = await queue.claim('w');
     expect(four).toMatchObject({ taskDirName: 'four', input: null });
-    queue.finish(four?.id ?? 0, 'w', succeeded('done'), 0);
-    expect(queue.getPipeline(pipeline.id).status).toBe('succeeded');
+    await queue.finish(four?.id ?? 0, 'w', succeeded('done'), 0);
+    expect((await queue.getPipeline(pipeline.id)).status).toBe('succeeded');
   });
 
-  it('fails a pipeline at a failed step and skips the rest', () => {
-    const pipeline = queue.enqueuePipeline(null, [
+  it.skipIf(skip !== null)('fails a pipeline at a failed step and skips the rest', async () => {
+    const pipeline = await queue.enqueuePipeline(null, [
       { taskDirName: 'one', hasInput: false, maxAttempts: 1 },
       { taskDirName: 'two', hasInput: false, maxAttempts: 1 },
       { taskDirName: 'three', hasInput: false, maxAttempts: 1 },
     ]);
-    const one = queue.claim('w');
-    queue.finish(one?.id ?? 0, 'w', succeeded('1'), 0);
-    const two = queue.claim('w');
-    queue.finish(two?.id ?? 0, 'w', failed, 0);
-    const after = queue.getPipeline(pipeline.id);
+    const one = await queue.claim('w');
+    await queue.finish(one?.id ?? 0, 'w', succeeded('1'), 0);
+    const two = await queue.claim('w');
+    await queue.finish(two?.id ?? 0, 'w', failed, 0);
+    const after = await queue.getPipeline(pipeline.id);
     expect(after.status).toBe('failed');
     expect(after.jobs.map((job) => job.status)).toEqual(['succeeded', 'failed', 'skipped']);
     expect(after.jobs[2]?.error).toBe('skipped: step 2 (two) failed');
-    expect(queue.claim('w')).toBeNull();
+    expect(await queue.claim('w')).toBeNull();
   });
 
-  it('settles a job interrupted by a stopped server: again while attempts remain, else failed with the reason', () => {
-    const retryable = queue.enqueue({ taskDirName: 'a', project: null, maxAttempts: 2 });
-    const once = queue.enqueue({ taskDirName: 'b', project: null, maxAttempts: 1 });
-    queue.claim('w');
-    queue.claim('w');
-    queue.recordProcess(retryable.id, 'w', 4242, '123');
-    expect(queue.listRunning().map((job) => [job.id, job.process])).toEqual([
+  it.skipIf(skip !== null)('settles a job interrupted by a stopped server: again while attempts remain, else failed with the reason', async () => {
+    const retryable = await queue.enqueue({ taskDirName: 'a', project: null, maxAttempts: 2 });
+    const once = await queue.enqueue({ taskDirName: 'b', project: null, maxAttempts: 1 });
+    await queue.claim('w');
+    await queue.claim('w');
+    await queue.recordProcess(retryable.id, 'w', 4242, '123');
+    expect((await queue.listRunning()).map((job) => [job.id, job.process])).toEqual([
       [retryable.id, { pid: 4242, start: '123' }],
       [once.id, null],
     ]);
-    expect(queue.releaseInterrupted(retryable.id, 'server stopped while running')).toMatchObject({
+    expect(await queue.releaseInterrupted(retryable.id, 'server stopped while running')).toMatchObject({
       status: 'queued',
       error: 'server stopped while running; queued again',
     });
-    expect(queue.releaseInterrupted(once.id, 'server stopped while running')).toMatchObject({ status: 'failed', error: 'server stopped while running' });
-    queue.claim('w');
-    expect(queue.releaseInterrupted(retryable.id, 'could not stop it', false)).toMatchObject({ status: 'failed', attempts: 2 });
-    expect(queue.listRunning()).toEqual([]);
+    expect(await queue.releaseInterrupted(once.id, 'server stopped while running')).toMatchObject({ status: 'failed', error: 'server stopped while running' });
+    await queue.claim('w');
+    expect(await queue.releaseInterrupted(retryable.id, 'could not stop it', { mayRetry: false })).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(await queue.listRunning()).toEqual([]);
   });
 
-  it('reports unknown jobs and pipelines as not found', () => {
-    expect(() => queue.get(999)).toThrow(expect.objectContaining({ code: 'JOB_NOT_FOUND', category: 'not_found' }));
-    expect(() => queue.getPipeline(999)).toThrow(expect.objectContaining({ code: 'PIPELINE_NOT_FOUND' }));
+  it.skipIf(skip !== null)('holds a retry for its claimant: only claimById by that claimant takes it, until unheld', async () => {
+    const job = await queue.enqueueClaimed({ taskDirName: 'mine', project: null, maxAttempts: 2 }, 'inline');
+    expect(job).toMatchObject({ status: 'running', attempts: 1 });
+    await queue.finish(job.id, 'inline', failed, 0, { holdRetry: true });
+    expect(await queue.claim('w', Date.now() + 10)).toBeNull();
+    expect((await queue.listHeld()).map((held) => [held.id, held.claimedBy])).toEqual([[job.id, 'inline']]);
+    expect(await queue.claimById(job.id, 'other', Date.now() + 10)).toBeNull();
+    expect(await queue.claimById(job.id, 'inline', Date.now() + 10)).toMatchObject({ id: job.id, attempts: 2 });
+    await queue.releaseInterrupted(job.id, 'stopped', { mayRetry: false });
+    expect(await queue.cancelPending(job.id, 'no')).toBeNull();
   });
 
+  it.skipIf(skip !== null)('reports unknown jobs and pipelines as not found', async () => {
+    await expect(queue.get(999)).rejects.toMatchObject({ code: 'JOB_NOT_FOUND', category: 'not_found' });
+    await expect(queue.getPipeline(999)).rejects.toMatchObject({ code: 'PIPELINE_NOT_FOUND' });
+    await expect(queue.cancelPending(999, 'why')).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+  });
+});
+
+describe('outputAsInput', () => {
   it('parses output as JSON for the next step when it is JSON', () => {
     expect(outputAsInput(' [1, 2]\n')).toEqual([1, 2]);
     expect(outputAsInput('"quoted"')).toBe('quoted');

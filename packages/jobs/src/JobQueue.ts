@@ -1,5 +1,5 @@
-import { Database, writeTransaction } from '@loadout/db';
-import { exceedsJsonDepth, token } from '@loadout/kernel';
+import { type SqlClient, SqlDatabase } from '@loadout/db';
+import { exceedsJsonDepth, InvalidInputError, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { JobNotFoundError, PipelineNotFoundError } from './JobErrors.js';
 
@@ -114,65 +114,108 @@ export interface FinishOptions {
   readonly holdRetry?: boolean;
 }
 
+/** How {@link JobQueue.releaseInterrupted} ends a job. */
+export interface ReleaseOptions {
+  readonly mayRetry?: boolean;
+  readonly claimant?: string;
+}
+
 /**
- * The job queue in the database. Every state change is one `BEGIN IMMEDIATE` transaction, so a
- * claim is atomic across workers and processes, and a job is claimed by exactly one of them.
- * A queued job held for a claimant (see {@link FinishOptions.holdRetry}) is never taken by
- * {@link JobQueue.claim}.
+ * The job queue in the database, the same contract on SQLite and PostgreSQL. Every state change is
+ * one transaction, so a claim is atomic across workers, processes and hosts, and a job is claimed
+ * by exactly one of them. A claim is a lease: it lasts {@link JobLease} from the claim or the last
+ * {@link JobQueue.heartbeat}, and a running job whose lease ran out (its server died) is claimed
+ * again by any worker, once. Every write is fenced by the claimant, so the worker that lost a
+ * lease can neither renew it nor store a result. A queued job held for a claimant (see
+ * {@link FinishOptions.holdRetry}) is never taken by {@link JobQueue.claim}.
  */
 export interface JobQueue {
-  enqueue(job: NewJob): Job;
+  /** True when servers on other hosts share the queue (PostgreSQL): their running jobs are theirs until the lease ends. */
+  readonly sharedByHosts: boolean;
+  enqueue(job: NewJob): Promise<Job>;
   /**
    * Stores a job that is already running for `claimant` (its first attempt counted): for a process
    * that runs the job it asked for itself, so no worker can take it first.
    */
-  enqueueClaimed(job: NewJob, claimant: string): Job;
+  enqueueClaimed(job: NewJob, claimant: string): Promise<Job>;
   /** Stores a pipeline and its steps; the first step is queued, the others wait. */
-  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Pipeline;
-  /** Takes the oldest queued job that is due, marks it running and counts the attempt. */
-  claim(workerId: string, now?: number): Job | null;
+  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Promise<Pipeline>;
+  /**
+   * Takes the oldest job that is due (queued, or running on a lease that ran out), marks it running
+   * for `workerId` and counts the attempt. A job whose lease ran out after its last allowed attempt
+   * and the one extra start a dead server earns it is failed instead.
+   */
+  claim(workerId: string, now?: number): Promise<Job | null>;
   /** Takes one queued job by id when it is due and not held for another claimant; null otherwise. */
-  claimById(id: number, claimant: string, now?: number): Job | null;
+  claimById(id: number, claimant: string, now?: number): Promise<Job | null>;
   /** Remembers the process a running job started, so a later server can stop it after a crash. */
-  recordProcess(id: number, workerId: string, pid: number, start: string | null): void;
-  heartbeat(workerId: string, ids: readonly number[]): void;
+  recordProcess(id: number, workerId: string, pid: number, start: string | null): Promise<void>;
+  /** Renews the leases of `ids`; returns the ids whose lease is no longer this worker's (another took the job). */
+  heartbeat(workerId: string, ids: readonly number[]): Promise<number[]>;
   /**
    * Ends an attempt. A failed attempt is queued again after `retryDelayMs` while attempts remain;
    * a finished pipeline step queues the next step (handing it this output) or skips the rest.
    * Returns null when the job is no longer this worker's (it was recovered meanwhile).
    */
-  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number, options?: FinishOptions): Job | null;
+  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number, options?: FinishOptions): Promise<Job | null>;
   /**
    * Ends a job that has not started running (queued, held for a retry, or a waiting pipeline
    * step): failed with `reason`, the rest of its pipeline skipped. Null when it is running or
    * already finished: a running job is stopped by whoever runs it.
    */
-  cancelPending(id: number, reason: string): Job | null;
+  cancelPending(id: number, reason: string): Promise<Job | null>;
   /** Every job marked running, with its process. */
-  listRunning(): RunningJob[];
+  listRunning(): Promise<RunningJob[]>;
   /** Every queued job held for a claimant (a retry its process will run itself). */
-  listHeld(): RunningJob[];
+  listHeld(): Promise<RunningJob[]>;
   /** Lets any worker take a held job: its claimant is gone. */
-  unhold(id: number): Job;
+  unhold(id: number): Promise<Job>;
   /**
    * Ends a running job whose process was stopped from outside the attempt (the server stopped):
-   * queued again while attempts remain and `mayRetry`, else failed with `reason`.
+   * queued again while attempts remain and `mayRetry` (default true), else failed with `reason`.
+   * With `claimant`, only while the job is still that claimant's: a worker that lost its lease
+   * leaves the job to whoever took it.
    */
-  releaseInterrupted(id: number, reason: string, mayRetry?: boolean): Job;
-  get(id: number): Job;
-  getPipeline(id: number): Pipeline;
+  releaseInterrupted(id: number, reason: string, options?: ReleaseOptions): Promise<Job>;
+  get(id: number): Promise<Job>;
+  getPipeline(id: number): Promise<Pipeline>;
   /** The newest jobs first, without their input or output. */
-  list(options?: JobListOptions): JobSummary[];
+  list(options?: JobListOptions): Promise<JobSummary[]>;
   /**
    * Deletes finished jobs beyond the newest `keepJobs` and those that finished more than
    * `keepDays` before `now`. A pipeline's jobs go only all together, once every one of them may go.
    * Returns how many jobs were deleted.
    */
-  prune(retention: JobRetention, now?: number): number;
+  prune(retention: JobRetention, now?: number): Promise<number>;
   /** When the next queued job becomes due (epoch ms), or null when none is queued. */
-  nextDueAt(): number | null;
+  nextDueAt(): Promise<number | null>;
 }
 export const JobQueue = token<JobQueue>('jobs.jobQueue');
+
+/** How long a claim lasts without a heartbeat (`LOADOUT_JOB_LEASE_SECONDS`, default 30 s). */
+export interface JobLease {
+  readonly ms: number;
+}
+export const JobLease = token<JobLease>('jobs.lease');
+
+/** The variable that sets the lease, in seconds. */
+export const JOB_LEASE_VARIABLE = 'LOADOUT_JOB_LEASE_SECONDS';
+
+export const DEFAULT_JOB_LEASE: JobLease = { ms: 30_000 };
+
+/** The lease `LOADOUT_JOB_LEASE_SECONDS` asks for (a positive number of seconds), else the default. */
+export function jobLeaseFromEnvironment(environment: NodeJS.ProcessEnv = process.env): JobLease {
+  const raw = environment[JOB_LEASE_VARIABLE];
+  if (raw === undefined || raw === '') return DEFAULT_JOB_LEASE;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+    throw new InvalidInputError('JOB_LEASE_INVALID', `${JOB_LEASE_VARIABLE} must be a number of seconds between 0 and 86400, got "${raw.slice(0, 40)}"`);
+  }
+  return { ms: Math.round(seconds * 1000) };
+}
+
+/** The channel a PostgreSQL queue announces due jobs on, so idle workers on every host wake. */
+export const JOBS_CHANNEL = 'loadout_jobs';
 
 interface JobRow {
   id: number;
@@ -190,6 +233,7 @@ interface JobRow {
   run_after: number;
   claimed_by: string | null;
   heartbeat: number | null;
+  lease_until: number | null;
   pid: number | null;
   pid_start: string | null;
   pipeline_id: number | null;
@@ -199,127 +243,155 @@ interface JobRow {
   finished_at: string | null;
 }
 
+/** Why a job whose lease ran out is not tried again. */
+const LEASE_LOST_REASON = 'its server stopped while running it (the lease ran out) and no attempt is left';
+
+/** The {@link JobQueue} on whichever engine {@link SqlDatabase} is. */
 @injectable()
-export class SqliteJobQueue implements JobQueue {
-  constructor(@inject(Database) private readonly db: Database) {}
+export class SqlJobQueue implements JobQueue {
+  readonly sharedByHosts: boolean;
 
-  enqueue(job: NewJob): Job {
-    return writeTransaction(this.db, () => {
-      const row = this.db
-        .prepare(
-          `INSERT INTO pipeline_jobs (task_dir_name, input, project, status, max_attempts, run_after, created_at)
-           VALUES (?, ?, ?, 'queued', ?, ?, ?) RETURNING *`,
-        )
-        .get(job.taskDirName, inputText(job.input), job.project, job.maxAttempts, Date.now(), isoNow()) as JobRow;
+  constructor(
+    @inject(SqlDatabase) private readonly db: SqlDatabase,
+    @inject(JobLease) private readonly lease: JobLease = DEFAULT_JOB_LEASE,
+  ) {
+    this.sharedByHosts = db.dialect === 'postgres';
+  }
+
+  enqueue(job: NewJob): Promise<Job> {
+    return this.db.transaction(async (tx) => {
+      const row = (await tx.queryOne<JobRow>(
+        `INSERT INTO pipeline_jobs (task_dir_name, input, project, status, max_attempts, run_after, created_at)
+         VALUES (?, ?, ?, 'queued', ?, ?, ?) RETURNING *`,
+        [job.taskDirName, inputText(job.input), job.project, job.maxAttempts, Date.now(), isoNow()],
+      )) as JobRow;
+      await this.db.notify(tx, JOBS_CHANNEL, 'queued');
       return toJob(row);
     });
   }
 
-  enqueueClaimed(job: NewJob, claimant: string): Job {
-    return writeTransaction(this.db, () => {
+  enqueueClaimed(job: NewJob, claimant: string): Promise<Job> {
+    return this.db.transaction(async (tx) => {
       const now = Date.now();
-      const row = this.db
-        .prepare(
-          `INSERT INTO pipeline_jobs (task_dir_name, input, project, status, attempts, max_attempts, run_after, claimed_by, heartbeat, started_at, created_at)
-           VALUES (?, ?, ?, 'running', 1, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        )
-        .get(job.taskDirName, inputText(job.input), job.project, job.maxAttempts, now, claimant, now, isoNow(), isoNow()) as JobRow;
+      const row = (await tx.queryOne<JobRow>(
+        `INSERT INTO pipeline_jobs (task_dir_name, input, project, status, attempts, max_attempts, run_after, claimed_by, heartbeat, lease_until, started_at, created_at)
+         VALUES (?, ?, ?, 'running', 1, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        [job.taskDirName, inputText(job.input), job.project, job.maxAttempts, now, claimant, now, now + this.lease.ms, isoNow(), isoNow()],
+      )) as JobRow;
       return toJob(row);
     });
   }
 
-  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Pipeline {
-    return writeTransaction(this.db, () => {
-      const { id } = this.db
-        .prepare('INSERT INTO pipelines (project, created_at) VALUES (?, ?) RETURNING id')
-        .get(project, isoNow()) as { id: number };
-      const insert = this.db.prepare(
-        `INSERT INTO pipeline_jobs (task_dir_name, input, input_from_previous, project, status, max_attempts, run_after, pipeline_id, step, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      steps.forEach((step, index) => {
+  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Promise<Pipeline> {
+    return this.db.transaction(async (tx) => {
+      const { id } = (await tx.queryOne<{ id: number }>('INSERT INTO pipelines (project, created_at) VALUES (?, ?) RETURNING id', [project, isoNow()])) as {
+        id: number;
+      };
+      for (const [index, step] of steps.entries()) {
         const fromPrevious = index > 0 && !step.hasInput;
-        insert.run(
-          step.taskDirName,
-          fromPrevious ? null : inputText(step.input),
-          fromPrevious ? 1 : 0,
-          project,
-          index === 0 ? 'queued' : 'waiting',
-          step.maxAttempts,
-          Date.now(),
-          id,
-          index,
-          isoNow(),
+        await tx.run(
+          `INSERT INTO pipeline_jobs (task_dir_name, input, input_from_previous, project, status, max_attempts, run_after, pipeline_id, step, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            step.taskDirName,
+            fromPrevious ? null : inputText(step.input),
+            fromPrevious ? 1 : 0,
+            project,
+            index === 0 ? 'queued' : 'waiting',
+            step.maxAttempts,
+            Date.now(),
+            id,
+            index,
+            isoNow(),
+          ],
         );
-      });
-      return this.getPipeline(id);
+      }
+      await this.db.notify(tx, JOBS_CHANNEL, 'queued');
+      return pipelineOf(tx, id);
     });
   }
 
-  claim(workerId: string, now = Date.now()): Job | null {
-    return this.claimWhere(
-      "id = (SELECT id FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NULL AND run_after <= ? ORDER BY run_after, id LIMIT 1)",
-      workerId,
-      now,
-      [now],
-    );
-  }
-
-  claimById(id: number, claimant: string, now = Date.now()): Job | null {
-    return this.claimWhere("id = ? AND status = 'queued' AND run_after <= ? AND (claimed_by IS NULL OR claimed_by = ?)", claimant, now, [id, now, claimant]);
-  }
-
-  /** Marks the job `where` picks running for `claimant` and counts the attempt, in one transaction. */
-  private claimWhere(where: string, claimant: string, now: number, params: readonly unknown[]): Job | null {
-    return writeTransaction(this.db, () => {
-      const row = this.db
-        .prepare(
-          `UPDATE pipeline_jobs
-             SET status = 'running', attempts = attempts + 1, claimed_by = ?, heartbeat = ?, started_at = ?,
-                 finished_at = NULL, pid = NULL, pid_start = NULL
-           WHERE ${where}
-           RETURNING *`,
-        )
-        .get(claimant, now, isoNow(), ...params) as JobRow | undefined;
-      return row === undefined ? null : toJob(row);
+  claim(workerId: string, now = Date.now()): Promise<Job | null> {
+    return this.db.transaction(async (tx) => {
+      const lost = await tx.query<JobRow>(
+        `UPDATE pipeline_jobs
+           SET status = 'failed', error = ?, finished_at = ?, claimed_by = NULL, heartbeat = NULL, lease_until = NULL, pid = NULL, pid_start = NULL
+         WHERE id IN (SELECT id FROM pipeline_jobs WHERE status = 'running' AND lease_until < ? AND attempts > max_attempts${this.db.forUpdateSkipLocked})
+         RETURNING *`,
+        [LEASE_LOST_REASON, isoNow(), now],
+      );
+      for (const row of lost) await skipRest(tx, row);
+      const picked = await tx.queryOne<{ id: number }>(
+        `SELECT id FROM pipeline_jobs
+         WHERE (status = 'queued' AND claimed_by IS NULL AND run_after <= ?) OR (status = 'running' AND lease_until < ?)
+         ORDER BY run_after, id LIMIT 1${this.db.forUpdateSkipLocked}`,
+        [now, now],
+      );
+      return picked === undefined ? null : this.markClaimed(tx, picked.id, workerId, now);
     });
   }
 
-  recordProcess(id: number, workerId: string, pid: number, start: string | null): void {
-    writeTransaction(this.db, () =>
-      this.db
-        .prepare("UPDATE pipeline_jobs SET pid = ?, pid_start = ? WHERE id = ? AND claimed_by = ? AND status = 'running'")
-        .run(pid, start, id, workerId),
-    );
-  }
-
-  heartbeat(workerId: string, ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    writeTransaction(this.db, () => {
-      const beat = this.db.prepare("UPDATE pipeline_jobs SET heartbeat = ? WHERE id = ? AND claimed_by = ? AND status = 'running'");
-      for (const id of ids) beat.run(Date.now(), id, workerId);
+  claimById(id: number, claimant: string, now = Date.now()): Promise<Job | null> {
+    return this.db.transaction(async (tx) => {
+      const picked = await tx.queryOne<{ id: number }>(
+        `SELECT id FROM pipeline_jobs WHERE id = ? AND status = 'queued' AND run_after <= ? AND (claimed_by IS NULL OR claimed_by = ?)${this.db.forUpdate}`,
+        [id, now, claimant],
+      );
+      return picked === undefined ? null : this.markClaimed(tx, id, claimant, now);
     });
   }
 
-  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number, options: FinishOptions = {}): Job | null {
-    return writeTransaction(this.db, () => {
-      const row = this.db
-        .prepare("SELECT * FROM pipeline_jobs WHERE id = ? AND claimed_by = ? AND status = 'running'")
-        .get(id, workerId) as JobRow | undefined;
+  /** Marks the job running for `claimant` on a fresh lease and counts the attempt. */
+  private async markClaimed(tx: SqlClient, id: number, claimant: string, now: number): Promise<Job> {
+    const row = (await tx.queryOne<JobRow>(
+      `UPDATE pipeline_jobs
+         SET status = 'running', attempts = attempts + 1, claimed_by = ?, heartbeat = ?, lease_until = ?, started_at = ?,
+             finished_at = NULL, pid = NULL, pid_start = NULL
+       WHERE id = ?
+       RETURNING *`,
+      [claimant, now, now + this.lease.ms, isoNow(), id],
+    )) as JobRow;
+    return toJob(row);
+  }
+
+  async recordProcess(id: number, workerId: string, pid: number, start: string | null): Promise<void> {
+    await this.db.run("UPDATE pipeline_jobs SET pid = ?, pid_start = ? WHERE id = ? AND claimed_by = ? AND status = 'running'", [pid, start, id, workerId]);
+  }
+
+  async heartbeat(workerId: string, ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    return this.db.transaction(async (tx) => {
+      const lost: number[] = [];
+      for (const id of ids) {
+        const now = Date.now();
+        const renewed = await tx.run("UPDATE pipeline_jobs SET heartbeat = ?, lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'running'", [
+          now,
+          now + this.lease.ms,
+          id,
+          workerId,
+        ]);
+        if (renewed === 0) lost.push(id);
+      }
+      return lost;
+    });
+  }
+
+  finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number, options: FinishOptions = {}): Promise<Job | null> {
+    return this.db.transaction(async (tx) => {
+      const row = await tx.queryOne<JobRow>(`SELECT * FROM pipeline_jobs WHERE id = ? AND claimed_by = ? AND status = 'running'${this.db.forUpdate}`, [id, workerId]);
       if (row === undefined) return null;
       const retry = !outcome.succeeded && outcome.retryable && row.attempts < row.max_attempts;
       const status: JobStatus = outcome.succeeded ? 'succeeded' : retry ? 'queued' : 'failed';
       const error = retry
         ? `attempt ${row.attempts} of ${row.max_attempts} failed${outcome.error === null ? '' : ` (${outcome.error})`}; trying again`
         : outcome.error;
-      this.db
-        .prepare(
-          `UPDATE pipeline_jobs
-             SET status = ?, exit_code = ?, output = ?, stderr = ?, error = ?, run_after = ?, finished_at = ?,
-                 heartbeat = NULL, pid = NULL, pid_start = NULL, claimed_by = CASE WHEN ? THEN NULL ELSE claimed_by END
-           WHERE id = ?`,
-        )
-        .run(
+      const releaseClaim = retry && options.holdRetry !== true;
+      await tx.run(
+        `UPDATE pipeline_jobs
+           SET status = ?, exit_code = ?, output = ?, stderr = ?, error = ?, run_after = ?, finished_at = ?,
+               heartbeat = NULL, lease_until = NULL, pid = NULL, pid_start = NULL, claimed_by = ?
+         WHERE id = ?`,
+        [
           status,
           outcome.exitCode,
           outcome.output,
@@ -327,82 +399,77 @@ export class SqliteJobQueue implements JobQueue {
           error,
           retry ? Date.now() + retryDelayMs : row.run_after,
           retry ? null : isoNow(),
-          retry && options.holdRetry !== true ? 1 : 0,
+          releaseClaim ? null : row.claimed_by,
           id,
-        );
-      if (status === 'succeeded') this.advancePipeline(row, outcome.output);
-      if (status === 'failed') this.skipRest(row);
-      return this.get(id);
+        ],
+      );
+      if (status === 'succeeded') await advancePipeline(tx, row, outcome.output);
+      if (status === 'failed') await skipRest(tx, row);
+      if (status !== 'failed') await this.db.notify(tx, JOBS_CHANNEL, 'queued');
+      return jobOf(tx, id);
     });
   }
 
-  cancelPending(id: number, reason: string): Job | null {
-    return writeTransaction(this.db, () => {
-      const row = this.db.prepare("SELECT * FROM pipeline_jobs WHERE id = ? AND status IN ('queued', 'waiting')").get(id) as JobRow | undefined;
+  cancelPending(id: number, reason: string): Promise<Job | null> {
+    return this.db.transaction(async (tx) => {
+      const row = await tx.queryOne<JobRow>(`SELECT * FROM pipeline_jobs WHERE id = ? AND status IN ('queued', 'waiting')${this.db.forUpdate}`, [id]);
       if (row === undefined) {
-        this.get(id); // a job that does not exist is an error, not a quiet null
+        await jobOf(tx, id); // a job that does not exist is an error, not a quiet null
         return null;
       }
-      this.db
-        .prepare(
-          `UPDATE pipeline_jobs
-             SET status = 'failed', error = ?, finished_at = ?, claimed_by = NULL, heartbeat = NULL, pid = NULL, pid_start = NULL
-           WHERE id = ?`,
-        )
-        .run(reason, isoNow(), id);
-      this.skipRest(row);
-      return this.get(id);
+      await tx.run(
+        `UPDATE pipeline_jobs
+           SET status = 'failed', error = ?, finished_at = ?, claimed_by = NULL, heartbeat = NULL, lease_until = NULL, pid = NULL, pid_start = NULL
+         WHERE id = ?`,
+        [reason, isoNow(), id],
+      );
+      await skipRest(tx, row);
+      return jobOf(tx, id);
     });
   }
 
-  listRunning(): RunningJob[] {
-    return (this.db.prepare("SELECT * FROM pipeline_jobs WHERE status = 'running' ORDER BY id").all() as JobRow[]).map(toRunningJob);
+  async listRunning(): Promise<RunningJob[]> {
+    return (await this.db.query<JobRow>("SELECT * FROM pipeline_jobs WHERE status = 'running' ORDER BY id")).map(toRunningJob);
   }
 
-  listHeld(): RunningJob[] {
-    return (this.db.prepare("SELECT * FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NOT NULL ORDER BY id").all() as JobRow[]).map(toRunningJob);
+  async listHeld(): Promise<RunningJob[]> {
+    return (await this.db.query<JobRow>("SELECT * FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NOT NULL ORDER BY id")).map(toRunningJob);
   }
 
-  unhold(id: number): Job {
-    return writeTransaction(this.db, () => {
-      this.db.prepare("UPDATE pipeline_jobs SET claimed_by = NULL WHERE id = ? AND status = 'queued'").run(id);
-      return this.get(id);
+  unhold(id: number): Promise<Job> {
+    return this.db.transaction(async (tx) => {
+      await tx.run("UPDATE pipeline_jobs SET claimed_by = NULL WHERE id = ? AND status = 'queued'", [id]);
+      await this.db.notify(tx, JOBS_CHANNEL, 'queued');
+      return jobOf(tx, id);
     });
   }
 
-  releaseInterrupted(id: number, reason: string, mayRetry = true): Job {
-    return writeTransaction(this.db, () => {
-      const row = this.db.prepare("SELECT * FROM pipeline_jobs WHERE id = ? AND status = 'running'").get(id) as JobRow | undefined;
-      if (row === undefined) return this.get(id);
-      const again = mayRetry && row.attempts < row.max_attempts;
-      this.db
-        .prepare(
-          `UPDATE pipeline_jobs
-             SET status = ?, error = ?, run_after = ?, finished_at = ?, claimed_by = NULL, heartbeat = NULL, pid = NULL, pid_start = NULL
-           WHERE id = ?`,
-        )
-        .run(again ? 'queued' : 'failed', again ? `${reason}; queued again` : reason, Date.now(), again ? null : isoNow(), id);
-      if (!again) this.skipRest(row);
-      return this.get(id);
+  releaseInterrupted(id: number, reason: string, options: ReleaseOptions = {}): Promise<Job> {
+    return this.db.transaction(async (tx) => {
+      const row = await tx.queryOne<JobRow>(`SELECT * FROM pipeline_jobs WHERE id = ? AND status = 'running'${this.db.forUpdate}`, [id]);
+      if (row === undefined || (options.claimant !== undefined && row.claimed_by !== options.claimant)) return jobOf(tx, id);
+      const again = options.mayRetry !== false && row.attempts < row.max_attempts;
+      await tx.run(
+        `UPDATE pipeline_jobs
+           SET status = ?, error = ?, run_after = ?, finished_at = ?, claimed_by = NULL, heartbeat = NULL, lease_until = NULL, pid = NULL, pid_start = NULL
+         WHERE id = ?`,
+        [again ? 'queued' : 'failed', again ? `${reason}; queued again` : reason, Date.now(), again ? null : isoNow(), id],
+      );
+      if (again) await this.db.notify(tx, JOBS_CHANNEL, 'queued');
+      else await skipRest(tx, row);
+      return jobOf(tx, id);
     });
   }
 
-  get(id: number): Job {
-    const row = this.db.prepare('SELECT * FROM pipeline_jobs WHERE id = ?').get(id) as JobRow | undefined;
-    if (row === undefined) throw new JobNotFoundError(id);
-    return toJob(row);
+  get(id: number): Promise<Job> {
+    return jobOf(this.db, id);
   }
 
-  getPipeline(id: number): Pipeline {
-    const pipeline = this.db.prepare('SELECT id, project, created_at FROM pipelines WHERE id = ?').get(id) as
-      | { id: number; project: string | null; created_at: string }
-      | undefined;
-    if (pipeline === undefined) throw new PipelineNotFoundError(id);
-    const jobs = (this.db.prepare('SELECT * FROM pipeline_jobs WHERE pipeline_id = ? ORDER BY step').all(id) as JobRow[]).map(toJob);
-    return { id: pipeline.id, project: pipeline.project, status: pipelineStatus(jobs), createdAt: pipeline.created_at, jobs };
+  getPipeline(id: number): Promise<Pipeline> {
+    return pipelineOf(this.db, id);
   }
 
-  list(options: JobListOptions = {}): JobSummary[] {
+  async list(options: JobListOptions = {}): Promise<JobSummary[]> {
     const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
     const where: string[] = [];
     const values: (string | number)[] = [];
@@ -418,65 +485,80 @@ export class SqliteJobQueue implements JobQueue {
       where.push('id < ?');
       values.push(options.before);
     }
-    const rows = this.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM pipeline_jobs ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY id DESC LIMIT ?`)
-      .all(...values, limit) as JobRow[];
+    const rows = await this.db.query<JobRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM pipeline_jobs ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY id DESC LIMIT ?`,
+      [...values, limit],
+    );
     return rows.map(toJobSummary);
   }
 
-  prune(retention: JobRetention, now = Date.now()): number {
-    return writeTransaction(this.db, () => {
+  prune(retention: JobRetention, now = Date.now()): Promise<number> {
+    return this.db.transaction(async (tx) => {
       // The id of the keepJobs-th newest finished job: finished jobs below it are beyond the count.
-      const newest = this.db
-        .prepare(`SELECT id FROM pipeline_jobs WHERE status IN ${FINISHED} ORDER BY id DESC LIMIT 1 OFFSET ?`)
-        .get(Math.max(retention.keepJobs, 1) - 1) as { id: number } | undefined;
+      const newest = await tx.queryOne<{ id: number }>(`SELECT id FROM pipeline_jobs WHERE status IN ${FINISHED} ORDER BY id DESC LIMIT 1 OFFSET ?`, [
+        Math.max(retention.keepJobs, 1) - 1,
+      ]);
       const cutoff = new Date(now - retention.keepDays * 24 * 60 * 60 * 1000).toISOString();
       const floor = newest?.id ?? 0;
-      const prunable = (row: string): string => `(${row}.status IN ${FINISHED} AND (${row}.id < @floor OR ${row}.finished_at < @cutoff))`;
-      const deleted = this.db
-        .prepare(
-          `DELETE FROM pipeline_jobs WHERE id IN (
-             SELECT j.id FROM pipeline_jobs j
-             WHERE ${prunable('j')}
-               AND (j.pipeline_id IS NULL OR NOT EXISTS (
-                 SELECT 1 FROM pipeline_jobs k WHERE k.pipeline_id = j.pipeline_id AND NOT ${prunable('k')})))`,
-        )
-        .run({ floor, cutoff }).changes;
-      if (deleted > 0) this.db.prepare('DELETE FROM pipelines WHERE NOT EXISTS (SELECT 1 FROM pipeline_jobs WHERE pipeline_id = pipelines.id)').run();
+      const prunable = (row: string): string => `(${row}.status IN ${FINISHED} AND (${row}.id < ? OR ${row}.finished_at < ?))`;
+      const deleted = await tx.run(
+        `DELETE FROM pipeline_jobs WHERE id IN (
+           SELECT j.id FROM pipeline_jobs j
+           WHERE ${prunable('j')}
+             AND (j.pipeline_id IS NULL OR NOT EXISTS (
+               SELECT 1 FROM pipeline_jobs k WHERE k.pipeline_id = j.pipeline_id AND NOT ${prunable('k')})))`,
+        [floor, cutoff, floor, cutoff],
+      );
+      if (deleted > 0) await tx.run('DELETE FROM pipelines WHERE NOT EXISTS (SELECT 1 FROM pipeline_jobs WHERE pipeline_id = pipelines.id)');
       return deleted;
     });
   }
 
-  nextDueAt(): number | null {
-    const row = this.db.prepare("SELECT MIN(run_after) AS due FROM pipeline_jobs WHERE status = 'queued'").get() as { due: number | null };
-    return row.due;
+  async nextDueAt(): Promise<number | null> {
+    const row = await this.db.queryOne<{ due: number | null }>(
+      "SELECT MIN(CASE WHEN status = 'queued' THEN run_after ELSE lease_until END) AS due FROM pipeline_jobs WHERE status = 'queued' OR status = 'running'",
+    );
+    return row?.due ?? null;
   }
+}
 
-  /** Queues the step after `row`, handing it `output` when it takes the previous output. */
-  private advancePipeline(row: JobRow, output: string): void {
-    if (row.pipeline_id === null || row.step === null) return;
-    const next = this.db
-      .prepare("SELECT id, input_from_previous FROM pipeline_jobs WHERE pipeline_id = ? AND step = ? AND status = 'waiting'")
-      .get(row.pipeline_id, row.step + 1) as { id: number; input_from_previous: number } | undefined;
-    if (next === undefined) return;
-    if (next.input_from_previous === 1) {
-      this.db
-        .prepare("UPDATE pipeline_jobs SET status = 'queued', input = ?, run_after = ? WHERE id = ?")
-        .run(JSON.stringify(outputAsInput(output)), Date.now(), next.id);
-    } else {
-      this.db.prepare("UPDATE pipeline_jobs SET status = 'queued', run_after = ? WHERE id = ?").run(Date.now(), next.id);
-    }
-  }
+async function jobOf(client: SqlClient, id: number): Promise<Job> {
+  const row = await client.queryOne<JobRow>('SELECT * FROM pipeline_jobs WHERE id = ?', [id]);
+  if (row === undefined) throw new JobNotFoundError(id);
+  return toJob(row);
+}
 
-  private skipRest(row: JobRow): void {
-    if (row.pipeline_id === null || row.step === null) return;
-    this.db
-      .prepare(
-        `UPDATE pipeline_jobs SET status = 'skipped', error = ?, finished_at = ?
-         WHERE pipeline_id = ? AND step > ? AND status = 'waiting'`,
-      )
-      .run(`skipped: step ${row.step + 1} (${row.task_dir_name}) failed`, isoNow(), row.pipeline_id, row.step);
+async function pipelineOf(client: SqlClient, id: number): Promise<Pipeline> {
+  const pipeline = await client.queryOne<{ id: number; project: string | null; created_at: string }>('SELECT id, project, created_at FROM pipelines WHERE id = ?', [
+    id,
+  ]);
+  if (pipeline === undefined) throw new PipelineNotFoundError(id);
+  const jobs = (await client.query<JobRow>('SELECT * FROM pipeline_jobs WHERE pipeline_id = ? ORDER BY step', [id])).map(toJob);
+  return { id: pipeline.id, project: pipeline.project, status: pipelineStatus(jobs), createdAt: pipeline.created_at, jobs };
+}
+
+/** Queues the step after `row`, handing it `output` when it takes the previous output. */
+async function advancePipeline(tx: SqlClient, row: JobRow, output: string): Promise<void> {
+  if (row.pipeline_id === null || row.step === null) return;
+  const next = await tx.queryOne<{ id: number; input_from_previous: number }>(
+    "SELECT id, input_from_previous FROM pipeline_jobs WHERE pipeline_id = ? AND step = ? AND status = 'waiting'",
+    [row.pipeline_id, row.step + 1],
+  );
+  if (next === undefined) return;
+  if (next.input_from_previous === 1) {
+    await tx.run("UPDATE pipeline_jobs SET status = 'queued', input = ?, run_after = ? WHERE id = ?", [JSON.stringify(outputAsInput(output)), Date.now(), next.id]);
+  } else {
+    await tx.run("UPDATE pipeline_jobs SET status = 'queued', run_after = ? WHERE id = ?", [Date.now(), next.id]);
   }
+}
+
+async function skipRest(tx: SqlClient, row: JobRow): Promise<void> {
+  if (row.pipeline_id === null || row.step === null) return;
+  await tx.run(
+    `UPDATE pipeline_jobs SET status = 'skipped', error = ?, finished_at = ?
+     WHERE pipeline_id = ? AND step > ? AND status = 'waiting'`,
+    [`skipped: step ${row.step + 1} (${row.task_dir_name}) failed`, isoNow(), row.pipeline_id, row.step],
+  );
 }
 
 /**

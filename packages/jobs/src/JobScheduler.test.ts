@@ -67,10 +67,10 @@ async function session(container: DependencyContainer): Promise<Session> {
   return container.resolve(SessionLoader).open();
 }
 
-async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
+async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 20));
@@ -89,7 +89,7 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     expect(job).toMatchObject({ id: queued, taskDirName: 'echo', status: 'succeeded', exitCode: 0, attempts: 1 });
     expect(JSON.parse(job.output)).toEqual({ input: { hello: 'world' } });
     expect(chunks.join('')).toBe(job.output);
-    expect(resolve(container, JobQueue).list()).toHaveLength(1);
+    expect(await resolve(container, JobQueue).list()).toHaveLength(1);
   });
 
   it('retries a failing attempt itself, holding the job so no worker elsewhere can take it', async () => {
@@ -97,9 +97,9 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const queue = resolve(container, JobQueue);
     let held: boolean | null = null;
     const running = container.resolve(JobScheduler).runToEnd(await session(container), 'flaky', {});
-    const id = await waitFor(() => queue.list()[0]?.id, 'the job row');
-    await waitFor(() => (queue.get(id).status === 'queued' ? true : undefined), 'the held retry');
-    held = queue.claim('a-worker-of-another-server') === null;
+    const id = await waitFor(async () => (await queue.list())[0]?.id, 'the job row');
+    await waitFor(async () => ((await queue.get(id)).status === 'queued' ? true : undefined), 'the held retry');
+    held = (await queue.claim('a-worker-of-another-server')) === null;
     const job = await running;
     expect(held).toBe(true);
     expect(job).toMatchObject({ status: 'succeeded', attempts: 2, output: 'second try works\n' });
@@ -133,23 +133,23 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
   it('refuses a task that is not in the session before storing anything', async () => {
     const { container } = workspace();
     await expect(container.resolve(JobScheduler).runToEnd(await session(container), 'nope', {})).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
-    expect(resolve(container, JobQueue).list()).toEqual([]);
+    expect(await resolve(container, JobQueue).list()).toEqual([]);
   });
 });
 
 describe('JobScheduler.runToEnd with workers (the server)', () => {
   it('queues the job for the workers and returns it when they finish it', async () => {
     const { container } = workspace();
-    container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
+    await container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
     const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'echo', { n: 1 });
     expect(job).toMatchObject({ status: 'succeeded', attempts: 1 });
-    const stored = resolve(container, JobQueue).list();
+    const stored = await resolve(container, JobQueue).list();
     expect(stored).toHaveLength(1);
   });
 
   it('cancels through the workers: the running task is stopped and the job fails with the reason', async () => {
     const { container } = workspace();
-    container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
+    await container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
     const abort = new AbortController();
     const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
       signal: abort.signal,
@@ -172,28 +172,28 @@ describe('recovery and claimants', () => {
     await new Promise((done) => dead.once('exit', done));
     const deadClaimant = `y@${dead.pid}:1/inline`;
 
-    const live = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 1 }, liveClaimant);
-    const orphan = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
-    const heldForLive = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, liveClaimant);
-    queue.finish(heldForLive.id, liveClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
-    const heldForDead = queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
-    queue.finish(heldForDead.id, deadClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
+    const live = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 1 }, liveClaimant);
+    const orphan = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
+    const heldForLive = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, liveClaimant);
+    await queue.finish(heldForLive.id, liveClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
+    const heldForDead = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
+    await queue.finish(heldForDead.id, deadClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
 
     const settled = await container.resolve(JobWorkers).recover();
     expect(settled.map((job) => job.id)).toEqual([orphan.id]);
-    expect(queue.get(live.id).status).toBe('running');
-    expect(queue.get(orphan.id)).toMatchObject({ status: 'queued', error: 'server stopped while running; queued again' });
-    expect(queue.listHeld().map((job) => job.id)).toEqual([heldForLive.id]);
-    expect(queue.claimById(heldForLive.id, 'someone-else')).toBeNull();
-    expect(queue.claimById(heldForLive.id, liveClaimant)).toMatchObject({ status: 'running', attempts: 2 });
+    expect((await queue.get(live.id)).status).toBe('running');
+    expect(await queue.get(orphan.id)).toMatchObject({ status: 'queued', error: 'server stopped while running; queued again' });
+    expect((await queue.listHeld()).map((job) => job.id)).toEqual([heldForLive.id]);
+    expect(await queue.claimById(heldForLive.id, 'someone-else')).toBeNull();
+    expect(await queue.claimById(heldForLive.id, liveClaimant)).toMatchObject({ status: 'running', attempts: 2 });
   });
 
   it('cancels a job that has not started, and only such a job', async () => {
     const { container } = workspace();
     const queue = resolve(container, JobQueue);
-    const waiting = queue.enqueue({ taskDirName: 'echo', project: null, maxAttempts: 1 });
-    expect(queue.cancelPending(waiting.id, 'no longer wanted')).toMatchObject({ status: 'failed', error: 'no longer wanted' });
-    expect(queue.cancelPending(waiting.id, 'again')).toBeNull();
-    expect(() => queue.cancelPending(9999, 'x')).toThrow(expect.objectContaining({ code: 'JOB_NOT_FOUND' }));
+    const waiting = await queue.enqueue({ taskDirName: 'echo', project: null, maxAttempts: 1 });
+    expect(await queue.cancelPending(waiting.id, 'no longer wanted')).toMatchObject({ status: 'failed', error: 'no longer wanted' });
+    expect(await queue.cancelPending(waiting.id, 'again')).toBeNull();
+    await expect(queue.cancelPending(9999, 'x')).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
   });
 });

@@ -42,8 +42,8 @@ export class JobScheduler {
     @inject(InlineJobRunner) private readonly inline: InlineJobRunner,
   ) {}
 
-  scheduleRun(session: Session, dirName: string, input: unknown): Job {
-    const job = this.queue.enqueue(this.newJob(session, dirName, input));
+  async scheduleRun(session: Session, dirName: string, input: unknown): Promise<Job> {
+    const job = await this.queue.enqueue(this.newJob(session, dirName, input));
     this.workers.wake();
     return job;
   }
@@ -67,7 +67,7 @@ export class JobScheduler {
     };
     try {
       if (!this.workers.isRunning) return await this.inline.run(request, { signal, cancelReason, onStored: follow });
-      const job = this.queue.enqueue(request);
+      const job = await this.queue.enqueue(request);
       follow(job);
       const finished = new Promise<Job>((done) => {
         const stop = this.events.subscribe(job.id, (event) => {
@@ -77,7 +77,7 @@ export class JobScheduler {
           }
         });
       });
-      const cancel = (): void => void this.workers.cancel(job.id, cancelReason);
+      const cancel = (): void => void this.workers.cancel(job.id, cancelReason).catch(() => undefined);
       if (signal.aborted) cancel();
       else signal.addEventListener('abort', cancel, { once: true });
       this.workers.wake();
@@ -99,14 +99,14 @@ export class JobScheduler {
   }
 
   /** Every step is resolved before anything is stored: one bad step queues nothing. */
-  schedulePipeline(session: Session, steps: readonly PipelineStepRequest[]): Pipeline {
+  async schedulePipeline(session: Session, steps: readonly PipelineStepRequest[]): Promise<Pipeline> {
     const store = resolve(session.container, TaskStore);
     const resolved = steps.map((step) => {
       const task = store.getTaskByDirName(step.task);
       checkRunnable(task);
       return { taskDirName: task.dirName, hasInput: 'input' in step, input: step.input, maxAttempts: 1 + task.retries };
     });
-    const pipeline = this.queue.enqueuePipeline(session.project, resolved);
+    const pipeline = await this.queue.enqueuePipeline(session.project, resolved);
     this.workers.wake();
     return pipeline;
   }

@@ -1,9 +1,10 @@
+import { SqlDatabase } from '@loadout/db';
 import { token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { JobAttempts, retryDelayAfter } from './JobAttempts.js';
 import { claimedByAnotherLiveProcess, newClaimantId } from './JobClaimant.js';
 import { JobEvents } from './JobEvents.js';
-import { type Job, JobQueue } from './JobQueue.js';
+import { JOBS_CHANNEL, type Job, JobQueue } from './JobQueue.js';
 import { stopOrphanGroup } from './processGroup.js';
 
 export interface JobWorkerSettings {
@@ -13,11 +14,10 @@ export interface JobWorkerSettings {
   readonly retryBaseMs: number;
   /** How often an idle worker looks for due jobs even when nothing woke it. */
   readonly pollMs: number;
-  readonly heartbeatMs: number;
   readonly log?: (line: string) => void;
 }
 
-export const DEFAULT_JOB_WORKER_SETTINGS: JobWorkerSettings = { count: 2, retryBaseMs: 1000, pollMs: 1000, heartbeatMs: 5000 };
+export const DEFAULT_JOB_WORKER_SETTINGS: JobWorkerSettings = { count: 2, retryBaseMs: 1000, pollMs: 1000 };
 
 /**
  * What the process that serves wants of its workers (`loadout serve --workers N`, tests): registered
@@ -31,15 +31,16 @@ export const SERVER_STOPPED_REASON = 'server stopped while running';
 /** A job one of this process's workers is running, and how to stop it. */
 interface ActiveJob {
   readonly controller: AbortController;
-  readonly workerId: string;
   /** Set when the job was cancelled rather than interrupted by a stopping server. */
   cancelledBecause: string | null;
 }
 
 /**
- * The workers that take jobs from the queue and run them. One set per server process; the server
- * holds the data folder's lock, so a job left `running` by anyone else belongs to a dead server —
- * unless its claimant is another live process (a `loadout mcp` running its own job).
+ * The workers that take jobs from the queue and run them. One set per server process. On SQLite the
+ * server holds the data folder's lock, so a job left `running` by anyone else belongs to a dead
+ * server — unless its claimant is another live process (a `loadout mcp` running its own job). On a
+ * shared PostgreSQL queue other hosts' servers run jobs too: a dead server's jobs come back
+ * through their lapsed leases, and a job announced on any host wakes the idle workers of all.
  */
 @injectable()
 export class JobWorkers {
@@ -50,12 +51,14 @@ export class JobWorkers {
   private loops: Promise<void>[] = [];
   private readonly active = new Map<number, ActiveJob>();
   private waiters: (() => void)[] = [];
-  private heartbeat: NodeJS.Timeout | null = null;
+  private wakes = 0;
+  private stopListening: (() => void) | null = null;
 
   constructor(
     @inject(JobQueue) private readonly queue: JobQueue,
     @inject(JobAttempts) private readonly attempts: JobAttempts,
     @inject(JobEvents) private readonly events: JobEvents,
+    @inject(SqlDatabase) private readonly db: SqlDatabase,
   ) {}
 
   /** Whether this process's workers are taking jobs (the server is serving). */
@@ -68,32 +71,35 @@ export class JobWorkers {
    * one started (when it is still there), then queues the job again while it has attempts left,
    * else fails it with the reason; these are returned. A retry held for a dead claimant is handed
    * to any worker. Jobs claimed by another live process are left to it. Run before
-   * {@link start}, while holding the data folder's lock.
+   * {@link start}, while holding the data folder's lock. Settles nothing on a queue other hosts
+   * share: their jobs are not this host's to judge, and a dead server's return when its lease ends.
    */
   async recover(): Promise<Job[]> {
     const settled: Job[] = [];
-    for (const held of this.queue.listHeld()) {
-      if (!claimedByAnotherLiveProcess(held.claimedBy)) this.queue.unhold(held.id);
+    if (this.queue.sharedByHosts) return settled;
+    for (const held of await this.queue.listHeld()) {
+      if (!claimedByAnotherLiveProcess(held.claimedBy)) await this.queue.unhold(held.id);
     }
-    for (const job of this.queue.listRunning()) {
+    for (const job of await this.queue.listRunning()) {
       if (claimedByAnotherLiveProcess(job.claimedBy)) continue;
       const stopped = job.process === null ? true : await stopOrphanGroup(job.process.pid, job.process.start);
       const released = stopped
-        ? this.queue.releaseInterrupted(job.id, SERVER_STOPPED_REASON)
-        : this.queue.releaseInterrupted(job.id, `${SERVER_STOPPED_REASON}, and its process ${job.process?.pid ?? ''} could not be stopped`, false);
+        ? await this.queue.releaseInterrupted(job.id, SERVER_STOPPED_REASON)
+        : await this.queue.releaseInterrupted(job.id, `${SERVER_STOPPED_REASON}, and its process ${job.process?.pid ?? ''} could not be stopped`, {
+            mayRetry: false,
+          });
       this.events.changed(released);
       settled.push(released);
     }
     return settled;
   }
 
-  start(settings: Partial<JobWorkerSettings> = {}): void {
+  async start(settings: Partial<JobWorkerSettings> = {}): Promise<void> {
     if (this.running) return;
     this.settings = { ...DEFAULT_JOB_WORKER_SETTINGS, ...settings };
     this.running = true;
+    this.stopListening = await this.db.listen(JOBS_CHANNEL, () => this.wake());
     this.loops = Array.from({ length: Math.max(1, this.settings.count) }, (_, index) => this.loop(`${this.instanceId}/${index + 1}`));
-    this.heartbeat = setInterval(() => this.beat(), this.settings.heartbeatMs);
-    this.heartbeat.unref();
   }
 
   /**
@@ -101,14 +107,14 @@ export class JobWorkers {
    * failed with `reason` (no retry); a job not yet started is failed at once. Returns false when
    * the job is neither (finished, or run by another process).
    */
-  cancel(id: number, reason: string): boolean {
+  async cancel(id: number, reason: string): Promise<boolean> {
     const active = this.active.get(id);
     if (active !== undefined) {
       active.cancelledBecause = reason;
       active.controller.abort(reason);
       return true;
     }
-    const cancelled = this.queue.cancelPending(id, reason);
+    const cancelled = await this.queue.cancelPending(id, reason);
     if (cancelled === null) return false;
     this.events.changed(cancelled);
     return true;
@@ -116,6 +122,7 @@ export class JobWorkers {
 
   /** Tells idle workers that a job may be due now. */
   wake(): void {
+    this.wakes += 1;
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter();
@@ -128,7 +135,8 @@ export class JobWorkers {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    if (this.heartbeat !== null) clearInterval(this.heartbeat);
+    this.stopListening?.();
+    this.stopListening = null;
     this.wake();
     for (const { controller } of this.active.values()) controller.abort();
     await Promise.all(this.loops);
@@ -138,7 +146,7 @@ export class JobWorkers {
   private async loop(workerId: string): Promise<void> {
     while (this.running) {
       try {
-        const job = this.queue.claim(workerId);
+        const job = await this.queue.claim(workerId);
         if (job === null) await this.idle();
         else await this.runJob(job, workerId);
       } catch (error) {
@@ -148,8 +156,11 @@ export class JobWorkers {
     }
   }
 
-  private idle(): Promise<void> {
-    const due = this.queue.nextDueAt();
+  private async idle(): Promise<void> {
+    const seen = this.wakes;
+    const due = await this.queue.nextDueAt().catch(() => null);
+    // Woken while it asked: something may be due already.
+    if (!this.running || this.wakes !== seen) return;
     const delay = Math.max(5, Math.min(this.settings.pollMs, due === null ? Infinity : due - Date.now()));
     return new Promise((done) => {
       const timer = setTimeout(finish, delay);
@@ -162,7 +173,7 @@ export class JobWorkers {
   }
 
   private async runJob(job: Job, workerId: string): Promise<void> {
-    const active: ActiveJob = { controller: new AbortController(), workerId, cancelledBecause: null };
+    const active: ActiveJob = { controller: new AbortController(), cancelledBecause: null };
     this.active.set(job.id, active);
     try {
       await this.attempts.run(job, workerId, {
@@ -175,11 +186,5 @@ export class JobWorkers {
       this.active.delete(job.id);
     }
     this.wake();
-  }
-
-  private beat(): void {
-    const byWorker = new Map<string, number[]>();
-    for (const [id, { workerId }] of this.active) byWorker.set(workerId, [...(byWorker.get(workerId) ?? []), id]);
-    for (const [workerId, ids] of byWorker) this.queue.heartbeat(workerId, ids);
   }
 }

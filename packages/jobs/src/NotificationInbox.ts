@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { Database, writeTransaction } from '@loadout/db';
+import { randomUUID } from 'node:crypto';
+import { SqlDatabase } from '@loadout/db';
 import { type Session, token } from '@loadout/kernel';
 import type { NotificationCatalogueRecord } from '@loadout/notifications';
 import { inject, injectable } from 'tsyringe';
@@ -35,11 +36,14 @@ export interface StoredNotification {
  */
 export interface NotificationInbox {
   /** Stores and broadcasts the event; throws `NotificationUndeclaredError` when no catalogue declares it. */
-  emit(session: Session, event: NotificationEvent): StoredNotification;
+  emit(session: Session, event: NotificationEvent): Promise<StoredNotification>;
   /** Newest first. */
-  list(options?: { limit?: number; unreadOnly?: boolean }): StoredNotification[];
-  markRead(id: number): StoredNotification;
-  /** Calls `listener` with every notification stored from now on; returns the unsubscribe function. */
+  list(options?: { limit?: number; unreadOnly?: boolean }): Promise<StoredNotification[]>;
+  markRead(id: number): Promise<StoredNotification>;
+  /**
+   * Calls `listener` with every notification stored from now on, by this process or (on a shared
+   * PostgreSQL database) by any server; returns the unsubscribe function.
+   */
   subscribe(listener: (notification: StoredNotification) => void): () => void;
 }
 export const NotificationInbox = token<NotificationInbox>('jobs.notificationInbox');
@@ -60,22 +64,27 @@ interface InboxRow {
   created_at: string;
 }
 
+/** The channel a shared inbox announces stored notifications on: `<origin>:<id>`. */
+const INBOX_CHANNEL = 'loadout_inbox';
+
+/** The {@link NotificationInbox} on whichever engine {@link SqlDatabase} is. */
 @injectable()
-export class SqliteNotificationInbox implements NotificationInbox {
+export class SqlNotificationInbox implements NotificationInbox {
   private readonly events = new EventEmitter().setMaxListeners(0);
+  /** Names this process in what it announces, so it does not hear its own notifications twice. */
+  private readonly origin = randomUUID();
+  private listening: Promise<unknown> | null = null;
 
-  constructor(@inject(Database) private readonly db: Database) {}
+  constructor(@inject(SqlDatabase) private readonly db: SqlDatabase) {}
 
-  emit(session: Session, event: NotificationEvent): StoredNotification {
+  async emit(session: Session, event: NotificationEvent): Promise<StoredNotification> {
     const declared = findDeclaration(session, event.notification);
     if (declared === null) throw new NotificationUndeclaredError(event.notification);
-    const stored = writeTransaction(this.db, () => {
-      const row = this.db
-        .prepare(
-          `INSERT INTO notification_inbox (notification, catalogue, plugin, title, severity, message, data, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        )
-        .get(
+    const stored = await this.db.transaction(async (tx) => {
+      const row = (await tx.queryOne<InboxRow>(
+        `INSERT INTO notification_inbox (notification, catalogue, plugin, title, severity, message, data, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        [
           event.notification,
           declared.catalogue.id,
           declared.catalogue.plugin,
@@ -84,32 +93,44 @@ export class SqliteNotificationInbox implements NotificationInbox {
           event.message,
           JSON.stringify(event.data ?? {}),
           new Date().toISOString(),
-        ) as InboxRow;
-      if (row.id % 100 === 0) this.db.prepare('DELETE FROM notification_inbox WHERE id <= ?').run(row.id - INBOX_SIZE);
+        ],
+      )) as InboxRow;
+      if (row.id % 100 === 0) await tx.run('DELETE FROM notification_inbox WHERE id <= ?', [row.id - INBOX_SIZE]);
+      await this.db.notify(tx, INBOX_CHANNEL, `${this.origin}:${row.id}`);
       return toNotification(row);
     });
     this.events.emit('stored', stored);
     return stored;
   }
 
-  list(options: { limit?: number; unreadOnly?: boolean } = {}): StoredNotification[] {
+  async list(options: { limit?: number; unreadOnly?: boolean } = {}): Promise<StoredNotification[]> {
     const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000);
     const where = options.unreadOnly === true ? 'WHERE read = 0' : '';
-    const rows = this.db.prepare(`SELECT * FROM notification_inbox ${where} ORDER BY id DESC LIMIT ?`).all(limit) as InboxRow[];
+    const rows = await this.db.query<InboxRow>(`SELECT * FROM notification_inbox ${where} ORDER BY id DESC LIMIT ?`, [limit]);
     return rows.map(toNotification);
   }
 
-  markRead(id: number): StoredNotification {
-    return writeTransaction(this.db, () => {
-      const row = this.db.prepare('UPDATE notification_inbox SET read = 1 WHERE id = ? RETURNING *').get(id) as InboxRow | undefined;
-      if (row === undefined) throw new NotificationNotFoundError(id);
-      return toNotification(row);
-    });
+  async markRead(id: number): Promise<StoredNotification> {
+    const row = await this.db.queryOne<InboxRow>('UPDATE notification_inbox SET read = 1 WHERE id = ? RETURNING *', [id]);
+    if (row === undefined) throw new NotificationNotFoundError(id);
+    return toNotification(row);
   }
 
   subscribe(listener: (notification: StoredNotification) => void): () => void {
+    this.listening ??= this.db.listen(INBOX_CHANNEL, (payload) => void this.storedElsewhere(payload)).catch(() => {
+      // Without the listening connection only this process's notifications reach its streams.
+      this.listening = null;
+    });
     this.events.on('stored', listener);
     return () => this.events.off('stored', listener);
+  }
+
+  /** A notification another server stored: read and passed to this process's subscribers. */
+  private async storedElsewhere(payload: string): Promise<void> {
+    const separator = payload.lastIndexOf(':');
+    if (payload.slice(0, separator) === this.origin) return;
+    const row = await this.db.queryOne<InboxRow>('SELECT * FROM notification_inbox WHERE id = ?', [Number(payload.slice(separator + 1))]).catch(() => undefined);
+    if (row !== undefined) this.events.emit('stored', toNotification(row));
   }
 }
 

@@ -54,7 +54,7 @@ export class SessionTaskExecution implements TaskExecution {
     try {
       const task = resolve(session.container, TaskStore).getTaskByDirName(request.taskDirName);
       const data = { ...request.context, taskDirName: task.dirName, plugin: task.plugin };
-      this.announce(session, { notification: RUN_NOTIFICATIONS.started, message: `${task.name} started`, data });
+      await this.announce(session, { notification: RUN_NOTIFICATIONS.started, message: `${task.name} started`, data });
       let result: TaskRunResult;
       try {
         result = await this.runner.run(task, {
@@ -65,10 +65,10 @@ export class SessionTaskExecution implements TaskExecution {
           ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
         });
       } catch (error) {
-        this.announce(session, { notification: RUN_NOTIFICATIONS.failed, message: `${task.name} could not start: ${(error as Error).message}`, data });
+        await this.announce(session, { notification: RUN_NOTIFICATIONS.failed, message: `${task.name} could not start: ${(error as Error).message}`, data });
         throw error;
       }
-      this.announce(
+      await this.announce(
         session,
         result.succeeded
           ? { notification: RUN_NOTIFICATIONS.succeeded, message: `${task.name} succeeded`, data: { ...data, exitCode: result.exitCode } }
@@ -81,9 +81,9 @@ export class SessionTaskExecution implements TaskExecution {
   }
 
   /** A run goes on when the owner switched the run notifications off: that refusal is the point. */
-  private announce(session: Session, event: NotificationEvent): void {
+  private async announce(session: Session, event: NotificationEvent): Promise<void> {
     try {
-      this.inbox.emit(session, event);
+      await this.inbox.emit(session, event);
     } catch (error) {
       if (!(error instanceof NotificationUndeclaredError)) throw error;
     }

@@ -5,6 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { DocumentRefusedError, realpathInside, token } from '@loadout/kernel';
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
+import { ProcessGuardian } from './ProcessGuardian.js';
 import { signalGroup } from './processGroup.js';
 import { makeScratchFolder, newRunId, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
 import { TaskNotRunnableError } from './JobErrors.js';
@@ -110,7 +111,10 @@ export function checkRunnable(task: TaskRecord): { interpreter: string; file: st
 
 @injectable()
 export class ProcessTaskRunner implements TaskRunner {
-  constructor(@inject(TaskRunnerSettings) private readonly settings: TaskRunnerSettings) {}
+  constructor(
+    @inject(TaskRunnerSettings) private readonly settings: TaskRunnerSettings,
+    @inject(ProcessGuardian) private readonly guardian: ProcessGuardian = new ProcessGuardian(),
+  ) {}
 
   async run(task: TaskRecord, options: TaskRunOptions): Promise<TaskRunResult> {
     const { interpreter, file } = checkRunnable(task);
@@ -145,6 +149,7 @@ export class ProcessTaskRunner implements TaskRunner {
     let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
     let processes: RunProcesses | null = null;
     let cleared: Promise<unknown> = Promise.resolve();
+    let unguard: () => void = () => undefined;
 
     return new Promise<TaskRunResult>((resolve, reject) => {
       const timers: NodeJS.Timeout[] = [];
@@ -191,6 +196,7 @@ export class ProcessTaskRunner implements TaskRunner {
       });
       child.once('spawn', () => {
         if (child.pid !== undefined) {
+          unguard = this.guardian.guard(child.pid);
           processes = new RunProcesses(runId, child.pid);
           processes.watch(this.settings.descendantPollMs);
           try {
@@ -230,6 +236,7 @@ export class ProcessTaskRunner implements TaskRunner {
 
       child.once('exit', (code, signal) => {
         exited = { code, signal };
+        unguard();
         // The run ends with its main process: whatever it left running goes too, in its group or not.
         if (processes !== null) cleared = processes.killAll().catch((error: Error) => process.emitWarning(`stopping what task ${task.dirName} left running: ${error.message}`));
         else if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');

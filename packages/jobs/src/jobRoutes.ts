@@ -61,9 +61,9 @@ export const jobRoutes: readonly ApiRoute[] = [
     path: '/api/jobs',
     access: 'token',
     // Summaries only: each job's input and output are read one job at a time (`/api/jobs/:id`).
-    handle: (request, context) => {
+    handle: async (request, context) => {
       const { limit, status, task, before } = parseRequest(JobListQuery, request.query, 'query');
-      return resolve(context.container, JobQueue).list({
+      return await resolve(context.container, JobQueue).list({
         ...(limit === undefined ? {} : { limit }),
         ...(status === undefined ? {} : { status }),
         ...(task === undefined ? {} : { task }),
@@ -76,9 +76,9 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/jobs/:id',
     access: 'token',
-    handle: (request, context) => {
+    handle: async (request, context) => {
       const { id } = parseRequest(IdParams, request.params, 'path');
-      return withLiveOutput(context, resolve(context.container, JobQueue).get(id));
+      return withLiveOutput(context, await resolve(context.container, JobQueue).get(id));
     },
   }),
 
@@ -91,40 +91,50 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/jobs/:id/stream',
     access: 'token',
-    handle: (request, context) => {
+    handle: async (request, context) => {
       const { id } = parseRequest(IdParams, request.params, 'path');
       const queue = resolve(context.container, JobQueue);
       const events = resolve(context.container, JobEvents);
-      queue.get(id); // a 404 before the stream opens
+      const first = await queue.get(id); // a 404 before the stream opens
       return eventStream((stream) => {
-        // Subscribing, reading the job and its live output happen in one synchronous step, so no
-        // chunk is lost or sent twice in between.
+        let ended = false;
+        const end = (job: Job): void => {
+          if (ended) return;
+          ended = true;
+          stream.send('end', job);
+          stream.close();
+        };
+        // Subscribing and reading the live output happen in one synchronous step, so no chunk is
+        // lost or sent twice in between.
         const unsubscribe = events.subscribe(id, (event: JobEvent) => {
+          if (ended) return;
           if (event.type === 'output') {
             stream.send('output', event.chunk);
             return;
           }
           stream.send('status', { id: event.job.id, status: event.job.status, attempts: event.job.attempts, error: event.job.error });
-          if (FINAL.has(event.job.status)) {
-            stream.send('end', event.job);
-            stream.close();
-          }
+          if (FINAL.has(event.job.status)) end(event.job);
         });
         stream.onClose(unsubscribe);
-        const current = queue.get(id);
-        if (FINAL.has(current.status)) {
-          if (current.output !== '') stream.send('output', { stream: 'stdout', text: current.output });
-          if (current.stderr !== '') stream.send('output', { stream: 'stderr', text: current.stderr });
-          stream.send('end', current);
-          stream.close();
+        if (FINAL.has(first.status)) {
+          if (first.output !== '') stream.send('output', { stream: 'stdout', text: first.output });
+          if (first.stderr !== '') stream.send('output', { stream: 'stderr', text: first.stderr });
+          end(first);
           return;
         }
-        stream.send('status', { id: current.id, status: current.status, attempts: current.attempts, error: current.error });
+        stream.send('status', { id: first.id, status: first.status, attempts: first.attempts, error: first.error });
         const live = events.liveOutput(id);
         if (live !== undefined) {
           if (live.stdout !== '') stream.send('output', { stream: 'stdout', text: live.stdout });
           if (live.stderr !== '') stream.send('output', { stream: 'stderr', text: live.stderr });
         }
+        // The job may have finished between the first read and the subscription.
+        void queue.get(id).then(
+          (current) => {
+            if (FINAL.has(current.status)) end(current);
+          },
+          () => undefined,
+        );
       });
     },
   }),
@@ -146,9 +156,9 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/pipelines/:id',
     access: 'token',
-    handle: (request, context) => {
+    handle: async (request, context) => {
       const { id } = parseRequest(IdParams, request.params, 'path');
-      const pipeline = resolve(context.container, JobQueue).getPipeline(id);
+      const pipeline = await resolve(context.container, JobQueue).getPipeline(id);
       return { ...pipeline, jobs: pipeline.jobs.map((job) => withLiveOutput(context, job)) };
     },
   }),

@@ -1,17 +1,18 @@
 import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
-import { Migrations } from '@loadout/db';
+import { Migrations, PostgresMigrations } from '@loadout/db';
 import { contribute, type LoadoutModule, resolve } from '@loadout/kernel';
 import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobAttempts } from './JobAttempts.js';
 import { JobEventHub, JobEvents } from './JobEvents.js';
-import { DEFAULT_JOB_RETENTION, JobQueue, JobRetention, SqliteJobQueue } from './JobQueue.js';
+import { DEFAULT_JOB_RETENTION, JobLease, jobLeaseFromEnvironment, JobQueue, JobRetention, SqlJobQueue } from './JobQueue.js';
 import { jobRoutes } from './jobRoutes.js';
 import { JobScheduler } from './JobScheduler.js';
-import { jobsMigrations } from './jobsMigrations.js';
+import { jobsMigrations, jobsPostgresMigrations } from './jobsMigrations.js';
 import { JobWorkerOptions, JobWorkers, type JobWorkerSettings } from './JobWorkers.js';
-import { NotificationInbox, SqliteNotificationInbox } from './NotificationInbox.js';
+import { NotificationInbox, SqlNotificationInbox } from './NotificationInbox.js';
 import { notificationRoutes } from './notificationRoutes.js';
+import { ProcessGuardian } from './ProcessGuardian.js';
 import { sweepAbandonedRuns } from './runProcesses.js';
 import { SessionTaskExecution, TaskExecution } from './TaskExecution.js';
 import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, TaskRunner, TaskRunnerSettings } from './TaskRunner.js';
@@ -22,13 +23,16 @@ import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, TaskRunner, TaskRunner
  */
 export const jobsModule: LoadoutModule = (container) => {
   for (const migration of jobsMigrations) contribute(container, Migrations, migration);
+  for (const migration of jobsPostgresMigrations) contribute(container, PostgresMigrations, migration);
+  container.register(JobLease, { useFactory: () => jobLeaseFromEnvironment() });
   container.register(TaskRunnerSettings, { useValue: DEFAULT_TASK_RUNNER_SETTINGS });
   container.register(JobWorkerOptions, { useValue: {} });
   container.register(JobRetention, { useValue: DEFAULT_JOB_RETENTION });
+  container.register(ProcessGuardian, { useClass: ProcessGuardian }, { lifecycle: Lifecycle.Singleton });
   container.register(TaskRunner, { useClass: ProcessTaskRunner }, { lifecycle: Lifecycle.Singleton });
-  container.register(JobQueue, { useClass: SqliteJobQueue }, { lifecycle: Lifecycle.Singleton });
+  container.register(JobQueue, { useClass: SqlJobQueue }, { lifecycle: Lifecycle.Singleton });
   container.register(JobEvents, { useClass: JobEventHub }, { lifecycle: Lifecycle.Singleton });
-  container.register(NotificationInbox, { useClass: SqliteNotificationInbox }, { lifecycle: Lifecycle.Singleton });
+  container.register(NotificationInbox, { useClass: SqlNotificationInbox }, { lifecycle: Lifecycle.Singleton });
   container.register(TaskExecution, { useClass: SessionTaskExecution }, { lifecycle: Lifecycle.Singleton });
   container.register(JobAttempts, { useClass: JobAttempts }, { lifecycle: Lifecycle.Singleton });
   container.register(JobWorkers, { useClass: JobWorkers }, { lifecycle: Lifecycle.Singleton });
@@ -57,14 +61,10 @@ function retentionService(container: DependencyContainer): ServerService {
     name: 'job-retention',
     start: async ({ log }) => {
       const retention = resolve(container, JobRetention);
-      const prune = (): number => resolve(container, JobQueue).prune(retention);
-      const pruned = prune();
+      const prune = (): Promise<number> => resolve(container, JobQueue).prune(retention);
+      const pruned = await prune();
       timer = setInterval(() => {
-        try {
-          prune();
-        } catch (error) {
-          log(`pruning finished jobs: ${(error as Error).message}`);
-        }
+        prune().catch((error: unknown) => log(`pruning finished jobs: ${(error as Error).message}`));
       }, PRUNE_INTERVAL_MS);
       timer.unref();
       return {
@@ -98,7 +98,7 @@ function workersService(container: DependencyContainer): ServerService {
       // What runs of a killed server (or `loadout tasks run`) left: processes outside their
       // group, scratch folders.
       const abandoned = await sweepAbandonedRuns();
-      workers.start({ ...resolve(container, JobWorkerOptions), log });
+      await workers.start({ ...resolve(container, JobWorkerOptions), log });
       return {
         lines: [
           ...recovered.map((job) => `job ${job.id} (${job.taskDirName}) was running when the last server stopped: ${job.status}`),

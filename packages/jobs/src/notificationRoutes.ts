@@ -11,9 +11,9 @@ export const notificationRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/notifications',
     access: 'token',
-    handle: (request, context) => {
+    handle: async (request, context) => {
       const query = parseRequest(InboxQuery, request.query, 'query');
-      return resolve(context.container, NotificationInbox).list({
+      return await resolve(context.container, NotificationInbox).list({
         ...(query.limit === undefined ? {} : { limit: query.limit }),
         unreadOnly: query.unread === 'true' || query.unread === '1',
       });
@@ -35,9 +35,9 @@ export const notificationRoutes: readonly ApiRoute[] = [
     method: 'POST',
     path: '/api/notifications/:id/read',
     access: 'token',
-    handle: (request, context) => {
+    handle: async (request, context) => {
       const { id } = parseRequest(IdParams, request.params, 'path');
-      return resolve(context.container, NotificationInbox).markRead(id);
+      return await resolve(context.container, NotificationInbox).markRead(id);
     },
   }),
 ];

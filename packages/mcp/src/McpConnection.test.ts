@@ -119,9 +119,9 @@ async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
   return { client, container, home, project, notices };
 }
 
-async function waitFor(probe: () => boolean, what: string): Promise<void> {
+async function waitFor(probe: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (!probe()) {
+  while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 20));
   }
@@ -150,14 +150,14 @@ describe('tools', () => {
     const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
     expect(result.isError).toBeFalsy();
     expect(JSON.parse(text(result))).toEqual({ input: { text: 'hello' } });
-    const jobs = resolve(container, JobQueue).list();
+    const jobs = await resolve(container, JobQueue).list();
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatchObject({ id: result._meta?.['loadout/jobId'], taskDirName: 'echo', status: 'succeeded' });
 
     const refused = await client.callTool({ name: 'echo', arguments: { text: 42 } });
     expect(refused).toMatchObject({ isError: true });
     expect(text(refused)).toMatch(/do not match .*text/);
-    expect(resolve(container, JobQueue).list()).toHaveLength(1);
+    expect(await resolve(container, JobQueue).list()).toHaveLength(1);
 
     const folded = (await client.listTools()).tools.find((tool) => tool.title === 'Report')?.name as string;
     expect(text(await client.callTool({ name: folded, arguments: {} }))).toBe('report\n');
@@ -167,7 +167,7 @@ describe('tools', () => {
     const { client, container } = await connect();
     await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no tool named "nope"') });
     await expect(client.callTool({ name: 'bad-schema', arguments: {} })).rejects.toMatchObject({ message: expect.stringContaining('type: object') });
-    expect(resolve(container, JobQueue).list()).toEqual([]);
+    expect(await resolve(container, JobQueue).list()).toEqual([]);
   });
 
   it('reports a failure or a timeout with isError and the end of stderr, and cuts a huge output with a marker', async () => {
@@ -185,7 +185,7 @@ describe('tools', () => {
 
     const chatty = await client.callTool({ name: 'chatty', arguments: {} });
     expect(text(chatty)).toMatch(/\[… output truncated: 5000 more characters are in job \d+\]$/);
-    const job = resolve(container, JobQueue).get(chatty._meta?.['loadout/jobId'] as number);
+    const job = await resolve(container, JobQueue).get(chatty._meta?.['loadout/jobId'] as number);
     expect(job.output).toHaveLength(MAX_RESULT_CHARS + 5000);
   });
 
@@ -204,8 +204,8 @@ describe('tools', () => {
     const pids = JSON.parse(progress.find((message) => message.includes('"child"')) as string) as { pid: number; child: number };
     expect(progress[0]).toMatch(/^job \d+ started$/);
     const queue = resolve(container, JobQueue);
-    await waitFor(() => queue.list()[0]?.status === 'failed', 'the job to be settled');
-    expect(queue.list()[0]).toMatchObject({ status: 'failed', error: CANCELLED_BY_CLIENT });
+    await waitFor(async () => (await queue.list())[0]?.status === 'failed', 'the job to be settled');
+    expect((await queue.list())[0]).toMatchObject({ status: 'failed', error: CANCELLED_BY_CLIENT });
     await waitFor(() => !isProcessAlive(pids.pid) && !isProcessAlive(pids.child), 'the process group to stop');
   });
 });
@@ -300,7 +300,7 @@ describe('when the session changes', () => {
       data: { code: 'CAPABILITY_OFF' },
       message: expect.stringMatching(/off in this session: it is switched off for the project .*decided by project-override/),
     });
-    expect(resolve(container, JobQueue).list()).toEqual([]);
+    expect(await resolve(container, JobQueue).list()).toEqual([]);
     expect(notices.filter((notice) => notice !== 'tools')).toEqual([]);
   });
 

@@ -29,7 +29,7 @@ describe('22 deeply nested JSON', () => {
       expect(rpc.status).toBe(200);
       expect(rpc.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('deeper than') } });
     }
-    expect(resolve(server.container, JobQueue).list()).toEqual([]);
+    expect(await resolve(server.container, JobQueue).list()).toEqual([]);
     // Nesting anyone means still runs.
     const fine = await server.request('POST', '/api/tasks/echo/runs', { raw: `{"input":{"a":${nested(50)}}}` });
     expect(fine.status).toBe(202);

@@ -117,7 +117,7 @@ export async function connectStdio(): Promise<McpHarness & { readonly transport:
     jobs: async () => {
       const reader = createTestContainer(places, false);
       try {
-        return resolve(reader, JobQueue).list({ limit: 500 });
+        return await resolve(reader, JobQueue).list({ limit: 500 });
       } finally {
         closeKernel(reader);
         await reader.dispose();

@@ -248,13 +248,13 @@ describe('stopping', () => {
     const inbox = readEventStream(s.server.port, '/api/notifications/stream');
     const id = ((await s.request('POST', '/api/tasks/forever/runs', { body: {} })).body as { job: { id: number } }).job.id;
     const stream = readEventStream(s.server.port, `/api/jobs/${id}/stream`);
-    await expect.poll(() => resolve(s.container, JobQueue).listRunning()[0]?.process?.pid ?? 0).toBeGreaterThan(0);
+    await expect.poll(async () => (await resolve(s.container, JobQueue).listRunning())[0]?.process?.pid ?? 0).toBeGreaterThan(0);
     const started = Date.now();
     await s.server.close();
     expect(Date.now() - started).toBeLessThan(5000);
     expect((await stream).map((e) => e.event)).toContain('status');
     expect((await inbox).map((e) => (e.data as { notification: string }).notification)).toContain('task.run.started');
-    expect(resolve(s.container, JobQueue).get(id)).toMatchObject({ status: 'failed', error: 'server stopped while running' });
+    expect(await resolve(s.container, JobQueue).get(id)).toMatchObject({ status: 'failed', error: 'server stopped while running' });
   });
 });
 

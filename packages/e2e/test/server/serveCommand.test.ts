@@ -1,75 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
-import { CLI_ENTRY } from '@loadout/cli/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '@loadout/jobs';
 import { isProcessAlive } from '@loadout/kernel';
 import { taskTree } from '@loadout/jobs/testing';
+import { exited, runCliProcess, serve, stopServedProcesses } from './servedProcess.js';
 import { sendRequest, workspaceTree } from './support.js';
 
-/** The built command line: these tests run what `pnpm start` runs. */
-const MAIN = CLI_ENTRY;
-
-const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await new Promise((done) => child.once('exit', done));
-    }
-  }
+  await stopServedProcesses();
   removeTestdirs();
 });
-
-function envFor(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', LOADOUT_HOME: home, ...extra };
-}
-
-interface Served {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly token: string;
-  readonly description: { url: string; token: { source: string; file?: string }; recovered: { id: number; status: string }[] };
-}
-
-/** Spawns `loadout serve --port 0 --json` and waits for the JSON document it prints once listening. */
-function serve(home: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', ...args], { env: envFor(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((done, fail) => {
-    let out = '';
-    let err = '';
-    child.stderr?.on('data', (data: Buffer) => (err += data.toString()));
-    child.stdout?.on('data', (data: Buffer) => {
-      out += data.toString();
-      try {
-        const description = JSON.parse(out) as Served['description'];
-        const token = extraEnv.LOADOUT_TOKEN ?? fs.readFileSync(description.token.file ?? '', 'utf8').trim();
-        done({ child, port: Number(new URL(description.url).port), token, description });
-      } catch {
-        // not complete yet
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${out}${err}`)));
-  });
-}
-
-function runCli(home: string, args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: envFor(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (data: Buffer) => (stdout += data.toString()));
-  child.stderr?.on('data', (data: Buffer) => (stderr += data.toString()));
-  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
-}
 
 /**
  * Appends `start PID` and, at the end, `end PID` to `markers.txt` in the project. On start it
@@ -106,7 +48,7 @@ describe('loadout serve', () => {
     expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600);
     expect((await sendRequest(served.port, 'GET', '/api/health', { token: null })).body).toEqual({ ok: true });
 
-    const second = await runCli(home, ['serve', '--port', '0', '--json']);
+    const second = await runCliProcess(home, ['serve', '--port', '0', '--json']);
     expect(second.code).toBe(1);
     expect(JSON.parse(second.stdout)).toMatchObject({ error: { code: 'SERVER_ALREADY_RUNNING' } });
 
@@ -133,7 +75,7 @@ describe('loadout serve', () => {
     expect(job.output).not.toContain(token);
     expect(job.output).not.toContain('LOADOUT_HOME');
 
-    const bad = await runCli(home, ['serve', '--port', 'eighty', '--json']);
+    const bad = await runCliProcess(home, ['serve', '--port', 'eighty', '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toMatchObject({ error: { code: 'USAGE' } });
   });
@@ -199,28 +141,28 @@ describe('loadout serve', () => {
 describe('loadout tasks run', () => {
   it('runs a task with the same runner: output streams through, a failure exits 1', async () => {
     const home = testdir(workspaceTree());
-    const ok = await runCli(home, ['tasks', 'run', 'echo', '--input', '{"text":"hi"}']);
+    const ok = await runCliProcess(home, ['tasks', 'run', 'echo', '--input', '{"text":"hi"}']);
     expect(ok).toMatchObject({ code: 0, stdout: '{"input":{"text":"hi"}}\n' });
 
-    const failed = await runCli(home, ['tasks', 'run', 'fails']);
+    const failed = await runCliProcess(home, ['tasks', 'run', 'fails']);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('partial\n');
     expect(failed.stderr).toBe('it broke\nloadout: task fails failed: exit status 4\n');
 
-    const json = await runCli(home, ['tasks', 'run', 'fails', '--json']);
+    const json = await runCliProcess(home, ['tasks', 'run', 'fails', '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ taskDirName: 'fails', status: 'failed', exitCode: 4, output: 'partial\n', stderr: 'it broke\n' });
   });
 
   it('refuses bad input, bad names and missing tasks with clear errors', async () => {
     const home = testdir(workspaceTree());
-    const badInput = await runCli(home, ['tasks', 'run', 'echo', '--input', '{nope', '--json']);
+    const badInput = await runCliProcess(home, ['tasks', 'run', 'echo', '--input', '{nope', '--json']);
     expect(badInput.code).toBe(2);
     expect(JSON.parse(badInput.stdout)).toMatchObject({ error: { code: 'USAGE' } });
-    const badName = await runCli(home, ['tasks', 'run', '../echo', '--json']);
+    const badName = await runCliProcess(home, ['tasks', 'run', '../echo', '--json']);
     expect(badName.code).toBe(1);
     expect(JSON.parse(badName.stdout)).toMatchObject({ error: { code: 'TASK_NAME_INVALID' } });
-    const missing = await runCli(home, ['tasks', 'run', 'nope', '--json']);
+    const missing = await runCliProcess(home, ['tasks', 'run', 'nope', '--json']);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'TASK_NOT_FOUND' } });
   });

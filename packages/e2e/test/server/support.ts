@@ -105,7 +105,7 @@ export class TestServer {
   async waitForJob(id: number, timeoutMs = 20_000): Promise<Job> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const job = resolve(this.container, JobQueue).get(id);
+      const job = await resolve(this.container, JobQueue).get(id);
       if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'skipped') return job;
       if (Date.now() > deadline) throw new Error(`job ${id} is still ${job.status}`);
       await new Promise((done) => setTimeout(done, 25));

@@ -1,0 +1,193 @@
+import { redactCredentials } from '@loadout/kernel';
+import pg from 'pg';
+import { DatabaseError } from './Database.js';
+import type { PostgresMigration, SqlClient, SqlDatabase } from './SqlDatabase.js';
+
+/** The advisory lock every Loadout process takes while it migrates ("LOAD" in ASCII). */
+const MIGRATION_LOCK = 0x4c4f4144;
+
+/** How long a listener waits before it connects again after losing its connection. */
+const RELISTEN_DELAY_MS = 500;
+
+/**
+ * The {@link SqlDatabase} on a PostgreSQL server, shared by every Loadout process that names it.
+ * A pool of connections; a transaction pins one. Pending migrations run on first use, inside one
+ * transaction under `pg_advisory_xact_lock`, so servers that start together apply each one once.
+ * `bigint` columns (ids, epoch milliseconds) come back as numbers, as they do from SQLite.
+ */
+export class PostgresSqlDatabase implements SqlDatabase {
+  readonly dialect = 'postgres' as const;
+  readonly forUpdate = ' FOR UPDATE';
+  readonly forUpdateSkipLocked = ' FOR UPDATE SKIP LOCKED';
+  private readonly pool: pg.Pool;
+  private ready: Promise<void> | null = null;
+  private listener: pg.Client | null = null;
+  private connecting: Promise<pg.Client> | null = null;
+  private readonly channels = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly migrations: readonly PostgresMigration[],
+  ) {
+    this.pool = new pg.Pool({ connectionString: url, max: 10, types: { getTypeParser: typeParser } });
+    // An idle pooled connection that drops is replaced on next use; without a listener the pool
+    // would throw from an event and end the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    await this.migrated();
+    return (await this.pool.query(numbered(sql), [...params])).rows as R[];
+  }
+
+  async queryOne<R>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> {
+    return (await this.query<R>(sql, params))[0];
+  }
+
+  async run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    await this.migrated();
+    return (await this.pool.query(numbered(sql), [...params])).rowCount ?? 0;
+  }
+
+  async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    await this.migrated();
+    return this.inTransaction(work);
+  }
+
+  async notify(tx: SqlClient | null, channel: string, payload: string): Promise<void> {
+    await (tx ?? this).query('SELECT pg_notify(?, ?)', [channel, payload]);
+  }
+
+  async listen(channel: string, listener: (payload: string) => void): Promise<() => void> {
+    let listeners = this.channels.get(channel);
+    if (listeners === undefined) {
+      listeners = new Set();
+      this.channels.set(channel, listeners);
+      const client = await this.listeningClient();
+      await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+    }
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  }
+
+  /** Closes the pool and the listening connection; pending statements finish first. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async inTransaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    const connection = await this.pool.connect();
+    const tx: SqlClient = {
+      dialect: 'postgres',
+      query: async <R>(sql: string, params: readonly unknown[] = []) => (await connection.query(numbered(sql), [...params])).rows as R[],
+      queryOne: async <R>(sql: string, params: readonly unknown[] = []) => (await connection.query(numbered(sql), [...params])).rows[0] as R | undefined,
+      run: async (sql: string, params: readonly unknown[] = []) => (await connection.query(numbered(sql), [...params])).rowCount ?? 0,
+    };
+    let broken: Error | undefined;
+    try {
+      await connection.query('BEGIN');
+      const result = await work(tx);
+      await connection.query('COMMIT');
+      return result;
+    } catch (error) {
+      await connection.query('ROLLBACK').catch((rollback: Error) => {
+        broken = rollback;
+      });
+      throw error;
+    } finally {
+      connection.release(broken);
+    }
+  }
+
+  private migrated(): Promise<void> {
+    this.ready ??= this.migrate().catch((error: unknown) => {
+      this.ready = null;
+      throw new DatabaseError('DATABASE_UNAVAILABLE', `cannot use the PostgreSQL database ${redactCredentials(this.url)} (${errorText(error)})`, {
+        cause: error,
+      });
+    });
+    return this.ready;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.inTransaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+      await tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+      const applied = new Set((await tx.query<{ id: string }>('SELECT id FROM schema_migrations')).map((row) => row.id));
+      for (const migration of this.migrations) {
+        if (applied.has(migration.id)) continue;
+        await tx.run(migration.sql);
+        await tx.run('INSERT INTO schema_migrations (id) VALUES (?)', [migration.id]);
+      }
+    });
+  }
+
+  /** The one connection this process listens on; made again (and every channel listened to again) when it drops. */
+  private listeningClient(): Promise<pg.Client> {
+    if (this.listener !== null) return Promise.resolve(this.listener);
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url });
+      client.on('notification', (message) => {
+        for (const listener of this.channels.get(message.channel) ?? []) listener(message.payload ?? '');
+      });
+      client.on('error', () => this.dropListener(client));
+      client.on('end', () => this.dropListener(client));
+      await client.connect();
+      for (const channel of this.channels.keys()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      this.listener = client;
+      return client;
+    })().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private dropListener(client: pg.Client): void {
+    if (this.listener !== client) return;
+    this.listener = null;
+    this.retryListen();
+  }
+
+  /** Notifications sent while no connection listens are lost: the listeners' callers keep a slow poll for that. */
+  private retryListen(): void {
+    if (this.closed) return;
+    const again = setTimeout(() => void this.listeningClient().catch(() => this.retryListen()), RELISTEN_DELAY_MS);
+    again.unref();
+  }
+}
+
+/** `int8` (ids, counts, epoch milliseconds) as a number, as SQLite gives it: Loadout's stay below 2^53. */
+function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === pg.types.builtins.INT8) return Number;
+  return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+}
+
+/** `?` placeholders as `$1…`, leaving quoted text alone. */
+export function numbered(sql: string): string {
+  let index = 0;
+  let quoted = false;
+  let out = '';
+  for (const char of sql) {
+    if (char === "'") quoted = !quoted;
+    if (char === '?' && !quoted) {
+      index += 1;
+      out += `$${index}`;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+}
