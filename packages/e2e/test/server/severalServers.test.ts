@@ -1,0 +1,174 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { backendSkipReason, sqlBackends, TEST_DATABASE_URL } from '@loadout/db/testing';
+import type { Job, JobSummary } from '@loadout/jobs';
+import { taskTree } from '@loadout/jobs/testing';
+import { isProcessAlive } from '@loadout/kernel';
+import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exited, type Served, serve, stopServedProcesses } from './servedProcess.js';
+import { sendRequest, workspaceTree } from './support.js';
+
+// Several `loadout serve` processes, each with its own data folder and port, on one PostgreSQL
+// database: they share the queue, the inbox and the on/off switches.
+
+const postgres = sqlBackends.find((backend) => backend.name === 'postgres');
+const skip = postgres === undefined ? 'no PostgreSQL backend' : backendSkipReason(postgres);
+
+const databases: string[] = [];
+afterEach(async () => {
+  await stopServedProcesses();
+  removeTestdirs();
+  for (const name of databases.splice(0)) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+});
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database on the test server, dropped after the test. */
+async function freshDatabase(): Promise<string> {
+  const name = `servers_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  await admin(`CREATE DATABASE ${name}`);
+  databases.push(name);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * Appends `start <n> <pid> <server pid>` when it starts and `end <n> <pid>` when it ends to the
+ * project's `marks.txt`, and `overlap <n>` when an earlier start of the same run is still alive:
+ * the record, written by the tasks themselves, of who ran what. It sleeps `input.ms` in between.
+ */
+const marker = `
+import fs from 'node:fs';
+const input = JSON.parse(fs.readFileSync(0, 'utf8'));
+const file = process.env.LOADOUT_PROJECT + '/marks.txt';
+const alive = (pid) => {
+  try {
+    const stat = fs.readFileSync('/proc/' + pid + '/stat', 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch { return false; }
+};
+const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\\n').filter(Boolean) : [];
+const ended = new Set(lines.filter((l) => l.startsWith('end ' + input.n + ' ')).map((l) => l.split(' ')[2]));
+const open = lines.filter((l) => l.startsWith('start ' + input.n + ' ')).map((l) => l.split(' ')[2]).filter((pid) => !ended.has(pid) && alive(Number(pid)));
+fs.appendFileSync(file, 'start ' + input.n + ' ' + process.pid + ' ' + process.ppid + '\\n' + (open.length > 0 ? 'overlap ' + input.n + '\\n' : ''));
+if (input.ms > 0) await new Promise((done) => setTimeout(done, input.ms));
+fs.appendFileSync(file, 'end ' + input.n + ' ' + process.pid + '\\n');
+`;
+
+interface Mark {
+  readonly what: string;
+  readonly n: number;
+  readonly pid: number;
+  readonly server: number;
+}
+
+function marksIn(project: string): Mark[] {
+  const file = path.join(project, 'marks.txt');
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [what, n, pid, server] = line.split(' ');
+      return { what: what as string, n: Number(n), pid: Number(pid), server: Number(server) };
+    });
+}
+
+/** A host: its own workspace (the same task, resolved by dirName there) and data folder. */
+function host(): string {
+  return testdir(workspaceTree({ mark: taskTree({ name: 'Mark', implementation: 'run.mjs' }, { 'run.mjs': marker }) }));
+}
+
+async function submit(server: Served, project: string, input: unknown): Promise<number> {
+  const answer = await sendRequest(server.port, 'POST', '/api/tasks/mark/runs', { body: { input, project }, token: server.token });
+  expect(answer.status).toBe(202);
+  return (answer.body as { job: { id: number } }).job.id;
+}
+
+async function jobs(server: Served): Promise<JobSummary[]> {
+  return (await sendRequest(server.port, 'GET', '/api/jobs?limit=500', { token: server.token })).body as JobSummary[];
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+describe('several servers on one PostgreSQL database', () => {
+  it.skipIf(skip !== null)('share the queue: 200 runs sent alternately to two servers each ran exactly once, on both hosts', async () => {
+    const url = await freshDatabase();
+    const project = testdir({});
+    // One server names the database with the flag, the other through the environment.
+    const [a, b] = await Promise.all([serve(host(), ['--database-url', url]), serve(host(), [], { LOADOUT_DATABASE_URL: url })]);
+    const ids: number[] = [];
+    for (let n = 0; n < 200; n += 1) ids.push(await submit(n % 2 === 0 ? a : b, project, { n, ms: 0 }));
+    expect(new Set(ids).size).toBe(200);
+
+    const finished = await until(async () => {
+      const listed = await jobs(a);
+      return listed.filter((job) => job.status === 'succeeded').length === 200 ? listed : undefined;
+    }, 'every run to succeed');
+    expect(finished.map((job) => job.id).sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+    // Any server answers for any job: b reads a job a queued.
+    expect(((await sendRequest(b.port, 'GET', `/api/jobs/${ids[0]}`, { token: b.token })).body as Job).status).toBe('succeeded');
+
+    const starts = marksIn(project).filter((mark) => mark.what === 'start');
+    expect(starts).toHaveLength(200);
+    expect(new Set(starts.map((mark) => mark.n)).size).toBe(200);
+    // Both hosts' workers took runs, whichever server had accepted them.
+    expect(new Set(starts.map((mark) => mark.server))).toEqual(new Set([a.child.pid, b.child.pid]));
+  });
+
+  it.skipIf(skip !== null)("finish a killed server's runs after its lease: its task processes die with it, and no run starts twice at once", async () => {
+    const url = await freshDatabase();
+    const project = testdir({});
+    const env = { LOADOUT_DATABASE_URL: url, LOADOUT_JOB_LEASE_SECONDS: '2' };
+    const a = await serve(host(), ['--workers', '2'], env);
+    const ids: number[] = [];
+    for (let n = 0; n < 6; n += 1) ids.push(await submit(a, project, { n, ms: 1500 }));
+    await until(async () => (marksIn(project).filter((mark) => mark.what === 'start').length >= 2 ? true : undefined), 'a to start two runs');
+
+    a.child.kill('SIGKILL');
+    await exited(a.child);
+    const running = marksIn(project).filter((mark) => mark.what === 'start' && mark.server === a.child.pid);
+    // The guardian stops what the dead server started: nothing of it runs on.
+    await until(async () => (running.every((mark) => !isProcessAlive(mark.pid)) ? true : undefined), "a's task processes to die", 10_000);
+
+    const b = await serve(host(), [], env);
+    await until(async () => {
+      const listed = await jobs(b);
+      return listed.length === 6 && listed.every((job) => job.status === 'succeeded') ? true : undefined;
+    }, 'b to finish every run');
+
+    const marks = marksIn(project);
+    expect(marks.filter((mark) => mark.what === 'overlap')).toEqual([]);
+    for (let n = 0; n < 6; n += 1) {
+      const starts = marks.filter((mark) => mark.what === 'start' && mark.n === n);
+      expect(starts.length).toBeGreaterThanOrEqual(1);
+      expect(starts.length).toBeLessThanOrEqual(2);
+      // The run that finished is b's: a's never ended.
+      expect(marks.some((mark) => mark.what === 'end' && mark.n === n && starts.some((start) => start.pid === mark.pid && start.server === b.child.pid))).toBe(true);
+    }
+    const byId = (x: number, y: number): number => x - y;
+    const taken = (await jobs(b)).filter((job) => job.attempts === 2).map((job) => job.id);
+    expect(taken.sort(byId)).toEqual(ids.filter((_, n) => running.some((mark) => mark.n === n)).sort(byId));
+  });
+});
