@@ -10,14 +10,27 @@ export interface SessionScope {
   readonly roots: RootList;
 }
 
+/** What a filter keeps, and what it has to say about what it left out. */
+export interface FilterResult {
+  readonly records: readonly CapabilityRecord[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** One session's filter: called with the records the session reads, and again by `Session.isOn`. */
+export type SessionFilter = (records: readonly CapabilityRecord[]) => FilterResult;
+
 /**
  * Decides which of the session's capabilities are on. A capability a filter drops is not in the
- * session at all: not listed, not in any block, not found by lookups.
+ * session at all: not listed, not in any block, not found by lookups. What the filter needs is
+ * read once, when the session opens (it may live in a database other servers share), into the
+ * session's own synchronous filter.
+ *
+ * @example
+ * const hideDrafts: CapabilityFilter = {
+ *   forSession: () => (records) => ({ records: records.filter((r) => !r.id.startsWith('draft-')), diagnostics: [] }),
+ * };
  */
 export interface CapabilityFilter {
-  apply(
-    scope: SessionScope,
-    records: readonly CapabilityRecord[],
-  ): { records: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] };
+  forSession(scope: SessionScope): SessionFilter | Promise<SessionFilter>;
 }
 export const CapabilityFilters = token<CapabilityFilter>('kernel.capabilityFilters');

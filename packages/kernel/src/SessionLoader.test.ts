@@ -89,7 +89,7 @@ describe('SessionLoader', () => {
 
   it('leaves out what a filter turns off, in the session and in later lookups', async () => {
     const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
-    const filter: CapabilityFilter = { apply: (_scope, records) => ({ records: records.filter((r) => r.id !== 'b'), diagnostics: [] }) };
+    const filter: CapabilityFilter = { forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'b'), diagnostics: [] }) };
     const session = await kernel(home, plugins, { filter }).resolve(SessionLoader).open();
     expect(session.recordsOf('note').map((n) => n.id)).toEqual(['a']);
     expect(session.find('note', 'B')).toBeUndefined();
@@ -103,7 +103,7 @@ describe('SessionLoader', () => {
       plugins: { alpha: { notes: { 'only.md': note('only'), 'x.md': note('shared') } }, beta: { notes: { 'b.md': note('beta-only'), 'o.md': note('only') } } },
     });
     plugins[0] = { ...plugins[0]!, enabled: false };
-    const filter: CapabilityFilter = { apply: (_scope, records) => ({ records: records.filter((r) => r.id !== 'off'), diagnostics: [] }) };
+    const filter: CapabilityFilter = { forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'off'), diagnostics: [] }) };
     const loader = kernel(home, plugins, { filter }).resolve(SessionLoader);
     const shown = (listed: Awaited<ReturnType<SessionLoader['listRecords']>>) =>
       listed.map((r) => [r.id, r.plugin ?? r.level, r.on, r.shadowedBy === null ? null : path.relative(home, r.shadowedBy)]);

@@ -125,11 +125,11 @@ export class SessionLoader {
     for (const diagnostic of scanned.diagnostics) diagnostics.push(diagnostic);
     if (cache !== null) diagnostics.push(...cache.diagnostics);
     for (const root of roots) if (root.layout !== undefined) diagnostics.push(...root.layout.diagnostics);
-    const filters = resolveAll(this.container, CapabilityFilters);
+    const filters = await Promise.all(resolveAll(this.container, CapabilityFilters).map((filter) => filter.forSession({ project, roots })));
     const admit = (records: readonly CapabilityRecord[], report?: Diagnostic[]): readonly CapabilityRecord[] => {
       let kept = records;
       for (const filter of filters) {
-        const filtered = filter.apply({ project, roots }, kept);
+        const filtered = filter(kept);
         kept = filtered.records;
         report?.push(...filtered.diagnostics);
       }

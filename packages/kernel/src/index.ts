@@ -1,4 +1,4 @@
-export { type CapabilityFilter, CapabilityFilters, type SessionScope } from './CapabilityFilter.js';
+export { type CapabilityFilter, CapabilityFilters, type FilterResult, type SessionFilter, type SessionScope } from './CapabilityFilter.js';
 export { capabilityId, collisionKey, displayNameOf, MAX_ID_LENGTH, slugify } from './capabilityId.js';
 export { type CapabilityKind, CapabilityKinds, type CapabilityRecord, type DraftRecord, type EntryScan, type KindDocument, type KindFolderEntry } from './CapabilityKind.js';
 export { type ChangeStamp, ChangeStamps } from './ChangeStamp.js';

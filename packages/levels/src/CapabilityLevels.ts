@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { Database, writeTransaction } from '@loadout/db';
+import { SqlDatabase } from '@loadout/db';
 import {
   type CapabilityKind,
   type CapabilityRecord,
@@ -116,10 +117,10 @@ export class FileCapabilityLevels implements CapabilityLevels {
     @inject(SessionLoader) private readonly loader: SessionLoader,
     @inject(Places) private readonly places: Places,
     @inject(CapabilityStateStore) private readonly state: CapabilityStateStore,
-    @inject(Database) private readonly db: Database,
+    @inject(SqlDatabase) private readonly db: SqlDatabase,
     @inject(MoveFileSystem) private readonly files: MoveFileSystem,
   ) {
-    this.journal = new TransferJournal(db);
+    this.journal = new TransferJournal(db, `${os.hostname()}:${places.dataDir}`);
   }
 
   list(kindName: TransferableKind, project: string | null): Promise<ListedCapability[]> {
@@ -150,7 +151,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
    */
   private async recoverLocked(): Promise<string[]> {
     const resolved: string[] = [];
-    const pending = this.journal.list();
+    const pending = await this.journal.list();
     for (const { id, plan, stateMoved } of pending) {
       try {
         // A source the move had already hidden comes back first when its landing is gone, so the
@@ -183,7 +184,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
             `an interrupted move of ${plan.label} left a copy at ${plan.destEntry} that was removed since; ${plan.sourceEntry} is the last copy and stays where it is`,
           );
         }
-        this.journal.finish(id);
+        await this.journal.finish(id);
       } catch (error) {
         // Kept in the journal: the next transfer tries again.
         resolved.push(`could not yet resolve an interrupted move of ${plan.label}: ${messageOf(error)}`);
@@ -199,9 +200,9 @@ export class FileCapabilityLevels implements CapabilityLevels {
   private async giveBack(plan: JournalPlan): Promise<void> {
     const { state, gates } = plan;
     if (state !== undefined) {
-      writeTransaction(this.db, () => {
-        this.state.forget(plan.kind, gates.ids.to, state.to === null ? { allProjects: false } : { project: state.to });
-        this.state.setSurfaced(plan.kind, gates.ids.from, state.from, state.surfaced);
+      await this.db.transaction(async (tx) => {
+        await this.state.forget(plan.kind, gates.ids.to, state.to === null ? { allProjects: false } : { project: state.to }, tx);
+        await this.state.setSurfaced(plan.kind, gates.ids.from, state.from, state.surfaced, tx);
       });
     }
     if (gates.values.length > 0) {
@@ -217,7 +218,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     }
     const sourceFolder = path.join(from.root.dir, kind.folder);
     const destFolder = path.join(to.root.dir, kind.folder);
-    const unresolved = new Set(this.journal.list().map((row) => path.basename(hiddenSourceOf(row.plan.sourceEntry, row.id))));
+    const unresolved = new Set((await this.journal.list()).map((row) => path.basename(hiddenSourceOf(row.plan.sourceEntry, row.id))));
     this.removeLeftovers(sourceFolder, unresolved);
     this.removeLeftovers(destFolder, unresolved);
 
@@ -232,7 +233,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     const text = bytes.toString('utf8');
 
     // Everything that can refuse the move is asked before anything is touched.
-    const shown = decideSurfaced('installed', this.state.surfacedFor(kind.kind, source.id, from.context)).surfaced;
+    const shown = decideSurfaced('installed', await this.state.surfacedFor(kind.kind, source.id, from.context)).surfaced;
     const viewRoots = from.context === null ? [from.root.dir] : [...new Set([path.join(from.context, PROJECT_ROOT_FOLDER), this.places.capabilitiesDir])];
     const gatePlan = planGateCarry(kind.kind, source.id, source.gates, from.root.dir, viewRoots);
     const placement = planPlacement(
@@ -261,7 +262,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     const gateIds = { from: source.id, to: placement.id };
     const gateRoots = { from: from.root.dir, to: to.root.dir };
     try {
-      this.journal.begin(transferId, {
+      await this.journal.begin(transferId, {
         kind: kind.kind,
         label: label(source),
         sourceEntry,
@@ -277,10 +278,10 @@ export class FileCapabilityLevels implements CapabilityLevels {
     try {
       landing = this.land({ sourceEntry, destEntry, destDocument, destFolder, isFolder, content, createdFolder });
     } catch (error) {
-      this.journal.finish(transferId);
+      await this.journal.finish(transferId);
       throw error;
     }
-    const rollBack = (): void => {
+    const rollBack = async (): Promise<void> => {
       try {
         if (landing.sourceKept) this.files.remove(destEntry);
         else this.files.rename(destEntry, sourceEntry);
@@ -293,23 +294,23 @@ export class FileCapabilityLevels implements CapabilityLevels {
       if (!this.files.read(source.path).equals(bytes)) {
         throw new TransferFailedError(`${label(source)}: the move failed and ${source.path} does not hold its original bytes`);
       }
-      this.journal.finish(transferId);
+      await this.journal.finish(transferId);
     };
 
     const arrival = this.verifyLanding(kind, to.root, destEntry, destDocument, placement);
     if (typeof arrival === 'string') {
-      rollBack();
+      await rollBack();
       throw new LandingRefusedError(`${label(source)} was not moved: ${arrival}; the source is back as it was`);
     }
 
     try {
-      writeTransaction(this.db, () => {
-        this.state.forget(kind.kind, source.id, from.project === null ? { allProjects: true } : { project: from.project });
-        this.state.setSurfaced(kind.kind, arrival.record.id, to.project, shown);
-        this.journal.markStateMoved(transferId);
+      await this.db.transaction(async (tx) => {
+        await this.state.forget(kind.kind, source.id, from.project === null ? { allProjects: true } : { project: from.project }, tx);
+        await this.state.setSurfaced(kind.kind, arrival.record.id, to.project, shown, tx);
+        await this.journal.markStateMoved(transferId, tx);
       });
     } catch (error) {
-      rollBack();
+      await rollBack();
       throw new TransferFailedError(`${label(source)} was not moved: its state could not be carried (${messageOf(error)})`, { cause: error });
     }
     transferStep('state-moved');
@@ -323,7 +324,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     }
 
     if (landing.sourceKept) warnings.push(...this.removeSource(label(source), sourceEntry, destEntry, transferId));
-    this.journal.finish(transferId);
+    await this.journal.finish(transferId);
     return {
       moved: true,
       record: arrival.record,

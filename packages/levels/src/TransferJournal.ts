@@ -1,4 +1,4 @@
-import type { Database, Migration } from '@loadout/db';
+import type { Migration, PostgresMigration, SqlClient, SqlDatabase } from '@loadout/db';
 
 /**
  * One row per move in progress. It is written before anything is touched and deleted when the
@@ -12,6 +12,28 @@ export const transferJournalMigration: Migration = {
     plan TEXT NOT NULL,
     state_moved INTEGER NOT NULL DEFAULT 0 CHECK (state_moved IN (0, 1)),
     started_at TEXT NOT NULL
+  );`,
+};
+
+/**
+ * A move names the data folder (and host) of the process that made it: on a database several
+ * servers share, each recovers only the moves of the files on its own disk. Rows written before
+ * have an empty place and belong to the one data folder that had them.
+ */
+export const transferPlaceMigration: Migration = {
+  id: 'levels/002-transfer-place',
+  sql: "ALTER TABLE level_transfers ADD COLUMN place TEXT NOT NULL DEFAULT '';",
+};
+
+/** The same table on PostgreSQL. */
+export const transferJournalPostgresMigration: PostgresMigration = {
+  id: 'levels/pg-001-transfer-journal',
+  sql: `CREATE TABLE level_transfers (
+    id TEXT PRIMARY KEY,
+    plan TEXT NOT NULL,
+    state_moved INTEGER NOT NULL DEFAULT 0 CHECK (state_moved IN (0, 1)),
+    started_at TEXT NOT NULL,
+    place TEXT NOT NULL DEFAULT ''
   );`,
 };
 
@@ -41,31 +63,34 @@ export interface JournalEntry {
   readonly stateMoved: boolean;
 }
 
-/** The moves in progress, in the app-local database. */
+/** The moves in progress of one data folder, in Loadout's database. */
 export class TransferJournal {
-  constructor(private readonly db: Database) {}
+  /**
+   * @param place the host and data folder whose files the moves touch, e.g. `host:/home/me/.loadout`
+   */
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly place: string,
+  ) {}
 
-  begin(id: string, plan: JournalPlan): void {
-    this.db
-      .prepare("INSERT INTO level_transfers (id, plan, started_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))")
-      .run(id, JSON.stringify(plan));
+  async begin(id: string, plan: JournalPlan): Promise<void> {
+    await this.db.run('INSERT INTO level_transfers (id, plan, started_at, place) VALUES (?, ?, ?, ?)', [id, JSON.stringify(plan), new Date().toISOString(), this.place]);
   }
 
   /** Call inside the transaction that carries the state. */
-  markStateMoved(id: string): void {
-    this.db.prepare('UPDATE level_transfers SET state_moved = 1 WHERE id = ?').run(id);
+  async markStateMoved(id: string, tx: SqlClient): Promise<void> {
+    await tx.run('UPDATE level_transfers SET state_moved = 1 WHERE id = ?', [id]);
   }
 
-  finish(id: string): void {
-    this.db.prepare('DELETE FROM level_transfers WHERE id = ?').run(id);
+  async finish(id: string): Promise<void> {
+    await this.db.run('DELETE FROM level_transfers WHERE id = ?', [id]);
   }
 
-  list(): JournalEntry[] {
-    const rows = this.db.prepare('SELECT id, plan, state_moved FROM level_transfers ORDER BY started_at').all() as {
-      id: string;
-      plan: string;
-      state_moved: number;
-    }[];
+  async list(): Promise<JournalEntry[]> {
+    const rows = await this.db.query<{ id: string; plan: string; state_moved: number }>(
+      "SELECT id, plan, state_moved FROM level_transfers WHERE place = ? OR place = '' ORDER BY started_at",
+      [this.place],
+    );
     return rows.map((row) => ({ id: row.id, plan: JSON.parse(row.plan) as JournalPlan, stateMoved: row.state_moved === 1 }));
   }
 }

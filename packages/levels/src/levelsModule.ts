@@ -1,11 +1,11 @@
 import { RpcMethods } from '@loadout/api';
-import { Migrations } from '@loadout/db';
+import { Migrations, PostgresMigrations } from '@loadout/db';
 import { contribute, type LoadoutModule } from '@loadout/kernel';
 import { CapabilityLevels, FileCapabilityLevels } from './CapabilityLevels.js';
 import { capabilityRpcMethods } from './capabilityRpcMethods.js';
 import { levelsRpcMethods } from './levelsRpcMethods.js';
 import { MoveFileSystem, nodeMoveFileSystem } from './MoveFileSystem.js';
-import { transferJournalMigration } from './TransferJournal.js';
+import { transferJournalMigration, transferJournalPostgresMigration, transferPlaceMigration } from './TransferJournal.js';
 
 /**
  * Registers the levels mover on the real file system, its journal table, and the JSON-RPC methods
@@ -14,6 +14,8 @@ import { transferJournalMigration } from './TransferJournal.js';
  */
 export const levelsModule: LoadoutModule = (container) => {
   contribute(container, Migrations, transferJournalMigration);
+  contribute(container, Migrations, transferPlaceMigration);
+  contribute(container, PostgresMigrations, transferJournalPostgresMigration);
   container.register(MoveFileSystem, { useValue: nodeMoveFileSystem });
   container.register(CapabilityLevels, { useClass: FileCapabilityLevels });
   for (const method of [...capabilityRpcMethods, ...levelsRpcMethods]) contribute(container, RpcMethods, method);

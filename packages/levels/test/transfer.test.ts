@@ -283,12 +283,12 @@ describe('transfer refuses, and changes nothing', () => {
     const ws = levelsWorkspace(workspace);
     const { container, levels, state } = openLevels(ws.places, files?.(ws));
     arrange?.(ws, container);
-    state.setSurfaced('skill', 'notes', ws.project, false);
+    await state.setSurfaced('skill', 'notes', ws.project, false);
     const before = roots(ws);
     await expect(levels.transfer(request(ws))).rejects.toMatchObject({ code: error.code, ...(error.message ? { message: expect.stringMatching(error.message) } : {}) });
     expect(roots(ws)).toEqual(before);
     expect(leftovers(ws)).toEqual([]);
-    expect(state.surfacedAt('skill', 'notes', ws.project)).toBe(false);
+    expect(await state.surfacedAt('skill', 'notes', ws.project)).toBe(false);
   });
 });
 
@@ -304,14 +304,14 @@ describe('transfer between one folder is a no-op', () => {
     const ws = levelsWorkspace({ capabilities: { skills: { 'notes.md': skillText('notes') } }, project: { skills: { 'notes.md': skillText('notes') } } });
     const request = { kind: 'skill', id: 'notes', ...ends(ws) };
     const { levels, state } = openLevels(ws.places);
-    state.setSurfaced('skill', 'notes', ws.project, false);
+    await state.setSurfaced('skill', 'notes', ws.project, false);
     const before = roots(ws);
     const mtime = fs.statSync(path.join(ws.project, '.agents/skills/notes.md')).mtimeMs;
     const result = await levels.transfer(request);
     expect(result).toMatchObject({ moved: false, record: { id: 'notes', path: path.join(ws.project, '.agents/skills/notes.md') } });
     expect(roots(ws)).toEqual(before);
     expect(fs.statSync(path.join(ws.project, '.agents/skills/notes.md')).mtimeMs).toBe(mtime);
-    expect(state.surfacedAt('skill', 'notes', ws.project)).toBe(false);
+    expect(await state.surfacedAt('skill', 'notes', ws.project)).toBe(false);
   });
 });
 
@@ -351,35 +351,35 @@ describe('state follows the document', () => {
   it('a project skill that is off there arrives off as the global default; the project override goes', async () => {
     const ws = levelsWorkspace({ capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf') } } }, project: { skills: { pdf: { 'SKILL.md': skillText('pdf') } } } });
     const { levels, state } = openLevels(ws.places);
-    state.setSurfaced('skill', 'pdf', ws.project, false);
+    await state.setSurfaced('skill', 'pdf', ws.project, false);
     const result = await levels.transfer({ kind: 'skill', id: 'pdf', from: project(ws), to: global });
     expect(result).toMatchObject({ record: { id: 'pdf-2' }, surfaced: false });
-    expect(state.surfacedAt('skill', 'pdf-2', null)).toBe(false);
-    expect(state.surfacedAt('skill', 'pdf', ws.project)).toBeUndefined();
-    expect(state.surfacedAt('skill', 'pdf', null)).toBeUndefined();
+    expect(await state.surfacedAt('skill', 'pdf-2', null)).toBe(false);
+    expect(await state.surfacedAt('skill', 'pdf', ws.project)).toBeUndefined();
+    expect(await state.surfacedAt('skill', 'pdf', null)).toBeUndefined();
   });
 
   it("a global skill drops every project's override and stores what the global row showed in the project", async () => {
     const ws = levelsWorkspace({ capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf') } } } });
     const { levels, state } = openLevels(ws.places);
-    state.setSurfaced('skill', 'pdf', null, false);
-    state.setSurfaced('skill', 'pdf', ws.project, true);
-    state.setSurfaced('skill', 'pdf', ws.other, true);
+    await state.setSurfaced('skill', 'pdf', null, false);
+    await state.setSurfaced('skill', 'pdf', ws.project, true);
+    await state.setSurfaced('skill', 'pdf', ws.other, true);
     const result = await levels.transfer({ kind: 'skill', id: 'pdf', from: global, to: other(ws) });
     expect(result.surfaced).toBe(false);
-    expect(state.surfacedAt('skill', 'pdf', null)).toBeUndefined();
-    expect(state.surfacedAt('skill', 'pdf', ws.project)).toBeUndefined();
-    expect(state.surfacedAt('skill', 'pdf', ws.other)).toBe(false);
+    expect(await state.surfacedAt('skill', 'pdf', null)).toBeUndefined();
+    expect(await state.surfacedAt('skill', 'pdf', ws.project)).toBeUndefined();
+    expect(await state.surfacedAt('skill', 'pdf', ws.other)).toBe(false);
   });
 
   it('a global source read in a project carries the value that project saw', async () => {
     const ws = levelsWorkspace({ capabilities: { servers: { 'gh.json': JSON.stringify({ name: 'gh', url: 'https://gh.example' }) } } });
     const { levels, state } = openLevels(ws.places);
-    state.setSurfaced('server', 'gh', ws.project, false);
+    await state.setSurfaced('server', 'gh', ws.project, false);
     const result = await levels.transfer({ kind: 'server', id: 'gh', from: { level: 'global', projectPath: ws.project }, to: other(ws) });
     expect(result.surfaced).toBe(false);
-    expect(state.surfacedAt('server', 'gh', ws.other)).toBe(false);
-    expect(state.surfacedAt('server', 'gh', ws.project)).toBeUndefined();
+    expect(await state.surfacedAt('server', 'gh', ws.other)).toBe(false);
+    expect(await state.surfacedAt('server', 'gh', ws.project)).toBeUndefined();
   });
 
   it('gate settings move from the source root config.json to the destination one under the new id', async () => {
@@ -413,13 +413,13 @@ describe('a move that stops half-way', () => {
       },
     };
     const { levels, state } = openLevels(ws.places, files);
-    state.setSurfaced('skill', 'notes', ws.project, false);
+    await state.setSurfaced('skill', 'notes', ws.project, false);
     await expect(levels.transfer({ kind: 'skill', id: 'notes', from: project(ws), to: global })).rejects.toMatchObject({
       code: 'TRANSFER_FAILED',
       message: expect.stringMatching(/landed at .*notes-2\.md with its state, but .* could not be removed \(EACCES/),
     });
     expect(fs.existsSync(path.join(ws.project, '.agents/skills/notes.md'))).toBe(true);
-    expect(state.surfacedAt('skill', 'notes-2', null)).toBe(false);
+    expect(await state.surfacedAt('skill', 'notes-2', null)).toBe(false);
 
     refuse = false;
     expect(await levels.recover()).toEqual([expect.stringMatching(/^finished an interrupted move of skill "notes": it is at .*notes-2\.md$/)]);
@@ -431,7 +431,7 @@ describe('a move that stops half-way', () => {
   it('refuses before anything is touched when the database is held by another writer', async () => {
     const ws = levelsWorkspace({ project: { skills: { pdf: { 'SKILL.md': skillText('pdf'), 'r.txt': 'r' } } } });
     const { container, levels, state } = openLevels(ws.places);
-    state.setSurfaced('skill', 'pdf', ws.project, false);
+    await state.setSurfaced('skill', 'pdf', ws.project, false);
     resolve(container, Database).pragma('busy_timeout = 50');
     const other = resolve(openLevels(ws.places).container, Database);
     const before = roots(ws);
@@ -446,6 +446,6 @@ describe('a move that stops half-way', () => {
     }
     expect(roots(ws)).toEqual(before);
     expect(await levels.recover()).toEqual([]);
-    expect(state.surfacedAt('skill', 'pdf', ws.project)).toBe(false);
+    expect(await state.surfacedAt('skill', 'pdf', ws.project)).toBe(false);
   });
 });

@@ -290,7 +290,7 @@ export class McpConnection {
     if (tool === undefined) {
       const unusable = exposure.unusableTools.get(name);
       if (unusable !== undefined) throw new ToolInputSchemaError(name, unusable.reason);
-      throw this.whyNoTool(name, project);
+      throw await this.whyNoTool(name, project);
     }
     const problem = tool.check?.(args) ?? null;
     if (problem !== null) return { content: [{ type: 'text', text: problem }], isError: true };
@@ -323,10 +323,8 @@ export class McpConnection {
   }
 
   /** Why `name` is not a tool of this session: a task that is off (and who decided), else unknown. */
-  private whyNoTool(name: string, project: string | null): Error {
-    const entries = resolve(this.container, CapabilityStateService)
-      .resolveCapabilityState({ project })
-      .filter((entry) => entry.kind === 'task');
+  private async whyNoTool(name: string, project: string | null): Promise<Error> {
+    const entries = (await resolve(this.container, CapabilityStateService).resolveCapabilityState({ project })).filter((entry) => entry.kind === 'task');
     const names = assignToolNames(entries.map((entry) => entry.id));
     const entry = entries.find((candidate) => names.get(candidate.id) === name);
     if (entry === undefined || entry.enabled) return new ToolNotFoundError(name);

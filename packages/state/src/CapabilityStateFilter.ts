@@ -3,11 +3,13 @@ import {
   type CapabilityRecord,
   collisionKey,
   type Diagnostic,
+  type FilterResult,
   isLoadoutError,
+  type SessionFilter,
   type SessionScope,
 } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
-import { CapabilityStateStore } from './CapabilityStateStore.js';
+import { CapabilityStateStore, type SurfacedValues } from './CapabilityStateStore.js';
 import { decideGate, decideSurfaced } from './decideState.js';
 import { type GateConfig, readGateConfig } from './GateConfig.js';
 
@@ -24,35 +26,43 @@ import { type GateConfig, readGateConfig } from './GateConfig.js';
 export class CapabilityStateFilter implements CapabilityFilter {
   constructor(@inject(CapabilityStateStore) private readonly store: CapabilityStateStore) {}
 
-  apply(
-    scope: SessionScope,
-    records: readonly CapabilityRecord[],
-  ): { records: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
-    const diagnostics: Diagnostic[] = [];
-    const values = this.store.surfacedMap(scope.project);
-    const projectConfig = readConfigOf(scope.roots.find((root) => root.level === 'project')?.dir, diagnostics);
-    const globalConfig = readConfigOf(scope.roots.find((root) => root.level === 'global' && root.plugin === null)?.dir, diagnostics);
-    const kept: CapabilityRecord[] = [];
-    const off: string[] = [];
-    // With no stored switches every capability is on by default: no key needs building.
-    const stored = values.size > 0;
-    for (const record of records) {
-      const { surfaced } = decideSurfaced('installed', stored ? values.get(`${record.kind}/${collisionKey(record.id)}`) : undefined);
-      if (!surfaced) {
-        off.push(`${record.kind}/${record.id}`);
-        continue;
-      }
-      kept.push(withConfiguredGates(record, projectConfig, globalConfig));
-    }
-    if (off.length > 0) {
-      diagnostics.push({
-        code: 'CAPABILITIES_OFF',
-        severity: 'info',
-        message: `${off.length} ${off.length === 1 ? 'capability is' : 'capabilities are'} turned off for this session: ${off.join(', ')}`,
-      });
-    }
-    return { records: kept, diagnostics };
+  async forSession(scope: SessionScope): Promise<SessionFilter> {
+    const values = await this.store.surfacedMap(scope.project);
+    const projectDir = scope.roots.find((root) => root.level === 'project')?.dir;
+    const globalDir = scope.roots.find((root) => root.level === 'global' && root.plugin === null)?.dir;
+    return (records) => filterRecords(records, values, projectDir, globalDir);
   }
+}
+
+function filterRecords(
+  records: readonly CapabilityRecord[],
+  values: ReadonlyMap<string, SurfacedValues>,
+  projectDir: string | undefined,
+  globalDir: string | undefined,
+): FilterResult {
+  const diagnostics: Diagnostic[] = [];
+  const projectConfig = readConfigOf(projectDir, diagnostics);
+  const globalConfig = readConfigOf(globalDir, diagnostics);
+  const kept: CapabilityRecord[] = [];
+  const off: string[] = [];
+  // With no stored switches every capability is on by default: no key needs building.
+  const stored = values.size > 0;
+  for (const record of records) {
+    const { surfaced } = decideSurfaced('installed', stored ? values.get(`${record.kind}/${collisionKey(record.id)}`) : undefined);
+    if (!surfaced) {
+      off.push(`${record.kind}/${record.id}`);
+      continue;
+    }
+    kept.push(withConfiguredGates(record, projectConfig, globalConfig));
+  }
+  if (off.length > 0) {
+    diagnostics.push({
+      code: 'CAPABILITIES_OFF',
+      severity: 'info',
+      message: `${off.length} ${off.length === 1 ? 'capability is' : 'capabilities are'} turned off for this session: ${off.join(', ')}`,
+    });
+  }
+  return { records: kept, diagnostics };
 }
 
 function withConfiguredGates(record: CapabilityRecord, projectConfig: GateConfig | null, globalConfig: GateConfig | null): CapabilityRecord {

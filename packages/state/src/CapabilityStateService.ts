@@ -28,7 +28,7 @@ import { StateDivergedError, StateRequestRefusedError, StateWriteFailedError } f
  *
  * @example
  * const state = resolve(container, CapabilityStateService);
- * state.resolveCapabilityState({ project: '/work/app' });
+ * await state.resolveCapabilityState({ project: '/work/app' });
  * await state.setCapabilityState({}, [{ kind: 'skill', id: 'pdf', enabled: false }]);
  */
 export interface CapabilityStateService {
@@ -36,7 +36,7 @@ export interface CapabilityStateService {
    * One entry per capability of the owner's roots and of every installed plugin, enabled or not,
    * ordered by kind then id. State stored for a capability that no longer exists is not shown.
    */
-  resolveCapabilityState(scope: StateScope): CapabilityStateEntry[];
+  resolveCapabilityState(scope: StateScope): Promise<CapabilityStateEntry[]>;
   /**
    * Writes desired states. Validates all of them first (unknown capability, undeclared gate, a
    * value that is not on/off, enabling a capability whose plugin is disabled) and writes nothing
@@ -79,18 +79,18 @@ export class StoredCapabilityStateService implements CapabilityStateService {
     @inject(CapabilityStateStore) private readonly store: CapabilityStateStore,
   ) {}
 
-  resolveCapabilityState(scope: StateScope): CapabilityStateEntry[] {
-    return this.resolveAt(projectOf(scope)).entries;
+  async resolveCapabilityState(scope: StateScope): Promise<CapabilityStateEntry[]> {
+    return (await this.resolveAt(projectOf(scope))).entries;
   }
 
   async setCapabilityState(scope: StateScope, desired: readonly DesiredCapability[]): Promise<SetCapabilityStateResult> {
     const requests = parseDesiredCapabilities(desired);
-    const before = this.resolveAt(projectOf(scope));
+    const before = await this.resolveAt(projectOf(scope));
     const { plans, errors } = validate(before, requests);
     if (errors.length > 0) return { capabilities: before.entries, warnings: [], errors, written: false };
 
     const written = await this.write(before, plans);
-    const after = this.resolveAt(before.project);
+    const after = await this.resolveAt(before.project);
     // A write that failed before anything landed is its own error; reading back what was not
     // written would only repeat it.
     const diverged = written.errors.length > 0 && !written.written ? [] : divergences(after, plans);
@@ -119,16 +119,16 @@ export class StoredCapabilityStateService implements CapabilityStateService {
     let written = false;
     try {
       if (gates.length === 0) {
-        if (surfaced.length > 0) this.store.applySurfaced(surfaced);
+        if (surfaced.length > 0) await this.store.applySurfaced(surfaced);
         return { written: surfaced.length > 0, errors: [] };
       }
       // Gates go to the scope's own file: the project's `.agents/config.json`, else the owner's.
       const rootDir = (at.projectRoot ?? at.ownerRoot).dir;
-      await withConfigLock(path.join(rootDir, CONFIG_FILE), () => {
+      await withConfigLock(path.join(rootDir, CONFIG_FILE), async () => {
         const rewrite = planGateRewrite(rootDir, gates);
         // The config file is written inside the surfaced transaction: if the write fails, the
         // switches roll back with it, so a request lands whole or not at all.
-        this.store.applySurfaced(surfaced, () => writeFileAtomicSync(rewrite.file, rewrite.text));
+        await this.store.applySurfaced(surfaced, () => writeFileAtomicSync(rewrite.file, rewrite.text));
         written = true;
       });
       return { written, errors: [] };
@@ -138,7 +138,7 @@ export class StoredCapabilityStateService implements CapabilityStateService {
     }
   }
 
-  private resolveAt(project: string | null): Resolution {
+  private async resolveAt(project: string | null): Promise<Resolution> {
     const floors = new Map<string, InstallFloor>();
     for (const plugin of this.plugins.listInstalledPlugins()) floors.set(plugin.name, plugin.enabled ? 'installed' : 'plugin-disabled');
     const roots = this.loader.buildRoots(project, { includeDisabled: true });
@@ -147,7 +147,7 @@ export class StoredCapabilityStateService implements CapabilityStateService {
     if (ownerRoot === undefined) throw new WiringError("the session loader built no owner's root for the state resolver");
     const projectConfig = projectRoot === null ? null : readGateConfig(projectRoot.dir);
     const globalConfig = readGateConfig(ownerRoot.dir);
-    const surfacedValues = this.store.surfacedMap(project);
+    const surfacedValues = await this.store.surfacedMap(project);
     const floorOf = (record: CapabilityRecord): InstallFloor =>
       record.plugin === null ? 'installed' : (floors.get(record.plugin) ?? 'plugin-not-installed');
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Database, type Migration, writeTransaction } from '@loadout/db';
+import { type Migration, type PostgresMigration, type SqlClient, SqlDatabase } from '@loadout/db';
 import { collisionKey, InvalidInputError, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 
@@ -20,6 +20,21 @@ export const capabilityStateMigration: Migration = {
     updated_at TEXT NOT NULL,
     PRIMARY KEY (kind, id, scope)
   ) WITHOUT ROWID;
+  CREATE INDEX capability_state_by_plugin ON capability_state (plugin) WHERE plugin IS NOT NULL;`,
+};
+
+/** The same table on PostgreSQL. */
+export const capabilityStatePostgresMigration: PostgresMigration = {
+  id: 'state/pg-001-capability-state',
+  sql: `CREATE TABLE capability_state (
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    surfaced INTEGER NOT NULL CHECK (surfaced IN (0, 1)),
+    plugin TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (kind, id, scope)
+  );
   CREATE INDEX capability_state_by_plugin ON capability_state (plugin) WHERE plugin IS NOT NULL;`,
 };
 
@@ -48,51 +63,55 @@ export interface SurfacedValues {
 export type ForgetOptions = { readonly allProjects: boolean } | { readonly project: string };
 
 /**
- * The surfaced substrate of capability state, in the app-local database. Keyed by identity
- * (kind + id, ids compared case-insensitively), never by path, so a document that moves keeps its
- * state when the mover carries it over.
+ * The surfaced substrate of capability state, in Loadout's database (the SQLite file, or the
+ * PostgreSQL database several servers share, so a switch made through one is seen by all). Keyed
+ * by identity (kind + id, ids compared case-insensitively), never by path, so a document that
+ * moves keeps its state when the mover carries it over.
  *
- * Every method runs in its own write transaction; {@link CapabilityStateStore.applySurfaced}
- * writes a whole batch in one.
+ * Every method runs in its own write transaction, or in `tx` when one is given (a caller that
+ * must land other rows with it); {@link CapabilityStateStore.applySurfaced} writes a whole batch
+ * in one.
  *
  * @example
- * // moving a global skill into a project: state follows the document
- * const shown = store.surfacedAt('skill', 'pdf', projectReal) ?? store.surfacedAt('skill', 'pdf', null);
- * store.forget('skill', 'pdf', { allProjects: true });
- * if (shown !== undefined) store.setSurfaced('skill', 'pdf', projectReal, shown);
+ * // moving a global skill into a project: state follows the document, in one transaction
+ * await db.transaction(async (tx) => {
+ *   const shown = (await store.surfacedAt('skill', 'pdf', projectReal, tx)) ?? (await store.surfacedAt('skill', 'pdf', null, tx));
+ *   await store.forget('skill', 'pdf', { allProjects: true }, tx);
+ *   if (shown !== undefined) await store.setSurfaced('skill', 'pdf', projectReal, shown, tx);
+ * });
  */
 export interface CapabilityStateStore {
   /**
    * The value stored at exactly `scope` (null: the global default; else a project's real path),
    * or undefined when that scope holds none. Does not fall back from a project to the global value.
    */
-  surfacedAt(kind: string, id: string, scope: string | null): boolean | undefined;
+  surfacedAt(kind: string, id: string, scope: string | null, tx?: SqlClient): Promise<boolean | undefined>;
   /** The project override (when `project` is given) and the global default, in one read. */
-  surfacedFor(kind: string, id: string, project: string | null): SurfacedValues;
+  surfacedFor(kind: string, id: string, project: string | null): Promise<SurfacedValues>;
   /**
    * Every stored value for the global scope and `project`, keyed `<kind>/<lower-cased id>`:
    * what a session filter needs, read once per session.
    */
-  surfacedMap(project: string | null): ReadonlyMap<string, SurfacedValues>;
+  surfacedMap(project: string | null): Promise<ReadonlyMap<string, SurfacedValues>>;
   /**
    * Stores the surfaced value at `scope` (null: the global default; else a project's real path)
    * for an owner's capability.
    */
-  setSurfaced(kind: string, id: string, scope: string | null, value: boolean): void;
+  setSurfaced(kind: string, id: string, scope: string | null, value: boolean, tx?: SqlClient): Promise<void>;
   /**
    * Stores every change in one transaction: all of them or none. `beforeCommit` runs inside that
    * transaction after the rows are written; if it throws, the rows are rolled back, so a file
    * write that must land with them can make the pair all-or-nothing.
    */
-  applySurfaced(changes: readonly SurfacedChange[], beforeCommit?: () => void): void;
+  applySurfaced(changes: readonly SurfacedChange[], beforeCommit?: () => void): Promise<void>;
   /**
    * Drops stored state. `{ allProjects: true }` drops the global default and every project's
    * override (a global document that left); `{ allProjects: false }` drops only the global
    * default; `{ project }` drops only that project's override. Returns how many rows went.
    */
-  forget(kind: string, id: string, options: ForgetOptions): number;
+  forget(kind: string, id: string, options: ForgetOptions, tx?: SqlClient): Promise<number>;
   /** Drops every row written while `plugin` provided the capability. Returns how many went. */
-  forgetPlugin(plugin: string): number;
+  forgetPlugin(plugin: string): Promise<number>;
 }
 export const CapabilityStateStore = token<CapabilityStateStore>('state.store');
 
@@ -103,29 +122,35 @@ interface StateRow {
   surfaced: number;
 }
 
-/** The SQLite {@link CapabilityStateStore}. */
+/** The {@link CapabilityStateStore} on whichever engine {@link SqlDatabase} is. */
 @injectable()
-export class SqliteCapabilityStateStore implements CapabilityStateStore {
-  constructor(@inject(Database) private readonly db: Database) {}
+export class SqlCapabilityStateStore implements CapabilityStateStore {
+  constructor(@inject(SqlDatabase) private readonly db: SqlDatabase) {}
 
-  surfacedAt(kind: string, id: string, scope: string | null): boolean | undefined {
-    const row = this.db
-      .prepare('SELECT surfaced FROM capability_state WHERE kind = ? AND id = ? AND scope = ?')
-      .get(kind, collisionKey(id), scopeKey(scope)) as { surfaced: number } | undefined;
+  async surfacedAt(kind: string, id: string, scope: string | null, tx: SqlClient = this.db): Promise<boolean | undefined> {
+    const row = await tx.queryOne<{ surfaced: number }>('SELECT surfaced FROM capability_state WHERE kind = ? AND id = ? AND scope = ?', [
+      kind,
+      collisionKey(id),
+      scopeKey(scope),
+    ]);
     return row === undefined ? undefined : row.surfaced === 1;
   }
 
-  surfacedFor(kind: string, id: string, project: string | null): SurfacedValues {
-    const rows = this.db
-      .prepare('SELECT kind, id, scope, surfaced FROM capability_state WHERE kind = ? AND id = ? AND scope IN (?, ?)')
-      .all(kind, collisionKey(id), GLOBAL_SCOPE, project === null ? GLOBAL_SCOPE : scopeKey(project)) as StateRow[];
+  async surfacedFor(kind: string, id: string, project: string | null): Promise<SurfacedValues> {
+    const rows = await this.db.query<StateRow>('SELECT kind, id, scope, surfaced FROM capability_state WHERE kind = ? AND id = ? AND scope IN (?, ?)', [
+      kind,
+      collisionKey(id),
+      GLOBAL_SCOPE,
+      project === null ? GLOBAL_SCOPE : scopeKey(project),
+    ]);
     return valuesOf(rows, project);
   }
 
-  surfacedMap(project: string | null): ReadonlyMap<string, SurfacedValues> {
-    const rows = this.db
-      .prepare('SELECT kind, id, scope, surfaced FROM capability_state WHERE scope IN (?, ?)')
-      .all(GLOBAL_SCOPE, project === null ? GLOBAL_SCOPE : scopeKey(project)) as StateRow[];
+  async surfacedMap(project: string | null): Promise<ReadonlyMap<string, SurfacedValues>> {
+    const rows = await this.db.query<StateRow>('SELECT kind, id, scope, surfaced FROM capability_state WHERE scope IN (?, ?)', [
+      GLOBAL_SCOPE,
+      project === null ? GLOBAL_SCOPE : scopeKey(project),
+    ]);
     const grouped = new Map<string, StateRow[]>();
     for (const row of rows) {
       const key = `${row.kind}/${row.id}`;
@@ -138,40 +163,45 @@ export class SqliteCapabilityStateStore implements CapabilityStateStore {
     return map;
   }
 
-  setSurfaced(kind: string, id: string, scope: string | null, value: boolean): void {
-    this.applySurfaced([{ kind, id, scope, surfaced: value, plugin: null }]);
+  async setSurfaced(kind: string, id: string, scope: string | null, value: boolean, tx?: SqlClient): Promise<void> {
+    const change = [{ kind, id, scope, surfaced: value, plugin: null }];
+    if (tx === undefined) await this.applySurfaced(change);
+    else await upsert(tx, change);
   }
 
-  applySurfaced(changes: readonly SurfacedChange[], beforeCommit?: () => void): void {
-    const rows = changes.map((change) => ({ ...change, scope: scopeKey(change.scope) }));
-    const upsert = this.db.prepare(
-      `INSERT INTO capability_state (kind, id, scope, surfaced, plugin, updated_at)
-       VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-       ON CONFLICT (kind, id, scope) DO UPDATE SET surfaced = excluded.surfaced, plugin = excluded.plugin, updated_at = excluded.updated_at`,
-    );
-    writeTransaction(this.db, () => {
-      for (const row of rows) upsert.run(row.kind, collisionKey(row.id), row.scope, row.surfaced ? 1 : 0, row.plugin);
+  async applySurfaced(changes: readonly SurfacedChange[], beforeCommit?: () => void): Promise<void> {
+    // Every scope is checked before the transaction opens: a bad one changes nothing.
+    for (const change of changes) scopeKey(change.scope);
+    await this.db.transaction(async (tx) => {
+      await upsert(tx, changes);
       beforeCommit?.();
     });
   }
 
-  forget(kind: string, id: string, options: ForgetOptions): number {
+  async forget(kind: string, id: string, options: ForgetOptions, tx?: SqlClient): Promise<number> {
     const key = collisionKey(id);
-    return writeTransaction(this.db, () => {
-      if ('project' in options) {
-        return this.db.prepare('DELETE FROM capability_state WHERE kind = ? AND id = ? AND scope = ?').run(kind, key, scopeKey(options.project))
-          .changes;
-      }
-      const sql = options.allProjects
-        ? 'DELETE FROM capability_state WHERE kind = ? AND id = ?'
-        : 'DELETE FROM capability_state WHERE kind = ? AND id = ? AND scope = ?';
-      const statement = this.db.prepare(sql);
-      return (options.allProjects ? statement.run(kind, key) : statement.run(kind, key, GLOBAL_SCOPE)).changes;
-    });
+    const [sql, params] =
+      'project' in options
+        ? ['DELETE FROM capability_state WHERE kind = ? AND id = ? AND scope = ?', [kind, key, scopeKey(options.project)]]
+        : options.allProjects
+          ? ['DELETE FROM capability_state WHERE kind = ? AND id = ?', [kind, key]]
+          : ['DELETE FROM capability_state WHERE kind = ? AND id = ? AND scope = ?', [kind, key, GLOBAL_SCOPE]];
+    return (tx ?? this.db).run(sql, params);
   }
 
-  forgetPlugin(plugin: string): number {
-    return writeTransaction(this.db, () => this.db.prepare('DELETE FROM capability_state WHERE plugin = ?').run(plugin).changes);
+  forgetPlugin(plugin: string): Promise<number> {
+    return this.db.run('DELETE FROM capability_state WHERE plugin = ?', [plugin]);
+  }
+}
+
+async function upsert(tx: SqlClient, changes: readonly SurfacedChange[]): Promise<void> {
+  for (const change of changes) {
+    await tx.run(
+      `INSERT INTO capability_state (kind, id, scope, surfaced, plugin, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (kind, id, scope) DO UPDATE SET surfaced = excluded.surfaced, plugin = excluded.plugin, updated_at = excluded.updated_at`,
+      [change.kind, collisionKey(change.id), scopeKey(change.scope), change.surfaced ? 1 : 0, change.plugin, new Date().toISOString()],
+    );
   }
 }
 

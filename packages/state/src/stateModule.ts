@@ -1,11 +1,11 @@
 import { RpcMethods } from '@loadout/api';
-import { Migrations } from '@loadout/db';
+import { Migrations, PostgresMigrations } from '@loadout/db';
 import { CapabilityFilters, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins';
 import { Lifecycle } from 'tsyringe';
 import { CapabilityStateFilter } from './CapabilityStateFilter.js';
 import { CapabilityStateService, StoredCapabilityStateService } from './CapabilityStateService.js';
-import { capabilityStateMigration, CapabilityStateStore, SqliteCapabilityStateStore } from './CapabilityStateStore.js';
+import { capabilityStateMigration, capabilityStatePostgresMigration, CapabilityStateStore, SqlCapabilityStateStore } from './CapabilityStateStore.js';
 import { stateRpcMethods } from './stateRpcMethods.js';
 
 /**
@@ -15,11 +15,17 @@ import { stateRpcMethods } from './stateRpcMethods.js';
  */
 export const stateModule: LoadoutModule = (container) => {
   contribute(container, Migrations, capabilityStateMigration);
-  container.register(CapabilityStateStore, { useClass: SqliteCapabilityStateStore }, { lifecycle: Lifecycle.Singleton });
+  contribute(container, PostgresMigrations, capabilityStatePostgresMigration);
+  container.register(CapabilityStateStore, { useClass: SqlCapabilityStateStore }, { lifecycle: Lifecycle.Singleton });
   container.register(CapabilityStateService, { useClass: StoredCapabilityStateService }, { lifecycle: Lifecycle.Singleton });
   container.register(CapabilityFilters, { useClass: CapabilityStateFilter });
   container.register(PluginLifecycleListeners, {
-    useFactory: (c) => ({ pluginUninstalled: (name: string) => void resolve(c, CapabilityStateStore).forgetPlugin(name) }),
+    useFactory: (c) => ({
+      pluginUninstalled: (name: string) =>
+        void resolve(c, CapabilityStateStore)
+          .forgetPlugin(name)
+          .catch((error: unknown) => process.emitWarning(`the switches of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`)),
+    }),
   });
   for (const method of stateRpcMethods) contribute(container, RpcMethods, method);
 };

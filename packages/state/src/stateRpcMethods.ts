@@ -16,8 +16,8 @@ export const stateRpcMethods: readonly RpcMethod[] = [
   defineRpcMethod({
     name: 'capability.state',
     params: z.strictObject({ project }),
-    handler: ({ project: folder }, context) => ({
-      capabilities: resolve(context.container, CapabilityStateService).resolveCapabilityState({ project: folder ?? null }),
+    handler: async ({ project: folder }, context) => ({
+      capabilities: await resolve(context.container, CapabilityStateService).resolveCapabilityState({ project: folder ?? null }),
     }),
   }),
   defineRpcMethod({

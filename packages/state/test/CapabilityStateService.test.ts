@@ -49,9 +49,9 @@ function snapshot(ws: { places: { capabilitiesDir: string }; project: string }, 
 }
 
 describe('resolveCapabilityState', () => {
-  it('shows everything on in a fresh workspace, one entry per kind and id, every installed plugin included', () => {
+  it('shows everything on in a fresh workspace, one entry per kind and id, every installed plugin included', async () => {
     const { service, project } = fixture();
-    const entries = service.resolveCapabilityState({ project });
+    const entries = await service.resolveCapabilityState({ project });
     expect(entries.map((entry) => `${entry.kind}/${entry.id}`)).toEqual([
       'skill/legacy',
       'skill/lint',
@@ -77,9 +77,9 @@ describe('resolveCapabilityState', () => {
     });
   });
 
-  it("reports a disabled plugin's capability as below the floor, and lists what a winner shadows", () => {
+  it("reports a disabled plugin's capability as below the floor, and lists what a winner shadows", async () => {
     const { service, project, places } = fixture();
-    const entries = service.resolveCapabilityState({ project });
+    const entries = await service.resolveCapabilityState({ project });
     expect(entryOf(entries, 'skill', 'legacy')).toMatchObject({
       plugin: 'old',
       installed: true,
@@ -97,23 +97,23 @@ describe('resolveCapabilityState', () => {
     expect(notes.shadowed).toEqual([{ level: 'global', plugin: null, path: path.join(places.capabilitiesDir, 'skills', 'notes', 'SKILL.md') }]);
   });
 
-  it("reads gates from the project's config.json before the owner's", () => {
+  it("reads gates from the project's config.json before the owner's", async () => {
     const { service, project, places } = fixture();
     fs.writeFileSync(path.join(places.capabilitiesDir, 'config.json'), JSON.stringify({ gates: { 'skill/pdf': { ocr: false, tables: true } } }));
     fs.writeFileSync(path.join(project, '.agents', 'config.json'), JSON.stringify({ gates: { 'skill/pdf': { tables: false } } }));
-    const inProject = entryOf(service.resolveCapabilityState({ project }), 'skill', 'pdf');
+    const inProject = entryOf(await service.resolveCapabilityState({ project }), 'skill', 'pdf');
     expect(inProject.gates).toEqual({
       ocr: { configured: false, active: false, decidedBy: 'global-config' },
       tables: { configured: false, active: false, decidedBy: 'project-config' },
     });
     expect(inProject.active).toBe(false);
-    const globally = entryOf(service.resolveCapabilityState({}), 'skill', 'pdf');
+    const globally = entryOf(await service.resolveCapabilityState({}), 'skill', 'pdf');
     expect(globally.gates.tables).toEqual({ configured: true, active: true, decidedBy: 'global-config' });
   });
 
-  it('refuses a project folder that does not exist', () => {
+  it('refuses a project folder that does not exist', async () => {
     const { service, places } = fixture();
-    expect(() => service.resolveCapabilityState({ project: path.join(places.home, 'nowhere') })).toThrow(
+    await expect(service.resolveCapabilityState({ project: path.join(places.home, 'nowhere') })).rejects.toThrow(
       expect.objectContaining({ code: 'PROJECT_NOT_FOUND' }),
     );
   });
@@ -123,7 +123,7 @@ describe('resolveCapabilityState', () => {
     const result = await service.setCapabilityState({}, [{ kind: 'skill', id: 'notes', enabled: false }]);
     expect(result.errors).toEqual([]);
     fs.rmSync(path.join(places.capabilitiesDir, 'skills', 'notes'), { recursive: true });
-    expect(service.resolveCapabilityState({}).some((entry) => entry.id === 'notes')).toBe(false);
+    expect((await service.resolveCapabilityState({})).some((entry) => entry.id === 'notes')).toBe(false);
   });
 });
 
@@ -133,12 +133,12 @@ describe('setCapabilityState', () => {
     const off = await service.setCapabilityState({}, [{ kind: 'skill', id: 'PDF', enabled: false }]);
     expect(off.errors).toEqual([]);
     expect(entryOf(off.capabilities, 'skill', 'pdf')).toMatchObject({ enabled: false, active: false, decidedBy: 'global-default' });
-    expect(entryOf(service.resolveCapabilityState({ project }), 'skill', 'pdf')).toMatchObject({ enabled: false, decidedBy: 'global-default' });
+    expect(entryOf(await service.resolveCapabilityState({ project }), 'skill', 'pdf')).toMatchObject({ enabled: false, decidedBy: 'global-default' });
 
     const on = await service.setCapabilityState({ project }, [{ kind: 'skill', id: 'pdf', enabled: 'on' }]);
     expect(on.errors).toEqual([]);
     expect(entryOf(on.capabilities, 'skill', 'pdf')).toMatchObject({ enabled: true, decidedBy: 'project-override' });
-    expect(entryOf(service.resolveCapabilityState({}), 'skill', 'pdf')).toMatchObject({ enabled: false, decidedBy: 'global-default' });
+    expect(entryOf(await service.resolveCapabilityState({}), 'skill', 'pdf')).toMatchObject({ enabled: false, decidedBy: 'global-default' });
   });
 
   it("writes gates to the scope's own config.json, keeping every other key", async () => {
@@ -227,7 +227,7 @@ describe('setCapabilityState', () => {
     const { service, container } = fixture();
     const result = await service.setCapabilityState({}, [{ kind: 'skill', id: 'legacy', enabled: false }]);
     expect(result.errors).toEqual([]);
-    expect(resolve(container, CapabilityStateStore).surfacedAt('skill', 'legacy', null)).toBe(false);
+    expect(await resolve(container, CapabilityStateStore).surfacedAt('skill', 'legacy', null)).toBe(false);
     expect(entryOf(result.capabilities, 'skill', 'legacy').decidedBy).toBe('plugin-disabled');
   });
 });
@@ -242,8 +242,8 @@ describe('uninstalling a plugin', () => {
     expect(set.errors).toEqual([]);
     resolve(container, PluginManager).uninstall('tools');
     const store = resolve(container, CapabilityStateStore);
-    expect(store.surfacedAt('skill', 'lint', project)).toBeUndefined();
-    expect(store.surfacedAt('skill', 'pdf', project)).toBe(false);
-    expect(service.resolveCapabilityState({ project }).some((entry) => entry.id === 'lint')).toBe(false);
+    expect(await store.surfacedAt('skill', 'lint', project)).toBeUndefined();
+    expect(await store.surfacedAt('skill', 'pdf', project)).toBe(false);
+    expect((await service.resolveCapabilityState({ project })).some((entry) => entry.id === 'lint')).toBe(false);
   });
 });

@@ -159,7 +159,7 @@ describe('setCapabilityState over random workspaces and random desired states', 
 
       for (let write = 0; write < WRITES_PER_CASE; write += 1) {
         const scope = rng.chance(0.5) ? {} : { project: ws.project };
-        const before = service.resolveCapabilityState(scope);
+        const before = await service.resolveCapabilityState(scope);
         const { desired, valid, asked } = desiredBatch(rng, before);
         const context = `seed ${seed}, write ${write}, scope ${JSON.stringify(scope)}, desired ${JSON.stringify(desired)}`;
         const rowsBefore = rows();
@@ -168,7 +168,7 @@ describe('setCapabilityState over random workspaces and random desired states', 
         const result = await service.setCapabilityState(scope, desired);
 
         expect(result.errors.length > 0, `${context}: errors ${JSON.stringify(result.errors)}`).toBe(!valid);
-        const after = service.resolveCapabilityState(scope);
+        const after = await service.resolveCapabilityState(scope);
         expect(result.capabilities, context).toEqual(after);
         if (!valid) {
           refused += 1;

@@ -30,7 +30,7 @@ export interface SessionJson {
 }
 
 export type PluginEntry = ReturnType<PluginManager['list']>[number];
-export type CapabilityStateEntry = ReturnType<CapabilityStateService['resolveCapabilityState']>[number];
+export type CapabilityStateEntry = Awaited<ReturnType<CapabilityStateService['resolveCapabilityState']>>[number];
 export type SetCapabilityStateResult = ReturnType<CapabilityStateService['setCapabilityState']>;
 export type TransferResult = Awaited<ReturnType<CapabilityLevels['transfer']>>;
 export type ListedCapability = ListedRecord;

@@ -31,9 +31,9 @@ export function registerCapabilityCommand(program: Command, cli: CliContext): Co
     .action(async (options: StateOptions) => {
       await cli.run(
         options.json === true,
-        () => ({
+        async () => ({
           project: options.project === undefined ? null : SessionLoader.resolveProject(options.project),
-          capabilities: service().resolveCapabilityState({ project: options.project ?? null }),
+          capabilities: await service().resolveCapabilityState({ project: options.project ?? null }),
         }),
         ({ capabilities }) => formatEntries(capabilities),
       );

@@ -110,13 +110,13 @@ const onOtherDisk = projectOnOtherDisk() !== null;
 describe('a move killed with SIGKILL', () => {
   for (const scenario of scenarios) {
     describe.skipIf(scenario.otherDisk === true && !onOtherDisk)(scenario.title, () => {
-      it.each(scenario.steps)('after "%s" leaves it once or as a duplicate, never zero, never corrupted; recovery settles it', (step) => {
+      it.each(scenario.steps)('after "%s" leaves it once or as a duplicate, never zero, never corrupted; recovery settles it', async (step) => {
         const ws = levelsWorkspace({ capabilities: scenario.capabilities });
         const project = scenario.otherDisk === true ? (projectOnOtherDisk() as string) : ws.project;
         const projectRoot = path.join(project, '.agents');
         writeTree(projectRoot, { [scenario.source.entry]: scenario.source.tree } as TreeDescription);
         const kind = scenario.kind === 'skills' ? 'skill' : 'server';
-        openLevels(ws.places).state.setSurfaced(kind, scenario.source.id, project, false);
+        await openLevels(ws.places).state.setSurfaced(kind, scenario.source.id, project, false);
         closeLevels();
 
         const run = runLoadout(ws, [scenario.kind, 'transfer', scenario.source.id, '--from', `project:${project}`, '--to', 'global', '--json'], step);
@@ -138,8 +138,8 @@ describe('a move killed with SIGKILL', () => {
 
         // State moved in one transaction: either still at the source or entirely at the destination.
         const { state } = openLevels(ws.places);
-        const atSource = state.surfacedAt(kind, scenario.source.id, project);
-        const atDestination = state.surfacedAt(kind, scenario.landing.id, null);
+        const atSource = await state.surfacedAt(kind, scenario.source.id, project);
+        const atDestination = await state.surfacedAt(kind, scenario.landing.id, null);
         const stateMoved = ALL.indexOf(step) >= ALL.indexOf('state-moved');
         expect([atSource, atDestination]).toEqual(stateMoved ? [undefined, false] : [false, undefined]);
 

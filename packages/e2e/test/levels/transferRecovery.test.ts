@@ -19,10 +19,10 @@ afterEach(() => {
 const pdf = { 'SKILL.md': skillText('pdf', 'project pdf'), scripts: { 'extract.py': 'print(1)\n' } };
 
 /** A project pdf moving to a global level that has a pdf already: it lands as pdf-2, copied and renamed. */
-function killedMove(step: TransferStep) {
+async function killedMove(step: TransferStep) {
   const ws = levelsWorkspace({ capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf', 'global pdf') } } } });
   writeTree(path.join(ws.project, '.agents'), { skills: { pdf, 'notes.md': skillText('notes') } });
-  openLevels(ws.places).state.setSurfaced('skill', 'pdf', ws.project, false);
+  await openLevels(ws.places).state.setSurfaced('skill', 'pdf', ws.project, false);
   closeLevels();
   const run = runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global'], step);
   expect(run.signal, run.stderr).toBe('SIGKILL');
@@ -32,8 +32,8 @@ function killedMove(step: TransferStep) {
 }
 
 describe('recovering a killed transfer after the owner removed a copy', () => {
-  it('11.4 the next transfer keeps the source when the owner deleted the duplicate it landed', () => {
-    const { ws, source, landing } = killedMove('state-moved');
+  it('11.4 the next transfer keeps the source when the owner deleted the duplicate it landed', async () => {
+    const { ws, source, landing } = await killedMove('state-moved');
     expect(fs.existsSync(source) && fs.existsSync(landing)).toBe(true);
     fs.rmSync(landing, { recursive: true });
 
@@ -47,18 +47,18 @@ describe('recovering a killed transfer after the owner removed a copy', () => {
   });
 
   it('11.4 the source kept gets back the on/off state the move had carried', async () => {
-    const { ws, landing } = killedMove('gates-moved');
+    const { ws, landing } = await killedMove('gates-moved');
     fs.rmSync(landing, { recursive: true });
     const { levels, state } = openLevels(ws.places);
-    expect(state.surfacedAt('skill', 'pdf-2', null)).toBe(false);
+    expect(await state.surfacedAt('skill', 'pdf-2', null)).toBe(false);
     const resolved = await levels.recover();
     expect(resolved).toEqual([expect.stringMatching(/is the last copy and stays where it is/)]);
-    expect(state.surfacedAt('skill', 'pdf', ws.project)).toBe(false);
-    expect(state.surfacedAt('skill', 'pdf-2', null)).toBeUndefined();
+    expect(await state.surfacedAt('skill', 'pdf', ws.project)).toBe(false);
+    expect(await state.surfacedAt('skill', 'pdf-2', null)).toBeUndefined();
   });
 
   it('11.4 a source already hidden for deletion comes back when its landing was deleted', async () => {
-    const { ws, source, landing } = killedMove('source-hidden');
+    const { ws, source, landing } = await killedMove('source-hidden');
     expect(fs.existsSync(source)).toBe(false);
     fs.rmSync(landing, { recursive: true });
     const resolved = await openLevels(ws.places).levels.recover();
@@ -68,7 +68,7 @@ describe('recovering a killed transfer after the owner removed a copy', () => {
   });
 
   it('11.4 the landing is kept when the owner deleted the source instead', async () => {
-    const { ws, source, landing } = killedMove('state-moved');
+    const { ws, source, landing } = await killedMove('state-moved');
     fs.rmSync(source, { recursive: true });
     const resolved = await openLevels(ws.places).levels.recover();
     expect(resolved).toEqual([expect.stringMatching(/finished an interrupted move of skill "pdf": it is at .*pdf-2/)]);

@@ -171,4 +171,20 @@ describe('several servers on one PostgreSQL database', () => {
     const taken = (await jobs(b)).filter((job) => job.attempts === 2).map((job) => job.id);
     expect(taken.sort(byId)).toEqual(ids.filter((_, n) => running.some((mark) => mark.n === n)).sort(byId));
   });
+
+  it.skipIf(skip !== null)('share the on/off switches: a capability set through one server is off in the next session opened on the other', async () => {
+    const url = await freshDatabase();
+    const [a, b] = await Promise.all([serve(host(), [], { LOADOUT_DATABASE_URL: url }), serve(host(), [], { LOADOUT_DATABASE_URL: url })]);
+    const skillsOn = async (server: Served): Promise<string[]> =>
+      ((await sendRequest(server.port, 'GET', '/api/session', { token: null })).body as { skills: { id: string }[] }).skills.map((skill) => skill.id);
+    expect(await skillsOn(b)).toContain('owner-skill');
+
+    const set = await sendRequest(a.port, 'POST', '/rpc', {
+      body: { jsonrpc: '2.0', id: 1, method: 'capability.set', params: { capabilities: [{ kind: 'skill', id: 'owner-skill', enabled: false }] } },
+      token: a.token,
+    });
+    expect(set.body).toMatchObject({ result: { errors: [] } });
+    expect(await skillsOn(b)).not.toContain('owner-skill');
+    expect(await skillsOn(a)).not.toContain('owner-skill');
+  });
 });

@@ -48,7 +48,7 @@ describe('hostile state requests', () => {
     expect(error?.cause).toMatchObject({ code: 'SQLITE_READONLY' });
     expect(JSON.parse(JSON.stringify(result)).errors).toEqual([{ code: 'STATE_WRITE_FAILED', message: expect.stringMatching(/readonly database/) }]);
     resolve(container, Database).pragma('query_only = OFF');
-    expect(resolve(container, CapabilityStateStore).surfacedAt('skill', 'pdf', null)).toBeUndefined();
+    expect(await resolve(container, CapabilityStateStore).surfacedAt('skill', 'pdf', null)).toBeUndefined();
   });
 
   it('S5 every refusal carries its own code', async () => {
@@ -74,7 +74,6 @@ describe('hostile config.json', () => {
     expect(invalid).toHaveLength(2);
     expect(invalid[0]?.message).toMatch(/config\.json: is a folder, not a regular file/);
 
-    expect(() => service.resolveCapabilityState({})).toThrow(expect.objectContaining({ code: 'STATE_CONFIG_INVALID' }));
-    expect(() => service.resolveCapabilityState({})).toThrow(/config\.json: is a folder/);
+    await expect(service.resolveCapabilityState({})).rejects.toMatchObject({ code: 'STATE_CONFIG_INVALID', message: expect.stringMatching(/config\.json: is a folder/) });
   });
 });
