@@ -30,7 +30,8 @@ export class PostgresSqlDatabase implements SqlDatabase {
     private readonly url: string,
     private readonly migrations: readonly PostgresMigration[],
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max: 10, types: { getTypeParser: typeParser } });
+    // Idle connections never keep the process alive: a server that stops exits.
+    this.pool = new pg.Pool({ connectionString: url, max: 10, allowExitOnIdle: true, types: { getTypeParser: typeParser } });
     // An idle pooled connection that drops is replaced on next use; without a listener the pool
     // would throw from an event and end the process.
     this.pool.on('error', () => undefined);
@@ -138,6 +139,8 @@ export class PostgresSqlDatabase implements SqlDatabase {
       client.on('error', () => this.dropListener(client));
       client.on('end', () => this.dropListener(client));
       await client.connect();
+      // Listening never keeps the process alive either.
+      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
       for (const channel of this.channels.keys()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
       this.listener = client;
       return client;

@@ -1,0 +1,172 @@
+// The job queue across servers: no-op runs through the built `loadout serve`, on the SQLite file
+// with one server, and on one PostgreSQL database with one and with two servers (each with its own
+// data folder and port, 2 workers each). Runs are sent alternately to every server; the clock
+// stops when the last one has succeeded. Reported as tasks per second and as worker time per task
+// over the cost of spawning `node -e ''` in the same run. Prints one JSON document.
+//
+// PostgreSQL: LOADOUT_TEST_DATABASE_URL when set, else a throw-away cluster from
+// scripts/ensure-postgres.sh, stopped at the end.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { exited, makeNoopTaskWorkspace, median, now, round } from './makeWorkspace.mjs';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const MAIN = path.join(root, 'packages/cli/dist/main.js');
+const TASKS = Number(process.env.BENCH_QUEUE_TASKS ?? 120);
+const WORKERS = 2;
+const pg = createRequire(path.join(root, 'packages/db/package.json'))('pg');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+const { scratch, capabilitiesDir } = makeNoopTaskWorkspace('loadout-bench-queue-');
+
+let cluster = null;
+let adminUrl = process.env.LOADOUT_TEST_DATABASE_URL ?? '';
+if (adminUrl === '') {
+  const exports = execFileSync('bash', [path.join(root, 'scripts/ensure-postgres.sh'), 'start'], { encoding: 'utf8' });
+  adminUrl = /LOADOUT_TEST_DATABASE_URL=(\S+)/.exec(exports)[1];
+  cluster = /LOADOUT_TEST_PG_DIR=(\S+)/.exec(exports)[1];
+}
+
+try {
+  const spawnMs = [];
+  for (let i = 0; i < 15; i += 1) {
+    const started = now();
+    await exited(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
+    spawnMs.push(now() - started);
+  }
+  const spawnNodeMs = median(spawnMs);
+
+  const setups = [
+    { label: 'sqlite1Server', servers: 1, database: null },
+    { label: 'postgres1Server', servers: 1, database: 'bench_queue_one' },
+    { label: 'postgres2Servers', servers: 2, database: 'bench_queue_two' },
+  ];
+  const queue = {};
+  for (const setup of setups) {
+    const url = setup.database === null ? null : await freshDatabase(setup.database);
+    const servers = await Promise.all(Array.from({ length: setup.servers }, (_, index) => serve(`${setup.label}-${index}`, url)));
+    try {
+      // The first request of each server opens its session cache and (on PostgreSQL) its pool.
+      for (const server of servers) await request(server, 'GET', '/api/jobs?limit=1');
+      const started = now();
+      const ids = await Promise.all(
+        Array.from({ length: TASKS }, async (_, n) => JSON.parse((await request(servers[n % servers.length], 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
+      );
+      const wanted = new Set(ids);
+      let failed = 0;
+      for (;;) {
+        const done = JSON.parse((await request(servers[0], 'GET', '/api/jobs?limit=500')).body).filter(
+          (job) => wanted.has(job.id) && (job.status === 'succeeded' || job.status === 'failed'),
+        );
+        if (done.length === TASKS) {
+          failed = done.filter((job) => job.status === 'failed').length;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const seconds = (now() - started) / 1000;
+      const workers = setup.servers * WORKERS;
+      const workerMsPerTask = (seconds * 1000 * workers) / TASKS;
+      queue[setup.label] = {
+        servers: setup.servers,
+        workers,
+        tasks: TASKS,
+        failed,
+        seconds: round(seconds),
+        tasksPerSecond: round(TASKS / seconds),
+        workerMsPerTask: round(workerMsPerTask),
+        workerMsPerTaskOverSpawn: round(workerMsPerTask / spawnNodeMs),
+      };
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  }
+  const base = queue.sqlite1Server.tasksPerSecond;
+  const result = {
+    benchmark: 'queue',
+    baseline: { spawnNodeMs: round(spawnNodeMs) },
+    queue,
+    scaling: {
+      postgres1OverSqlite1: round(queue.postgres1Server.tasksPerSecond / base),
+      postgres2OverSqlite1: round(queue.postgres2Servers.tasksPerSecond / base),
+      postgres2OverPostgres1: round(queue.postgres2Servers.tasksPerSecond / queue.postgres1Server.tasksPerSecond),
+    },
+    cores: os.cpus().length,
+  };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  agent.destroy();
+  fs.rmSync(scratch, { recursive: true, force: true });
+  if (cluster !== null) execFileSync('bash', [path.join(root, 'scripts/ensure-postgres.sh'), 'stop', cluster]);
+}
+
+/** A new, empty database named `name` on the server (dropped first when an earlier run left it). */
+async function freshDatabase(name) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Starts `loadout serve --port 0` with a data folder of its own, on `databaseUrl` (null: SQLite). */
+function serve(name, databaseUrl) {
+  const home = path.join(scratch, name);
+  fs.mkdirSync(home, { recursive: true });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME ?? os.homedir(),
+    LOADOUT_HOME: home,
+    LOADOUT_CAPABILITIES_DIR: capabilitiesDir,
+    ...(databaseUrl === null ? {} : { LOADOUT_DATABASE_URL: databaseUrl }),
+  };
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', '--workers', String(WORKERS)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (data) => {
+      out += data;
+      let described;
+      try {
+        described = JSON.parse(out);
+      } catch {
+        return;
+      }
+      resolve({
+        port: Number(new URL(described.url).port),
+        token: fs.readFileSync(described.token.file, 'utf8').trim(),
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited(child);
+        },
+      });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
+
+function request(server, method, url, body) {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${server.token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const req = http.request({ host: '127.0.0.1', port: server.port, method, path: url, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode >= 400) reject(new Error(`${method} ${url}: ${res.statusCode} ${text.slice(0, 200)}`));
+        else resolve({ status: res.statusCode, body: text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
