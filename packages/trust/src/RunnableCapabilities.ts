@@ -33,6 +33,12 @@ export function approvalKey(record: Pick<CapabilityRecord, 'kind' | 'id'>): stri
 @injectable()
 export class RunnableCapabilities {
   private readonly kinds: ReadonlyMap<string, CapabilityKind>;
+  /**
+   * Each file's hash by its real path, kept while its size, change time and inode stay the same:
+   * every session asks, and re-reading every plugin script each time would cost a session open
+   * what the watch cache saved it.
+   */
+  private readonly fileHashes = new Map<string, { stamp: string; hash: string }>();
 
   constructor(@injectAll(CapabilityKinds) kinds: CapabilityKind[]) {
     this.kinds = new Map(kinds.map((kind) => [kind.kind, kind]));
@@ -48,21 +54,29 @@ export class RunnableCapabilities {
     if (kind?.runnable === undefined) return null;
     try {
       const parts = kind.runnable(record, root);
-      return { ok: true, parts, fingerprint: fingerprintOf(parts, root.dir) };
+      return { ok: true, parts, fingerprint: this.fingerprintOf(parts, root.dir) };
     } catch (error) {
       if (isLoadoutError(error) || (error as NodeJS.ErrnoException).code !== undefined) return { ok: false, problem: (error as Error).message };
       throw error;
     }
   }
-}
 
-function fingerprintOf(parts: RunnableParts, rootDir: string): string {
-  const files = parts.files.map((file) => {
+  private fingerprintOf(parts: RunnableParts, rootDir: string): string {
+    const files = parts.files.map((file) => [path.relative(rootDir, file).split(path.sep).join('/'), this.hashOf(rootDir, file)]);
+    return crypto.createHash('sha256').update(canonicalJson({ definition: parts.definition ?? null, files })).digest('hex');
+  }
+
+  private hashOf(rootDir: string, file: string): string {
     const real = realpathInside(rootDir, file);
-    const bytes = real === null ? Buffer.alloc(0) : fs.readFileSync(real);
-    return [path.relative(rootDir, file).split(path.sep).join('/'), crypto.createHash('sha256').update(bytes).digest('hex')];
-  });
-  return crypto.createHash('sha256').update(canonicalJson({ definition: parts.definition ?? null, files })).digest('hex');
+    if (real === null) return 'missing';
+    const stats = fs.statSync(real, { bigint: true });
+    const stamp = `${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}:${stats.ino}`;
+    const known = this.fileHashes.get(real);
+    if (known?.stamp === stamp) return known.hash;
+    const hash = crypto.createHash('sha256').update(fs.readFileSync(real)).digest('hex');
+    this.fileHashes.set(real, { stamp, hash });
+    return hash;
+  }
 }
 
 /** JSON with object keys sorted at every depth, so equal data always hashes alike. */
