@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { noteKind, removeTestdirs, type TreeDescription, testdir, writeTree } from './testing/index.js';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
 import { type CapabilityHolder, CapabilityHolds, refuseHeld } from './CapabilityHold.js';
-import { type CapabilityKind, CapabilityKinds } from './CapabilityKind.js';
+import { type CapabilityKind, CapabilityKinds, type CapabilityRecord } from './CapabilityKind.js';
 import { closeKernel, createKernel } from './createKernel.js';
 import { type InstalledPlugin, PluginSource } from './PluginSource.js';
 import { SessionLoader } from './SessionLoader.js';
@@ -116,7 +116,7 @@ describe('SessionLoader', () => {
     expect(() => refuseHeld(session.find('note', 'a')!)).not.toThrow();
     // A record read again on its own (a direct lookup) is held the same way; one held before and freed now loses its hold.
     const { held: _held, ...bare } = p;
-    expect(session.admitted(bare)?.held?.decidedBy).toBe('untrusted-project');
+    expect(session.admitted<CapabilityRecord>(bare)?.held?.decidedBy).toBe('untrusted-project');
     expect(session.admitted({ ...session.find('note', 'a')!, held: { decidedBy: 'unapproved-plugin', reason: 'stale' } })?.held).toBeUndefined();
     expect(session.admitted({ ...bare, id: 'b' })).toBeUndefined();
     const listed = (JSON.parse(JSON.stringify(session.toJSON())) as { notes: { id: string; held?: unknown }[] }).notes;
