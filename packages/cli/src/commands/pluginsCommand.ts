@@ -10,7 +10,7 @@ import {
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
-import { type ConsentedInstall, formatConsent, withConsent } from './trustCommand.js';
+import { type ConsentedInstall, formatConsent, formatHeld, withConsent, withHeld } from './trustCommand.js';
 
 interface PluginsOptions {
   json?: boolean;
@@ -69,12 +69,12 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .action(async (names: string[], options: PluginsOptions) => {
       await cli.run(
         options.json === true,
-        () => manager().update(names),
+        async () => withHeld(cli, await manager().update(names)),
         (updates) =>
           updates.length === 0
             ? 'no plugins installed'
             : updates
-                .map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status} at ${u.to.slice(0, 12)}`))
+                .map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status} at ${u.to.slice(0, 12)}`) + formatHeld(u))
                 .join('\n'),
       );
     });

@@ -1,5 +1,5 @@
 import { resolve } from '@loadout/kernel';
-import type { PluginInstall } from '@loadout/plugins';
+import type { PluginInstall, PluginManager } from '@loadout/plugins';
 import { type AuditEntry, type RunnableCapability, TrustService } from '@loadout/trust';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
@@ -85,6 +85,21 @@ export function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean)
   const service = resolve(cli.app(), TrustService);
   const runnable = yes ? service.approvePlugin(entry.name).approved : service.runnableOfPlugin(entry.name);
   return { ...entry, runnable, approved: yes };
+}
+
+/** One plugin's update, with what of it is held now (what the update changed, and anything never approved). */
+export type UpdateWithHeld = Awaited<ReturnType<PluginManager['update']>>[number] & { readonly held: readonly RunnableCapability[] };
+
+/** After `plugins update`: which runnable capabilities of each plugin are held now. */
+export function withHeld(cli: CliContext, updates: Awaited<ReturnType<PluginManager['update']>>): UpdateWithHeld[] {
+  const service = resolve(cli.app(), TrustService);
+  return updates.map((update) => ({ ...update, held: service.runnableOfPlugin(update.name).filter((item) => item.held !== null) }));
+}
+
+/** The words `plugins update` adds for one plugin's holds. */
+export function formatHeld(update: UpdateWithHeld): string {
+  if (update.held.length === 0) return '';
+  return `\n  held until approved (${update.held.length}): ${update.held.map((item) => `${item.kind}/${item.id}`).join(', ')}; see loadout plugins diff ${update.name}`;
 }
 
 /** The lines `plugins install` adds about consent. */

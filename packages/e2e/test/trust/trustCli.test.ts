@@ -97,7 +97,9 @@ describe('plugin consent', () => {
     expect(loadout('tasks', 'run', 'greet').stdout).toBe('hello v1\n');
 
     gitCommit(upstream, { tasks: { greet: { 'run.sh': 'echo hello v2\n' } } }, 'greet louder');
-    expect(loadout('plugins', 'update', 'acme').status).toBe(0);
+    const update = loadout('plugins', 'update', 'acme');
+    expect(update.status, update.stderr).toBe(0);
+    expect(update.stdout).toContain('held until approved (1): task/greet; see loadout plugins diff acme');
     expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('plugins diff acme') } });
     const diff = loadout('plugins', 'diff', 'acme', '--json').json<{ from: string; to: string; held: { id: string }[]; diff: string }>();
     expect(diff.held.map((item) => item.id)).toEqual(['greet']);
@@ -109,7 +111,7 @@ describe('plugin consent', () => {
 
     // Text only: nothing is held again.
     gitCommit(upstream, { skills: { tone: { 'SKILL.md': skillMarkdown({ name: 'tone', description: 'Be very kind.' }) } } }, 'words');
-    expect(loadout('plugins', 'update', 'acme').status).toBe(0);
+    expect(loadout('plugins', 'update', 'acme', '--json').json()).toEqual([expect.objectContaining({ name: 'acme', status: 'updated', held: [] })]);
     expect(loadout('tasks', 'run', 'greet').stdout).toBe('hello v2\n');
     expect(loadout('plugins', 'diff', 'acme', '--json').json<{ held: unknown[]; diff: string }>()).toMatchObject({ held: [], diff: '' });
     expect(fs.existsSync(path.join(home, 'plugins', 'acme'))).toBe(true);
