@@ -293,11 +293,12 @@ export class PluginGit {
 
   /**
    * The changes from `from` to the work tree's HEAD, limited to `paths` (relative to `dir`), as a
-   * unified diff. No external diff program and no text conversion: the repository is data.
+   * unified diff. No external diff program and no text conversion: the repository is data; and
+   * every path is taken literally, so a file named like a pathspec magic (`:(exclude)…`) is a name.
    */
   async diffSince(from: string, paths: readonly string[]): Promise<string> {
     if (paths.length === 0) return '';
-    return this.run('diff', ['diff', '--no-ext-diff', '--no-textconv', '--no-color', '--end-of-options', from, 'HEAD', '--', ...paths]);
+    return this.run('diff', ['--literal-pathspecs', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', '--end-of-options', from, 'HEAD', '--', ...paths]);
   }
 
   private async run(what: string, args: string[], env?: Record<string, string>): Promise<string> {
