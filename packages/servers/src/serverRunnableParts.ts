@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside, redactArguments, redactCredentials, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
+import { expandPlaceholders, isInside, redactArguments, redactCredentials, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
 import { serverDefinitionOf, type ServerRecord } from './ServerDefinition.js';
 
-/** How a plugin's server names a file of its own root in its command line. */
-const ROOT_PLACEHOLDER = /\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/g;
+/** The names a plugin's server may call its own root by in its command line. */
+const ROOT_NAMES = ['PLUGIN_ROOT', 'CLAUDE_PLUGIN_ROOT'] as const;
 
 /**
  * What a server runs: its definition without the text fields (command, arguments, environment,
@@ -31,8 +31,9 @@ export function serverRunnableParts(record: ServerRecord, root: Root): RunnableP
 
 /** The regular file of the root one command-line word names through the root placeholder, if any. */
 function fileInRoot(word: string, rootDir: string): string | null {
-  if (!word.includes('PLUGIN_ROOT}')) return null;
-  const file = path.resolve(word.replace(ROOT_PLACEHOLDER, rootDir));
+  const expanded = expandPlaceholders(word, Object.fromEntries(ROOT_NAMES.map((name) => [name, rootDir])));
+  if (expanded === word) return null;
+  const file = path.resolve(expanded);
   if (!isInside(rootDir, file)) return null;
   try {
     return fs.statSync(file).isFile() ? file : null;
