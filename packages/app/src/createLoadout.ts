@@ -11,6 +11,7 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import { tasksModule } from '@loadout/tasks';
+import { trustModule } from '@loadout/trust';
 import { webModule } from '@loadout/web';
 import type { DependencyContainer } from 'tsyringe';
 
@@ -28,6 +29,7 @@ export const loadoutModules: readonly LoadoutModule[] = [
   tasksModule,
   jobsModule,
   stateModule,
+  trustModule,
   levelsModule,
   runtimesModule,
   webModule,

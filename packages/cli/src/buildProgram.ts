@@ -11,6 +11,7 @@ import { registerSessionCommand } from './commands/sessionCommand.js';
 import { registerSkillsCommand } from './commands/skillsCommand.js';
 import { registerTaskRunCommand } from './commands/taskRunCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
+import { registerTrustCommands } from './commands/trustCommand.js';
 import { registerWhyCommand } from './commands/whyCommand.js';
 import { cliVersion } from './version.js';
 
@@ -35,7 +36,7 @@ export function buildProgram(cli: CliContext): Command {
   registerTaskRunCommand(registerTasksCommand(program, cli), cli);
   registerServeCommand(program, cli);
   registerMcpCommand(program, cli);
-  registerPluginsCommand(program, cli);
+  registerTrustCommands(program, registerPluginsCommand(program, cli), cli);
   registerMarketplaceCommand(program, cli);
   registerCapabilityCommand(program, cli);
   registerSkillsCommand(program, cli);

@@ -121,6 +121,16 @@ setInterval(() => {}, 1000);
     expect(isProcessAlive(pid)).toBe(false);
   });
 
+  it('refuses a held task before anything starts, with CAPABILITY_UNTRUSTED', async () => {
+    const marker = path.join(testdir(), 'ran');
+    const task = makeTask('held', taskTree({ name: 'Held', implementation: 'run.sh' }, { 'run.sh': `touch ${JSON.stringify(marker)}\n` }), 'acme');
+    const held: TaskRecord = { ...task, held: { decidedBy: 'unapproved-plugin', reason: 'plugin acme is not approved' } };
+    await expect(runner().run(held, { project: null })).rejects.toMatchObject({ code: 'CAPABILITY_UNTRUSTED', message: 'task/held is held (unapproved-plugin): plugin acme is not approved' });
+    expect(fs.existsSync(marker)).toBe(false);
+    expect((await runner().run(task, { project: null })).succeeded).toBe(true);
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
   it('refuses an implementation it has no interpreter for, or one that leads out of the task folder', async () => {
     const unknown = makeTask('ruby', taskTree({ name: 'Ruby', implementation: 'run.rb' }, { 'run.rb': 'puts 1' }));
     await expect(runner().run(unknown, { project: null })).rejects.toBeInstanceOf(TaskNotRunnableError);

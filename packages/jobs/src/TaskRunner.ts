@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { DocumentRefusedError, realpathInside, token } from '@loadout/kernel';
+import { DocumentRefusedError, realpathInside, refuseHeld, token } from '@loadout/kernel';
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { ProcessGuardian } from './ProcessGuardian.js';
@@ -87,11 +87,13 @@ export function interpreterFor(file: string): string | null {
 }
 
 /**
- * Checks that a task can be run before it is queued or run: an interpreter for its extension and
- * an implementation file that really lies in the task's folder (a link leading out is refused).
- * Returns the implementation's real path.
+ * Checks that a task can be run before it is queued or run: not held by trust
+ * (`CAPABILITY_UNTRUSTED`), an interpreter for its extension and an implementation file that
+ * really lies in the task's folder (a link leading out is refused). Returns the implementation's
+ * real path.
  */
 export function checkRunnable(task: TaskRecord): { interpreter: string; file: string } {
+  refuseHeld(task);
   const interpreter = interpreterFor(task.implementationPath);
   if (interpreter === null) {
     throw new TaskNotRunnableError(task.dirName, `no interpreter for "${task.implementation}" (runnable: ${describeRunnableExtensions()})`);

@@ -1,3 +1,4 @@
+import type { CapabilityHold } from './CapabilityHold.js';
 import type { Diagnostic } from './Diagnostic.js';
 import type { Level, Root } from './Root.js';
 import { token } from './token.js';
@@ -16,6 +17,8 @@ export interface CapabilityRecord {
   readonly path: string;
   /** Gates the document declares, with their declared defaults. */
   readonly gates: Readonly<Record<string, boolean>>;
+  /** Set when the capability runs something its owner has not trusted yet: listed, never run. */
+  readonly held?: CapabilityHold;
 }
 
 /** What a kind reads from one entry; the loader adds `kind`, `level` and `plugin` from the root. */
@@ -36,6 +39,21 @@ export interface KindFolderEntry {
    * reads JSON documents gets one.
    */
   readonly content?: unknown;
+}
+
+/**
+ * What a runnable capability would run, as its kind reads it: what approval fingerprints, what a
+ * diff of an update is limited to and what an audit looks at.
+ */
+export interface RunnableParts {
+  /** Absolute paths of the files whose bytes run (inside the record's root). */
+  readonly files: readonly string[];
+  /** Absolute paths of the files and folders that declare what runs, for a diff limited to them. */
+  readonly sources: readonly string[];
+  /** The data that decides what runs (a server's command line, a task's implementation name); text fields left out. */
+  readonly definition: unknown;
+  /** One line for people: the command line, or the file that runs. */
+  readonly summary: string;
 }
 
 export interface EntryScan<R extends CapabilityRecord = CapabilityRecord> {
@@ -91,5 +109,10 @@ export interface CapabilityKind<R extends CapabilityRecord = CapabilityRecord> {
    * the scan goes on. Must not read outside `entry.root.dir`.
    */
   readEntry(entry: KindFolderEntry): EntryScan<R>;
+  /**
+   * For a kind whose capabilities run something (tasks, MCP servers): what one record runs. A kind
+   * without it is text only, and its capabilities are never held.
+   */
+  runnable?(record: R, root: Root): RunnableParts;
 }
 export const CapabilityKinds = token<CapabilityKind>('kernel.capabilityKinds');

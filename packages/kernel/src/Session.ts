@@ -44,7 +44,15 @@ export class Session {
    * session's state. Applies the same filters the session was built with.
    */
   isOn(record: CapabilityRecord): boolean {
-    return this.admit([record]).length === 1;
+    return this.admitted(record) !== undefined;
+  }
+
+  /**
+   * A record read after the session opened, as this session has it: undefined when it is off,
+   * else the record with its hold (`held`) when it runs something not yet trusted.
+   */
+  admitted<R extends CapabilityRecord>(record: R): R | undefined {
+    return this.admit([record])[0] as R | undefined;
   }
 
   /** The capabilities of one kind (by its singular name, e.g. `skill`) that are on, winners only. */

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { noteKind, removeTestdirs, type TreeDescription, testdir, writeTree } from './testing/index.js';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
-import { type CapabilityKind, CapabilityKinds } from './CapabilityKind.js';
+import { type CapabilityHolder, CapabilityHolds, refuseHeld } from './CapabilityHold.js';
+import { type CapabilityKind, CapabilityKinds, type CapabilityRecord } from './CapabilityKind.js';
 import { closeKernel, createKernel } from './createKernel.js';
 import { type InstalledPlugin, PluginSource } from './PluginSource.js';
 import { SessionLoader } from './SessionLoader.js';
@@ -29,12 +30,13 @@ function workspace(tree: { project?: TreeDescription; owner?: TreeDescription; p
   return { home, plugins, project: path.join(home, 'project') };
 }
 
-function kernel(home: string, plugins: InstalledPlugin[], options: { watch?: boolean; filter?: CapabilityFilter } = {}) {
+function kernel(home: string, plugins: InstalledPlugin[], options: { watch?: boolean; filter?: CapabilityFilter; holder?: CapabilityHolder } = {}) {
   return createKernel({ places: resolvePlaces({}, home), watch: options.watch === true }, [
     (c) => {
       contribute(c, CapabilityKinds, noteKind);
       contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
       if (options.filter !== undefined) contribute(c, CapabilityFilters, options.filter);
+      if (options.holder !== undefined) contribute(c, CapabilityHolds, options.holder);
     },
   ]);
 }
@@ -94,6 +96,31 @@ describe('SessionLoader', () => {
     expect(session.recordsOf('note').map((n) => n.id)).toEqual(['a']);
     expect(session.find('note', 'B')).toBeUndefined();
     expect(session.isOn({ ...session.recordsOf('note')[0]!, id: 'b' })).toBe(false);
+  });
+
+  it('keeps what a holder holds, marked with why, after the filters; later lookups get the same hold', async () => {
+    const { home, plugins, project } = workspace({ project: { notes: { 'p.md': note('p') } }, owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
+    const filter: CapabilityFilter = { forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'b'), diagnostics: [] }) };
+    const asked: string[] = [];
+    const holder: CapabilityHolder = {
+      holdsOf: (scope, records) => {
+        asked.push(...records.map((r) => r.id));
+        return new Map(records.filter((r) => r.level === 'project').map((r) => [r, { decidedBy: 'untrusted-project' as const, reason: `${scope.project ?? ''} is not trusted` }]));
+      },
+    };
+    const session = await kernel(home, plugins, { filter, holder }).resolve(SessionLoader).open({ project });
+    expect(asked.sort()).toEqual(['a', 'p']);
+    expect(session.recordsOf('note').map((n) => [n.id, n.held?.decidedBy ?? null]).sort()).toEqual([['a', null], ['p', 'untrusted-project']]);
+    const p = session.find('note', 'p')!;
+    expect(() => refuseHeld(p)).toThrow(expect.objectContaining({ code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('is not trusted') }));
+    expect(() => refuseHeld(session.find('note', 'a')!)).not.toThrow();
+    // A record read again on its own (a direct lookup) is held the same way; one held before and freed now loses its hold.
+    const { held: _held, ...bare } = p;
+    expect(session.admitted<CapabilityRecord>(bare)?.held?.decidedBy).toBe('untrusted-project');
+    expect(session.admitted({ ...session.find('note', 'a')!, held: { decidedBy: 'unapproved-plugin', reason: 'stale' } })?.held).toBeUndefined();
+    expect(session.admitted({ ...bare, id: 'b' })).toBeUndefined();
+    const listed = (JSON.parse(JSON.stringify(session.toJSON())) as { notes: { id: string; held?: unknown }[] }).notes;
+    expect(listed.find((n) => n.id === 'p')?.held).toEqual({ decidedBy: 'untrusted-project', reason: expect.any(String) });
   });
 
   it('lists every copy of a kind with on and shadowedBy, disabled plugins only when asked', async () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import { CapabilityFilters } from './CapabilityFilter.js';
+import { CapabilityHolds, withHolds } from './CapabilityHold.js';
 import { ChangeStamps } from './ChangeStamp.js';
 import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import { collisionKey } from './capabilityId.js';
@@ -126,6 +127,8 @@ export class SessionLoader {
     if (cache !== null) diagnostics.push(...cache.diagnostics);
     for (const root of roots) if (root.layout !== undefined) diagnostics.push(...root.layout.diagnostics);
     const filters = await Promise.all(resolveAll(this.container, CapabilityFilters).map((filter) => filter.forSession({ project, roots })));
+    const holders = resolveAll(this.container, CapabilityHolds);
+    // What is on is decided first; of that, what runs something untrusted is held, never dropped.
     const admit = (records: readonly CapabilityRecord[], report?: Diagnostic[]): readonly CapabilityRecord[] => {
       let kept = records;
       for (const filter of filters) {
@@ -133,6 +136,7 @@ export class SessionLoader {
         kept = filtered.records;
         report?.push(...filtered.diagnostics);
       }
+      for (const holder of holders) kept = withHolds(kept, holder.holdsOf({ project, roots }, kept));
       return kept;
     };
     const winners = admit(scanned.winners, diagnostics);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type Job, JobScheduler } from '@loadout/jobs';
-import { type CapabilityRecord, isInside, readMarkdownInside, readTextInside, resolve, type Root, type Session, SessionLoader } from '@loadout/kernel';
+import { type CapabilityRecord, isInside, readMarkdownInside, readTextInside, refuseHeld, resolve, type Root, type Session, SessionLoader } from '@loadout/kernel';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { CapabilityStateService } from '@loadout/state';
@@ -288,6 +288,8 @@ export class McpConnection {
     const exposure = await this.exposures.current(project);
     const tool = exposure.toolsByName.get(name);
     if (tool === undefined) {
+      const held = exposure.heldTools.get(name);
+      if (held !== undefined) refuseHeld(held);
       const unusable = exposure.unusableTools.get(name);
       if (unusable !== undefined) throw new ToolInputSchemaError(name, unusable.reason);
       throw await this.whyNoTool(name, project);

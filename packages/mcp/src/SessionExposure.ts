@@ -41,6 +41,8 @@ export interface SessionExposure {
   readonly session: Session;
   readonly tools: readonly ExposedTool[];
   readonly toolsByName: ReadonlyMap<string, ExposedTool>;
+  /** Tasks that are on but held by trust, by tool name: not listed; a call is refused with `CAPABILITY_UNTRUSTED`. */
+  readonly heldTools: ReadonlyMap<string, TaskRecord>;
   /** Tasks that are on but whose declared input schema cannot be used, by tool name, with why. */
   readonly unusableTools: ReadonlyMap<string, { readonly task: TaskRecord; readonly reason: string }>;
   readonly resources: readonly ResourceEntry[];
@@ -91,8 +93,13 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas, previ
   const names = assignToolNames(tasks.map((task) => task.dirName));
   const tools: ExposedTool[] = [];
   const unusableTools = new Map<string, { task: TaskRecord; reason: string }>();
+  const heldTools = new Map<string, TaskRecord>();
   for (const task of tasks) {
     const name = names.get(task.dirName) as string;
+    if (task.held !== undefined) {
+      heldTools.set(name, task);
+      continue;
+    }
     if (task.inputSchemaError !== null) {
       unusableTools.set(name, { task, reason: task.inputSchemaError });
       continue;
@@ -133,6 +140,7 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas, previ
     session,
     tools,
     toolsByName: new Map(tools.map((tool) => [tool.name, tool])),
+    heldTools,
     unusableTools,
     get resources() {
       return resources();

@@ -291,6 +291,16 @@ export class PluginGit {
     return out.split('\0').filter((entry) => entry !== '');
   }
 
+  /**
+   * The changes from `from` to the work tree's HEAD, limited to `paths` (relative to `dir`), as a
+   * unified diff. No external diff program and no text conversion: the repository is data; and
+   * every path is taken literally, so a file named like a pathspec magic (`:(exclude)…`) is a name.
+   */
+  async diffSince(from: string, paths: readonly string[]): Promise<string> {
+    if (paths.length === 0) return '';
+    return this.run('diff', ['--literal-pathspecs', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', '--end-of-options', from, 'HEAD', '--', ...paths]);
+  }
+
   private async run(what: string, args: string[], env?: Record<string, string>): Promise<string> {
     if (stopping.signal.aborted) throw new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was not started: Loadout is stopping`);
     try {

@@ -166,11 +166,13 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   /**
    * The servers each kind of file should hold, like skills: the project's files the project's own
    * servers (and global ones turned on for this project only); the user's files every server on in
-   * the global view. Held servers (trust, later) come with their reason.
+   * the global view. Held servers (trust) come with their reason.
    */
   private wantedServers(session: Session, global: Session, findings: Diagnostic[]): SourceServer[] {
     const wants: SourceServer[] = [];
     const hold = (record: ServerRecord, from: Session): string | null => {
+      // A session already holds what its owner has not trusted (a project's server, an unapproved plugin's).
+      if (record.held !== undefined) return record.held.reason;
       for (const rule of this.holds) {
         const reason = rule.holdReason(record, from);
         if (reason !== null) return reason;

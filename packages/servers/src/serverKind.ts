@@ -12,6 +12,7 @@ import {
   redactCredentials,
   redactSecrets,
 } from '@loadout/kernel';
+import { serverRunnableParts } from './serverRunnableParts.js';
 import { SERVER_DEFINITION, SERVER_ID, type ServerDefinitionFile, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
 /** A server is `servers/<id>.json`; its id is the file stem, its display name the JSON's `"name"`. */
@@ -28,6 +29,7 @@ export const serverKind: CapabilityKind<ServerRecord> = {
   sessionKey: 'servers',
   document: SERVER_DOCUMENT,
   readEntry: readServerEntry,
+  runnable: serverRunnableParts,
 };
 
 function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {

@@ -6,8 +6,12 @@ import type { Level, LoadoutError } from '@loadout/kernel';
  * - `project-override` / `global-default`: the surfaced switch stored for this project / for all
  * - `declared-default`: nothing stored; the capability's (or gate's) own default
  * - `project-config` / `global-config`: a gate set in the project's / the owner's `config.json`
+ * - `untrusted-project` / `unapproved-plugin`: on, but runs something its owner has not trusted
+ *   yet (a project's task, a plugin's server): listed, never run, never applied
  */
 export type DecidedBy =
+  | 'untrusted-project'
+  | 'unapproved-plugin'
   | 'plugin-disabled'
   | 'plugin-not-installed'
   | 'project-override'
@@ -21,6 +25,9 @@ export type SurfacedDecidedBy = Extract<
   DecidedBy,
   'plugin-disabled' | 'plugin-not-installed' | 'project-override' | 'global-default' | 'declared-default'
 >;
+
+/** What holds an enabled capability back (trust). */
+export type HoldDecidedBy = Extract<DecidedBy, 'untrusted-project' | 'unapproved-plugin'>;
 
 /** What decided a gate's configured value. */
 export type GateDecidedBy = Extract<DecidedBy, 'project-config' | 'global-config' | 'declared-default'>;
@@ -65,8 +72,10 @@ export interface CapabilityStateEntry {
    * Enabled, and not "present but dead": at least one gate active, or no gates declared.
    */
   readonly active: boolean;
-  /** What decided `enabled`. */
-  readonly decidedBy: SurfacedDecidedBy;
+  /** What decided `enabled`, or the hold that keeps an enabled capability from running (then `active` is false). */
+  readonly decidedBy: SurfacedDecidedBy | HoldDecidedBy;
+  /** Why it is held, naming the command that lifts the hold; null when nothing holds it. */
+  readonly held: string | null;
   readonly shadowed: readonly ShadowedCopy[];
 }
 

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import {
+  type CapabilityHolder,
+  CapabilityHolds,
   type CapabilityRecord,
   collisionKey,
   isLoadoutError,
@@ -13,7 +15,7 @@ import {
   WiringError,
   writeFileAtomicSync,
 } from '@loadout/kernel';
-import { inject, injectable } from 'tsyringe';
+import { inject, injectable, injectAll } from 'tsyringe';
 import type { CapabilityStateEntry, GateState, SetCapabilityStateResult } from './CapabilityStateEntry.js';
 import { CapabilityStateStore, type SurfacedChange } from './CapabilityStateStore.js';
 import { decideGate, decideSurfaced, type InstallFloor } from './decideState.js';
@@ -77,6 +79,7 @@ export class StoredCapabilityStateService implements CapabilityStateService {
     @inject(SessionLoader) private readonly loader: SessionLoader,
     @inject(PluginSource) private readonly plugins: PluginSource,
     @inject(CapabilityStateStore) private readonly store: CapabilityStateStore,
+    @injectAll(CapabilityHolds, { isOptional: true }) private readonly holders: CapabilityHolder[],
   ) {}
 
   async resolveCapabilityState(scope: StateScope): Promise<CapabilityStateEntry[]> {
@@ -153,6 +156,8 @@ export class StoredCapabilityStateService implements CapabilityStateService {
 
     const scan = this.loader.scanRoots(roots);
     const entries: CapabilityStateEntry[] = [];
+    const enabledWinners: CapabilityRecord[] = [];
+    const pending: { winner: CapabilityRecord; entry: CapabilityStateEntry }[] = [];
     const kinds = [...scan.records.keys()];
     for (const [kind, records] of scan.records) {
       // The winner is the copy a session would show: the first one in a root it reads. Only a
@@ -176,7 +181,8 @@ export class StoredCapabilityStateService implements CapabilityStateService {
           gates[gate] = { configured: decided.configured, active: enabled && decided.configured, decidedBy: decided.decidedBy };
         }
         const gateStates = Object.values(gates);
-        entries.push({
+        if (enabled) enabledWinners.push(winner);
+        pending.push({ winner, entry: {
           kind,
           id: winner.id,
           name: winner.name,
@@ -189,9 +195,16 @@ export class StoredCapabilityStateService implements CapabilityStateService {
           gates,
           active: enabled && (gateStates.length === 0 || gateStates.some((gate) => gate.active)),
           decidedBy,
+          held: null,
           shadowed: (setAside.get(winner) ?? []).map((record) => ({ level: record.level, plugin: record.plugin, path: record.path })),
-        });
+        } });
       }
+    }
+    // The same holds a session of this scope puts on what is on: shown, with why, never active.
+    const holds = new Map(this.holders.flatMap((holder) => [...holder.holdsOf({ project, roots }, enabledWinners)]));
+    for (const { winner, entry } of pending) {
+      const hold = holds.get(winner);
+      entries.push(hold === undefined ? entry : { ...entry, active: false, decidedBy: hold.decidedBy, held: hold.reason });
     }
     const byKey = new Map(entries.map((entry) => [`${entry.kind}/${collisionKey(entry.id)}`, entry]));
     return { project, entries, byKey, kinds, projectRoot, ownerRoot };

@@ -117,8 +117,9 @@ export class FileTaskStore implements TaskStore {
         refusal ??= found.refusal;
         continue;
       }
-      if (!this.session.isOn(found.record)) break;
-      return found.record;
+      const admitted = this.session.admitted(found.record);
+      if (admitted === undefined) break;
+      return admitted;
     }
     if (refusal?.category === 'failed') throw new TaskUnreadableError(dirName, refusal);
     throw new TaskNotFoundError(dirName, refusal ?? undefined);

@@ -12,6 +12,7 @@ import {
 } from '@loadout/kernel';
 import { hasControlCharacter, taskNameProblem } from './taskName.js';
 import type { TaskRecord } from './TaskRecord.js';
+import { taskRunnableParts } from './taskRunnableParts.js';
 
 /** A task is `tasks/<dirName>/TASK.md`; its id is its folder name, whatever its frontmatter `name`. */
 export const TASK_DOCUMENT = { file: 'TASK.md', idRule: 'entry', nameField: 'frontmatter' } as const satisfies KindDocument;
@@ -26,6 +27,7 @@ export const taskKind: CapabilityKind<TaskRecord> = {
   sessionKey: 'tasks',
   document: TASK_DOCUMENT,
   readEntry: readTaskEntry,
+  runnable: taskRunnableParts,
 };
 
 /**

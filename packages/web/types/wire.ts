@@ -12,6 +12,7 @@ import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import type { CapabilityStateService, DesiredCapability } from '@loadout/state';
 import type { TaskRecord, TaskStore } from '@loadout/tasks';
+import type { TrustService } from '@loadout/trust';
 
 export type { Diagnostic, Job, JobStatus, Root, StoredNotification, TaskRecord };
 
@@ -57,6 +58,8 @@ export interface Routes {
   'POST /api/plugins/:name/update': Route<Awaited<ReturnType<PluginManager['update']>>[number], { params: { name: string } }>;
   'POST /api/plugins/:name/enable': Route<ReturnType<PluginManager['enable']>, { params: { name: string } }>;
   'POST /api/plugins/:name/disable': Route<ReturnType<PluginManager['disable']>, { params: { name: string } }>;
+  'POST /api/plugins/:name/approve': Route<ReturnType<TrustService['approvePlugin']>, { params: { name: string } }>;
+  'POST /api/trust': Route<ReturnType<TrustService['trustProject']>, { body: { project: string } }>;
   'DELETE /api/plugins/:name': Route<ReturnType<PluginManager['uninstall']>, { params: { name: string } }>;
   'GET /api/tasks': Route<ReturnType<TaskStore['listTasks']>[number][], { query?: ProjectQuery }>;
   'POST /api/tasks': Route<ReturnType<TaskStore['createTask']>, { query?: ProjectQuery; body: NewTaskBody }>;

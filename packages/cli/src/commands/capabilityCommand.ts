@@ -95,12 +95,17 @@ function desiredFrom(target: string, options: SetOptions): DesiredCapability {
 
 function formatEntries(entries: readonly CapabilityStateEntry[]): string {
   if (entries.length === 0) return 'no capabilities';
+  const held = entries.filter((entry) => entry.held !== null).map((entry) => `held ${entry.kind}/${entry.id}: ${entry.held ?? ''}`);
+  return [formatTable(entries), ...held].join('\n');
+}
+
+function formatTable(entries: readonly CapabilityStateEntry[]): string {
   return table([
     ['CAPABILITY', 'SOURCE', 'STATE', 'DECIDED BY', 'GATES'],
     ...entries.map((entry) => [
       `${entry.kind}/${entry.id}`,
       `${entry.level} ${entry.plugin === null ? 'owner' : `plugin ${entry.plugin}`}`,
-      entry.enabled ? (entry.active ? 'on' : 'on (dead)') : 'off',
+      entry.enabled ? (entry.held !== null ? 'held' : entry.active ? 'on' : 'on (dead)') : 'off',
       entry.decidedBy,
       Object.entries(entry.gates)
         .map(([name, gate]) => `${name}=${gate.configured ? 'on' : 'off'}${gate.active ? '' : ' (inactive)'} [${gate.decidedBy}]`)

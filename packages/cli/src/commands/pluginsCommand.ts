@@ -10,6 +10,7 @@ import {
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
+import { type ConsentedInstall, formatConsent, formatHeld, withConsent, withHeld } from './trustCommand.js';
 
 interface PluginsOptions {
   json?: boolean;
@@ -18,6 +19,7 @@ interface PluginsOptions {
   path?: string;
   apply?: boolean;
   frozen?: boolean;
+  yes?: boolean;
 }
 
 /** `loadout plugins install | update | enable | disable | uninstall | list | migrate | search | sync | outdated`. */
@@ -34,12 +36,17 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .option('--name <name>', "the plugin's name (default: the marketplace entry's, else its manifest's, else the repository's)")
     .option('--ref <ref>', 'a branch or tag to install instead of the default branch (not with NAME@MARKETPLACE)')
     .option('--path <folder>', "the plugin's folder inside the repository, when it is not the whole repository (not with NAME@MARKETPLACE)")
+    .option('--yes', 'approve what the plugin can run in the same step (for scripts); without it, its tasks and MCP servers are held until `plugins approve`')
     .option('--json', 'print one JSON document')
     .action(async (source: string, options: PluginsOptions) => {
       const name = options.name === undefined ? {} : { name: options.name };
       await cli.run(
         options.json === true,
-        () => {
+        async () => withConsent(cli, await installFrom(), options.yes === true),
+        formatInstall,
+      );
+
+      async function installFrom(): Promise<PluginInstall> {
           if (!isMarketplaceEntryId(source)) {
             return manager().install(source, {
               ...name,
@@ -51,9 +58,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
             throw new UsageError('--ref and --path do not go with NAME@MARKETPLACE: the marketplace entry says where the plugin is');
           }
           return resolve(cli.app(), MarketplaceManager).install(source, name);
-        },
-        formatInstall,
-      );
+      }
     });
 
   plugins
@@ -64,12 +69,12 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .action(async (names: string[], options: PluginsOptions) => {
       await cli.run(
         options.json === true,
-        () => manager().update(names),
+        async () => withHeld(cli, await manager().update(names)),
         (updates) =>
           updates.length === 0
             ? 'no plugins installed'
             : updates
-                .map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status} at ${u.to.slice(0, 12)}`))
+                .map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status} at ${u.to.slice(0, 12)}`) + formatHeld(u))
                 .join('\n'),
       );
     });
@@ -187,11 +192,12 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
   return plugins;
 }
 
-function formatInstall(entry: PluginInstall): string {
+function formatInstall(entry: ConsentedInstall): string {
   const from = entry.marketplace === null ? entry.url : `marketplace ${entry.marketplace.name} (${entry.url}${entry.path === '' ? '' : `, ${entry.path}`})`;
   return [
     `installed plugin ${entry.name} (${entry.format}${entry.manifest === null ? '' : `, ${entry.manifest}`}) at ${entry.commit.slice(0, 12)} from ${from}`,
     `  ${entry.root}`,
+    ...formatConsent(entry),
     ...formatDiagnostics(entry.diagnostics),
   ].join('\n');
 }

@@ -28,8 +28,9 @@ export function registerSessionCommand(program: Command, cli: CliContext): void 
           }
           // Every registered kind, in registration order: a kind added by its package shows up here too.
           for (const { sessionKey: key } of resolveAll(cli.app(), CapabilityKinds)) {
-            const records = (json[key] ?? []) as { id: string; plugin: string | null }[];
-            lines.push(`${key} (${records.length}): ${records.map((r) => (r.plugin === null ? r.id : `${r.id} [${r.plugin}]`)).join(', ')}`);
+            const records = (json[key] ?? []) as { id: string; plugin: string | null; held?: { decidedBy: string } }[];
+            const label = (r: (typeof records)[number]): string => `${r.plugin === null ? r.id : `${r.id} [${r.plugin}]`}${r.held === undefined ? '' : ` (held: ${r.held.decidedBy})`}`;
+            lines.push(`${key} (${records.length}): ${records.map(label).join(', ')}`);
           }
           lines.push(...formatDiagnostics(json.diagnostics as { severity: string; code: string; message: string }[]));
           return lines.join('\n');

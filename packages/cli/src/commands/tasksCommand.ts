@@ -40,7 +40,7 @@ export function registerTasksCommand(program: Command, cli: CliContext): Command
         (records) =>
           records.length === 0
             ? 'no tasks'
-            : table([['DIR', 'LEVEL', 'SOURCE', 'DESCRIPTION'], ...records.map((t) => [t.dirName, t.level, t.plugin ?? 'owner', t.description])]),
+            : table([['DIR', 'LEVEL', 'SOURCE', 'HELD', 'DESCRIPTION'], ...records.map((t) => [t.dirName, t.level, t.plugin ?? 'owner', t.held?.decidedBy ?? '', t.description])]),
       );
     });
 
@@ -132,6 +132,7 @@ function describeTask(task: TaskRecord): string {
     `  ${task.description}`,
     `  level: ${task.level}   source: ${task.plugin === null ? 'owner' : `plugin ${task.plugin} (read-only)`}`,
     `  implementation: ${task.implementationPath}`,
+    ...(task.held === undefined ? [] : [`  held (${task.held.decidedBy}): ${task.held.reason}`]),
   ].join('\n');
 }
 

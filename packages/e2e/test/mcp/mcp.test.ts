@@ -21,6 +21,30 @@ async function track<H extends McpHarness>(harness: Promise<H>): Promise<H> {
 /** What every transport must do, from the acceptance list. */
 async function acceptance(h: McpHarness): Promise<void> {
   const { client } = h;
+  // Nothing is trusted yet: the project's own task and the plugin's are held, listed as no tool,
+  // and a call by name is refused with why; nothing runs.
+  const held = (await client.listTools()).tools.map((tool) => tool.name);
+  expect(held).toContain('echo');
+  expect(held).not.toContain('local');
+  expect(held).not.toContain('acme-task');
+  await expect(client.callTool({ name: 'local', arguments: {} })).rejects.toMatchObject({
+    data: { code: 'CAPABILITY_UNTRUSTED' },
+    message: expect.stringContaining('untrusted-project'),
+  });
+  await expect(client.callTool({ name: 'acme-task', arguments: {} })).rejects.toMatchObject({
+    data: { code: 'CAPABILITY_UNTRUSTED' },
+    message: expect.stringContaining('loadout plugins approve acme'),
+  });
+  expect(await h.jobs()).toHaveLength(0);
+  await h.trustAll();
+  await waitFor(() => h.notices.includes('tools'), 'tools/list_changed after trusting the project and approving the plugin');
+  await waitFor(async () => {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    return names.includes('local') && names.includes('acme-task');
+  }, 'the project\'s and the plugin\'s tasks to be listed as tools');
+  const toolNotices = (): number => h.notices.filter((notice) => notice === 'tools').length;
+  const base = toolNotices();
+
   const tools = (await client.listTools()).tools.map((tool) => tool.name);
   expect(tools).toEqual(expect.arrayContaining(['echo', 'fails', 'sleeper', 'acme-task', 'local']));
 
@@ -52,7 +76,7 @@ async function acceptance(h: McpHarness): Promise<void> {
   expect((await client.getPrompt({ name: 'skill:guide' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: '# Guide\nRead reference/usage.md first.\n' } }]);
 
   await h.disablePlugin('acme');
-  await waitFor(() => h.notices.includes('tools'), 'tools/list_changed after disabling the plugin');
+  await waitFor(() => toolNotices() > base, 'tools/list_changed after disabling the plugin');
   const after = (await client.listTools()).tools.map((tool) => tool.name);
   expect(after).not.toContain('acme-task');
   expect(after).toContain('echo');
@@ -62,7 +86,7 @@ async function acceptance(h: McpHarness): Promise<void> {
   });
 
   await h.switchOffForProject('task', 'echo');
-  await waitFor(() => h.notices.filter((notice) => notice === 'tools').length >= 2, 'tools/list_changed after switching a task off');
+  await waitFor(() => toolNotices() > base + 1, 'tools/list_changed after switching a task off');
   await expect(client.callTool({ name: 'echo', arguments: { text: 'again' } })).rejects.toMatchObject({
     data: { code: 'CAPABILITY_OFF' },
     message: expect.stringMatching(/switched off for the project .* \(decided by project-override\)/),
@@ -72,7 +96,7 @@ async function acceptance(h: McpHarness): Promise<void> {
 
 describe('MCP over stdio: loadout mcp', () => {
   it('serves the live session: tools, resources, prompts, changes and refusals', async () => {
-    await acceptance(await track(connectStdio()));
+    await acceptance(await track(connectStdio({ trusted: false })));
   });
 
   it('cancels a running call when the client goes away: the process group stops and the job fails', async () => {
@@ -103,7 +127,7 @@ describe('MCP over stdio: loadout mcp', () => {
 
 describe('MCP over Streamable HTTP: /mcp on loadout serve', () => {
   it('serves the live session: tools, resources, prompts, changes and refusals', async () => {
-    await acceptance(await track(connectHttp()));
+    await acceptance(await track(connectHttp({ trusted: false })));
   });
 
   it('takes the project from ?project= when the client offers no roots, and the global level without either', async () => {

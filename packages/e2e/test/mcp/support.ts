@@ -67,7 +67,14 @@ export interface McpHarness {
   disablePlugin(name: string): Promise<void>;
   /** Switches a capability off for the project only. */
   switchOffForProject(kind: string, id: string): Promise<void>;
+  /** Trusts the project and approves the plugin `acme`: their tasks may run. */
+  trustAll(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** How a harness starts: `trusted` (the default) trusts the project and approves `acme` before the client connects. */
+export interface HarnessOptions {
+  readonly trusted?: boolean;
 }
 
 function newClient(notices: string[], roots: string[]): Client {
@@ -86,14 +93,23 @@ function newClient(notices: string[], roots: string[]): Client {
  * `--project` (so the project is found from the working folder). Changes go through the command
  * line too: another process writes the database under the server's feet.
  */
-export async function connectStdio(): Promise<McpHarness & { readonly transport: StdioClientTransport }> {
+export async function connectStdio(options: HarnessOptions = {}): Promise<McpHarness & { readonly transport: StdioClientTransport }> {
   const home = testdir(mcpTree());
   const places = placesIn(home);
   const setup = createTestContainer(places, false);
-  registerPlugin(setup, 'acme');
+  registerPlugin(setup, 'acme', false);
   closeKernel(setup);
   await setup.dispose();
   const project = path.join(home, 'project');
+  const cli = (args: string[]): void => {
+    const run = runCli(home, [...args, '--json']);
+    if (run.status !== 0) throw new Error(`loadout ${args.join(' ')}: ${run.stderr}`);
+  };
+  const trustAll = async (): Promise<void> => {
+    cli(['trust', project]);
+    cli(['plugins', 'approve', 'acme']);
+  };
+  if (options.trusted !== false) await trustAll();
   const notices: string[] = [];
   const client = newClient(notices, []);
   const transport = new StdioClientTransport({
@@ -104,10 +120,6 @@ export async function connectStdio(): Promise<McpHarness & { readonly transport:
     stderr: 'pipe',
   });
   await client.connect(transport);
-  const cli = (args: string[]): void => {
-    const run = runCli(home, [...args, '--json']);
-    if (run.status !== 0) throw new Error(`loadout ${args.join(' ')}: ${run.stderr}`);
-  };
   return {
     client,
     transport,
@@ -125,25 +137,31 @@ export async function connectStdio(): Promise<McpHarness & { readonly transport:
     },
     disablePlugin: async (name) => cli(['plugins', 'disable', name]),
     switchOffForProject: async (kind, id) => cli(['capability', 'set', `${kind}/${id}`, '--disable', '--project', project]),
+    trustAll,
     close: () => client.close(),
   };
 }
 
 /** MCP over Streamable HTTP at `/mcp` of a test server; the client offers the project as its root. */
-export async function connectHttp(options: { roots?: boolean } = {}): Promise<McpHarness & { readonly server: TestServer }> {
-  const server = await TestServer.start({ tree: mcpTree(), plugins: ['acme'] });
+export async function connectHttp(options: { roots?: boolean } & HarnessOptions = {}): Promise<McpHarness & { readonly server: TestServer }> {
+  const server = await TestServer.start({ tree: mcpTree(), plugins: ['acme'], approvePlugins: false });
   const project = path.join(server.home, 'project');
   const notices: string[] = [];
-  const client = newClient(notices, options.roots === false ? [] : [project]);
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.server.port}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-  });
-  await client.connect(transport);
   const ok = async (method: string, url: string, body?: unknown): Promise<unknown> => {
     const answer = await server.request(method, url, body === undefined ? {} : { body });
     if (answer.status >= 400) throw new Error(`${method} ${url}: ${answer.text}`);
     return answer.body;
   };
+  const trustAll = async (): Promise<void> => {
+    await ok('POST', '/api/trust', { project });
+    await ok('POST', '/api/plugins/acme/approve');
+  };
+  if (options.trusted !== false) await trustAll();
+  const client = newClient(notices, options.roots === false ? [] : [project]);
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.server.port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  });
+  await client.connect(transport);
   return {
     client,
     server,
@@ -158,6 +176,7 @@ export async function connectHttp(options: { roots?: boolean } = {}): Promise<Mc
       };
       if (answer.result === undefined || answer.result.errors.length > 0) throw new Error(`capability.set: ${JSON.stringify(answer)}`);
     },
+    trustAll,
     close: async () => {
       await client.close();
       await server.close();

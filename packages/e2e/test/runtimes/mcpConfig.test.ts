@@ -36,7 +36,7 @@ const doc = (definition: Record<string, unknown>): string => `${JSON.stringify({
  * plugin `tools` whose server `lint` runs a script inside the plugin, and a project with a server
  * `proj` of its own.
  */
-function newUser() {
+function newUser(options: { trusted?: boolean } = {}) {
   const base = testdir({});
   const home = path.join(base, 'home');
   const workspace = path.join(base, 'workspace');
@@ -59,8 +59,10 @@ function newUser() {
   fs.writeFileSync(path.join(home, '.claude.json'), claudeJson);
   fs.writeFileSync(path.join(home, '.codex', 'config.toml'), codexToml);
   const loadout = (args: readonly string[], env: Record<string, string> = {}) => runCli(workspace, args, { HOME: home, ...env });
-  const installed = loadout(['plugins', 'install', pathToFileURL(plugin).href, '--name', 'tools', '--json']);
+  const trusted = options.trusted !== false;
+  const installed = loadout(['plugins', 'install', pathToFileURL(plugin).href, '--name', 'tools', ...(trusted ? ['--yes'] : []), '--json']);
   expect(installed.status, installed.stderr).toBe(0);
+  if (trusted) expect(loadout(['trust', project]).status).toBe(0);
   return {
     base,
     home,
@@ -109,6 +111,15 @@ function treeHash(dir: string): string {
 
 const both = ['--runtime', 'claude-code', '--runtime', 'codex'];
 
+/** The messages of every finding with `code` anywhere in a printed plan. */
+function findingsOf(value: unknown, code: string): string[] {
+  if (Array.isArray(value)) return value.flatMap((item) => findingsOf(item, code));
+  if (value === null || typeof value !== 'object') return [];
+  const record = value as Record<string, unknown>;
+  const own = record.code === code && typeof record.message === 'string' ? [record.message] : [];
+  return [...own, ...Object.values(record).flatMap((item) => findingsOf(item, code))];
+}
+
 describe('apply writes MCP servers the real clients load', () => {
   it('Claude Code and Codex list exactly the servers that are on, in the scope of their level', () => {
     const user = newUser();
@@ -134,6 +145,28 @@ describe('apply writes MCP servers the real clients load', () => {
     // Codex does not expand ${VAR}: the reference became a variable it passes through.
     expect(JSON.parse(user.codex(user.project, 'get', 'gh', '--json').stdout)).toMatchObject({ transport: { type: 'stdio', env: null, env_vars: ['GITHUB_TOKEN'] } });
     expect(codexNames(user)).toEqual(['fs', 'gh', 'lint', 'mine', 'proj', 'remote']);
+  });
+
+  it("holds a project's server and an unapproved plugin's out of both runtimes until trusted, and retires them when held again", () => {
+    const user = newUser({ trusted: false });
+    const held = user.loadout(['apply', '--project', user.project, ...both, '--json']);
+    expect(held.status, held.stderr).toBe(0);
+    const untrusted = findingsOf(JSON.parse(held.stdout), 'CAPABILITY_UNTRUSTED');
+    expect(untrusted).toEqual(expect.arrayContaining([expect.stringContaining('server "proj" is skipped: project'), expect.stringContaining('server "lint" is skipped: plugin tools is not approved')]));
+    expect(codexNames(user)).toEqual(['fs', 'gh', 'mine', 'remote']);
+    expect(user.claude(user.project, 'get', 'proj').status).not.toBe(0);
+    expect(fs.existsSync(path.join(user.project, '.mcp.json'))).toBe(false);
+
+    expect(user.loadout(['trust', user.project]).status).toBe(0);
+    expect(user.loadout(['plugins', 'approve', 'tools']).status).toBe(0);
+    expect(user.loadout(['apply', '--project', user.project, ...both]).status).toBe(0);
+    expect(codexNames(user)).toEqual(['fs', 'gh', 'lint', 'mine', 'proj', 'remote']);
+    expect(user.claude(user.project, 'get', 'proj').stdout).toContain('Scope: Project config (shared via .mcp.json)');
+
+    // Untrusted again: the next apply retires the project's server it wrote.
+    expect(user.loadout(['untrust', user.project]).status).toBe(0);
+    expect(user.loadout(['apply', '--project', user.project, ...both]).status).toBe(0);
+    expect(codexNames(user)).toEqual(['fs', 'gh', 'lint', 'mine', 'remote']);
   });
 
   it("disabling a plugin removes its server; the user's entries and settings stay byte for byte", () => {

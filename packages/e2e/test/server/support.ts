@@ -7,6 +7,7 @@ import { closeKernel, createKernel, type LoadoutModule, type Places, resolve } f
 import { testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { type RunningServer, startServer } from '@loadout/server';
+import { TrustService } from '@loadout/trust';
 import type { DependencyContainer } from 'tsyringe';
 
 export const TOKEN = 'test-token-0123456789abcdef';
@@ -48,9 +49,13 @@ export function createTestContainer(places: Places, watch = true): DependencyCon
   return createLoadout({ places, watch });
 }
 
-/** Records an installed plugin whose folder is already under `plugins/` (no git involved). */
-export function registerPlugin(container: DependencyContainer, name: string): void {
+/**
+ * Records an installed plugin whose folder is already under `plugins/` (no git involved), approved
+ * as it is (its tasks and servers may run) unless `approved` is false.
+ */
+export function registerPlugin(container: DependencyContainer, name: string, approved = true): void {
   resolve(container, PluginRegistry).add({ name, url: `https://example.invalid/${name}.git`, ref: null, commit: 'a'.repeat(40) });
+  if (approved && container.isRegistered(TrustService, true)) resolve(container, TrustService).approvePlugin(name);
 }
 
 export interface Answer {
@@ -79,12 +84,12 @@ export class TestServer {
 
   /** `modules` replaces the app's module list (`loadoutModules` plus a test's own, say). */
   static async start(
-    options: { tree?: TreeDescription; plugins?: string[]; workers?: number; retryBaseMs?: number; modules?: readonly LoadoutModule[] } = {},
+    options: { tree?: TreeDescription; plugins?: string[]; approvePlugins?: boolean; workers?: number; retryBaseMs?: number; modules?: readonly LoadoutModule[] } = {},
   ): Promise<TestServer> {
     const home = testdir(options.tree ?? workspaceTree());
     const places = placesIn(home);
     const container = options.modules === undefined ? createTestContainer(places) : createKernel({ places, watch: true }, options.modules);
-    for (const name of options.plugins ?? []) registerPlugin(container, name);
+    for (const name of options.plugins ?? []) registerPlugin(container, name, options.approvePlugins !== false);
     configureJobWorkers(container, { count: options.workers ?? 2, retryBaseMs: options.retryBaseMs ?? 50, pollMs: 200 });
     const server = await startServer(container, { port: 0, token: TOKEN, log: () => undefined });
     return new TestServer(home, places, container, server);

@@ -212,6 +212,41 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     expect(fs.existsSync(path.join(capabilities, 'tasks/greet'))).toBe(false);
   });
 
+  it('shows an unapproved plugin\'s task as held with an Approve action; approving lets it run', async () => {
+    const { page, home, open } = await start({ installPlugin: true, approvePlugin: false });
+    await open({ view: 'tasks' });
+
+    const pluginTask = page.locator('li.task-row[data-dir-name="lint-report"]');
+    await pluginTask.waitFor();
+    expect(await pluginTask.getAttribute('data-held')).toBe('unapproved-plugin');
+    expect(await pluginTask.locator('.held').textContent()).toContain(`plugin ${PLUGIN_NAME} is not approved`);
+    expect(await pluginTask.getByRole('button', { name: 'Run lint-report' }).count()).toBe(0);
+    // The API refuses to run it as well, and nothing is queued.
+    const refused = await page.evaluate(
+      async ({ token }) => {
+        const response = await fetch('/api/tasks/lint-report/runs', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+        return { status: response.status, body: (await response.json()) as { error: { code: string } } };
+      },
+      { token: TOKEN },
+    );
+    expect(refused).toMatchObject({ status: 409, body: { error: { code: 'CAPABILITY_UNTRUSTED' } } });
+    expect((await fetchFromPage(page, 'GET', '/api/jobs')).body).toEqual([]);
+
+    await pluginTask.getByRole('button', { name: 'Approve lint-report' }).click();
+    const dialog = page.getByRole('dialog', { name: `Approve ${PLUGIN_NAME}?` });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await pluginTask.getByRole('button', { name: 'Run lint-report' }).waitFor();
+    expect(await pluginTask.getAttribute('data-held')).toBe('');
+    expect(await page.getByRole('status').textContent()).toContain(`Approved ${PLUGIN_NAME}`);
+
+    await pluginTask.getByRole('button', { name: 'Run lint-report' }).click();
+    await page.locator('#run-panel').getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('log', { name: 'Output of lint-report' }).filter({ hasText: 'no findings' }).waitFor();
+    expect(fs.existsSync(path.join(home, 'plugins', PLUGIN_NAME))).toBe(true);
+  });
+
   it('runs a task and shows its output as it arrives, then the run among past runs', async () => {
     const { page, home, open } = await start();
     await open({ view: 'tasks' });

@@ -45,7 +45,9 @@ export interface LoadoutScreen {
  * whose `pdf` skill collides with the owner's, a plugin repository), the real server as a child
  * process on a free port, and a fresh Chromium profile.
  */
-export async function startLoadoutScreen(options: { installPlugin?: boolean; viewport?: { width: number; height: number } } = {}): Promise<LoadoutScreen> {
+export async function startLoadoutScreen(
+  options: { installPlugin?: boolean; approvePlugin?: boolean; viewport?: { width: number; height: number } } = {},
+): Promise<LoadoutScreen> {
   if (!fs.existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run \`pnpm build\` before the browser tests`);
   const root = testdir();
   const home = path.join(root, 'home');
@@ -99,7 +101,8 @@ export async function startLoadoutScreen(options: { installPlugin?: boolean; vie
     LOADOUT_TOKEN: TOKEN,
   };
   const loadout = (...args: string[]): string => execFileSync(process.execPath, [CLI_ENTRY, ...args], { env, encoding: 'utf8', timeout: 60_000 });
-  if (options.installPlugin === true) loadout('plugins', 'install', pluginUrl, '--json');
+  // Approved unless a test asks to see its task held.
+  if (options.installPlugin === true) loadout('plugins', 'install', pluginUrl, ...(options.approvePlugin === false ? [] : ['--yes']), '--json');
 
   const server = await spawnServer(env);
   let browser: BrowserContext;

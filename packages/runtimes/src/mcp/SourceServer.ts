@@ -17,7 +17,7 @@ export interface SourceServer {
   /** The server document, for reports; null for the bridge. */
   readonly sourcePath: string | null;
   readonly bridge: boolean;
-  /** Why it is held back (trust, later): skipped with this reason, never written. */
+  /** Why it is held back (trust): skipped with this reason (`CAPABILITY_UNTRUSTED`), never written. */
   readonly held: string | null;
 }
 

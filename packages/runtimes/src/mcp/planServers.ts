@@ -290,7 +290,7 @@ function wantedIn(
       findings.push({ code, severity, path: server.sourcePath ?? undefined, message: `${runtime}: server "${server.id}" is skipped: ${reason}` });
     };
     if (server.held !== null) {
-      skip(server.held, 'SERVER_HELD', 'warning');
+      skip(server.held, 'CAPABILITY_UNTRUSTED', 'warning');
       continue;
     }
     const entry = support.entryFor(server.spec);

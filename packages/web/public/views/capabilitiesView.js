@@ -5,6 +5,7 @@
 import { request, rpc } from '../api.js';
 import { field, openDialog } from '../dialogs.js';
 import { baseName, focusByKey, focusKeyOf, h, replaceChildren, uniqueId } from '../dom.js';
+import { liftHoldButton } from '../holdActions.js';
 import { recentProjects } from '../recentProjects.js';
 
 const KIND_LABELS = {
@@ -35,6 +36,8 @@ const DECIDED_BY = {
   'plugin-not-installed': 'its plugin is not installed',
   'project-config': "this project's config.json",
   'global-config': "the owner's config.json",
+  'untrusted-project': 'held: the project is not trusted',
+  'unapproved-plugin': 'held: not approved',
 };
 
 /** Filters kept while the screen is open, so a re-render after a change keeps the owner's place. */
@@ -157,7 +160,7 @@ export async function renderCapabilities(container, context) {
 
     const why = h(
       'span',
-      { class: `why ${entry.enabled ? 'on' : 'off'}`, title: `decided by: ${entry.decidedBy}` },
+      { class: `why ${entry.held ? 'held' : entry.enabled ? 'on' : 'off'}`, title: entry.held ?? `decided by: ${entry.decidedBy}` },
       h('span', { class: 'visually-hidden', text: 'Why: ' }),
       `${entry.enabled ? 'On' : 'Off'} · ${DECIDED_BY[entry.decidedBy] ?? entry.decidedBy}`,
     );
@@ -198,12 +201,12 @@ export async function renderCapabilities(container, context) {
           'div',
           { class: 'row-meta' },
           why,
-          dead ? h('span', { class: 'warning', text: 'every gate is off: present but dead' }) : null,
+          dead && !entry.held ? h('span', { class: 'warning', text: 'every gate is off: present but dead' }) : null,
           shadowed === 0 ? null : h('span', { class: 'shadow', title: entry.shadowed.map((copy) => `${copy.level}${copy.plugin === null ? '' : ` (${copy.plugin})`}: ${copy.path}`).join('\n'), text: `wins over ${shadowed} other ${shadowed === 1 ? 'copy' : 'copies'}` }),
           gates.length === 0 ? null : h('span', { class: 'gates', role: 'group', 'aria-label': `Gates of ${entry.name}` }, h('span', { class: 'gates-label', 'aria-hidden': 'true', text: 'gates' }), gates),
         ),
       ),
-      h('div', { class: 'row-actions' }, moveActions(entry)),
+      h('div', { class: 'row-actions' }, entry.held ? liftHoldButton(entry, context) : null, moveActions(entry)),
     );
   };
 

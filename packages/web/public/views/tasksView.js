@@ -4,6 +4,7 @@
 import { follow, request } from '../api.js';
 import { confirmAction, field, openDialog } from '../dialogs.js';
 import { baseName, h, relativeTime, replaceChildren, uniqueId } from '../dom.js';
+import { heldNotice, liftHoldButton } from '../holdActions.js';
 
 const STATUS_LABELS = { waiting: 'waiting', queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', skipped: 'skipped' };
 
@@ -68,11 +69,17 @@ export async function renderTasks(container, context) {
 
 function taskRow(task, context, jobs) {
   const last = jobs.find((job) => job.taskDirName === task.dirName);
-  const run = h('button', { type: 'button', class: 'button small primary', text: 'Run…', 'aria-label': `Run ${task.name}`, dataset: { focusKey: `run:${task.dirName}` } });
-  run.addEventListener('click', () => {
-    openRunPanel(task);
-    void context.refresh().then(() => document.getElementById('run-input')?.focus());
-  });
+  // A held task is never offered a run: its one action lifts the hold.
+  let run;
+  if (task.held === undefined) {
+    run = h('button', { type: 'button', class: 'button small primary', text: 'Run…', 'aria-label': `Run ${task.name}`, dataset: { focusKey: `run:${task.dirName}` } });
+    run.addEventListener('click', () => {
+      openRunPanel(task);
+      void context.refresh().then(() => document.getElementById('run-input')?.focus());
+    });
+  } else {
+    run = liftHoldButton(task, context);
+  }
   let ownership;
   if (task.plugin === null) {
     const edit = h('button', { type: 'button', class: 'button small', text: 'Edit…', 'aria-label': `Edit ${task.name}`, dataset: { focusKey: `edit:${task.dirName}` } });
@@ -85,7 +92,7 @@ function taskRow(task, context, jobs) {
   }
   return h(
     'li',
-    { class: 'row task-row', dataset: { dirName: task.dirName, plugin: task.plugin ?? '', level: task.level } },
+    { class: `row task-row${task.held === undefined ? '' : ' is-held'}`, dataset: { dirName: task.dirName, plugin: task.plugin ?? '', level: task.level, held: task.held?.decidedBy ?? '' } },
     h(
       'div',
       { class: 'row-main' },
@@ -94,6 +101,7 @@ function taskRow(task, context, jobs) {
       h(
         'div',
         { class: 'row-meta' },
+        task.held === undefined ? null : heldNotice(task.held.reason),
         h('span', { class: 'meta', title: 'implementation' }, h('span', { class: 'visually-hidden', text: 'Implementation: ' }), h('code', { text: task.implementation })),
         last === undefined ? h('span', { class: 'meta', text: 'never run' }) : h('span', { class: 'meta' }, 'last run ', statusBadge(last.status), ` ${relativeTime(last.finishedAt ?? last.startedAt ?? last.createdAt)}`),
       ),

@@ -1,0 +1,127 @@
+import { resolve } from '@loadout/kernel';
+import type { PluginInstall, PluginManager } from '@loadout/plugins';
+import { type AuditEntry, type RunnableCapability, TrustService } from '@loadout/trust';
+import type { Command } from 'commander';
+import { type CliContext, UsageError } from '../CliContext.js';
+import { table } from '../format.js';
+
+/** What `plugins install` prints: the plugin, what it can run, and whether that was approved (`--yes`). */
+export type ConsentedInstall = PluginInstall & { readonly runnable: readonly RunnableCapability[]; readonly approved: boolean };
+
+/**
+ * `loadout trust PROJECT | trust --list | untrust PROJECT | audit`, and `plugins approve NAME |
+ * plugins diff NAME` on the plugins command: the owner's consent to what runs.
+ */
+export function registerTrustCommands(program: Command, plugins: Command, cli: CliContext): void {
+  const service = (): TrustService => resolve(cli.app(), TrustService);
+
+  program
+    .command('trust')
+    .argument('[project]', "the project folder whose own tasks and MCP servers (in its .agents folder) may run")
+    .description("trust a project's runnable capabilities; until then they are listed but held")
+    .option('--list', 'list the trusted projects')
+    .option('--json', 'print one JSON document')
+    .action(async (project: string | undefined, options: { list?: boolean; json?: boolean }) => {
+      if (options.list === true) {
+        await cli.run(options.json === true, () => {
+          if (project !== undefined) throw new UsageError('trust --list takes no project');
+          return service().listTrustedProjects();
+        }, (projects) => (projects.length === 0 ? 'no trusted projects' : table(projects.map((p) => [p.path, p.trustedAt]))));
+        return;
+      }
+      await cli.run(options.json === true, () => {
+        if (project === undefined) throw new UsageError('name the project to trust, or use --list');
+        return service().trustProject(project);
+      }, (trusted) => `trusted project ${trusted.path}: its tasks and MCP servers may run`);
+    });
+
+  program
+    .command('untrust')
+    .argument('<project>', 'a trusted project folder')
+    .description("hold a project's tasks and MCP servers again")
+    .option('--json', 'print one JSON document')
+    .action(async (project: string, options: { json?: boolean }) => {
+      await cli.run(options.json === true, () => service().untrustProject(project), (result) => `project ${result.path} is no longer trusted: its tasks and MCP servers are held`);
+    });
+
+  program
+    .command('audit')
+    .description('every runnable capability (tasks, MCP servers): whose it is, approved or held, and what simple checks found in what it runs')
+    .option('--project <dir>', "include the project's own")
+    .option('--json', 'print one JSON document')
+    .action(async (options: { project?: string; json?: boolean }) => {
+      await cli.run(options.json === true, () => service().audit(options.project ?? null), formatAudit);
+    });
+
+  plugins
+    .command('approve')
+    .argument('<name>', 'the plugin')
+    .description('approve what the plugin runs now (each task file and MCP server definition is fingerprinted); a later change holds it again')
+    .option('--json', 'print one JSON document')
+    .action(async (name: string, options: { json?: boolean }) => {
+      await cli.run(options.json === true, () => service().approvePlugin(name), (result) =>
+        [`approved plugin ${result.plugin} at ${result.commit.slice(0, 12)}`, ...formatRunnable(result.approved)].join('\n'),
+      );
+    });
+
+  plugins
+    .command('diff')
+    .argument('<name>', 'the plugin')
+    .description('what changed in the parts the plugin runs since it was approved (a git diff limited to them)')
+    .option('--json', 'print one JSON document')
+    .action(async (name: string, options: { json?: boolean }) => {
+      await cli.run(options.json === true, () => service().diffPlugin(name), (result) =>
+        [
+          `plugin ${result.plugin}: approved at ${result.from.slice(0, 12)}, now at ${result.to.slice(0, 12)}`,
+          ...(result.held.length === 0 ? ['nothing is held'] : [`held (${result.held.length}):`, ...formatRunnable(result.held)]),
+          result.diff === '' ? 'no change to what it runs' : result.diff,
+        ].join('\n'),
+      );
+    });
+}
+
+/** After `plugins install`: what the plugin can run, approved at once with `--yes`, else held. */
+export function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean): ConsentedInstall {
+  const service = resolve(cli.app(), TrustService);
+  const runnable = yes ? service.approvePlugin(entry.name).approved : service.runnableOfPlugin(entry.name);
+  return { ...entry, runnable, approved: yes };
+}
+
+/** One plugin's update, with what of it is held now (what the update changed, and anything never approved). */
+export type UpdateWithHeld = Awaited<ReturnType<PluginManager['update']>>[number] & { readonly held: readonly RunnableCapability[] };
+
+/** After `plugins update`: which runnable capabilities of each plugin are held now. */
+export function withHeld(cli: CliContext, updates: Awaited<ReturnType<PluginManager['update']>>): UpdateWithHeld[] {
+  const service = resolve(cli.app(), TrustService);
+  return updates.map((update) => ({ ...update, held: service.runnableOfPlugin(update.name).filter((item) => item.held !== null) }));
+}
+
+/** The words `plugins update` adds for one plugin's holds. */
+export function formatHeld(update: UpdateWithHeld): string {
+  if (update.held.length === 0) return '';
+  return `\n  held until approved (${update.held.length}): ${update.held.map((item) => `${item.kind}/${item.id}`).join(', ')}; see loadout plugins diff ${update.name}`;
+}
+
+/** The lines `plugins install` adds about consent. */
+export function formatConsent(install: ConsentedInstall): string[] {
+  if (install.runnable.length === 0) return ['  it runs nothing (no tasks, no MCP servers)'];
+  return [
+    `  it can run (${install.runnable.length}):`,
+    ...formatRunnable(install.runnable),
+    install.approved
+      ? '  approved (--yes)'
+      : `  held until you approve: loadout plugins approve ${install.name}`,
+  ];
+}
+
+function formatRunnable(items: readonly RunnableCapability[]): string[] {
+  return items.map((item) => `    ${item.kind}/${item.id}: ${item.runs}${item.held === null ? '' : `  [held: ${item.held.decidedBy}]`}`);
+}
+
+function formatAudit(entries: readonly AuditEntry[]): string {
+  if (entries.length === 0) return 'nothing runnable';
+  const rows = [['CAPABILITY', 'OWNER', 'STATUS', 'RUNS'], ...entries.map((e) => [`${e.kind}/${e.id}`, e.owner, e.held === null ? 'approved' : `held (${e.held.decidedBy})`, e.runs])];
+  const lines = table(rows).split('\n');
+  const findings = entries.flatMap((e) => e.findings.map((f) => `  ${e.kind}/${e.id}: ${f.code}: ${f.file === undefined ? '' : `${f.file} `}${f.message}`));
+  return [...lines, ...(findings.length === 0 ? ['no findings'] : [`findings (${findings.length}):`, ...findings])].join('\n');
+}

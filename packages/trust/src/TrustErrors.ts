@@ -1,0 +1,22 @@
+import { ConflictError, NotFoundError } from '@loadout/kernel';
+
+/** `untrust` of a project that is not trusted: nothing to forget, said rather than passed over. */
+export class ProjectNotTrustedError extends NotFoundError {
+  constructor(project: string) {
+    super('PROJECT_NOT_TRUSTED', `project ${project} is not trusted; nothing to untrust`);
+  }
+}
+
+/** `plugins diff` of a plugin that was never approved: there is no approved commit to compare with. */
+export class PluginNotApprovedError extends ConflictError {
+  constructor(plugin: string) {
+    super('PLUGIN_NOT_APPROVED', `plugin ${plugin} was never approved, so there is nothing to compare with; \`loadout audit\` lists what it runs`);
+  }
+}
+
+/** A plugin named by trust commands is not installed. */
+export class TrustPluginNotFoundError extends NotFoundError {
+  constructor(plugin: string) {
+    super('PLUGIN_NOT_FOUND', `no plugin named ${plugin} is installed`);
+  }
+}

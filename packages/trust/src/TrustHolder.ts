@@ -1,0 +1,70 @@
+import type { CapabilityHold, CapabilityHolder, CapabilityRecord, SessionScope } from '@loadout/kernel';
+import { inject, injectable } from 'tsyringe';
+import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
+import type { PluginApproval } from './TrustStore.js';
+import { TrustStore } from './TrustStore.js';
+
+/**
+ * The one trust rule, asked by every session (and so by every face that runs something) and by
+ * the state resolver. Only a runnable capability can be held:
+ * - one of a project's own `.agents` is held until the owner trusts that project (`untrusted-project`);
+ * - one of a plugin is held until the owner approved the plugin and what it runs now has the
+ *   fingerprint approved (`unapproved-plugin`): an update that changes a script holds it again.
+ * The owner's own capabilities are theirs: never held.
+ */
+@injectable()
+export class TrustHolder implements CapabilityHolder {
+  constructor(
+    @inject(TrustStore) private readonly store: TrustStore,
+    @inject(RunnableCapabilities) private readonly runnable: RunnableCapabilities,
+  ) {}
+
+  holdsOf(scope: SessionScope, records: readonly CapabilityRecord[]): ReadonlyMap<CapabilityRecord, CapabilityHold> {
+    const holds = new Map<CapabilityRecord, CapabilityHold>();
+    let projectTrusted: boolean | undefined;
+    const approvals = new Map<string, PluginApproval | null>();
+    for (const record of records) {
+      if (!this.runnable.isRunnable(record)) continue;
+      if (record.level === 'project' && record.plugin === null) {
+        projectTrusted ??= scope.project !== null && this.store.isProjectTrusted(scope.project);
+        if (!projectTrusted) holds.set(record, untrustedProject(scope.project));
+        continue;
+      }
+      if (record.plugin === null) continue;
+      const plugin = record.plugin;
+      if (!approvals.has(plugin)) approvals.set(plugin, this.store.approvalOf(plugin));
+      const hold = this.pluginHold(record, plugin, approvals.get(plugin) ?? null, scope);
+      if (hold !== null) holds.set(record, hold);
+    }
+    return holds;
+  }
+
+  private pluginHold(record: CapabilityRecord, plugin: string, approval: PluginApproval | null, scope: SessionScope): CapabilityHold | null {
+    const root = scope.roots.find((candidate) => candidate.plugin === plugin);
+    if (approval === null || root === undefined) {
+      return {
+        decidedBy: 'unapproved-plugin',
+        reason: `plugin ${plugin} is not approved; see what it runs with \`loadout audit\`, then run \`loadout plugins approve ${plugin}\``,
+      };
+    }
+    const reading = this.runnable.read(record, root);
+    if (reading === null) return null;
+    if (!reading.ok) return { decidedBy: 'unapproved-plugin', reason: `what it runs cannot be read (${reading.problem})` };
+    const approved = approval.fingerprints.get(approvalKey(record));
+    if (approved === reading.fingerprint) return null;
+    return {
+      decidedBy: 'unapproved-plugin',
+      reason:
+        approved === undefined
+          ? `new since plugin ${plugin} was approved; run \`loadout plugins approve ${plugin}\``
+          : `what it runs changed since plugin ${plugin} was approved at ${approval.commit.slice(0, 12)}; see \`loadout plugins diff ${plugin}\`, then run \`loadout plugins approve ${plugin}\``,
+    };
+  }
+}
+
+function untrustedProject(project: string | null): CapabilityHold {
+  return {
+    decidedBy: 'untrusted-project',
+    reason: `project ${project ?? '(none)'} is not trusted; run \`loadout trust ${project ?? 'PROJECT'}\``,
+  };
+}

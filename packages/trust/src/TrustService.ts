@@ -1,0 +1,188 @@
+import path from 'node:path';
+import { type CapabilityHold, type CapabilityRecord, type Root, SessionLoader, token } from '@loadout/kernel';
+import { PluginGit, type PluginEntry, PluginRegistry } from '@loadout/plugins';
+import { inject, injectable } from 'tsyringe';
+import { type AuditFinding, auditFindings } from './auditFindings.js';
+import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
+import { PluginNotApprovedError, ProjectNotTrustedError, TrustPluginNotFoundError } from './TrustErrors.js';
+import { TrustHolder } from './TrustHolder.js';
+import { type TrustedProject, TrustStore } from './TrustStore.js';
+
+/** One runnable capability as trust commands show it. */
+export interface RunnableCapability {
+  readonly kind: string;
+  readonly id: string;
+  readonly name: string;
+  readonly level: 'global' | 'project';
+  /** The plugin that provides it, or null for the owner's own (or a project's). */
+  readonly plugin: string | null;
+  readonly path: string;
+  /** What it runs, in one line: the implementation file, or the server's command line (secrets hidden). */
+  readonly runs: string;
+  /** `approved` (or the owner's own), or `held`, with why. */
+  readonly status: 'approved' | 'held';
+  readonly held: CapabilityHold | null;
+}
+
+/** One line of `loadout audit`. */
+export interface AuditEntry extends RunnableCapability {
+  /** Whose it is, in words: `owner`, `project /work/app`, `plugin pdf`. */
+  readonly owner: string;
+  readonly findings: readonly AuditFinding[];
+}
+
+export interface PluginApprovalResult {
+  readonly plugin: string;
+  readonly commit: string;
+  readonly approvedAt: string;
+  /** What the approval covers: every runnable capability of the plugin as it is now. */
+  readonly approved: readonly RunnableCapability[];
+}
+
+export interface PluginDiff {
+  readonly plugin: string;
+  /** The commit approved last. */
+  readonly from: string;
+  /** The commit the clone is at. */
+  readonly to: string;
+  /** The runnable capabilities that are held now, with why. */
+  readonly held: readonly RunnableCapability[];
+  /** A unified diff of the runnable parts (task folders, server definitions and the files they run) since `from`. */
+  readonly diff: string;
+}
+
+/**
+ * The owner's side of trust: trusting projects, approving plugins, seeing what changed and what
+ * everything runs. The rule itself is {@link TrustHolder}'s; this service only records decisions
+ * and reports.
+ */
+export interface TrustService {
+  trustProject(project: string): TrustedProject;
+  untrustProject(project: string): { path: string; trusted: false };
+  listTrustedProjects(): TrustedProject[];
+  /** Every runnable capability of an installed plugin as it is now, held or not. */
+  runnableOfPlugin(plugin: string): RunnableCapability[];
+  /** Records the fingerprint of everything the plugin runs now, at its current commit. */
+  approvePlugin(plugin: string): PluginApprovalResult;
+  diffPlugin(plugin: string): Promise<PluginDiff>;
+  /** Every runnable capability of the owner, of `project` (when given) and of every installed plugin. */
+  audit(project: string | null): AuditEntry[];
+}
+export const TrustService = token<TrustService>('trust.service');
+
+interface Found {
+  readonly record: CapabilityRecord;
+  readonly root: Root;
+}
+
+@injectable()
+export class StoredTrustService implements TrustService {
+  constructor(
+    @inject(TrustStore) private readonly store: TrustStore,
+    @inject(SessionLoader) private readonly loader: SessionLoader,
+    @inject(PluginRegistry) private readonly registry: PluginRegistry,
+    @inject(RunnableCapabilities) private readonly runnable: RunnableCapabilities,
+    @inject(TrustHolder) private readonly holder: TrustHolder,
+  ) {}
+
+  trustProject(project: string): TrustedProject {
+    return this.store.trustProject(SessionLoader.resolveProject(project));
+  }
+
+  untrustProject(project: string): { path: string; trusted: false } {
+    const real = SessionLoader.resolveProject(project);
+    if (!this.store.untrustProject(real)) throw new ProjectNotTrustedError(real);
+    return { path: real, trusted: false };
+  }
+
+  listTrustedProjects(): TrustedProject[] {
+    return this.store.listTrustedProjects();
+  }
+
+  runnableOfPlugin(plugin: string): RunnableCapability[] {
+    this.entryOf(plugin);
+    return this.describe(null, this.runnableIn(null).filter((found) => found.record.plugin === plugin));
+  }
+
+  approvePlugin(plugin: string): PluginApprovalResult {
+    const entry = this.entryOf(plugin);
+    const fingerprints = new Map<string, string>();
+    const found = this.runnableIn(null).filter((item) => item.record.plugin === plugin);
+    for (const { record, root } of found) {
+      const reading = this.runnable.read(record, root);
+      if (reading?.ok === true) fingerprints.set(approvalKey(record), reading.fingerprint);
+    }
+    const approval = this.store.approvePlugin(plugin, entry.commit, fingerprints);
+    return { plugin, commit: approval.commit, approvedAt: approval.approvedAt, approved: this.describe(null, found) };
+  }
+
+  async diffPlugin(plugin: string): Promise<PluginDiff> {
+    const entry = this.entryOf(plugin);
+    const approval = this.store.approvalOf(plugin);
+    if (approval === null) throw new PluginNotApprovedError(plugin);
+    const found = this.runnableIn(null).filter((item) => item.record.plugin === plugin);
+    const sources = new Set<string>();
+    for (const { record, root } of found) {
+      const reading = this.runnable.read(record, root);
+      for (const source of reading?.ok === true ? reading.parts.sources : [record.path]) {
+        sources.add(path.relative(entry.dir, source).split(path.sep).join('/') || '.');
+      }
+    }
+    const git = new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env });
+    const diff = await git.diffSince(approval.commit, [...sources].sort());
+    const described = this.describe(null, found);
+    return { plugin, from: approval.commit, to: entry.commit, held: described.filter((item) => item.status === 'held'), diff };
+  }
+
+  audit(project: string | null): AuditEntry[] {
+    const real = project === null ? null : SessionLoader.resolveProject(project);
+    const found = this.runnableIn(real);
+    const described = this.describe(real, found);
+    return described.map((item, index) => {
+      const { record, root } = found[index] as Found;
+      const reading = this.runnable.read(record, root);
+      const owner = record.plugin !== null ? `plugin ${record.plugin}` : record.level === 'project' ? `project ${real ?? ''}` : 'owner';
+      return { ...item, owner, findings: reading?.ok === true ? auditFindings(reading.parts, root.dir) : [] };
+    });
+  }
+
+  /** Every runnable record of the roots for `project`, disabled plugins included, every copy (shadowed too). */
+  private runnableIn(project: string | null): Found[] {
+    const roots = this.loader.buildRoots(project, { includeDisabled: true });
+    const found: Found[] = [];
+    for (const records of this.loader.scanRoots(roots).records.values()) {
+      for (const record of records) {
+        if (!this.runnable.isRunnable(record)) continue;
+        const root = roots.find((candidate) => candidate.level === record.level && candidate.plugin === record.plugin);
+        if (root !== undefined) found.push({ record, root });
+      }
+    }
+    return found;
+  }
+
+  private describe(project: string | null, found: readonly Found[]): RunnableCapability[] {
+    const roots = found.map((item) => item.root).filter((root, index, all) => all.indexOf(root) === index);
+    const holds = this.holder.holdsOf({ project, roots }, found.map((item) => item.record));
+    return found.map(({ record, root }) => {
+      const reading = this.runnable.read(record, root);
+      const held = holds.get(record) ?? null;
+      return {
+        kind: record.kind,
+        id: record.id,
+        name: record.name,
+        level: record.level,
+        plugin: record.plugin,
+        path: record.path,
+        runs: reading === null ? '' : reading.ok ? reading.parts.summary : `(cannot be read: ${reading.problem})`,
+        status: held === null ? 'approved' : 'held',
+        held,
+      };
+    });
+  }
+
+  private entryOf(plugin: string): PluginEntry {
+    const entry = this.registry.get(plugin);
+    if (entry === undefined) throw new TrustPluginNotFoundError(plugin);
+    return entry;
+  }
+}

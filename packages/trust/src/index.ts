@@ -1,0 +1,3 @@
+export { TrustService } from './TrustService.js';
+export type { AuditEntry, RunnableCapability } from './TrustService.js';
+export { trustModule } from './trustModule.js';
