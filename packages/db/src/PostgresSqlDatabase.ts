@@ -9,6 +9,19 @@ const MIGRATION_LOCK = 0x4c4f4144;
 /** How long a listener waits before it connects again after losing its connection. */
 const RELISTEN_DELAY_MS = 500;
 
+/** The channel a committed session change is announced on, with the shared counter's new value. */
+const SESSION_CHANNEL = 'loadout_session_changes';
+
+/**
+ * The database's own table, made before any store's: one row counting the commits that changed
+ * what a session shows, so every server can tell its sessions went stale.
+ */
+const SESSION_STAMP_MIGRATION: PostgresMigration = {
+  id: 'db/pg-001-session-change-stamp',
+  sql: `CREATE TABLE session_change_stamp (id INTEGER PRIMARY KEY CHECK (id = 1), stamp BIGINT NOT NULL);
+  INSERT INTO session_change_stamp (id, stamp) VALUES (1, 0);`,
+};
+
 /**
  * The {@link SqlDatabase} on a PostgreSQL server, shared by every Loadout process that names it.
  * A pool of connections; a transaction pins one. Pending migrations run on first use, inside one
@@ -25,6 +38,14 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private connecting: Promise<pg.Client> | null = null;
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
+  /** Whether this process follows the shared session counter yet (from the first {@link sessionStamp}). */
+  private followingSessions = false;
+  /** The shared session counter as last seen, or null while no connection listens (or it is being read). */
+  private sessionCounter: number | null = null;
+  /** Moves each time the listening connection is lost or made again, so a value is never trusted across a gap. */
+  private listenEpoch = 0;
+  /** The counter value each open transaction's session change took, applied here once it commits. */
+  private readonly pendingSessionChanges = new WeakMap<SqlClient, number>();
 
   constructor(
     private readonly url: string,
@@ -72,6 +93,25 @@ export class PostgresSqlDatabase implements SqlDatabase {
     return () => void listeners.delete(listener);
   }
 
+  async sessionChanged(tx: SqlClient): Promise<void> {
+    const row = await tx.queryOne<{ stamp: number }>('UPDATE session_change_stamp SET stamp = stamp + 1 WHERE id = 1 RETURNING stamp');
+    if (row === undefined) throw new DatabaseError('DATABASE_UNAVAILABLE', 'the session change stamp row is missing from the PostgreSQL database');
+    this.pendingSessionChanges.set(tx, row.stamp);
+    await this.notify(tx, SESSION_CHANNEL, String(row.stamp));
+  }
+
+  sessionStamp(): string {
+    if (!this.followingSessions) {
+      this.followingSessions = true;
+      // Once listening, the row is read; a connection made again later reads it again.
+      void this.listen(SESSION_CHANNEL, (payload) => this.sessionCounterSeen(Number(payload))).then(
+        () => this.readSessionCounter(),
+        () => this.retryListen(),
+      );
+    }
+    return this.sessionCounter === null ? `pg${this.listenEpoch}:unknown` : `pg${this.listenEpoch}:${this.sessionCounter}`;
+  }
+
   /** Closes the pool and the listening connection; pending statements finish first. */
   async close(): Promise<void> {
     this.closed = true;
@@ -94,6 +134,9 @@ export class PostgresSqlDatabase implements SqlDatabase {
       await connection.query('BEGIN');
       const result = await work(tx);
       await connection.query('COMMIT');
+      // This process sees its own change at once, not when its notification comes back.
+      const changed = this.pendingSessionChanges.get(tx);
+      if (changed !== undefined) this.sessionCounterSeen(changed);
       return result;
     } catch (error) {
       await connection.query('ROLLBACK').catch((rollback: Error) => {
@@ -120,7 +163,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
       await tx.query('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
       await tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
       const applied = new Set((await tx.query<{ id: string }>('SELECT id FROM schema_migrations')).map((row) => row.id));
-      for (const migration of this.migrations) {
+      for (const migration of [SESSION_STAMP_MIGRATION, ...this.migrations]) {
         if (applied.has(migration.id)) continue;
         await tx.run(migration.sql);
         await tx.run('INSERT INTO schema_migrations (id) VALUES (?)', [migration.id]);
@@ -143,6 +186,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
       (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
       for (const channel of this.channels.keys()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
       this.listener = client;
+      if (this.followingSessions) this.readSessionCounter();
       return client;
     })().finally(() => {
       this.connecting = null;
@@ -153,7 +197,35 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private dropListener(client: pg.Client): void {
     if (this.listener !== client) return;
     this.listener = null;
+    // Changes announced while nobody listens are lost: the stamp is unknown until the row is read again.
+    this.listenEpoch += 1;
+    this.sessionCounter = null;
     this.retryListen();
+  }
+
+  /**
+   * Reads the shared counter once a connection listens (again). A change committed after the
+   * `LISTEN` arrives as a notification; one committed before it is in the row.
+   */
+  private readSessionCounter(): void {
+    this.listenEpoch += 1;
+    this.sessionCounter = null;
+    const epoch = this.listenEpoch;
+    void this.queryOne<{ stamp: number }>('SELECT stamp FROM session_change_stamp WHERE id = 1').then(
+      (row) => {
+        if (epoch === this.listenEpoch && row !== undefined) this.sessionCounter = Math.max(this.sessionCounter ?? 0, row.stamp);
+      },
+      () => {
+        if (epoch !== this.listenEpoch || this.closed) return;
+        const again = setTimeout(() => epoch === this.listenEpoch && this.readSessionCounter(), RELISTEN_DELAY_MS);
+        again.unref();
+      },
+    );
+  }
+
+  /** A counter value announced or committed here: the stamp only moves forward, and only while it is known. */
+  private sessionCounterSeen(value: number): void {
+    if (this.sessionCounter !== null && Number.isFinite(value) && value > this.sessionCounter) this.sessionCounter = value;
   }
 
   /** Notifications sent while no connection listens are lost: the listeners' callers keep a slow poll for that. */

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database } from './Database.js';
+import { type Database, databaseChangeStamp } from './Database.js';
 import type { SqlClient, SqlDatabase } from './SqlDatabase.js';
 
 /**
@@ -61,6 +61,12 @@ export class SqliteSqlDatabase implements SqlDatabase {
 
   async listen(): Promise<() => void> {
     return () => undefined;
+  }
+
+  async sessionChanged(): Promise<void> {}
+
+  sessionStamp(): string {
+    return databaseChangeStamp(this.db);
   }
 
   private all<R>(sql: string, params: readonly unknown[]): R[] {

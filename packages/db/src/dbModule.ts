@@ -14,8 +14,15 @@ export const dbModule: LoadoutModule = (container) => {
   container.register(Database, {
     useFactory: instanceCachingFactory((c) => openDatabase(resolve(c, Places).dataDir, resolveAll(c, Migrations))),
   });
-  // Sessions read plugins and switches from the database, possibly written by another process.
-  contribute(container, ChangeStamps, { name: 'database', current: () => databaseChangeStamp(resolve(container, Database)) });
+  // Sessions read plugins, switches and trust from the database, possibly written by another
+  // process; on PostgreSQL by another host, announced through the shared session stamp.
+  contribute(container, ChangeStamps, {
+    name: 'database',
+    current: () => {
+      const shared = resolve(container, SqlDatabase);
+      return shared.dialect === 'sqlite' ? shared.sessionStamp() : `${databaseChangeStamp(resolve(container, Database))}+${shared.sessionStamp()}`;
+    },
+  });
   container.register(DatabaseLocation, { useFactory: instanceCachingFactory(() => databaseLocationOf(process.env[DATABASE_URL_VARIABLE])) });
   container.register(SqlDatabase, {
     useFactory: instanceCachingFactory((c): SqlDatabase => {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { backendSkipReason, sqlBackends, type TestSqlDatabase } from '@loadout/db/testing';
+import { backendSkipReason, knownSessionStamp, sessionStampMoved, sqlBackends, type TestSqlDatabase } from '@loadout/db/testing';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capabilityStateMigration, capabilityStatePostgresMigration, SqlCapabilityStateStore } from './CapabilityStateStore.js';
@@ -117,5 +117,21 @@ describe.each(sqlBackends)('CapabilityStateStore on $name', (backend) => {
     const other = new SqlCapabilityStateStore(await opened.another());
     await store.setSurfaced('task', 'deploy', null, false);
     expect((await other.surfacedMap(null)).get('task/deploy')).toEqual({ project: undefined, global: false });
+  });
+
+  it.skipIf(skip !== null)("moves every connection's session stamp with each write, so another server's sessions go stale", async () => {
+    const watcher = await opened.another();
+    let seen = await knownSessionStamp(watcher);
+    const writes: (() => Promise<unknown>)[] = [
+      () => store.setSurfaced('skill', 'pdf', null, false),
+      () => store.applySurfaced([{ kind: 'skill', id: 'tool', scope: projectA, surfaced: true, plugin: 'tools' }]),
+      () => store.forget('skill', 'pdf', { allProjects: false }),
+      () => opened.db.transaction((tx) => store.setSurfaced('skill', 'pdf', projectA, true, tx)),
+      () => store.forgetPlugin('tools'),
+    ];
+    for (const write of writes) {
+      await write();
+      seen = await sessionStampMoved(watcher, seen);
+    }
   });
 });

@@ -166,14 +166,14 @@ export class SqlCapabilityStateStore implements CapabilityStateStore {
   async setSurfaced(kind: string, id: string, scope: string | null, value: boolean, tx?: SqlClient): Promise<void> {
     const change = [{ kind, id, scope, surfaced: value, plugin: null }];
     if (tx === undefined) await this.applySurfaced(change);
-    else await upsert(tx, change);
+    else await this.upsert(tx, change);
   }
 
   async applySurfaced(changes: readonly SurfacedChange[], beforeCommit?: () => void): Promise<void> {
     // Every scope is checked before the transaction opens: a bad one changes nothing.
     for (const change of changes) scopeKey(change.scope);
     await this.db.transaction(async (tx) => {
-      await upsert(tx, changes);
+      await this.upsert(tx, changes);
       beforeCommit?.();
     });
   }
@@ -186,22 +186,31 @@ export class SqlCapabilityStateStore implements CapabilityStateStore {
         : options.allProjects
           ? ['DELETE FROM capability_state WHERE kind = ? AND id = ?', [kind, key]]
           : ['DELETE FROM capability_state WHERE kind = ? AND id = ? AND scope = ?', [kind, key, GLOBAL_SCOPE]];
-    return (tx ?? this.db).run(sql, params);
+    return tx === undefined ? this.db.transaction((own) => this.deleted(own, sql, params)) : this.deleted(tx, sql, params);
   }
 
   forgetPlugin(plugin: string): Promise<number> {
-    return this.db.run('DELETE FROM capability_state WHERE plugin = ?', [plugin]);
+    return this.db.transaction((tx) => this.deleted(tx, 'DELETE FROM capability_state WHERE plugin = ?', [plugin]));
   }
-}
 
-async function upsert(tx: SqlClient, changes: readonly SurfacedChange[]): Promise<void> {
-  for (const change of changes) {
-    await tx.run(
-      `INSERT INTO capability_state (kind, id, scope, surfaced, plugin, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (kind, id, scope) DO UPDATE SET surfaced = excluded.surfaced, plugin = excluded.plugin, updated_at = excluded.updated_at`,
-      [change.kind, collisionKey(change.id), scopeKey(change.scope), change.surfaced ? 1 : 0, change.plugin, new Date().toISOString()],
-    );
+  /** Writes the rows and marks the change, so every server's sessions see it. */
+  private async upsert(tx: SqlClient, changes: readonly SurfacedChange[]): Promise<void> {
+    for (const change of changes) {
+      await tx.run(
+        `INSERT INTO capability_state (kind, id, scope, surfaced, plugin, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (kind, id, scope) DO UPDATE SET surfaced = excluded.surfaced, plugin = excluded.plugin, updated_at = excluded.updated_at`,
+        [change.kind, collisionKey(change.id), scopeKey(change.scope), change.surfaced ? 1 : 0, change.plugin, new Date().toISOString()],
+      );
+    }
+    if (changes.length > 0) await this.db.sessionChanged(tx);
+  }
+
+  /** Deletes rows; when any went, marks the change. */
+  private async deleted(tx: SqlClient, sql: string, params: readonly unknown[]): Promise<number> {
+    const count = await tx.run(sql, params);
+    if (count > 0) await this.db.sessionChanged(tx);
+    return count;
   }
 }
 

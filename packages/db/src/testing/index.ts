@@ -113,3 +113,24 @@ export function backendSkipReason(backend: SqlBackend): string | null {
   }
   return reason;
 }
+
+/**
+ * The session stamp of `db` once it is known and differs from `from` (on PostgreSQL it moves when
+ * another connection's change is announced, a few milliseconds after its commit).
+ *
+ * @throws Error when it has not moved after `timeoutMs`
+ */
+export async function sessionStampMoved(db: SqlDatabase, from: string, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const stamp = db.sessionStamp();
+    if (stamp !== from && !stamp.endsWith(':unknown')) return stamp;
+    if (Date.now() > deadline) throw new Error(`the session stamp stayed ${stamp}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+/** The session stamp of `db` once it is known (PostgreSQL reads the shared counter after its listener connects). */
+export function knownSessionStamp(db: SqlDatabase): Promise<string> {
+  return sessionStampMoved(db, '');
+}

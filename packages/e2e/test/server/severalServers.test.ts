@@ -5,6 +5,9 @@ import type { Job, JobSummary } from '@loadout/jobs';
 import { taskTree } from '@loadout/jobs/testing';
 import { isProcessAlive } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, type Served, serve, stopServedProcesses } from './servedProcess.js';
@@ -172,19 +175,56 @@ describe('several servers on one PostgreSQL database', () => {
     expect(taken.sort(byId)).toEqual(ids.filter((_, n) => running.some((mark) => mark.n === n)).sort(byId));
   });
 
-  it.skipIf(skip !== null)('share the on/off switches: a capability set through one server is off in the next session opened on the other', async () => {
+  it.skipIf(skip !== null)("share the on/off switches and the session stamp: a switch set through one server moves the other's ETag and tells its MCP clients", async () => {
     const url = await freshDatabase();
     const [a, b] = await Promise.all([serve(host(), [], { LOADOUT_DATABASE_URL: url }), serve(host(), [], { LOADOUT_DATABASE_URL: url })]);
-    const skillsOn = async (server: Served): Promise<string[]> =>
-      ((await sendRequest(server.port, 'GET', '/api/session', { token: null })).body as { skills: { id: string }[] }).skills.map((skill) => skill.id);
-    expect(await skillsOn(b)).toContain('owner-skill');
+    const sessionOf = (server: Served, etag?: string) =>
+      sendRequest(server.port, 'GET', '/api/session', { token: null, ...(etag === undefined ? {} : { headers: { 'if-none-match': etag } }) });
+    const skillsIn = (body: unknown): string[] => (body as { skills: { id: string }[] }).skills.map((skill) => skill.id);
 
-    const set = await sendRequest(a.port, 'POST', '/rpc', {
-      body: { jsonrpc: '2.0', id: 1, method: 'capability.set', params: { capabilities: [{ kind: 'skill', id: 'owner-skill', enabled: false }] } },
-      token: a.token,
-    });
-    expect(set.body).toMatchObject({ result: { errors: [] } });
-    expect(await skillsOn(b)).not.toContain('owner-skill');
-    expect(await skillsOn(a)).not.toContain('owner-skill');
+    // B's answer is kept: revalidating it costs a 304 while nothing changed anywhere.
+    const first = await sessionOf(b);
+    expect(skillsIn(first.body)).toContain('owner-skill');
+    const etag = String(first.headers.etag);
+    expect((await sessionOf(b, etag)).status).toBe(304);
+
+    // An MCP client of B lists the task as a tool.
+    const notices: string[] = [];
+    const client = new Client({ name: 'loadout-e2e', version: '1.0.0' });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void notices.push('tools'));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${b.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${b.token}` } } }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('mark');
+
+      const set = async (kind: string, id: string, enabled: boolean): Promise<void> => {
+        const answer = await sendRequest(a.port, 'POST', '/rpc', {
+          body: { jsonrpc: '2.0', id: 1, method: 'capability.set', params: { capabilities: [{ kind, id, enabled }] } },
+          token: a.token,
+        });
+        expect(answer.body).toMatchObject({ result: { errors: [] } });
+      };
+      await set('skill', 'owner-skill', false);
+      // B's kept answer went stale with A's write: the revalidation gets the new body, not a 304.
+      const changed = await until(async () => {
+        const answer = await sessionOf(b, etag);
+        return answer.status === 200 ? answer : undefined;
+      }, "B's ETag to move", 5000);
+      expect(skillsIn(changed.body)).not.toContain('owner-skill');
+      expect(changed.headers.etag).not.toBe(etag);
+      expect((await sessionOf(b, String(changed.headers.etag))).status).toBe(304);
+      expect(skillsIn((await sessionOf(a)).body)).not.toContain('owner-skill');
+
+      // A switch through A that hides a tool reaches B's MCP client as tools/list_changed.
+      await set('task', 'mark', false);
+      await until(async () => (notices.includes('tools') ? true : undefined), 'tools/list_changed on B', 10_000);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('mark');
+      // And showing it again is heard too.
+      const heard = notices.length;
+      await set('task', 'mark', true);
+      await until(async () => (notices.length > heard ? true : undefined), 'a second tools/list_changed on B', 10_000);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('mark');
+    } finally {
+      await client.close();
+    }
   });
 });
