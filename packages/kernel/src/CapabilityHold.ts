@@ -14,15 +14,20 @@ export interface CapabilityHold {
   readonly reason: string;
 }
 
+/** One session's holder: called with the records that are on, when the session opens and again by each lookup. */
+export type SessionHolder = (records: readonly CapabilityRecord[]) => ReadonlyMap<CapabilityRecord, CapabilityHold>;
+
 /**
  * Decides which of a session's capabilities are held. Asked after the filters, with the records
- * that are on; a record it names stays listed and carries its hold as `held`.
+ * that are on; a record it names stays listed and carries its hold as `held`. What it needs is
+ * read once, when the session opens (it may live in a database other servers share), into the
+ * session's own synchronous holder, as a {@link CapabilityFilter} does.
  *
  * @example
- * contribute(container, CapabilityHolds, { holdsOf: (scope, records) => new Map(records.filter(isUntrusted).map((r) => [r, hold])) });
+ * contribute(container, CapabilityHolds, { forSession: () => (records) => new Map(records.filter(isUntrusted).map((r) => [r, hold])) });
  */
 export interface CapabilityHolder {
-  holdsOf(scope: SessionScope, records: readonly CapabilityRecord[]): ReadonlyMap<CapabilityRecord, CapabilityHold>;
+  forSession(scope: SessionScope): SessionHolder | Promise<SessionHolder>;
 }
 export const CapabilityHolds = token<CapabilityHolder>('kernel.capabilityHolds');
 

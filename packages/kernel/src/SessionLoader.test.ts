@@ -103,7 +103,7 @@ describe('SessionLoader', () => {
     const filter: CapabilityFilter = { forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'b'), diagnostics: [] }) };
     const asked: string[] = [];
     const holder: CapabilityHolder = {
-      holdsOf: (scope, records) => {
+      forSession: (scope) => (records) => {
         asked.push(...records.map((r) => r.id));
         return new Map(records.filter((r) => r.level === 'project').map((r) => [r, { decidedBy: 'untrusted-project' as const, reason: `${scope.project ?? ''} is not trusted` }]));
       },

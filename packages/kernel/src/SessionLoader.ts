@@ -127,7 +127,7 @@ export class SessionLoader {
     if (cache !== null) diagnostics.push(...cache.diagnostics);
     for (const root of roots) if (root.layout !== undefined) diagnostics.push(...root.layout.diagnostics);
     const filters = await Promise.all(resolveAll(this.container, CapabilityFilters).map((filter) => filter.forSession({ project, roots })));
-    const holders = resolveAll(this.container, CapabilityHolds);
+    const holders = await Promise.all(resolveAll(this.container, CapabilityHolds).map((holder) => holder.forSession({ project, roots })));
     // What is on is decided first; of that, what runs something untrusted is held, never dropped.
     const admit = (records: readonly CapabilityRecord[], report?: Diagnostic[]): readonly CapabilityRecord[] => {
       let kept = records;
@@ -136,7 +136,7 @@ export class SessionLoader {
         kept = filtered.records;
         report?.push(...filtered.diagnostics);
       }
-      for (const holder of holders) kept = withHolds(kept, holder.holdsOf({ project, roots }, kept));
+      for (const holder of holders) kept = withHolds(kept, holder(kept));
       return kept;
     };
     const winners = admit(scanned.winners, diagnostics);

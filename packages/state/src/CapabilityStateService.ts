@@ -201,7 +201,8 @@ export class StoredCapabilityStateService implements CapabilityStateService {
       }
     }
     // The same holds a session of this scope puts on what is on: shown, with why, never active.
-    const holds = new Map(this.holders.flatMap((holder) => [...holder.holdsOf({ project, roots }, enabledWinners)]));
+    const sessionHolders = await Promise.all(this.holders.map((holder) => holder.forSession({ project, roots })));
+    const holds = new Map(sessionHolders.flatMap((holder) => [...holder(enabledWinners)]));
     for (const { winner, entry } of pending) {
       const hold = holds.get(winner);
       entries.push(hold === undefined ? entry : { ...entry, active: false, decidedBy: hold.decidedBy, held: hold.reason });

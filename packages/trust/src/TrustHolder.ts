@@ -1,4 +1,4 @@
-import type { CapabilityHold, CapabilityHolder, CapabilityRecord, SessionScope } from '@loadout/kernel';
+import type { CapabilityHold, CapabilityHolder, CapabilityRecord, SessionHolder, SessionScope } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
 import type { PluginApproval } from './TrustStore.js';
@@ -19,24 +19,30 @@ export class TrustHolder implements CapabilityHolder {
     @inject(RunnableCapabilities) private readonly runnable: RunnableCapabilities,
   ) {}
 
-  holdsOf(scope: SessionScope, records: readonly CapabilityRecord[]): ReadonlyMap<CapabilityRecord, CapabilityHold> {
-    const holds = new Map<CapabilityRecord, CapabilityHold>();
-    let projectTrusted: boolean | undefined;
-    const approvals = new Map<string, PluginApproval | null>();
-    for (const record of records) {
-      if (!this.runnable.isRunnable(record)) continue;
-      if (record.level === 'project' && record.plugin === null) {
-        projectTrusted ??= scope.project !== null && this.store.isProjectTrusted(scope.project);
-        if (!projectTrusted) holds.set(record, untrustedProject(scope.project));
-        continue;
+  /**
+   * Reads once what the session's scope needs (the project's trust, the approvals of its plugins)
+   * and holds from that: never a read per record, and the database may be another host's.
+   */
+  async forSession(scope: SessionScope): Promise<SessionHolder> {
+    const plugins = scope.roots.flatMap((root) => (root.plugin === null ? [] : [root.plugin]));
+    const [projectTrusted, approvals] = await Promise.all([
+      scope.project === null ? false : this.store.isProjectTrusted(scope.project),
+      this.store.approvalsOf(plugins),
+    ]);
+    return (records) => {
+      const holds = new Map<CapabilityRecord, CapabilityHold>();
+      for (const record of records) {
+        if (!this.runnable.isRunnable(record)) continue;
+        if (record.level === 'project' && record.plugin === null) {
+          if (!projectTrusted) holds.set(record, untrustedProject(scope.project));
+          continue;
+        }
+        if (record.plugin === null) continue;
+        const hold = this.pluginHold(record, record.plugin, approvals.get(record.plugin) ?? null, scope);
+        if (hold !== null) holds.set(record, hold);
       }
-      if (record.plugin === null) continue;
-      const plugin = record.plugin;
-      if (!approvals.has(plugin)) approvals.set(plugin, this.store.approvalOf(plugin));
-      const hold = this.pluginHold(record, plugin, approvals.get(plugin) ?? null, scope);
-      if (hold !== null) holds.set(record, hold);
-    }
-    return holds;
+      return holds;
+    };
   }
 
   private pluginHold(record: CapabilityRecord, plugin: string, approval: PluginApproval | null, scope: SessionScope): CapabilityHold | null {

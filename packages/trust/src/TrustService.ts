@@ -57,16 +57,16 @@ export interface PluginDiff {
  * and reports.
  */
 export interface TrustService {
-  trustProject(project: string): TrustedProject;
-  untrustProject(project: string): { path: string; trusted: false };
-  listTrustedProjects(): TrustedProject[];
+  trustProject(project: string): Promise<TrustedProject>;
+  untrustProject(project: string): Promise<{ path: string; trusted: false }>;
+  listTrustedProjects(): Promise<TrustedProject[]>;
   /** Every runnable capability of an installed plugin as it is now, held or not. */
-  runnableOfPlugin(plugin: string): RunnableCapability[];
+  runnableOfPlugin(plugin: string): Promise<RunnableCapability[]>;
   /** Records the fingerprint of everything the plugin runs now, at its current commit. */
-  approvePlugin(plugin: string): PluginApprovalResult;
+  approvePlugin(plugin: string): Promise<PluginApprovalResult>;
   diffPlugin(plugin: string): Promise<PluginDiff>;
   /** Every runnable capability of the owner, of `project` (when given) and of every installed plugin. */
-  audit(project: string | null): AuditEntry[];
+  audit(project: string | null): Promise<AuditEntry[]>;
 }
 export const TrustService = token<TrustService>('trust.service');
 
@@ -85,26 +85,26 @@ export class StoredTrustService implements TrustService {
     @inject(TrustHolder) private readonly holder: TrustHolder,
   ) {}
 
-  trustProject(project: string): TrustedProject {
+  async trustProject(project: string): Promise<TrustedProject> {
     return this.store.trustProject(SessionLoader.resolveProject(project));
   }
 
-  untrustProject(project: string): { path: string; trusted: false } {
+  async untrustProject(project: string): Promise<{ path: string; trusted: false }> {
     const real = SessionLoader.resolveProject(project);
-    if (!this.store.untrustProject(real)) throw new ProjectNotTrustedError(real);
+    if (!(await this.store.untrustProject(real))) throw new ProjectNotTrustedError(real);
     return { path: real, trusted: false };
   }
 
-  listTrustedProjects(): TrustedProject[] {
+  listTrustedProjects(): Promise<TrustedProject[]> {
     return this.store.listTrustedProjects();
   }
 
-  runnableOfPlugin(plugin: string): RunnableCapability[] {
+  async runnableOfPlugin(plugin: string): Promise<RunnableCapability[]> {
     this.entryOf(plugin);
     return this.describe(null, this.runnableIn(null).filter((found) => found.record.plugin === plugin));
   }
 
-  approvePlugin(plugin: string): PluginApprovalResult {
+  async approvePlugin(plugin: string): Promise<PluginApprovalResult> {
     const entry = this.entryOf(plugin);
     const fingerprints = new Map<string, string>();
     const found = this.runnableIn(null).filter((item) => item.record.plugin === plugin);
@@ -112,13 +112,13 @@ export class StoredTrustService implements TrustService {
       const reading = this.runnable.read(record, root);
       if (reading?.ok === true) fingerprints.set(approvalKey(record), reading.fingerprint);
     }
-    const approval = this.store.approvePlugin(plugin, entry.commit, fingerprints);
-    return { plugin, commit: approval.commit, approvedAt: approval.approvedAt, approved: this.describe(null, found) };
+    const approval = await this.store.approvePlugin(plugin, entry.commit, fingerprints);
+    return { plugin, commit: approval.commit, approvedAt: approval.approvedAt, approved: await this.describe(null, found) };
   }
 
   async diffPlugin(plugin: string): Promise<PluginDiff> {
     const entry = this.entryOf(plugin);
-    const approval = this.store.approvalOf(plugin);
+    const approval = await this.store.approvalOf(plugin);
     if (approval === null) throw new PluginNotApprovedError(plugin);
     const found = this.runnableIn(null).filter((item) => item.record.plugin === plugin);
     const sources = new Set<string>();
@@ -130,14 +130,14 @@ export class StoredTrustService implements TrustService {
     }
     const git = new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env });
     const diff = await git.diffSince(approval.commit, [...sources].sort());
-    const described = this.describe(null, found);
+    const described = await this.describe(null, found);
     return { plugin, from: approval.commit, to: entry.commit, held: described.filter((item) => item.status === 'held'), diff };
   }
 
-  audit(project: string | null): AuditEntry[] {
+  async audit(project: string | null): Promise<AuditEntry[]> {
     const real = project === null ? null : SessionLoader.resolveProject(project);
     const found = this.runnableIn(real);
-    const described = this.describe(real, found);
+    const described = await this.describe(real, found);
     return described.map((item, index) => {
       const { record, root } = found[index] as Found;
       const reading = this.runnable.read(record, root);
@@ -160,9 +160,9 @@ export class StoredTrustService implements TrustService {
     return found;
   }
 
-  private describe(project: string | null, found: readonly Found[]): RunnableCapability[] {
+  private async describe(project: string | null, found: readonly Found[]): Promise<RunnableCapability[]> {
     const roots = found.map((item) => item.root).filter((root, index, all) => all.indexOf(root) === index);
-    const holds = this.holder.holdsOf({ project, roots }, found.map((item) => item.record));
+    const holds = (await this.holder.forSession({ project, roots }))(found.map((item) => item.record));
     return found.map(({ record, root }) => {
       const reading = this.runnable.read(record, root);
       const held = holds.get(record) ?? null;

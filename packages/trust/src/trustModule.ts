@@ -1,10 +1,10 @@
 import { HttpRoutes } from '@loadout/api';
-import { Migrations } from '@loadout/db';
+import { Migrations, PostgresMigrations } from '@loadout/db';
 import { CapabilityHolds, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins';
 import { Lifecycle } from 'tsyringe';
 import { RunnableCapabilities } from './RunnableCapabilities.js';
-import { SqliteTrustStore, trustMigration } from './SqliteTrustStore.js';
+import { SqlTrustStore, trustMigration, trustPostgresMigration } from './SqlTrustStore.js';
 import { TrustHolder } from './TrustHolder.js';
 import { trustRoutes } from './trustRoutes.js';
 import { StoredTrustService, TrustService } from './TrustService.js';
@@ -17,11 +17,19 @@ import { TrustStore } from './TrustStore.js';
  */
 export const trustModule: LoadoutModule = (container) => {
   contribute(container, Migrations, trustMigration);
-  container.register(TrustStore, { useClass: SqliteTrustStore }, { lifecycle: Lifecycle.Singleton });
+  contribute(container, PostgresMigrations, trustPostgresMigration);
+  container.register(TrustStore, { useClass: SqlTrustStore }, { lifecycle: Lifecycle.Singleton });
   container.register(RunnableCapabilities, { useClass: RunnableCapabilities }, { lifecycle: Lifecycle.Singleton });
   container.register(TrustHolder, { useClass: TrustHolder }, { lifecycle: Lifecycle.Singleton });
   container.register(CapabilityHolds, { useFactory: (c) => c.resolve(TrustHolder) });
   container.register(TrustService, { useClass: StoredTrustService }, { lifecycle: Lifecycle.Singleton });
-  container.register(PluginLifecycleListeners, { useFactory: (c) => ({ pluginUninstalled: (name: string) => resolve(c, TrustStore).forgetPlugin(name) }) });
+  container.register(PluginLifecycleListeners, {
+    useFactory: (c) => ({
+      pluginUninstalled: (name: string) =>
+        void resolve(c, TrustStore)
+          .forgetPlugin(name)
+          .catch((error: unknown) => process.emitWarning(`the approval of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`)),
+    }),
+  });
   for (const route of trustRoutes) contribute(container, HttpRoutes, route);
 };

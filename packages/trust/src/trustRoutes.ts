@@ -17,7 +17,7 @@ export const trustRoutes: readonly ApiRoute[] = [
     method: 'POST',
     path: '/api/trust',
     access: 'token',
-    handle: (request, { container }) => reply(201, resolve(container, TrustService).trustProject(parseRequest(ProjectBody, request.body, 'body').project)),
+    handle: async (request, { container }) => reply(201, await resolve(container, TrustService).trustProject(parseRequest(ProjectBody, request.body, 'body').project)),
   }),
   defineRoute({
     method: 'DELETE',

