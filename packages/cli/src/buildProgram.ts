@@ -26,7 +26,7 @@ export function buildProgram(cli: CliContext): Command {
     .version(cliVersion(), '-V, --version', 'print the version (with --json: { "version": … })')
     .showHelpAfterError(false)
     .configureOutput({ writeErr: () => undefined })
-    .option('--database-url <url>', 'keep every table on this PostgreSQL database (postgres://…) instead of the SQLite file; default LOADOUT_DATABASE_URL')
+    .option('--database-url <url>', 'share the job queue, inbox, switches, trust and transfer journal through this PostgreSQL database (postgres://…) instead of the SQLite file; plugins stay per host; default LOADOUT_DATABASE_URL')
     .exitOverride();
   program.hook('preAction', () => {
     const url = program.opts<{ databaseUrl?: string }>().databaseUrl;

@@ -1,6 +1,7 @@
-import { HttpRoutes } from '@loadout/api';
-import { Migrations } from '@loadout/db';
-import { CapabilityKinds, contribute, type LoadoutModule, Places, PluginSource, resolve, resolveAll } from '@loadout/kernel';
+import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
+import { DatabaseLocation, Migrations } from '@loadout/db';
+import { CapabilityKinds, contribute, type LoadoutModule, Places, PluginSource, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
+import type { DependencyContainer } from 'tsyringe';
 import { Lifecycle } from 'tsyringe';
 import { PluginLifecycleListeners } from './PluginLifecycleListener.js';
 import { pluginRoutes } from './pluginRoutes.js';
@@ -35,4 +36,30 @@ export const pluginsModule: LoadoutModule = (container) => {
   container.register(MarketplaceManager, { useClass: GitMarketplaceManager }, { lifecycle: Lifecycle.Singleton });
   container.register(PluginLockSync, { useClass: GitPluginLockSync }, { lifecycle: Lifecycle.Singleton });
   for (const route of pluginRoutes) contribute(container, HttpRoutes, route);
+  contribute(container, ServerServices, perHostNotice(container));
 };
+
+/**
+ * What `loadout serve` says on a shared database: a plugin is a clone on each host's disk, so the
+ * plugin and marketplace registries stay in this data folder while everything else is shared,
+ * and the lock file is how hosts keep their plugins equal (docs/decisions/database.md).
+ */
+function perHostNotice(container: DependencyContainer): ServerService {
+  return {
+    name: 'plugins',
+    start: async () => {
+      const { url } = resolve(container, DatabaseLocation);
+      if (url === null) return { lines: [], json: {} };
+      const { dataDir } = resolve(container, Places);
+      const lockFile = resolve(container, PluginLock).file;
+      return {
+        lines: [
+          `database: ${redactCredentials(url)}, shared with every server on it (jobs, inbox, switches, trust)`,
+          `plugins and marketplaces are this host's own, in ${dataDir}; \`loadout plugins sync\` makes them match ${lockFile}`,
+        ],
+        json: { plugins: { shared: false, dataDir, lockFile } },
+      };
+    },
+    stop: async () => undefined,
+  };
+}

@@ -230,7 +230,10 @@ describe('several servers on one PostgreSQL database', () => {
 
   it.skipIf(skip !== null)("share trust: a project trusted through one server is trusted in the other's next session, and its task runs there", async () => {
     const url = await freshDatabase();
-    const [a, b] = await Promise.all([serve(host(), [], { LOADOUT_DATABASE_URL: url }), serve(host(), [], { LOADOUT_DATABASE_URL: url })]);
+    // B names the database with a password (the test cluster lets anyone in): it is never repeated.
+    const withPassword = new URL(url);
+    withPassword.password = 'not-to-be-repeated';
+    const [a, b] = await Promise.all([serve(host(), [], { LOADOUT_DATABASE_URL: url }), serve(host(), [], { LOADOUT_DATABASE_URL: withPassword.toString() })]);
     const project = testdir({ '.agents': { tasks: { local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'cat >/dev/null\necho local\n' }) } } });
     const sessionOf = (server: Served, etag?: string) =>
       sendRequest(server.port, 'GET', `/api/session?project=${encodeURIComponent(project)}`, {
@@ -239,6 +242,12 @@ describe('several servers on one PostgreSQL database', () => {
       });
     const holdOf = (body: unknown): unknown => (body as { tasks: { id: string; held?: { decidedBy: string } }[] }).tasks.find((task) => task.id === 'local')?.held?.decidedBy ?? null;
     const run = (server: Served) => sendRequest(server.port, 'POST', '/api/tasks/local/runs', { body: { input: {}, project }, token: server.token });
+
+    // Each says, as it starts, that its plugins are its own and how hosts keep them equal.
+    const told = b.description as unknown as { plugins: unknown; notes: string[] };
+    expect(told.plugins).toEqual({ shared: false, dataDir: expect.any(String), lockFile: expect.stringMatching(/capabilities\/loadout-lock\.json$/) });
+    expect(told.notes).toEqual(expect.arrayContaining([expect.stringContaining('`loadout plugins sync` makes them match')]));
+    expect(JSON.stringify(b.description)).not.toContain('not-to-be-repeated');
 
     const before = await sessionOf(b);
     expect(holdOf(before.body)).toBe('untrusted-project');
