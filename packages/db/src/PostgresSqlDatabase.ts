@@ -44,8 +44,10 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private sessionCounter: number | null = null;
   /** Moves each time the listening connection is lost or made again, so a value is never trusted across a gap. */
   private listenEpoch = 0;
-  /** The counter value each open transaction's session change took, applied here once it commits. */
-  private readonly pendingSessionChanges = new WeakMap<SqlClient, number>();
+  /** How many stamps were given while the counter was unknown. */
+  private unknownStamps = 0;
+  /** The open transactions that changed what a session shows: the counter moves as they commit. */
+  private readonly sessionChanges = new WeakMap<SqlClient, boolean>();
 
   constructor(
     private readonly url: string,
@@ -94,10 +96,8 @@ export class PostgresSqlDatabase implements SqlDatabase {
   }
 
   async sessionChanged(tx: SqlClient): Promise<void> {
-    const row = await tx.queryOne<{ stamp: number }>('UPDATE session_change_stamp SET stamp = stamp + 1 WHERE id = 1 RETURNING stamp');
-    if (row === undefined) throw new DatabaseError('DATABASE_UNAVAILABLE', 'the session change stamp row is missing from the PostgreSQL database');
-    this.pendingSessionChanges.set(tx, row.stamp);
-    await this.notify(tx, SESSION_CHANNEL, String(row.stamp));
+    if (this.sessionChanges.has(tx)) this.sessionChanges.set(tx, true);
+    else this.sessionCounterSeen(await this.transaction((own) => this.bumpSessionCounter(own)));
   }
 
   sessionStamp(): string {
@@ -109,7 +109,9 @@ export class PostgresSqlDatabase implements SqlDatabase {
         () => this.retryListen(),
       );
     }
-    return this.sessionCounter === null ? `pg${this.listenEpoch}:unknown` : `pg${this.listenEpoch}:${this.sessionCounter}`;
+    // Unknown, it is a new value at every call: nothing derived meanwhile is kept as current.
+    if (this.sessionCounter === null) return `pg${this.listenEpoch}:unknown-${(this.unknownStamps += 1)}`;
+    return `pg${this.listenEpoch}:${this.sessionCounter}`;
   }
 
   /** Closes the pool and the listening connection; pending statements finish first. */
@@ -132,11 +134,14 @@ export class PostgresSqlDatabase implements SqlDatabase {
     let broken: Error | undefined;
     try {
       await connection.query('BEGIN');
+      this.sessionChanges.set(tx, false);
       const result = await work(tx);
+      // The shared row is taken last, just before the commit: a transaction holding it waits on
+      // nothing else, so two servers' writes never deadlock through it.
+      const changed = this.sessionChanges.get(tx) === true ? await this.bumpSessionCounter(tx) : null;
       await connection.query('COMMIT');
       // This process sees its own change at once, not when its notification comes back.
-      const changed = this.pendingSessionChanges.get(tx);
-      if (changed !== undefined) this.sessionCounterSeen(changed);
+      if (changed !== null) this.sessionCounterSeen(changed);
       return result;
     } catch (error) {
       await connection.query('ROLLBACK').catch((rollback: Error) => {
@@ -201,6 +206,14 @@ export class PostgresSqlDatabase implements SqlDatabase {
     this.listenEpoch += 1;
     this.sessionCounter = null;
     this.retryListen();
+  }
+
+  /** Moves the shared counter inside `tx` and announces its new value on commit; returns it. */
+  private async bumpSessionCounter(tx: SqlClient): Promise<number> {
+    const row = await tx.queryOne<{ stamp: number }>('UPDATE session_change_stamp SET stamp = stamp + 1 WHERE id = 1 RETURNING stamp');
+    if (row === undefined) throw new DatabaseError('DATABASE_UNAVAILABLE', 'the session change stamp row is missing from the PostgreSQL database');
+    await this.notify(tx, SESSION_CHANNEL, String(row.stamp));
+    return row.stamp;
   }
 
   /**

@@ -57,7 +57,8 @@ export interface SqlDatabase extends SqlClient {
   listen(channel: string, listener: (payload: string) => void): Promise<() => void>;
   /**
    * Marks, inside `tx`, that something a session shows changed (a switch, a trust decision): once
-   * `tx` commits, {@link SqlDatabase.sessionStamp} moves in every process on this database. A no-op
+   * `tx` commits, {@link SqlDatabase.sessionStamp} moves in every process on this database (on
+   * PostgreSQL the shared counter is taken just before the commit, never mid-transaction). A no-op
    * on SQLite, whose stamp moves with every commit to the file anyway.
    */
   sessionChanged(tx: SqlClient): Promise<void>;
@@ -65,7 +66,7 @@ export interface SqlDatabase extends SqlClient {
    * A cheap string that moves whenever what a session shows may have changed in this database:
    * SQLite's commit counters of the file; on PostgreSQL a shared counter, bumped by
    * {@link SqlDatabase.sessionChanged} and kept in memory from `LISTEN` (read again whenever the
-   * listening connection is made again, and a value of its own while there is none). Synchronous:
+   * listening connection is made again, and a new value at every call while there is none). Synchronous:
    * a long-running process asks it before trusting what it derived from a session.
    */
   sessionStamp(): string;

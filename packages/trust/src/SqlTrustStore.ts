@@ -77,9 +77,8 @@ export class SqlTrustStore implements TrustStore {
   }
 
   async approvalsOf(plugins: readonly string[]): Promise<ReadonlyMap<string, PluginApproval>> {
-    const approvals = new Map<string, PluginApproval>();
     const names = [...new Set(plugins)];
-    if (names.length === 0) return approvals;
+    if (names.length === 0) return new Map();
     // One statement, so an approval replaced meanwhile is never read half old, half new.
     const rows = await this.db.query<{ plugin: string; commitId: string; approvedAt: string; key: string | null; fingerprint: string | null }>(
       `SELECT a.plugin, a.commit_id AS "commitId", a.approved_at AS "approvedAt", p.key, p.fingerprint
@@ -87,13 +86,14 @@ export class SqlTrustStore implements TrustStore {
        WHERE a.plugin IN (${names.map(() => '?').join(', ')}) ORDER BY a.plugin, p.key`,
       names,
     );
+    const approvals = new Map<string, PluginApproval & { fingerprints: Map<string, string> }>();
     for (const row of rows) {
       let approval = approvals.get(row.plugin);
       if (approval === undefined) {
         approval = { plugin: row.plugin, commit: row.commitId, approvedAt: row.approvedAt, fingerprints: new Map() };
         approvals.set(row.plugin, approval);
       }
-      if (row.key !== null && row.fingerprint !== null) (approval.fingerprints as Map<string, string>).set(row.key, row.fingerprint);
+      if (row.key !== null && row.fingerprint !== null) approval.fingerprints.set(row.key, row.fingerprint);
     }
     return approvals;
   }
