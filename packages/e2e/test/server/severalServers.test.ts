@@ -3,7 +3,7 @@ import path from 'node:path';
 import { backendSkipReason, sqlBackends, TEST_DATABASE_URL } from '@loadout/db/testing';
 import type { Job, JobSummary } from '@loadout/jobs';
 import { taskTree } from '@loadout/jobs/testing';
-import { isProcessAlive } from '@loadout/kernel';
+import { closeKernel, isProcessAlive } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,7 +11,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, type Served, serve, stopServedProcesses } from './servedProcess.js';
-import { sendRequest, workspaceTree } from './support.js';
+import { createTestContainer, placesIn, pluginTree, registerPlugin, sendRequest, workspaceTree } from './support.js';
 
 // Several `loadout serve` processes, each with its own data folder and port, on one PostgreSQL
 // database: they share the queue, the inbox and the on/off switches.
@@ -262,5 +262,36 @@ describe('several servers on one PostgreSQL database', () => {
     expect((await sendRequest(b.port, 'GET', '/api/trust', { token: b.token })).body).toEqual([expect.objectContaining({ path: fs.realpathSync(project) })]);
     const accepted = await run(b);
     expect(accepted.status).toBe(202);
+  });
+
+  it.skipIf(skip !== null)('share plugin approvals by what each clone runs: approved through one host, the same plugin runs on the other; a clone that runs something else stays held', async () => {
+    const url = await freshDatabase();
+    // Each host has its own clone of plugin acme, recorded in its own data folder.
+    const withAcme = async (): Promise<string> => {
+      const home = testdir({ ...workspaceTree(), plugins: { acme: pluginTree('acme') } });
+      const setup = createTestContainer(placesIn(home), false);
+      try {
+        await registerPlugin(setup, 'acme', false);
+      } finally {
+        closeKernel(setup);
+        await setup.dispose();
+      }
+      return home;
+    };
+    const [homeA, homeB] = [await withAcme(), await withAcme()];
+    const [a, b] = await Promise.all([serve(homeA, [], { LOADOUT_DATABASE_URL: url }), serve(homeB, [], { LOADOUT_DATABASE_URL: url })]);
+    const holdIn = async (server: Served): Promise<string | null> =>
+      ((await sendRequest(server.port, 'GET', '/api/session', { token: null })).body as { tasks: { id: string; held?: { decidedBy: string } }[] }).tasks.find(
+        (task) => task.id === 'acme-task',
+      )?.held?.decidedBy ?? null;
+    expect(await holdIn(b)).toBe('unapproved-plugin');
+
+    expect((await sendRequest(a.port, 'POST', '/api/plugins/acme/approve', { token: a.token })).status).toBe(200);
+    await until(async () => ((await holdIn(b)) === null ? true : undefined), 'the approval made through A to free the task on B', 5000);
+
+    // B's clone changes what the task runs: held there, still approved on A.
+    fs.writeFileSync(path.join(homeB, 'plugins', 'acme', 'tasks', 'acme-task', 'run.sh'), 'cat >/dev/null\necho "something else"\n');
+    await until(async () => ((await holdIn(b)) === 'unapproved-plugin' ? true : undefined), "B's changed clone to be held", 5000);
+    expect(await holdIn(a)).toBeNull();
   });
 });
