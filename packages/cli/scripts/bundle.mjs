@@ -55,6 +55,22 @@ const nativeOutside = {
   },
 };
 
+/**
+ * zod's namespace re-exports every language's error messages (`z.locales`), ~250 KiB that every
+ * command would compile and evaluate. Loadout's messages are English (the default zod registers
+ * itself), so the bundle keeps English only.
+ */
+const englishZodOnly = {
+  name: 'english-zod-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: "export { default as en } from './en.js';\n",
+      loader: 'js',
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 // Chunks of an earlier build go: their names change with their content.
 for (const name of fs.readdirSync(out)) if (name.endsWith('.js')) fs.rmSync(path.join(out, name));
 const built = await esbuild.build({
@@ -75,7 +91,7 @@ const built = await esbuild.build({
   // CommonJS dependencies call require(); an ES module has none of its own. The bundle's own
   // address is named without `import.meta`, which would make a CommonJS module that uses it an ES one.
   banner: { js: "import { createRequire as __loadoutRequire } from 'node:module';\nconst __loadoutBundleUrl = import.meta.url;\nconst require = __loadoutRequire(__loadoutBundleUrl);" },
-  plugins: [nativeOutside, keepModuleLocations],
+  plugins: [nativeOutside, englishZodOnly, keepModuleLocations],
   logLevel: 'warning',
   metafile: process.env.LOADOUT_BUNDLE_META === '1',
 });

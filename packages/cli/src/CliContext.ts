@@ -1,8 +1,9 @@
-import { createLoadout } from '@loadout/app';
 import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, watchBudgetFrom } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 
+/** The feature packages' values the commands' actions use (features.ts), once loaded. */
+export type Features = typeof import('./features.js');
 
 /** A bad command line: exit status 2. */
 export class UsageError extends InvalidInputError {
@@ -14,6 +15,7 @@ export class UsageError extends InvalidInputError {
 /** What every command gets: the workspace's places, a lazily built container, and output. */
 export class CliContext {
   private container: DependencyContainer | null = null;
+  private loaded: Features | null = null;
   readonly places: Places;
   /** `--database-url`, set before the command's action runs; else `LOADOUT_DATABASE_URL` decides. */
   databaseUrl: string | undefined;
@@ -26,11 +28,26 @@ export class CliContext {
     this.places = resolvePlaces(env, REPOSITORY_ROOT);
   }
 
+  /**
+   * Loads the feature packages (features.ts). The command line calls it before any action runs,
+   * once the arguments parsed: help and usage errors never evaluate them.
+   */
+  async load(): Promise<Features> {
+    this.loaded ??= await import('./features.js');
+    return this.loaded;
+  }
+
+  /** The feature packages; an action runs only after {@link load}. */
+  get features(): Features {
+    if (this.loaded === null) throw new Error('the command line used a feature before loading them');
+    return this.loaded;
+  }
+
   /** The root container; built on first use so `--help` opens no database. */
   app(options: { watch?: boolean } = {}): DependencyContainer {
     if (this.container === null) {
       const watchBudget = options.watch === true ? watchBudgetFrom(this.env) : undefined;
-      this.container = createLoadout({
+      this.container = this.features.createLoadout({
         places: this.places,
         watch: options.watch === true,
         databaseUrl: this.databaseUrl ?? this.env.LOADOUT_DATABASE_URL ?? '',

@@ -1,5 +1,5 @@
 import { redactCredentials } from '@loadout/kernel';
-import pg from 'pg';
+import type pg from 'pg';
 import { DatabaseError } from './Database.js';
 import type { PostgresMigration, SqlClient, SqlDatabase } from './SqlDatabase.js';
 
@@ -22,6 +22,14 @@ const SESSION_STAMP_MIGRATION: PostgresMigration = {
   INSERT INTO session_change_stamp (id, stamp) VALUES (1, 0);`,
 };
 
+let library: Promise<typeof pg> | null = null;
+
+/** The PostgreSQL client library, loaded on first use: a command on the SQLite file never evaluates it. */
+function loadPg(): Promise<typeof pg> {
+  library ??= import('pg').then((loaded) => loaded.default);
+  return library;
+}
+
 /**
  * The {@link SqlDatabase} on a PostgreSQL server, shared by every Loadout process that names it.
  * A pool of connections; a transaction pins one. Pending migrations run on first use, inside one
@@ -32,7 +40,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
   readonly forUpdate = ' FOR UPDATE';
   readonly forUpdateSkipLocked = ' FOR UPDATE SKIP LOCKED';
-  private readonly pool: pg.Pool;
+  private pooled: Promise<pg.Pool> | null = null;
   private ready: Promise<void> | null = null;
   private listener: pg.Client | null = null;
   private connecting: Promise<pg.Client> | null = null;
@@ -52,17 +60,24 @@ export class PostgresSqlDatabase implements SqlDatabase {
   constructor(
     private readonly url: string,
     private readonly migrations: readonly PostgresMigration[],
-  ) {
-    // Idle connections never keep the process alive: a server that stops exits.
-    this.pool = new pg.Pool({ connectionString: url, max: 10, allowExitOnIdle: true, types: { getTypeParser: typeParser } });
-    // An idle pooled connection that drops is replaced on next use; without a listener the pool
-    // would throw from an event and end the process.
-    this.pool.on('error', () => undefined);
+  ) {}
+
+  /** The pool, made on first use. */
+  private pool(): Promise<pg.Pool> {
+    this.pooled ??= loadPg().then((lib) => {
+      // Idle connections never keep the process alive: a server that stops exits.
+      const pool = new lib.Pool({ connectionString: this.url, max: 10, allowExitOnIdle: true, types: { getTypeParser: typeParserOf(lib) } });
+      // An idle pooled connection that drops is replaced on next use; without a listener the pool
+      // would throw from an event and end the process.
+      pool.on('error', () => undefined);
+      return pool;
+    });
+    return this.pooled;
   }
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
     await this.migrated();
-    return (await this.pool.query(numbered(sql), [...params])).rows as R[];
+    return (await (await this.pool()).query(numbered(sql), [...params])).rows as R[];
   }
 
   async queryOne<R>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> {
@@ -71,7 +86,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
     await this.migrated();
-    return (await this.pool.query(numbered(sql), [...params])).rowCount ?? 0;
+    return (await (await this.pool()).query(numbered(sql), [...params])).rowCount ?? 0;
   }
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
@@ -120,11 +135,11 @@ export class PostgresSqlDatabase implements SqlDatabase {
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
-    await this.pool.end();
+    await (await this.pooled)?.end();
   }
 
   private async inTransaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
-    const connection = await this.pool.connect();
+    const connection = await (await this.pool()).connect();
     const tx: SqlClient = {
       dialect: 'postgres',
       query: async <R>(sql: string, params: readonly unknown[] = []) => (await connection.query(numbered(sql), [...params])).rows as R[],
@@ -180,7 +195,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private listeningClient(): Promise<pg.Client> {
     if (this.listener !== null) return Promise.resolve(this.listener);
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url });
+      const client = new (await loadPg()).Client({ connectionString: this.url });
       client.on('notification', (message) => {
         for (const listener of this.channels.get(message.channel) ?? []) listener(message.payload ?? '');
       });
@@ -250,9 +265,11 @@ export class PostgresSqlDatabase implements SqlDatabase {
 }
 
 /** `int8` (ids, counts, epoch milliseconds) as a number, as SQLite gives it: Loadout's stay below 2^53. */
-function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  if (oid === pg.types.builtins.INT8) return Number;
-  return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+function typeParserOf(lib: typeof pg): (oid: number, format?: 'text' | 'binary') => (value: string) => unknown {
+  return (oid, format) => {
+    if (oid === lib.types.builtins.INT8) return Number;
+    return lib.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+  };
 }
 
 /** `?` placeholders as `$1…`, leaving quoted text alone. */

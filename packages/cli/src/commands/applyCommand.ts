@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
-import { type ApplyMode, type ApplyResult, type BridgeRequest, type RetiredListing, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
+import type { ApplyMode, ApplyResult, BridgeRequest, RetiredListing, RuntimeApplier } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { CLI_MAIN } from '../cliPaths.js';
@@ -49,7 +49,7 @@ function isExecutable(file: string): boolean {
  * back. `--check` prints the plan and exits 1 when the folders differ from it.
  */
 export function registerApplyCommand(program: Command, cli: CliContext): Command {
-  const applier = (): RuntimeApplier => resolve(cli.app(), RuntimeApplier);
+  const applier = (): RuntimeApplier => resolve(cli.app(), cli.features.RuntimeApplier);
   const apply = program
     .command('apply')
     .description("write the session's skills into agent runtimes' folders and its MCP servers into their configuration (every verified runtime by default; the others only report)")
@@ -65,7 +65,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
         options.json === true,
         async () => {
           if (options.dryRun === true && options.check === true) throw new UsageError('--dry-run and --check cannot be combined');
-          const known = resolve(cli.app(), RuntimePlanner).adapters().map((adapter) => adapter.name);
+          const known = resolve(cli.app(), cli.features.RuntimePlanner).adapters().map((adapter) => adapter.name);
           const unknown = options.runtime.find((name) => !known.includes(name));
           if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
           const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';

@@ -1,5 +1,5 @@
 import { resolve, SessionLoader } from '@loadout/kernel';
-import { type CapabilityStateEntry, CapabilityStateService, type DesiredCapability, type SetCapabilityStateResult } from '@loadout/state';
+import type { CapabilityStateEntry, CapabilityStateService, DesiredCapability, SetCapabilityStateResult } from '@loadout/state';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { table } from '../format.js';
@@ -21,7 +21,7 @@ interface SetOptions extends StateOptions {
  */
 export function registerCapabilityCommand(program: Command, cli: CliContext): Command {
   const capability = program.command('capability').description('capability state: on/off per capability, gates, and why');
-  const service = (): CapabilityStateService => resolve(cli.app(), CapabilityStateService);
+  const service = (): CapabilityStateService => resolve(cli.app(), cli.features.CapabilityStateService);
 
   capability
     .command('state')

@@ -1,5 +1,5 @@
 import { resolve } from '@loadout/kernel';
-import { MarketplaceManager, type MarketplaceSummary } from '@loadout/plugins';
+import type { MarketplaceManager, MarketplaceSummary } from '@loadout/plugins';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
 import { table } from '../format.js';
@@ -15,7 +15,7 @@ export function registerMarketplaceCommand(program: Command, cli: CliContext): C
   const marketplace = program
     .command('marketplace')
     .description('marketplaces are index repositories of plugins, cloned into the data folder; install from them with `plugins install NAME@MARKETPLACE`');
-  const manager = (): MarketplaceManager => resolve(cli.app(), MarketplaceManager);
+  const manager = (): MarketplaceManager => resolve(cli.app(), cli.features.MarketplaceManager);
 
   marketplace
     .command('add')

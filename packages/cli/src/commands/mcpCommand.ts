@@ -1,4 +1,3 @@
-import { findProjectFolder, serveMcpOverStdio } from '@loadout/mcp';
 import { SessionLoader } from '@loadout/kernel';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
@@ -27,7 +26,7 @@ export function registerMcpCommand(program: Command, cli: CliContext): void {
       let project: string | null;
       try {
         project =
-          options.project === undefined ? findProjectFolder(process.cwd(), cli.env.HOME ?? null) : SessionLoader.resolveProject(options.project);
+          options.project === undefined ? cli.features.findProjectFolder(process.cwd(), cli.env.HOME ?? null) : SessionLoader.resolveProject(options.project);
       } catch (error) {
         cli.fail(options.json === true, error);
         return;
@@ -37,7 +36,7 @@ export function registerMcpCommand(program: Command, cli: CliContext): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        await serveMcpOverStdio(cli.app({ watch: true }), { project, stop: stop.signal });
+        await cli.features.serveMcpOverStdio(cli.app({ watch: true }), { project, stop: stop.signal });
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

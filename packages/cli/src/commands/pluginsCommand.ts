@@ -1,12 +1,5 @@
 import { resolve } from '@loadout/kernel';
-import {
-  isMarketplaceEntryId,
-  MarketplaceManager,
-  type PluginEntry,
-  type PluginInstall,
-  PluginLockSync,
-  PluginManager,
-} from '@loadout/plugins';
+import type { PluginEntry, PluginInstall, PluginManager } from '@loadout/plugins';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
@@ -27,7 +20,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
   const plugins = program
     .command('plugins')
     .description("plugins are git repositories cloned into plugins/<name>; their capabilities are read where they are");
-  const manager = (): PluginManager => resolve(cli.app(), PluginManager);
+  const manager = (): PluginManager => resolve(cli.app(), cli.features.PluginManager);
 
   plugins
     .command('install')
@@ -47,7 +40,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
       );
 
       async function installFrom(): Promise<PluginInstall> {
-          if (!isMarketplaceEntryId(source)) {
+          if (!cli.features.isMarketplaceEntryId(source)) {
             return manager().install(source, {
               ...name,
               ...(options.ref === undefined ? {} : { ref: options.ref }),
@@ -57,7 +50,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
           if (options.ref !== undefined || options.path !== undefined) {
             throw new UsageError('--ref and --path do not go with NAME@MARKETPLACE: the marketplace entry says where the plugin is');
           }
-          return resolve(cli.app(), MarketplaceManager).install(source, name);
+          return resolve(cli.app(), cli.features.MarketplaceManager).install(source, name);
       }
     });
 
@@ -126,7 +119,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .action(async (words: string[], options: PluginsOptions) => {
       await cli.run(
         options.json === true,
-        () => resolve(cli.app(), MarketplaceManager).search(words.join(' ')),
+        () => resolve(cli.app(), cli.features.MarketplaceManager).search(words.join(' ')),
         (hits) =>
           hits.length === 0
             ? 'no plugin found (add a marketplace with `loadout marketplace add <git-url>`)'
@@ -145,7 +138,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .action(async (options: PluginsOptions) => {
       await cli.run(
         options.json === true,
-        () => resolve(cli.app(), PluginLockSync).sync({ frozen: options.frozen === true }),
+        () => resolve(cli.app(), cli.features.PluginLockSync).sync({ frozen: options.frozen === true }),
         (result) => {
           if (result.changes.length === 0 && !result.reordered) return `plugins match the lock (${result.unchanged.length} plugins)`;
           const lines = result.changes.map((c) => (c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`));
@@ -162,7 +155,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .action(async (options: PluginsOptions) => {
       await cli.run(
         options.json === true,
-        () => resolve(cli.app(), PluginLockSync).outdated(),
+        () => resolve(cli.app(), cli.features.PluginLockSync).outdated(),
         (found) =>
           found.length === 0
             ? 'every plugin is at its upstream'

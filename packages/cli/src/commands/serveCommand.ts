@@ -1,5 +1,5 @@
-import { configureJobRetention, configureJobWorkers, DEFAULT_JOB_RETENTION } from '@loadout/jobs';
-import { type RunningServer, startServer } from '@loadout/server';
+import { DEFAULT_JOB_RETENTION } from '@loadout/jobs';
+import type { RunningServer } from '@loadout/server';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 
@@ -42,9 +42,9 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
           const host = options.host ?? '127.0.0.1';
           if (!LOOPBACK.has(host)) process.stderr.write(`loadout serve: listening on ${host}: anyone who can reach it and has the token can run tasks\n`);
           const app = cli.app({ watch: true });
-          configureJobWorkers(app, { count });
-          configureJobRetention(app, retention);
-          server = await startServer(app, {
+          cli.features.configureJobWorkers(app, { count });
+          cli.features.configureJobRetention(app, retention);
+          server = await cli.features.startServer(app, {
             port,
             host,
             ...(nonEmpty(cli.env.LOADOUT_TOKEN) === undefined ? {} : { token: cli.env.LOADOUT_TOKEN }),

@@ -1,5 +1,5 @@
 import { resolve } from '@loadout/kernel';
-import { CapabilityLevels, type ListedCapability, parseLevelEndArgument, type TransferableKind, type TransferResult } from '@loadout/levels';
+import type { CapabilityLevels, ListedCapability, TransferableKind, TransferResult } from '@loadout/levels';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
@@ -41,7 +41,7 @@ export function registerSkillsCommand(program: Command, cli: CliContext): Comman
  */
 export function registerLevelCommand(program: Command, cli: CliContext, spec: LevelCommandSpec): Command {
   const group = program.command(spec.command).description(spec.description);
-  const levels = (): CapabilityLevels => resolve(cli.app(), CapabilityLevels);
+  const levels = (): CapabilityLevels => resolve(cli.app(), cli.features.CapabilityLevels);
 
   group
     .command('list')
@@ -64,8 +64,8 @@ export function registerLevelCommand(program: Command, cli: CliContext, spec: Le
       await cli.run(
         options.json === true,
         () => {
-          const from = parseLevelEndArgument(options.from);
-          const to = parseLevelEndArgument(options.to);
+          const from = cli.features.parseLevelEndArgument(options.from);
+          const to = cli.features.parseLevelEndArgument(options.to);
           const context = from.level === 'global' && options.project !== undefined ? { projectPath: options.project } : {};
           return levels().transfer({ kind: spec.kind, id, from: { ...from, ...context }, to });
         },

@@ -1,5 +1,4 @@
 import { exceedsJsonDepth, MAX_JSON_DEPTH, resolve } from '@loadout/kernel';
-import { describeFailure, TaskExecution } from '@loadout/jobs';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 
@@ -33,7 +32,7 @@ export function registerTaskRunCommand(tasks: Command, cli: CliContext): void {
           json,
           async () => {
             const input = parseInput(options.input);
-            const result = await resolve(cli.app(), TaskExecution).execute({
+            const result = await resolve(cli.app(), cli.features.TaskExecution).execute({
               taskDirName: dirName,
               project: options.project ?? null,
               input,
@@ -51,7 +50,7 @@ export function registerTaskRunCommand(tasks: Command, cli: CliContext): void {
               durationMs: result.durationMs,
               output: result.stdout,
               stderr: result.stderr,
-              ...(result.succeeded ? {} : { error: describeFailure(result) }),
+              ...(result.succeeded ? {} : { error: cli.features.describeFailure(result) }),
             };
           },
           () => '',

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { type Session, SessionLoader } from '@loadout/kernel';
-import { describeRunnableExtensions, type NewTask, type TaskPatch, type TaskRecord, TASK_KIND, TaskStore } from '@loadout/tasks';
+import { describeRunnableExtensions, type NewTask, type TaskPatch, type TaskRecord, type TaskStore } from '@loadout/tasks';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { type CliContext, UsageError } from '../CliContext.js';
@@ -20,9 +20,9 @@ interface TaskOptions {
 export function registerTasksCommand(program: Command, cli: CliContext): Command {
   const tasks = program.command('tasks').description("list, read and edit tasks; a plugin's tasks are read-only");
   const withSession = async <T>(options: TaskOptions, work: (store: TaskStore, session: Session) => T): Promise<T> => {
-    const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null, kinds: [TASK_KIND] });
+    const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null, kinds: [cli.features.TASK_KIND] });
     try {
-      return work(session.container.resolve(TaskStore), session);
+      return work(session.container.resolve(cli.features.TaskStore), session);
     } finally {
       session.dispose();
     }

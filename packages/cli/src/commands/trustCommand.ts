@@ -1,6 +1,6 @@
 import { resolve } from '@loadout/kernel';
 import type { PluginInstall, PluginManager } from '@loadout/plugins';
-import { type AuditEntry, type RunnableCapability, TrustService } from '@loadout/trust';
+import type { AuditEntry, RunnableCapability, TrustService } from '@loadout/trust';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { table } from '../format.js';
@@ -13,7 +13,7 @@ export type ConsentedInstall = PluginInstall & { readonly runnable: readonly Run
  * plugins diff NAME` on the plugins command: the owner's consent to what runs.
  */
 export function registerTrustCommands(program: Command, plugins: Command, cli: CliContext): void {
-  const service = (): TrustService => resolve(cli.app(), TrustService);
+  const service = (): TrustService => resolve(cli.app(), cli.features.TrustService);
 
   program
     .command('trust')
@@ -82,7 +82,7 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
 
 /** After `plugins install`: what the plugin can run, approved at once with `--yes`, else held. */
 export async function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean): Promise<ConsentedInstall> {
-  const service = resolve(cli.app(), TrustService);
+  const service = resolve(cli.app(), cli.features.TrustService);
   const runnable = yes ? (await service.approvePlugin(entry.name)).approved : await service.runnableOfPlugin(entry.name);
   return { ...entry, runnable, approved: yes };
 }
@@ -92,7 +92,7 @@ export type UpdateWithHeld = Awaited<ReturnType<PluginManager['update']>>[number
 
 /** After `plugins update`: which runnable capabilities of each plugin are held now. */
 export async function withHeld(cli: CliContext, updates: Awaited<ReturnType<PluginManager['update']>>): Promise<UpdateWithHeld[]> {
-  const service = resolve(cli.app(), TrustService);
+  const service = resolve(cli.app(), cli.features.TrustService);
   const held: UpdateWithHeld[] = [];
   for (const update of updates) held.push({ ...update, held: (await service.runnableOfPlugin(update.name)).filter((item) => item.held !== null) });
   return held;

@@ -1,5 +1,5 @@
 import { resolve, SessionLoader } from '@loadout/kernel';
-import { explainSkill, RuntimePlanner, type WhyReport } from '@loadout/runtimes';
+import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
 import { table } from '../format.js';
@@ -22,7 +22,7 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
         async () => {
           const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null });
           try {
-            return explainSkill(await resolve(cli.app(), RuntimePlanner).plan(session), name);
+            return cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
           } finally {
             session.dispose();
           }
