@@ -14,6 +14,7 @@ const only = args.filter((arg) => !arg.startsWith('--'));
 const benches = [
   { name: 'sessions', file: 'sessions.mjs', args: ['--expose-gc'] },
   { name: 'oneshot', file: 'oneshot.mjs', args: [] },
+  { name: 'apply', file: 'apply.mjs', args: [] },
   { name: 'http', file: 'http.mjs', args: [] },
   { name: 'server', file: 'server.mjs', args: [] },
   { name: 'mcp', file: 'mcp.mjs', args: [] },

@@ -1,0 +1,169 @@
+// Putting skills into agents, as a user does it, against the peer a user would otherwise run.
+//
+// The source is one local git repository of 300 generated skills (`skills/<name>/SKILL.md`),
+// reached by a file URL, so both sides clone it the same way and nothing leaves the machine.
+// Every process gets a small environment (PATH, a scratch HOME, LANG) and a HOME of its own.
+//
+// Figures, each named for what it is:
+// - `installAndApply`: `loadout plugins install <repo>` then `loadout apply --runtime claude-code
+//   --runtime codex`, in a fresh HOME and workspace: the plugin cloned and recorded, its 300 skills
+//   copied into Claude Code's and Codex's user folders.
+// - `peerAdd`: `skills add <repo> -g --copy -a claude-code -a codex -y --skill '*'` (npm `skills`,
+//   the vercel CLI, pinned in the root package.json) in a fresh HOME: the same 300 skills copied
+//   into the same two agents. Run by run interleaved with `installAndApply`.
+// - `applyAgain`: `loadout apply` with the same runtimes once more, nothing changed, paired run by
+//   run with `node -e ''`.
+//
+// Both sides are checked, not trusted: each run's HOME must hold the 300 skills in both agents'
+// folders, and the second apply must report nothing to change. The peer needs a Node that it
+// supports (skills 1.5.19 and later need Node ≥ 22.20; 1.5.17 is the newest for Node 20): when it
+// cannot run, the output says why and its target is reported not met with the reason.
+//
+// Prints one JSON document and one line per target on stderr.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { exited, median, now, round } from './makeWorkspace.mjs';
+import { printTargets, target } from './targets.mjs';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const MAIN = path.join(root, 'packages/cli/dist/main.js');
+const PEER = path.join(root, 'node_modules/skills/bin/cli.mjs');
+const SKILLS = Number(process.env.BENCH_APPLY_SKILLS ?? 300);
+const RUNS = Number(process.env.BENCH_APPLY_RUNS ?? 5);
+const AGAIN_RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const RUNTIMES = ['--runtime', 'claude-code', '--runtime', 'codex'];
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-apply-'));
+
+/** A git repository of `count` skills, committed; returns its file URL. */
+function makeSkillRepository(count) {
+  const repo = path.join(scratch, 'skills-repo');
+  for (let i = 1; i <= count; i += 1) {
+    const name = `bench-skill-${String(i).padStart(3, '0')}`;
+    fs.mkdirSync(path.join(repo, 'skills', name), { recursive: true });
+    fs.writeFileSync(
+      path.join(repo, 'skills', name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: Benchmark skill ${i}; does nothing but take up room in a realistic way.\n---\n# ${name}\n\n${'Step by step instructions for the agent. '.repeat(20)}\n`,
+    );
+  }
+  const git = (...args) => {
+    const run = spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+  };
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'skills');
+  return `file://${repo}`;
+}
+
+/** Runs `command args` to its exit in `env`; returns its time and output, or throws on a non-zero status. */
+async function run(command, args, env) {
+  const started = now();
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env }, cwd: env.HOME ?? scratch, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  await exited(child);
+  const ms = now() - started;
+  if (child.exitCode !== 0) throw new Error(`${path.basename(args[0] ?? command)} ${args.slice(1).join(' ')} exited ${child.exitCode}: ${stderr.slice(0, 400)}`);
+  return { ms, stdout };
+}
+
+/** Throws unless `home` holds `SKILLS` skills for Claude Code and for Codex. */
+function checkInstalled(home, who) {
+  for (const folder of ['.claude/skills', '.agents/skills']) {
+    const dir = path.join(home, folder);
+    const count = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => fs.existsSync(path.join(dir, name, 'SKILL.md'))).length : 0;
+    if (count !== SKILLS) throw new Error(`${who} left ${count} skills in ~/${folder}, not ${SKILLS}`);
+  }
+}
+
+/** A fresh HOME under the scratch folder. */
+function freshHome(name) {
+  const home = path.join(scratch, name);
+  fs.mkdirSync(home);
+  return home;
+}
+
+/** Loadout's side: clone and record the plugin, then apply it to both agents. */
+async function installAndApply(url, home) {
+  const env = { HOME: home, LOADOUT_HOME: path.join(home, 'workspace') };
+  const install = await run(process.execPath, [MAIN, 'plugins', 'install', url, '--json'], env);
+  const apply = await run(process.execPath, [MAIN, 'apply', ...RUNTIMES, '--json'], env);
+  checkInstalled(home, 'loadout apply');
+  return { ms: install.ms + apply.ms, installMs: install.ms, applyMs: apply.ms };
+}
+
+/** The peer's side; null with the reason when it cannot run here. */
+async function peerAdd(url, home) {
+  const env = { HOME: home, DISABLE_TELEMETRY: '1', DO_NOT_TRACK: '1', CI: '1' };
+  const added = await run(process.execPath, [PEER, 'add', url, '-g', '--copy', '-a', 'claude-code', '-a', 'codex', '-y', '--skill', '*'], env);
+  checkInstalled(home, 'skills add');
+  return added.ms;
+}
+
+/** Why the peer cannot run here, or null when it can. */
+function peerUnavailable() {
+  if (!fs.existsSync(PEER)) return 'npm `skills` is not installed (root devDependency)';
+  const probe = spawnSync(process.execPath, [PEER, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: scratch, DISABLE_TELEMETRY: '1' } });
+  if (probe.status !== 0) return `npm \`skills\` does not run on Node ${process.versions.node}: ${(probe.stderr.trim().split('\n').find((line) => line.includes('Error')) ?? probe.stderr.trim()).slice(0, 200)}`;
+  return null;
+}
+
+try {
+  const url = makeSkillRepository(SKILLS);
+  const peerProblem = peerUnavailable();
+  const peerVersion = peerProblem === null ? spawnSync(process.execPath, [PEER, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: scratch, DISABLE_TELEMETRY: '1' } }).stdout.trim() : null;
+  const ours = [];
+  const peer = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    ours.push(await installAndApply(url, freshHome(`loadout-${i}`)));
+    if (peerProblem === null) peer.push(await peerAdd(url, freshHome(`peer-${i}`)));
+  }
+  // `apply` again in the last run's HOME: nothing changed since it applied.
+  const againEnv = { HOME: path.join(scratch, `loadout-${RUNS - 1}`), LOADOUT_HOME: path.join(scratch, `loadout-${RUNS - 1}`, 'workspace') };
+  const again = [];
+  const baseline = [];
+  await run(process.execPath, [MAIN, 'apply', ...RUNTIMES, '--json'], againEnv);
+  for (let i = 0; i < AGAIN_RUNS; i += 1) {
+    baseline.push((await run(process.execPath, ['-e', ''], { HOME: againEnv.HOME })).ms);
+    const applied = await run(process.execPath, [MAIN, 'apply', ...RUNTIMES, '--json'], againEnv);
+    const result = JSON.parse(applied.stdout);
+    if (result.changeCount !== 0 || result.applied !== false) throw new Error(`apply with nothing changed planned ${result.changeCount} changes`);
+    again.push(applied.ms);
+  }
+  const oursMs = median(ours.map((r) => r.ms));
+  const peerMs = peer.length === 0 ? NaN : median(peer);
+  const againMs = median(again);
+  const spawnNodeMs = median(baseline);
+  const result = {
+    benchmark: 'apply',
+    skills: SKILLS,
+    runs: RUNS,
+    againRuns: AGAIN_RUNS,
+    peer: peerProblem === null ? { package: 'skills', version: peerVersion } : { package: 'skills', unavailable: peerProblem },
+    baseline: { spawnNodeMs: round(spawnNodeMs), ...(peer.length === 0 ? {} : { peerAddMs: round(peerMs) }) },
+    figures: {
+      installAndApplyMs: round(oursMs),
+      installMs: round(median(ours.map((r) => r.installMs))),
+      firstApplyMs: round(median(ours.map((r) => r.applyMs))),
+      applyAgainMs: round(againMs),
+    },
+    cores: os.cpus().length,
+  };
+  result.targets = [
+    target(
+      `install + first apply of ${SKILLS} skills into Claude Code + Codex ≤ 0.5× skills add -g --copy`,
+      oursMs / peerMs,
+      0.5,
+      peerProblem === null ? undefined : { holds: false, note: peerProblem },
+    ),
+    target(`apply again, nothing changed (${SKILLS} skills) ≤ 3× node -e ''`, againMs / spawnNodeMs, 3),
+  ];
+  printTargets('apply', result.targets);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  fs.rmSync(scratch, { recursive: true, force: true });
+}
