@@ -12,7 +12,7 @@ import { RuntimeManifest } from './RuntimeManifest.js';
 import type { ChangeReport, ManagedKind, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
 import { type DamagedTrashEntry, RuntimeTrash, type SkillTrashEntry, type TrashEntry } from './RuntimeTrash.js';
-import { readSkillBundle, writeBundle } from './SkillBundle.js';
+import { flushWritten, readSkillBundle, writeBundle } from './SkillBundle.js';
 
 /** How `apply` runs: for real, printing the plan, or comparing the folders with the plan. */
 export type ApplyMode = 'apply' | 'dry-run' | 'check';
@@ -158,7 +158,8 @@ export class SkillRuntimeApplier implements RuntimeApplier {
 
   /**
    * Runs the plan root by root. Within a root: retired entries leave first (freeing their names),
-   * then new folders are assembled in a hidden staging folder and renamed into place, then the
+   * then new folders are assembled in a hidden staging folder, flushed to disk together and renamed
+   * into place, then the
    * manifest is written once. A crash before the manifest leaves folders whose hash is exactly what
    * the next plan wants; that plan adopts them.
    */
@@ -181,8 +182,9 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       const staging = path.join(rootDir, STAGING_FOLDER);
       fs.rmSync(staging, { recursive: true, force: true });
       try {
+        const staged = stageBundles(changes, staging);
         for (const change of changes) {
-          const entry = this.executeChange(change, manifest, staging, trash, plan);
+          const entry = this.executeChange(change, manifest, staged, trash, plan);
           if (entry !== null) retired.push(this.retiredReport(entry));
         }
       } finally {
@@ -220,7 +222,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return new McpConfigWriter(McpManifest.read(this.places.dataDir), trash, (absolute) => redactor.path(absolute));
   }
 
-  private executeChange(change: PlannedChange, manifest: RuntimeManifest, staging: string, trash: RuntimeTrash, plan: RuntimePlan): SkillTrashEntry | null {
+  private executeChange(change: PlannedChange, manifest: RuntimeManifest, staged: ReadonlyMap<PlannedChange, string>, trash: RuntimeTrash, plan: RuntimePlan): SkillTrashEntry | null {
     const target = path.join(change.rootDir, change.entry);
     const shown = (): ChangeReport => plan.reportChange(change);
     const expect = (): void => {
@@ -268,12 +270,9 @@ export class SkillRuntimeApplier implements RuntimeApplier {
           throw new RuntimeChangedDuringApplyError(`${shown().path} appeared while applying; run apply again`);
         }
         if (change.action === 'update') expect();
-        fs.mkdirSync(staging, { recursive: true });
-        const suffix = randomBytes(4).toString('hex');
-        const fresh = path.join(staging, `${change.entry}-${suffix}`);
-        writeBundle(fresh, change.bundle as NonNullable<PlannedChange['bundle']>);
+        const fresh = staged.get(change) as string;
         if (change.action === 'update') {
-          const old = path.join(staging, `${change.entry}-${suffix}-old`);
+          const old = `${fresh}-old`;
           fs.renameSync(target, old);
           fs.renameSync(fresh, target);
           fs.rmSync(old, { recursive: true, force: true });
@@ -298,4 +297,22 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       reason: entry.reason,
     };
   }
+}
+
+/**
+ * Writes the bundle of every create and update in one root into its staging folder and flushes
+ * them all at once, before any is renamed into place. Returns each change's staged folder.
+ */
+function stageBundles(changes: readonly PlannedChange[], staging: string): Map<PlannedChange, string> {
+  const staged = new Map<PlannedChange, string>();
+  const written: string[] = [];
+  for (const change of changes) {
+    if (change.action !== 'create' && change.action !== 'update') continue;
+    fs.mkdirSync(staging, { recursive: true });
+    const fresh = path.join(staging, `${change.entry}-${randomBytes(4).toString('hex')}`);
+    written.push(...writeBundle(fresh, change.bundle as NonNullable<PlannedChange['bundle']>));
+    staged.set(change, fresh);
+  }
+  flushWritten(staging, written);
+  return staged;
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -110,16 +111,39 @@ function readFile(rootDir: string, file: string, relative: string, budget: { byt
 
 /**
  * Writes `bundle` into `dir`, which must not exist yet: the caller writes into a staging folder and
- * renames it into place, so a runtime never sees half a skill.
+ * renames it into place, so a runtime never sees half a skill. Nothing is flushed here: the caller
+ * flushes every bundle it staged at once ({@link flushWritten}) before it renames any into place.
+ * Returns the files written.
  */
-export function writeBundle(dir: string, bundle: SkillBundle): void {
+export function writeBundle(dir: string, bundle: SkillBundle): string[] {
   fs.mkdirSync(dir, { recursive: false });
+  const written: string[] = [];
   for (const file of bundle.files) {
     const target = path.join(dir, ...file.path.split('/'));
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const fd = fs.openSync(target, 'wx', file.mode | 0o600);
     try {
       fs.writeSync(fd, file.content);
+    } finally {
+      fs.closeSync(fd);
+    }
+    written.push(target);
+  }
+  return written;
+}
+
+/**
+ * Puts `files` (all under `dir`) on disk before anything refers to them, so a crash never leaves a
+ * renamed skill with empty files: one flush of the file system that holds them (`sync -f`, Linux's
+ * syncfs) rather than one fsync per file, which costs a journal commit each — 600 of them for 300
+ * skills in two agents. Where `sync -f` is not available, each file is fsynced.
+ */
+export function flushWritten(dir: string, files: readonly string[]): void {
+  if (files.length === 0) return;
+  if (process.platform === 'linux' && spawnSync('sync', ['-f', dir], { stdio: 'ignore', timeout: 120_000 }).status === 0) return;
+  for (const file of files) {
+    const fd = fs.openSync(file, 'r');
+    try {
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
