@@ -5,6 +5,7 @@ import { agentSkillFolderProblems, agentSkillName, type SkillRecord } from '@loa
 import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
 import { skillFileFacts } from './scanRuntimeRoot.js';
+import { TextMemo } from './TextMemo.js';
 import { readSkillBundle, SKILL_FILE, type SkillBundle } from './SkillBundle.js';
 import { skillNameKey } from './skillNames.js';
 
@@ -68,9 +69,22 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
     key: skillNameKey(folderName ?? (typeof frontmatterName === 'string' && frontmatterName.trim() !== '' ? frontmatterName : record.id)),
     bundle,
     unreadable,
-    problems: bundle === null ? [] : agentSkillFolderProblems(text, folderName ?? String(frontmatterName ?? record.id)),
+    problems: bundle === null ? [] : folderProblems(text, folderName ?? String(frontmatterName ?? record.id)),
     facts: folderName === null ? facts : { ...facts, folderName },
   };
+}
+
+/** What the Agent Skills rules say of a text under a folder name, by text and then name. */
+const problemsByText = new TextMemo<Map<string, readonly string[]>>(() => new Map());
+
+function folderProblems(text: string, folderName: string): string[] {
+  const byName = problemsByText.get(text);
+  let problems = byName.get(folderName);
+  if (problems === undefined) {
+    problems = agentSkillFolderProblems(text, folderName);
+    byName.set(folderName, problems);
+  }
+  return [...problems];
 }
 
 /** The real path of `target`, or the resolved path when it does not exist. */

@@ -4,6 +4,7 @@ import { DocumentRefusedError, type FolderListing, listFolderInside, parseMarkdo
 import type { DiscoveryRoot, SkillFileFacts } from './RuntimeAdapter.js';
 import { readSkillBundle, SKILL_FILE } from './SkillBundle.js';
 import { listedSkillName } from './skillNames.js';
+import { TextMemo } from './TextMemo.js';
 
 /** A skill folder found in a runtime root, as the runtime would find it. */
 export interface ScannedSkill {
@@ -69,17 +70,21 @@ export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
   return { exists, skills, occupied };
 }
 
-/** What a runtime looks at in one `SKILL.md` text: its frontmatter and how it starts. */
-export function skillFileFacts(text: string, folderName: string, skillFileIsLink: boolean): SkillFileFacts {
-  let frontmatter: SkillFileFacts['frontmatter'] = null;
+/** The frontmatter of a `SKILL.md` text, null when it has none a runtime can read; shared, never changed. */
+const frontmatterOf = new TextMemo<SkillFileFacts['frontmatter']>((text) => {
   try {
-    const document = parseMarkdown(text, `${folderName}/${SKILL_FILE}`);
-    if (document.hasFrontmatter) frontmatter = document.frontmatter;
+    const document = parseMarkdown(text, SKILL_FILE);
+    return document.hasFrontmatter ? document.frontmatter : null;
   } catch (error) {
     // A runtime cannot read its frontmatter either; the folder still occupies its name.
     if (!(error instanceof DocumentRefusedError)) throw error;
+    return null;
   }
-  return { folderName, frontmatter, startsWithFence: text.startsWith('---'), skillFileIsLink };
+});
+
+/** What a runtime looks at in one `SKILL.md` text: its frontmatter and how it starts. */
+export function skillFileFacts(text: string, folderName: string, skillFileIsLink: boolean): SkillFileFacts {
+  return { folderName, frontmatter: frontmatterOf.get(text), startsWithFence: text.startsWith('---'), skillFileIsLink };
 }
 
 function readSkillFileFacts(rootDir: string, file: string, folderName: string): SkillFileFacts {
