@@ -73,6 +73,13 @@ export interface KindDocument {
    */
   readonly file?: string;
   /**
+   * True when a folder entry's record is read from its `file` alone, nothing else in the folder
+   * (a skill's resources beside its `SKILL.md` are not part of its record; a task's runnable parts
+   * are). An entry the watch cache cannot watch is then checked by one stat of its document, not
+   * of its folder as well.
+   */
+  readonly recordFromFileAlone?: boolean;
+  /**
    * How the id is made. `name`: the slug of the display name as written, else of the entry's stem,
    * else a hash of the path. `entry`: the entry's stem as it is (a folder's name, a file's name
    * without its extension), whatever the display name.

@@ -22,6 +22,8 @@ interface FolderState<T> {
   readonly kind: string | undefined;
   /** The document inside each folder entry (`SKILL.md`), when the kind names one. */
   readonly documentFile: string | undefined;
+  /** True when an entry's value comes from its document alone: an unwatched entry is checked by the document's stat only. */
+  readonly documentAlone: boolean;
   /** Null when the folder does not exist. */
   entries: Map<string, EntryState<T>> | null;
   listingDirty: boolean;
@@ -87,6 +89,8 @@ export class FolderScanCache<T = unknown> {
   private changes = 0;
   /** False once a whole {@link validate} found everything watched, until something may be unwatched again. */
   private mayPoll = true;
+  /** The kinds (singular names) a {@link validate} of some kinds found watched through and through, until something may be unwatched again. */
+  private readonly settledKinds = new Set<string>();
 
   constructor(options: FolderScanCacheOptions = {}) {
     const limits = { ...DEFAULT_ROOT_RETENTION, ...options };
@@ -125,34 +129,52 @@ export class FolderScanCache<T = unknown> {
    */
   validate(kinds?: ReadonlySet<string>): void {
     if (!this.mayPoll) return;
+    if (kinds !== undefined && [...kinds].every((kind) => this.settledKinds.has(kind))) return;
     const racyBefore = this.racyBefore();
-    let polled = false;
+    let rootPolled = false;
     for (const [rootDir, root] of this.roots) {
       if (root.watcher !== null) continue;
-      polled = true;
+      rootPolled = true;
       const stamp = rootStamp(rootDir, racyBefore);
       if (stamp === null || stamp !== root.stamp) this.forgetRoot(rootDir);
     }
+    const polledKinds = new Set<string | undefined>();
     for (const [folder, state] of this.folders) {
       if (kinds !== undefined && (state.kind === undefined || !kinds.has(state.kind))) continue;
-      if (state.watcher === null) polled = true;
-      if (state.watcher === null && !state.listingDirty) {
+      if (this.pollFolder(folder, state, racyBefore)) polledKinds.add(state.kind);
+    }
+    // Only what was checked and found watched through and through may be left unchecked next time.
+    if (rootPolled) return;
+    if (kinds === undefined) {
+      if (polledKinds.size === 0) this.mayPoll = false;
+      return;
+    }
+    for (const kind of kinds) if (!polledKinds.has(kind)) this.settledKinds.add(kind);
+  }
+
+  /** Checks one folder's unwatched parts against their stamps; true when it has any. */
+  private pollFolder(folder: string, state: FolderState<T>, racyBefore: number): boolean {
+    let polled = false;
+    // A missing kind folder directly in a watched root is told of by the root's watch when it is made.
+    const toldByRoot = state.entries === null && path.dirname(folder) === state.rootDir && (this.roots.get(state.rootDir)?.watcher ?? null) !== null;
+    if (state.watcher === null && !toldByRoot) {
+      polled = true;
+      if (!state.listingDirty) {
         const stamp = stampOf([folder], racyBefore);
         if (stamp === null || stamp !== state.stamp) this.markListing(state);
       }
-      for (const [name, entry] of state.entries ?? []) {
-        if (!this.isPolled(state, entry)) continue;
-        polled = true;
-        if (entry.dirty) continue;
-        const stamp = entryStamp(folder, name, entry.isDirectory, state.documentFile, racyBefore);
-        if (stamp === null || stamp !== entry.stamp) {
-          entry.dirty = true;
-          this.changes += 1;
-        }
+    }
+    for (const [name, entry] of state.entries ?? []) {
+      if (!this.isPolled(state, entry)) continue;
+      polled = true;
+      if (entry.dirty) continue;
+      const stamp = entryStamp(folder, name, entry.isDirectory, state, racyBefore);
+      if (stamp === null || stamp !== entry.stamp) {
+        entry.dirty = true;
+        this.changes += 1;
       }
     }
-    // Only a check of every kind may conclude that nothing is left to check.
-    if (!polled && kinds === undefined) this.mayPoll = false;
+    return polled;
   }
 
   /**
@@ -176,14 +198,15 @@ export class FolderScanCache<T = unknown> {
    * @param read reads one entry
    * @param of the kind the folder holds (its singular name), and the document inside each folder
    *   entry (`SKILL.md`), whose stat tells an unwatched entry's edits; without one an unwatched
-   *   folder entry is read at every open
+   *   folder entry is read at every open. With `documentAlone` the entry's value depends on that
+   *   document only, so the folder's own stat is left out.
    */
   scan(
     rootDir: string,
     folder: string,
     list: () => readonly FolderEntry[] | null,
     read: (entry: FolderEntry) => T,
-    of: { readonly kind?: string; readonly documentFile?: string } = {},
+    of: { readonly kind?: string; readonly documentFile?: string; readonly documentAlone?: boolean } = {},
   ): T[] {
     const { documentFile } = of;
     this.retention.touch(rootDir);
@@ -191,7 +214,7 @@ export class FolderScanCache<T = unknown> {
     const root = this.rootState(rootDir);
     let state = this.folders.get(folder);
     if (state === undefined) {
-      state = { folder, rootDir, kind: of.kind, documentFile, entries: null, listingDirty: true, watcher: null, stamp: null };
+      state = { folder, rootDir, kind: of.kind, documentFile, documentAlone: of.documentAlone === true, entries: null, listingDirty: true, watcher: null, stamp: null };
       this.folders.set(folder, state);
     }
     if (root.missing) {
@@ -207,7 +230,7 @@ export class FolderScanCache<T = unknown> {
     for (const [name, entry] of state.entries) {
       if (entry.dirty) {
         entry.dirty = false;
-        entry.stamp = this.isPolled(state, entry) ? entryStamp(folder, name, entry.isDirectory, documentFile, racyBefore) : null;
+        entry.stamp = this.isPolled(state, entry) ? entryStamp(folder, name, entry.isDirectory, state, racyBefore) : null;
         entry.value = read({ name, isDirectory: entry.isDirectory, ...(entry.refusal === undefined ? {} : { refusal: entry.refusal }) });
       }
       values.push(entry.value);
@@ -228,7 +251,7 @@ export class FolderScanCache<T = unknown> {
       entry.watcher = this.watchEntry(entryPath, folder, entry);
       if (entry.watcher === null) break;
       this.unwatchedEntries.delete(entryPath);
-      const stamp = entryStamp(path.dirname(entryPath), path.basename(entryPath), true, folder.documentFile, racyBefore);
+      const stamp = entryStamp(path.dirname(entryPath), path.basename(entryPath), true, folder, racyBefore);
       if (stamp === null || stamp !== entry.stamp) {
         entry.dirty = true;
         this.changes += 1;
@@ -245,6 +268,12 @@ export class FolderScanCache<T = unknown> {
     for (const root of this.roots.values()) this.budget.close(root.watcher);
     this.roots.clear();
     this.retention.clear();
+  }
+
+  /** Something may have become unwatched (a folder listed, a root seen, a watch lost): the next {@link validate} checks all it is asked to. */
+  private mayNeedPolling(): void {
+    this.mayPoll = true;
+    this.settledKinds.clear();
   }
 
   /** A stamp taken now is trusted only for what changed before this time. */
@@ -289,7 +318,7 @@ export class FolderScanCache<T = unknown> {
 
   private relist(folder: string, state: FolderState<T>, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): void {
     state.listingDirty = false;
-    this.mayPoll = true;
+    this.mayNeedPolling();
     // Watched (or stamped) before it is listed, so a change during the listing is not lost.
     if (state.watcher === null) {
       state.watcher = this.watch(
@@ -328,7 +357,7 @@ export class FolderScanCache<T = unknown> {
       }
       if (known !== undefined) this.closeEntry(path.join(folder, dirent.name), known);
       const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, stamp: null };
-      if (this.isPolled(state, entry)) entry.stamp = entryStamp(folder, dirent.name, entry.isDirectory, state.documentFile, racyBefore);
+      if (this.isPolled(state, entry)) entry.stamp = entryStamp(folder, dirent.name, entry.isDirectory, state, racyBefore);
       entry.value = read(dirent);
       if (dirent.isDirectory && dirent.refusal === undefined) this.unwatchedEntries.set(path.join(folder, dirent.name), { folder: state, entry });
       next.set(dirent.name, entry);
@@ -357,7 +386,7 @@ export class FolderScanCache<T = unknown> {
   private rootState(rootDir: string): RootState {
     const known = this.roots.get(rootDir);
     if (known !== undefined) return known;
-    this.mayPoll = true;
+    this.mayNeedPolling();
     const missing = !isDirectory(rootDir);
     const watcher = missing
       ? this.watch(
@@ -413,7 +442,7 @@ export class FolderScanCache<T = unknown> {
       },
       () => {
         this.changes += 1;
-        this.mayPoll = true;
+        this.mayNeedPolling();
         onChange(null);
         onError();
       },
@@ -440,13 +469,23 @@ function rootStamp(rootDir: string, racyBefore: number): string | null {
 
 /**
  * What a folder entry looks like without reading it: the entry itself and, for a folder entry, its
- * document. Null when it cannot be trusted (see {@link stampOf}), or for a folder entry whose kind
- * names no document.
+ * document — the document alone when the kind reads nothing else of the folder (an entry folder
+ * replaced or renamed changes its kind folder, which is watched or stamped itself, and the
+ * document's identity with it). Null when it cannot be trusted (see {@link stampOf}), or for a
+ * folder entry whose kind names no document.
  */
-function entryStamp(folder: string, name: string, isDirectory: boolean, documentFile: string | undefined, racyBefore: number): string | null {
+function entryStamp(
+  folder: string,
+  name: string,
+  isDirectory: boolean,
+  of: { readonly documentFile: string | undefined; readonly documentAlone: boolean },
+  racyBefore: number,
+): string | null {
   const entryPath = path.join(folder, name);
   if (!isDirectory) return stampOf([entryPath], racyBefore);
-  return documentFile === undefined ? null : stampOf([entryPath, path.join(entryPath, documentFile)], racyBefore);
+  if (of.documentFile === undefined) return null;
+  const document = path.join(entryPath, of.documentFile);
+  return stampOf(of.documentAlone ? [document] : [entryPath, document], racyBefore);
 }
 
 /**

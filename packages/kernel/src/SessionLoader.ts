@@ -12,10 +12,11 @@ import type { FolderEntry } from './listFolderInside.js';
 import { InvalidInputError } from './LoadoutError.js';
 import { PluginSource } from './PluginSource.js';
 import { PROJECT_ROOT_FOLDER, type Root, RootList } from './Root.js';
+import type { RootLayout } from './RootLayout.js';
 import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
-import { layoutSourcesOf, listKindFolder, readKindFolderEntry, scanRootLayout, type StampedScan } from './scanKindFolder.js';
+import { cachedAs, layoutSourcesOf, listKindFolder, readKindFolderEntry, scanRootLayout, type StampedScan } from './scanKindFolder.js';
 import { shadowRecords } from './shadowRecords.js';
 import { resolve, resolveAll } from './token.js';
 
@@ -51,6 +52,13 @@ export type ListedRecord<R extends CapabilityRecord = CapabilityRecord> = R & {
  * document written a moment ago is in the next session and a plugin disabled a moment ago is not.
  */
 export class SessionLoader {
+  /**
+   * A number per layout seen, by identity: a plugin source that keeps a layout while its plugin
+   * is unchanged hands the same object again, so the roots' key costs no serialization. Layouts
+   * are read-only; a new reading is a new object and a new number.
+   */
+  private readonly layoutIds = new WeakMap<RootLayout, number>();
+  private nextLayoutId = 0;
   /** The last roots' shadowed scans, per kind, each with the cache generation it was read under. */
   private memo: { key: string; kinds: Map<string, { readonly shadowed: ShadowedKind; readonly generation: number }> } | null = null;
 
@@ -229,13 +237,22 @@ export class SessionLoader {
           return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
         const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry);
-        const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, { kind: kind.kind, ...(kind.document.file === undefined ? {} : { documentFile: kind.document.file }) });
+        const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, cachedAs(kind));
         for (const scan of scans) ofKind.push(scan);
       }
     }
     cache?.trim(new Set(roots.map((root) => root.dir)));
     cache?.watchEntries();
     return byKind;
+  }
+
+  private layoutId(layout: RootLayout): number {
+    let id = this.layoutIds.get(layout);
+    if (id === undefined) {
+      id = this.nextLayoutId++;
+      this.layoutIds.set(layout, id);
+    }
+    return id;
   }
 
   /** The kinds contributed by store packages, in registration order; only those named (singular names) when `only` is given. */
@@ -259,7 +276,7 @@ export class SessionLoader {
   private shadowedScan(roots: readonly Root[], wanted: readonly CapabilityKind[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
     const cache = this.cache();
     cache?.validate(new Set(wanted.map((kind) => kind.kind)));
-    const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : JSON.stringify(root.layout)}`).join('\n');
+    const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : this.layoutId(root.layout)}`).join('\n');
     const generation = cache?.generation;
     const memo = cache !== null && this.memo !== null && this.memo.key === key ? this.memo : null;
     const shadowed = new Map<string, ShadowedKind>();

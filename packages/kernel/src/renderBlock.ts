@@ -24,8 +24,36 @@ export function renderCapabilityBlock(
   title: string,
   records: readonly CapabilityRecord[],
   budget: number,
-): { text: string; diagnostics: Diagnostic[] } {
+): RenderedBlock {
   if (records.length === 0) return { text: '', diagnostics: [] };
+  const last = lastRendered.get(title);
+  if (last !== undefined && last.budget === budget && sameRecords(last.records, records)) return last.rendered;
+  const rendered = renderBlock(title, records, budget);
+  lastRendered.set(title, { budget, records: records.slice(), rendered });
+  return rendered;
+}
+
+/** A rendered block: its text, and what was left out of it. */
+export interface RenderedBlock {
+  readonly text: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * The last block rendered under each title, with the records it was rendered from. Records are
+ * never changed once made (an edit makes a new record), so the same records in the same order
+ * render the same text: a warm session hands the very records of the last one, and is answered
+ * by comparing references instead of sorting and rendering 10,000 lines again.
+ */
+const lastRendered = new Map<string, { readonly budget: number; readonly records: readonly CapabilityRecord[]; readonly rendered: RenderedBlock }>();
+
+function sameRecords(a: readonly CapabilityRecord[], b: readonly CapabilityRecord[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function renderBlock(title: string, records: readonly CapabilityRecord[], budget: number): RenderedBlock {
   const byId = (a: CapabilityRecord, b: CapabilityRecord): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const sorted = isSorted(records, byId) ? records : [...records].sort(byId);
   const heading = `## ${title}\n`;

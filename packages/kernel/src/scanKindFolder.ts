@@ -174,7 +174,7 @@ export function scanRootLayout(
     }
     const list = (): readonly FolderEntry[] | null => listKindFolder(kind, root, undefined, target);
     const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, { folder: target });
-    const found = cache !== null && path.dirname(target) === root.dir ? cache.scan(root.dir, target, list, read, { kind: kind.kind, ...(kind.document.file === undefined ? {} : { documentFile: kind.document.file }) }) : (list() ?? []).map(read);
+    const found = cache !== null && path.dirname(target) === root.dir ? cache.scan(root.dir, target, list, read, cachedAs(kind)) : (list() ?? []).map(read);
     for (const scan of found) scans.push(scan);
   }
   return scans;
@@ -207,4 +207,10 @@ function layoutEntry(root: Root, target: string): FolderEntry | null {
     if (!(error instanceof DocumentRefusedError)) throw error;
     return { name: path.basename(target), isDirectory: false, refusal: error };
   }
+}
+
+/** What the watch cache is told of a kind's folder: its kind, and the document that tells an unwatched entry's edits. */
+export function cachedAs(kind: CapabilityKind): { readonly kind: string; readonly documentFile?: string; readonly documentAlone?: boolean } {
+  if (kind.document.file === undefined) return { kind: kind.kind };
+  return { kind: kind.kind, documentFile: kind.document.file, documentAlone: kind.document.recordFromFileAlone === true };
 }

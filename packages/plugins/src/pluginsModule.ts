@@ -2,7 +2,7 @@ import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
 import { DatabaseLocation, Migrations } from '@loadout/db';
 import { CapabilityKinds, contribute, type LoadoutModule, Places, PluginSource, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
-import { Lifecycle } from 'tsyringe';
+import { instanceCachingFactory, Lifecycle } from 'tsyringe';
 import { PluginLifecycleListeners } from './PluginLifecycleListener.js';
 import { pluginRoutes } from './pluginRoutes.js';
 import { GitPluginManager, GitPluginManagerParts, PluginManager } from './PluginManager.js';
@@ -20,7 +20,8 @@ export const pluginsModule: LoadoutModule = (container) => {
   contribute(container, Migrations, marketplaceRegistryMigration);
   container.register(PluginRegistry, { useClass: SqlitePluginRegistry }, { lifecycle: Lifecycle.Singleton });
   const kindFolders = (): string[] => resolveAll(container, CapabilityKinds).map((kind) => kind.folder);
-  container.register(PluginSource, { useFactory: (c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir) });
+  // One per container: it keeps each plugin's layout until a path its reading looked at moves.
+  container.register(PluginSource, { useFactory: instanceCachingFactory((c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir)) });
   // Kinds and listeners are asked for when used, so modules registered after this one count.
   container.register(GitPluginManagerParts, {
     useValue: {

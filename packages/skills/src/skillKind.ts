@@ -4,7 +4,7 @@ import { checkAgentSkillsRules } from './agentSkillsRules.js';
 import type { SkillRecord } from './SkillRecord.js';
 
 /** A skill is `skills/<dir>/SKILL.md` (with its resources beside it) or `skills/<file>.md`, named by its frontmatter. */
-export const SKILL_DOCUMENT = { file: 'SKILL.md', idRule: 'name', nameField: 'frontmatter' } as const satisfies KindDocument;
+export const SKILL_DOCUMENT = { file: 'SKILL.md', recordFromFileAlone: true, idRule: 'name', nameField: 'frontmatter' } as const satisfies KindDocument;
 
 /** The skill kind: reads `skills/<dir>/SKILL.md` folders and `skills/<file>.md` files. */
 export const skillKind: CapabilityKind<SkillRecord> = {

@@ -28,9 +28,13 @@ afterEach(removeTestdirs);
 const RACY_MS = 40;
 const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
 
-/** A kind of folder entries with a document inside (`cards/<dir>/CARD.md`), counting its reads. */
-function cardKind(reads: { count: number }): CapabilityKind {
-  const document = { file: 'CARD.md', idRule: 'name', nameField: 'frontmatter' } as const;
+/**
+ * A kind of folder entries with a document inside (`cards/<dir>/CARD.md`), counting its reads;
+ * with `fileAlone` it declares that a record comes from the document alone, so an unwatched entry
+ * is checked by the document's stat only.
+ */
+function cardKind(reads: { count: number }, fileAlone = false): CapabilityKind {
+  const document = { file: 'CARD.md', recordFromFileAlone: fileAlone, idRule: 'name', nameField: 'frontmatter' } as const;
   return {
     kind: 'card',
     folder: 'cards',
@@ -48,8 +52,13 @@ function cardKind(reads: { count: number }): CapabilityKind {
 const card = (name: string, version: number) => `---\nname: ${name}\ndescription: version ${version}\n---\n`;
 
 describe('S1 a watch the cache cannot have', () => {
-  for (const budget of [0, 3]) {
-    it(`S1 with LOADOUT_WATCH_BUDGET=${budget}: says so once, reads nothing unchanged, and sees every edit, addition and removal`, async () => {
+  for (const [budget, fileAlone] of [
+    [0, false],
+    [3, false],
+    [0, true],
+    [3, true],
+  ] as const) {
+    it(`S1 with LOADOUT_WATCH_BUDGET=${budget}${fileAlone ? ', records from the document alone' : ''}: says so once, reads nothing unchanged, and sees every edit, addition and removal`, async () => {
       const home = testdir({
         capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) } }, notes: { 'x.md': card('x', 1) } },
         plugins: {},
@@ -57,7 +66,7 @@ describe('S1 a watch the cache cannot have', () => {
       const reads = { count: 0 };
       const container = createKernel({ places: resolvePlaces({}, home) }, [
         (c) => {
-          contribute(c, CapabilityKinds, cardKind(reads));
+          contribute(c, CapabilityKinds, cardKind(reads, fileAlone));
           contribute(c, CapabilityKinds, noteKind);
           contribute(c, PluginSource, { listInstalledPlugins: () => [] });
         },
@@ -105,6 +114,15 @@ describe('S1 a watch the cache cannot have', () => {
         expect((await open()).cards).toEqual(['a:version 2', 'c:version 3', 'd:version 1']);
         fs.writeFileSync(path.join(home, 'capabilities/cards/c/CARD.md'), card('c', 4));
         expect((await open()).cards).toEqual(['a:version 2', 'c:version 4', 'd:version 1']);
+
+        // An entry folder replaced by another of the same name whose document has the same size and times.
+        await pause();
+        const replaced = path.join(home, 'capabilities/cards/d');
+        const stats = fs.statSync(path.join(replaced, 'CARD.md'));
+        fs.rmSync(replaced, { recursive: true });
+        writeTree(path.join(home, 'capabilities/cards'), { d: { 'CARD.md': card('d', 5) } });
+        fs.utimesSync(path.join(replaced, 'CARD.md'), stats.atime, stats.mtime);
+        expect((await open()).cards).toEqual(['a:version 2', 'c:version 4', 'd:version 5']);
 
         // A kind folder made later, in a root with no watch of its own.
         fs.rmSync(path.join(home, 'capabilities/notes'), { recursive: true });
