@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
+import { type FileReader, nodeFileReader } from './FileReader.js';
 import { InvalidInputError, OperationFailedError } from './LoadoutError.js';
 
 /** The largest document Loadout reads. */
@@ -188,19 +189,20 @@ const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constant
  *
  * Synchronous on purpose: a scan reads thousands of small files and the thread pool round trip
  * costs more than the read. Nothing here can wait on another process: the open does not block
- * (`O_NONBLOCK`), and `fstat` says what was opened before anything is read.
+ * (`O_NONBLOCK`), and `fstat` says what was opened before anything is read. Every path it
+ * looks at goes through `files`.
  */
-export function readTextInside(root: string, file: string): string | null {
+export function readTextInside(root: string, file: string, files: FileReader = nodeFileReader): string | null {
   let fd: number;
   try {
-    fd = fs.openSync(file, OPEN_FLAGS);
+    fd = files.open(file, OPEN_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     if (code !== 'ELOOP') throw error;
-    const real = realpathInside(root, file);
+    const real = realpathInside(root, file, files);
     if (real === null) return null;
-    fd = fs.openSync(real, OPEN_FLAGS & ~fs.constants.O_NOFOLLOW);
+    fd = files.open(real, OPEN_FLAGS & ~fs.constants.O_NOFOLLOW);
   }
   try {
     const stats = fs.fstatSync(fd);
@@ -240,12 +242,12 @@ export function describeFileType(stats: fs.Stats): string {
  * The real path of a link under `root`, or a refusal when it leads outside (`PATH_OUTSIDE_ROOT`)
  * or back to itself (`LINK_LOOP`). Null when the target does not exist.
  */
-export function realpathInside(root: string, file: string): string | null {
+export function realpathInside(root: string, file: string, files: FileReader = nodeFileReader): string | null {
   let real: string;
   let realRoot: string;
   try {
-    real = fs.realpathSync(file);
-    realRoot = fs.realpathSync(root);
+    real = files.realpath(file);
+    realRoot = files.realpath(root);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
@@ -266,14 +268,14 @@ export function realpathInside(root: string, file: string): string | null {
 }
 
 /** Reads and parses a Markdown document under `root`; null when it does not exist. */
-export function readMarkdownInside(root: string, file: string): MarkdownDocument | null {
-  const text = readTextInside(root, file);
+export function readMarkdownInside(root: string, file: string, files: FileReader = nodeFileReader): MarkdownDocument | null {
+  const text = readTextInside(root, file, files);
   return text === null ? null : parseMarkdown(text, relativeInside(root, file));
 }
 
 /** Reads and parses a JSON document under `root`; null when it does not exist. */
-export function readJsonInside(root: string, file: string): unknown {
-  const text = readTextInside(root, file);
+export function readJsonInside(root: string, file: string, files: FileReader = nodeFileReader): unknown {
+  const text = readTextInside(root, file, files);
   if (text === null) return null;
   try {
     return JSON.parse(text) as unknown;
