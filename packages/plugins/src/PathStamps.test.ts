@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonInside } from '@loadout/kernel';
+import { type FileReader, readJsonInside } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PathStamps } from './PathStamps.js';
@@ -11,36 +11,42 @@ const RACY_MS = 30;
 const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
 
 /** A small reader of the sort a plugin layout is: a listing, a JSON file read inside the root, a lookup that finds nothing. */
-function readTree(root: string): { names: string[]; manifest: unknown; extra: boolean } {
+function readTree(root: string, files: FileReader): { names: string[]; manifest: unknown; extra: boolean } {
+  let extra = true;
+  try {
+    files.lstat(path.join(root, 'extra.json'));
+  } catch {
+    extra = false;
+  }
   return {
-    names: fs.readdirSync(path.join(root, 'skills')).sort(),
-    manifest: readJsonInside(root, path.join(root, '.claude-plugin', 'plugin.json')),
-    extra: fs.existsSync(path.join(root, 'extra.json')),
+    names: files.readdir(path.join(root, 'skills')).sort(),
+    manifest: readJsonInside(root, path.join(root, '.claude-plugin', 'plugin.json'), files),
+    extra,
   };
 }
 
 describe('PathStamps', () => {
-  it('records every path the work looked at, and puts the file system back as it was', async () => {
+  it('records every path the work looked at through the reader it was handed, and changes nothing shared', async () => {
     const root = testdir({ skills: { a: { 'SKILL.md': 'a' } }, '.claude-plugin': { 'plugin.json': '{"name":"p"}' } });
-    const before = fs.readdirSync;
+    const calls = { readdirSync: fs.readdirSync, lstatSync: fs.lstatSync, openSync: fs.openSync };
     await pause();
-    const { value, stamps } = PathStamps.record(() => readTree(root), RACY_MS);
+    const { value, stamps } = PathStamps.record((files) => {
+      // The module every other reader in the process uses is left as it is while the work runs.
+      expect({ readdirSync: fs.readdirSync, lstatSync: fs.lstatSync, openSync: fs.openSync }).toEqual(calls);
+      return readTree(root, files);
+    }, RACY_MS);
     expect(value).toEqual({ names: ['a'], manifest: { name: 'p' }, extra: false });
-    expect(stamps).not.toBeNull();
-    // skills/, the manifest (opened by its real path) and extra.json at least.
-    expect(stamps?.size).toBeGreaterThanOrEqual(3);
-    expect(fs.readdirSync).toBe(before);
+    // extra.json (found missing), skills/ and the manifest: exactly the paths asked about.
+    expect(stamps?.size).toBe(3);
     expect(stamps?.unchanged()).toBe(true);
   });
 
-  it('puts the file system back when the work throws', () => {
-    const before = fs.statSync;
+  it('lets a throw from the work through', () => {
     expect(() =>
       PathStamps.record(() => {
         throw new Error('boom');
       }),
     ).toThrow('boom');
-    expect(fs.statSync).toBe(before);
   });
 
   const changes: [string, (root: string) => void][] = [
@@ -57,7 +63,7 @@ describe('PathStamps', () => {
     it(`says the work would read differently after ${change}`, async () => {
       const root = testdir({ skills: { a: { 'SKILL.md': 'a' } }, '.claude-plugin': { 'plugin.json': '{"name":"p"}' } });
       await pause();
-      const { stamps } = PathStamps.record(() => readTree(root), RACY_MS);
+      const { stamps } = PathStamps.record((files) => readTree(root, files), RACY_MS);
       expect(stamps?.unchanged()).toBe(true);
       make(root);
       expect(stamps?.unchanged()).toBe(false);
@@ -68,7 +74,7 @@ describe('PathStamps', () => {
     const root = testdir({ real: { 'plugin.json': '{"name":"p"}' } });
     fs.symlinkSync(path.join(root, 'real', 'plugin.json'), path.join(root, 'link.json'));
     await pause();
-    const { stamps } = PathStamps.record(() => fs.statSync(path.join(root, 'link.json')), RACY_MS);
+    const { stamps } = PathStamps.record((files) => files.stat(path.join(root, 'link.json')), RACY_MS);
     expect(stamps?.unchanged()).toBe(true);
     fs.writeFileSync(path.join(root, 'real', 'plugin.json'), '{"name":"q"}');
     expect(stamps?.unchanged()).toBe(false);
@@ -76,6 +82,6 @@ describe('PathStamps', () => {
 
   it('keeps nothing read from a file changed too recently for its times to be trusted', () => {
     const root = testdir({ skills: {}, '.claude-plugin': { 'plugin.json': '{"name":"p"}' } });
-    expect(PathStamps.record(() => readTree(root)).stamps).toBeNull();
+    expect(PathStamps.record((files) => readTree(root, files)).stamps).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { type FileReader, nodeFileReader } from '@loadout/kernel';
 
 /**
  * A change younger than this is not trusted to a stamp: two writes within one tick of the file
@@ -8,13 +9,10 @@ import path from 'node:path';
  */
 export const RACY_MS = 1000;
 
-/** The synchronous calls of `node:fs` whose first argument is a path the work depends on. */
-const RECORDED_CALLS = ['lstatSync', 'statSync', 'readdirSync', 'openSync', 'readFileSync', 'existsSync', 'accessSync', 'opendirSync'] as const;
-
 /**
- * What a synchronous piece of work asked the file system about, with how each path looked just
- * after the work: the identity and times of each path (and of a link's target), or that it was
- * missing. {@link unchanged} tells, by one stat per path, whether the work would now read the same,
+ * What a synchronous piece of work asked the file system about — every path it passed to the
+ * {@link FileReader} it was handed — with how each path looked just after the work: the identity
+ * and times of each path (and of a link's target), or that it was missing. {@link unchanged} tells, by one stat per path, whether the work would now read the same,
  * so its result can be kept. A directory's times move when an entry is added, removed or renamed
  * in it, a file's when it is written, so a listing, a read and a lookup that found nothing are all
  * covered.
@@ -23,15 +21,17 @@ export class PathStamps {
   private constructor(private readonly stamps: ReadonlyMap<string, string>) {}
 
   /**
-   * Runs `work` (synchronous only: nothing else may run meanwhile) and records every path it
-   * passed to the file system. `stamps` is null when something it touched changed since the work
-   * started or too recently for its times to be trusted ({@link RACY_MS}; tests shorten it): then
-   * the result must not be kept.
+   * Runs `work` (synchronous only: nothing else may run meanwhile) with a reader that notes each
+   * path before it asks `node:fs`, and records them. `work` must look at the file system through
+   * that reader only: a path it reads another way is not watched.
+   * `stamps` is null when something it touched changed since the work started or too recently
+   * for its times to be trusted ({@link RACY_MS}; tests shorten it): then the result must not be
+   * kept.
    */
-  static record<T>(work: () => T, racyMs = RACY_MS): { readonly value: T; readonly stamps: PathStamps | null } {
+  static record<T>(work: (files: FileReader) => T, racyMs = RACY_MS): { readonly value: T; readonly stamps: PathStamps | null } {
     const startedAt = Date.now();
     const paths = new Set<string>();
-    const value = withCallsRecorded(paths, work);
+    const value = work(recordingReader(paths, nodeFileReader));
     const racyBefore = startedAt - racyMs;
     const stamps = new Map<string, string>();
     for (const file of paths) {
@@ -54,37 +54,23 @@ export class PathStamps {
   }
 }
 
-/**
- * Runs `work` with the recorded calls of the shared `node:fs` module noting their path argument
- * first. Every reader in this package and the kernel's document reader call `fs.<name>Sync`
- * through that module, so nothing they look at escapes the record; the calls are put back however
- * `work` ends.
- */
-function withCallsRecorded<T>(paths: Set<string>, work: () => T): T {
-  const module = fs as unknown as Record<string, unknown>;
-  const originals = new Map<string, unknown>();
-  const note = (file: unknown): void => {
-    if (typeof file === 'string') paths.add(path.resolve(file));
-    else if (file instanceof URL && file.protocol === 'file:') paths.add(path.resolve(file.pathname));
+/** A reader that adds each path it is asked about to `paths` (made absolute), then asks `files`. */
+function recordingReader(paths: Set<string>, files: FileReader): FileReader {
+  const noted =
+    <A extends unknown[], R>(call: (file: string, ...rest: A) => R) =>
+    (file: string, ...rest: A): R => {
+      paths.add(path.resolve(file));
+      return call(file, ...rest);
+    };
+  return {
+    lstat: noted(files.lstat),
+    stat: noted(files.stat),
+    readdir: noted(files.readdir),
+    readdirEntries: noted(files.readdirEntries),
+    realpath: noted(files.realpath),
+    realpathNative: noted(files.realpathNative),
+    open: noted(files.open),
   };
-  const wrap = <F extends (...args: never[]) => unknown>(original: F): F =>
-    function recorded(this: unknown, ...args: Parameters<F>): ReturnType<F> {
-      note(args[0]);
-      return original.apply(this, args) as ReturnType<F>;
-    } as F;
-  for (const name of RECORDED_CALLS) {
-    originals.set(name, module[name]);
-    module[name] = wrap(module[name] as (...args: never[]) => unknown);
-  }
-  const realpath = fs.realpathSync;
-  const recordedRealpath = Object.assign(wrap(realpath), { native: wrap(realpath.native) });
-  module.realpathSync = recordedRealpath;
-  try {
-    return work();
-  } finally {
-    for (const [name, original] of originals) module[name] = original;
-    module.realpathSync = realpath;
-  }
 }
 
 /**

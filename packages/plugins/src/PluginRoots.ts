@@ -41,7 +41,7 @@ export class PluginRoots implements PluginSource {
     const key = JSON.stringify([places.root, places.realRoot, definition]);
     const kept = this.kept.get(name);
     if (kept !== undefined && kept.key === key && kept.stamps.unchanged()) return kept.layout;
-    const { value, stamps } = PathStamps.record(() => readPluginLayout({ places, definition }), this.racyMs);
+    const { value, stamps } = PathStamps.record((files) => readPluginLayout({ places, definition, files }), this.racyMs);
     if (stamps === null) this.kept.delete(name);
     else this.kept.set(name, { key, stamps, layout: value.layout });
     return value.layout;

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { expandPlaceholders, isInside, readJsonInside } from '@loadout/kernel';
+import { expandPlaceholders, type FileReader, isInside, readJsonInside } from '@loadout/kernel';
 import { z } from 'zod';
 import { type AgentPluginsVersion, agentPluginsVersionOf } from './agentPluginsManifest.js';
 import { pathInside } from './pathInside.js';
@@ -34,16 +33,16 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
  * checked on its own against its closed variant; a bad one is skipped and the others load.
  * `sse` is valid but not a transport Loadout's server documents carry, so it is skipped too.
  */
-export function readAgentPluginsServers(places: PluginPlaces, version: AgentPluginsVersion): PluginServers {
+export function readAgentPluginsServers(places: PluginPlaces, version: AgentPluginsVersion, files: FileReader): PluginServers {
   const file = path.join(places.root, 'mcp.json');
   const collector = new ServerCollector(places, file);
-  const found = pathInside(places.root, 'mcp.json');
+  const found = pathInside(places.root, 'mcp.json', files);
   if (found.type === 'missing') return collector.result();
   if (found.type === 'outside') return disabled(collector, 'it is a link that leads outside the plugin');
   if (found.type !== 'file') return disabled(collector, 'it is not a regular file');
   let raw: unknown;
   try {
-    raw = readJsonInside(places.root, file);
+    raw = readJsonInside(places.root, file, files);
   } catch (error) {
     return disabled(collector, (error as Error).message);
   }
@@ -62,7 +61,7 @@ export function readAgentPluginsServers(places: PluginPlaces, version: AgentPlug
       continue;
     }
     const server = parsed.data;
-    if (server.type === 'stdio') addStdio(collector, places, name, server);
+    if (server.type === 'stdio') addStdio(collector, places, name, server, files);
     else addRemote(collector, name, server);
   }
   return collector.result();
@@ -73,14 +72,14 @@ function disabled(collector: ServerCollector, reason: string): PluginServers {
   return collector.result();
 }
 
-function addStdio(collector: ServerCollector, places: PluginPlaces, name: string, server: Stdio): void {
+function addStdio(collector: ServerCollector, places: PluginPlaces, name: string, server: Stdio, files: FileReader): void {
   const env = server.env ?? {};
   const reserved = Object.keys(env).filter((key) => RESERVED_ENV.includes(process.platform === 'win32' ? key.toUpperCase() : key));
   if (reserved.length > 0) return collector.skip(name, `"env" may not set ${reserved.join(' or ')}; the client sets it`);
-  const command = resolveCommand(places, server.command);
+  const command = resolveCommand(places, server.command, files);
   if ('invalid' in command) return collector.skip(name, command.invalid);
   const values = { PLUGIN_ROOT: places.realRoot, PLUGIN_DATA: places.data };
-  const cwd = server.cwd === undefined ? places.realRoot : resolveCwd(places, server.cwd, values);
+  const cwd = server.cwd === undefined ? places.realRoot : resolveCwd(places, server.cwd, values, files);
   if (typeof cwd !== 'string') return collector.skip(name, cwd.invalid);
   const expandedEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) expandedEnv[key] = expandPlaceholders(value, values);
@@ -95,20 +94,20 @@ function addStdio(collector: ServerCollector, places: PluginPlaces, name: string
 }
 
 /** A bare executable name stays as it is; a `./` path becomes absolute inside the plugin's root. */
-function resolveCommand(places: PluginPlaces, command: string): { resolved: string } | { invalid: string } {
+function resolveCommand(places: PluginPlaces, command: string, files: FileReader): { resolved: string } | { invalid: string } {
   if (!command.startsWith('./')) {
     if (/[/\\]/.test(command)) return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} must be a bare executable name or a ./ path inside the plugin` };
     return { resolved: command };
   }
   const target = path.resolve(places.realRoot, command);
   if (!isInside(places.realRoot, target)) return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} leads outside the plugin` };
-  const found = pathInside(places.realRoot, command);
+  const found = pathInside(places.realRoot, command, files);
   if (found.type === 'outside') return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} is a link that leads outside the plugin` };
   return { resolved: target };
 }
 
 /** `./…`, `${PLUGIN_ROOT}[/…]` or `${PLUGIN_DATA}[/…]`, expanded, resolved and kept inside its base. */
-function resolveCwd(places: PluginPlaces, cwd: string, values: Record<string, string>): string | { invalid: string } {
+function resolveCwd(places: PluginPlaces, cwd: string, values: Record<string, string>, files: FileReader): string | { invalid: string } {
   const shown = JSON.stringify(cwd.slice(0, 80));
   const inData = /^\$\{PLUGIN_DATA\}(?:\/|$)/.test(cwd);
   if (!cwd.startsWith('./') && !inData && !/^\$\{PLUGIN_ROOT\}(?:\/|$)/.test(cwd)) {
@@ -116,7 +115,7 @@ function resolveCwd(places: PluginPlaces, cwd: string, values: Record<string, st
   }
   const base = inData ? places.data : places.realRoot;
   const resolved = path.resolve(places.realRoot, expandPlaceholders(cwd, values));
-  if (!isInside(base, resolved) || !isInside(realPathSoFar(base), realPathSoFar(resolved))) {
+  if (!isInside(base, resolved) || !isInside(realPathSoFar(base, files), realPathSoFar(resolved, files))) {
     return { invalid: `"cwd" ${shown} leads outside the plugin${inData ? "'s data folder" : ''}` };
   }
   return resolved;
@@ -171,12 +170,12 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
 }
 
 /** The real path of `target`'s nearest existing ancestor with the rest of `target` after it: links resolved as far as they exist. */
-function realPathSoFar(target: string): string {
+function realPathSoFar(target: string, files: FileReader): string {
   const rest: string[] = [];
   let current = target;
   for (;;) {
     try {
-      return path.join(fs.realpathSync(current), ...rest.reverse());
+      return path.join(files.realpath(current), ...rest.reverse());
     } catch {
       const parent = path.dirname(current);
       if (parent === current) return target;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readJsonInside } from '@loadout/kernel';
+import { type FileReader, nodeFileReader, readJsonInside } from '@loadout/kernel';
 import { type AgentPluginsManifest, checkAgentPluginsManifest, isAgentPluginsRejection } from './agentPluginsManifest.js';
 import { pathInside } from './pathInside.js';
 import { isJsonObject } from './PluginServers.js';
@@ -43,18 +43,18 @@ export type PluginManifest =
  * A vendor manifest must be a JSON object read inside the root; its other fields are the reader's.
  * Every other manifest present is named in `others`, so the owner can see it was not read.
  */
-export function findPluginManifest(root: string): PluginManifest {
-  const present = PLUGIN_MANIFESTS.filter((manifest) => pathInside(root, manifest.file).type !== 'missing');
+export function findPluginManifest(root: string, files: FileReader = nodeFileReader): PluginManifest {
+  const present = PLUGIN_MANIFESTS.filter((manifest) => pathInside(root, manifest.file, files).type !== 'missing');
   const [chosen, ...rest] = present;
   const others = rest.map((manifest) => manifest.file);
   if (chosen === undefined) return { format: 'loadout', file: null, others };
   const { file, format } = chosen;
-  const found = pathInside(root, file);
+  const found = pathInside(root, file, files);
   if (found.type === 'outside') return { format, file, others, rejected: `${file} is a link that leads outside the plugin` };
   if (found.type !== 'file') return { format, file, others, rejected: `${file} is not a regular file` };
   let raw: unknown;
   try {
-    raw = readJsonInside(root, path.join(root, file));
+    raw = readJsonInside(root, path.join(root, file), files);
   } catch (error) {
     return { format, file, others, rejected: (error as Error).message };
   }

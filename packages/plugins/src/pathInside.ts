@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '@loadout/kernel';
+import { type FileReader, isInside, nodeFileReader } from '@loadout/kernel';
 
 /** What a package path is once links are followed, never past its plugin's root. */
 export type PathInside =
@@ -11,9 +10,9 @@ export type PathInside =
 
 /**
  * The type of `relative` (a `/`-separated path under `root`) after following links, as long as
- * both the path and its real target stay inside the root's real path.
+ * both the path and its real target stay inside the root's real path. Looks through `files`.
  */
-export function pathInside(root: string, relative: string): PathInside {
+export function pathInside(root: string, relative: string, files: FileReader = nodeFileReader): PathInside {
   const target = path.resolve(root, relative);
   if (!isInside(root, target)) return { type: 'outside' };
   if (listing !== null && listing.root === root) {
@@ -22,7 +21,7 @@ export function pathInside(root: string, relative: string): PathInside {
   }
   // Most paths asked about do not exist (a manifest, a parts folder): one lstat settles those.
   try {
-    fs.lstatSync(target);
+    files.lstat(target);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { type: 'missing' };
@@ -31,15 +30,15 @@ export function pathInside(root: string, relative: string): PathInside {
   let real: string;
   let realRoot: string;
   try {
-    real = fs.realpathSync.native(target);
-    realRoot = fs.realpathSync.native(root);
+    real = files.realpathNative(target);
+    realRoot = files.realpathNative(root);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { type: 'missing' };
     throw error;
   }
   if (!isInside(realRoot, real)) return { type: 'outside' };
-  const stat = fs.statSync(real);
+  const stat = files.stat(real);
   return { type: stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : 'other', real };
 }
 
@@ -62,13 +61,13 @@ export function rootNames(root: string): ReadonlySet<string> | null {
 /**
  * Runs `work` with the root's top-level names read once, so every {@link pathInside} asking about
  * something that is not there (most manifests and parts folders a reader looks for) costs nothing.
- * Synchronous work only: the names are the root's as `work` starts.
+ * Synchronous work only: the names are the root's (listed through `files`) as `work` starts.
  */
-export function withRootListing<T>(root: string, work: () => T): T {
+export function withRootListing<T>(root: string, files: FileReader, work: () => T): T {
   const previous = listing;
   let names: string[];
   try {
-    names = fs.readdirSync(root);
+    names = files.readdir(root);
   } catch {
     names = [];
   }

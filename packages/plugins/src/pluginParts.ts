@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type Diagnostic, readJsonInside } from '@loadout/kernel';
+import { type Diagnostic, type FileReader, readJsonInside } from '@loadout/kernel';
 import { pathInside } from './pathInside.js';
 import { isJsonObject } from './PluginServers.js';
 
@@ -35,11 +35,11 @@ export const UNLOADED_FIELDS: Readonly<Record<string, string>> = {
  * hooks, LSP servers, output styles, rules … found at their usual place or declared by a field,
  * plus `extra` (manifests not read, a server file no manifest names). Null when there is none.
  */
-export function unloadedParts(root: string, plugin: string, declared: Readonly<Record<string, unknown>>, extra: readonly string[]): Diagnostic | null {
+export function unloadedParts(root: string, plugin: string, declared: Readonly<Record<string, unknown>>, extra: readonly string[], files: FileReader): Diagnostic | null {
   const parts: string[] = [];
   for (const [part, place] of DEFAULT_PARTS) {
-    const found = pathInside(root, place);
-    if (found.type === 'folder') parts.push(`${part} (${place}/${place === 'hooks' ? hookEvents(root) : ''})`);
+    const found = pathInside(root, place, files);
+    if (found.type === 'folder') parts.push(`${part} (${place}/${place === 'hooks' ? hookEvents(root, files) : ''})`);
     else if (found.type === 'file') parts.push(`${part} (${place})`);
   }
   for (const [field, part] of Object.entries(UNLOADED_FIELDS)) {
@@ -56,9 +56,9 @@ export function unloadedParts(root: string, plugin: string, declared: Readonly<R
 }
 
 /** The events `hooks/hooks.json` hooks into (`SessionStart` …), so the owner sees what does not run. */
-function hookEvents(root: string): string {
+function hookEvents(root: string, files: FileReader): string {
   try {
-    const hooks = readJsonInside(root, path.join(root, 'hooks', 'hooks.json'));
+    const hooks = readJsonInside(root, path.join(root, 'hooks', 'hooks.json'), files);
     const events = isJsonObject(hooks) && isJsonObject(hooks.hooks) ? Object.keys(hooks.hooks) : [];
     return events.length === 0 ? '' : `hooks.json: ${events.slice(0, 10).join(', ')}`;
   } catch {

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { type Diagnostic, readMarkdownInside, type RootLayoutSource } from '@loadout/kernel';
+import { type Diagnostic, type FileReader, nodeFileReader, readMarkdownInside, type RootLayoutSource } from '@loadout/kernel';
 import { manifestPath, pathInside, rootNames } from './pathInside.js';
 
 /** Where a plugin's skills come from, with what was skipped on the way. */
@@ -23,12 +22,12 @@ const MAX_COMPATIBILITY = 500;
  * or that breaks the Agent Skills rules (name = folder name, name and description rules), is
  * skipped and reported. The others load.
  */
-export function agentPluginsSkills(root: string, plugin: string): SkillSources {
+export function agentPluginsSkills(root: string, plugin: string, files: FileReader): SkillSources {
   const diagnostics: Diagnostic[] = [];
   const report = (code: string, where: string, message: string): void => {
     diagnostics.push({ code, severity: 'warning', path: path.join(root, where), message: `plugin ${plugin}: ${message}` });
   };
-  const folder = pathInside(root, SKILLS);
+  const folder = pathInside(root, SKILLS, files);
   if (folder.type === 'missing') return { sources: [], diagnostics };
   if (folder.type !== 'folder') {
     report('PLUGIN_SKILLS_INVALID', SKILLS, `no skill is loaded: skills ${folder.type === 'outside' ? 'leads outside the plugin' : 'is not a folder'}`);
@@ -36,25 +35,25 @@ export function agentPluginsSkills(root: string, plugin: string): SkillSources {
   }
   const sources: RootLayoutSource[] = [];
   const groups: string[] = [];
-  for (const child of fs.readdirSync(folder.real).sort()) {
+  for (const child of files.readdir(folder.real).sort()) {
     const relative = `${SKILLS}/${child}`;
-    const dir = pathInside(root, relative);
+    const dir = pathInside(root, relative, files);
     if (dir.type === 'outside') {
       report('PATH_OUTSIDE_ROOT', relative, `skill ${relative} is skipped: it is a link that leads outside the plugin`);
       continue;
     }
     if (dir.type !== 'folder') continue;
-    if (!fs.readdirSync(dir.real).includes(SKILL_FILE)) {
+    if (!files.readdir(dir.real).includes(SKILL_FILE)) {
       groups.push(relative);
       continue;
     }
-    const file = pathInside(root, `${relative}/${SKILL_FILE}`);
+    const file = pathInside(root, `${relative}/${SKILL_FILE}`, files);
     if (file.type === 'outside') {
       report('PATH_OUTSIDE_ROOT', `${relative}/${SKILL_FILE}`, `skill ${relative} is skipped: its SKILL.md is a link that leads outside the plugin`);
       continue;
     }
     if (file.type !== 'file') continue;
-    const problem = agentSkillProblem(root, `${relative}/${SKILL_FILE}`, child);
+    const problem = agentSkillProblem(root, `${relative}/${SKILL_FILE}`, child, files);
     if (problem !== null) {
       report('PLUGIN_SKILL_SKIPPED', `${relative}/${SKILL_FILE}`, `skill ${relative} is skipped: ${problem}`);
       continue;
@@ -65,10 +64,10 @@ export function agentPluginsSkills(root: string, plugin: string): SkillSources {
 }
 
 /** Why a `SKILL.md` does not conform to the Agent Skills rules, or null when it does. */
-function agentSkillProblem(root: string, relative: string, folderName: string): string | null {
+function agentSkillProblem(root: string, relative: string, folderName: string, files: FileReader): string | null {
   let document;
   try {
-    document = readMarkdownInside(root, path.join(root, relative));
+    document = readMarkdownInside(root, path.join(root, relative), files);
   } catch (error) {
     return (error as Error).message;
   }
@@ -97,7 +96,7 @@ function agentSkillProblem(root: string, relative: string, folderName: string): 
  * definition), unless none of them exists. With no `skills/` and nothing listed, a `SKILL.md` at
  * the root makes a one-skill plugin.
  */
-export function vendorSkillSources(root: string, plugin: string, listed: unknown, file: string, complete: boolean): SkillSources {
+export function vendorSkillSources(root: string, plugin: string, listed: unknown, file: string, complete: boolean, files: FileReader): SkillSources {
   const diagnostics: Diagnostic[] = [];
   const report = (message: string): void => {
     diagnostics.push({ code: 'PLUGIN_SKILLS_INVALID', severity: 'warning', path: file, message: `plugin ${plugin}: ${message}` });
@@ -114,22 +113,22 @@ export function vendorSkillSources(root: string, plugin: string, listed: unknown
   }
   const listedSources: RootLayoutSource[] = [];
   for (const relative of paths) {
-    const found = pathInside(root, relative);
+    const found = pathInside(root, relative, files);
     if (found.type === 'missing') continue;
     if (found.type !== 'folder') {
       report(`skills path ./${relative} ${found.type === 'outside' ? 'leads outside the plugin' : 'is not a folder'}; it is ignored`);
       continue;
     }
-    const isSkill = pathInside(root, path.posix.join(relative, SKILL_FILE)).type === 'file';
+    const isSkill = pathInside(root, path.posix.join(relative, SKILL_FILE), files).type === 'file';
     // The default folder, or the root that is not itself a skill: the usual scan, read anyway.
     if ((relative === SKILLS || relative === '.') && !isSkill) continue;
     listedSources.push(isSkill ? { entry: relative } : { folder: relative });
   }
   if (complete && listedSources.length > 0) return { sources: listedSources, diagnostics };
   const defaults: RootLayoutSource[] = [];
-  const skillsFolder = pathInside(root, SKILLS).type;
+  const skillsFolder = pathInside(root, SKILLS, files).type;
   if (skillsFolder === 'folder' || skillsFolder === 'outside') defaults.push({ folder: SKILLS });
-  else if (paths.length === 0 && pathInside(root, SKILL_FILE).type === 'file') defaults.push({ entry: '.' });
+  else if (paths.length === 0 && pathInside(root, SKILL_FILE, files).type === 'file') defaults.push({ entry: '.' });
   return { sources: [...defaults, ...listedSources], diagnostics };
 }
 
@@ -161,14 +160,14 @@ export interface StraySearch {
  * owner knows why they are absent. A skills folder's immediate children are the layout's own
  * (loaded, or reported on their own).
  */
-export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], search: StraySearch): Diagnostic[] {
+export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], search: StraySearch, files: FileReader = nodeFileReader): Diagnostic[] {
   const covered = new Set<string>();
   const folders = new Set<string>();
   for (const source of sources) {
     if ('folder' in source) folders.add(source.folder);
     if ('entry' in source) covered.add(source.entry);
   }
-  const strays = search.deep ? walkForSkills(root, folders, covered) : lookForSkills(root, folders, covered, search.groups ?? []);
+  const strays = search.deep ? walkForSkills(root, folders, covered, files) : lookForSkills(root, folders, covered, search.groups ?? [], files);
   strays.sort();
   if (strays.length === 0) return [];
   const shown = strays.slice(0, SHOWN_STRAYS).join(', ') + (strays.length > SHOWN_STRAYS ? ` and ${strays.length - SHOWN_STRAYS} more` : '');
@@ -184,10 +183,10 @@ export function straySkills(root: string, plugin: string, sources: readonly Root
 }
 
 /** The folders directly in `relative` (links not followed), by name; empty when it cannot be read. */
-function foldersIn(root: string, relative: string): string[] {
+function foldersIn(root: string, relative: string, files: FileReader): string[] {
   try {
-    return fs
-      .readdirSync(path.join(root, relative), { withFileTypes: true })
+    return files
+      .readdirEntries(path.join(root, relative))
       .filter((entry) => entry.isDirectory() && !NEVER_SEARCHED.has(entry.name))
       .map((entry) => entry.name);
   } catch {
@@ -202,10 +201,10 @@ const hiddenFoldersSeen = new Map<string, { readonly mtimeMs: number; readonly n
  * entries and only these matter here, so what was found is kept while the folder's modification
  * time (which any added, removed or renamed entry changes) stays the same.
  */
-function hiddenFolders(folder: string): readonly string[] {
+function hiddenFolders(folder: string, files: FileReader): readonly string[] {
   let mtimeMs: number;
   try {
-    mtimeMs = fs.statSync(folder).mtimeMs;
+    mtimeMs = files.stat(folder).mtimeMs;
   } catch {
     return [];
   }
@@ -213,7 +212,7 @@ function hiddenFolders(folder: string): readonly string[] {
   if (seen !== undefined && seen.mtimeMs === mtimeMs) return seen.names;
   let names: string[];
   try {
-    names = fs.readdirSync(folder).filter((name) => name.startsWith('.') && isFolder(folder, name));
+    names = files.readdir(folder).filter((name) => name.startsWith('.') && isFolder(folder, name, files));
   } catch {
     names = [];
   }
@@ -221,57 +220,57 @@ function hiddenFolders(folder: string): readonly string[] {
   return names;
 }
 
-function namesIn(root: string, relative: string): string[] {
+function namesIn(root: string, relative: string, files: FileReader): string[] {
   try {
-    return fs.readdirSync(path.join(root, relative));
+    return files.readdir(path.join(root, relative));
   } catch {
     return [];
   }
 }
 
-function isFolder(root: string, relative: string): boolean {
+function isFolder(root: string, relative: string, files: FileReader): boolean {
   try {
-    return fs.lstatSync(path.join(root, relative)).isDirectory();
+    return files.lstat(path.join(root, relative)).isDirectory();
   } catch {
     return false;
   }
 }
 
-function holdsSkillFile(root: string, relative: string): boolean {
+function holdsSkillFile(root: string, relative: string, files: FileReader): boolean {
   try {
-    return fs.lstatSync(path.join(root, relative, SKILL_FILE)).isFile();
+    return files.lstat(path.join(root, relative, SKILL_FILE)).isFile();
   } catch {
     return false;
   }
 }
 
-function lookForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>, groups: readonly string[]): string[] {
+function lookForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>, groups: readonly string[], files: FileReader): string[] {
   const strays: string[] = [];
   const tops = new Set([...folders].map((folder) => folder.split('/')[0]));
-  for (const child of rootNames(root) ?? namesIn(root, '')) {
-    if (!child.startsWith('.') && !tops.has(child) && !covered.has(child) && !NEVER_SEARCHED.has(child) && holdsSkillFile(root, child)) strays.push(`${child}/${SKILL_FILE}`);
+  for (const child of rootNames(root) ?? namesIn(root, '', files)) {
+    if (!child.startsWith('.') && !tops.has(child) && !covered.has(child) && !NEVER_SEARCHED.has(child) && holdsSkillFile(root, child, files)) strays.push(`${child}/${SKILL_FILE}`);
   }
   // Names only (no file types): a skills folder may hold thousands of entries, and only hidden ones matter here.
   const deeper = [...groups];
-  for (const folder of folders) for (const child of hiddenFolders(path.join(root, folder))) deeper.push(`${folder}/${child}`);
+  for (const folder of folders) for (const child of hiddenFolders(path.join(root, folder), files)) deeper.push(`${folder}/${child}`);
   for (const group of deeper) {
-    for (const child of foldersIn(root, group)) {
+    for (const child of foldersIn(root, group, files)) {
       const relative = `${group}/${child}`;
-      if (!covered.has(relative) && holdsSkillFile(root, relative)) strays.push(`${relative}/${SKILL_FILE}`);
+      if (!covered.has(relative) && holdsSkillFile(root, relative, files)) strays.push(`${relative}/${SKILL_FILE}`);
     }
   }
   return strays;
 }
 
-function walkForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>): string[] {
+function walkForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>, files: FileReader): string[] {
   const strays: string[] = [];
   let budget = STRAY_FOLDERS;
   const walk = (relative: string, depth: number): void => {
     if (budget-- <= 0) return;
     const isOwnSkill = covered.has(relative) || folders.has(path.posix.dirname(relative));
-    if (relative !== '' && !isOwnSkill && holdsSkillFile(root, relative)) strays.push(`${relative}/${SKILL_FILE}`);
+    if (relative !== '' && !isOwnSkill && holdsSkillFile(root, relative, files)) strays.push(`${relative}/${SKILL_FILE}`);
     if (depth >= STRAY_DEPTH || (isOwnSkill && relative !== '')) return;
-    for (const child of foldersIn(root, relative)) walk(relative === '' ? child : `${relative}/${child}`, depth + 1);
+    for (const child of foldersIn(root, relative, files)) walk(relative === '' ? child : `${relative}/${child}`, depth + 1);
   };
   walk('', 0);
   return strays;

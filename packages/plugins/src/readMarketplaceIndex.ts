@@ -1,6 +1,6 @@
-import fs from 'node:fs';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, readJsonInside } from '@loadout/kernel';
+import { DocumentRefusedError, type FileReader, nodeFileReader, readJsonInside } from '@loadout/kernel';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
 import { MarketplaceRefusedError } from './PluginErrors.js';
 import { PluginDefinition } from './PluginDefinition.js';
@@ -50,10 +50,10 @@ export interface MarketplaceIndex {
  * with the reason, and one it cannot read at all is skipped with a line saying so. Refused when
  * there is no index, or it is not a JSON object with a `plugins` list.
  */
-export function readMarketplaceIndex(root: string): MarketplaceIndex {
-  const found = MARKETPLACE_INDEXES.find((index) => pathInside(root, index.file).type !== 'missing');
+export function readMarketplaceIndex(root: string, files: FileReader = nodeFileReader): MarketplaceIndex {
+  const found = MARKETPLACE_INDEXES.find((index) => pathInside(root, index.file, files).type !== 'missing');
   if (found === undefined) {
-    const deeper = nestedIndexes(root);
+    const deeper = nestedIndexes(root, files);
     throw new MarketplaceRefusedError(
       'MARKETPLACE_INDEX_MISSING',
       `it has no ${MARKETPLACE_INDEXES.map((index) => index.file).join(' or ')} at its root, so it is not a marketplace` +
@@ -62,7 +62,7 @@ export function readMarketplaceIndex(root: string): MarketplaceIndex {
   }
   let raw: unknown;
   try {
-    raw = readJsonInside(root, path.join(root, found.file));
+    raw = readJsonInside(root, path.join(root, found.file), files);
   } catch (error) {
     const reason = error instanceof DocumentRefusedError ? error.message : `${found.file}: ${(error as Error).message}`;
     throw new MarketplaceRefusedError('MARKETPLACE_INDEX_INVALID', `cannot read its index: ${reason}`);
@@ -155,16 +155,16 @@ function folderSource(value: string, pluginRoot: string | null): MarketplaceSour
 }
 
 /** Index files one folder below the root: named when a repository keeps its index where no client looks. */
-function nestedIndexes(root: string): string[] {
-  let children: fs.Dirent[];
+function nestedIndexes(root: string, files: FileReader): string[] {
+  let children: Dirent[];
   try {
-    children = fs.readdirSync(root, { withFileTypes: true });
+    children = files.readdirEntries(root);
   } catch {
     return [];
   }
   return children
     .filter((child) => child.isDirectory() && child.name !== '.git')
     .flatMap((child) => MARKETPLACE_INDEXES.map((index) => `${child.name}/${index.file}`))
-    .filter((relative) => pathInside(root, relative).type === 'file')
+    .filter((relative) => pathInside(root, relative, files).type === 'file')
     .sort();
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Diagnostic, InlineDocument, RootLayout, RootLayoutSource } from '@loadout/kernel';
+import { type Diagnostic, type FileReader, type InlineDocument, nodeFileReader, type RootLayout, type RootLayoutSource } from '@loadout/kernel';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';
 import { pathInside, withRootListing } from './pathInside.js';
@@ -26,6 +26,8 @@ export interface ReadPluginOptions {
   readonly places: PluginPlaces;
   /** The marketplace entry's definition, when the plugin came from one. */
   readonly definition: PluginDefinition | null;
+  /** What every path the reading looks at goes through; plain `node:fs` unless told. */
+  readonly files?: FileReader;
 }
 
 /** The server file a format reads from the root without being told. */
@@ -44,22 +46,23 @@ const DEFAULT_SERVER_FILE: Readonly<Record<PluginFormat, string | null>> = {
  * layout puts them. Read each time a session opens, so an update or a hand edit is seen at once.
  */
 export function readPluginLayout(options: ReadPluginOptions): PluginReading {
-  return withRootListing(options.places.root, () => readLayout(options));
+  const files = options.files ?? nodeFileReader;
+  return withRootListing(options.places.root, files, () => readLayout(options, files));
 }
 
-function readLayout(options: ReadPluginOptions): PluginReading {
+function readLayout(options: ReadPluginOptions, files: FileReader): PluginReading {
   const { places, definition } = options;
   const plugin = places.plugin;
-  if (pathInside(places.root, '.').type !== 'folder') {
+  if (pathInside(places.root, '.', files).type !== 'folder') {
     // The session loader reports a missing plugin folder (PLUGIN_FOLDER_MISSING) for every root;
     // saying it again here would give the owner two diagnostics for one fact.
     const missing = rejected('loadout', null, plugin, places.root, `its folder ${places.root} is missing`);
     return { ...missing, layout: { ...missing.layout, diagnostics: [] } };
   }
   const wholeDefinition = definition !== null && !definition.strict;
-  const manifest: PluginManifest = wholeDefinition ? { format: 'loadout', file: null, others: [] } : findPluginManifest(places.root);
+  const manifest: PluginManifest = wholeDefinition ? { format: 'loadout', file: null, others: [] } : findPluginManifest(places.root, files);
   if ('rejected' in manifest) return rejected(manifest.format, manifest.file, plugin, places.root, manifest.rejected);
-  if (manifest.format === 'agent-plugins' && 'agentPlugins' in manifest) return readAgentPlugin(options, manifest);
+  if (manifest.format === 'agent-plugins' && 'agentPlugins' in manifest) return readAgentPlugin(options, manifest, files);
   const format: PluginFormat = manifest.format === 'loadout' && definition !== null ? definition.format : manifest.format;
   const data = 'data' in manifest ? manifest.data : {};
   const diagnostics: Diagnostic[] = [];
@@ -68,7 +71,7 @@ function readLayout(options: ReadPluginOptions): PluginReading {
   // Skills: the manifest's paths add to skills/ (a strict entry's too); a whole-definition entry replaces them.
   const listed = [...(wholeDefinition ? [] : asList(data.skills)), ...asList(definition?.skills)];
   const complete = definition !== null && definition.skills !== undefined && (wholeDefinition || definition.atMarketplaceRoot);
-  const skills = vendorSkillSources(places.root, plugin, listed.length === 0 ? undefined : listed, manifestFile, complete);
+  const skills = vendorSkillSources(places.root, plugin, listed.length === 0 ? undefined : listed, manifestFile, complete, files);
   diagnostics.push(...skills.diagnostics);
 
   // Servers: the format's default file unless a whole-definition entry names its own, then the manifest's and the entry's.
@@ -80,21 +83,21 @@ function readLayout(options: ReadPluginOptions): PluginReading {
   const read = new Set<string>();
   const defaultFile = DEFAULT_SERVER_FILE[format];
   const extra: string[] = [...manifest.others.map((other) => `${other} (another manifest; ${manifest.file ?? 'none'} is read)`)];
-  if (defaultFile !== null && !(wholeDefinition && definition.mcpServers !== undefined) && pathInside(places.root, defaultFile).type !== 'missing') {
+  if (defaultFile !== null && !(wholeDefinition && definition.mcpServers !== undefined) && pathInside(places.root, defaultFile, files).type !== 'missing') {
     read.add(defaultFile);
-    take(readVendorServerFile(places, defaultFile));
+    take(readVendorServerFile(places, defaultFile, files));
   }
-  if (!wholeDefinition && data.mcpServers !== undefined) take(readManifestServers(places, manifestFile, data.mcpServers, read));
-  if (definition?.mcpServers !== undefined) take(readManifestServers(places, manifestFile, definition.mcpServers, read));
-  if (!read.has('.mcp.json') && pathInside(places.root, '.mcp.json').type === 'file') {
+  if (!wholeDefinition && data.mcpServers !== undefined) take(readManifestServers(places, manifestFile, data.mcpServers, read, files));
+  if (definition?.mcpServers !== undefined) take(readManifestServers(places, manifestFile, definition.mcpServers, read, files));
+  if (!read.has('.mcp.json') && pathInside(places.root, '.mcp.json', files).type === 'file') {
     extra.push('MCP servers in .mcp.json (no plugin manifest names it part of the plugin)');
   }
 
   const declared = wholeDefinition ? {} : data;
   for (const field of definition?.parts ?? []) extra.push(`${UNLOADED_FIELDS[field] ?? field} (in its marketplace entry)`);
-  const parts = unloadedParts(places.root, plugin, declared, extra);
+  const parts = unloadedParts(places.root, plugin, declared, extra, files);
   if (parts !== null) diagnostics.push(parts);
-  if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, straySearch(places.root)));
+  if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, straySearch(places.root, files), files));
 
   const kinds: Record<string, readonly RootLayoutSource[]> = {};
   if (wholeDefinition || !isDefaultSkills(skills.sources)) kinds.skills = skills.sources;
@@ -108,7 +111,7 @@ function readLayout(options: ReadPluginOptions): PluginReading {
 }
 
 /** An Agent Plugins package: skills from `skills/`, servers from `mcp.json`, nothing from the manifest but its metadata. */
-function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginManifest, { agentPlugins: unknown }>): PluginReading {
+function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginManifest, { agentPlugins: unknown }>, files: FileReader): PluginReading {
   const { places } = options;
   const diagnostics: Diagnostic[] = manifest.agentPlugins.ignored.map((message) => ({
     code: 'PLUGIN_MANIFEST_FIELD_IGNORED',
@@ -116,15 +119,15 @@ function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginMan
     path: path.join(places.root, manifest.file),
     message: `plugin ${places.plugin}: plugin.json: ${message}`,
   }));
-  const skills = agentPluginsSkills(places.root, places.plugin);
+  const skills = agentPluginsSkills(places.root, places.plugin, files);
   diagnostics.push(...skills.diagnostics);
-  const servers = readAgentPluginsServers(places, manifest.agentPlugins.version);
+  const servers = readAgentPluginsServers(places, manifest.agentPlugins.version, files);
   diagnostics.push(...servers.diagnostics);
   const extra = manifest.others.map((other) => `${other} (another manifest; plugin.json is read)`);
-  if (pathInside(places.root, '.mcp.json').type === 'file') extra.push('MCP servers in .mcp.json (an Agent Plugins package declares them in mcp.json)');
-  const parts = unloadedParts(places.root, places.plugin, {}, extra);
+  if (pathInside(places.root, '.mcp.json', files).type === 'file') extra.push('MCP servers in .mcp.json (an Agent Plugins package declares them in mcp.json)');
+  const parts = unloadedParts(places.root, places.plugin, {}, extra, files);
   if (parts !== null) diagnostics.push(parts);
-  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], { ...straySearch(places.root), groups: skills.groups ?? [] }));
+  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], { ...straySearch(places.root, files), groups: skills.groups ?? [] }, files));
   return {
     format: 'agent-plugins',
     manifest: manifest.file,
@@ -155,11 +158,11 @@ function rejected(format: PluginFormat, manifest: string | null, plugin: string,
  * those are searched for (deep) and the owner is pointed to `marketplace add`. Any other plugin
  * (one whose marketplace lists only itself, like obra/superpowers) gets the cheap search.
  */
-function straySearch(root: string): StraySearch {
-  if (!MARKETPLACE_INDEXES.some((candidate) => pathInside(root, candidate.file).type === 'file')) return { deep: false };
+function straySearch(root: string, files: FileReader): StraySearch {
+  if (!MARKETPLACE_INDEXES.some((candidate) => pathInside(root, candidate.file, files).type === 'file')) return { deep: false };
   let index: MarketplaceIndex;
   try {
-    index = readMarketplaceIndex(root);
+    index = readMarketplaceIndex(root, files);
   } catch {
     return { deep: false };
   }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expandPlaceholders, isInside, readJsonInside } from '@loadout/kernel';
+import { expandPlaceholders, type FileReader, isInside, readJsonInside } from '@loadout/kernel';
 import { manifestPath, pathInside } from './pathInside.js';
 import { isJsonObject, type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 
@@ -14,10 +14,10 @@ import { isJsonObject, type PluginPlaces, type PluginServers, ServerCollector } 
  * server. A `./` command becomes absolute inside the root, and the working directory is the
  * plugin's root unless the entry names one.
  */
-export function readVendorServerFile(places: PluginPlaces, relative: string): PluginServers {
+export function readVendorServerFile(places: PluginPlaces, relative: string, files: FileReader): PluginServers {
   const file = path.join(places.root, relative);
   const collector = new ServerCollector(places, file);
-  const found = pathInside(places.root, relative);
+  const found = pathInside(places.root, relative, files);
   if (found.type === 'missing') {
     collector.disable('the file does not exist');
     return collector.result();
@@ -28,7 +28,7 @@ export function readVendorServerFile(places: PluginPlaces, relative: string): Pl
   }
   let raw: unknown;
   try {
-    raw = readJsonInside(places.root, file);
+    raw = readJsonInside(places.root, file, files);
   } catch (error) {
     collector.disable((error as Error).message);
     return collector.result();
@@ -39,14 +39,14 @@ export function readVendorServerFile(places: PluginPlaces, relative: string): Pl
   }
   const servers = 'mcpServers' in raw ? raw.mcpServers : raw;
   if (!isJsonObject(servers)) collector.disable('"mcpServers" must be an object');
-  else addVendorServers(collector, places, servers);
+  else addVendorServers(collector, places, servers, files);
   return collector.result();
 }
 
 /** Servers declared inline in `file` (a manifest or a marketplace entry), under the same rules. */
-export function readInlineVendorServers(places: PluginPlaces, file: string, servers: Record<string, unknown>): PluginServers {
+export function readInlineVendorServers(places: PluginPlaces, file: string, servers: Record<string, unknown>, files: FileReader): PluginServers {
   const collector = new ServerCollector(places, file);
-  addVendorServers(collector, places, servers);
+  addVendorServers(collector, places, servers, files);
   return collector.result();
 }
 
@@ -54,7 +54,7 @@ export function readInlineVendorServers(places: PluginPlaces, file: string, serv
  * A manifest's `mcpServers` value: a `./` path, an inline map, or (Cursor) a list of either.
  * Paths already read (the default file) are not read twice.
  */
-export function readManifestServers(places: PluginPlaces, file: string, value: unknown, alreadyRead: Set<string>): PluginServers {
+export function readManifestServers(places: PluginPlaces, file: string, value: unknown, alreadyRead: Set<string>, files: FileReader): PluginServers {
   const documents: PluginServers['documents'][number][] = [];
   const diagnostics: PluginServers['diagnostics'][number][] = [];
   const take = (servers: PluginServers): void => {
@@ -63,12 +63,12 @@ export function readManifestServers(places: PluginPlaces, file: string, value: u
   };
   for (const item of Array.isArray(value) ? value : [value]) {
     if (isJsonObject(item)) {
-      take(readInlineVendorServers(places, file, item));
+      take(readInlineVendorServers(places, file, item, files));
     } else if (typeof item === 'string' && manifestPath(item) !== null) {
       const relative = manifestPath(item) as string;
       if (alreadyRead.has(relative)) continue;
       alreadyRead.add(relative);
-      take(readVendorServerFile(places, relative));
+      take(readVendorServerFile(places, relative, files));
     } else {
       const collector = new ServerCollector(places, file);
       collector.disable(`"mcpServers" ${JSON.stringify(item)?.slice(0, 80) ?? String(item)} is neither a ./ path nor an object of servers`);
@@ -78,7 +78,7 @@ export function readManifestServers(places: PluginPlaces, file: string, value: u
   return { documents, diagnostics };
 }
 
-function addVendorServers(collector: ServerCollector, places: PluginPlaces, servers: Record<string, unknown>): void {
+function addVendorServers(collector: ServerCollector, places: PluginPlaces, servers: Record<string, unknown>, files: FileReader): void {
   const values = { CLAUDE_PLUGIN_ROOT: places.realRoot, CLAUDE_PLUGIN_DATA: places.data };
   const expand = (text: string): string => expandPlaceholders(text, values);
   for (const [name, entry] of Object.entries(servers)) {
@@ -121,7 +121,7 @@ function addVendorServers(collector: ServerCollector, places: PluginPlaces, serv
     else {
       const command = expand(entry.command);
       const absolute = command.startsWith('./') ? path.resolve(places.realRoot, command) : command;
-      if (command.startsWith('./') && (!isInside(places.realRoot, absolute) || pathInside(places.realRoot, command).type === 'outside')) {
+      if (command.startsWith('./') && (!isInside(places.realRoot, absolute) || pathInside(places.realRoot, command, files).type === 'outside')) {
         collector.skip(name, `"command" ${JSON.stringify(entry.command.slice(0, 80))} leads outside the plugin`);
         continue;
       }
