@@ -8,18 +8,16 @@
 // scripts/ensure-postgres.sh, stopped at the end.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { exited, makeNoopTaskWorkspace, median, now, round } from './makeWorkspace.mjs';
+import { agent, request, runNoops, serve as serveIn } from './serverProcess.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const MAIN = path.join(root, 'packages/cli/dist/main.js');
 const TASKS = Number(process.env.BENCH_QUEUE_TASKS ?? 120);
 const WORKERS = 2;
 const pg = createRequire(path.join(root, 'packages/db/package.json'))('pg');
-const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 const { scratch, capabilitiesDir } = makeNoopTaskWorkspace('loadout-bench-queue-');
 
 let cluster = null;
@@ -51,23 +49,7 @@ try {
     try {
       // The first request of each server opens its session cache and (on PostgreSQL) its pool.
       for (const server of servers) await request(server, 'GET', '/api/jobs?limit=1');
-      const started = now();
-      const ids = await Promise.all(
-        Array.from({ length: TASKS }, async (_, n) => JSON.parse((await request(servers[n % servers.length], 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
-      );
-      const wanted = new Set(ids);
-      let failed = 0;
-      for (;;) {
-        const done = JSON.parse((await request(servers[0], 'GET', '/api/jobs?limit=500')).body).filter(
-          (job) => wanted.has(job.id) && (job.status === 'succeeded' || job.status === 'failed'),
-        );
-        if (done.length === TASKS) {
-          failed = done.filter((job) => job.status === 'failed').length;
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const seconds = (now() - started) / 1000;
+      const { seconds, failed } = await runNoops(servers, TASKS);
       const workers = setup.servers * WORKERS;
       const workerMsPerTask = (seconds * 1000 * workers) / TASKS;
       queue[setup.label] = {
@@ -118,55 +100,9 @@ async function freshDatabase(name) {
   return url.toString();
 }
 
-/** Starts `loadout serve --port 0` with a data folder of its own, on `databaseUrl` (null: SQLite). */
+/** Starts `loadout serve --port 0` with a home of its own, on `databaseUrl` (null: SQLite). */
 function serve(name, databaseUrl) {
   const home = path.join(scratch, name);
   fs.mkdirSync(home, { recursive: true });
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME ?? os.homedir(),
-    LOADOUT_HOME: home,
-    LOADOUT_CAPABILITIES_DIR: capabilitiesDir,
-    ...(databaseUrl === null ? {} : { LOADOUT_DATABASE_URL: databaseUrl }),
-  };
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', '--workers', String(WORKERS)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (data) => {
-      out += data;
-      let described;
-      try {
-        described = JSON.parse(out);
-      } catch {
-        return;
-      }
-      resolve({
-        port: Number(new URL(described.url).port),
-        token: fs.readFileSync(described.token.file, 'utf8').trim(),
-        stop: async () => {
-          child.kill('SIGTERM');
-          await exited(child);
-        },
-      });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-}
-
-function request(server, method, url, body) {
-  return new Promise((resolve, reject) => {
-    const headers = { authorization: `Bearer ${server.token}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const req = http.request({ host: '127.0.0.1', port: server.port, method, path: url, headers, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode >= 400) reject(new Error(`${method} ${url}: ${res.statusCode} ${text.slice(0, 200)}`));
-        else resolve({ status: res.statusCode, body: text });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return serveIn(home, { workers: WORKERS, capabilitiesDir, env: databaseUrl === null ? {} : { LOADOUT_DATABASE_URL: databaseUrl } });
 }

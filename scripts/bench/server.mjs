@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerWorkspacePlugins, round } from './makeWorkspace.mjs';
-import { agent, request, serve as serveIn, staticBodyFloor as bareServerFloor, timed } from './serverProcess.mjs';
+import { agent, request, runNoops, serve as serveIn, staticBodyFloor as bareServerFloor, timed } from './serverProcess.mjs';
 const TASKS = Number(process.env.BENCH_TASKS ?? 60);
 const REPEATS = Number(process.env.BENCH_RUNS ?? 25);
 
@@ -66,23 +66,7 @@ try {
       const server = await serve(workspace, workers);
       try {
         await request(server, 'GET', '/api/session'); // prime the watch cache, as a running server would be
-        const started = now();
-        const ids = await Promise.all(
-          Array.from({ length: TASKS }, async () => JSON.parse((await request(server, 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
-        );
-        const wanted = new Set(ids);
-        let failed = 0;
-        for (;;) {
-          const done = JSON.parse((await request(server, 'GET', '/api/jobs?limit=500')).body).filter(
-            (job) => wanted.has(job.id) && (job.status === 'succeeded' || job.status === 'failed'),
-          );
-          if (done.length === TASKS) {
-            failed = done.filter((job) => job.status === 'failed').length;
-            break;
-          }
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        const seconds = (now() - started) / 1000;
+        const { seconds, failed } = await runNoops(server, TASKS);
         const msPerTask = (seconds * 1000 * workers) / TASKS;
         queue[label] ??= {};
         queue[label][`workers${workers}`] = {

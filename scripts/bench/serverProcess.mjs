@@ -96,15 +96,19 @@ export async function staticBodyFloor(bytes, repeats) {
   }
 }
 
-/** Queues `count` runs of the no-op task and waits for all to end; the seconds it took and how many failed. */
-export async function runNoops(server, count) {
+/**
+ * Queues `count` runs of the no-op task, sent in turn to each of `servers` (one server, or several
+ * sharing a database), and waits for all to end; the seconds it took and how many failed.
+ */
+export async function runNoops(servers, count) {
+  const all = Array.isArray(servers) ? servers : [servers];
   const started = now();
   const ids = await Promise.all(
-    Array.from({ length: count }, async () => JSON.parse((await request(server, 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
+    Array.from({ length: count }, async (_, n) => JSON.parse((await request(all[n % all.length], 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
   );
   const wanted = new Set(ids);
   for (;;) {
-    const done = JSON.parse((await request(server, 'GET', '/api/jobs?limit=500')).body).filter(
+    const done = JSON.parse((await request(all[0], 'GET', '/api/jobs?limit=500')).body).filter(
       (job) => wanted.has(job.id) && (job.status === 'succeeded' || job.status === 'failed'),
     );
     if (done.length === count) return { seconds: (now() - started) / 1000, failed: done.filter((job) => job.status === 'failed').length };
