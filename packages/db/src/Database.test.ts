@@ -1,29 +1,41 @@
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseChangeStamp, openDatabase, writeTransaction } from './Database.js';
+import { markSessionChanged, openDatabase, sessionChangeCounter, writeTransaction } from './Database.js';
 
 afterEach(removeTestdirs);
 
 const migrations = [{ id: 'test/001-things', sql: 'CREATE TABLE things (id INTEGER PRIMARY KEY, name TEXT)' }];
 
-describe('databaseChangeStamp', () => {
-  it("changes with this connection's commits and with another connection's, and not with reads", () => {
+describe('the session counter', () => {
+  it("moves with this connection's and another connection's marked commits, and not with reads, other writes or rollbacks", () => {
     const dir = testdir();
     const mine = openDatabase(dir, migrations);
     const other = openDatabase(dir, migrations);
     try {
-      const first = databaseChangeStamp(mine);
+      const first = sessionChangeCounter(mine);
       mine.prepare('SELECT * FROM things').all();
-      expect(databaseChangeStamp(mine)).toBe(first);
+      writeTransaction(other, () => other.prepare("INSERT INTO things (name) VALUES ('a job row')").run());
+      expect(sessionChangeCounter(mine)).toBe(first);
 
-      writeTransaction(mine, () => mine.prepare("INSERT INTO things (name) VALUES ('a')").run());
-      const afterOwn = databaseChangeStamp(mine);
+      expect(() =>
+        writeTransaction(other, () => {
+          markSessionChanged(other);
+          throw new Error('changed my mind');
+        }),
+      ).toThrow('changed my mind');
+      expect(sessionChangeCounter(mine)).toBe(first);
+
+      writeTransaction(mine, () => {
+        mine.prepare("INSERT INTO things (name) VALUES ('a switch')").run();
+        markSessionChanged(mine);
+      });
+      const afterOwn = sessionChangeCounter(mine);
       expect(afterOwn).not.toBe(first);
 
-      writeTransaction(other, () => other.prepare("UPDATE things SET name = 'b'").run());
-      const afterOther = databaseChangeStamp(mine);
+      writeTransaction(other, () => markSessionChanged(other));
+      const afterOther = sessionChangeCounter(mine);
       expect(afterOther).not.toBe(afterOwn);
-      expect(databaseChangeStamp(mine)).toBe(afterOther);
+      expect(sessionChangeCounter(mine)).toBe(afterOther);
     } finally {
       mine.close();
       other.close();

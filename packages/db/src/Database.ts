@@ -143,6 +143,7 @@ function migrate(db: Database, migrations: readonly Migration[]): void {
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?');
   const record = db.prepare("INSERT INTO schema_migrations (id, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))");
   writeTransaction(db, () => {
+    db.exec(SESSION_COUNTER_SQL);
     for (const migration of migrations) {
       if (applied.get(migration.id) !== undefined) continue;
       db.exec(migration.sql);
@@ -159,20 +160,39 @@ export function writeTransaction<T>(db: Database, work: () => T): T {
   return db.transaction(work).immediate();
 }
 
-const stampStatements = new WeakMap<Database, BetterSqlite3.Statement>();
+/**
+ * The one-row counter a session change moves (the SQLite twin of PostgreSQL's shared counter):
+ * made with the schema table, before any store's migration, so every store can mark a change.
+ */
+const SESSION_COUNTER_SQL = `CREATE TABLE IF NOT EXISTS session_change_stamp (id INTEGER PRIMARY KEY CHECK (id = 1), stamp INTEGER NOT NULL);
+  INSERT OR IGNORE INTO session_change_stamp (id, stamp) VALUES (1, 0);`;
+
+const counterStatements = new WeakMap<Database, { readonly read: BetterSqlite3.Statement; readonly bump: BetterSqlite3.Statement }>();
+
+function counterOf(db: Database): { readonly read: BetterSqlite3.Statement; readonly bump: BetterSqlite3.Statement } {
+  let statements = counterStatements.get(db);
+  if (statements === undefined) {
+    statements = {
+      read: db.prepare('SELECT stamp FROM session_change_stamp WHERE id = 1'),
+      bump: db.prepare('UPDATE session_change_stamp SET stamp = stamp + 1 WHERE id = 1'),
+    };
+    counterStatements.set(db, statements);
+  }
+  return statements;
+}
 
 /**
- * A value that changes whenever anything is committed to the database, by this connection
- * (`total_changes()`) or by any other, in this process or another (`PRAGMA data_version`). Cheap
- * (two counters, no table read), so a long-running process can ask it before trusting what it
- * derived from the tables, e.g. the capability switches a session was filtered with.
+ * Marks the write transaction running on `db` as one a session depends on (a plugin row, a switch,
+ * a trust decision): {@link sessionChangeCounter} moves for every connection once it commits, and
+ * not at all if it rolls back. Writes no session reads (job rows, the inbox) leave it alone, so a
+ * long-running server keeps what it derived from a session while tasks run.
  */
-export function databaseChangeStamp(db: Database): string {
-  let statement = stampStatements.get(db);
-  if (statement === undefined) {
-    statement = db.prepare('SELECT total_changes() AS own, (SELECT data_version FROM pragma_data_version) AS others');
-    stampStatements.set(db, statement);
-  }
-  const { own, others } = statement.get() as { own: number; others: number };
-  return `${others}:${own}`;
+export function markSessionChanged(db: Database): void {
+  counterOf(db).bump.run();
+}
+
+/** The session counter as committed, by this connection or any other (another process's CLI). */
+export function sessionChangeCounter(db: Database): string {
+  const row = counterOf(db).read.get() as { stamp: number } | undefined;
+  return String(row?.stamp ?? 0);
 }

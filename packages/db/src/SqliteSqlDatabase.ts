@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Database, databaseChangeStamp } from './Database.js';
+import { type Database, markSessionChanged, sessionChangeCounter } from './Database.js';
 import type { SqlClient, SqlDatabase } from './SqlDatabase.js';
 
 /**
@@ -63,10 +63,13 @@ export class SqliteSqlDatabase implements SqlDatabase {
     return () => undefined;
   }
 
-  async sessionChanged(): Promise<void> {}
+  async sessionChanged(): Promise<void> {
+    // Called inside a transaction, which holds this file's turn: the bump lands in it.
+    markSessionChanged(this.db);
+  }
 
   sessionStamp(): string {
-    return databaseChangeStamp(this.db);
+    return sessionChangeCounter(this.db);
   }
 
   private all<R>(sql: string, params: readonly unknown[]): R[] {

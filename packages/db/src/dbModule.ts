@@ -1,6 +1,6 @@
 import { ChangeStamps, contribute, type LoadoutModule, Places, resolve, resolveAll } from '@loadout/kernel';
 import { instanceCachingFactory } from 'tsyringe';
-import { Database, databaseChangeStamp, Migrations, openDatabase } from './Database.js';
+import { Database, Migrations, openDatabase, sessionChangeCounter } from './Database.js';
 import { PostgresSqlDatabase } from './PostgresSqlDatabase.js';
 import { DATABASE_URL_VARIABLE, DatabaseLocation, databaseLocationOf, PostgresMigrations, SqlDatabase } from './SqlDatabase.js';
 import { SqliteSqlDatabase } from './SqliteSqlDatabase.js';
@@ -15,12 +15,13 @@ export const dbModule: LoadoutModule = (container) => {
     useFactory: instanceCachingFactory((c) => openDatabase(resolve(c, Places).dataDir, resolveAll(c, Migrations))),
   });
   // Sessions read plugins, switches and trust from the database, possibly written by another
-  // process; on PostgreSQL by another host, announced through the shared session stamp.
+  // process; on PostgreSQL by another host, announced through the shared session stamp. The
+  // plugin registry stays in the SQLite file either way, with its own counter.
   contribute(container, ChangeStamps, {
     name: 'database',
     current: () => {
       const shared = resolve(container, SqlDatabase);
-      return shared.dialect === 'sqlite' ? shared.sessionStamp() : `${databaseChangeStamp(resolve(container, Database))}+${shared.sessionStamp()}`;
+      return shared.dialect === 'sqlite' ? shared.sessionStamp() : `${sessionChangeCounter(resolve(container, Database))}+${shared.sessionStamp()}`;
     },
   });
   container.register(DatabaseLocation, { useFactory: instanceCachingFactory(() => databaseLocationOf(process.env[DATABASE_URL_VARIABLE])) });

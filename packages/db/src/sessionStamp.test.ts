@@ -50,6 +50,11 @@ describe.each(sqlBackends)('the session stamp on $name', (backend) => {
     // Long enough for a notification to arrive, had one been sent.
     await new Promise((done) => setTimeout(done, 200));
     expect(opened.db.sessionStamp()).toBe(before);
+    // A write no session reads (a job row) is not a session change.
+    await other.transaction(async (tx) => tx.run('INSERT INTO things (name) VALUES (?)', ['a job row']));
+    await other.run('INSERT INTO things (name) VALUES (?)', ['another']);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(opened.db.sessionStamp()).toBe(before);
     await change(other, 'b');
     const after = await sessionStampMoved(opened.db, before);
     expect(after).not.toBe(before);

@@ -7,7 +7,7 @@ import { token } from './token.js';
  * and the watch cache's generation stay the same ({@link SessionLoader.changeStamp}).
  *
  * @example
- * contribute(container, ChangeStamps, { name: 'database', current: () => databaseChangeStamp(resolve(container, Database)) });
+ * contribute(container, ChangeStamps, { name: 'database', current: () => resolve(container, SqlDatabase).sessionStamp() });
  */
 export interface ChangeStamp {
   readonly name: string;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Database, type Migration, writeTransaction } from '@loadout/db';
+import { Database, markSessionChanged, type Migration, writeTransaction } from '@loadout/db';
 import { Places, redactCredentials, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { PluginDefinition } from './PluginDefinition.js';
@@ -126,7 +126,7 @@ export class SqlitePluginRegistry implements PluginRegistry {
   }
 
   add(entry: NewPluginEntry): void {
-    writeTransaction(this.db, () => {
+    this.write(() => {
       this.db
         .prepare(
           `INSERT INTO plugins (name, url, ref, commit_id, enabled, installed_at, subdir, pinned, marketplace, definition, position)
@@ -147,24 +147,24 @@ export class SqlitePluginRegistry implements PluginRegistry {
   }
 
   setCommit(name: string, commit: string, pinned?: boolean): void {
-    writeTransaction(this.db, () => {
+    this.write(() => {
       if (pinned === undefined) this.db.prepare('UPDATE plugins SET commit_id = ? WHERE name = ?').run(commit, name);
       else this.db.prepare('UPDATE plugins SET commit_id = ?, pinned = ? WHERE name = ?').run(commit, pinned ? 1 : 0, name);
     });
   }
 
   setEnabled(name: string, enabled: boolean): void {
-    writeTransaction(this.db, () => this.db.prepare('UPDATE plugins SET enabled = ? WHERE name = ?').run(enabled ? 1 : 0, name));
+    this.write(() => this.db.prepare('UPDATE plugins SET enabled = ? WHERE name = ?').run(enabled ? 1 : 0, name));
   }
 
   setDefinition(name: string, definition: PluginDefinition | null): void {
-    writeTransaction(this.db, () =>
+    this.write(() =>
       this.db.prepare('UPDATE plugins SET definition = ? WHERE name = ?').run(definition === null ? null : JSON.stringify(definition), name),
     );
   }
 
   setOrder(names: readonly string[]): void {
-    writeTransaction(this.db, () => {
+    this.write(() => {
       const rest = this.list().filter((entry) => !names.includes(entry.name));
       const update = this.db.prepare('UPDATE plugins SET position = ? WHERE name = ?');
       [...names, ...rest.map((entry) => entry.name)].forEach((name, index) => update.run(index + 1, name));
@@ -172,11 +172,19 @@ export class SqlitePluginRegistry implements PluginRegistry {
   }
 
   remove(name: string): void {
-    writeTransaction(this.db, () => this.db.prepare('DELETE FROM plugins WHERE name = ?').run(name));
+    this.write(() => this.db.prepare('DELETE FROM plugins WHERE name = ?').run(name));
   }
 
   transaction<T>(work: () => T): T {
     return writeTransaction(this.db, work);
+  }
+
+  /** One write of plugin rows: every session reads them, so it marks a session change in the same transaction. */
+  private write(work: () => unknown): void {
+    writeTransaction(this.db, () => {
+      work();
+      markSessionChanged(this.db);
+    });
   }
 
   private toEntry(row: PluginRow): PluginEntry {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PluginSource, resolve } from '@loadout/kernel';
+import { Database } from '@loadout/db';
+import { ChangeStamps, PluginSource, resolve, resolveAll } from '@loadout/kernel';
 import { gitRepo, removeTestdirs, skillMarkdown } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RACY_MS } from '../src/PathStamps.js';
@@ -85,5 +86,29 @@ describe('plugin layouts kept between sessions', () => {
     expect(mine((await session(ws)).skills)).toEqual(['base', 'one']);
     fs.writeFileSync(path.join(root, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'kept', skills: ['./more'] }));
     expect(mine((await session(ws)).skills)).toEqual(['base', 'two']);
+  });
+});
+
+describe('the session change stamp and plugin rows', () => {
+  it('moves with every write of a plugin row, and stays still with writes no session reads', async () => {
+    const { ws } = await installedPlugin();
+    const stamp = (): string => resolveAll(ws.container, ChangeStamps).map((contributed) => contributed.current()).join('/');
+    const db = resolve(ws.container, Database);
+    db.exec('CREATE TABLE IF NOT EXISTS scratch_rows (id INTEGER PRIMARY KEY)');
+    const before = stamp();
+    db.prepare('INSERT INTO scratch_rows DEFAULT VALUES').run();
+    expect(stamp()).toBe(before);
+    const seen = [before];
+    for (const write of [
+      () => ws.registry.setEnabled('kept', false),
+      () => ws.registry.setOrder(['kept']),
+      () => ws.registry.setDefinition('kept', null),
+      () => ws.registry.setCommit('kept', 'f'.repeat(40)),
+      () => ws.registry.remove('kept'),
+    ]) {
+      write();
+      expect(seen).not.toContain(stamp());
+      seen.push(stamp());
+    }
   });
 });
