@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { exited, makeNoopTaskWorkspace, median, now, round } from './makeWorkspace.mjs';
-import { agent, request, runNoops, serve as serveIn } from './serverProcess.mjs';
+import { agent, noopThroughput, request, runNoops, serve as serveIn } from './serverProcess.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const TASKS = Number(process.env.BENCH_QUEUE_TASKS ?? 120);
@@ -49,19 +49,8 @@ try {
     try {
       // The first request of each server opens its session cache and (on PostgreSQL) its pool.
       for (const server of servers) await request(server, 'GET', '/api/jobs?limit=1');
-      const { seconds, failed } = await runNoops(servers, TASKS);
       const workers = setup.servers * WORKERS;
-      const workerMsPerTask = (seconds * 1000 * workers) / TASKS;
-      queue[setup.label] = {
-        servers: setup.servers,
-        workers,
-        tasks: TASKS,
-        failed,
-        seconds: round(seconds),
-        tasksPerSecond: round(TASKS / seconds),
-        workerMsPerTask: round(workerMsPerTask),
-        workerMsPerTaskOverSpawn: round(workerMsPerTask / spawnNodeMs),
-      };
+      queue[setup.label] = { servers: setup.servers, workers, ...noopThroughput(await runNoops(servers, TASKS), TASKS, workers, spawnNodeMs) };
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
     }

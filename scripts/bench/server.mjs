@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { exited, makeNoopTaskWorkspace, makeWorkspace, median, now, registerWorkspacePlugins, round } from './makeWorkspace.mjs';
-import { agent, request, runNoops, serve as serveIn, staticBodyFloor as bareServerFloor, timed } from './serverProcess.mjs';
+import { agent, noopThroughput, request, runNoops, serve as serveIn, staticBodyFloor as bareServerFloor, timed } from './serverProcess.mjs';
 const TASKS = Number(process.env.BENCH_TASKS ?? 60);
 const REPEATS = Number(process.env.BENCH_RUNS ?? 25);
 
@@ -66,17 +66,8 @@ try {
       const server = await serve(workspace, workers);
       try {
         await request(server, 'GET', '/api/session'); // prime the watch cache, as a running server would be
-        const { seconds, failed } = await runNoops(server, TASKS);
-        const msPerTask = (seconds * 1000 * workers) / TASKS;
         queue[label] ??= {};
-        queue[label][`workers${workers}`] = {
-          tasks: TASKS,
-          failed,
-          seconds: round(seconds),
-          tasksPerSecond: round(TASKS / seconds),
-          workerMsPerTask: round(msPerTask),
-          workerMsPerTaskOverSpawn: round(msPerTask / spawnNodeMs),
-        };
+        queue[label][`workers${workers}`] = noopThroughput(await runNoops(server, TASKS), TASKS, workers, spawnNodeMs);
       } finally {
         await server.stop();
       }

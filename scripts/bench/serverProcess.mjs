@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { exited, median, now } from './makeWorkspace.mjs';
+import { exited, median, now, round } from './makeWorkspace.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(root, 'packages/cli/dist/main.js');
@@ -94,6 +94,22 @@ export async function staticBodyFloor(bytes, repeats) {
     child.kill();
     await exited(child);
   }
+}
+
+/**
+ * What {@link runNoops} measured as a bench row: throughput, and the worker time each task took
+ * over the cost of spawning `node -e ''` (`spawnNodeMs`), `workers` being every worker that ran them.
+ */
+export function noopThroughput({ seconds, failed }, count, workers, spawnNodeMs) {
+  const workerMsPerTask = (seconds * 1000 * workers) / count;
+  return {
+    tasks: count,
+    failed,
+    seconds: round(seconds),
+    tasksPerSecond: round(count / seconds),
+    workerMsPerTask: round(workerMsPerTask),
+    workerMsPerTaskOverSpawn: round(workerMsPerTask / spawnNodeMs),
+  };
 }
 
 /**
