@@ -11,8 +11,10 @@ interface EntryState<T> {
   readonly refusal: FolderEntry['refusal'];
   dirty: boolean;
   watcher: fs.FSWatcher | null;
-  /** While unwatched: what the entry looked like when it was read ({@link stampOf}); null when it must be read again. */
-  stamp: string | null;
+  /** The paths whose stat tells the entry's changes while it is unwatched ({@link probeOf}); null when none can (it is read at every open). */
+  readonly probe: readonly string[] | null;
+  /** While unwatched: what the probe looked like when the entry was read ({@link takeStamp}); null when it must be read again. */
+  stamp: readonly number[] | null;
 }
 
 interface FolderState<T> {
@@ -29,7 +31,7 @@ interface FolderState<T> {
   listingDirty: boolean;
   watcher: fs.FSWatcher | null;
   /** While unwatched: the folder as it was when listed; null when it must be listed again. */
-  stamp: string | null;
+  stamp: readonly number[] | null;
 }
 
 interface RootState {
@@ -37,8 +39,10 @@ interface RootState {
   readonly watcher: fs.FSWatcher | null;
   /** True when the root is missing. */
   readonly missing: boolean;
-  /** While unwatched: the root as it was when first seen. */
-  readonly stamp: string | null;
+  /** While unwatched: the root and the files directly in it when it was first seen (a file added or removed moves the root's own stamp). */
+  readonly probe: readonly string[];
+  /** While unwatched: what {@link probe} looked like when the root was first seen; null when it cannot be trusted yet. */
+  readonly stamp: readonly number[] | null;
 }
 
 /** How a cache bounds what it keeps (see {@link RootRetention}) and how many watches it may hold; `now` is for tests. */
@@ -91,6 +95,11 @@ export class FolderScanCache<T = unknown> {
   private mayPoll = true;
   /** The kinds (singular names) a {@link validate} of some kinds found watched through and through, until something may be unwatched again. */
   private readonly settledKinds = new Set<string>();
+  /** How many checks ({@link validate}) have started; a {@link ticket} is this count when it was taken. */
+  private checks = 0;
+  /** The number of the last check of every kind, and of the last check of each kind. */
+  private wholeCheckStarted = 0;
+  private readonly kindCheckStarted = new Map<string, number>();
 
   constructor(options: FolderScanCacheOptions = {}) {
     const limits = { ...DEFAULT_ROOT_RETENTION, ...options };
@@ -127,7 +136,11 @@ export class FolderScanCache<T = unknown> {
    * only the roots and the folders of those kinds (singular names) are checked: what a session
    * of those kinds reads.
    */
-  validate(kinds?: ReadonlySet<string>): void {
+  validate(kinds?: ReadonlySet<string>, since?: number): void {
+    if (since !== undefined && this.checkedSince(kinds, since)) return;
+    const started = ++this.checks;
+    if (kinds === undefined) this.wholeCheckStarted = started;
+    else for (const kind of kinds) this.kindCheckStarted.set(kind, started);
     if (!this.mayPoll) return;
     if (kinds !== undefined && [...kinds].every((kind) => this.settledKinds.has(kind))) return;
     const racyBefore = this.racyBefore();
@@ -135,13 +148,12 @@ export class FolderScanCache<T = unknown> {
     for (const [rootDir, root] of this.roots) {
       if (root.watcher !== null) continue;
       rootPolled = true;
-      const stamp = rootStamp(rootDir, racyBefore);
-      if (stamp === null || stamp !== root.stamp) this.forgetRoot(rootDir);
+      if (!stampHolds(root.probe, root.stamp, racyBefore)) this.forgetRoot(rootDir);
     }
     const polledKinds = new Set<string | undefined>();
-    for (const [folder, state] of this.folders) {
+    for (const state of this.folders.values()) {
       if (kinds !== undefined && (state.kind === undefined || !kinds.has(state.kind))) continue;
-      if (this.pollFolder(folder, state, racyBefore)) polledKinds.add(state.kind);
+      if (this.pollFolder(state, racyBefore)) polledKinds.add(state.kind);
     }
     // Only what was checked and found watched through and through may be left unchecked next time.
     if (rootPolled) return;
@@ -152,24 +164,38 @@ export class FolderScanCache<T = unknown> {
     for (const kind of kinds) if (!polledKinds.has(kind)) this.settledKinds.add(kind);
   }
 
+  /**
+   * A number naming this moment, for {@link validate}'s `since`: a check that starts after it sees
+   * every change made before it, so a caller that arrived then may take that check for its own.
+   */
+  ticket(): number {
+    return this.checks;
+  }
+
+  /** Whether a check of `kinds` (every kind when absent) started after the ticket `since` was taken. */
+  private checkedSince(kinds: ReadonlySet<string> | undefined, since: number): boolean {
+    if (this.wholeCheckStarted > since) return true;
+    if (kinds === undefined) return false;
+    for (const kind of kinds) if ((this.kindCheckStarted.get(kind) ?? 0) <= since) return false;
+    return true;
+  }
+
   /** Checks one folder's unwatched parts against their stamps; true when it has any. */
-  private pollFolder(folder: string, state: FolderState<T>, racyBefore: number): boolean {
+  private pollFolder(state: FolderState<T>, racyBefore: number): boolean {
     let polled = false;
-    // A missing kind folder directly in a watched root is told of by the root's watch when it is made.
-    const toldByRoot = state.entries === null && path.dirname(folder) === state.rootDir && (this.roots.get(state.rootDir)?.watcher ?? null) !== null;
+    // A missing kind folder directly in its root is told of by the root: its watch fires when the
+    // folder is made, or its stamp (checked first, in the same validate) moves.
+    const toldByRoot = state.entries === null && path.dirname(state.folder) === state.rootDir && this.roots.has(state.rootDir);
     if (state.watcher === null && !toldByRoot) {
       polled = true;
-      if (!state.listingDirty) {
-        const stamp = stampOf([folder], racyBefore);
-        if (stamp === null || stamp !== state.stamp) this.markListing(state);
-      }
+      if (!state.listingDirty && !stampHolds([state.folder], state.stamp, racyBefore)) this.markListing(state);
     }
-    for (const [name, entry] of state.entries ?? []) {
+    if (state.entries === null) return polled;
+    for (const entry of state.entries.values()) {
       if (!this.isPolled(state, entry)) continue;
       polled = true;
       if (entry.dirty) continue;
-      const stamp = entryStamp(folder, name, entry.isDirectory, state, racyBefore);
-      if (stamp === null || stamp !== entry.stamp) {
+      if (!stampHolds(entry.probe, entry.stamp, racyBefore)) {
         entry.dirty = true;
         this.changes += 1;
       }
@@ -230,7 +256,7 @@ export class FolderScanCache<T = unknown> {
     for (const [name, entry] of state.entries) {
       if (entry.dirty) {
         entry.dirty = false;
-        entry.stamp = this.isPolled(state, entry) ? entryStamp(folder, name, entry.isDirectory, state, racyBefore) : null;
+        entry.stamp = this.isPolled(state, entry) ? takeStamp(entry.probe, racyBefore) : null;
         entry.value = read({ name, isDirectory: entry.isDirectory, ...(entry.refusal === undefined ? {} : { refusal: entry.refusal }) });
       }
       values.push(entry.value);
@@ -251,8 +277,7 @@ export class FolderScanCache<T = unknown> {
       entry.watcher = this.watchEntry(entryPath, folder, entry);
       if (entry.watcher === null) break;
       this.unwatchedEntries.delete(entryPath);
-      const stamp = entryStamp(path.dirname(entryPath), path.basename(entryPath), true, folder, racyBefore);
-      if (stamp === null || stamp !== entry.stamp) {
+      if (!stampHolds(entry.probe, entry.stamp, racyBefore)) {
         entry.dirty = true;
         this.changes += 1;
       }
@@ -337,7 +362,7 @@ export class FolderScanCache<T = unknown> {
       );
     }
     const racyBefore = this.racyBefore();
-    state.stamp = state.watcher === null ? stampOf([folder], racyBefore) : null;
+    state.stamp = state.watcher === null ? takeStamp([folder], racyBefore) : null;
     const listed = list();
     if (listed === null) {
       this.closeFolder(folder, state);
@@ -356,8 +381,9 @@ export class FolderScanCache<T = unknown> {
         continue;
       }
       if (known !== undefined) this.closeEntry(path.join(folder, dirent.name), known);
-      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, stamp: null };
-      if (this.isPolled(state, entry)) entry.stamp = entryStamp(folder, dirent.name, entry.isDirectory, state, racyBefore);
+      const probe = probeOf(folder, dirent.name, dirent.isDirectory, state);
+      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, probe, stamp: null };
+      if (this.isPolled(state, entry)) entry.stamp = takeStamp(probe, racyBefore);
       entry.value = read(dirent);
       if (dirent.isDirectory && dirent.refusal === undefined) this.unwatchedEntries.set(path.join(folder, dirent.name), { folder: state, entry });
       next.set(dirent.name, entry);
@@ -407,7 +433,8 @@ export class FolderScanCache<T = unknown> {
           },
           () => this.forgetRoot(rootDir),
         );
-    const state: RootState = { watcher, missing, stamp: watcher === null ? rootStamp(rootDir, this.racyBefore()) : null };
+    const probe = watcher === null ? rootProbe(rootDir) : [];
+    const state: RootState = { watcher, missing, probe, stamp: watcher === null ? takeStamp(probe, this.racyBefore()) : null };
     this.roots.set(rootDir, state);
     return state;
   }
@@ -451,66 +478,96 @@ export class FolderScanCache<T = unknown> {
 }
 
 /**
- * An unwatched root as it is now: the folder, and every file directly in it (a root's own
- * documents, such as its gate settings, are read at each open and may be edited in place).
+ * What tells an unwatched root's changes: the folder, and every file directly in it (a root's own
+ * documents, such as its gate settings, are read at each open and may be edited in place). The
+ * list is taken once: a file added, removed or renamed moves the root's own stamp.
  */
-function rootStamp(rootDir: string, racyBefore: number): string | null {
-  let files: string[] = [];
+function rootProbe(rootDir: string): string[] {
+  const probe = [rootDir];
   try {
-    files = fs
-      .readdirSync(rootDir, { withFileTypes: true })
-      .filter((dirent) => !dirent.isDirectory())
-      .map((dirent) => path.join(rootDir, dirent.name));
+    for (const dirent of fs.readdirSync(rootDir, { withFileTypes: true })) if (!dirent.isDirectory()) probe.push(path.join(rootDir, dirent.name));
   } catch {
     // missing or unreadable: the folder's own stat tells which
   }
-  return stampOf([rootDir, ...files], racyBefore);
+  return probe;
 }
 
 /**
- * What a folder entry looks like without reading it: the entry itself and, for a folder entry, its
- * document — the document alone when the kind reads nothing else of the folder (an entry folder
- * replaced or renamed changes its kind folder, which is watched or stamped itself, and the
- * document's identity with it). Null when it cannot be trusted (see {@link stampOf}), or for a
- * folder entry whose kind names no document.
+ * What to stat to see an unwatched entry change without reading it: the entry itself and, for a
+ * folder entry, its document — the document alone when the kind reads nothing else of the folder
+ * (an entry folder replaced or renamed changes its kind folder, which is watched or stamped
+ * itself, and the document's identity with it). Null for a folder entry whose kind names no
+ * document: it is read at every open. Kept on the entry, so a check joins no paths.
  */
-function entryStamp(
-  folder: string,
-  name: string,
-  isDirectory: boolean,
-  of: { readonly documentFile: string | undefined; readonly documentAlone: boolean },
-  racyBefore: number,
-): string | null {
+function probeOf(folder: string, name: string, isDirectory: boolean, of: { readonly documentFile: string | undefined; readonly documentAlone: boolean }): string[] | null {
   const entryPath = path.join(folder, name);
-  if (!isDirectory) return stampOf([entryPath], racyBefore);
+  if (!isDirectory) return [entryPath];
   if (of.documentFile === undefined) return null;
   const document = path.join(entryPath, of.documentFile);
-  return stampOf(of.documentAlone ? [document] : [entryPath, document], racyBefore);
+  return of.documentAlone ? [document] : [entryPath, document];
+}
+
+/** Numbers a stamp keeps per path: inode, size, mode, modification and change times. */
+const STAMP_FIELDS = 5;
+/** The first field of a path that is not there; one that could not be stat'ed has a code of {@link errorMark}. */
+const MISSING = -1;
+const errorMarks = new Map<string, number>();
+/** A number per error code (below {@link MISSING}), so a path that fails differently moves its stamp. */
+function errorMark(error: unknown): number {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  let mark = errorMarks.get(code);
+  if (mark === undefined) {
+    mark = MISSING - 1 - errorMarks.size;
+    errorMarks.set(code, mark);
+  }
+  return mark;
 }
 
 /**
- * The identity and times of each path (a stat each), in one string that moves when any of them is
- * written, replaced, removed or made: inode, size, mode, modification and change times. Null when
- * one was changed after `racyBefore`, too recently for its times to be trusted.
+ * Stats each path into `into` (five numbers a path, from `at`): false when one was changed after
+ * `racyBefore`, too recently for its times to be trusted. Numbers, not a string: a check builds
+ * nothing it would throw away. `statSync` without bigints and with `throwIfNoEntry: false` is the
+ * cheapest stat Node offers (measured against bigint stats and thrown ENOENTs).
  */
-function stampOf(paths: readonly string[], racyBefore: number): string | null {
-  let stamp = '';
-  for (const file of paths) {
+function statInto(paths: readonly string[], racyBefore: number, into: number[]): boolean {
+  for (let i = 0; i < paths.length; i += 1) {
+    const at = i * STAMP_FIELDS;
     let stats: fs.Stats | undefined;
+    let mark = MISSING;
     try {
-      stats = fs.statSync(file, { throwIfNoEntry: false });
+      stats = fs.statSync(paths[i] as string, { throwIfNoEntry: false });
     } catch (error) {
-      stamp += `!${(error as NodeJS.ErrnoException).code ?? 'error'}|`;
-      continue;
+      mark = errorMark(error);
     }
-    if (stats === undefined) {
-      stamp += '-|';
-      continue;
-    }
-    if (stats.ctimeMs > racyBefore || stats.mtimeMs > racyBefore) return null;
-    stamp += `${stats.ino}:${stats.size}:${stats.mode}:${stats.mtimeMs}:${stats.ctimeMs}|`;
+    if (stats !== undefined && (stats.ctimeMs > racyBefore || stats.mtimeMs > racyBefore)) return false;
+    into[at] = stats === undefined ? mark : stats.ino;
+    into[at + 1] = stats === undefined ? 0 : stats.size;
+    into[at + 2] = stats === undefined ? 0 : stats.mode;
+    into[at + 3] = stats === undefined ? 0 : stats.mtimeMs;
+    into[at + 4] = stats === undefined ? 0 : stats.ctimeMs;
   }
-  return stamp;
+  return true;
+}
+
+/**
+ * The identity and times of each path, which move when any of them is written, replaced, removed
+ * or made. Null when one changed too recently to be trusted ({@link statInto}), and for no paths.
+ */
+function takeStamp(paths: readonly string[] | null, racyBefore: number): readonly number[] | null {
+  if (paths === null) return null;
+  const stamp: number[] = [];
+  return statInto(paths, racyBefore, stamp) ? stamp : null;
+}
+
+/** One check's numbers, reused: a check allocates nothing of its own. */
+const scratch: number[] = [];
+
+/** Whether `paths` still look as `stamp` says (false when there is no stamp, or one changed too recently to tell). */
+function stampHolds(paths: readonly string[] | null, stamp: readonly number[] | null, racyBefore: number): boolean {
+  if (paths === null || stamp === null || stamp.length !== paths.length * STAMP_FIELDS) return false;
+  if (!statInto(paths, racyBefore, scratch)) return false;
+  for (let i = 0; i < stamp.length; i += 1) if (scratch[i] !== stamp[i]) return false;
+  return true;
 }
 
 function isDirectory(dir: string): boolean {

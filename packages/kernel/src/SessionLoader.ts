@@ -29,6 +29,12 @@ export interface OpenSessionOptions {
    * when absent.
    */
   readonly kinds?: readonly string[];
+  /**
+   * A {@link SessionLoader.ticket} taken when the caller's request arrived: a check of the disk
+   * that started after it (the one behind the caller's {@link SessionLoader.changeStamp}) stands
+   * for this open's own.
+   */
+  readonly checkedSince?: number;
 }
 
 /** Every capability found in a list of roots, before shadowing and state. */
@@ -106,15 +112,22 @@ export class SessionLoader {
    * A string that stays the same while nothing a session shows can have changed: the watch
    * cache's generation, once what it does not watch was checked, and every {@link ChangeStamps}
    * contribution. Null without a watch cache (a one-shot command reads the disk each time). Let
-   * queued watcher events arrive first ({@link settleWatchers}).
+   * queued watcher events arrive first ({@link settleWatchers}). With `since` (a {@link ticket}
+   * taken when the caller's request arrived), a check that started after it stands for this one:
+   * requests waiting together share one stat pass, never one that started before they came.
    */
-  changeStamp(): string | null {
+  changeStamp(since?: number): string | null {
     const cache = this.cache();
     if (cache === null) return null;
-    cache.validate();
+    cache.validate(undefined, since);
     let stamp = String(cache.generation);
     for (const contributed of resolveAll(this.container, ChangeStamps)) stamp += `/${contributed.current()}`;
     return stamp;
+  }
+
+  /** A number naming this moment, for `since` / `checkedSince`: see {@link changeStamp}. 0 without a watch cache. */
+  ticket(): number {
+    return this.cache()?.ticket() ?? 0;
   }
 
   /** Opens a session in its own child container. */
@@ -125,7 +138,7 @@ export class SessionLoader {
     const cache = this.cache();
     if (cache !== null) await settleWatchers();
     const kinds = this.kinds(options.kinds);
-    const scanned = this.shadowedScan(roots, kinds);
+    const scanned = this.shadowedScan(roots, kinds, options.checkedSince);
     const diagnostics: Diagnostic[] = [];
     for (const root of roots) {
       const problem = checkRoot(root);
@@ -273,9 +286,13 @@ export class SessionLoader {
    * kind whose entries were only edited in place (same ids, same paths) is patched rather than
    * shadowed again from scratch.
    */
-  private shadowedScan(roots: readonly Root[], wanted: readonly CapabilityKind[]): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
+  private shadowedScan(
+    roots: readonly Root[],
+    wanted: readonly CapabilityKind[],
+    checkedSince: number | undefined,
+  ): { winners: readonly CapabilityRecord[]; diagnostics: readonly Diagnostic[] } {
     const cache = this.cache();
-    cache?.validate(new Set(wanted.map((kind) => kind.kind)));
+    cache?.validate(new Set(wanted.map((kind) => kind.kind)), checkedSince);
     const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : this.layoutId(root.layout)}`).join('\n');
     const generation = cache?.generation;
     const memo = cache !== null && this.memo !== null && this.memo.key === key ? this.memo : null;

@@ -51,6 +51,20 @@ function cardKind(reads: { count: number }, fileAlone = false): CapabilityKind {
 
 const card = (name: string, version: number) => `---\nname: ${name}\ndescription: version ${version}\n---\n`;
 
+/** A kernel over `home` with cards (counting reads in `reads`) and notes, no plugins, and a watch cache of `budget` watches. */
+function cardsKernel(home: string, reads: { count: number }, budget: number, fileAlone: boolean) {
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
+    (c) => {
+      contribute(c, CapabilityKinds, cardKind(reads, fileAlone));
+      contribute(c, CapabilityKinds, noteKind);
+      contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+    },
+  ]);
+  const cache = new FolderScanCache({ watchBudget: budget, racyMs: RACY_MS });
+  container.register(FolderScanCache, { useValue: cache });
+  return { container, cache, loader: container.resolve(SessionLoader) };
+}
+
 describe('S1 a watch the cache cannot have', () => {
   for (const [budget, fileAlone] of [
     [0, false],
@@ -64,16 +78,7 @@ describe('S1 a watch the cache cannot have', () => {
         plugins: {},
       });
       const reads = { count: 0 };
-      const container = createKernel({ places: resolvePlaces({}, home) }, [
-        (c) => {
-          contribute(c, CapabilityKinds, cardKind(reads, fileAlone));
-          contribute(c, CapabilityKinds, noteKind);
-          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
-        },
-      ]);
-      const cache = new FolderScanCache({ watchBudget: budget, racyMs: RACY_MS });
-      container.register(FolderScanCache, { useValue: cache });
-      const loader = container.resolve(SessionLoader);
+      const { container, cache, loader } = cardsKernel(home, reads, budget, fileAlone);
       const open = async () => {
         const session = await loader.open();
         const seen = {
@@ -142,6 +147,82 @@ describe('S1 a watch the cache cannot have', () => {
       expect(cache.watchCount).toBe(0);
     });
   }
+
+  it('S1 an unwatched root: its own files edited in place, added and removed, and a kind folder made in it, each move the change stamp', async () => {
+    const home = testdir({ capabilities: { 'config.json': '{"a":1}', cards: { a: { 'CARD.md': card('a', 1) } } }, plugins: {} });
+    const { container, loader } = cardsKernel(home, { count: 0 }, 0, true);
+    const root = path.join(home, 'capabilities');
+    // Nothing changed: the stamp stands still from one open to the next (the server opens a session whenever it moved).
+    const settled = async (): Promise<string | null> => {
+      await pause();
+      (await loader.open()).dispose();
+      const stamp = loader.changeStamp();
+      (await loader.open()).dispose();
+      expect(loader.changeStamp()).toBe(stamp);
+      return stamp;
+    };
+    const moves = async (change: () => void): Promise<void> => {
+      const before = await settled();
+      change();
+      expect(loader.changeStamp()).not.toBe(before);
+    };
+    try {
+      // The same size, so only the file's own times tell.
+      await moves(() => fs.writeFileSync(path.join(root, 'config.json'), '{"a":2}'));
+      await moves(() => fs.writeFileSync(path.join(root, 'gate.json'), '{}'));
+      await moves(() => fs.rmSync(path.join(root, 'config.json')));
+      await moves(() => fs.writeFileSync(path.join(root, 'gate.json'), '{"b":1}'));
+      // A missing kind folder is told of by the root's stamp, not stat'ed itself.
+      await moves(() => writeTree(root, { notes: { 'x.md': card('x', 1) } }));
+      const session = await loader.open();
+      expect(session.recordsOf('note').map((record) => record.name)).toEqual(['x']);
+      session.dispose();
+    } finally {
+      closeKernel(container);
+    }
+  });
+
+  it('S1 requests waiting together share one stat pass, never one that started before they came', async () => {
+    const home = testdir({ capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) } } }, plugins: {} });
+    const { container, loader } = cardsKernel(home, { count: 0 }, 0, true);
+    const edit = (version: number) => fs.writeFileSync(path.join(home, 'capabilities/cards/a/CARD.md'), card('a', version));
+    const descriptionOfA = async (options: { checkedSince?: number } = {}) => {
+      const session = await loader.open(options);
+      const description = session.find('card', 'a')?.description;
+      session.dispose();
+      return description;
+    };
+    try {
+      await pause();
+      expect(await descriptionOfA()).toBe('version 1');
+
+      // Two requests arrive; the first one's check starts after both came, so it stands for the second's.
+      const first = loader.ticket();
+      const second = loader.ticket();
+      const stamp = loader.changeStamp(first);
+      expect(loader.changeStamp(second)).toBe(stamp);
+      // An edit after that check: a request arriving now gets a check of its own and sees it.
+      await pause();
+      edit(2);
+      const third = loader.ticket();
+      expect(loader.changeStamp(third)).not.toBe(stamp);
+      expect(await descriptionOfA({ checkedSince: third })).toBe('version 2');
+
+      // A check started before a request came never stands for it, whatever kinds it covered.
+      await pause();
+      const before = loader.ticket();
+      (await loader.open({ kinds: ['card'], checkedSince: before })).dispose();
+      edit(3);
+      const after = loader.ticket();
+      expect(await descriptionOfA({ checkedSince: after })).toBe('version 3');
+      await pause();
+      edit(4);
+      expect(await descriptionOfA({ checkedSince: after })).toBe('version 3');
+      expect(await descriptionOfA({ checkedSince: loader.ticket() })).toBe('version 4');
+    } finally {
+      closeKernel(container);
+    }
+  });
 
   it('S1 with watches to spare: every folder is watched and no diagnostic is given', async () => {
     const home = testdir({ capabilities: { cards: { a: { 'CARD.md': card('a', 1) } } }, plugins: {} });

@@ -30,12 +30,14 @@ export class SessionAnswers {
     const real = project === null ? null : SessionLoader.resolveProject(project);
     const only = kinds === undefined ? undefined : this.kindNames(kinds);
     const key = `${real ?? ''}\0${only?.join(',') ?? '*'}`;
+    // Requests that arrive together share the first check of the disk that starts after all of them came.
+    const arrived = loader.ticket();
     await settleWatchers();
     // Taken before the session is read: a change while it is read moves the stamp, and the next request reads again.
-    const stamp = loader.changeStamp();
+    const stamp = loader.changeStamp(arrived);
     let kept = this.kept.get(key);
     if (kept === undefined || stamp === null || kept.stamp !== stamp) {
-      const session = await loader.open({ project: real, ...(only === undefined ? {} : { kinds: only }) });
+      const session = await loader.open({ project: real, checkedSince: arrived, ...(only === undefined ? {} : { kinds: only }) });
       let body: string;
       try {
         body = JSON.stringify(session.toJSON());
