@@ -58,3 +58,25 @@ describe('S1 the system refuses file watches', () => {
     expect(second.diagnostics.filter((diagnostic) => diagnostic.code === 'WATCH_LIMIT_REACHED')).toHaveLength(1);
   });
 });
+
+describe('S1 a spent watch budget and requests that come together', () => {
+  it('S1 with LOADOUT_WATCH_BUDGET=0, revalidations sent at once are 304 while nothing changed, and every one sent after an edit gets the new body', async () => {
+    const skills: Record<string, TreeDescription> = {};
+    for (let s = 0; s < 20; s += 1) skills[`s${s}`] = { 'SKILL.md': `---\nname: s${s}\ndescription: version 1\n---\nBody.\n` };
+    const tree = workspaceTree();
+    const home = testdir({ ...tree, capabilities: { ...(tree.capabilities as TreeDescription), skills } });
+    await new Promise((done) => setTimeout(done, 1100));
+    const server = await serveBuilt(home, [], { LOADOUT_WATCH_BUDGET: '0' });
+    const first = await sendRequest(server.port, 'GET', '/api/session', { token: HOSTILE_TOKEN });
+    const etag = first.headers.etag as string;
+    const together = () =>
+      Promise.all(Array.from({ length: 6 }, () => sendRequest(server.port, 'GET', '/api/session', { token: HOSTILE_TOKEN, headers: { 'if-none-match': etag } })));
+    expect((await together()).map((answer) => answer.status)).toEqual([304, 304, 304, 304, 304, 304]);
+
+    // The same size, in a folder nothing watches: only the document's own stat tells.
+    fs.writeFileSync(path.join(home, 'capabilities/skills/s7/SKILL.md'), '---\nname: s7\ndescription: version 2\n---\nBody.\n');
+    const after = await together();
+    expect(after.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    for (const answer of after) expect((answer.body as SessionAnswer).skills.find((skill) => skill.name === 's7')?.description).toBe('version 2');
+  });
+});
