@@ -433,8 +433,17 @@ export class FolderScanCache<T = unknown> {
           },
           () => this.forgetRoot(rootDir),
         );
-    const probe = watcher === null ? rootProbe(rootDir) : [];
-    const state: RootState = { watcher, missing, probe, stamp: watcher === null ? takeStamp(probe, this.racyBefore()) : null };
+    let probe: string[] = [];
+    let stamp: number[] | null = null;
+    if (watcher === null) {
+      // The root is stamped before it is listed: a file added after the listing moves that stamp.
+      const racyBefore = this.racyBefore();
+      const own = takeStamp([rootDir], racyBefore);
+      probe = rootProbe(rootDir);
+      const files = takeStamp(probe.slice(1), racyBefore);
+      stamp = own === null || files === null ? null : [...own, ...files];
+    }
+    const state: RootState = { watcher, missing, probe, stamp };
     this.roots.set(rootDir, state);
     return state;
   }
