@@ -38,9 +38,14 @@ export class LiveExposures {
 
   /** The exposure of `project`'s session (a real path, or null for the global level only) as it is now. */
   async current(project: string | null): Promise<SessionExposure> {
+    const loader = this.container.resolve(SessionLoader);
+    // Calls that arrive together share the first check of the disk that starts after all of them came.
+    const arrived = loader.ticket();
     await settleWatchers();
     const key = project ?? '';
-    const stamp = this.stamp();
+    // Taken before the session is read: a change while it is read moves the stamp, so the exposure
+    // kept under this one is derived again at the next call.
+    const stamp = loader.changeStamp(arrived);
     const kept = this.kept.get(key);
     if (kept !== undefined && stamp !== null && kept.stamp === stamp) {
       // Most recently used last, so eviction takes the oldest.
@@ -50,7 +55,7 @@ export class LiveExposures {
     }
     const running = this.pending.get(key);
     if (running !== undefined) return running;
-    const derived = this.derive(key, project, stamp);
+    const derived = this.derive(key, project, stamp, arrived);
     this.pending.set(key, derived);
     try {
       return await derived;
@@ -85,14 +90,12 @@ export class LiveExposures {
     this.kept.clear();
   }
 
-  private async derive(key: string, project: string | null, stamp: string | null): Promise<SessionExposure> {
-    const session = await this.container.resolve(SessionLoader).open({ project });
+  private async derive(key: string, project: string | null, stamp: string | null, arrived: number): Promise<SessionExposure> {
+    const session = await this.container.resolve(SessionLoader).open({ project, checkedSince: arrived });
     const exposure = exposeSession(session, this.schemas, this.kept.get(key)?.exposure.basis);
-    // Kept only when nothing moved while it was read: a change in between is seen next time.
-    const after = this.stamp();
     const previous = this.kept.get(key);
     this.kept.delete(key);
-    this.kept.set(key, { exposure, stamp: stamp !== null && after === stamp ? stamp : null });
+    this.kept.set(key, { exposure, stamp });
     // A request that got the replaced session uses it only in the same turn of the event loop
     // (a task lookup before its run starts); letting it go on the next turn keeps that safe.
     const retired = previous === undefined ? [] : [previous];
