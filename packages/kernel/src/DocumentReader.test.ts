@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTestdirs, testdir } from './testing/index.js';
-import { DocumentRefusedError, findFrontmatter, parseMarkdown, readMarkdownInside, readTextInside } from './DocumentReader.js';
+import { DocumentRefusedError, findFrontmatter, parseMarkdown, readFrontmatterInside, readMarkdownInside, readTextInside } from './DocumentReader.js';
 
 afterEach(removeTestdirs);
 
@@ -111,5 +113,91 @@ describe('reading inside a root', () => {
     const dir = testdir({ 'big.md': 'x'.repeat(1024 * 1024 + 1) });
     expect(readTextInside(dir, path.join(dir, 'missing.md'))).toBeNull();
     expect(refusal(() => readTextInside(dir, path.join(dir, 'big.md')))).toBe('DOCUMENT_TOO_LARGE');
+  });
+});
+
+describe('readFrontmatterInside', () => {
+  /** What a reading gives, in a form two readings can be compared by: the frontmatter, or the refusal. */
+  const outcome = (read: () => { frontmatter: unknown; hasFrontmatter: boolean } | null): unknown => {
+    try {
+      const document = read();
+      return document === null ? null : { frontmatter: document.frontmatter, hasFrontmatter: document.hasFrontmatter };
+    } catch (error) {
+      if (error instanceof DocumentRefusedError) return { code: error.code, message: error.message };
+      throw error;
+    }
+  };
+
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+  const part = (text: string): Buffer => Buffer.from(text, 'utf8');
+  const piece = fc.oneof(
+    fc.constantFrom(
+      ...['---', '---yaml', '--- ', '---js', '----', '...', ' ---', '--- x', '---\r', '...\r', '---\r\r', 'name: a', 'description: "b"', 'x: [1, 2]', 'a: b: c', '# body', '', 'é', '😀', '---x'].map(part),
+      BOM,
+      Buffer.from([0xff]),
+      Buffer.from([0xe2, 0x82]), // a character cut short
+      Buffer.from([0xc3]),
+    ),
+    fc.string({ maxLength: 8 }).map(part),
+  );
+  const line = fc.array(piece, { maxLength: 3 }).map((pieces) => Buffer.concat(pieces));
+  const yamlLine = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('name: a', 'description: "b c"', 'x: [1, 2]', 'meta:', '  k: v', 'a: b: c', '', "q: 'it''s'", 'é: 😀').map(part) },
+    { weight: 1, arbitrary: line },
+  );
+  /** A document laid out as fence, YAML, closing fence and body, each part free to be wrong. */
+  const shaped = fc
+    .record({
+      bom: fc.boolean(),
+      fence: fc.constantFrom('---', '---', '---', '---yaml', '--- ', '---js', '----', '...', '', '# title'),
+      yaml: fc.array(yamlLine, { maxLength: 5 }),
+      closing: fc.option(fc.constantFrom('---', '---', '...', '---\r', '--- ', ' ---', '----'), { nil: undefined }),
+      body: fc.array(line, { maxLength: 4 }),
+      eol: fc.constantFrom('\n', '\r\n'),
+      lastNewline: fc.boolean(),
+    })
+    .map(({ bom, fence, yaml, closing, body, eol, lastNewline }) => {
+      const lines = [part(fence), ...yaml, ...(closing === undefined ? [] : [part(closing)]), ...body];
+      const joined = lines.flatMap((one, index) => (index < lines.length - 1 || lastNewline ? [one, part(eol)] : [one]));
+      return Buffer.concat([...(bom ? [BOM] : []), ...joined]);
+    });
+  const document = fc.oneof({ weight: 3, arbitrary: shaped }, { weight: 1, arbitrary: fc.array(line, { maxLength: 8 }).map((lines) => Buffer.concat(lines.flatMap((one) => [one, part('\n')]))) });
+
+  it('reads what readMarkdownInside reads, from real files of every shape', () => {
+    const dir = testdir({});
+    let index = 0;
+    fc.assert(
+      fc.property(document, (bytes) => {
+        const file = path.join(dir, `doc-${(index += 1)}.md`);
+        fs.writeFileSync(file, bytes);
+        const relative = path.basename(file);
+        expect(outcome(() => readFrontmatterInside(dir, file, relative))).toEqual(outcome(() => readMarkdownInside(dir, file)));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('reads the block when the body is long, and refuses what readMarkdownInside refuses', () => {
+    const dir = testdir({
+      'long.md': `---\nname: long\n---\n${'body '.repeat(100_000)}`,
+      'unclosed.md': '---\nname: open\nno closing fence\n',
+      'js.md': '---js\n{ name: 1 }\n---\n',
+      'bom.md': '\uFEFF---\r\nname: bom\r\n...\r\nbody',
+      'plain.md': '# no frontmatter\n---\nname: not-read\n---\n',
+    });
+    expect(readFrontmatterInside(dir, path.join(dir, 'long.md'), 'long.md')).toEqual({ frontmatter: { name: 'long' }, hasFrontmatter: true });
+    expect(refusal(() => readFrontmatterInside(dir, path.join(dir, 'unclosed.md'), 'unclosed.md'))).toBe('FRONTMATTER_UNCLOSED');
+    expect(refusal(() => readFrontmatterInside(dir, path.join(dir, 'js.md'), 'js.md'))).toBe('FRONTMATTER_ENGINE_REFUSED');
+    expect(readFrontmatterInside(dir, path.join(dir, 'bom.md'), 'bom.md')).toEqual({ frontmatter: { name: 'bom' }, hasFrontmatter: true });
+    expect(readFrontmatterInside(dir, path.join(dir, 'plain.md'), 'plain.md')).toEqual({ frontmatter: {}, hasFrontmatter: false });
+    expect(readFrontmatterInside(dir, path.join(dir, 'missing.md'), 'missing.md')).toBeNull();
+  });
+
+  it('keeps the reading rules: no link out of the root, no FIFO', () => {
+    const dir = testdir({ secret: '---\nname: secret\n---\n', root: {} });
+    fs.symlinkSync(path.join(dir, 'secret'), path.join(dir, 'root/leak.md'));
+    expect(refusal(() => readFrontmatterInside(path.join(dir, 'root'), path.join(dir, 'root/leak.md'), 'leak.md'))).toBe('PATH_OUTSIDE_ROOT');
+    execFileSync('mkfifo', [path.join(dir, 'root/fifo.md')]);
+    expect(refusal(() => readFrontmatterInside(path.join(dir, 'root'), path.join(dir, 'root/fifo.md'), 'fifo.md'))).toBe('NOT_A_FILE');
   });
 });

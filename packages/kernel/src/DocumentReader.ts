@@ -3,6 +3,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { type FileReader, nodeFileReader } from './FileReader.js';
 import { InvalidInputError, OperationFailedError } from './LoadoutError.js';
+import { parseFlatMapping } from './parseFlatMapping.js';
 
 /** The largest document Loadout reads. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -91,6 +92,12 @@ export function findFrontmatter(text: string): FrontmatterBlock | null {
  */
 export function parseMarkdown(text: string, file: string): MarkdownDocument {
   const block = findFrontmatter(text);
+  const frontmatter = frontmatterOf(text, block, file);
+  return block === null ? { frontmatter, hasFrontmatter: false, body: text } : { frontmatter, hasFrontmatter: true, body: text.slice(block.bodyStart) };
+}
+
+/** The frontmatter of `text` whose block is `block` (null: it has none), or the refusal of it. */
+function frontmatterOf(text: string, block: FrontmatterBlock | null, file: string): Readonly<Record<string, unknown>> {
   if (block === null) {
     const newline = text.indexOf('\n');
     const firstLine = (newline === -1 ? text : text.slice(0, newline)).replace(/^\uFEFF/, '').replace(/\r$/, '');
@@ -98,7 +105,7 @@ export function parseMarkdown(text: string, file: string): MarkdownDocument {
     if (/^---[ \t]*$/.test(firstLine)) {
       throw new DocumentRefusedError('FRONTMATTER_UNCLOSED', `${file}: the frontmatter block opened on line 1 is never closed with ---`);
     }
-    return { frontmatter: {}, hasFrontmatter: false, body: text };
+    return {};
   }
   const language = block.fence.slice(3).trim().toLowerCase();
   if (language !== '' && language !== 'yaml' && language !== 'yml') refuseLanguage(language, file);
@@ -110,7 +117,9 @@ export function parseMarkdown(text: string, file: string): MarkdownDocument {
   }
   let parsed: unknown;
   try {
-    parsed = yaml.load(block.yaml, { schema: yaml.CORE_SCHEMA, filename: file });
+    // The common flat shape is read by a small reader that gives what js-yaml gives; anything
+    // else goes to js-yaml (see parseFlatMapping).
+    parsed = parseFlatMapping(block.yaml) ?? yaml.load(block.yaml, { schema: yaml.CORE_SCHEMA, filename: file });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new DocumentRefusedError('FRONTMATTER_MALFORMED', `${file}: frontmatter is not valid YAML (${reason})`, {
@@ -122,11 +131,7 @@ export function parseMarkdown(text: string, file: string): MarkdownDocument {
     throw new DocumentRefusedError('FRONTMATTER_MALFORMED', `${file}: frontmatter must be a mapping of fields`);
   }
   assertBounded(parsed, file);
-  return {
-    frontmatter: parsed as Record<string, unknown>,
-    hasFrontmatter: true,
-    body: text.slice(block.bodyStart),
-  };
+  return parsed as Record<string, unknown>;
 }
 
 function refuseLanguage(language: string, file: string): never {
@@ -193,6 +198,15 @@ const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constant
  * looks at goes through `files`.
  */
 export function readTextInside(root: string, file: string, files: FileReader = nodeFileReader): string | null {
+  const length = readBytesInside(root, file, files);
+  return length === null ? null : (readBuffer as Buffer).toString('utf8', 0, length);
+}
+
+/**
+ * Reads a file as {@link readTextInside} does into the shared `readBuffer`, which the next
+ * reading overwrites; the number of bytes read, or null when the file does not exist.
+ */
+function readBytesInside(root: string, file: string, files: FileReader): number | null {
   let fd: number;
   try {
     fd = files.open(file, OPEN_FLAGS);
@@ -218,10 +232,64 @@ export function readTextInside(root: string, file: string, files: FileReader = n
     // read that would confirm it saves a third of the cost of a scan.
     const length = fs.readSync(fd, readBuffer, 0, readBuffer.length, null);
     if (length > MAX_DOCUMENT_BYTES) throw tooLarge(file);
-    return readBuffer.toString('utf8', 0, length);
+    return length;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** A Markdown document's frontmatter, without its body. */
+export type MarkdownFrontmatter = Pick<MarkdownDocument, 'frontmatter' | 'hasFrontmatter'>;
+
+/**
+ * Reads the frontmatter of a Markdown document under `root` exactly as {@link readMarkdownInside}
+ * reads it (the same checks, the same refusals), decoding the text only up to the line that
+ * closes the block: a scan makes records from frontmatter alone, and decoding every body was a
+ * good part of a cold open's allocations. Null when the file does not exist.
+ *
+ * @param relative the file's path relative to `root`, shown in error messages
+ */
+export function readFrontmatterInside(root: string, file: string, relative: string): MarkdownFrontmatter | null {
+  const length = readBytesInside(root, file, nodeFileReader);
+  if (length === null) return null;
+  const buffer = readBuffer as Buffer;
+  const text = buffer.toString('utf8', 0, frontmatterBytes(buffer, length));
+  const block = findFrontmatter(text);
+  return { frontmatter: frontmatterOf(text, block, relative), hasFrontmatter: block !== null };
+}
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const DASH = 0x2d;
+const DOT = 0x2e;
+
+/**
+ * How many of a document's first `length` bytes {@link findFrontmatter} needs to find its block
+ * as it would in the whole text: none when the text does not start with `---` (after a UTF-8
+ * byte-order mark: then there is no block, and nothing to refuse), up to the end of the line
+ * that closes the block, else all of them (an unclosed block is refused by what its first line
+ * says). Lines end at `\n`, which UTF-8 never uses inside a character, so the bytes before one
+ * decode as they do in the whole text.
+ */
+export function frontmatterBytes(buffer: Uint8Array, length: number): number {
+  const start = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  if (length < start + 3 || buffer[start] !== DASH || buffer[start + 1] !== DASH || buffer[start + 2] !== DASH) return 0;
+  let at = start + 3;
+  while (at < length && buffer[at] !== NEWLINE) at += 1;
+  let lineStart = at + 1;
+  for (at = lineStart; at <= length; at += 1) {
+    if (at < length && buffer[at] !== NEWLINE) continue;
+    const end = at > lineStart && buffer[at - 1] === CARRIAGE_RETURN ? at - 1 : at;
+    if (end - lineStart === 3 && isFenceLine(buffer, lineStart)) return at === length ? length : at + 1;
+    lineStart = at + 1;
+  }
+  return length;
+}
+
+/** `---` or `...` at `at`. */
+function isFenceLine(buffer: Uint8Array, at: number): boolean {
+  const first = buffer[at];
+  return (first === DASH || first === DOT) && buffer[at + 1] === first && buffer[at + 2] === first;
 }
 
 function tooLarge(file: string): DocumentRefusedError {

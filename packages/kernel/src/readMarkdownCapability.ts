@@ -1,12 +1,13 @@
 import type { CapabilityRecord, DraftRecord, KindDocument } from './CapabilityKind.js';
 import { capabilityId, displayNameOf } from './capabilityId.js';
 import { declaredGates } from './declaredGates.js';
-import { type MarkdownDocument, readMarkdownInside, relativeInside } from './DocumentReader.js';
+import { type MarkdownFrontmatter, readFrontmatterInside, relativeInside } from './DocumentReader.js';
 
 /** The common part of a Markdown capability, read from its frontmatter. */
 export interface MarkdownCapability {
   readonly draft: DraftRecord<CapabilityRecord>;
-  readonly document: MarkdownDocument;
+  /** Its frontmatter: a record is made from that alone, so the body is not decoded. */
+  readonly document: MarkdownFrontmatter;
   /** The file's path relative to its root, for messages. */
   readonly relative: string;
 }
@@ -17,9 +18,9 @@ export interface MarkdownCapability {
  * declared gates. Null when the file does not exist.
  */
 export function readMarkdownCapability(rootDir: string, file: string, kindDocument: KindDocument): MarkdownCapability | null {
-  const document = readMarkdownInside(rootDir, file);
-  if (document === null) return null;
   const relative = relativeInside(rootDir, file);
+  const document = readFrontmatterInside(rootDir, file, relative);
+  if (document === null) return null;
   const { name, description, gates } = document.frontmatter;
   const id = capabilityId(name, relative, kindDocument);
   return {
