@@ -249,7 +249,8 @@ export class SessionLoader {
           const dirent = listRoot(root)?.get(kind.folder);
           return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
-        const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry);
+        const at = { folder };
+        const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, at);
         const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, cachedAs(kind));
         for (const scan of scans) ofKind.push(scan);
       }

@@ -1,5 +1,6 @@
 export { type CapabilityFilter, CapabilityFilters, type FilterResult, type SessionFilter, type SessionScope } from './CapabilityFilter.js';
 export { type CapabilityHold, type CapabilityHolder, CapabilityHolds, refuseHeld, type SessionHolder } from './CapabilityHold.js';
+export { childPath } from './childPath.js';
 export { capabilityId, collisionKey, displayNameOf, MAX_ID_LENGTH, slugify } from './capabilityId.js';
 export { type CapabilityKind, CapabilityKinds, type CapabilityRecord, type DraftRecord, type EntryScan, type KindDocument, type KindFolderEntry, type RunnableParts } from './CapabilityKind.js';
 export { type ChangeStamp, ChangeStamps } from './ChangeStamp.js';

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { CapabilityKind, CapabilityRecord, EntryScan } from './CapabilityKind.js';
+import { childPath } from './childPath.js';
 import type { Diagnostic } from './Diagnostic.js';
 import { DocumentRefusedError, type DocumentUnreadableError, isInside, unreadable } from './DocumentReader.js';
 import { type EntryType, type FolderEntry, folderEntryInside, listFolderInside } from './listFolderInside.js';
-import type { Root } from './Root.js';
+import type { Level, Root } from './Root.js';
 import type { InlineDocument, RootLayoutSource } from './RootLayout.js';
 import type { FolderScanCache } from './FolderScanCache.js';
 
@@ -57,7 +58,9 @@ export function listKindFolder(kind: CapabilityKind, root: Root, folderType?: En
 /**
  * Reads one listed entry with its kind's reader and stamps the root's level and plugin on every
  * record. A refused entry, or a reader that throws, becomes a diagnostic for that entry alone.
- * `at` names another folder of the root (a layout's), or the inline document the entry is.
+ * `at` names the folder the entry was listed in (the kind folder by default, or another folder
+ * of the root: a layout's; as `path.join` or `path.resolve` made it), or the inline document the
+ * entry is. A scan passes one `at` for every entry of a folder.
  */
 export function readKindFolderEntry(
   kind: CapabilityKind,
@@ -66,7 +69,7 @@ export function readKindFolderEntry(
   at: { readonly folder?: string; readonly document?: InlineDocument } = {},
 ): StampedScan {
   const folder = at.folder ?? path.join(root.dir, kind.folder);
-  const entryPath = at.document?.path ?? path.join(folder, entry.name);
+  const entryPath = at.document?.path ?? childPath(folder, entry.name);
   if (entry.refusal !== undefined) return refused(entry.refusal, entryPath);
   let scan: EntryScan;
   try {
@@ -78,7 +81,12 @@ export function readKindFolderEntry(
   }
   // The drafts were made by this read and nobody else holds them: completing them in place saves
   // a copy of every record of a scan.
-  for (const draft of scan.records) Object.assign(draft, { kind: kind.kind, level: root.level, plugin: root.plugin });
+  for (const draft of scan.records) {
+    const record = draft as typeof draft & { kind: string; level: Level; plugin: string | null };
+    record.kind = kind.kind;
+    record.level = root.level;
+    record.plugin = root.plugin;
+  }
   return scan as StampedScan;
 }
 
@@ -92,12 +100,13 @@ export function scanKindFolder(kind: CapabilityKind, root: Root): KindFolderScan
   const folder = path.join(root.dir, kind.folder);
   const listing = listFolderInside(root.dir, folder);
   if (listing === null) return { folder, names: [], entries: [], records: [] };
+  const at = { folder };
   const entries = listing.entries.map((entry): KindEntryScan => {
-    const scan = readKindFolderEntry(kind, root, entry);
+    const scan = readKindFolderEntry(kind, root, entry, at);
     const { name, isDirectory } = entry;
     return {
       name,
-      path: path.join(folder, name),
+      path: childPath(folder, name),
       isDirectory,
       records: scan.records,
       diagnostics: scan.diagnostics,
@@ -173,7 +182,8 @@ export function scanRootLayout(
       continue;
     }
     const list = (): readonly FolderEntry[] | null => listKindFolder(kind, root, undefined, target);
-    const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, { folder: target });
+    const at = { folder: target };
+    const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, at);
     const found = cache !== null && path.dirname(target) === root.dir ? cache.scan(root.dir, target, list, read, cachedAs(kind)) : (list() ?? []).map(read);
     for (const scan of found) scans.push(scan);
   }

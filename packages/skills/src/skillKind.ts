@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { type CapabilityKind, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
+import { type CapabilityKind, childPath, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
 import { checkAgentSkillsRules } from './agentSkillsRules.js';
 import type { SkillRecord } from './SkillRecord.js';
 
@@ -17,12 +16,15 @@ export const skillKind: CapabilityKind<SkillRecord> = {
 
 function readSkillEntry(entry: KindFolderEntry): EntryScan<SkillRecord> {
   if (!entry.isDirectory && !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
-  const file = entry.isDirectory ? path.join(entry.path, SKILL_DOCUMENT.file) : entry.path;
+  const file = entry.isDirectory ? childPath(entry.path, SKILL_DOCUMENT.file) : entry.path;
   const read = readMarkdownCapability(entry.root.dir, file, SKILL_DOCUMENT);
   if (read === null) return { records: [], diagnostics: [] };
   const { name, description } = read.document.frontmatter;
+  // The draft is this read's own: it takes its folder in place rather than being copied.
+  const record = read.draft as typeof read.draft & { folder: string | null };
+  record.folder = entry.isDirectory ? entry.path : null;
   return {
-    records: [Object.assign(read.draft, { folder: entry.isDirectory ? entry.path : null })],
+    records: [record],
     diagnostics: checkAgentSkillsRules(name, description, read.relative),
   };
 }
