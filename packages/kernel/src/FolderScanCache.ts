@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Diagnostic } from './Diagnostic.js';
 import type { FolderEntry } from './listFolderInside.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
+import { RACY_MS } from './statStamp.js';
 import { WatchBudget } from './WatchBudget.js';
 
 interface EntryState<T> {
@@ -59,7 +60,7 @@ export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
  * tick of the file system's coarse clock without its stamp moving, so it is not trusted yet: it is
  * read again at the next open, until it is older.
  */
-const DEFAULT_RACY_MS = 1000;
+const DEFAULT_RACY_MS = RACY_MS;
 
 /**
  * Keeps what a long-running process read from each kind folder and drops exactly what changed on

@@ -33,5 +33,6 @@ export { shadowRecords } from './shadowRecords.js';
 export { watchBudgetFrom } from './WatchBudget.js';
 export { contribute, resolve, resolveAll, token, type Token } from './token.js';
 export { formatMarkdown, writeFileAtomicSync } from './writeDocument.js';
+export { RACY_MS, statStamp } from './statStamp.js';
 export { checkWriteInside, WriteRefusedError } from './writeFileInside.js';
 export { zodShape } from './zodShape.js';

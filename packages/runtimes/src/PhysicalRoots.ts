@@ -1,4 +1,5 @@
 import type { DiscoveryRoot, RuntimeAdapter, WriteTarget } from './RuntimeAdapter.js';
+import type { BundleStampCache } from './BundleStampCache.js';
 import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
 import { type RootContents, type ScannedSkill, scanRuntimeRoot } from './scanRuntimeRoot.js';
@@ -46,11 +47,13 @@ export interface RuntimeRoots {
 
 /**
  * Collects the roots of the selected runtimes into physical roots: scans each once (as deep as its
- * deepest reader looks) and reads the manifest of each root a judged runtime writes into.
+ * deepest reader looks) and reads the manifest of each root a judged runtime writes into. The
+ * copies' bundles are hashed when asked, or known by `stamps`.
  */
 export function collectPhysicalRoots(
   runtimes: readonly { adapter: RuntimeAdapter; judged: boolean; roots: readonly DiscoveryRoot[] }[],
   loadoutSkillFolders: ReadonlySet<string>,
+  stamps: BundleStampCache,
 ): { byRuntime: RuntimeRoots[]; roots: PhysicalRoot[] } {
   const drafts = new Map<string, { dir: string; readers: string[]; writers: string[]; targets: Set<WriteTarget>; depth: number; scope: DiscoveryRoot['scope'] }>();
   const keysByRuntime = runtimes.map(({ adapter, judged, roots }) =>
@@ -70,7 +73,7 @@ export function collectPhysicalRoots(
   const physical = new Map<string, PhysicalRoot>();
   for (const [key, draft] of drafts) {
     const contents: RootContents =
-      draft.scope === 'namespaced' ? { exists: false, skills: [], occupied: new Set() } : scanRuntimeRoot({ dir: draft.dir, scope: draft.scope, depth: draft.depth, writes: null, note: '' });
+      draft.scope === 'namespaced' ? { exists: false, skills: [], occupied: new Set() } : scanRuntimeRoot({ dir: draft.dir, scope: draft.scope, depth: draft.depth, writes: null, note: '' }, stamps);
     let manifest: RuntimeManifest | null = null;
     let manifestProblem: string | null = null;
     if (draft.writers.length > 0 && contents.exists) {

@@ -105,6 +105,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       const plan = await this.makePlan(options);
       const report = plan.report();
       const retired = [...this.execute(plan), ...(await this.executeServers(plan))];
+      plan.stamps.save();
       return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
     });
   }
@@ -170,6 +171,8 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     for (const root of plan.writeRoots()) fs.rmSync(path.join(root, STAGING_FOLDER), { recursive: true, force: true });
     const byRoot = new Map<string, PlannedChange[]>();
     for (const change of plan.changes()) {
+      // What is written or moved away will not have the stamps it was read with.
+      if (change.action === 'create' || change.action === 'update' || change.action === 'retire') plan.stamps.forget(path.join(change.rootDir, change.entry));
       const list = byRoot.get(change.rootDir) ?? [];
       list.push(change);
       byRoot.set(change.rootDir, list);

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '@loadout/kernel';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
+import { BundleStampCache } from './BundleStampCache.js';
 import type { PathRedactor } from './PathRedactor.js';
 import type { RootScope, RuntimeAdapter, SameNameRule, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
@@ -164,6 +165,8 @@ export class RuntimePlan {
     readonly parts: readonly RuntimePlanPart[],
     readonly findings: readonly Diagnostic[],
     private readonly redactor: PathRedactor,
+    /** The stamps of the bundles the plan read; an apply keeps them for the next plan. */
+    readonly stamps: BundleStampCache = BundleStampCache.none(),
   ) {}
 
   /** Every change of every runtime; a change two runtimes share (one root) appears once. */

@@ -8,6 +8,7 @@ import { McpManifest } from './mcp/McpManifest.js';
 import { type BridgeRequest, entryHashes, openMcpConfig, planServers, readConfigText, type ServerPlanPart } from './mcp/planServers.js';
 import { literalSecretsOf } from './mcp/ServerSpec.js';
 import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
+import { BundleStampCache } from './BundleStampCache.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
 import { planRuntimes } from './planRuntimes.js';
@@ -90,12 +91,14 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     const global = session.project === null ? session : await this.loader.open({ project: null });
     try {
       const findings: Diagnostic[] = [...environmentFindings(this.env)];
-      const sources = this.wantedSkills(session, global, findings);
+      const stamps = BundleStampCache.read(this.places.dataDir);
+      const sources = this.wantedSkills(session, global, findings, stamps);
       const loadoutSkillFolders = new Set([...session.roots, ...global.roots].map((root) => physicalPath(path.join(root.dir, 'skills'))));
       const outside = new Map<string, Diagnostic[]>();
       const { byRuntime, roots } = collectPhysicalRoots(
         selected.map((adapter) => ({ adapter, judged: adapter.verified, roots: this.rootsInPlace(adapter, session.project, outside, redactor) })),
         loadoutSkillFolders,
+        stamps,
       );
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
       const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor);
@@ -108,6 +111,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         })),
         findings.map((finding) => redactFinding(finding, redactor)),
         redactor,
+        stamps,
       );
     } finally {
       if (global !== session) global.dispose();
@@ -237,16 +241,16 @@ export class SkillRuntimePlanner implements RuntimePlanner {
    * What each kind of root should hold: the project's folders the project's own skills (and global
    * skills turned on for this project only); the user's folders every skill on in the global view.
    */
-  private wantedSkills(session: Session, global: Session, findings: Diagnostic[]): SourceSkill[] {
+  private wantedSkills(session: Session, global: Session, findings: Diagnostic[], stamps: BundleStampCache): SourceSkill[] {
     const wants: SourceSkill[] = [];
     const globalKeys = new Set(global.recordsOf<SkillRecord>('skill').map(recordKey));
     const projectRecords = session.project === null ? [] : session.recordsOf<SkillRecord>('skill');
     const projectIds = new Set(projectRecords.map((record) => record.id));
     for (const record of projectRecords) {
-      if (record.level === 'project' || !globalKeys.has(recordKey(record))) wants.push(readSourceSkill(record, 'project' satisfies WriteTarget, session));
+      if (record.level === 'project' || !globalKeys.has(recordKey(record))) wants.push(readSourceSkill(record, 'project' satisfies WriteTarget, session, stamps));
     }
     for (const record of global.recordsOf<SkillRecord>('skill')) {
-      wants.push(readSourceSkill(record, 'user', global));
+      wants.push(readSourceSkill(record, 'user', global, stamps));
       if (session.project !== null && !projectIds.has(record.id)) {
         findings.push({
           code: 'SKILL_OFF_IN_PROJECT_ONLY',

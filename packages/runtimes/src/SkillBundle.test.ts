@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashBundle, readSkillBundle, writeBundle } from './SkillBundle.js';
+import { type BundleStamps, bundleFromStamps, hashBundle, readSkillBundle, writeBundle } from './SkillBundle.js';
 
 afterEach(() => removeTestdirs());
 
@@ -61,5 +61,82 @@ describe('writeBundle', () => {
     expect(readSkillBundle(path.dirname(target), target)?.hash).toBe(bundle.hash);
     expect(fs.statSync(path.join(target, 'scripts', 'run.sh')).mode & 0o777).toBe(0o755);
     expect(() => writeBundle(target, bundle)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+  });
+});
+
+describe('bundle stamps', () => {
+  /** A time after every change a test makes: every stamp is trusted. */
+  const later = (): number => Date.now() + 60_000;
+  /** Lets the file system's clock move on, so an edit right after a write gets new times. */
+  const tick = (): Promise<void> => new Promise((done) => setTimeout(done, 20));
+
+  it('are taken of the folder, each subfolder and each file, and only while none changed within the last second', () => {
+    const root = testdir({ skill: { 'SKILL.md': 'x', ref: { 'a.md': 'a' } } });
+    const entry = path.join(root, 'skill');
+    expect(Object.keys(readSkillBundle(root, entry, later())?.stamps?.files ?? {}).sort()).toEqual(['', 'SKILL.md', 'ref', 'ref/a.md']);
+    // Just written: too recent to trust.
+    expect(readSkillBundle(root, entry)?.stamps).toBeNull();
+  });
+
+  it('are not taken of a bundle that holds a link, even one inside the root', () => {
+    const root = testdir({ shared: { 'ref.md': 'shared' }, skill: { 'SKILL.md': 'x' } });
+    fs.symlinkSync(path.join(root, 'shared', 'ref.md'), path.join(root, 'skill', 'ref.md'));
+    expect(readSkillBundle(root, path.join(root, 'skill'), later())?.stamps).toBeNull();
+  });
+
+  it('stand for the bundle while every path keeps its stamp, and its files are read only when asked for', () => {
+    const root = testdir({ skill: { 'SKILL.md': 'x', 'notes.md': 'n' } });
+    const entry = path.join(root, 'skill');
+    const read = readSkillBundle(root, entry, later());
+    const known = bundleFromStamps(root, entry, read?.stamps as BundleStamps, later());
+    expect(known?.hash).toBe(read?.hash);
+    expect(known?.skillText()).toBe('x');
+    expect(known?.files.map((file) => file.path)).toEqual(['SKILL.md', 'notes.md']);
+  });
+
+  it.each([
+    ['an edit of the same size with its modification time set back', (entry: string) => {
+      const before = fs.statSync(path.join(entry, 'notes.md'));
+      fs.writeFileSync(path.join(entry, 'notes.md'), 'N');
+      fs.utimesSync(path.join(entry, 'notes.md'), before.atime, before.mtime);
+    }],
+    ['a file added', (entry: string) => fs.writeFileSync(path.join(entry, 'more.md'), 'm')],
+    ['a file removed', (entry: string) => fs.rmSync(path.join(entry, 'notes.md'))],
+    ['a file renamed', (entry: string) => fs.renameSync(path.join(entry, 'notes.md'), path.join(entry, 'NOTES.md'))],
+    ['a file added in a subfolder', (entry: string) => fs.writeFileSync(path.join(entry, 'ref', 'b.md'), 'b')],
+    ['a file replaced by a link to the same bytes', (entry: string) => {
+      fs.writeFileSync(path.join(entry, '..', 'same.md'), 'n');
+      fs.rmSync(path.join(entry, 'notes.md'));
+      fs.symlinkSync(path.join(entry, '..', 'same.md'), path.join(entry, 'notes.md'));
+    }],
+    ['the folder replaced by an identical one', (entry: string) => {
+      fs.renameSync(entry, `${entry}-old`);
+      fs.cpSync(`${entry}-old`, entry, { recursive: true });
+    }],
+    ['the folder removed', (entry: string) => fs.rmSync(entry, { recursive: true })],
+  ])('stop holding after %s', async (_what, change) => {
+    const root = testdir({ skill: { 'SKILL.md': 'x', 'notes.md': 'n', ref: { 'a.md': 'a' } } });
+    const entry = path.join(root, 'skill');
+    const stamps = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    expect(bundleFromStamps(root, entry, stamps, later())).not.toBeNull();
+    await tick();
+    change(entry);
+    expect(bundleFromStamps(root, entry, stamps, later())).toBeNull();
+  });
+
+  it('do not hold for a path changed within the last second, whatever it looks like', () => {
+    const root = testdir({ skill: { 'SKILL.md': 'x' } });
+    const entry = path.join(root, 'skill');
+    const stamps = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    expect(bundleFromStamps(root, entry, stamps, Date.now() - 1000)).toBeNull();
+  });
+
+  it('a bundle known by its stamps that changes before its files are read refuses to be written', async () => {
+    const root = testdir({ skill: { 'SKILL.md': 'x' } });
+    const entry = path.join(root, 'skill');
+    const known = bundleFromStamps(root, entry, readSkillBundle(root, entry, later())?.stamps as BundleStamps, later());
+    await tick();
+    fs.writeFileSync(path.join(entry, 'SKILL.md'), 'y');
+    expect(() => known?.files).toThrow(expect.objectContaining({ code: 'RUNTIME_CHANGED_DURING_APPLY' }));
   });
 });

@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, realpathInside } from '@loadout/kernel';
+import { DocumentRefusedError, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
 import { SKILL_DOCUMENT } from '@loadout/skills';
+import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 
 /** One file of a skill, by its path inside the skill folder. */
 export interface BundleFile {
@@ -14,13 +15,31 @@ export interface BundleFile {
   readonly mode: number;
 }
 
+/**
+ * What a bundle looked like when it was read: the stamp ({@link statStamp}) of its own path (key
+ * `''`) and of each folder and file below it, each taken before it was listed or read, and the hash
+ * those files had. Only a bundle of plain folders and regular files, none changed within a second
+ * of being stamped, has stamps: as long as every path still has its stamp, the bundle still hashes
+ * to `hash` (an added, removed or renamed file moves its folder's stamp; an edit moves the file's).
+ */
+export interface BundleStamps {
+  readonly hash: string;
+  readonly files: Readonly<Record<string, string>>;
+}
+
 /** Everything that makes up one skill, and the hash that is its identity together with its name. */
 export interface SkillBundle {
-  /** Sorted by path. */
+  /**
+   * Sorted by path. A bundle known by its stamps ({@link bundleFromStamps}) reads them on first
+   * use, and refuses with `RUNTIME_CHANGED_DURING_APPLY` when they no longer hash to `hash`.
+   */
   readonly files: readonly BundleFile[];
   /** sha256 over every file's relative path and bytes, in path order. */
   readonly hash: string;
-  readonly bytes: number;
+  /** Its stamps when it was read; null when they cannot be trusted (a link, a change within the last second). */
+  readonly stamps: BundleStamps | null;
+  /** The text of its `SKILL.md`; '' when it has none. */
+  skillText(): string;
 }
 
 /** The most files one skill may hold. */
@@ -49,65 +68,149 @@ function sortFiles<T extends { path: string }>(files: readonly T[]): T[] {
   return [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
 }
 
+/** What a walk gathers: the files, the bytes so far, and the stamps while every one can be trusted. */
+interface Walk {
+  readonly rootDir: string;
+  readonly files: BundleFile[];
+  bytes: number;
+  readonly racyBefore: number;
+  /** Null once a link or a too-recent change was met. */
+  stamps: Record<string, string> | null;
+}
+
 /**
  * Reads a skill as a bundle. A folder skill is every file below `entry`; a single-file skill
  * (`skills/<file>.md`) is one `SKILL.md`, which is how it is written into a runtime. Links are
  * followed only while they stay inside `rootDir`; a link leading out, or a skill over the limits,
- * is refused with a `DocumentRefusedError`. Returns null when `entry` does not exist.
+ * is refused with a `DocumentRefusedError`; only regular files are read. Returns null when `entry`
+ * does not exist. Each path is stamped before it is read (see {@link BundleStamps}); `racyBefore`
+ * is the time after which a change makes a stamp untrusted.
  */
-export function readSkillBundle(rootDir: string, entry: string): SkillBundle | null {
-  const real = resolveInside(rootDir, entry);
-  const stat = real === null ? undefined : fs.statSync(real, { throwIfNoEntry: false });
-  if (stat === undefined) return null;
-  const files: BundleFile[] = [];
-  const budget = { bytes: 0 };
-  if (stat.isDirectory()) {
-    walk(rootDir, entry, '', 0, files, budget);
+export function readSkillBundle(rootDir: string, entry: string, racyBefore: number = Date.now() - RACY_MS): SkillBundle | null {
+  const found = lstatInside(rootDir, entry);
+  if (found === null) return null;
+  const walk: Walk = { rootDir, files: [], bytes: 0, racyBefore, stamps: {} };
+  stamp(walk, '', found);
+  if (found.stats.isDirectory()) {
+    walkFolder(walk, entry, found.real, '', 0);
+  } else if (found.stats.isFile()) {
+    walk.files.push(readFile(walk, entry, found, SKILL_FILE));
   } else {
-    files.push(readFile(rootDir, entry, SKILL_FILE, budget, files.length));
+    return null;
   }
-  const sorted = sortFiles(files);
-  return { files: sorted, hash: hashBundle(sorted), bytes: budget.bytes };
+  const files = sortFiles(walk.files);
+  const hash = hashBundle(files);
+  return {
+    files,
+    hash,
+    stamps: walk.stamps === null ? null : { hash, files: walk.stamps },
+    skillText: () => files.find((file) => file.path === SKILL_FILE)?.content.toString('utf8') ?? '',
+  };
 }
 
-/** The real path of `target` when it is inside `rootDir`; null when it does not exist. */
-function resolveInside(rootDir: string, target: string): string | null {
-  const stat = fs.lstatSync(target, { throwIfNoEntry: false });
-  if (stat === undefined) return null;
-  if (!stat.isSymbolicLink()) return target;
-  return realpathInside(rootDir, target);
+/**
+ * The bundle at `entry` as its stamps say it is, without reading it: null unless every stamped
+ * path still has its stamp (a `lstat` each, none changed after `racyBefore`). Its files are read
+ * only when asked for (to be written somewhere), and then must still hash to the stamped hash.
+ */
+export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleStamps, racyBefore: number): SkillBundle | null {
+  if (stamps.files[''] === undefined) return null;
+  let isFolder = false;
+  for (const [relative, expected] of Object.entries(stamps.files)) {
+    const stats = fs.lstatSync(relative === '' ? entry : path.join(entry, ...relative.split('/')), { throwIfNoEntry: false });
+    if (stats === undefined || statStamp(stats, racyBefore) !== expected) return null;
+    if (relative === '') isFolder = stats.isDirectory();
+  }
+  let files: readonly BundleFile[] | null = null;
+  const bundle: SkillBundle = {
+    hash: stamps.hash,
+    stamps,
+    get files(): readonly BundleFile[] {
+      if (files === null) {
+        const fresh = readSkillBundle(rootDir, entry);
+        if (fresh?.hash !== stamps.hash) throw new RuntimeChangedDuringApplyError(`${path.basename(entry)} changed while applying; run apply again`);
+        files = fresh.files;
+      }
+      return files;
+    },
+    skillText: () => {
+      try {
+        return readTextInside(rootDir, isFolder ? path.join(entry, SKILL_FILE) : entry) ?? '';
+      } catch (error) {
+        // Larger than a document may be, say: the whole bundle is read, as a bundle may be larger.
+        if (!(error instanceof DocumentRefusedError)) throw error;
+        return bundle.files.find((file) => file.path === SKILL_FILE)?.content.toString('utf8') ?? '';
+      }
+    },
+  };
+  return bundle;
 }
 
-function walk(rootDir: string, dir: string, prefix: string, depth: number, files: BundleFile[], budget: { bytes: number }): void {
+/** A path's stats, through a link only while it stays inside `rootDir`; null when it does not exist (or dangles). */
+function lstatInside(rootDir: string, target: string): { real: string; stats: fs.Stats; linked: boolean } | null {
+  const stats = fs.lstatSync(target, { throwIfNoEntry: false });
+  if (stats === undefined) return null;
+  if (!stats.isSymbolicLink()) return { real: target, stats, linked: false };
+  const real = realpathInside(rootDir, target);
+  if (real === null) return null;
+  const followed = fs.statSync(real, { throwIfNoEntry: false });
+  return followed === undefined ? null : { real, stats: followed, linked: true };
+}
+
+function stamp(walk: Walk, relative: string, found: { stats: fs.Stats; linked: boolean }): void {
+  if (walk.stamps === null) return;
+  const one = found.linked ? null : statStamp(found.stats, walk.racyBefore);
+  if (one === null) walk.stamps = null;
+  else walk.stamps[relative] = one;
+}
+
+function walkFolder(walk: Walk, dir: string, realDir: string, prefix: string, depth: number): void {
   if (depth > MAX_BUNDLE_DEPTH) {
     throw new DocumentRefusedError('BUNDLE_TOO_DEEP', `${prefix}: a skill may nest at most ${MAX_BUNDLE_DEPTH} folders`);
   }
-  const real = resolveInside(rootDir, dir);
-  if (real === null) return;
-  const names = fs.readdirSync(real).sort();
+  const names = fs.readdirSync(realDir).sort();
   for (const name of names) {
     const logical = path.join(dir, name);
     const relative = prefix === '' ? name : `${prefix}/${name}`;
-    const target = resolveInside(rootDir, logical);
-    if (target === null) continue; // a dangling link holds nothing
-    const stat = fs.statSync(target);
-    if (stat.isDirectory()) walk(rootDir, logical, relative, depth + 1, files, budget);
-    else if (stat.isFile()) files.push(readFile(rootDir, target, relative, budget, files.length));
+    const found = lstatInside(walk.rootDir, logical);
+    if (found === null) continue; // a dangling link holds nothing
+    if (found.stats.isDirectory()) {
+      stamp(walk, relative, found);
+      walkFolder(walk, logical, found.real, relative, depth + 1);
+    } else if (found.stats.isFile()) {
+      stamp(walk, relative, found);
+      walk.files.push(readFile(walk, logical, found, relative));
+    }
   }
 }
 
-function readFile(rootDir: string, file: string, relative: string, budget: { bytes: number }, count: number): BundleFile {
-  if (count >= MAX_BUNDLE_FILES) {
+/** Reads one regular file found by {@link lstatInside}: opened without following a final link, never waiting on a FIFO. */
+function readFile(walk: Walk, logical: string, found: { real: string; stats: fs.Stats }, relative: string): BundleFile {
+  if (walk.files.length >= MAX_BUNDLE_FILES) {
     throw new DocumentRefusedError('BUNDLE_TOO_LARGE', `a skill may hold at most ${MAX_BUNDLE_FILES} files`);
   }
-  const real = resolveInside(rootDir, file) ?? file;
-  const stat = fs.statSync(real);
-  budget.bytes += stat.size;
-  if (budget.bytes > MAX_BUNDLE_BYTES) {
-    throw new DocumentRefusedError('BUNDLE_TOO_LARGE', `a skill may hold at most ${MAX_BUNDLE_BYTES} bytes`);
+  let fd: number;
+  try {
+    fd = fs.openSync(found.real, OPEN_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error;
+    throw new DocumentRefusedError('PATH_OUTSIDE_ROOT', `${path.basename(logical)}: was replaced by a link while being read; it is not read`);
   }
-  return { path: relative, content: fs.readFileSync(real), mode: stat.mode & 0o777 };
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) throw new DocumentRefusedError('NOT_A_FILE', `${relative}: is not a regular file; it is not read`);
+    walk.bytes += stats.size;
+    if (walk.bytes > MAX_BUNDLE_BYTES) {
+      throw new DocumentRefusedError('BUNDLE_TOO_LARGE', `a skill may hold at most ${MAX_BUNDLE_BYTES} bytes`);
+    }
+    return { path: relative, content: fs.readFileSync(fd), mode: stats.mode & 0o777 };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
+
+/** Flags a bundle file is opened with: never through a final link (the path given is already real), never waiting on a FIFO's writer. */
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 
 /**
  * Writes `bundle` into `dir`, which must not exist yet: the caller writes into a staging folder and

@@ -6,7 +6,8 @@ import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
 import { skillFileFacts } from './scanRuntimeRoot.js';
 import { TextMemo } from './TextMemo.js';
-import { readSkillBundle, SKILL_FILE, type SkillBundle } from './SkillBundle.js';
+import type { BundleStampCache } from './BundleStampCache.js';
+import type { SkillBundle } from './SkillBundle.js';
 import { skillNameKey } from './skillNames.js';
 
 /**
@@ -43,19 +44,24 @@ function sourceRootOf(record: SkillRecord, entry: string, session: Session): Roo
   );
 }
 
-/** Reads one wanted skill. Its bundle is read now: the plan needs the hash and the written SKILL.md. */
-export function readSourceSkill(record: SkillRecord, target: WriteTarget, session: Session): SourceSkill {
+/**
+ * Reads one wanted skill. Its bundle is known now (read, or known by its stamps): the plan needs the
+ * hash and what the written SKILL.md says.
+ */
+export function readSourceSkill(record: SkillRecord, target: WriteTarget, session: Session, stamps: BundleStampCache): SourceSkill {
   const entry = record.folder ?? record.path;
   let bundle: SkillBundle | null = null;
   let unreadable: string | null = null;
+  let text = '';
   try {
-    bundle = readSkillBundle(sourceRootOf(record, entry, session).dir, entry);
+    bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry);
     if (bundle === null) unreadable = 'it disappeared while being read';
+    text = bundle?.skillText() ?? '';
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
     unreadable = `${error.code}: ${error.message}`;
+    bundle = null;
   }
-  const text = bundle?.files.find((file) => file.path === SKILL_FILE)?.content.toString('utf8') ?? '';
   const facts = skillFileFacts(text, path.basename(entry), false);
   const frontmatterName = facts.frontmatter?.name;
   const folderName = agentSkillName(frontmatterName);

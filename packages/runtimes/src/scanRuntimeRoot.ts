@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DocumentRefusedError, type FolderListing, listFolderInside, parseMarkdown, readTextInside } from '@loadout/kernel';
 import type { DiscoveryRoot, SkillFileFacts } from './RuntimeAdapter.js';
-import { readSkillBundle, SKILL_FILE } from './SkillBundle.js';
+import { BundleStampCache } from './BundleStampCache.js';
+import { SKILL_FILE } from './SkillBundle.js';
 import { listedSkillName } from './skillNames.js';
 import { TextMemo } from './TextMemo.js';
 
@@ -37,9 +38,9 @@ export interface RootContents {
  * the root's depth, hidden entries skipped. Each level is listed with the kernel's one folder
  * listing, so links are followed only while they stay inside the root; one leading out is listed
  * with no hash, so it can never be taken for a copy of anything. Reads only frontmatter now;
- * bundles are hashed when asked.
+ * bundles are hashed when asked, or known by the stamps `stamps` kept of them.
  */
-export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
+export function scanRuntimeRoot(root: DiscoveryRoot, stamps: BundleStampCache = BundleStampCache.none()): RootContents {
   const exists = isDirectory(root.dir);
   if (!exists) return { exists: false, skills: [], occupied: new Set() };
   const skills: ScannedSkill[] = [];
@@ -62,7 +63,7 @@ export function scanRuntimeRoot(root: DiscoveryRoot): RootContents {
       }
       if (!isFolder) continue;
       const realDir = realPath ?? full;
-      if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir));
+      if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir, stamps));
       if (depth < root.depth) visit(full, entry, depth + 1);
     }
   };
@@ -98,7 +99,7 @@ function readSkillFileFacts(rootDir: string, file: string, folderName: string): 
   return skillFileFacts(text, folderName, skillFileIsLink);
 }
 
-function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: string): ScannedSkill {
+function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: string, stamps: BundleStampCache): ScannedSkill {
   const facts = readSkillFileFacts(rootDir, path.join(dir, SKILL_FILE), path.basename(dir));
   let computed = false;
   let hash: string | null = null;
@@ -107,7 +108,7 @@ function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: 
     if (computed) return;
     computed = true;
     try {
-      hash = readSkillBundle(rootDir, dir)?.hash ?? null;
+      hash = stamps.bundle(rootDir, dir)?.hash ?? null;
       if (hash === null) problem = 'it disappeared while being read';
     } catch (error) {
       if (!(error instanceof DocumentRefusedError)) throw error;

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PRIVATE_FILE_MODE, RACY_MS, writeFileAtomicSync, zodShape } from '@loadout/kernel';
+import { z } from 'zod';
+import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
+
+/** Where the stamps of the bundles an apply read are kept, inside the data folder. */
+export const BUNDLE_STAMPS_FILE = path.join('runtimes', 'bundle-stamps.json');
+
+/** The most bundles kept; past it only those the last apply read are kept. */
+const MAX_KEPT = 50_000;
+/** The largest cache file read (50,000 bundles of a few files each fit). */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+const stampsSchema = z.object({
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  files: z.record(z.string(), z.string().max(200)),
+});
+
+const fileSchema = z.object({
+  version: z.literal(1),
+  /** By the bundle's absolute path (a source skill's folder or file, a copy's folder). */
+  bundles: z.record(
+    z.string().refine((value) => path.isAbsolute(value), 'must be absolute'),
+    stampsSchema,
+  ),
+});
+
+/**
+ * What each skill bundle an apply read looked like (see {@link BundleStamps}), so the next apply
+ * can tell an unchanged bundle by a `lstat` of each of its paths instead of reading and hashing
+ * it: the source skills and their copies in the runtimes' folders. Kept in the data folder, not in
+ * a runtime folder's manifest: inodes and times are facts of this machine, and a project's
+ * manifest may be committed. A missing, unreadable or damaged file only costs the reads it would
+ * have saved; a stamp that no longer holds, or one too recent to trust, means the bundle is read.
+ */
+export class BundleStampCache {
+  /** What this plan read or confirmed, by path; written back when it differs from what was kept. */
+  private readonly seen = new Map<string, BundleStamps | null>();
+  /** The time after which a change makes a stamp untrusted, fixed when the plan starts. */
+  readonly racyBefore = Date.now() - RACY_MS;
+
+  private constructor(
+    private readonly dataDir: string | null,
+    private readonly kept: ReadonlyMap<string, BundleStamps>,
+  ) {}
+
+  /** The kept stamps; none when the file is missing or cannot be used (it is then rewritten whole). */
+  static read(dataDir: string): BundleStampCache {
+    const parsed = zodShape(fileSchema)(readCacheFile(path.join(dataDir, BUNDLE_STAMPS_FILE)));
+    return new BundleStampCache(dataDir, new Map(parsed.ok ? Object.entries(parsed.value.bundles) : []));
+  }
+
+  /** A cache that keeps nothing and knows nothing: every bundle is read. */
+  static none(): BundleStampCache {
+    return new BundleStampCache(null, new Map());
+  }
+
+  /**
+   * The bundle at `entry` (under `rootDir`, whose links it may follow): known by its kept stamps
+   * when every one still holds, else read and hashed, and its fresh stamps noted for the next apply.
+   * Throws what {@link readSkillBundle} throws.
+   */
+  bundle(rootDir: string, entry: string): SkillBundle | null {
+    const kept = this.kept.get(entry);
+    const known = kept === undefined ? null : bundleFromStamps(rootDir, entry, kept, this.racyBefore);
+    if (known !== null) {
+      this.seen.set(entry, kept as BundleStamps);
+      return known;
+    }
+    this.seen.set(entry, null);
+    const bundle = readSkillBundle(rootDir, entry, this.racyBefore);
+    this.seen.set(entry, bundle?.stamps ?? null);
+    return bundle;
+  }
+
+  /** Drops what is kept of `entry`: it is being written, and its stamps will not hold. */
+  forget(entry: string): void {
+    this.seen.set(entry, null);
+  }
+
+  /**
+   * Writes what this plan learned when it differs from what was kept: the stamps of every bundle
+   * it read, and those kept for bundles it did not look at (another runtime's folders), unless
+   * that grows past {@link MAX_KEPT}.
+   */
+  save(): void {
+    if (this.dataDir === null) return;
+    const next = new Map<string, BundleStamps>();
+    let changed = false;
+    if (this.kept.size + this.seen.size <= MAX_KEPT) {
+      for (const [entry, stamps] of this.kept) if (!this.seen.has(entry)) next.set(entry, stamps);
+    } else {
+      changed = true;
+    }
+    for (const [entry, stamps] of this.seen) {
+      const kept = this.kept.get(entry);
+      if (stamps !== null) next.set(entry, stamps);
+      if (stamps !== (kept ?? null)) changed = true;
+    }
+    if (!changed) return;
+    const bundles = Object.fromEntries([...next].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    writeFileAtomicSync(path.join(this.dataDir, BUNDLE_STAMPS_FILE), `${JSON.stringify({ version: 1, bundles })}\n`, { mode: PRIVATE_FILE_MODE });
+  }
+}
+
+/** The cache file's JSON; null when it is missing, not a regular file, over {@link MAX_FILE_BYTES} or not JSON. */
+function readCacheFile(file: string): unknown {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile() || stats.size > MAX_FILE_BYTES) return null;
+    return JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolve } from '@loadout/kernel';
+import { removeTestdirs } from '@loadout/kernel/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BUNDLE_STAMPS_FILE } from '../src/BundleStampCache.js';
+import { RuntimeApplier } from '../src/index.js';
+import { closeLoadouts, machine, type Machine, openLoadout, skill } from '../src/testing/index.js';
+
+afterEach(() => {
+  closeLoadouts();
+  removeTestdirs();
+});
+
+const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'] as const;
+
+/** Six owner skills, each with a note and a nested reference, applied into Claude Code; the stamps then taken and trusted. */
+async function settled(): Promise<{ m: Machine; applier: RuntimeApplier; stampsFile: string }> {
+  const m = machine({
+    capabilities: { skills: Object.fromEntries(names.map((name) => [name, { 'SKILL.md': skill(name), 'notes.md': 'note\n', ref: { 'a.md': 'ref\n' } }])) },
+  });
+  const applier = resolve(openLoadout(m), RuntimeApplier);
+  expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(names.length);
+  // A stamp of anything changed within the last second is not trusted: let the copies age.
+  await new Promise((done) => setTimeout(done, 1100));
+  expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(0);
+  return { m, applier, stampsFile: path.join(m.places.dataDir, BUNDLE_STAMPS_FILE) };
+}
+
+const source = (m: Machine, name: string, file = ''): string => path.join(m.places.capabilitiesDir, 'skills', name, file);
+const copy = (m: Machine, name: string, file = ''): string => path.join(m.home, '.claude/skills', name, file);
+
+/** Writes `text` over `file` (the same size as before), then sets its modification time back to what it was. */
+function editKeepingTimes(file: string, text: string): void {
+  const before = fs.statSync(file);
+  expect(Buffer.byteLength(text)).toBe(before.size);
+  fs.writeFileSync(file, text);
+  fs.utimesSync(file, before.atime, before.mtime);
+}
+
+describe('an apply with nothing changed knows the bundles by their stamps', () => {
+  it('keeps the stamps of every source and copy, and rewrites nothing when nothing changed', async () => {
+    const { m, applier, stampsFile } = await settled();
+    const kept = JSON.parse(fs.readFileSync(stampsFile, 'utf8')) as { bundles: Record<string, { files: Record<string, string> }> };
+    for (const name of names) {
+      expect(Object.keys(kept.bundles[source(m, name).replace(/\/$/, '')]?.files ?? {}).sort()).toEqual(['', 'SKILL.md', 'notes.md', 'ref', 'ref/a.md']);
+      expect(kept.bundles[copy(m, name).replace(/\/$/, '')]).toBeDefined();
+    }
+    const before = fs.statSync(stampsFile);
+    const again = await applier.apply({ runtimes: ['claude-code'] });
+    expect([again.changeCount, again.upToDate]).toEqual([0, true]);
+    expect(fs.statSync(stampsFile).mtimeMs).toBe(before.mtimeMs);
+    expect(fs.statSync(stampsFile).ino).toBe(before.ino);
+  });
+
+  it('still sees every kind of change to a source: an edit with its time set back, a file added, removed or renamed, a nested edit', async () => {
+    const { m, applier } = await settled();
+    editKeepingTimes(source(m, 'alpha', 'SKILL.md'), skill('alpha').replace('one thing', 'One thing'));
+    fs.writeFileSync(source(m, 'bravo', 'extra.md'), 'extra\n');
+    fs.rmSync(source(m, 'charlie', 'notes.md'));
+    fs.renameSync(source(m, 'delta', 'notes.md'), source(m, 'delta', 'NOTES.md'));
+    editKeepingTimes(source(m, 'echo', 'ref/a.md'), 'REF\n');
+    const result = await applier.apply({ runtimes: ['claude-code'] });
+    expect(result.runtimes[0]?.changes.map((change) => `${change.action} ${change.name}`).sort()).toEqual(['update alpha', 'update bravo', 'update charlie', 'update delta', 'update echo']);
+    for (const name of names) {
+      for (const file of fs.readdirSync(source(m, name), { recursive: true }) as string[]) {
+        if (fs.statSync(source(m, name, file)).isFile()) expect(fs.readFileSync(copy(m, name, file), 'utf8')).toBe(fs.readFileSync(source(m, name, file), 'utf8'));
+      }
+    }
+    expect(fs.existsSync(copy(m, 'charlie', 'notes.md'))).toBe(false);
+    expect(fs.existsSync(copy(m, 'delta', 'notes.md'))).toBe(false);
+  });
+
+  it.each([
+    ['an edit of the same size with its time set back', (m: Machine) => editKeepingTimes(copy(m, 'alpha', 'SKILL.md'), skill('alpha').replace('one thing', 'One thing'))],
+    ['a nested edit with its time set back', (m: Machine) => editKeepingTimes(copy(m, 'alpha', 'ref/a.md'), 'REF\n')],
+    ['a file added', (m: Machine) => fs.writeFileSync(copy(m, 'alpha', 'mine.md'), 'mine\n')],
+    ['a file removed', (m: Machine) => fs.rmSync(copy(m, 'alpha', 'notes.md'))],
+    ['a file renamed', (m: Machine) => fs.renameSync(copy(m, 'alpha', 'notes.md'), copy(m, 'alpha', 'NOTES.md'))],
+    ['the folder replaced by another of the same names and sizes', (m: Machine) => {
+      fs.rmSync(copy(m, 'alpha'), { recursive: true });
+      fs.cpSync(copy(m, 'bravo'), copy(m, 'alpha'), { recursive: true });
+      fs.writeFileSync(copy(m, 'alpha', 'SKILL.md'), skill('alpha').replace('one thing', 'One thing'));
+    }],
+  ])('still sees a copy the user changed: %s', async (_what, change) => {
+    const { m, applier } = await settled();
+    change(m);
+    const check = await applier.apply({ runtimes: ['claude-code'], mode: 'check' });
+    expect(check.upToDate).toBe(false);
+    expect(check.runtimes[0]?.status).toBe('conflict');
+    expect(check.runtimes[0]?.findings.map((finding) => finding.message).join('\n')).toContain('alpha');
+  });
+
+  it('still sees a copy folder deleted, and one put back by hand with the same bytes', async () => {
+    const { m, applier } = await settled();
+    const saved = path.join(m.base, 'alpha-saved');
+    fs.renameSync(copy(m, 'alpha'), saved);
+    const gone = await applier.apply({ runtimes: ['claude-code'], mode: 'check' });
+    expect(gone.runtimes[0]?.changes.map((change) => `${change.action} ${change.name}`)).toEqual(['create alpha']);
+    fs.cpSync(saved, copy(m, 'alpha'), { recursive: true });
+    fs.rmSync(saved, { recursive: true });
+    expect((await applier.apply({ runtimes: ['claude-code'], mode: 'check' })).upToDate).toBe(true);
+  });
+
+  it('a damaged stamps file only costs the reads it would have saved, and is written again', async () => {
+    const { applier, stampsFile } = await settled();
+    fs.writeFileSync(stampsFile, '{"version": 1, "bundles": {"relative/path": 1}}');
+    expect((await applier.apply({ runtimes: ['claude-code'] })).upToDate).toBe(true);
+    expect(Object.keys((JSON.parse(fs.readFileSync(stampsFile, 'utf8')) as { bundles: object }).bundles)).toHaveLength(names.length * 2);
+  });
+});
