@@ -37,6 +37,8 @@ const fileSchema = z.object({
 export class BundleStampCache {
   /** What this plan read or confirmed, by path; written back when it differs from what was kept. */
   private readonly seen = new Map<string, BundleStamps | null>();
+  /** `SKILL.md` texts by bundle hash, of the bundles this plan read. */
+  private readonly texts = new Map<string, string>();
   /** The time after which a change makes a stamp untrusted, fixed when the plan starts. */
   readonly racyBefore = Date.now() - RACY_MS;
 
@@ -62,16 +64,37 @@ export class BundleStampCache {
    * Throws what {@link readSkillBundle} throws.
    */
   bundle(rootDir: string, entry: string): SkillBundle | null {
-    const kept = this.kept.get(entry);
-    const known = kept === undefined ? null : bundleFromStamps(rootDir, entry, kept, this.racyBefore);
-    if (known !== null) {
-      this.seen.set(entry, kept as BundleStamps);
-      return known;
-    }
+    const known = this.known(rootDir, entry);
+    if (known !== null) return known;
     this.seen.set(entry, null);
     const bundle = readSkillBundle(rootDir, entry, this.racyBefore);
     this.seen.set(entry, bundle?.stamps ?? null);
     return bundle;
+  }
+
+  /** Remembers a bundle's `SKILL.md` text by its hash: a copy of the same hash has the same text. */
+  noteText(hash: string, text: string): void {
+    this.texts.set(hash, text);
+  }
+
+  /**
+   * A copy known by its kept stamps, and its `SKILL.md` text when a bundle of the same hash was read
+   * in this plan ({@link noteText}): neither is read. Null when the stamps do not hold or the text
+   * is not known.
+   */
+  knownCopy(rootDir: string, entry: string): { readonly bundle: SkillBundle; readonly text: string } | null {
+    const kept = this.kept.get(entry);
+    const text = kept === undefined ? undefined : this.texts.get(kept.hash);
+    if (text === undefined) return null;
+    const bundle = this.known(rootDir, entry);
+    return bundle === null ? null : { bundle, text };
+  }
+
+  private known(rootDir: string, entry: string): SkillBundle | null {
+    const kept = this.kept.get(entry);
+    const known = kept === undefined ? null : bundleFromStamps(rootDir, entry, kept, this.racyBefore);
+    if (known !== null) this.seen.set(entry, kept as BundleStamps);
+    return known;
   }
 
   /** Drops what is kept of `entry`: it is being written, and its stamps will not hold. */

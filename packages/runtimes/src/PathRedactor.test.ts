@@ -16,6 +16,10 @@ describe('PathRedactor', () => {
 
   it('shows only the last segment of a path under no known folder', () => {
     expect(redactor.path('/home/bob/secret/skill')).toBe('…/skill');
+    // A folder that merely starts like a known one is not inside it.
+    expect(redactor.path('/home/adam/skill')).toBe('…/skill');
+    expect(redactor.path('/home/ada/../adam/skill')).toBe('…/skill');
+    expect(redactor.path('/home/ada/work/app/../x')).toBe('~/work/x');
   });
 
   it('replaces known folders inside text, not folders that merely start the same', () => {

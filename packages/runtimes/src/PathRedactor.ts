@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isInside, redactSecrets } from '@loadout/kernel';
+import { redactSecrets } from '@loadout/kernel';
 
 /** A folder diagnostics name by a label instead of its absolute path. */
 export interface PathAnchor {
@@ -14,22 +14,37 @@ export interface PathAnchor {
  * A path under no known folder shows only its last segment.
  */
 export class PathRedactor {
-  private readonly anchors: PathAnchor[];
+  private readonly anchors: (PathAnchor & { readonly prefix: string })[];
+  /** Each path once: a plan shows the same folders in many places (every copy a runtime sees). */
+  private readonly shown = new Map<string, string>();
 
   constructor(anchors: readonly PathAnchor[]) {
     // The longest folder first, so `<project>` wins over `~` when the project is in the home folder.
     this.anchors = anchors
       .filter((anchor) => anchor.dir !== '' && path.isAbsolute(anchor.dir))
-      .map((anchor) => ({ dir: path.resolve(anchor.dir), label: anchor.label }))
+      .map((anchor) => {
+        const dir = path.resolve(anchor.dir);
+        return { dir, label: anchor.label, prefix: dir.endsWith(path.sep) ? dir : `${dir}${path.sep}` };
+      })
       .sort((a, b) => b.dir.length - a.dir.length);
   }
 
   /** The redacted form of an absolute path. */
   path(absolute: string): string {
+    let shown = this.shown.get(absolute);
+    if (shown === undefined) {
+      shown = this.redact(absolute);
+      this.shown.set(absolute, shown);
+    }
+    return shown;
+  }
+
+  private redact(absolute: string): string {
     const resolved = path.resolve(absolute);
     for (const anchor of this.anchors) {
-      if (!isInside(anchor.dir, resolved)) continue;
-      const relative = path.relative(anchor.dir, resolved).split(path.sep).join('/');
+      // Both are resolved: inside means equal, or starting with the folder and a separator.
+      if (resolved !== anchor.dir && !resolved.startsWith(anchor.prefix)) continue;
+      const relative = resolved.slice(anchor.prefix.length).split(path.sep).join('/');
       return redactSecrets(relative === '' ? anchor.label : `${anchor.label}/${relative}`);
     }
     return redactSecrets(`…/${path.basename(resolved)}`);

@@ -63,7 +63,10 @@ export function scanRuntimeRoot(root: DiscoveryRoot, stamps: BundleStampCache = 
       }
       if (!isFolder) continue;
       const realDir = realPath ?? full;
-      if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir, stamps));
+      // A copy known by its stamps, of a bundle whose text the plan read: neither read again.
+      const known = realPath === undefined ? stamps.knownCopy(root.dir, full) : null;
+      if (known !== null) skills.push(knownScannedSkill(full, entry, known.bundle.hash, skillFileFacts(known.text, name, false)));
+      else if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir, stamps));
       if (depth < root.depth) visit(full, entry, depth + 1);
     }
   };
@@ -130,6 +133,10 @@ function readScannedSkill(rootDir: string, dir: string, entry: string, realDir: 
       return problem;
     },
   };
+}
+
+function knownScannedSkill(dir: string, entry: string, hash: string, facts: SkillFileFacts): ScannedSkill {
+  return { dir, entry, name: listedSkillName(facts), facts, realDir: dir, hash: () => hash, problem: () => null };
 }
 
 function unreadableSkill(dir: string, entry: string, folderName: string, why: string): ScannedSkill {
