@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE, RACY_MS, writeFileAtomicSync, zodShape } from '@loadout/kernel';
-import { z } from 'zod';
+import { PRIVATE_FILE_MODE, RACY_MS, writeFileAtomicSync } from '@loadout/kernel';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */
@@ -12,19 +11,27 @@ const MAX_KEPT = 50_000;
 /** The largest cache file read (50,000 bundles of a few files each fit). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-const stampsSchema = z.object({
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
-  files: z.record(z.string(), z.string().max(200)),
-});
+const HASH = /^[0-9a-f]{64}$/;
 
-const fileSchema = z.object({
-  version: z.literal(1),
-  /** By the bundle's absolute path (a source skill's folder or file, a copy's folder). */
-  bundles: z.record(
-    z.string().refine((value) => path.isAbsolute(value), 'must be absolute'),
-    stampsSchema,
-  ),
-});
+/**
+ * The kept bundles of a cache file's JSON, every one checked (a hash, stamps by relative path, an
+ * absolute path); none at all when anything in it is off. Checked by hand, not by a schema: it is
+ * read by every apply, and a schema over thousands of entries cost more than the reads it saves.
+ */
+function keptBundles(raw: unknown): Map<string, BundleStamps> {
+  const kept = new Map<string, BundleStamps>();
+  if (!isObject(raw) || raw.version !== 1 || !isObject(raw.bundles)) return kept;
+  for (const [entry, stamps] of Object.entries(raw.bundles)) {
+    if (!path.isAbsolute(entry) || !isObject(stamps) || typeof stamps.hash !== 'string' || !HASH.test(stamps.hash) || !isObject(stamps.files)) return new Map();
+    for (const stamp of Object.values(stamps.files)) if (typeof stamp !== 'string') return new Map();
+    kept.set(entry, { hash: stamps.hash, files: stamps.files as Record<string, string> });
+  }
+  return kept;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
  * What each skill bundle an apply read looked like (see {@link BundleStamps}), so the next apply
@@ -49,8 +56,7 @@ export class BundleStampCache {
 
   /** The kept stamps; none when the file is missing or cannot be used (it is then rewritten whole). */
   static read(dataDir: string): BundleStampCache {
-    const parsed = zodShape(fileSchema)(readCacheFile(path.join(dataDir, BUNDLE_STAMPS_FILE)));
-    return new BundleStampCache(dataDir, new Map(parsed.ok ? Object.entries(parsed.value.bundles) : []));
+    return new BundleStampCache(dataDir, keptBundles(readCacheFile(path.join(dataDir, BUNDLE_STAMPS_FILE))));
   }
 
   /** A cache that keeps nothing and knows nothing: every bundle is read. */
@@ -109,19 +115,19 @@ export class BundleStampCache {
    */
   save(): void {
     if (this.dataDir === null) return;
-    const next = new Map<string, BundleStamps>();
     let changed = false;
-    if (this.kept.size + this.seen.size <= MAX_KEPT) {
-      for (const [entry, stamps] of this.kept) if (!this.seen.has(entry)) next.set(entry, stamps);
-    } else {
-      changed = true;
-    }
+    let added = 0;
     for (const [entry, stamps] of this.seen) {
       const kept = this.kept.get(entry);
-      if (stamps !== null) next.set(entry, stamps);
       if (stamps !== (kept ?? null)) changed = true;
+      if (kept === undefined) added += 1;
     }
     if (!changed) return;
+    const next = new Map<string, BundleStamps>();
+    if (this.kept.size + added <= MAX_KEPT) {
+      for (const [entry, stamps] of this.kept) if (!this.seen.has(entry)) next.set(entry, stamps);
+    }
+    for (const [entry, stamps] of this.seen) if (stamps !== null) next.set(entry, stamps);
     const bundles = Object.fromEntries([...next].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     writeFileAtomicSync(path.join(this.dataDir, BUNDLE_STAMPS_FILE), `${JSON.stringify({ version: 1, bundles })}\n`, { mode: PRIVATE_FILE_MODE });
   }

@@ -9,6 +9,11 @@ import { skillNameKey } from './skillNames.js';
 import { realpathOrSelf, type SourceSkill } from './SourceSkill.js';
 
 /** Who a copy belongs to: Loadout (the owner's skill or a plugin's), the user, the runtime itself, an administrator. */
+/** The source skill a folder's real path is, for a runtime folder that is one of Loadout's own (read in place). */
+export interface SourcesByRealFolder {
+  get(realFolder: string): SourceSkill | undefined;
+}
+
 export type CopyOwner = 'loadout' | 'plugin' | 'user' | 'builtin' | 'managed';
 
 /**
@@ -72,7 +77,7 @@ export function buildRuntimeView(
   plans: ReadonlyMap<string, RootWritePlan>,
   frozen: ReadonlySet<string>,
   skipped: ReadonlySet<PlannedChange>,
-  sourcesByRealFolder: ReadonlyMap<string, SourceSkill>,
+  sourcesByRealFolder: SourcesByRealFolder,
 ): SkillCopy[] {
   const { adapter } = runtime;
   const copies: SkillCopy[] = [];
@@ -123,7 +128,7 @@ function scannedCopies(
   isLoadoutRoot: boolean,
   live: RootWritePlan | undefined,
   managedSource: ManifestSource | undefined,
-  sourcesByRealFolder: ReadonlyMap<string, SourceSkill>,
+  sourcesByRealFolder: SourcesByRealFolder,
   refuses: (facts: ScannedSkill['facts']) => string | null,
 ): SkillCopy[] {
   // A link leading out of its root has unknown content: counted as loaded, so it can never pass for a copy.

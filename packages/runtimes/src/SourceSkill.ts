@@ -53,6 +53,7 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
   let bundle: SkillBundle | null = null;
   let unreadable: string | null = null;
   let text = '';
+  let realFolder: string | null | undefined;
   try {
     bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry);
     if (bundle === null) unreadable = 'it disappeared while being read';
@@ -70,7 +71,10 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
     record,
     target,
     sourceEntry: entry,
-    realFolder: record.folder === null ? null : realpathOrSelf(record.folder),
+    get realFolder() {
+      realFolder ??= record.folder === null ? null : realpathOrSelf(record.folder);
+      return realFolder;
+    },
     source: { id: record.id, level: record.level, plugin: record.plugin },
     folderName,
     key: skillNameKey(folderName ?? (typeof frontmatterName === 'string' && frontmatterName.trim() !== '' ? frontmatterName : record.id)),

@@ -4,7 +4,7 @@ import type { PhysicalRoot, RuntimeRoots } from './PhysicalRoots.js';
 import { planRootWrites, type RootWritePlan, type WantedEntry } from './planRootWrites.js';
 import type { RuntimeAdapter } from './RuntimeAdapter.js';
 import type { ChangeReport, PlannedChange, RootReport, RuntimePlanPart, RuntimeStatus } from './RuntimePlan.js';
-import { buildRuntimeView, describeCopy, judgeView, type SkillCopy } from './RuntimeView.js';
+import { buildRuntimeView, describeCopy, judgeView, type SkillCopy, type SourcesByRealFolder } from './RuntimeView.js';
 import { skillNameKey } from './skillNames.js';
 import type { SourceSkill } from './SourceSkill.js';
 
@@ -42,8 +42,17 @@ interface Holds {
  */
 export function planRuntimes(input: PlanRuntimesInput): RuntimePlanPart[] {
   const adapters = new Map(input.runtimes.map((runtime) => [runtime.adapter.name, runtime.adapter]));
-  const sourcesByRealFolder = new Map<string, SourceSkill>();
-  for (const source of input.sources) if (source.realFolder !== null && !sourcesByRealFolder.has(source.realFolder)) sourcesByRealFolder.set(source.realFolder, source);
+  // Only a runtime folder that is one of Loadout's own asks (a real path each): built on first use.
+  let byRealFolder: Map<string, SourceSkill> | null = null;
+  const sourcesByRealFolder: SourcesByRealFolder = {
+    get: (realFolder) => {
+      if (byRealFolder === null) {
+        byRealFolder = new Map();
+        for (const source of input.sources) if (source.realFolder !== null && !byRealFolder.has(source.realFolder)) byRealFolder.set(source.realFolder, source);
+      }
+      return byRealFolder.get(realFolder);
+    },
+  };
   const holds: Holds = { frozen: new Set(input.roots.filter((root) => root.manifestProblem !== null).map((root) => root.key)), names: new Map() };
   const conflicts = new Map<string, { findings: Diagnostic[]; view: SkillCopy[] }>();
   let pass: Pass;
@@ -77,7 +86,7 @@ function hold(runtime: RuntimeRoots, keys: readonly string[], holds: Holds): voi
   }
 }
 
-function runPass(input: PlanRuntimesInput, adapters: ReadonlyMap<string, RuntimeAdapter>, holds: Holds, sourcesByRealFolder: ReadonlyMap<string, SourceSkill>): Pass {
+function runPass(input: PlanRuntimesInput, adapters: ReadonlyMap<string, RuntimeAdapter>, holds: Holds, sourcesByRealFolder: SourcesByRealFolder): Pass {
   const plans = new Map<string, RootWritePlan>();
   for (const root of input.roots) {
     if (root.writers.length === 0 || holds.frozen.has(root.key)) continue;
