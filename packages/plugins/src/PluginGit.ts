@@ -200,6 +200,16 @@ export class PluginGit {
     return out;
   }
 
+  /**
+   * The commit HEAD is at and the checked-out branch (null when HEAD is detached: a tag was
+   * installed), asked of one git process instead of two.
+   */
+  async head(): Promise<{ readonly commit: string; readonly branch: string | null }> {
+    const [commit = '', name = ''] = (await this.run('rev-parse', ['rev-parse', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'])).trim().split('\n');
+    if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new PluginGitError('PLUGIN_GIT_FAILED', `git cannot find HEAD in ${this.dir}`);
+    return { commit, branch: name.startsWith('refs/heads/') ? name.slice('refs/heads/'.length) : null };
+  }
+
   /** The checked-out branch, or null when HEAD is detached (a tag was installed). */
   async currentBranch(): Promise<string | null> {
     const out = (await this.run('symbolic-ref', ['symbolic-ref', '--quiet', '--short', 'HEAD'])).trim();

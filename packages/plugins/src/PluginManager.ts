@@ -178,9 +178,11 @@ export class GitPluginManager implements PluginManager {
       await this.git(pluginsDir, allowFileProtocol).clone(source.url, staging, ref);
       const clone = this.git(staging, allowFileProtocol);
       if (commitWanted !== null) await this.checkOut(clone, commitWanted, options.pin === true, source.displayUrl);
-      const commit = await clone.commitOf('HEAD');
-      const pinned = (await clone.currentBranch()) === null;
-      if (await clone.hasSubmodules(commit)) throw submodulesRefused(source.displayUrl);
+      // Two git processes at once: where HEAD is (commit and branch), and whether its tree holds a submodule.
+      const [head, submodules] = await Promise.all([clone.head(), clone.hasSubmodules('HEAD')]);
+      const { commit } = head;
+      const pinned = head.branch === null;
+      if (submodules) throw submodulesRefused(source.displayUrl);
       const root = subdir === '' ? staging : path.join(staging, ...subdir.split('/'));
       const shown = subdir === '' ? source.displayUrl : `${source.displayUrl} (${subdir})`;
       if (subdir !== '' && pathInside(staging, subdir).type !== 'folder') {

@@ -309,9 +309,11 @@ export class SkillRuntimeApplier implements RuntimeApplier {
 function stageBundles(changes: readonly PlannedChange[], staging: string): Map<PlannedChange, string> {
   const staged = new Map<PlannedChange, string>();
   const written: string[] = [];
+  let made = false;
   for (const change of changes) {
     if (change.action !== 'create' && change.action !== 'update') continue;
-    fs.mkdirSync(staging, { recursive: true });
+    if (!made) fs.mkdirSync(staging, { recursive: true });
+    made = true;
     const fresh = path.join(staging, `${change.entry}-${randomBytes(4).toString('hex')}`);
     written.push(...writeBundle(fresh, change.bundle as NonNullable<PlannedChange['bundle']>));
     staged.set(change, fresh);

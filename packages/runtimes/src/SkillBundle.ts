@@ -221,9 +221,15 @@ const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constant
 export function writeBundle(dir: string, bundle: SkillBundle): string[] {
   fs.mkdirSync(dir, { recursive: false });
   const written: string[] = [];
+  // Each folder is made once, not once per file in it: most skills are one SKILL.md in the folder just made.
+  const made = new Set([dir]);
   for (const file of bundle.files) {
     const target = path.join(dir, ...file.path.split('/'));
-    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const folder = path.dirname(target);
+    if (!made.has(folder)) {
+      fs.mkdirSync(folder, { recursive: true });
+      made.add(folder);
+    }
     const fd = fs.openSync(target, 'wx', file.mode | 0o600);
     try {
       fs.writeSync(fd, file.content);

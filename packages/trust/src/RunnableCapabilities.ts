@@ -48,6 +48,11 @@ export class RunnableCapabilities {
     return this.kinds.get(record.kind)?.runnable !== undefined;
   }
 
+  /** The kinds whose capabilities run something: the only ones a search for runnable capabilities reads. */
+  runnableKinds(): CapabilityKind[] {
+    return [...this.kinds.values()].filter((kind) => kind.runnable !== undefined);
+  }
+
   /** Reads what `record` (of `root`) runs now. Null for a text capability. */
   read(record: CapabilityRecord, root: Root): RunnableReading | null {
     const kind = this.kinds.get(record.kind);

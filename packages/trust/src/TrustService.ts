@@ -101,13 +101,13 @@ export class StoredTrustService implements TrustService {
 
   async runnableOfPlugin(plugin: string): Promise<RunnableCapability[]> {
     this.entryOf(plugin);
-    return this.describe(null, this.runnableIn(null).filter((found) => found.record.plugin === plugin));
+    return this.describe(null, this.runnableIn(null, plugin));
   }
 
   async approvePlugin(plugin: string): Promise<PluginApprovalResult> {
     const entry = this.entryOf(plugin);
     const fingerprints = new Map<string, string>();
-    const found = this.runnableIn(null).filter((item) => item.record.plugin === plugin);
+    const found = this.runnableIn(null, plugin);
     for (const { record, root } of found) {
       const reading = this.runnable.read(record, root);
       if (reading?.ok === true) fingerprints.set(approvalKey(record), reading.fingerprint);
@@ -120,7 +120,7 @@ export class StoredTrustService implements TrustService {
     const entry = this.entryOf(plugin);
     const approval = await this.store.approvalOf(plugin);
     if (approval === null) throw new PluginNotApprovedError(plugin);
-    const found = this.runnableIn(null).filter((item) => item.record.plugin === plugin);
+    const found = this.runnableIn(null, plugin);
     const sources = new Set<string>();
     for (const { record, root } of found) {
       const reading = this.runnable.read(record, root);
@@ -146,11 +146,16 @@ export class StoredTrustService implements TrustService {
     });
   }
 
-  /** Every runnable record of the roots for `project`, disabled plugins included, every copy (shadowed too). */
-  private runnableIn(project: string | null): Found[] {
-    const roots = this.loader.buildRoots(project, { includeDisabled: true });
+  /**
+   * Every runnable record of the roots for `project` (of one plugin's roots only, when named),
+   * disabled plugins included, every copy (shadowed too). Only the kinds that run something are
+   * read: a plugin of 300 skills has nothing to list and is not parsed for it.
+   */
+  private runnableIn(project: string | null, plugin?: string): Found[] {
+    const all = this.loader.buildRoots(project, { includeDisabled: true });
+    const roots = plugin === undefined ? all : all.filter((root) => root.plugin === plugin);
     const found: Found[] = [];
-    for (const records of this.loader.scanRoots(roots).records.values()) {
+    for (const records of this.loader.scanRoots(roots, this.runnable.runnableKinds()).records.values()) {
       for (const record of records) {
         if (!this.runnable.isRunnable(record)) continue;
         const root = roots.find((candidate) => candidate.level === record.level && candidate.plugin === record.plugin);
