@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Places, SessionLoader, token, withFileLock } from '@loadout/kernel';
@@ -314,7 +313,8 @@ function stageBundles(changes: readonly PlannedChange[], staging: string): Map<P
     if (change.action !== 'create' && change.action !== 'update') continue;
     if (!made) fs.mkdirSync(staging, { recursive: true });
     made = true;
-    const fresh = path.join(staging, `${change.entry}-${randomBytes(4).toString('hex')}`);
+    // The staging folder was emptied for this run and each entry is staged once: its name is unique.
+    const fresh = path.join(staging, `${change.entry}-${staged.size}`);
     written.push(...writeBundle(fresh, change.bundle as NonNullable<PlannedChange['bundle']>));
     staged.set(change, fresh);
   }
