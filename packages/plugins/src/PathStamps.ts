@@ -1,13 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type FileReader, nodeFileReader } from '@loadout/kernel';
-
-/**
- * A change younger than this is not trusted to a stamp: two writes within one tick of the file
- * system's coarse clock can leave the same times and size (the rule the kernel's watch cache and
- * git's index apply too).
- */
-export const RACY_MS = 1000;
+import { type FileReader, nodeFileReader, RACY_MS, statStamp } from '@loadout/kernel';
 
 /**
  * What a synchronous piece of work asked the file system about — every path it passed to the
@@ -87,8 +80,9 @@ function stampOf(file: string, racyBefore: number): string | null {
       return `${stamp}!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
     }
     if (stats === undefined) return `${stamp}-`;
-    if (stats.mtimeMs > racyBefore || stats.ctimeMs > racyBefore) return null;
-    stamp += `${stats.ino}:${stats.size}:${stats.mode}:${stats.mtimeMs}:${stats.ctimeMs}|`;
+    const one = statStamp(stats, racyBefore);
+    if (one === null) return null;
+    stamp += `${one}|`;
     if (!stats.isSymbolicLink()) return stamp;
   }
   return stamp;

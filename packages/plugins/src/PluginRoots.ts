@@ -1,5 +1,5 @@
-import type { InstalledPlugin, PluginSource, RootLayout } from '@loadout/kernel';
-import { PathStamps, RACY_MS } from './PathStamps.js';
+import { type InstalledPlugin, type PluginSource, RACY_MS, type RootLayout } from '@loadout/kernel';
+import { PathStamps } from './PathStamps.js';
 import type { PluginDefinition } from './PluginDefinition.js';
 import type { PluginRegistry } from './PluginRegistry.js';
 import { pluginPlaces, readPluginLayout } from './readPluginLayout.js';

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
-import { ChangeStamps, PluginSource, resolve, resolveAll } from '@loadout/kernel';
+import { ChangeStamps, PluginSource, RACY_MS, resolve, resolveAll } from '@loadout/kernel';
 import { gitRepo, removeTestdirs, skillMarkdown } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RACY_MS } from '../src/PathStamps.js';
+
 import { AGENT_PLUGINS_1_0 } from '../src/testing/pluginFixtures.js';
 import { PluginRoots } from '../src/PluginRoots.js';
 import { closeWorkspaces, session, workspace } from './pluginWorkspace.js';
