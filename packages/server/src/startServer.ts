@@ -1,4 +1,4 @@
-import { type EventStream, type ServerService, ServerServices, type ServiceStartReport } from '@loadout/api';
+import { type EventStream, loadServerFaces, type ServerService, ServerServices, type ServiceStartReport } from '@loadout/api';
 import { Places, resolve, resolveAll } from '@loadout/kernel';
 import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
@@ -62,6 +62,8 @@ export async function startServer(container: DependencyContainer, options: Serve
     let ownHosts = ownHostsFor(host, port);
     // Loaded here so that commands other than `serve` never pay for loading the HTTP stack.
     const { createHttpApp } = await import('./http/createHttpApp.js');
+    // Every package's routes and JSON-RPC methods, which one-shot commands never load.
+    await loadServerFaces(container);
     const listening = await createHttpApp({ route: createRouteContext(container, log), streams }, { token: token.value, ownHosts: () => ownHosts });
     app = listening;
     try {
