@@ -3,4 +3,3 @@ export { type ApiRoute, defineRoute, eventStream, type EventStream, EventStreamR
 export { IdParams, ListQuery, oneProject, parseRequest, projectPath, ProjectQuery, SessionQuery } from './requestSchemas.js';
 export { defineRpcMethod, type RpcContext, type RpcMethod, RpcMethods } from './RpcMethod.js';
 export { type ServerService, ServerServices, type ServiceStartReport, StaticAssetFolders, type StaticAssets } from './ServerService.js';
-export { contributeServerFaces, loadServerFaces } from './ServerFaces.js';

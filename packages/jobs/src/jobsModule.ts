@@ -1,6 +1,6 @@
-import { contributeServerFaces, HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
+import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
 import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobAttempts } from './JobAttempts.js';
@@ -38,7 +38,7 @@ export const jobsModule: LoadoutModule = (container) => {
   container.register(InlineJobRunner, { useClass: InlineJobRunner }, { lifecycle: Lifecycle.Singleton });
   container.register(JobScheduler, { useClass: JobScheduler }, { lifecycle: Lifecycle.Singleton });
   // The routes load with the server, never in a one-shot command.
-  contributeServerFaces(container, async () => {
+  contributeLater(container, async () => {
     const [{ jobRoutes }, { notificationRoutes }] = await Promise.all([import('./jobRoutes.js'), import('./notificationRoutes.js')]);
     return (c) => {
       for (const route of [...jobRoutes, ...notificationRoutes]) contribute(c, HttpRoutes, route);

@@ -1,6 +1,6 @@
-import { contributeServerFaces, RpcMethods } from '@loadout/api';
+import { RpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { contribute, type LoadoutModule } from '@loadout/kernel';
+import { contribute, contributeLater, type LoadoutModule } from '@loadout/kernel';
 import { CapabilityLevels, FileCapabilityLevels } from './CapabilityLevels.js';
 import { MoveFileSystem, nodeMoveFileSystem } from './MoveFileSystem.js';
 import { transferJournalMigration, transferJournalPostgresMigration, transferPlaceMigration } from './TransferJournal.js';
@@ -17,7 +17,7 @@ export const levelsModule: LoadoutModule = (container) => {
   container.register(MoveFileSystem, { useValue: nodeMoveFileSystem });
   container.register(CapabilityLevels, { useClass: FileCapabilityLevels });
   // The methods load with the server, never in a one-shot command.
-  contributeServerFaces(container, async () => {
+  contributeLater(container, async () => {
     const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([import('./capabilityRpcMethods.js'), import('./levelsRpcMethods.js')]);
     return (c) => {
       for (const method of [...capabilityRpcMethods, ...levelsRpcMethods]) contribute(c, RpcMethods, method);

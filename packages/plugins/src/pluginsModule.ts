@@ -1,6 +1,6 @@
-import { contributeServerFaces, HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
+import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
 import { DatabaseLocation, Migrations } from '@loadout/db';
-import { CapabilityKinds, contribute, type LoadoutModule, Places, PluginSource, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
+import { CapabilityKinds, contribute, contributeLater, type LoadoutModule, Places, PluginSource, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { instanceCachingFactory, Lifecycle } from 'tsyringe';
 import { PluginLifecycleListeners } from './PluginLifecycleListener.js';
@@ -36,7 +36,7 @@ export const pluginsModule: LoadoutModule = (container) => {
   container.register(MarketplaceManager, { useClass: GitMarketplaceManager }, { lifecycle: Lifecycle.Singleton });
   container.register(PluginLockSync, { useClass: GitPluginLockSync }, { lifecycle: Lifecycle.Singleton });
   // The routes load with the server, never in a one-shot command.
-  contributeServerFaces(container, async () => {
+  contributeLater(container, async () => {
     const { pluginRoutes } = await import('./pluginRoutes.js');
     return (c) => {
       for (const route of pluginRoutes) contribute(c, HttpRoutes, route);

@@ -1,6 +1,6 @@
-import { contributeServerFaces, RpcMethods } from '@loadout/api';
+import { RpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityFilters, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { CapabilityFilters, contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins';
 import { Lifecycle } from 'tsyringe';
 import { CapabilityStateFilter } from './CapabilityStateFilter.js';
@@ -27,7 +27,7 @@ export const stateModule: LoadoutModule = (container) => {
     }),
   });
   // The methods load with the server, never in a one-shot command.
-  contributeServerFaces(container, async () => {
+  contributeLater(container, async () => {
     const { stateRpcMethods } = await import('./stateRpcMethods.js');
     return (c) => {
       for (const method of stateRpcMethods) contribute(c, RpcMethods, method);

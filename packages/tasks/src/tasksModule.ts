@@ -1,5 +1,5 @@
-import { contributeServerFaces, HttpRoutes } from '@loadout/api';
-import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel';
+import { HttpRoutes } from '@loadout/api';
+import { CapabilityKinds, contribute, contributeLater, type LoadoutModule } from '@loadout/kernel';
 import { Lifecycle } from 'tsyringe';
 import { taskKind } from './taskKind.js';
 import { FileTaskStore, TaskStore } from './TaskStore.js';
@@ -9,7 +9,7 @@ export const tasksModule: LoadoutModule = (container) => {
   contribute(container, CapabilityKinds, taskKind);
   container.register(TaskStore, { useClass: FileTaskStore }, { lifecycle: Lifecycle.ContainerScoped });
   // The routes load with the server, never in a one-shot command.
-  contributeServerFaces(container, async () => {
+  contributeLater(container, async () => {
     const { taskRoutes } = await import('./taskRoutes.js');
     return (c) => {
       for (const route of taskRoutes) contribute(c, HttpRoutes, route);

@@ -1,6 +1,6 @@
-import { contributeServerFaces, HttpRoutes } from '@loadout/api';
+import { HttpRoutes } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityHolds, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { CapabilityHolds, contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins';
 import { Lifecycle } from 'tsyringe';
 import { RunnableCapabilities } from './RunnableCapabilities.js';
@@ -31,7 +31,7 @@ export const trustModule: LoadoutModule = (container) => {
     }),
   });
   // The routes load with the server, never in a one-shot command.
-  contributeServerFaces(container, async () => {
+  contributeLater(container, async () => {
     const { trustRoutes } = await import('./trustRoutes.js');
     return (c) => {
       for (const route of trustRoutes) contribute(c, HttpRoutes, route);
