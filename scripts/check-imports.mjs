@@ -32,7 +32,7 @@ const EXTENSION_POINTS = {
   // The contribution contract: a kind's record draft, the shape a JSON kind reads with, the
   // session section, the loader's options, the token type every contribution token has, a
   // change stamp's shape.
-  kernel: ['DraftRecord', 'JsonShape', 'SessionSection', 'KernelOptions', 'Token', 'ChangeStamp'],
+  kernel: ['DraftRecord', 'JsonShape', 'SessionSection', 'KernelOptions', 'ChangeStamp'],
   // The app's options, beside createLoadout.
   app: ['LoadoutOptions'],
 };
@@ -207,12 +207,29 @@ function importsOf(source) {
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push({ specifier: node.argument.literal.text, names: node.qualifier === undefined ? ['*'] : [ts.isIdentifier(node.qualifier) ? node.qualifier.text : node.qualifier.left.getText()] });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])) {
-      found.push({ specifier: node.arguments[0].text, names: ['*'] });
+      found.push({ specifier: node.arguments[0].text, names: dynamicImportNames(node) });
     }
     ts.forEachChild(node, visitNode);
   };
   visitNode(source);
   return found;
+}
+
+/**
+ * The names a dynamic import takes: `(await import('x')).name` and `const { a, b } = await
+ * import('x')`; `*` for any other use.
+ */
+function dynamicImportNames(call) {
+  let node = call.parent;
+  if (node !== undefined && ts.isAwaitExpression(node)) {
+    const awaited = node;
+    node = awaited.parent;
+    if (node !== undefined && ts.isParenthesizedExpression(node) && ts.isPropertyAccessExpression(node.parent) && ts.isIdentifier(node.parent.name)) return [node.parent.name.text];
+    if (node !== undefined && ts.isVariableDeclaration(node) && ts.isObjectBindingPattern(node.name)) {
+      return node.name.elements.map((element) => (element.propertyName ?? element.name).getText());
+    }
+  }
+  return ['*'];
 }
 
 /** The text and line of every string literal in a file (comments are not strings). */

@@ -1,12 +1,10 @@
 import { affordancesModule } from '@loadout/affordances';
 import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs';
-import { createKernel, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
+import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels';
-import { mcpModule } from '@loadout/mcp';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
-import { runtimesModule } from '@loadout/runtimes';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
@@ -17,7 +15,10 @@ import type { DependencyContainer } from 'tsyringe';
 
 /**
  * Every package that contributes to Loadout, one line each, in the order kinds appear in a
- * session. Adding a kind of capability is one package and one line here.
+ * session. Adding a kind of capability is one package and one line here. A package that
+ * contributes nothing a session reads (runtimes' writers and their TOML and JSONC editors, MCP) is
+ * a `laterModule`: `loadout session` never loads its code; the command line loads it
+ * (`loadModules`) for every other command and the server (`loadLaterModules`) before it serves.
  */
 export const loadoutModules: readonly LoadoutModule[] = [
   dbModule,
@@ -31,9 +32,9 @@ export const loadoutModules: readonly LoadoutModule[] = [
   stateModule,
   trustModule,
   levelsModule,
-  runtimesModule,
+  laterModule(async () => (await import('@loadout/runtimes')).runtimesModule),
   webModule,
-  mcpModule,
+  laterModule(async () => (await import('@loadout/mcp')).mcpModule),
 ];
 
 export interface LoadoutOptions {

@@ -2,8 +2,11 @@ import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 
-/** The feature packages' values the commands' actions use (features.ts), once loaded. */
-export type Features = typeof import('./features.js');
+/**
+ * The feature packages' values the commands' actions use (features.ts and laterFeatures.ts), once
+ * loaded. A session-only command gets features.ts alone.
+ */
+export type Features = typeof import('./features.js') & typeof import('./laterFeatures.js');
 
 /** A bad command line: exit status 2. */
 export class UsageError extends InvalidInputError {
@@ -16,6 +19,7 @@ export class UsageError extends InvalidInputError {
 export class CliContext {
   private container: DependencyContainer | null = null;
   private loaded: Features | null = null;
+  private readonly sessionOnly = new WeakSet<object>();
   readonly places: Places;
   /** `--database-url`, set before the command's action runs; else `LOADOUT_DATABASE_URL` decides. */
   databaseUrl: string | undefined;
@@ -29,11 +33,31 @@ export class CliContext {
   }
 
   /**
-   * Loads the feature packages (features.ts). The command line calls it before any action runs,
-   * once the arguments parsed: help and usage errors never evaluate them.
+   * Marks a command whose action opens sessions and nothing else (`loadout session`): it loads
+   * features.ts alone, and its container is made without the app's later modules (runtimes, MCP),
+   * which contribute nothing a session reads. Every other command gets the whole app.
    */
-  async load(): Promise<Features> {
-    this.loaded ??= await import('./features.js');
+  readsSessionsOnly(command: object): void {
+    this.sessionOnly.add(command);
+  }
+
+  /**
+   * Loads the feature packages (features.ts, and for every command not marked with
+   * {@link readsSessionsOnly} laterFeatures.ts and the app's later modules, so that its container
+   * is whole). The command line calls it before any action runs, once the arguments parsed: help
+   * and usage errors never evaluate them.
+   */
+  async load(command: object): Promise<Features> {
+    if (this.loaded === null) {
+      const features = await import('./features.js');
+      if (this.sessionOnly.has(command)) {
+        // The later features are left out: a session-only command's action never asks for them.
+        this.loaded = features as Features;
+      } else {
+        const [later] = await Promise.all([import('./laterFeatures.js'), features.loadModules(features.loadoutModules)]);
+        this.loaded = { ...features, ...later };
+      }
+    }
     return this.loaded;
   }
 

@@ -28,10 +28,10 @@ export function buildProgram(cli: CliContext): Command {
     .configureOutput({ writeErr: () => undefined })
     .option('--database-url <url>', 'share the job queue, inbox, switches, trust and transfer journal through this PostgreSQL database (postgres://…) instead of the SQLite file; plugins stay per host; default LOADOUT_DATABASE_URL')
     .exitOverride();
-  program.hook('preAction', async () => {
+  program.hook('preAction', async (_program, action) => {
     const url = program.opts<{ databaseUrl?: string }>().databaseUrl;
     if (url !== undefined) cli.databaseUrl = url;
-    await cli.load();
+    await cli.load(action);
   });
   registerSessionCommand(program, cli);
   registerTaskRunCommand(registerTasksCommand(program, cli), cli);

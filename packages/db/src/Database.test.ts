@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { markSessionChanged, openDatabase, sessionChangeCounter, writeTransaction } from './Database.js';
 
@@ -39,6 +41,56 @@ describe('the session counter', () => {
     } finally {
       mine.close();
       other.close();
+    }
+  });
+});
+
+describe('opening a database', () => {
+  it('takes no write lock when its schema is current: a writer holding the lock does not hold up a reader', () => {
+    const dir = testdir();
+    openDatabase(dir, migrations).close();
+    const writer = new BetterSqlite3(path.join(dir, 'loadout.db'));
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      // With the write lock taken elsewhere, a migration pass would wait (and fail with SQLITE_BUSY).
+      const started = Date.now();
+      const reader = openDatabase(dir, migrations);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(reader.prepare('SELECT COUNT(*) AS n FROM things').get()).toEqual({ n: 0 });
+      reader.close();
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+    }
+  });
+
+  it('still runs a migration the database has not seen, and only that one', () => {
+    const dir = testdir();
+    const first = openDatabase(dir, migrations);
+    first.prepare("INSERT INTO things (name) VALUES ('kept')").run();
+    first.close();
+    const behind = [...migrations, { id: 'test/002-more', sql: 'CREATE TABLE more (id INTEGER PRIMARY KEY)' }];
+    const db = openDatabase(dir, behind);
+    try {
+      expect(db.prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all()).toEqual(['test/001-things', 'test/002-more']);
+      expect(db.prepare('SELECT name FROM things').pluck().all()).toEqual(['kept']);
+      expect(db.prepare('SELECT COUNT(*) FROM more').pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('makes the session counter again when it is missing, even with every migration applied', () => {
+    const dir = testdir();
+    openDatabase(dir, migrations).close();
+    const raw = new BetterSqlite3(path.join(dir, 'loadout.db'));
+    raw.exec('DROP TABLE session_change_stamp');
+    raw.close();
+    const db = openDatabase(dir, migrations);
+    try {
+      expect(db.prepare('SELECT stamp FROM session_change_stamp WHERE id = 1').pluck().get()).toBe(0);
+    } finally {
+      db.close();
     }
   });
 });

@@ -139,6 +139,7 @@ function errorText(error: unknown): string {
 }
 
 function migrate(db: Database, migrations: readonly Migration[]): void {
+  if (schemaIsCurrent(db, migrations)) return;
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?');
   const record = db.prepare("INSERT INTO schema_migrations (id, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))");
@@ -150,6 +151,23 @@ function migrate(db: Database, migrations: readonly Migration[]): void {
       record.run(migration.id);
     }
   });
+}
+
+/**
+ * Whether every migration is applied and the session counter made, read without a transaction: a
+ * database already at this schema is opened without taking the write lock, so a read-only command
+ * neither waits behind a writer nor writes. Anything missing (or no schema table yet) is left to
+ * {@link migrate}'s write transaction, which checks each migration again under the lock.
+ */
+function schemaIsCurrent(db: Database, migrations: readonly Migration[]): boolean {
+  let applied: Set<unknown>;
+  try {
+    if (db.prepare('SELECT 1 FROM session_change_stamp WHERE id = 1').get() === undefined) return false;
+    applied = new Set(db.prepare('SELECT id FROM schema_migrations').pluck().all());
+  } catch {
+    return false;
+  }
+  return migrations.every((migration) => applied.has(migration.id));
 }
 
 /**

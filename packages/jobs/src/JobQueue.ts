@@ -2,6 +2,7 @@ import { type SqlClient, SqlDatabase } from '@loadout/db';
 import { exceedsJsonDepth, InvalidInputError, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { JobNotFoundError, PipelineNotFoundError } from './JobErrors.js';
+import type { JobRetention } from './JobRetention.js';
 
 /**
  * `waiting`: a pipeline step whose previous step has not succeeded yet. `skipped`: a pipeline step
@@ -50,16 +51,6 @@ export interface JobListOptions {
   readonly before?: number;
 }
 
-/** How long finished jobs are kept. Queued, waiting and running jobs are never pruned. */
-export interface JobRetention {
-  /** The newest this many finished jobs are kept. */
-  readonly keepJobs: number;
-  /** A job that finished more than this many days ago goes, even among the newest. */
-  readonly keepDays: number;
-}
-export const JobRetention = token<JobRetention>('jobs.retention');
-
-export const DEFAULT_JOB_RETENTION: JobRetention = { keepJobs: 1000, keepDays: 30 };
 
 /** A running job with the process it started, for recovery after a crash. */
 export interface RunningJob extends Job {

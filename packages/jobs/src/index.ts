@@ -1,4 +1,4 @@
-export { DEFAULT_JOB_RETENTION, type Job, JobQueue, type JobStatus, type JobSummary, type Pipeline } from './JobQueue.js';
+export { type Job, JobQueue, type JobStatus, type JobSummary, type Pipeline } from './JobQueue.js';
 export { JobScheduler } from './JobScheduler.js';
 export { configureJobRetention, configureJobWorkers, jobsModule } from './jobsModule.js';
 export { NotificationInbox, type StoredNotification } from './NotificationInbox.js';

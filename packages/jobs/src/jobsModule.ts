@@ -1,17 +1,16 @@
 import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
 import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobAttempts } from './JobAttempts.js';
 import { JobEventHub, JobEvents } from './JobEvents.js';
-import { DEFAULT_JOB_RETENTION, JobLease, jobLeaseFromEnvironment, JobQueue, JobRetention, SqlJobQueue } from './JobQueue.js';
-import { jobRoutes } from './jobRoutes.js';
+import { JobLease, jobLeaseFromEnvironment, JobQueue, SqlJobQueue } from './JobQueue.js';
+import { DEFAULT_JOB_RETENTION, JobRetention } from './JobRetention.js';
 import { JobScheduler } from './JobScheduler.js';
 import { jobsMigrations, jobsPostgresMigrations } from './jobsMigrations.js';
 import { JobWorkerOptions, JobWorkers, type JobWorkerSettings } from './JobWorkers.js';
 import { NotificationInbox, SqlNotificationInbox } from './NotificationInbox.js';
-import { notificationRoutes } from './notificationRoutes.js';
 import { ProcessGuardian } from './ProcessGuardian.js';
 import { sweepAbandonedRuns } from './runProcesses.js';
 import { SessionTaskExecution, TaskExecution } from './TaskExecution.js';
@@ -38,7 +37,13 @@ export const jobsModule: LoadoutModule = (container) => {
   container.register(JobWorkers, { useClass: JobWorkers }, { lifecycle: Lifecycle.Singleton });
   container.register(InlineJobRunner, { useClass: InlineJobRunner }, { lifecycle: Lifecycle.Singleton });
   container.register(JobScheduler, { useClass: JobScheduler }, { lifecycle: Lifecycle.Singleton });
-  for (const route of [...jobRoutes, ...notificationRoutes]) contribute(container, HttpRoutes, route);
+  // The routes load with the server, never in a one-shot command.
+  contributeLater(container, async () => {
+    const [{ jobRoutes }, { notificationRoutes }] = await Promise.all([import('./jobRoutes.js'), import('./notificationRoutes.js')]);
+    return (c) => {
+      for (const route of [...jobRoutes, ...notificationRoutes]) contribute(c, HttpRoutes, route);
+    };
+  });
   contribute(container, ServerServices, workersService(container));
   contribute(container, ServerServices, retentionService(container));
 };

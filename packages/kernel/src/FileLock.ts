@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { OperationFailedError } from './LoadoutError.js';
 import { PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
 import { isProcessAlive, processStartTime } from './processIdentity.js';
@@ -149,6 +148,9 @@ export async function acquireFileLock(target: string, options: FileLockOptions =
   let compromised: Error | null = null;
   let release: () => Promise<void>;
   const lockDir = `${target}.lock`;
+  // Loaded with the first lock: proper-lockfile brings graceful-fs, which patches `fs` as it loads,
+  // and a command that takes no lock (a session, help) should not pay for that.
+  const { default: lockfile } = await import('proper-lockfile');
   const take = (retries: FileLockRetries | undefined): Promise<() => Promise<void>> =>
     lockfile.lock(target, {
       realpath: false,

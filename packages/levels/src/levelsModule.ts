@@ -1,9 +1,7 @@
 import { RpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { contribute, type LoadoutModule } from '@loadout/kernel';
+import { contribute, contributeLater, type LoadoutModule } from '@loadout/kernel';
 import { CapabilityLevels, FileCapabilityLevels } from './CapabilityLevels.js';
-import { capabilityRpcMethods } from './capabilityRpcMethods.js';
-import { levelsRpcMethods } from './levelsRpcMethods.js';
 import { MoveFileSystem, nodeMoveFileSystem } from './MoveFileSystem.js';
 import { transferJournalMigration, transferJournalPostgresMigration, transferPlaceMigration } from './TransferJournal.js';
 
@@ -18,5 +16,11 @@ export const levelsModule: LoadoutModule = (container) => {
   contribute(container, PostgresMigrations, transferJournalPostgresMigration);
   container.register(MoveFileSystem, { useValue: nodeMoveFileSystem });
   container.register(CapabilityLevels, { useClass: FileCapabilityLevels });
-  for (const method of [...capabilityRpcMethods, ...levelsRpcMethods]) contribute(container, RpcMethods, method);
+  // The methods load with the server, never in a one-shot command.
+  contributeLater(container, async () => {
+    const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([import('./capabilityRpcMethods.js'), import('./levelsRpcMethods.js')]);
+    return (c) => {
+      for (const method of [...capabilityRpcMethods, ...levelsRpcMethods]) contribute(c, RpcMethods, method);
+    };
+  });
 };

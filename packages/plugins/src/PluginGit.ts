@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { redactCredentials } from '@loadout/kernel';
-import { GitPluginError, type SimpleGit, simpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 import { PluginGitError, PluginInputRefusedError, PluginRepositoryRefusedError } from './PluginErrors.js';
 
 /**
@@ -136,7 +136,8 @@ export function gitEnvironment(env: Readonly<Record<string, string | undefined>>
  * Every failure becomes a {@link PluginGitError} whose message holds no credential.
  */
 export class PluginGit {
-  private readonly git: SimpleGit;
+  /** simple-git, loaded with the first git command: commands that run no git never evaluate it. */
+  private git: Promise<SimpleGit> | null = null;
 
   /** Whether git may use the `file` transport here (the clone's origin is a file URL). */
   readonly allowFileProtocol: boolean;
@@ -146,27 +147,35 @@ export class PluginGit {
     options: PluginGitOptions,
   ) {
     this.allowFileProtocol = options.allowFileProtocol;
-    this.git = simpleGit({
-      baseDir: dir,
-      config: hardenedConfig(options.allowFileProtocol),
-      timeout: { block: options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS },
-      allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_ASKPASS', 'GIT_SSH_COMMAND', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0'],
-      abort: stopping.signal,
-      // Only what the settings above need; each one is given a fixed value here, never user input.
-      unsafe: {
-        allowUnsafeHooksPath: true,
-        allowUnsafeFsMonitor: true,
-        allowUnsafeProtocolOverride: true,
-        allowUnsafeAskPass: true,
-        allowUnsafeSshCommand: true,
-        // Set only by clone, to `http.extraHeader` with the URL's own credential.
-        allowUnsafeConfigEnvCount: true,
-      },
-    }).env(gitEnvironment(options.env));
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
     this.environment = gitEnvironment(options.env);
   }
 
   private readonly environment: Record<string, string>;
+  private readonly timeoutMs: number;
+
+  private client(): Promise<SimpleGit> {
+    this.git ??= import('simple-git').then(({ simpleGit }) =>
+      simpleGit({
+        baseDir: this.dir,
+        config: hardenedConfig(this.allowFileProtocol),
+        timeout: { block: this.timeoutMs },
+        allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_ASKPASS', 'GIT_SSH_COMMAND', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0'],
+        abort: stopping.signal,
+        // Only what the settings above need; each one is given a fixed value here, never user input.
+        unsafe: {
+          allowUnsafeHooksPath: true,
+          allowUnsafeFsMonitor: true,
+          allowUnsafeProtocolOverride: true,
+          allowUnsafeAskPass: true,
+          allowUnsafeSshCommand: true,
+          // Set only by clone, to `http.extraHeader` with the URL's own credential.
+          allowUnsafeConfigEnvCount: true,
+        },
+      }).env(this.environment),
+    );
+    return this.git;
+  }
 
   /**
    * Clones `url` into `target` (an empty folder), one branch, no submodules. A password or token
@@ -315,16 +324,17 @@ export class PluginGit {
     if (stopping.signal.aborted) throw new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was not started: Loadout is stopping`);
     try {
       return await whileRunning(async () => {
-        if (env === undefined) return await this.git.raw(args);
-        this.git.env(env);
+        const git = await this.client();
+        if (env === undefined) return await git.raw(args);
+        git.env(env);
         try {
-          return await this.git.raw(args);
+          return await git.raw(args);
         } finally {
-          this.git.env(this.environment);
+          git.env(this.environment);
         }
       });
     } catch (error) {
-      throw translateGitError(what, error);
+      throw translateGitError(what, error, (await import('simple-git')).GitPluginError);
     }
   }
 }
@@ -334,7 +344,7 @@ function isGitAnswer(error: unknown): boolean {
   return error instanceof PluginGitError && error.code === 'PLUGIN_GIT_FAILED';
 }
 
-function translateGitError(what: string, error: unknown): Error {
+function translateGitError(what: string, error: unknown, GitPluginError: typeof import('simple-git').GitPluginError): Error {
   if (error instanceof GitPluginError) {
     if (error.plugin === 'timeout') {
       return new PluginGitError('PLUGIN_GIT_TIMEOUT', `git ${what} timed out: no progress within the time limit`, { cause: error });

@@ -13,30 +13,36 @@ export const PLUGIN_LOCK_FILE = 'loadout-lock.json';
 
 const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
+// The schemas are built on first use (z.lazy): only a command that reads the lock file pays for them.
+
 /** One plugin as the lock records it; the list's order is the plugins' precedence order. */
-export const PluginLockEntry = z.strictObject({
-  name: z.string().regex(PLUGIN_NAME_PATTERN, 'is not a valid plugin name'),
-  source: z.strictObject({
-    /** The git URL, with any credential removed. */
-    url: z.string().min(1).max(4096),
-    /** The plugin's root inside the repository; empty for the repository itself. */
-    path: z.string().max(1024).default(''),
-    /** The branch or tag it follows, or null for the remote's default branch. */
-    ref: z.string().max(255).nullable().default(null),
+export const PluginLockEntry = z.lazy(() =>
+  z.strictObject({
+    name: z.string().regex(PLUGIN_NAME_PATTERN, 'is not a valid plugin name'),
+    source: z.strictObject({
+      /** The git URL, with any credential removed. */
+      url: z.string().min(1).max(4096),
+      /** The plugin's root inside the repository; empty for the repository itself. */
+      path: z.string().max(1024).default(''),
+      /** The branch or tag it follows, or null for the remote's default branch. */
+      ref: z.string().max(255).nullable().default(null),
+    }),
+    commit: z.string().regex(COMMIT, 'is not a full commit id'),
+    /** Held at `commit` (a tag or a pinned commit); a sync checks it out detached. */
+    pinned: z.boolean().default(false),
+    enabled: z.boolean(),
+    marketplace: z.strictObject({ name: z.string(), url: z.string(), plugin: z.string() }).optional(),
+    definition: PluginDefinition.optional(),
   }),
-  commit: z.string().regex(COMMIT, 'is not a full commit id'),
-  /** Held at `commit` (a tag or a pinned commit); a sync checks it out detached. */
-  pinned: z.boolean().default(false),
-  enabled: z.boolean(),
-  marketplace: z.strictObject({ name: z.string(), url: z.string(), plugin: z.string() }).optional(),
-  definition: PluginDefinition.optional(),
-});
+);
 export type PluginLockEntry = z.infer<typeof PluginLockEntry>;
 
-export const PluginLockDocument = z.strictObject({
-  lockfileVersion: z.literal(1),
-  plugins: z.array(PluginLockEntry).max(10_000),
-});
+export const PluginLockDocument = z.lazy(() =>
+  z.strictObject({
+    lockfileVersion: z.literal(1),
+    plugins: z.array(PluginLockEntry).max(10_000),
+  }),
+);
 export type PluginLockDocument = z.infer<typeof PluginLockDocument>;
 const lockShape = zodShape(PluginLockDocument);
 

@@ -28,17 +28,23 @@ export const AGENT_PLUGINS_NAME = /^(?!.*(?:--|\.\.))[a-z0-9](?:[a-z0-9.-]*[a-z0
 const FIELDS_1_0 = ['$schema', 'name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords', 'extensions'];
 const FIELDS: Readonly<Record<AgentPluginsVersion, readonly string[]>> = { '1.0.0': FIELDS_1_0, '1.1.0': [...FIELDS_1_0, 'presentation'] };
 
-/** The permitted metadata fields and their types; metadata is checked by JSON type only. */
-const Metadata = z.object({
-  version: z.string().optional(),
-  description: z.string().optional(),
-  author: z.strictObject({ name: z.string().optional(), email: z.string().optional(), url: z.string().optional() }).optional(),
-  homepage: z.string().optional(),
-  repository: z.string().optional(),
-  license: z.string().optional(),
-  keywords: z.array(z.string()).optional(),
-});
-const Presentation = z.strictObject({ displayName: z.string().optional(), icon: z.string().optional() });
+/**
+ * The permitted metadata fields and their types; metadata is checked by JSON type only. Built on
+ * first use (as is {@link Presentation}): a command that reads no Agent Plugins manifest never
+ * builds them.
+ */
+const Metadata = z.lazy(() =>
+  z.object({
+    version: z.string().optional(),
+    description: z.string().optional(),
+    author: z.strictObject({ name: z.string().optional(), email: z.string().optional(), url: z.string().optional() }).optional(),
+    homepage: z.string().optional(),
+    repository: z.string().optional(),
+    license: z.string().optional(),
+    keywords: z.array(z.string()).optional(),
+  }),
+);
+const Presentation = z.lazy(() => z.strictObject({ displayName: z.string().optional(), icon: z.string().optional() }));
 
 /** A valid manifest, with what was reported and ignored on the way. */
 export interface AgentPluginsManifest {

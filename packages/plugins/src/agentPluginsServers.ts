@@ -5,21 +5,24 @@ import { type AgentPluginsVersion, agentPluginsVersionOf } from './agentPluginsM
 import { pathInside } from './pathInside.js';
 import { isJsonObject, type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 
-const Stdio = z.strictObject({
-  type: z.literal('stdio'),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  cwd: z.string().optional(),
-});
-const Remote = z.strictObject({
-  type: z.enum(['streamable-http', 'sse']),
-  url: z.string().min(1),
-  headers: z.record(z.string(), z.string()).optional(),
-});
-const Server = z.discriminatedUnion('type', [Stdio, Remote]);
-type Stdio = z.infer<typeof Stdio>;
-type Remote = z.infer<typeof Remote>;
+const stdioSchema = () =>
+  z.strictObject({
+    type: z.literal('stdio'),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+  });
+const remoteSchema = () =>
+  z.strictObject({
+    type: z.enum(['streamable-http', 'sse']),
+    url: z.string().min(1),
+    headers: z.record(z.string(), z.string()).optional(),
+  });
+// Built on first use: a command that reads no plugin's mcp.json never builds it.
+const Server = z.lazy(() => z.discriminatedUnion('type', [stdioSchema(), remoteSchema()]));
+type Stdio = z.infer<ReturnType<typeof stdioSchema>>;
+type Remote = z.infer<ReturnType<typeof remoteSchema>>;
 
 const RESERVED_ENV = ['PLUGIN_ROOT', 'PLUGIN_DATA'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

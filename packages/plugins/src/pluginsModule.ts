@@ -1,10 +1,9 @@
 import { HttpRoutes, type ServerService, ServerServices } from '@loadout/api';
 import { DatabaseLocation, Migrations } from '@loadout/db';
-import { CapabilityKinds, contribute, type LoadoutModule, Places, PluginSource, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
+import { CapabilityKinds, contribute, contributeLater, type LoadoutModule, Places, PluginSource, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { instanceCachingFactory, Lifecycle } from 'tsyringe';
 import { PluginLifecycleListeners } from './PluginLifecycleListener.js';
-import { pluginRoutes } from './pluginRoutes.js';
 import { GitPluginManager, GitPluginManagerParts, PluginManager } from './PluginManager.js';
 import { PluginRegistry, pluginRegistryMigration, pluginSourcesMigration, SqlitePluginRegistry } from './PluginRegistry.js';
 import { PluginRoots } from './PluginRoots.js';
@@ -36,7 +35,13 @@ export const pluginsModule: LoadoutModule = (container) => {
   container.register(MarketplaceRegistry, { useClass: SqliteMarketplaceRegistry }, { lifecycle: Lifecycle.Singleton });
   container.register(MarketplaceManager, { useClass: GitMarketplaceManager }, { lifecycle: Lifecycle.Singleton });
   container.register(PluginLockSync, { useClass: GitPluginLockSync }, { lifecycle: Lifecycle.Singleton });
-  for (const route of pluginRoutes) contribute(container, HttpRoutes, route);
+  // The routes load with the server, never in a one-shot command.
+  contributeLater(container, async () => {
+    const { pluginRoutes } = await import('./pluginRoutes.js');
+    return (c) => {
+      for (const route of pluginRoutes) contribute(c, HttpRoutes, route);
+    };
+  });
   contribute(container, ServerServices, perHostNotice(container));
 };
 

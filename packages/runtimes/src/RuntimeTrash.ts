@@ -12,50 +12,55 @@ const ENTRY_FILE = 'entry.json';
 const BUNDLE_FOLDER = 'bundle';
 const ENTRY_ID = /^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]{1,64}-[0-9a-f]{8}$/;
 
-const skillTrashEntrySchema = z.object({
-  version: z.literal(1),
-  id: z.string().regex(ENTRY_ID),
-  name: z.string(),
-  /** Absolute path of the runtime root the folder came from. */
-  rootDir: z.string().refine((value) => path.isAbsolute(value)),
-  /** What was retired; skill folders are the only kind so far (absent in older entries). */
-  kind: z.literal('skill').default('skill'),
-  /** The folder inside that root. */
-  entry: z.string().refine(isSafeEntryName),
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
-  runtime: z.string(),
-  source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),
-  /** The project the retiring apply ran for, so paths can be shown relative to it. */
-  project: z.string().nullable(),
-  retiredAt: z.string(),
-  reason: z.string(),
-});
-
-const serverTrashEntrySchema = z.object({
-  version: z.literal(1),
-  id: z.string().regex(ENTRY_ID),
-  kind: z.literal('server'),
-  /** The entry's name in the file. */
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/),
-  runtime: z.string(),
-  /** The configuration file it was in, and how that file is written. */
-  target: z.object({
-    file: z.string().refine((value) => path.isAbsolute(value)),
-    scope: z.enum(['user', 'project']),
-    format: z.enum(['json', 'toml']),
-    container: z.string().min(1),
-    writes: z.boolean(),
-    note: z.string(),
-    sharedLock: z.boolean(),
-    createMode: z.number().int(),
+// The schemas are built on first use (z.lazy): only a command that reads the trash pays for them.
+const skillTrashEntrySchema = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    id: z.string().regex(ENTRY_ID),
+    name: z.string(),
+    /** Absolute path of the runtime root the folder came from. */
+    rootDir: z.string().refine((value) => path.isAbsolute(value)),
+    /** What was retired; skill folders are the only kind so far (absent in older entries). */
+    kind: z.literal('skill').default('skill'),
+    /** The folder inside that root. */
+    entry: z.string().refine(isSafeEntryName),
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+    runtime: z.string(),
+    source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),
+    /** The project the retiring apply ran for, so paths can be shown relative to it. */
+    project: z.string().nullable(),
+    retiredAt: z.string(),
+    reason: z.string(),
   }),
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
-  source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),
-  bridge: z.boolean(),
-  project: z.string().nullable(),
-  retiredAt: z.string(),
-  reason: z.string(),
-});
+);
+
+const serverTrashEntrySchema = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    id: z.string().regex(ENTRY_ID),
+    kind: z.literal('server'),
+    /** The entry's name in the file. */
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/),
+    runtime: z.string(),
+    /** The configuration file it was in, and how that file is written. */
+    target: z.object({
+      file: z.string().refine((value) => path.isAbsolute(value)),
+      scope: z.enum(['user', 'project']),
+      format: z.enum(['json', 'toml']),
+      container: z.string().min(1),
+      writes: z.boolean(),
+      note: z.string(),
+      sharedLock: z.boolean(),
+      createMode: z.number().int(),
+    }),
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+    source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),
+    bridge: z.boolean(),
+    project: z.string().nullable(),
+    retiredAt: z.string(),
+    reason: z.string(),
+  }),
+);
 
 const trashEntrySchema = z.union([skillTrashEntrySchema, serverTrashEntrySchema]);
 

@@ -1,5 +1,5 @@
 import { type EventStream, type ServerService, ServerServices, type ServiceStartReport } from '@loadout/api';
-import { Places, resolve, resolveAll } from '@loadout/kernel';
+import { loadLaterModules, Places, resolve, resolveAll } from '@loadout/kernel';
 import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { ownHostsFor } from './http/requestGuard.js';
@@ -62,6 +62,9 @@ export async function startServer(container: DependencyContainer, options: Serve
     let ownHosts = ownHostsFor(host, port);
     // Loaded here so that commands other than `serve` never pay for loading the HTTP stack.
     const { createHttpApp } = await import('./http/createHttpApp.js');
+    // Every package's routes and JSON-RPC methods (and any module the container was made
+    // without), which one-shot commands never load.
+    await loadLaterModules(container);
     const listening = await createHttpApp({ route: createRouteContext(container, log), streams }, { token: token.value, ownHosts: () => ownHosts });
     app = listening;
     try {

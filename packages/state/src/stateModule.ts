@@ -1,12 +1,11 @@
 import { RpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityFilters, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { CapabilityFilters, contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins';
 import { Lifecycle } from 'tsyringe';
 import { CapabilityStateFilter } from './CapabilityStateFilter.js';
 import { CapabilityStateService, StoredCapabilityStateService } from './CapabilityStateService.js';
 import { capabilityStateMigration, capabilityStatePostgresMigration, CapabilityStateStore, SqlCapabilityStateStore } from './CapabilityStateStore.js';
-import { stateRpcMethods } from './stateRpcMethods.js';
 
 /**
  * Registers capability state: its table, the store, the resolver/writer service, the session
@@ -27,5 +26,11 @@ export const stateModule: LoadoutModule = (container) => {
           .catch((error: unknown) => process.emitWarning(`the switches of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`)),
     }),
   });
-  for (const method of stateRpcMethods) contribute(container, RpcMethods, method);
+  // The methods load with the server, never in a one-shot command.
+  contributeLater(container, async () => {
+    const { stateRpcMethods } = await import('./stateRpcMethods.js');
+    return (c) => {
+      for (const method of stateRpcMethods) contribute(c, RpcMethods, method);
+    };
+  });
 };

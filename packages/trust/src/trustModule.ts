@@ -1,12 +1,11 @@
 import { HttpRoutes } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityHolds, contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { CapabilityHolds, contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins';
 import { Lifecycle } from 'tsyringe';
 import { RunnableCapabilities } from './RunnableCapabilities.js';
 import { SqlTrustStore, trustMigration, trustPostgresMigration } from './SqlTrustStore.js';
 import { TrustHolder } from './TrustHolder.js';
-import { trustRoutes } from './trustRoutes.js';
 import { StoredTrustService, TrustService } from './TrustService.js';
 import { TrustStore } from './TrustStore.js';
 
@@ -31,5 +30,11 @@ export const trustModule: LoadoutModule = (container) => {
           .catch((error: unknown) => process.emitWarning(`the approval of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`)),
     }),
   });
-  for (const route of trustRoutes) contribute(container, HttpRoutes, route);
+  // The routes load with the server, never in a one-shot command.
+  contributeLater(container, async () => {
+    const { trustRoutes } = await import('./trustRoutes.js');
+    return (c) => {
+      for (const route of trustRoutes) contribute(c, HttpRoutes, route);
+    };
+  });
 };

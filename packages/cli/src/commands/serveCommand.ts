@@ -1,4 +1,4 @@
-import { DEFAULT_JOB_RETENTION } from '@loadout/jobs';
+import { DEFAULT_JOB_RETENTION } from '@loadout/jobs/retention';
 import type { RunningServer } from '@loadout/server';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';

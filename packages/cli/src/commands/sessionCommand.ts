@@ -5,7 +5,7 @@ import { formatDiagnostics } from '../format.js';
 
 /** `loadout session [--project DIR]`: what an agent in that folder would get. */
 export function registerSessionCommand(program: Command, cli: CliContext): void {
-  program
+  const command = program
     .command('session')
     .description('open a session and print its roots, capabilities, blocks and diagnostics')
     .option('--project <dir>', 'the folder the agent works in')
@@ -37,4 +37,5 @@ export function registerSessionCommand(program: Command, cli: CliContext): void 
         },
       );
     });
+  cli.readsSessionsOnly(command);
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { type Session, SessionLoader } from '@loadout/kernel';
-import { describeRunnableExtensions, type NewTask, type TaskPatch, type TaskRecord, type TaskStore } from '@loadout/tasks';
+import type { NewTask, TaskPatch, TaskRecord, TaskStore } from '@loadout/tasks';
+import { describeRunnableExtensions } from '@loadout/tasks/interpreters';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { type CliContext, UsageError } from '../CliContext.js';

@@ -6,47 +6,52 @@ import { RuntimeManifestInvalidError } from '../RuntimeErrors.js';
 /** Where the record of the server entries Loadout wrote lives, inside the data folder. */
 export const MCP_MANIFEST_FILE = path.join('runtimes', 'mcp-manifest.json');
 
-const sourceSchema = z.object({ id: z.string().min(1).max(64), level: z.enum(['project', 'global']), plugin: z.string().max(64).nullable() });
+// The schemas are built on first use (z.lazy): only a command that reads this manifest pays for them.
+const sourceSchema = z.lazy(() => z.object({ id: z.string().min(1).max(64), level: z.enum(['project', 'global']), plugin: z.string().max(64).nullable() }));
 
-const entrySchema = z.object({
-  kind: z.literal('server'),
-  runtime: z.string().min(1).max(64),
-  /** Absolute path of the configuration file. */
-  file: z.string().refine((value) => path.isAbsolute(value), 'must be absolute'),
-  /** The entry's name in that file. */
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/),
-  /** The hash of the value Loadout wrote; null only while a first write is pending. */
-  hash: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .nullable(),
-  source: sourceSchema,
-  /** The entry that registers Loadout itself (`loadout mcp`), not a server document. */
-  bridge: z.boolean().default(false),
-  writtenAt: z.string(),
-  /**
-   * A write in progress, recorded before the file is touched: the hash the entry will have
-   * (null: removed) and the trash entry holding what it replaces. The next run settles it against
-   * the file: done, or never happened.
-   */
-  pending: z
-    .object({
-      hash: z
-        .string()
-        .regex(/^[0-9a-f]{64}$/)
-        .nullable(),
-      trash: z.string().nullable(),
-    })
-    .optional(),
-});
+const entrySchema = z.lazy(() =>
+  z.object({
+    kind: z.literal('server'),
+    runtime: z.string().min(1).max(64),
+    /** Absolute path of the configuration file. */
+    file: z.string().refine((value) => path.isAbsolute(value), 'must be absolute'),
+    /** The entry's name in that file. */
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/),
+    /** The hash of the value Loadout wrote; null only while a first write is pending. */
+    hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable(),
+    source: sourceSchema,
+    /** The entry that registers Loadout itself (`loadout mcp`), not a server document. */
+    bridge: z.boolean().default(false),
+    writtenAt: z.string(),
+    /**
+     * A write in progress, recorded before the file is touched: the hash the entry will have
+     * (null: removed) and the trash entry holding what it replaces. The next run settles it against
+     * the file: done, or never happened.
+     */
+    pending: z
+      .object({
+        hash: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .nullable(),
+        trash: z.string().nullable(),
+      })
+      .optional(),
+  }),
+);
 
-const fileSchema = z.object({
-  file: z.string().refine((value) => path.isAbsolute(value), 'must be absolute'),
-  /** What Loadout made to hold its first entry there, and takes away with its last: the file, the container key, or nothing. */
-  made: z.enum(['file', 'container', 'nothing']),
-});
+const fileSchema = z.lazy(() =>
+  z.object({
+    file: z.string().refine((value) => path.isAbsolute(value), 'must be absolute'),
+    /** What Loadout made to hold its first entry there, and takes away with its last: the file, the container key, or nothing. */
+    made: z.enum(['file', 'container', 'nothing']),
+  }),
+);
 
-const manifestSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema), files: z.array(fileSchema).default([]) });
+const manifestSchema = z.lazy(() => z.object({ version: z.literal(1), entries: z.array(entrySchema), files: z.array(fileSchema).default([]) }));
 
 export type McpManifestEntry = z.infer<typeof entrySchema>;
 export type McpManifestFile = z.infer<typeof fileSchema>;

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { Migrations, PostgresMigrations } from '@loadout/db';
+import {
+  CapabilityFilters,
+  CapabilityHolds,
+  CapabilityKinds,
+  ChangeStamps,
+  closeKernel,
+  loadModules,
+  PluginSource,
+  resolveAll,
+  resolvePlaces,
+  SessionLoader,
+  SessionSections,
+  type Token,
+} from '@loadout/kernel';
+import { removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
+import type { DependencyContainer } from 'tsyringe';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLoadout, loadoutModules } from './createLoadout.js';
+
+afterEach(removeTestdirs);
+
+// Everything a session reads. A module the app loads later must contribute to none of them:
+// `loadout session` makes its container without those modules.
+const sessionContributions: readonly Token<unknown>[] = [CapabilityKinds, CapabilityFilters, CapabilityHolds, SessionSections, Migrations, PostgresMigrations, ChangeStamps, PluginSource];
+
+/** A contribution as it can be compared across containers: its class, or its data without functions. */
+function described(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value.constructor.name;
+  return JSON.parse(JSON.stringify(value));
+}
+
+function container(home: string): DependencyContainer {
+  return createLoadout({ places: resolvePlaces({}, home) });
+}
+
+describe('the app made for a session only, and whole', () => {
+  it('has every contribution a session reads either way, and the same session; only the whole one can apply', async () => {
+    const home = testdir({
+      capabilities: { skills: { pdf: { 'SKILL.md': skillMarkdown({ name: 'pdf', description: 'Read PDFs.' }) } } },
+      work: { '.agents': { skills: { notes: { 'SKILL.md': skillMarkdown({ name: 'notes', description: 'Keep notes.' }) } } } },
+    });
+    // Made before the later modules' code loads, as `loadout session` makes it.
+    const sessionOnly = container(home);
+    await loadModules(loadoutModules);
+    const whole = container(home);
+    try {
+      for (const contribution of sessionContributions) {
+        expect(resolveAll(sessionOnly, contribution).map(described), contribution.description).toEqual(resolveAll(whole, contribution).map(described));
+        expect(sessionOnly.isRegistered(contribution, true), contribution.description).toBe(whole.isRegistered(contribution, true));
+      }
+      const project = path.join(home, 'work');
+      const [a, b] = await Promise.all([sessionOnly.resolve(SessionLoader).open({ project }), whole.resolve(SessionLoader).open({ project })]);
+      expect(a.toJSON()).toEqual(b.toJSON());
+      expect((a.toJSON().skills as { id: string }[]).map((skill) => skill.id)).toEqual(['notes', 'pdf']);
+      a.dispose();
+      b.dispose();
+
+      expect(whole.isRegistered(RuntimeApplier, true)).toBe(true);
+      expect(whole.isRegistered(RuntimePlanner, true)).toBe(true);
+      expect(sessionOnly.isRegistered(RuntimeApplier, true)).toBe(false);
+    } finally {
+      for (const made of [sessionOnly, whole]) {
+        closeKernel(made);
+        await made.dispose();
+      }
+    }
+  });
+});
