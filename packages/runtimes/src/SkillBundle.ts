@@ -173,13 +173,16 @@ function walkFolder(walk: Walk, dir: string, realDir: string, prefix: string, de
     const logical = path.join(dir, name);
     const relative = prefix === '' ? name : `${prefix}/${name}`;
     const found = lstatInside(walk.rootDir, logical);
-    if (found === null) continue; // a dangling link holds nothing
-    if (found.stats.isDirectory()) {
+    if (found !== null && found.stats.isDirectory()) {
       stamp(walk, relative, found);
       walkFolder(walk, logical, found.real, relative, depth + 1);
-    } else if (found.stats.isFile()) {
+    } else if (found !== null && found.stats.isFile()) {
       stamp(walk, relative, found);
       walk.files.push(readFile(walk, logical, found, relative));
+    } else {
+      // Holds nothing now (a dangling link, a FIFO, an entry gone since the listing), but a link's
+      // target can appear without any stamped path moving: such a bundle is read every time.
+      walk.stamps = null;
     }
   }
 }

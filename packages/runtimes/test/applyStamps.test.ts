@@ -102,6 +102,20 @@ describe('an apply with nothing changed knows the bundles by their stamps', () =
     expect((await applier.apply({ runtimes: ['claude-code'], mode: 'check' })).upToDate).toBe(true);
   });
 
+  it('reads every time a bundle holding a link that leads nowhere yet: its target appearing is seen', async () => {
+    const m = machine({ capabilities: { skills: { alpha: { 'SKILL.md': skill('alpha') } }, shared: {} } });
+    fs.symlinkSync('../../shared/extra.md', source(m, 'alpha', 'extra.md'));
+    const applier = resolve(openLoadout(m), RuntimeApplier);
+    expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(1);
+    await new Promise((done) => setTimeout(done, 1100));
+    expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(0);
+    // The link's target appears: neither the link nor its folder moves.
+    fs.writeFileSync(path.join(m.places.capabilitiesDir, 'shared/extra.md'), 'now here\n');
+    const result = await applier.apply({ runtimes: ['claude-code'] });
+    expect(result.runtimes[0]?.changes.map((change) => `${change.action} ${change.name}`)).toEqual(['update alpha']);
+    expect(fs.readFileSync(copy(m, 'alpha', 'extra.md'), 'utf8')).toBe('now here\n');
+  });
+
   it('a damaged stamps file only costs the reads it would have saved, and is written again', async () => {
     const { applier, stampsFile } = await settled();
     fs.writeFileSync(stampsFile, '{"version": 1, "bundles": {"relative/path": 1}}');
