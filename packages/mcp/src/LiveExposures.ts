@@ -53,14 +53,17 @@ export class LiveExposures {
       this.kept.set(key, kept);
       return kept.exposure;
     }
-    const running = this.pending.get(key);
+    // A derive already running serves this call only when it was made under the same stamp: one
+    // that started before a change this call's check saw would hand it the old lists.
+    const sharing = stamp === null ? null : `${key}\0${stamp}`;
+    const running = sharing === null ? undefined : this.pending.get(sharing);
     if (running !== undefined) return running;
     const derived = this.derive(key, project, stamp, arrived);
-    this.pending.set(key, derived);
+    if (sharing !== null) this.pending.set(sharing, derived);
     try {
       return await derived;
     } finally {
-      this.pending.delete(key);
+      if (sharing !== null && this.pending.get(sharing) === derived) this.pending.delete(sharing);
     }
   }
 
