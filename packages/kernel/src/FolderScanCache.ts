@@ -51,16 +51,9 @@ export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
   readonly now?: () => number;
   /** At most this many file watches (`LOADOUT_WATCH_BUDGET`); unlimited when absent. */
   readonly watchBudget?: number;
-  /** How recent a change makes a stamp untrustworthy ({@link DEFAULT_RACY_MS}); tests shorten it to show the stamps at work. */
+  /** How recent a change makes a stamp untrustworthy ({@link RACY_MS}); tests shorten it to show the stamps at work. */
   readonly racyMs?: number;
 }
-
-/**
- * A document changed less than this long before it was stamped may change again within the same
- * tick of the file system's coarse clock without its stamp moving, so it is not trusted yet: it is
- * read again at the next open, until it is older.
- */
-const DEFAULT_RACY_MS = RACY_MS;
 
 /**
  * Keeps what a long-running process read from each kind folder and drops exactly what changed on
@@ -107,7 +100,7 @@ export class FolderScanCache<T = unknown> {
     this.retention = new RootRetention(limits, options.now);
     this.budget = new WatchBudget(options.watchBudget);
     this.idleMs = limits.idleMs;
-    this.racyMs = options.racyMs ?? DEFAULT_RACY_MS;
+    this.racyMs = options.racyMs ?? RACY_MS;
   }
 
   /** Changes whenever a watcher fires or {@link validate} finds an unwatched folder or document changed. */
