@@ -23,10 +23,15 @@ function keptBundles(raw: unknown): Map<string, BundleStamps> {
   if (!isObject(raw) || raw.version !== 1 || !isObject(raw.bundles)) return kept;
   for (const [entry, stamps] of Object.entries(raw.bundles)) {
     if (!path.isAbsolute(entry) || !isObject(stamps) || typeof stamps.hash !== 'string' || !HASH.test(stamps.hash) || !isObject(stamps.files)) return new Map();
-    for (const stamp of Object.values(stamps.files)) if (typeof stamp !== 'string') return new Map();
+    for (const [relative, stamp] of Object.entries(stamps.files)) if (typeof stamp !== 'string' || !isBundlePath(relative)) return new Map();
     kept.set(entry, { hash: stamps.hash, files: stamps.files as Record<string, string> });
   }
   return kept;
+}
+
+/** `''` (the bundle itself) or a relative path below it: no leading or doubled `/`, no `.` or `..` step. */
+function isBundlePath(relative: string): boolean {
+  return relative === '' || relative.split('/').every((step) => step !== '' && step !== '.' && step !== '..');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
