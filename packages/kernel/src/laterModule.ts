@@ -26,9 +26,12 @@ export function laterModule(load: ModuleLoader): LoadoutModule {
 }
 
 /**
- * Registers `load`'s module on `container` now when its code is loaded, else when
- * {@link loadLaterModules} runs: for a module's own parts that only some processes use (the
- * server's routes and RPC methods).
+ * Registers `load`'s module on `container` now when this same `load` function's code was already
+ * loaded ({@link loadModules}), else when {@link loadLaterModules} runs: for a module's own parts
+ * that only some processes use (the server's routes and RPC methods). A loader made afresh for each
+ * container (an inline arrow) is never found loaded, so its parts arrive only through
+ * {@link loadLaterModules}; and the module a loader brings must not itself call `contributeLater`,
+ * since one container's later modules are loaded once.
  */
 export function contributeLater(container: DependencyContainer, load: ModuleLoader): void {
   const loaded = loadedCode.get(load);
