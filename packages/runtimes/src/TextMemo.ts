@@ -1,5 +1,6 @@
 /**
- * Results computed from a skill's text, kept while the same text comes back: one plan reads each
+ * Results computed from a text (a skill's `SKILL.md`, a skill's name), kept while the same text
+ * comes back: one plan reads each
  * source `SKILL.md` for every runtime it targets and finds the same text again in each copy it
  * wrote, and parsing YAML is most of what an apply with nothing to change costs. Texts over
  * {@link TextMemo.MAX_TEXT} characters are not kept, and the memo empties itself when it holds

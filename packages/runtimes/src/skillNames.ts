@@ -1,4 +1,5 @@
 import type { SkillFileFacts } from './RuntimeAdapter.js';
+import { TextMemo } from './TextMemo.js';
 
 /**
  * The key under which two skill names collide in a runtime: the NFKC form, trimmed, inner
@@ -6,18 +7,11 @@ import type { SkillFileFacts } from './RuntimeAdapter.js';
  * are one name (an agent would not tell them apart either).
  */
 export function skillNameKey(name: string): string {
-  let key = keys.get(name);
-  if (key === undefined) {
-    // Names are short and a plan asks for the same ones in every view it builds; the memo is bounded.
-    if (keys.size >= MAX_KEYS) keys.clear();
-    key = name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
-    keys.set(name, key);
-  }
-  return key;
+  return keys.get(name);
 }
 
-const keys = new Map<string, string>();
-const MAX_KEYS = 16_384;
+// Names are short and a plan asks for the same ones in every view it builds; the memo is bounded.
+const keys = new TextMemo((name) => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase());
 
 /** The name a runtime lists a skill folder under: its frontmatter `name` when it has one, else the folder's. */
 export function listedSkillName(skill: SkillFileFacts): string {
