@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
@@ -42,6 +43,12 @@ describe('readSkillBundle', () => {
     ]);
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'skill', 'leak.txt'));
     expect(() => readSkillBundle(root, path.join(root, 'skill'))).toThrow(expect.objectContaining({ code: 'PATH_OUTSIDE_ROOT' }));
+  });
+
+  it('refuses an entry that is neither a folder nor a regular file, by name, without waiting on it', () => {
+    const root = testdir({});
+    execFileSync('mkfifo', [path.join(root, 'pipe.md')]);
+    expect(() => readSkillBundle(root, path.join(root, 'pipe.md'))).toThrow(expect.objectContaining({ code: 'NOT_A_FILE' }));
   });
 
   it('is null when the entry does not exist', () => {

@@ -82,9 +82,10 @@ interface Walk {
  * Reads a skill as a bundle. A folder skill is every file below `entry`; a single-file skill
  * (`skills/<file>.md`) is one `SKILL.md`, which is how it is written into a runtime. Links are
  * followed only while they stay inside `rootDir`; a link leading out, or a skill over the limits,
- * is refused with a `DocumentRefusedError`; only regular files are read. Returns null when `entry`
- * does not exist. Each path is stamped before it is read (see {@link BundleStamps}); `racyBefore`
- * is the time after which a change makes a stamp untrusted.
+ * is refused with a `DocumentRefusedError`, as is an `entry` that is neither a folder nor a regular
+ * file (a FIFO, a socket); only regular files are read. Returns null when `entry` does not exist.
+ * Each path is stamped before it is read (see {@link BundleStamps}); `racyBefore` is the time
+ * after which a change makes a stamp untrusted.
  */
 export function readSkillBundle(rootDir: string, entry: string, racyBefore: number = Date.now() - RACY_MS): SkillBundle | null {
   const found = lstatInside(rootDir, entry);
@@ -96,7 +97,7 @@ export function readSkillBundle(rootDir: string, entry: string, racyBefore: numb
   } else if (found.stats.isFile()) {
     walk.files.push(readFile(walk, entry, found, SKILL_FILE));
   } else {
-    return null;
+    throw new DocumentRefusedError('NOT_A_FILE', `${path.basename(entry)}: is neither a folder nor a regular file; it is not read`);
   }
   const files = sortFiles(walk.files);
   const hash = hashBundle(files);
