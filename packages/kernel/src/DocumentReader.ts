@@ -183,8 +183,11 @@ export function isInside(root: string, target: string): boolean {
 
 let readBuffer: Buffer | null = null;
 
-/** Flags every document is opened with: never through a final link, never waiting on a FIFO's writer. */
-const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+/**
+ * Flags every file Loadout reads from data it does not own is opened with: never through a final
+ * link, never waiting on a FIFO's writer. `fstat` of what was opened then says whether to read it.
+ */
+export const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 
 /**
  * Reads a text file that lives under `root`. A symlink is followed only when its real target is

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE, RACY_MS, writeFileAtomicSync } from '@loadout/kernel';
+import { OPEN_FLAGS, PRIVATE_FILE_MODE, RACY_MS, writeFileAtomicSync } from '@loadout/kernel';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */
@@ -142,7 +142,7 @@ export class BundleStampCache {
 function readCacheFile(file: string): unknown {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    fd = fs.openSync(file, OPEN_FLAGS);
   } catch {
     return null;
   }

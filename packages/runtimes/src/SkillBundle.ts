@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
+import { DocumentRefusedError, OPEN_FLAGS, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 
@@ -195,6 +195,7 @@ function readFile(walk: Walk, logical: string, found: { real: string; stats: fs.
   }
   let fd: number;
   try {
+    // The path is already real: a link found at open time was put there while it was being read.
     fd = fs.openSync(found.real, OPEN_FLAGS);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error;
@@ -212,9 +213,6 @@ function readFile(walk: Walk, logical: string, found: { real: string; stats: fs.
     fs.closeSync(fd);
   }
 }
-
-/** Flags a bundle file is opened with: never through a final link (the path given is already real), never waiting on a FIFO's writer. */
-const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 
 /**
  * Writes `bundle` into `dir`, which must not exist yet: the caller writes into a staging folder and
