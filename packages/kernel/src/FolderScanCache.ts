@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Diagnostic } from './Diagnostic.js';
 import type { FolderEntry } from './listFolderInside.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
-import { RACY_MS } from './statStamp.js';
+import { changedAfter, RACY_MS } from './statStamp.js';
 import { WatchBudget } from './WatchBudget.js';
 
 interface EntryState<T> {
@@ -542,7 +542,7 @@ function statInto(paths: readonly string[], racyBefore: number, into: number[]):
     } catch (error) {
       mark = errorMark(error);
     }
-    if (stats !== undefined && (stats.ctimeMs > racyBefore || stats.mtimeMs > racyBefore)) return false;
+    if (stats !== undefined && changedAfter(stats, racyBefore)) return false;
     into[at] = stats === undefined ? mark : stats.ino;
     into[at + 1] = stats === undefined ? 0 : stats.size;
     into[at + 2] = stats === undefined ? 0 : stats.mode;

@@ -13,6 +13,11 @@ export const RACY_MS = 1000;
  * Null when it changed after `racyBefore` (a time in ms), too recently for its times to be trusted.
  */
 export function statStamp(stats: fs.Stats, racyBefore: number): string | null {
-  if (stats.ctimeMs > racyBefore || stats.mtimeMs > racyBefore) return null;
+  if (changedAfter(stats, racyBefore)) return null;
   return `${stats.ino}:${stats.size}:${stats.mode}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
+
+/** Whether `stats` moved after `racyBefore` (a time in ms): too recently for its stamp to be trusted. */
+export function changedAfter(stats: fs.Stats, racyBefore: number): boolean {
+  return stats.ctimeMs > racyBefore || stats.mtimeMs > racyBefore;
 }
