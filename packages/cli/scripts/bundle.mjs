@@ -1,7 +1,13 @@
-// Bundles the compiled command line (dist/lib, from tsc) into dist/main.js and its chunks: one
-// file to load instead of hundreds, and each command's own modules in a chunk loaded only when
-// that command runs (dynamic imports split). Native modules (better-sqlite3) stay outside and are
-// loaded where pnpm installed them, by a path relative to the bundle.
+// Bundles the compiled command line (dist/lib, from tsc) into one CommonJS file,
+// dist/loadout-<hash>.cjs, and its entry point dist/main.js, which compiles that file with V8's code
+// cache (src/loadCachedScript.ts) made here by a warm-up run (warmCodeCache.mjs). One file: Node's ES
+// loader would resolve, read and link each chunk at every start, and a code cache is offered for one
+// script. What packages load on demand (dynamic imports: the HTTP server, the MCP SDK's endpoint, the
+// command actions' features) stays lazy inside it: esbuild makes those modules functions evaluated on
+// first import. Native modules (better-sqlite3) stay outside and are loaded where pnpm installed
+// them, by a path relative to the bundle.
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -71,28 +77,64 @@ const englishZodOnly = {
   },
 };
 
-// Chunks of an earlier build go: their names change with their content.
-for (const name of fs.readdirSync(out)) if (name.endsWith('.js')) fs.rmSync(path.join(out, name));
+// Files of an earlier build go: their names change with their content.
+for (const name of fs.readdirSync(out)) if (/\.(js|cjs|v8cache|LEGAL\.txt)$/.test(name)) fs.rmSync(path.join(out, name));
+
+// The command line, one CommonJS file. Its modules' `import.meta.url` (the command's own, such as
+// cliPaths.js) is the bundle's address; other packages' modules get their own (keepModuleLocations).
 const built = await esbuild.build({
-  entryPoints: { main: path.join(lib, 'main.js') },
-  outdir: out,
+  entryPoints: [path.join(lib, 'cliBundle.js')],
+  write: false,
+  outfile: path.join(out, 'loadout.cjs'),
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  chunkNames: '[name]-[hash]',
   // The ES build where a package has one: a UMD build (jsonc-parser's) requires its parts by names
   // a bundler cannot follow.
   mainFields: ['module', 'main'],
   // Less text to parse at every start; names are kept, so stack traces still read.
   minifyWhitespace: true,
   minifySyntax: true,
-  // CommonJS dependencies call require(); an ES module has none of its own. The bundle's own
-  // address is named without `import.meta`, which would make a CommonJS module that uses it an ES one.
-  banner: { js: "import { createRequire as __loadoutRequire } from 'node:module';\nconst __loadoutBundleUrl = import.meta.url;\nconst require = __loadoutRequire(__loadoutBundleUrl);" },
+  // Escapes anything beyond ASCII, so the loader can read the file as latin1 (checked below).
+  charset: 'ascii',
+  // Licence comments (which may name people in any script) in a file of their own beside it.
+  legalComments: 'external',
+  define: { 'import.meta.url': '__loadoutBundleUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
+  banner: { js: "var __loadoutBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [nativeOutside, englishZodOnly, keepModuleLocations],
   logLevel: 'warning',
   metafile: process.env.LOADOUT_BUNDLE_META === '1',
 });
+const output = (ending) => built.outputFiles.find((found) => found.path.endsWith(ending));
+const text = output('.cjs').contents;
+if (text.some((byte) => byte > 0x7f)) throw new Error('the bundle is not ASCII: loadCachedScript reads it as latin1');
+// A dynamic import() left in the bundle would need an ES loader the compiled script does not have.
+if (/\bimport\(/.test(output('.cjs').text)) throw new Error('the bundle still has a dynamic import()');
+const hash = crypto.createHash('sha256').update(text).digest('hex');
+const file = `loadout-${hash.slice(0, 16)}.cjs`;
+fs.writeFileSync(path.join(out, file), text);
+if (output('.LEGAL.txt') !== undefined) fs.writeFileSync(path.join(out, 'loadout.LEGAL.txt'), output('.LEGAL.txt').contents);
 if (built.metafile !== undefined) fs.writeFileSync(path.join(out, 'meta.json'), JSON.stringify(built.metafile));
+
+// The entry point: `--version`, the EPIPE handling and the loader, with the bundle's name and hash
+// written in, so a cache is only ever taken for the bundle it was made for.
+await esbuild.build({
+  entryPoints: { main: path.join(lib, 'main.js') },
+  outdir: out,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minifySyntax: true,
+  define: { LOADOUT_BUNDLE: JSON.stringify({ file, hash }) },
+  // Only tsc's unbundled dist/lib takes this way in; the bundled entry never does.
+  external: ['./cliBundle.js'],
+  logLevel: 'warning',
+});
+
+// The code cache, made by running representative commands once (see warmCodeCache.mjs).
+const warm = spawnSync(process.execPath, [path.join(import.meta.dirname, 'warmCodeCache.mjs'), path.join(out, file), hash], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (warm.status !== 0) throw new Error(`making the code cache failed (exit ${warm.status})`);

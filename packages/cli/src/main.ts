@@ -1,7 +1,14 @@
 #!/usr/bin/env node
 // The entry point loads as little as it can before it knows the command: `--version` reads one
-// file; everything else loads the command line and, through each command, what it uses.
+// file; everything else compiles the bundled command line with its code cache (loadCachedScript)
+// and runs it.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCachedScript } from './loadCachedScript.js';
 import { printVersion, wantsVersion } from './version.js';
+
+/** The bundle beside this file and its content hash, written in here by the build (scripts/bundle.mjs). */
+declare const LOADOUT_BUNDLE: { readonly file: string; readonly hash: string } | undefined;
 
 // A reader that stops early (`loadout session --json | head`) closes the pipe: what is left of the
 // answer has nowhere to go, which is no failure of the command, so the command finishes its work
@@ -13,8 +20,13 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 if (wantsVersion(process.argv.slice(2))) printVersion(process.argv.includes('--json'));
-else {
-  // Before any module that uses the container is evaluated: tsyringe checks for it as it loads.
-  await import('reflect-metadata');
-  await import('./runCli.js');
+else if (typeof LOADOUT_BUNDLE === 'undefined') {
+  // Not bundled (dist/lib as tsc wrote it): the same command line through Node's ES loader.
+  await (await import('./cliBundle.js')).runCli(process.argv);
+} else {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const bundle = path.join(here, LOADOUT_BUNDLE.file);
+  const loaded = loadCachedScript({ bundle, bundleHash: LOADOUT_BUNDLE.hash, cache: `${bundle}.v8cache` });
+  if (process.env.LOADOUT_DEBUG_CODE_CACHE === '1') process.stderr.write(`loadout: code cache ${loaded.cache}\n`);
+  await (loaded.exports as { runCli: (argv: readonly string[]) => Promise<void> }).runCli(process.argv);
 }

@@ -1,14 +1,17 @@
-// The command line, loaded by main.ts once it knows the command is not `--version`.
+// The command line, run by main.ts once it knows the command is not `--version`.
 import { CommanderError } from 'commander';
 import { buildProgram } from './buildProgram.js';
 import { CliContext } from './CliContext.js';
 
-const cli = new CliContext();
-try {
-  await buildProgram(cli).parseAsync(process.argv);
-} catch (error) {
-  // Commander's own errors were already reported by the usage handler.
-  if (!(error instanceof CommanderError)) cli.fail(process.argv.includes('--json'), error);
-} finally {
-  cli.close();
+/** Runs one command (`argv` as in `process.argv`); its outcome is the process's exit code. */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  const cli = new CliContext();
+  try {
+    await buildProgram(cli).parseAsync([...argv]);
+  } catch (error) {
+    // Commander's own errors were already reported by the usage handler.
+    if (!(error instanceof CommanderError)) cli.fail(argv.includes('--json'), error);
+  } finally {
+    cli.close();
+  }
 }
