@@ -4,7 +4,7 @@
 // loader would resolve, read and link each chunk at every start, and a code cache is offered for one
 // script. What packages load on demand (dynamic imports: the HTTP server, the MCP SDK's endpoint, the
 // command actions' features) stays lazy inside it: esbuild makes those modules functions evaluated on
-// first import. Native modules (better-sqlite3) stay outside and are loaded where pnpm installed
+// first import. Native addons (better-sqlite3's) stay outside and are loaded where pnpm installed
 // them, by a path relative to the bundle.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -15,7 +15,6 @@ import * as esbuild from 'esbuild';
 const packageDir = path.resolve(import.meta.dirname, '..');
 const lib = path.join(packageDir, 'dist', 'lib');
 const out = path.join(packageDir, 'dist');
-const NATIVE = new Set(['better-sqlite3']);
 
 /** A path from the bundle's folder to `file`, as a URL path. */
 const fromBundle = (file) => path.relative(out, file).split(path.sep).join('/');
@@ -48,16 +47,25 @@ const keepModuleLocations = {
   },
 };
 
-/** Native modules are resolved now, from the package that depends on them, and left outside. */
-const nativeOutside = {
-  name: 'native-outside',
+/**
+ * better-sqlite3's JavaScript is bundled (so it is compiled with the rest and kept in the code
+ * cache, instead of a dozen files Node's CommonJS loader resolves, reads and compiles at each
+ * start); its native addon stays outside. The `bindings` lookup, which searches a dozen places for
+ * the addon at run time, is replaced by the addon's path found now in the package pnpm installed,
+ * relative to the bundle, so a clean clone's `pnpm install && pnpm build` gives a working command.
+ */
+const nativeAddonOutside = {
+  name: 'native-addon-outside',
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (!NATIVE.has(args.path) || args.pluginData === 'native') return undefined;
-      const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'native' });
-      if (found.errors.length > 0) return { errors: found.errors };
-      return { path: `./${fromBundle(found.path)}`, external: true };
+    build.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/ }, async (args) => {
+      const addon = path.resolve(path.dirname(args.path), '../build/Release/better_sqlite3.node');
+      if (!fs.existsSync(addon)) throw new Error(`better-sqlite3's addon is not built: ${addon} (run pnpm install)`);
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      const lookup = "require('bindings')('better_sqlite3.node')";
+      if (!text.includes(lookup)) throw new Error(`better-sqlite3 no longer loads its addon with ${lookup}: see native-addon-outside`);
+      return { contents: text.replace(lookup, `require(${JSON.stringify(`./${fromBundle(addon)}`)})`), loader: 'js', resolveDir: path.dirname(args.path) };
     });
+    build.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -102,7 +110,7 @@ const built = await esbuild.build({
   legalComments: 'external',
   define: { 'import.meta.url': '__loadoutBundleUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
   banner: { js: "var __loadoutBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [nativeOutside, englishZodOnly, keepModuleLocations],
+  plugins: [nativeAddonOutside, englishZodOnly, keepModuleLocations],
   logLevel: 'warning',
   metafile: process.env.LOADOUT_BUNDLE_META === '1',
 });
