@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, OPEN_FLAGS, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
+import { childPath, DocumentRefusedError, OPEN_FLAGS, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 
@@ -118,7 +118,7 @@ export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleS
   if (stamps.files[''] === undefined) return null;
   let isFolder = false;
   for (const [relative, expected] of Object.entries(stamps.files)) {
-    const stats = fs.lstatSync(relative === '' ? entry : path.join(entry, ...relative.split('/')), { throwIfNoEntry: false });
+    const stats = fs.lstatSync(relative === '' ? entry : childPath(entry, relative), { throwIfNoEntry: false });
     if (stats === undefined || statStamp(stats, racyBefore) !== expected) return null;
     if (relative === '') isFolder = stats.isDirectory();
   }

@@ -102,7 +102,8 @@ function runPass(input: PlanRuntimesInput, adapters: ReadonlyMap<string, Runtime
       if (!needed) skipped.add(change);
     }
   }
-  const views = new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, skipped, sourcesByRealFolder)]));
+  // With no create skipped the views are the full ones: built from the same plans, nothing left out.
+  const views = skipped.size === 0 ? full : new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, skipped, sourcesByRealFolder)]));
   return { plans, skipped, views };
 }
 
@@ -282,10 +283,13 @@ function skipsOf(runtime: RuntimeRoots, input: PlanRuntimesInput, view: readonly
   const reports: ChangeReport[] = [];
   const findings: Diagnostic[] = [];
   const seen = new Set<string>();
+  // The first in-place copy of each source, found once rather than by a search of the view per source.
+  const inPlaceBySource = new Map<string, SkillCopy>();
+  for (const copy of view) if (copy.state === 'in-place' && copy.source !== null && !inPlaceBySource.has(copy.source)) inPlaceBySource.set(copy.source, copy);
   for (const source of input.sources) {
     if (!targets.has(source.target) || seen.has(source.key)) continue;
     seen.add(source.key);
-    const inPlace = view.find((copy) => copy.state === 'in-place' && copy.source === source.sourceEntry);
+    const inPlace = inPlaceBySource.get(source.sourceEntry);
     const refusal = inPlace !== undefined ? inPlace.refusal : runtime.adapter.refuses(source.facts);
     const rule =
       source.unreadable !== null
