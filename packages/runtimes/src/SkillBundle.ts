@@ -244,14 +244,15 @@ export function writeBundle(dir: string, bundle: SkillBundle): string[] {
 }
 
 /**
- * Puts `files` (all under `dir`) on disk before anything refers to them, so a crash never leaves a
- * renamed skill with empty files: one flush of the file system that holds them (`sync -f`, Linux's
- * syncfs) rather than one fsync per file, which costs a journal commit each — 600 of them for 300
- * skills in two agents. Where `sync -f` is not available, each file is fsynced.
+ * Puts `files` (all under `dirs`) on disk before anything refers to them, so a crash never leaves a
+ * renamed skill with empty files: one flush of each file system that holds them (`sync -f`, Linux's
+ * syncfs, one process for every folder) rather than one fsync per file, which costs a journal
+ * commit each — 600 of them for 300 skills in two agents. Where `sync -f` is not available, each
+ * file is fsynced.
  */
-export function flushWritten(dir: string, files: readonly string[]): void {
+export function flushWritten(dirs: readonly string[], files: readonly string[]): void {
   if (files.length === 0) return;
-  if (process.platform === 'linux' && spawnSync('sync', ['-f', dir], { stdio: 'ignore', timeout: 120_000 }).status === 0) return;
+  if (process.platform === 'linux' && spawnSync('sync', ['-f', '--', ...new Set(dirs)], { stdio: 'ignore', timeout: 120_000 }).status === 0) return;
   for (const file of files) {
     const fd = fs.openSync(file, 'r');
     try {

@@ -95,10 +95,27 @@ function runPass(input: PlanRuntimesInput, adapters: ReadonlyMap<string, Runtime
   const none = new Set<PlannedChange>();
   const full = new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, none, sourcesByRealFolder)]));
   const skipped = new Set<PlannedChange>();
+  // Each runtime's loaded copies by name key, made once: a first apply asks this of every create.
+  const byKey = new Map<string, Map<string, SkillCopy[]>>();
+  const copiesOf = (name: string, key: string): readonly SkillCopy[] => {
+    let keyed = byKey.get(name);
+    if (keyed === undefined) {
+      keyed = new Map();
+      for (const copy of full.get(name) ?? []) {
+        if (!copy.loaded || copy.blocked === true) continue;
+        const list = keyed.get(copy.key);
+        if (list === undefined) keyed.set(copy.key, [copy]);
+        else list.push(copy);
+      }
+      byKey.set(name, keyed);
+    }
+    return keyed.get(key) ?? [];
+  };
   for (const plan of plans.values()) {
     for (const change of plan.changes) {
       if (change.action !== 'create') continue;
-      const needed = change.runtimes.some((name) => needsCreate(input.runtimes.find((runtime) => runtime.adapter.name === name), full.get(name) ?? [], change));
+      const key = skillNameKey(change.name);
+      const needed = change.runtimes.some((name) => needsCreate(input.runtimes.find((runtime) => runtime.adapter.name === name), copiesOf(name, key), change));
       if (!needed) skipped.add(change);
     }
   }
