@@ -20,6 +20,7 @@ export { ConflictError, type ErrorCategory, InvalidInputError, isLoadoutError, L
 export { Places, resolvePlaces } from './Places.js';
 export { type InstalledPlugin, PluginSource } from './PluginSource.js';
 export { isProcessAlive, processStartTime } from './processIdentity.js';
+export { parseFlatMapping } from './parseFlatMapping.js';
 export { type JsonShape, readJsonCapability } from './readJsonCapability.js';
 export { readMarkdownCapability } from './readMarkdownCapability.js';
 export { redactArguments, redactCredentials, redactSecrets } from './redactCredentials.js';
@@ -34,6 +35,6 @@ export { shadowRecords } from './shadowRecords.js';
 export { watchBudgetFrom } from './WatchBudget.js';
 export { contribute, resolve, resolveAll, token, type Token } from './token.js';
 export { formatMarkdown, writeFileAtomicSync } from './writeDocument.js';
-export { RACY_MS, statStamp } from './statStamp.js';
+export { isFolderStamp, RACY_MS, statStamp } from './statStamp.js';
 export { checkWriteInside, WriteRefusedError } from './writeFileInside.js';
 export { zodShape } from './zodShape.js';

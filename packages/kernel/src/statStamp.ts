@@ -1,4 +1,4 @@
-import type fs from 'node:fs';
+import fs from 'node:fs';
 
 /**
  * How recent a change makes a stamp untrustworthy, in milliseconds. File times come from a coarse
@@ -20,4 +20,10 @@ export function statStamp(stats: fs.Stats, racyBefore: number): string | null {
 /** Whether `stats` moved after `racyBefore` (a time in ms): too recently for its stamp to be trusted. */
 export function changedAfter(stats: fs.Stats, racyBefore: number): boolean {
   return stats.ctimeMs > racyBefore || stats.mtimeMs > racyBefore;
+}
+
+/** Whether a stamp {@link statStamp} made is of a folder (its mode's file type). */
+export function isFolderStamp(stamp: string): boolean {
+  const mode = Number(stamp.split(':', 3)[2]);
+  return (mode & fs.constants.S_IFMT) === fs.constants.S_IFDIR;
 }

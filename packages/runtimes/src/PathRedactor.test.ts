@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PathRedactor } from './PathRedactor.js';
+import path from 'node:path';
+import { isNormalAbsolute, PathRedactor } from './PathRedactor.js';
 
 describe('PathRedactor', () => {
   const redactor = new PathRedactor([
@@ -24,5 +25,15 @@ describe('PathRedactor', () => {
 
   it('replaces known folders inside text, not folders that merely start the same', () => {
     expect(redactor.text('read /home/ada/work/app/x and /home/adam/y')).toBe('read <project>/x and /home/adam/y');
+  });
+
+  it('takes a path as it is only where path.resolve would give it back unchanged', () => {
+    const steps = ['a', '.', '..', '', '.a', 'a.', '..a', 'a..', '...', ' ', 'é', 'a b'];
+    const paths = ['/', '//', 'a', 'a/b', './a'];
+    for (const one of steps) for (const two of steps) for (const three of steps) paths.push(`/${one}/${two}`, `/${one}/${two}/${three}`, `/${one}/${two}/`, `${one}/${two}`);
+    for (const target of paths) if (isNormalAbsolute(target)) expect(path.resolve(target), target).toBe(target);
+    // Not a vacuous check: the plan's usual paths are taken as they are.
+    expect(isNormalAbsolute('/home/ada/.claude/skills/pdf')).toBe(true);
+    expect(paths.filter(isNormalAbsolute).length).toBeGreaterThan(500);
   });
 });

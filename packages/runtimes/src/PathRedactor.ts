@@ -40,7 +40,8 @@ export class PathRedactor {
   }
 
   private redact(absolute: string): string {
-    const resolved = path.resolve(absolute);
+    // Most paths a plan shows are already absolute and normal: `path.resolve` would return them as they are.
+    const resolved = isNormalAbsolute(absolute) ? absolute : path.resolve(absolute);
     for (const anchor of this.anchors) {
       // Both are resolved: inside means equal, or starting with the folder and a separator.
       if (resolved !== anchor.dir && !resolved.startsWith(anchor.prefix)) continue;
@@ -59,4 +60,12 @@ export class PathRedactor {
     }
     return redactSecrets(result);
   }
+}
+
+/** A step `path.resolve` would change on POSIX: an empty, `.` or `..` segment, or a trailing separator. */
+const ODD_STEP = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+
+/** Whether `path.resolve(target)` is `target` itself: POSIX, absolute, with no step it would change. */
+export function isNormalAbsolute(target: string): boolean {
+  return path.sep === '/' && target.startsWith('/') && !ODD_STEP.test(target);
 }

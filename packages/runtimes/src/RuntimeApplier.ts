@@ -178,18 +178,27 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     }
     const order: Record<PlannedChange['action'], number> = { retire: 0, release: 1, forget: 2, update: 3, create: 4, adopt: 5 };
     const retired: RetiredReport[] = [];
-    for (const [rootDir, changes] of byRoot) {
-      changes.sort((a, b) => order[a.action] - order[b.action]);
-      const manifest = RuntimeManifest.read(rootDir);
-      const staging = path.join(rootDir, STAGING_FOLDER);
-      fs.rmSync(staging, { recursive: true, force: true });
-      try {
-        const staged = stageBundles(changes, staging);
-        for (const change of changes) {
-          const entry = this.executeChange(change, manifest, staged, trash, plan);
+    const roots = [...byRoot].map(([rootDir, changes]) => ({ rootDir, changes: changes.sort((a, b) => order[a.action] - order[b.action]), staging: path.join(rootDir, STAGING_FOLDER), staged: new Map<PlannedChange, string>() }));
+    const begun: { manifest: RuntimeManifest; staging: string }[] = [];
+    try {
+      // Every root's new bundles are staged first and made durable by one flush (one `sync` for
+      // all the roots, not one per root), and only then is anything renamed into place.
+      const written: string[] = [];
+      for (const root of roots) {
+        fs.rmSync(root.staging, { recursive: true, force: true });
+        begun.push({ manifest: RuntimeManifest.read(root.rootDir), staging: root.staging });
+        for (const [change, folder] of stageBundles(root.changes, root.staging, written)) root.staged.set(change, folder);
+      }
+      flushWritten(roots.filter((root) => root.staged.size > 0).map((root) => root.staging), written);
+      roots.forEach((root, index) => {
+        const { manifest } = begun[index] as { manifest: RuntimeManifest };
+        for (const change of root.changes) {
+          const entry = this.executeChange(change, manifest, root.staged, trash, plan);
           if (entry !== null) retired.push(this.retiredReport(entry));
         }
-      } finally {
+      });
+    } finally {
+      for (const { manifest, staging } of begun) {
         manifest.write();
         fs.rmSync(staging, { recursive: true, force: true });
       }
@@ -305,9 +314,9 @@ export class SkillRuntimeApplier implements RuntimeApplier {
  * Writes the bundle of every create and update in one root into its staging folder and flushes
  * them all at once, before any is renamed into place. Returns each change's staged folder.
  */
-function stageBundles(changes: readonly PlannedChange[], staging: string): Map<PlannedChange, string> {
+/** Writes the bundles of a root's creates and updates into its staging folder, adding the files written to `written`; nothing is flushed here. */
+function stageBundles(changes: readonly PlannedChange[], staging: string, written: string[]): Map<PlannedChange, string> {
   const staged = new Map<PlannedChange, string>();
-  const written: string[] = [];
   let made = false;
   for (const change of changes) {
     if (change.action !== 'create' && change.action !== 'update') continue;
@@ -318,6 +327,5 @@ function stageBundles(changes: readonly PlannedChange[], staging: string): Map<P
     written.push(...writeBundle(fresh, change.bundle as NonNullable<PlannedChange['bundle']>));
     staged.set(change, fresh);
   }
-  flushWritten(staging, written);
   return staged;
 }

@@ -43,6 +43,37 @@ const manifestSchema = z.object({
 export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
 export type ManifestSource = ManifestEntry['source'];
 
+const SHA256 = /^[0-9a-f]{64}$/;
+const LEVELS: readonly unknown[] = ['project', 'global'];
+
+/**
+ * A manifest's entries when every one is plainly what `manifestSchema` accepts, built as the schema
+ * builds them (fields in the schema's order, unknown fields dropped, an absent `kind` filled in);
+ * null for anything else, which the schema then judges with its own error. Every apply reads the
+ * manifest of each root it writes, hundreds of entries each, and the schema's walk cost more than
+ * the rest of the reading; `RuntimeManifest.test.ts` checks both agree.
+ */
+export function plainEntries(raw: unknown): ManifestEntry[] | null {
+  if (!isRecord(raw) || raw.version !== 1 || !Array.isArray(raw.entries)) return null;
+  const entries: ManifestEntry[] = [];
+  for (const item of raw.entries as unknown[]) {
+    if (!isRecord(item)) return null;
+    const { kind, path: entryPath, name, hash, source, writtenAt } = item;
+    if ((kind !== undefined && kind !== 'skill') || typeof entryPath !== 'string' || !isSafeEntryName(entryPath)) return null;
+    if (typeof name !== 'string' || name.length < 1 || name.length > 64 || typeof hash !== 'string' || !SHA256.test(hash) || typeof writtenAt !== 'string') return null;
+    if (!isRecord(source)) return null;
+    const { id, level, plugin } = source;
+    if (typeof id !== 'string' || id.length < 1 || id.length > 64 || !LEVELS.includes(level) || !(plugin === null || (typeof plugin === 'string' && plugin.length <= 64))) return null;
+    entries.push({ kind: 'skill', path: entryPath, name, hash, source: { id, level: level as ManifestSource['level'], plugin }, writtenAt });
+  }
+  return entries;
+}
+
+/** A plain object (what JSON makes of `{}`), not an array or null. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * What Loadout wrote into one runtime root, by folder. Read before every plan, written once per
  * root after the files are in place.
@@ -65,10 +96,14 @@ export class RuntimeManifest {
       throw error;
     }
     if (raw === null) return new RuntimeManifest(rootDir, new Map());
-    const parsed = zodShape(manifestSchema)(raw);
-    if (!parsed.ok) throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
+    let entries = plainEntries(raw);
+    if (entries === null) {
+      const parsed = zodShape(manifestSchema)(raw);
+      if (!parsed.ok) throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
+      entries = parsed.value.entries;
+    }
     const byPath = new Map<string, ManifestEntry>();
-    for (const entry of parsed.value.entries) byPath.set(entry.path, entry);
+    for (const entry of entries) byPath.set(entry.path, entry);
     return new RuntimeManifest(rootDir, byPath);
   }
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, OPEN_FLAGS, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
+import { childPath, DocumentRefusedError, OPEN_FLAGS, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 
@@ -118,7 +118,7 @@ export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleS
   if (stamps.files[''] === undefined) return null;
   let isFolder = false;
   for (const [relative, expected] of Object.entries(stamps.files)) {
-    const stats = fs.lstatSync(relative === '' ? entry : path.join(entry, ...relative.split('/')), { throwIfNoEntry: false });
+    const stats = fs.lstatSync(relative === '' ? entry : childPath(entry, relative), { throwIfNoEntry: false });
     if (stats === undefined || statStamp(stats, racyBefore) !== expected) return null;
     if (relative === '') isFolder = stats.isDirectory();
   }
@@ -244,14 +244,15 @@ export function writeBundle(dir: string, bundle: SkillBundle): string[] {
 }
 
 /**
- * Puts `files` (all under `dir`) on disk before anything refers to them, so a crash never leaves a
- * renamed skill with empty files: one flush of the file system that holds them (`sync -f`, Linux's
- * syncfs) rather than one fsync per file, which costs a journal commit each — 600 of them for 300
- * skills in two agents. Where `sync -f` is not available, each file is fsynced.
+ * Puts `files` (all under `dirs`) on disk before anything refers to them, so a crash never leaves a
+ * renamed skill with empty files: one flush of each file system that holds them (`sync -f`, Linux's
+ * syncfs, one process for every folder) rather than one fsync per file, which costs a journal
+ * commit each — 600 of them for 300 skills in two agents. Where `sync -f` is not available, each
+ * file is fsynced.
  */
-export function flushWritten(dir: string, files: readonly string[]): void {
+export function flushWritten(dirs: readonly string[], files: readonly string[]): void {
   if (files.length === 0) return;
-  if (process.platform === 'linux' && spawnSync('sync', ['-f', dir], { stdio: 'ignore', timeout: 120_000 }).status === 0) return;
+  if (process.platform === 'linux' && spawnSync('sync', ['-f', '--', ...new Set(dirs)], { stdio: 'ignore', timeout: 120_000 }).status === 0) return;
   for (const file of files) {
     const fd = fs.openSync(file, 'r');
     try {

@@ -4,7 +4,7 @@ import { DocumentRefusedError, isInside, type Root, type Session } from '@loadou
 import { agentSkillFolderProblems, agentSkillName, type SkillRecord } from '@loadout/skills';
 import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
-import { skillFileFacts } from './scanRuntimeRoot.js';
+import { readSkillFile, skillFileFacts } from './scanRuntimeRoot.js';
 import { TextMemo } from './TextMemo.js';
 import type { BundleStampCache } from './BundleStampCache.js';
 import type { SkillBundle } from './SkillBundle.js';
@@ -92,7 +92,7 @@ function folderProblems(text: string, folderName: string): string[] {
   const byName = problemsByText.get(text);
   let problems = byName.get(folderName);
   if (problems === undefined) {
-    problems = agentSkillFolderProblems(text, folderName);
+    problems = agentSkillFolderProblems(text, folderName, readSkillFile(text).refusal);
     byName.set(folderName, problems);
   }
   return [...problems];

@@ -95,14 +95,32 @@ function runPass(input: PlanRuntimesInput, adapters: ReadonlyMap<string, Runtime
   const none = new Set<PlannedChange>();
   const full = new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, none, sourcesByRealFolder)]));
   const skipped = new Set<PlannedChange>();
+  // Each runtime's loaded copies by name key, made once: a first apply asks this of every create.
+  const byKey = new Map<string, Map<string, SkillCopy[]>>();
+  const copiesOf = (name: string, key: string): readonly SkillCopy[] => {
+    let keyed = byKey.get(name);
+    if (keyed === undefined) {
+      keyed = new Map();
+      for (const copy of full.get(name) ?? []) {
+        if (!copy.loaded || copy.blocked === true) continue;
+        const list = keyed.get(copy.key);
+        if (list === undefined) keyed.set(copy.key, [copy]);
+        else list.push(copy);
+      }
+      byKey.set(name, keyed);
+    }
+    return keyed.get(key) ?? [];
+  };
   for (const plan of plans.values()) {
     for (const change of plan.changes) {
       if (change.action !== 'create') continue;
-      const needed = change.runtimes.some((name) => needsCreate(input.runtimes.find((runtime) => runtime.adapter.name === name), full.get(name) ?? [], change));
+      const key = skillNameKey(change.name);
+      const needed = change.runtimes.some((name) => needsCreate(input.runtimes.find((runtime) => runtime.adapter.name === name), copiesOf(name, key), change));
       if (!needed) skipped.add(change);
     }
   }
-  const views = new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, skipped, sourcesByRealFolder)]));
+  // With no create skipped the views are the full ones: built from the same plans, nothing left out.
+  const views = skipped.size === 0 ? full : new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, skipped, sourcesByRealFolder)]));
   return { plans, skipped, views };
 }
 
@@ -282,10 +300,13 @@ function skipsOf(runtime: RuntimeRoots, input: PlanRuntimesInput, view: readonly
   const reports: ChangeReport[] = [];
   const findings: Diagnostic[] = [];
   const seen = new Set<string>();
+  // The first in-place copy of each source, found once rather than by a search of the view per source.
+  const inPlaceBySource = new Map<string, SkillCopy>();
+  for (const copy of view) if (copy.state === 'in-place' && copy.source !== null && !inPlaceBySource.has(copy.source)) inPlaceBySource.set(copy.source, copy);
   for (const source of input.sources) {
     if (!targets.has(source.target) || seen.has(source.key)) continue;
     seen.add(source.key);
-    const inPlace = view.find((copy) => copy.state === 'in-place' && copy.source === source.sourceEntry);
+    const inPlace = inPlaceBySource.get(source.sourceEntry);
     const refusal = inPlace !== undefined ? inPlace.refusal : runtime.adapter.refuses(source.facts);
     const rule =
       source.unreadable !== null

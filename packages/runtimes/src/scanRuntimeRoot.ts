@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, type FolderListing, listFolderInside, parseMarkdown, readTextInside } from '@loadout/kernel';
+import { DocumentRefusedError, type FolderListing, isFolderStamp, listFolderInside, parseMarkdown, readTextInside } from '@loadout/kernel';
 import type { DiscoveryRoot, SkillFileFacts } from './RuntimeAdapter.js';
 import { BundleStampCache } from './BundleStampCache.js';
-import { SKILL_FILE } from './SkillBundle.js';
+import { SKILL_FILE, type SkillBundle } from './SkillBundle.js';
 import { listedSkillName } from './skillNames.js';
 import { TextMemo } from './TextMemo.js';
 
@@ -67,28 +67,42 @@ export function scanRuntimeRoot(root: DiscoveryRoot, stamps: BundleStampCache = 
       const known = realPath === undefined ? stamps.knownCopy(root.dir, full) : null;
       if (known !== null) skills.push(knownScannedSkill(full, entry, known.bundle.hash, skillFileFacts(known.text, name, false)));
       else if (isFile(path.join(realDir, SKILL_FILE))) skills.push(readScannedSkill(root.dir, full, entry, realDir, stamps));
-      if (depth < root.depth) visit(full, entry, depth + 1);
+      // A folder known by stamps that hold, none of a folder below it, has no folder below it (one
+      // made since would have moved its stamp), so no skill nested in it: it is not listed again.
+      if (depth < root.depth && (known === null || holdsFolder(known.bundle))) visit(full, entry, depth + 1);
     }
   };
   visit(root.dir, '', 1);
   return { exists, skills, occupied };
 }
 
-/** The frontmatter of a `SKILL.md` text, null when it has none a runtime can read; shared, never changed. */
-const frontmatterOf = new TextMemo<SkillFileFacts['frontmatter']>((text) => {
+/** What Loadout's bounded reading makes of a `SKILL.md` text: its frontmatter, or why it refuses it. */
+export interface SkillFileReading {
+  /** Null when it has none a runtime can read (none at all, or refused). */
+  readonly frontmatter: SkillFileFacts['frontmatter'];
+  readonly refusal: DocumentRefusedError | null;
+}
+
+/** Each text read once, for the runtimes' facts and the Agent Skills rules alike; shared, never changed. */
+const readings = new TextMemo<SkillFileReading>((text) => {
   try {
     const document = parseMarkdown(text, SKILL_FILE);
-    return document.hasFrontmatter ? document.frontmatter : null;
+    return { frontmatter: document.hasFrontmatter ? document.frontmatter : null, refusal: null };
   } catch (error) {
     // A runtime cannot read its frontmatter either; the folder still occupies its name.
     if (!(error instanceof DocumentRefusedError)) throw error;
-    return null;
+    return { frontmatter: null, refusal: error };
   }
 });
 
+/** What Loadout's bounded reading makes of `text` (see {@link SkillFileReading}). */
+export function readSkillFile(text: string): SkillFileReading {
+  return readings.get(text);
+}
+
 /** What a runtime looks at in one `SKILL.md` text: its frontmatter and how it starts. */
 export function skillFileFacts(text: string, folderName: string, skillFileIsLink: boolean): SkillFileFacts {
-  return { folderName, frontmatter: frontmatterOf.get(text), startsWithFence: text.startsWith('---'), skillFileIsLink };
+  return { folderName, frontmatter: readings.get(text).frontmatter, startsWithFence: text.startsWith('---'), skillFileIsLink };
 }
 
 function readSkillFileFacts(rootDir: string, file: string, folderName: string): SkillFileFacts {
@@ -149,6 +163,13 @@ function unreadableSkill(dir: string, entry: string, folderName: string, why: st
     hash: () => null,
     problem: () => why,
   };
+}
+
+/** Whether a bundle's stamps name a folder below it; true when it has none (then nothing is known of it). */
+function holdsFolder(bundle: SkillBundle): boolean {
+  if (bundle.stamps === null) return true;
+  for (const [relative, stamp] of Object.entries(bundle.stamps.files)) if (relative !== '' && isFolderStamp(stamp)) return true;
+  return false;
 }
 
 function isDirectory(target: string): boolean {

@@ -116,6 +116,23 @@ describe('an apply with nothing changed knows the bundles by their stamps', () =
     expect(fs.readFileSync(copy(m, 'alpha', 'extra.md'), 'utf8')).toBe('now here\n');
   });
 
+  it('a copy known by its stamps is not listed again for nested skills, yet a skill nested in it since is seen', async () => {
+    const m = machine({ capabilities: { skills: { solo: { 'SKILL.md': skill('solo') }, pair: { 'SKILL.md': skill('pair'), docs: { 'a.md': 'a\n' } } } } });
+    const applier = resolve(openLoadout(m), RuntimeApplier);
+    expect((await applier.apply({ runtimes: ['codex'] })).changeCount).toBe(2);
+    await new Promise((done) => setTimeout(done, 1100));
+    expect((await applier.apply({ runtimes: ['codex'] })).changeCount).toBe(0);
+    // Codex looks for skills nested in folders; one appears inside each copy Loadout wrote.
+    const codexCopy = (name: string, file = ''): string => path.join(m.home, '.agents/skills', name, file);
+    for (const [outer, inner] of [['solo', 'inner-solo'], ['pair', 'inner-pair']] as const) {
+      fs.mkdirSync(codexCopy(outer, `docs/${inner}`), { recursive: true });
+      fs.writeFileSync(codexCopy(outer, `docs/${inner}/SKILL.md`), skill(inner));
+    }
+    const result = await applier.apply({ runtimes: ['codex'], mode: 'check' });
+    const seen = result.runtimes[0]?.sees.map((copy) => copy.name) ?? [];
+    expect(seen).toEqual(expect.arrayContaining(['solo', 'pair', 'inner-solo', 'inner-pair']));
+  });
+
   it('a damaged stamps file only costs the reads it would have saved, and is written again', async () => {
     const { applier, stampsFile } = await settled();
     fs.writeFileSync(stampsFile, '{"version": 1, "bundles": {"relative/path": 1}}');

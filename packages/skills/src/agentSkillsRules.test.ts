@@ -1,5 +1,7 @@
+import { parseFlatMapping } from '@loadout/kernel';
+import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { agentSkillFolderProblems, agentSkillName, agentSkillNameProblems, checkAgentSkillsRules } from './agentSkillsRules.js';
+import { agentSkillFolderProblems, agentSkillName, agentSkillNameProblems, checkAgentSkillsRules, validatorFields } from './agentSkillsRules.js';
 
 const skillFile = (name: string, more = 'description: Does one thing.\n'): string => `---\nname: ${name}\n${more}---\nBody.\n`;
 
@@ -83,5 +85,32 @@ describe('checkAgentSkillsRules', () => {
     expect(finding?.code).toBe('SKILL_NAME_RULES');
     expect(finding?.message).toContain('name must be lower-case');
     expect(finding?.message).toContain('name may hold only letters, digits and hyphens');
+  });
+});
+
+describe('validatorFields (the frontmatter as the validator reads it, without js-yaml when it is flat)', () => {
+  // Values around every difference between js-yaml's default and core schemas, and the flat shape's edges.
+  const values = [
+    'pdf', 'Fills PDF forms.', '2024-01-01', '2024-1-1', '2024-01-01T10:00:00Z', '2024-01-01 10:00:00', '2024-01-01 is a date', '1999-',
+    "'2024-01-01'", '"2024-01-01"', '12', '0x1F', '0o17', '1_000', '1e3', '.5', '-.inf', '.NaN', '~', 'null', 'Null', 'true', 'False', 'yes', 'on',
+    '<<', "'quoted'", "'it''s'", '"double"', '"esc\\n"', '', 'a: b', 'a #b', '#x', '[a, b]', '{a: 1}', '&anchor x', '*alias', '!!str 2024-01-01',
+    '!!timestamp 2024-01-01', '|', '>', 'café', 'x\ty',
+  ];
+  const texts = values.flatMap((value) => [`\nname: ${value}\ndescription: ${value}\n`, `name: pdf\ndescription: ${value}\nlicense: MIT\n`, `\r\nname: ${value}\r\n`]);
+  texts.push('\n<<: {a: 1}\nname: pdf\n', '\nname: pdf\nname: again\n', '\n  name: pdf\n', '\n', '', 'name: pdf\nmetadata:\n  a: 1\n');
+
+  it.each(texts)('reads %j as js-yaml’s default schema does', (text) => {
+    let expected: unknown;
+    try {
+      expected = yaml.load(text);
+    } catch (error) {
+      expect(() => validatorFields(text)).toThrow((error as Error).message);
+      return;
+    }
+    expect(validatorFields(text)).toStrictEqual(expected);
+  });
+
+  it('reads the common frontmatter without js-yaml', () => {
+    expect(parseFlatMapping('\nname: pdf\ndescription: Fills PDF forms.\n')).toEqual({ name: 'pdf', description: 'Fills PDF forms.' });
   });
 });
