@@ -31,15 +31,42 @@ export interface CapabilityHolder {
 }
 export const CapabilityHolds = token<CapabilityHolder>('kernel.capabilityHolds');
 
-/** The records with their holds set (and any earlier hold cleared): the one way a hold is put on a record. */
-export function withHolds(records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>): CapabilityRecord[] {
-  return records.map((record) => {
+/** Lists found to hold no held record: lists and records are never changed once made, so once is enough. */
+const unheldLists = new WeakSet<readonly CapabilityRecord[]>();
+
+/**
+ * The records with their holds set (and any earlier hold cleared): the one way a hold is put on a
+ * record. With nothing to hold and nothing held, the very same list: what was derived from it
+ * (a session's grouping by kind) can be kept by its identity.
+ */
+export function withHolds(records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>): readonly CapabilityRecord[] {
+  if (holds.size === 0 && (unheldLists.has(records) || records.every((record) => record.held === undefined))) {
+    unheldLists.add(records);
+    return records;
+  }
+  const last = lastHeld.get(records);
+  if (last !== undefined && sameHolds(last.holds, holds)) return last.result;
+  const result = records.map((record) => {
     const hold = holds.get(record);
     if (hold !== undefined) return { ...record, held: hold };
     if (record.held === undefined) return record;
     const { held: _cleared, ...free } = record;
     return free;
   });
+  lastHeld.set(records, { holds, result });
+  return result;
+}
+
+/** The last list with holds put on each list: the same holds on the same list give the same list. */
+const lastHeld = new WeakMap<readonly CapabilityRecord[], { readonly holds: ReadonlyMap<CapabilityRecord, CapabilityHold>; readonly result: readonly CapabilityRecord[] }>();
+
+function sameHolds(a: ReadonlyMap<CapabilityRecord, CapabilityHold>, b: ReadonlyMap<CapabilityRecord, CapabilityHold>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [record, hold] of a) {
+    const other = b.get(record);
+    if (other === undefined || other.decidedBy !== hold.decidedBy || other.reason !== hold.reason) return false;
+  }
+  return true;
 }
 
 /** Something would run a held capability: refused, whatever the face (CLI, HTTP, MCP, apply, the queue). */

@@ -17,6 +17,7 @@ import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
 import { cachedAs, layoutSourcesOf, listKindFolder, readKindFolderEntry, scanRootLayout, type StampedScan } from './scanKindFolder.js';
+import { sameItems } from './sameItems.js';
 import { shadowRecords } from './shadowRecords.js';
 import { resolve, resolveAll } from './token.js';
 
@@ -67,6 +68,10 @@ export class SessionLoader {
   private nextLayoutId = 0;
   /** The last roots' shadowed scans, per kind, each with the cache generation it was read under. */
   private memo: { key: string; kinds: Map<string, { readonly shadowed: ShadowedKind; readonly generation: number }> } | null = null;
+  /** The last winners handed out, with the per-kind results they were joined from: the same results give the same array. */
+  private joined: { readonly from: readonly ShadowedKind[]; readonly winners: readonly CapabilityRecord[]; readonly diagnostics: readonly Diagnostic[] } | null = null;
+  /** The last admitted winners sorted into session keys ({@link groupByKey}). */
+  private grouped: { readonly winners: readonly CapabilityRecord[]; readonly kinds: readonly CapabilityKind[]; readonly byKey: ReadonlyMap<string, readonly CapabilityRecord[]> } | null = null;
 
   constructor(private readonly container: DependencyContainer) {}
 
@@ -161,11 +166,9 @@ export class SessionLoader {
       return kept;
     };
     const winners = admit(scanned.winners, diagnostics);
-    const byKey = new Map<string, CapabilityRecord[]>();
     const kindKeys = new Map<string, string>();
     for (const kind of this.kinds()) kindKeys.set(kind.kind, kind.sessionKey);
-    for (const kind of kinds) byKey.set(kind.sessionKey, []);
-    for (const record of winners) byKey.get(kindKeys.get(record.kind) ?? '')?.push(record);
+    const byKey = this.groupByKey(winners, kinds, kindKeys);
     const child = this.container.createChildContainer();
     const session = new Session({
       project,
@@ -185,6 +188,21 @@ export class SessionLoader {
       diagnostics.push(...rendered.diagnostics);
     }
     return session;
+  }
+
+  /**
+   * The admitted records per session key. Kept while the filters and holders hand back the very
+   * same array for the same kinds (they do while nothing they depend on moved: records are never
+   * changed once made), so a warm open does not sort 10,000 records into kinds again.
+   */
+  private groupByKey(winners: readonly CapabilityRecord[], kinds: readonly CapabilityKind[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]> {
+    const kept = this.grouped;
+    if (kept !== null && kept.winners === winners && sameItems(kept.kinds, kinds)) return new Map(kept.byKey);
+    const byKey = new Map<string, CapabilityRecord[]>();
+    for (const kind of kinds) byKey.set(kind.sessionKey, []);
+    for (const record of winners) byKey.get(kindKeys.get(record.kind) ?? '')?.push(record);
+    this.grouped = this.cache() === null ? null : { winners, kinds, byKey };
+    return new Map(byKey);
   }
 
   /** Reads every kind folder of every root. Shadowed records are all kept here. */
@@ -315,14 +333,20 @@ export class SessionLoader {
       if (cache.generation === generation) for (const [kind, result] of shadowed) kept.set(kind, { shadowed: result, generation });
       this.memo = { key, kinds: kept };
     }
+    // The same per-kind results joined again give the same array, so what is derived from it
+    // downstream (the state filter, holds, the grouping by kind) can be kept by its identity.
+    const from = wanted.map((kind) => shadowed.get(kind.kind) as ShadowedKind);
+    if (this.joined !== null && sameItems(this.joined.from, from)) return this.joined;
     const winners: CapabilityRecord[] = [];
     const diagnostics: Diagnostic[] = [];
-    for (const kind of wanted) {
-      const result = shadowed.get(kind.kind) as ShadowedKind;
+    for (const result of from) {
       for (const record of result.winners) winners.push(record);
       for (const diagnostic of result.diagnostics) diagnostics.push(diagnostic);
     }
-    return { winners, diagnostics };
+    const joined = { from, winners, diagnostics };
+    // Only a watch cache hands the same results again; without one nothing is kept alive for nothing.
+    this.joined = cache === null ? null : joined;
+    return joined;
   }
 }
 
@@ -367,7 +391,8 @@ function patchKind(previous: ShadowedKind, scans: readonly StampedScan[]): Shado
     changed.push(i);
     if (changed.length > MAX_PATCHED_ENTRIES) return null;
   }
-  if (changed.length === 0) return { ...previous, scans };
+  // Every entry the very same: the same result, so what was derived from it downstream is kept too.
+  if (changed.length === 0) return previous;
   const winners = previous.winners.slice();
   for (const index of changed) {
     const before = previous.scans[index] as StampedScan;

@@ -1,5 +1,6 @@
 import type { CapabilityRecord } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
+import { sameItems } from './sameItems.js';
 
 /** Every run of white space, line or paragraph separators and control characters (ESC, NEL …). */
 const NOT_ONE_LINE = /[\s\p{Cc}]+/gu;
@@ -27,10 +28,28 @@ export function renderCapabilityBlock(
 ): RenderedBlock {
   if (records.length === 0) return { text: '', diagnostics: [] };
   const last = lastRendered.get(title);
-  if (last !== undefined && last.budget === budget && sameRecords(last.records, records)) return last.rendered;
+  if (last !== undefined && last.budget === budget && (sameItems(last.records, records) || onlyLeftOutChanged(last, records))) {
+    if (last.records !== records) lastRendered.set(title, { ...last, records: records.slice() });
+    return last.rendered;
+  }
   const rendered = renderBlock(title, records, budget);
-  lastRendered.set(title, { budget, records: records.slice(), rendered });
-  return rendered;
+  lastRendered.set(title, { budget, records: records.slice(), rendered: rendered.block, fittedInOrder: rendered.fittedInOrder });
+  return rendered.block;
+}
+
+/**
+ * Whether `records` would render the very block `last` did: the same ids in the same order, in id
+ * order already, and every record that is not the same object among those left out of the text
+ * (their ids are all the block says of them). An edit of one document of 10,000 usually is.
+ */
+function onlyLeftOutChanged(last: KeptBlock, records: readonly CapabilityRecord[]): boolean {
+  if (last.fittedInOrder === null || last.records.length !== records.length) return false;
+  for (let i = 0; i < records.length; i += 1) {
+    const before = last.records[i] as CapabilityRecord;
+    const after = records[i] as CapabilityRecord;
+    if (before !== after && (i < last.fittedInOrder || before.id !== after.id)) return false;
+  }
+  return true;
 }
 
 /** A rendered block: its text, and what was left out of it. */
@@ -45,17 +64,20 @@ export interface RenderedBlock {
  * render the same text: a warm session hands the very records of the last one, and is answered
  * by comparing references instead of sorting and rendering 10,000 lines again.
  */
-const lastRendered = new Map<string, { readonly budget: number; readonly records: readonly CapabilityRecord[]; readonly rendered: RenderedBlock }>();
+const lastRendered = new Map<string, KeptBlock>();
 
-function sameRecords(a: readonly CapabilityRecord[], b: readonly CapabilityRecord[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
-  return true;
+interface KeptBlock {
+  readonly budget: number;
+  readonly records: readonly CapabilityRecord[];
+  readonly rendered: RenderedBlock;
+  /** How many records, from the first, are in the text, when the records came in id order; null when they were sorted first. */
+  readonly fittedInOrder: number | null;
 }
 
-function renderBlock(title: string, records: readonly CapabilityRecord[], budget: number): RenderedBlock {
+function renderBlock(title: string, records: readonly CapabilityRecord[], budget: number): { block: RenderedBlock; fittedInOrder: number | null } {
   const byId = (a: CapabilityRecord, b: CapabilityRecord): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const sorted = isSorted(records, byId) ? records : [...records].sort(byId);
+  const inOrder = isSorted(records, byId);
+  const sorted = inOrder ? records : [...records].sort(byId);
   const heading = `## ${title}\n`;
   let text = heading;
   const left: string[] = [];
@@ -80,7 +102,7 @@ function renderBlock(title: string, records: readonly CapabilityRecord[], budget
             subjects: left,
           },
         ];
-  return { text: text === heading ? '' : text, diagnostics };
+  return { block: { text: text === heading ? '' : text, diagnostics }, fittedInOrder: inOrder ? fitted : null };
 }
 
 function isSorted<T>(items: readonly T[], compare: (a: T, b: T) => number): boolean {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Database, markSessionChanged, type Migration, writeTransaction } from '@loadout/db';
+import { Database, markSessionChanged, type Migration, sessionChangeCounter, writeTransaction } from '@loadout/db';
 import { Places, redactCredentials, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { PluginDefinition } from './PluginDefinition.js';
@@ -115,7 +115,23 @@ export class SqlitePluginRegistry implements PluginRegistry {
     @inject(Places) private readonly places: Places,
   ) {}
 
+  /**
+   * The rows as last read, with the session counter read just before them. Every write of a plugin
+   * row moves that counter in its own transaction ({@link write}), whichever process makes it, so
+   * while the counter stands the rows do; rows read after the counter are never older than it.
+   */
+  private listed: { readonly counter: string; readonly entries: readonly PluginEntry[] } | null = null;
+
   list(): PluginEntry[] {
+    // Inside a transaction the rows may be this transaction's own, rolled back later: never kept.
+    if (this.db.inTransaction) return this.readAll();
+    const counter = sessionChangeCounter(this.db);
+    let listed = this.listed;
+    if (listed?.counter !== counter) listed = this.listed = { counter, entries: this.readAll() };
+    return [...listed.entries];
+  }
+
+  private readAll(): PluginEntry[] {
     const rows = this.db.prepare(`SELECT ${COLUMNS} FROM plugins ORDER BY position, seq`).all() as PluginRow[];
     return rows.map((row) => this.toEntry(row));
   }

@@ -24,25 +24,64 @@ import { type GateConfig, readGateConfig } from './GateConfig.js';
  */
 @injectable()
 export class CapabilityStateFilter implements CapabilityFilter {
+  /**
+   * The last answer with everything it was decided from: the very records array (records are never
+   * changed once made; the session loader hands the same array while its scan stands), the stored
+   * switches as read for this session, and the text of both `config.json` files as read for this
+   * call. A warm session whose inputs all match gets the same answer without deciding 10,000
+   * records again; the switches and both files are still read every time.
+   */
+  private last: { readonly inputs: FilterInputs; readonly result: FilterResult } | null = null;
+
   constructor(@inject(CapabilityStateStore) private readonly store: CapabilityStateStore) {}
 
   async forSession(scope: SessionScope): Promise<SessionFilter> {
     const values = await this.store.surfacedMap(scope.project);
     const projectDir = scope.roots.find((root) => root.level === 'project')?.dir;
     const globalDir = scope.roots.find((root) => root.level === 'global' && root.plugin === null)?.dir;
-    return (records) => filterRecords(records, values, projectDir, globalDir);
+    return (records) => {
+      const diagnostics: Diagnostic[] = [];
+      const projectConfig = readConfigOf(projectDir, diagnostics);
+      const globalConfig = readConfigOf(globalDir, diagnostics);
+      // A broken config.json is reported at every open and never kept.
+      const keepable = diagnostics.length === 0;
+      const inputs: FilterInputs = { records, values, projectDir, globalDir, projectText: projectConfig?.text ?? null, globalText: globalConfig?.text ?? null };
+      if (keepable && this.last !== null && sameInputs(this.last.inputs, inputs)) return this.last.result;
+      const result = filterRecords(records, values, projectConfig, globalConfig, diagnostics);
+      // A single record is a lookup (Session.isOn): not worth displacing a whole session's answer.
+      if (keepable && records.length > 1) this.last = { inputs, result };
+      return result;
+    };
   }
+}
+
+/** Everything {@link filterRecords} decides from. */
+interface FilterInputs {
+  readonly records: readonly CapabilityRecord[];
+  readonly values: ReadonlyMap<string, SurfacedValues>;
+  readonly projectDir: string | undefined;
+  readonly globalDir: string | undefined;
+  readonly projectText: string | null;
+  readonly globalText: string | null;
+}
+
+function sameInputs(a: FilterInputs, b: FilterInputs): boolean {
+  if (a.records !== b.records || a.projectDir !== b.projectDir || a.globalDir !== b.globalDir) return false;
+  if (a.projectText !== b.projectText || a.globalText !== b.globalText || a.values.size !== b.values.size) return false;
+  for (const [key, value] of a.values) {
+    const other = b.values.get(key);
+    if (other === undefined || other.project !== value.project || other.global !== value.global) return false;
+  }
+  return true;
 }
 
 function filterRecords(
   records: readonly CapabilityRecord[],
   values: ReadonlyMap<string, SurfacedValues>,
-  projectDir: string | undefined,
-  globalDir: string | undefined,
+  projectConfig: GateConfig | null,
+  globalConfig: GateConfig | null,
+  diagnostics: Diagnostic[],
 ): FilterResult {
-  const diagnostics: Diagnostic[] = [];
-  const projectConfig = readConfigOf(projectDir, diagnostics);
-  const globalConfig = readConfigOf(globalDir, diagnostics);
   const kept: CapabilityRecord[] = [];
   const off: string[] = [];
   // With no stored switches every capability is on by default: no key needs building.

@@ -11,6 +11,8 @@ export interface GateConfig {
   readonly file: string;
   /** Whether the file exists. */
   readonly exists: boolean;
+  /** The text it was read from; null when there is no file. Two readings of the same text configure the same. */
+  readonly text: string | null;
   /** The configured value of a gate, undefined when the file does not set it. */
   configured(kind: string, id: string, gate: string): boolean | undefined;
 }
@@ -42,6 +44,7 @@ export function readGateConfig(rootDir: string): GateConfig {
   return {
     file,
     exists: text !== null,
+    text,
     configured: (kind, id, gate) => gates.get(gateKey(kind, id))?.get(gate.toLowerCase()),
   };
 }

@@ -3,7 +3,7 @@ import { decideGate, decideSurfaced } from './decideState.js';
 import type { GateConfig } from './GateConfig.js';
 
 function config(values: Record<string, boolean>): GateConfig {
-  return { file: 'config.json', exists: true, configured: (kind, id, gate) => values[`${kind}/${id}/${gate}`] };
+  return { file: 'config.json', exists: true, text: JSON.stringify(values), configured: (kind, id, gate) => values[`${kind}/${id}/${gate}`] };
 }
 
 describe('decideSurfaced', () => {

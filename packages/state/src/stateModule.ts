@@ -17,7 +17,9 @@ export const stateModule: LoadoutModule = (container) => {
   contribute(container, PostgresMigrations, capabilityStatePostgresMigration);
   container.register(CapabilityStateStore, { useClass: SqlCapabilityStateStore }, { lifecycle: Lifecycle.Singleton });
   container.register(CapabilityStateService, { useClass: StoredCapabilityStateService }, { lifecycle: Lifecycle.Singleton });
-  container.register(CapabilityFilters, { useClass: CapabilityStateFilter });
+  // One filter per container: it keeps its last answer for the next session (see CapabilityStateFilter).
+  container.register(CapabilityStateFilter, { useClass: CapabilityStateFilter }, { lifecycle: Lifecycle.Singleton });
+  container.register(CapabilityFilters, { useFactory: (c) => c.resolve(CapabilityStateFilter) });
   container.register(PluginLifecycleListeners, {
     useFactory: (c) => ({
       pluginUninstalled: (name: string) =>

@@ -14,6 +14,14 @@ import { TrustStore } from './TrustStore.js';
  */
 @injectable()
 export class TrustHolder implements CapabilityHolder {
+  /**
+   * The runnable records of the last list asked about, by that list's identity: whether a record
+   * runs something depends on its kind alone, and records are never changed once made, so a warm
+   * session looks at its few runnable records instead of asking about 10,000. Their holds are
+   * decided afresh every time (approvals and what they run are read now).
+   */
+  private runnableOfLast: { readonly records: readonly CapabilityRecord[]; readonly runnable: readonly CapabilityRecord[] } | null = null;
+
   constructor(
     @inject(TrustStore) private readonly store: TrustStore,
     @inject(RunnableCapabilities) private readonly runnable: RunnableCapabilities,
@@ -31,8 +39,7 @@ export class TrustHolder implements CapabilityHolder {
     ]);
     return (records) => {
       const holds = new Map<CapabilityRecord, CapabilityHold>();
-      for (const record of records) {
-        if (!this.runnable.isRunnable(record)) continue;
+      for (const record of this.runnableOf(records)) {
         if (record.level === 'project' && record.plugin === null) {
           if (!projectTrusted) holds.set(record, untrustedProject(scope.project));
           continue;
@@ -43,6 +50,14 @@ export class TrustHolder implements CapabilityHolder {
       }
       return holds;
     };
+  }
+
+  private runnableOf(records: readonly CapabilityRecord[]): readonly CapabilityRecord[] {
+    if (this.runnableOfLast?.records === records) return this.runnableOfLast.runnable;
+    const runnable = records.filter((record) => this.runnable.isRunnable(record));
+    // A single record is a lookup (Session.admitted): not worth displacing a whole session's list.
+    if (records.length > 1) this.runnableOfLast = { records, runnable };
+    return runnable;
   }
 
   private pluginHold(record: CapabilityRecord, plugin: string, approval: PluginApproval | null, scope: SessionScope): CapabilityHold | null {
