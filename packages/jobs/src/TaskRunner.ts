@@ -7,7 +7,7 @@ import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '
 import { inject, injectable } from 'tsyringe';
 import { ProcessGuardian } from './ProcessGuardian.js';
 import { signalGroup } from './processGroup.js';
-import { makeScratchFolder, newRunId, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
+import { makeScratchFolder, newRunId, processesBefore, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
 import { TaskNotRunnableError } from './JobErrors.js';
 
 /** A piece of what a running task printed. */
@@ -126,7 +126,7 @@ export class ProcessTaskRunner implements TaskRunner {
     try {
       return await this.spawnTask(task, interpreter, file, scratch ?? (options.project as string), runId, options);
     } finally {
-      if (scratch !== null) fs.rmSync(scratch, { recursive: true, force: true });
+      if (scratch !== null) removeScratchFolder(scratch);
     }
   }
 
@@ -142,6 +142,8 @@ export class ProcessTaskRunner implements TaskRunner {
     env[RUN_ID_VARIABLE] = runId;
 
     const started = Date.now();
+    // Taken before the spawn: nothing in it can be the run's, so the run's end need not read it.
+    const older = processesBefore();
     // Its own process group (and session), so a timeout or a stop reaches everything it started.
     const child = spawn(interpreter, [file], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const stdout = new BoundedText(this.settings.maxStdoutBytes);
@@ -199,7 +201,7 @@ export class ProcessTaskRunner implements TaskRunner {
       child.once('spawn', () => {
         if (child.pid !== undefined) {
           unguard = this.guardian.guard(child.pid);
-          processes = new RunProcesses(runId, child.pid);
+          processes = new RunProcesses(runId, child.pid, older);
           processes.watch(this.settings.descendantPollMs);
           try {
             options.onSpawn?.(child.pid);

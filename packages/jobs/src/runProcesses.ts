@@ -23,8 +23,12 @@ const RUN_ID = /^(\d+)-(\d+)-[0-9a-f]{12}$/;
  * process that started the run is still there: when it is not, whatever the run left is abandoned.
  */
 export function newRunId(): string {
-  return `${process.pid}-${processStartTime(process.pid) ?? 0}-${randomBytes(6).toString('hex')}`;
+  ownStart ??= processStartTime(process.pid) ?? '0';
+  return `${process.pid}-${ownStart}-${randomBytes(6).toString('hex')}`;
 }
+
+/** This process's start time, read once: it does not change while the process lives. */
+let ownStart: string | undefined;
 
 /** Whether the process that started the run `runId` is gone (a malformed id counts as not gone). */
 export function runOwnerIsGone(runId: string): boolean {
@@ -43,6 +47,20 @@ export function makeScratchFolder(runId: string): string {
   return dir;
 }
 
+/**
+ * Removes a run's scratch folder and whatever the task left in it. Most tasks leave it empty, and
+ * one `rmdir` is all that takes; a folder with something in it is removed whole.
+ */
+export function removeScratchFolder(dir: string): void {
+  try {
+    fs.rmdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 interface SeenProcess {
   readonly pid: number;
   readonly start: string | null;
@@ -58,9 +76,15 @@ export class RunProcesses {
   private readonly seen = new Map<number, SeenProcess>();
   private timer: NodeJS.Timeout | null = null;
 
+  /**
+   * @param older processes that were alive before the run's leader was started
+   *   ({@link processesBefore}, taken before the spawn): none of them can carry the run id, so the
+   *   run's end does not read their environments
+   */
   constructor(
     readonly runId: string,
     private readonly leader: number,
+    private readonly older: ProcessSnapshot = NO_PROCESSES,
   ) {}
 
   /** Looks at the run's process tree now and every `pollMs` until {@link stopWatching}. */
@@ -102,7 +126,7 @@ export class RunProcesses {
       this.look();
       const victims = new Set<number>();
       for (const known of this.seen.values()) if (isSame(known)) victims.add(known.pid);
-      for (const pid of processesOfRun(this.runId)) victims.add(pid);
+      for (const pid of processesOfRun(this.runId, this.older)) victims.add(pid);
       if (victims.size === 0) break;
       for (const pid of victims) {
         try {
@@ -185,40 +209,133 @@ function childrenOf(pid: number): number[] {
   return children;
 }
 
-/** The live processes of this user that carry the run id `runId`. */
-function processesOfRun(runId: string): number[] {
-  return processesByRun().get(runId) ?? [];
+/**
+ * Processes by pid, each with the inode number of its `/proc/<pid>` folder: a process that dies
+ * takes its inode with it, so a pid used again by a later process shows another number.
+ */
+export type ProcessSnapshot = ReadonlyMap<number, number>;
+
+const NO_PROCESSES: ProcessSnapshot = new Map();
+/** The newest snapshot, taken at the end of a run's scan (or by the first {@link processesBefore}). */
+let latestSnapshot: ProcessSnapshot | null = null;
+
+/**
+ * Processes that are alive now or were alive earlier: none of them descends from a process
+ * started after this call. The newest snapshot any run's end took, or one taken now when there is
+ * none yet (a listing of `/proc` and a stat of each process's folder).
+ */
+export function processesBefore(): ProcessSnapshot {
+  latestSnapshot ??= snapshotProcesses();
+  return latestSnapshot;
 }
 
-/** Every live process of this user that carries a run id, by run id. */
-function processesByRun(): Map<string, number[]> {
-  const byRun = new Map<string, number[]>();
+function snapshotProcesses(): Map<number, number> {
+  const snapshot = new Map<number, number>();
+  for (const pid of listProcesses()) {
+    const stats = fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false });
+    if (stats !== undefined) snapshot.set(pid, stats.ino);
+  }
+  return snapshot;
+}
+
+/**
+ * The live processes of this user that carry the run id `runId`. A process in `older` whose
+ * `/proc` folder has the same inode number is that same older process, started before the run,
+ * and is passed over without reading its environment, which is most of what a scan costs; every
+ * other process of this user is read. The listing becomes the newest snapshot.
+ */
+function processesOfRun(runId: string, older: ProcessSnapshot): number[] {
+  const found: number[] = [];
+  const snapshot = new Map<number, number>();
   const uid = process.getuid?.();
+  for (const pid of listProcesses()) {
+    const stats = fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false });
+    if (stats === undefined) continue;
+    snapshot.set(pid, stats.ino);
+    if (older.get(pid) === stats.ino || (uid !== undefined && stats.uid !== uid)) continue;
+    if (runIdOf(pid) === runId && isProcessAlive(pid)) found.push(pid);
+  }
+  latestSnapshot = snapshot;
+  return found;
+}
+
+/** The pids `/proc` lists, but this process's own. */
+function listProcesses(): number[] {
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
   } catch {
-    return byRun;
+    return [];
   }
-  const prefix = `${RUN_ID_VARIABLE}=`;
+  const pids: number[] = [];
   for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+    const first = entry.charCodeAt(0);
+    if (first < 0x30 || first > 0x39 || !/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
-    if (pid === process.pid) continue;
-    let environ: string;
-    try {
-      if (uid !== undefined && fs.statSync(`/proc/${entry}`).uid !== uid) continue;
-      environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
-    } catch {
-      continue;
-    }
-    const at = environ.startsWith(prefix) ? 0 : environ.indexOf(`\0${prefix}`);
-    if (at === -1) continue;
-    const start = at === 0 ? prefix.length : at + 1 + prefix.length;
-    const end = environ.indexOf('\0', start);
-    const runId = environ.slice(start, end === -1 ? undefined : end);
-    if (!isProcessAlive(pid)) continue;
-    byRun.set(runId, [...(byRun.get(runId) ?? []), pid]);
+    if (pid !== process.pid) pids.push(pid);
+  }
+  return pids;
+}
+
+/** Every live process of this user that carries a run id, by run id (the sweep of abandoned runs). */
+function processesByRun(): Map<string, number[]> {
+  const byRun = new Map<string, number[]>();
+  const uid = process.getuid?.();
+  for (const pid of listProcesses()) {
+    if (uid !== undefined && fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false })?.uid !== uid) continue;
+    const runId = runIdOf(pid);
+    if (runId === null || !isProcessAlive(pid)) continue;
+    const pids = byRun.get(runId);
+    if (pids === undefined) byRun.set(runId, [pid]);
+    else pids.push(pid);
   }
   return byRun;
+}
+
+// An environment is read into one buffer and searched as bytes; only a run id found is decoded.
+const RUN_ID_ENTRY = Buffer.from(`${RUN_ID_VARIABLE}=`, 'latin1');
+const NUL = 0;
+/** Where environments are read; grown when one does not fit. */
+let environ = Buffer.allocUnsafe(64 * 1024);
+
+/** The run id in the environment of process `pid`, when it carries one. */
+function runIdOf(pid: number): string | null {
+  const length = readEnviron(pid);
+  if (length === null) return null;
+  const text = environ.subarray(0, length);
+  // The variable is at the start or right after a NUL; a value that merely contains the name is not it.
+  let at = text.indexOf(RUN_ID_ENTRY);
+  while (at > 0 && text[at - 1] !== NUL) at = text.indexOf(RUN_ID_ENTRY, at + 1);
+  if (at === -1) return null;
+  const start = at + RUN_ID_ENTRY.length;
+  const end = text.indexOf(NUL, start);
+  return text.toString('latin1', start, end === -1 ? length : end);
+}
+
+/** Reads the environment of process `pid` into {@link environ}; its length, or null when it cannot be read. */
+function readEnviron(pid: number): number | null {
+  let fd: number;
+  try {
+    // Another user's process refuses this open (reading an environment needs the right to trace it).
+    fd = fs.openSync(`/proc/${pid}/environ`, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === environ.length) {
+        const bigger = Buffer.allocUnsafe(environ.length * 2);
+        environ.copy(bigger, 0, 0, length);
+        environ = bigger;
+      }
+      const read = fs.readSync(fd, environ, length, environ.length - length, null);
+      if (read === 0) return length;
+      length += read;
+    }
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
