@@ -2,11 +2,11 @@ import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 
-/**
- * The feature packages' values the commands' actions use (features.ts and laterFeatures.ts), once
- * loaded. A session-only command gets features.ts alone.
- */
-export type Features = typeof import('./features.js') & typeof import('./laterFeatures.js');
+/** What features.ts exports: all that a session-only command ({@link CliContext.readsSessionsOnly}) has. */
+export type SessionFeatures = typeof import('./features.js');
+
+/** The feature packages' values the commands' actions use (features.ts and laterFeatures.ts), once loaded. */
+export type Features = SessionFeatures & typeof import('./laterFeatures.js');
 
 /** A bad command line: exit status 2. */
 export class UsageError extends InvalidInputError {
@@ -15,10 +15,13 @@ export class UsageError extends InvalidInputError {
   }
 }
 
-/** What every command gets: the workspace's places, a lazily built container, and output. */
-export class CliContext {
+/**
+ * What every command gets: the workspace's places, a lazily built container, and output. `F` is
+ * what its {@link features} hold: everything, or for a session-only command features.ts alone.
+ */
+export class CliContext<F extends SessionFeatures = Features> {
   private container: DependencyContainer | null = null;
-  private loaded: Features | null = null;
+  private loaded: SessionFeatures | null = null;
   private readonly sessionOnly = new WeakSet<object>();
   readonly places: Places;
   /** `--database-url`, set before the command's action runs; else `LOADOUT_DATABASE_URL` decides. */
@@ -35,10 +38,13 @@ export class CliContext {
   /**
    * Marks a command whose action opens sessions and nothing else (`loadout session`): it loads
    * features.ts alone, and its container is made without the app's later modules (runtimes, MCP),
-   * which contribute nothing a session reads. Every other command gets the whole app.
+   * which contribute nothing a session reads. Every other command gets the whole app. Returns the
+   * context as that command's action may use it: its features are features.ts alone, so reaching
+   * for a later part there does not compile.
    */
-  readsSessionsOnly(command: object): void {
+  readsSessionsOnly(command: object): CliContext<SessionFeatures> {
     this.sessionOnly.add(command);
+    return this;
   }
 
   /**
@@ -47,24 +53,23 @@ export class CliContext {
    * is whole). The command line calls it before any action runs, once the arguments parsed: help
    * and usage errors never evaluate them.
    */
-  async load(command: object): Promise<Features> {
+  async load(command: object): Promise<void> {
     if (this.loaded === null) {
       const features = await import('./features.js');
       if (this.sessionOnly.has(command)) {
-        // The later features are left out: a session-only command's action never asks for them.
-        this.loaded = features as Features;
+        // The later features are left out: a session-only command's context is typed without them.
+        this.loaded = features;
       } else {
         const [later] = await Promise.all([import('./laterFeatures.js'), features.loadModules(features.loadoutModules)]);
         this.loaded = { ...features, ...later };
       }
     }
-    return this.loaded;
   }
 
-  /** The feature packages; an action runs only after {@link load}. */
-  get features(): Features {
+  /** The feature packages; an action runs only after {@link load}, which loaded what `F` says. */
+  get features(): F {
     if (this.loaded === null) throw new Error('the command line used a feature before loading them');
-    return this.loaded;
+    return this.loaded as F;
   }
 
   /** The root container; built on first use so `--help` opens no database. */
