@@ -4,6 +4,7 @@ import yaml from 'js-yaml';
 import { type FileReader, nodeFileReader } from './FileReader.js';
 import { InvalidInputError, OperationFailedError } from './LoadoutError.js';
 import { parseFlatMapping } from './parseFlatMapping.js';
+import { type FileBytes, readRegularFile, type RegularFileOptions } from './readRegularFile.js';
 
 /** The largest document Loadout reads. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -181,7 +182,9 @@ export function isInside(root: string, target: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
-let readBuffer: Buffer | null = null;
+/** The one buffer documents are read into (1 MiB, made at the first read); the next reading overwrites it. */
+const documentBytes: FileBytes = { buffer: Buffer.alloc(0), length: 0, mode: 0 };
+const DOCUMENT_READING: RegularFileOptions = { tooLarge: (file) => tooLarge(file) };
 
 /**
  * Flags every file Loadout reads from data it does not own is opened with: never through a final
@@ -202,43 +205,17 @@ export const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.c
  */
 export function readTextInside(root: string, file: string, files: FileReader = nodeFileReader): string | null {
   const length = readBytesInside(root, file, files);
-  return length === null ? null : (readBuffer as Buffer).toString('utf8', 0, length);
+  return length === null ? null : documentBytes.buffer.toString('utf8', 0, length);
 }
 
 /**
- * Reads a file as {@link readTextInside} does into the shared `readBuffer`, which the next
+ * Reads a file as {@link readTextInside} does into the shared `documentBytes`, which the next
  * reading overwrites; the number of bytes read, or null when the file does not exist.
  */
 function readBytesInside(root: string, file: string, files: FileReader): number | null {
-  let fd: number;
-  try {
-    fd = files.open(file, OPEN_FLAGS);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    if (code !== 'ELOOP') throw error;
-    const real = realpathInside(root, file, files);
-    if (real === null) return null;
-    fd = files.open(real, OPEN_FLAGS & ~fs.constants.O_NOFOLLOW);
-  }
-  try {
-    const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) {
-      throw new DocumentRefusedError(
-        'NOT_A_FILE',
-        `${relativeInside(root, file) || path.basename(file)}: is ${describeFileType(stats)}, not a regular file; it is not read`,
-      );
-    }
-    if (stats.size > MAX_DOCUMENT_BYTES) throw tooLarge(file);
-    readBuffer ??= Buffer.allocUnsafe(MAX_DOCUMENT_BYTES + 1);
-    // One read: for a regular file a short read means end of file, and skipping the second
-    // read that would confirm it saves a third of the cost of a scan.
-    const length = fs.readSync(fd, readBuffer, 0, readBuffer.length, null);
-    if (length > MAX_DOCUMENT_BYTES) throw tooLarge(file);
-    return length;
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (documentBytes.buffer.length === 0) documentBytes.buffer = Buffer.allocUnsafe(MAX_DOCUMENT_BYTES + 1);
+  const options = files === nodeFileReader ? DOCUMENT_READING : { ...DOCUMENT_READING, files };
+  return readRegularFile(root, file, MAX_DOCUMENT_BYTES, documentBytes, options) ? documentBytes.length : null;
 }
 
 /** A Markdown document's frontmatter, without its body. */
@@ -255,7 +232,7 @@ export type MarkdownFrontmatter = Pick<MarkdownDocument, 'frontmatter' | 'hasFro
 export function readFrontmatterInside(root: string, file: string, relative: string): MarkdownFrontmatter | null {
   const length = readBytesInside(root, file, nodeFileReader);
   if (length === null) return null;
-  const buffer = readBuffer as Buffer;
+  const buffer = documentBytes.buffer;
   const text = buffer.toString('utf8', 0, frontmatterBytes(buffer, length));
   const block = findFrontmatter(text);
   return { frontmatter: frontmatterOf(text, block, relative), hasFrontmatter: block !== null };

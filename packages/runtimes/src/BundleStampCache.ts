@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { OPEN_FLAGS, PRIVATE_FILE_MODE, RACY_MS, writeFileAtomicSync } from '@loadout/kernel';
+import { DocumentRefusedError, emptyFileBytes, PRIVATE_FILE_MODE, RACY_MS, readRegularFile, type RegularFileOptions, writeFileAtomicSync } from '@loadout/kernel';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */
@@ -140,19 +139,16 @@ export class BundleStampCache {
 
 /** The cache file's JSON; null when it is missing, not a regular file, over {@link MAX_FILE_BYTES} or not JSON. */
 function readCacheFile(file: string): unknown {
-  let fd: number;
+  const into = emptyFileBytes();
   try {
-    fd = fs.openSync(file, OPEN_FLAGS);
+    if (!readRegularFile(path.dirname(file), file, MAX_FILE_BYTES, into, CACHE_FILE_READING)) return null;
+    return JSON.parse(into.buffer.toString('utf8', 0, into.length)) as unknown;
   } catch {
     return null;
-  }
-  try {
-    const stats = fs.fstatSync(fd);
-    if (!stats.isFile() || stats.size > MAX_FILE_BYTES) return null;
-    return JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown;
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
   }
 }
+
+const CACHE_FILE_READING: RegularFileOptions = {
+  followLinks: false,
+  tooLarge: (file) => new DocumentRefusedError('DOCUMENT_TOO_LARGE', `${path.basename(file)}: larger than ${MAX_FILE_BYTES} bytes`),
+};

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { childPath, DocumentRefusedError, OPEN_FLAGS, RACY_MS, readTextInside, realpathInside, statStamp } from '@loadout/kernel';
+import { childPath, DocumentRefusedError, emptyFileBytes, RACY_MS, readRegularFile, readTextInside, realpathInside, type RegularFileOptions, statStamp } from '@loadout/kernel';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 
@@ -193,26 +193,19 @@ function readFile(walk: Walk, logical: string, found: { real: string; stats: fs.
   if (walk.files.length >= MAX_BUNDLE_FILES) {
     throw new DocumentRefusedError('BUNDLE_TOO_LARGE', `a skill may hold at most ${MAX_BUNDLE_FILES} files`);
   }
-  let fd: number;
-  try {
-    // The path is already real: a link found at open time was put there while it was being read.
-    fd = fs.openSync(found.real, OPEN_FLAGS);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error;
-    throw new DocumentRefusedError('PATH_OUTSIDE_ROOT', `${path.basename(logical)}: was replaced by a link while being read; it is not read`);
+  const into = emptyFileBytes();
+  // The path is already real: a link found at open time was put there while it was being read.
+  if (!readRegularFile(walk.rootDir, found.real, MAX_BUNDLE_BYTES - walk.bytes, into, BUNDLE_FILE_READING)) {
+    throw new RuntimeChangedDuringApplyError(`${path.basename(logical)} went away while being read; run apply again`);
   }
-  try {
-    const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) throw new DocumentRefusedError('NOT_A_FILE', `${relative}: is not a regular file; it is not read`);
-    walk.bytes += stats.size;
-    if (walk.bytes > MAX_BUNDLE_BYTES) {
-      throw new DocumentRefusedError('BUNDLE_TOO_LARGE', `a skill may hold at most ${MAX_BUNDLE_BYTES} bytes`);
-    }
-    return { path: relative, content: fs.readFileSync(fd), mode: stats.mode & 0o777 };
-  } finally {
-    fs.closeSync(fd);
-  }
+  walk.bytes += into.length;
+  return { path: relative, content: into.buffer.subarray(0, into.length), mode: into.mode & 0o777 };
 }
+
+const BUNDLE_FILE_READING: RegularFileOptions = {
+  followLinks: false,
+  tooLarge: () => new DocumentRefusedError('BUNDLE_TOO_LARGE', `a skill may hold at most ${MAX_BUNDLE_BYTES} bytes`),
+};
 
 /**
  * Writes `bundle` into `dir`, which must not exist yet: the caller writes into a staging folder and
