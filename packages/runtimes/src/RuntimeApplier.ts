@@ -104,7 +104,8 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       const plan = await this.makePlan(options);
       const report = plan.report();
       const retired = [...this.execute(plan), ...(await this.executeServers(plan))];
-      plan.stamps.save();
+      // A refused apply leaves every file as it was, the stamps cache included.
+      if (report.ok || report.changeCount > 0) plan.stamps.save();
       return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
     });
   }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolve } from '@loadout/kernel';
+import { RACY_MS, resolve } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
@@ -249,6 +249,8 @@ describe('updates and crash recovery', () => {
     const applier = resolve(container, RuntimeApplier);
     await applier.apply({ runtimes: ['claude-code'] });
     fs.writeFileSync(path.join(m.home, '.claude/skills', MANIFEST_FILE), '{"version": 7}');
+    // Old enough that the bundles' stamps would be trusted: a refused run must still not keep them.
+    await new Promise((done) => setTimeout(done, RACY_MS + 100));
     const before = tree(m);
     const plan = await applier.apply({ runtimes: ['claude-code'], mode: 'dry-run' });
     expect(plan.ok).toBe(false);

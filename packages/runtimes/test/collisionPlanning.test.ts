@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolve } from '@loadout/kernel';
+import { RACY_MS, resolve } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeApplier, RuntimePlanner } from '../src/index.js';
@@ -85,11 +85,13 @@ describe('one skill visible from two roots of one runtime (neutral fixture)', ()
     }
     // Every runtime that reads both folders sees the two bundles; the rest only report.
     expect(new Set(plan.runtimes.map((part) => part.status))).toEqual(new Set(['conflict', 'unconfirmed']));
+    // Old enough that the bundles' stamps would be trusted: a refused run must still not keep them.
+    await new Promise((done) => setTimeout(done, RACY_MS + 100));
     const before = snapshot(m.base);
     const result = await resolve(container, RuntimeApplier).apply({ project: m.project });
     expect(result).toMatchObject({ ok: false, applied: false, changeCount: 0 });
     const after = snapshot(m.base);
-    // Opening the database is the only write; no runtime folder, manifest or trash changed.
+    // Opening the database is the only write; no runtime folder, manifest, trash or stamps file changed.
     const withoutDb = (tree: Record<string, string>): Record<string, string> =>
       Object.fromEntries(Object.entries(tree).filter(([file]) => !file.includes('loadout.db') && !file.includes('runtimes.lock')));
     expect(withoutDb(after)).toEqual(withoutDb(before));
