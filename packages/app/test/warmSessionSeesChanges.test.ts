@@ -169,4 +169,81 @@ describe.each([
     expect(linked.diagnostics.map((diagnostic) => diagnostic.code)).not.toContain('PLUGIN_FOLDER_MISSING');
     expect(skillIds(linked)).toEqual(['a-one', 'l-one', 'pdf', 'x-one']);
   });
+
+  it('decides an edited document again: a gate it declares, and a name a gate is configured for', async () => {
+    const { places, open, warm } = workspace(watchBudget);
+    fs.writeFileSync(path.join(places.capabilitiesDir, 'config.json'), JSON.stringify({ gates: { 'skill/a-one': { fast: false }, 'skill/b-renamed': { fast: false } } }));
+    const before = await warm();
+    expect(before.find('skill', 'a-one')?.gates).toEqual({});
+    // The same document now declares a gate the owner configured off: its configured value applies.
+    const alphaSkill = path.join(places.pluginsDir, 'alpha', 'skills', 'a-one', 'SKILL.md');
+    fs.writeFileSync(alphaSkill, fs.readFileSync(alphaSkill, 'utf8').replace('---\nUse', 'gates:\n  fast: on\n---\nUse'));
+    const gated = await open();
+    expect(gated.find('skill', 'a-one')?.gates).toEqual({ fast: false });
+    expect(gated.find('skill', 'b-one')).toBe(before.find('skill', 'b-one'));
+    // A document renamed to an id whose gate is configured: decided under its new name.
+    await warm();
+    const betaSkill = path.join(places.pluginsDir, 'beta', 'skills', 'b-one', 'SKILL.md');
+    fs.writeFileSync(betaSkill, skill('b-renamed', 'gates:\n  fast: on\n')['SKILL.md']);
+    const renamed = await open();
+    expect(skillIds(renamed)).toEqual(['a-one', 'b-renamed', 'pdf']);
+    expect(renamed.find('skill', 'b-renamed')?.gates).toEqual({ fast: false });
+    // And edited back to a name whose gate nobody configured: its declared default again.
+    await warm();
+    fs.writeFileSync(betaSkill, skill('b-one', 'gates:\n  fast: on\n')['SKILL.md']);
+    expect((await open()).find('skill', 'b-one')?.gates).toEqual({ fast: true });
+  });
+
+  it('sees a switch turned off together with an edit of another document', async () => {
+    const { other, places, open, warm } = workspace(watchBudget);
+    await warm();
+    const state = resolve(other, CapabilityStateService);
+    expect((await state.setCapabilityState({}, [{ kind: 'skill', id: 'b-one', enabled: false }])).errors).toEqual([]);
+    const alphaSkill = path.join(places.pluginsDir, 'alpha', 'skills', 'a-one', 'SKILL.md');
+    fs.writeFileSync(alphaSkill, skill('a-one')['SKILL.md'].replace('The a-one skill', 'The edited a-one skill'));
+    const both = await open();
+    expect(skillIds(both)).toEqual(['a-one', 'pdf']);
+    expect(both.find('skill', 'a-one')?.description).toBe('The edited a-one skill');
+    // Switched on again with the edited document itself switched off, in one open.
+    await warm();
+    expect((await state.setCapabilityState({}, [{ kind: 'skill', id: 'b-one', enabled: true }, { kind: 'skill', id: 'a-one', enabled: false }])).errors).toEqual([]);
+    fs.writeFileSync(alphaSkill, skill('a-one')['SKILL.md']);
+    expect(skillIds(await open())).toEqual(['b-one', 'pdf']);
+  });
+
+  it('holds an edited task of a held plugin, and holds again what an approved plugin runs once edited', async () => {
+    const { other, places, open, warm } = workspace(watchBudget);
+    const report = path.join(places.pluginsDir, 'alpha', 'tasks', 'report');
+    const held = (session: Session) => session.find('task', 'report')?.held?.decidedBy ?? null;
+    const before = await warm();
+    expect(held(before)).toBe('unapproved-plugin');
+    fs.writeFileSync(path.join(report, 'TASK.md'), task('report')['TASK.md'].replace('report task', 'edited report task'));
+    const edited = await open();
+    expect(edited.find('task', 'report')?.description).toBe('edited report task');
+    expect(held(edited)).toBe('unapproved-plugin');
+    // The project's task, held for another reason and not edited, keeps its held record.
+    expect(edited.find('task', 'build')).toBe(before.find('task', 'build'));
+    await resolve(other, TrustService).approvePlugin('alpha');
+    expect(held(await warm())).toBeNull();
+    // What it runs now is another file: no longer what was approved.
+    writeTree(report, { 'other.mjs': 'console.log("other");\n' });
+    fs.writeFileSync(path.join(report, 'TASK.md'), task('report')['TASK.md'].replace('run.mjs', 'other.mjs'));
+    expect(held(await open())).toBe('unapproved-plugin');
+  });
+
+  it('sees a document removed and another added in one open', async () => {
+    const { places, open, warm } = workspace(watchBudget);
+    const before = await warm();
+    const skills = path.join(places.pluginsDir, 'beta', 'skills');
+    fs.rmSync(path.join(skills, 'b-one'), { recursive: true });
+    writeTree(skills, { 'b-two': skill('b-two') });
+    const after = await open();
+    expect(skillIds(after)).toEqual(['a-one', 'b-two', 'pdf']);
+    expect(after.find('skill', 'pdf')).toBe(before.find('skill', 'pdf'));
+    // And one removed in one plugin while one is added in another.
+    await warm();
+    fs.rmSync(path.join(skills, 'b-two'), { recursive: true });
+    writeTree(path.join(places.pluginsDir, 'alpha', 'skills'), { 'a-two': skill('a-two') });
+    expect(skillIds(await open())).toEqual(['a-one', 'a-two', 'pdf']);
+  });
 });

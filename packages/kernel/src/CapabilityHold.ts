@@ -48,13 +48,32 @@ export function withHolds(records: readonly CapabilityRecord[], holds: ReadonlyM
   if (last !== undefined && sameHolds(last.holds, holds)) return last.result;
   const result = records.map((record) => {
     const hold = holds.get(record);
-    if (hold !== undefined) return { ...record, held: hold };
+    if (hold !== undefined) return heldCopy(record, hold);
     if (record.held === undefined) return record;
     const { held: _cleared, ...free } = record;
     return free;
   });
   lastHeld.set(records, { holds, result });
   return result;
+}
+
+/**
+ * Each record's copy carrying a hold, by the record: the same record held for the same reason gets
+ * the same copy, so after one edited document the other held records keep their objects (and what
+ * was derived from them downstream can be kept by identity).
+ */
+const heldCopies = new WeakMap<CapabilityRecord, CapabilityRecord & { readonly held: CapabilityHold }>();
+
+function heldCopy(record: CapabilityRecord, hold: CapabilityHold): CapabilityRecord {
+  const kept = heldCopies.get(record);
+  if (kept !== undefined && sameHold(kept.held, hold)) return kept;
+  const copy = { ...record, held: hold };
+  heldCopies.set(record, copy);
+  return copy;
+}
+
+function sameHold(a: CapabilityHold, b: CapabilityHold): boolean {
+  return a.decidedBy === b.decidedBy && a.reason === b.reason;
 }
 
 /** The last list with holds put on each list: the same holds on the same list give the same list. */
@@ -64,7 +83,7 @@ function sameHolds(a: ReadonlyMap<CapabilityRecord, CapabilityHold>, b: Readonly
   if (a.size !== b.size) return false;
   for (const [record, hold] of a) {
     const other = b.get(record);
-    if (other === undefined || other.decidedBy !== hold.decidedBy || other.reason !== hold.reason) return false;
+    if (other === undefined || !sameHold(other, hold)) return false;
   }
   return true;
 }

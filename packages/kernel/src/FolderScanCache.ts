@@ -33,6 +33,16 @@ interface FolderState<T> {
   watcher: fs.FSWatcher | null;
   /** While unwatched: the folder as it was when listed; null when it must be listed again. */
   stamp: readonly number[] | null;
+  /** The values {@link FolderScanCache.scan} handed last, handed again while every entry's value is the very same. */
+  values: readonly T[] | null;
+  /** True once an entry was marked to be read again ({@link markDirty}), until {@link FolderScanCache.scan} has read it. */
+  dirtyEntries: boolean;
+}
+
+/** The one way an entry is marked to be read again: its folder learns it too, so a scan of a folder with none skips its entries. */
+function markDirty<T>(state: FolderState<T>, entry: EntryState<T>): void {
+  entry.dirty = true;
+  state.dirtyEntries = true;
 }
 
 interface RootState {
@@ -190,7 +200,7 @@ export class FolderScanCache<T = unknown> {
       polled = true;
       if (entry.dirty) continue;
       if (!stampHolds(entry.probe, entry.stamp, racyBefore)) {
-        entry.dirty = true;
+        markDirty(state, entry);
         this.changes += 1;
       }
     }
@@ -212,7 +222,8 @@ export class FolderScanCache<T = unknown> {
   }
 
   /**
-   * The values of every entry of `folder`, reading only what is new or changed.
+   * The values of every entry of `folder`, reading only what is new or changed: the very array
+   * handed last time while every value in it is the same. Never change it.
    *
    * @param list lists the folder; null when it is missing
    * @param read reads one entry
@@ -227,34 +238,54 @@ export class FolderScanCache<T = unknown> {
     list: () => readonly FolderEntry[] | null,
     read: (entry: FolderEntry) => T,
     of: { readonly kind?: string; readonly documentFile?: string; readonly documentAlone?: boolean } = {},
-  ): T[] {
+  ): readonly T[] {
     const { documentFile } = of;
     this.retention.touch(rootDir);
     this.startSweeping();
     const root = this.rootState(rootDir);
     let state = this.folders.get(folder);
     if (state === undefined) {
-      state = { folder, rootDir, kind: of.kind, documentFile, documentAlone: of.documentAlone === true, entries: null, listingDirty: true, watcher: null, stamp: null };
+      state = { folder, rootDir, kind: of.kind, documentFile, documentAlone: of.documentAlone === true, entries: null, listingDirty: true, watcher: null, stamp: null, values: null, dirtyEntries: false };
       this.folders.set(folder, state);
     }
     if (root.missing) {
       this.closeFolder(folder, state);
       state.entries = null;
+      state.values = null;
       state.listingDirty = true;
       return [];
     }
     if (state.listingDirty) this.relist(folder, state, list, read);
-    const values: T[] = [];
-    if (state.entries === null) return values;
+    else if (!state.dirtyEntries && state.values !== null) return state.values;
+    state.dirtyEntries = false;
+    if (state.entries === null) return [];
     const racyBefore = this.racyBefore();
+    // The array handed last is handed again while every entry's value is the very same object, in
+    // the same order (compared here, entry by entry: nothing is assumed from flags), so a caller can
+    // tell an unchanged folder by identity; a copy starts at the first value that differs.
+    const kept = state.values ?? [];
+    let values: T[] | null = null;
+    let at = 0;
     for (const [name, entry] of state.entries) {
       if (entry.dirty) {
         entry.dirty = false;
         entry.stamp = this.isPolled(state, entry) ? takeStamp(entry.probe, racyBefore) : null;
         entry.value = read({ name, isDirectory: entry.isDirectory, ...(entry.refusal === undefined ? {} : { refusal: entry.refusal }) });
       }
+      if (values === null) {
+        if (at < kept.length && kept[at] === entry.value) {
+          at += 1;
+          continue;
+        }
+        values = kept.slice(0, at);
+      }
       values.push(entry.value);
     }
+    if (values === null) {
+      if (at === kept.length && state.values !== null) return state.values;
+      values = kept.slice(0, at);
+    }
+    state.values = values;
     return values;
   }
 
@@ -272,7 +303,7 @@ export class FolderScanCache<T = unknown> {
       if (entry.watcher === null) break;
       this.unwatchedEntries.delete(entryPath);
       if (!stampHolds(entry.probe, entry.stamp, racyBefore)) {
-        entry.dirty = true;
+        markDirty(folder, entry);
         this.changes += 1;
       }
       entry.stamp = null;
@@ -346,12 +377,12 @@ export class FolderScanCache<T = unknown> {
         (name) => {
           state.listingDirty = true;
           const entry = name === null ? undefined : state.entries?.get(name);
-          if (entry !== undefined) entry.dirty = true;
+          if (entry !== undefined) markDirty(state, entry);
         },
         () => {
           state.watcher = null;
           state.listingDirty = true;
-          for (const entry of state.entries?.values() ?? []) if (!entry.isDirectory) entry.dirty = true;
+          for (const entry of state.entries?.values() ?? []) if (!entry.isDirectory) markDirty(state, entry);
         },
       );
     }
@@ -392,11 +423,11 @@ export class FolderScanCache<T = unknown> {
       entryPath,
       'entry',
       () => {
-        entry.dirty = true;
+        markDirty(folder, entry);
       },
       () => {
         entry.watcher = null;
-        entry.dirty = true;
+        markDirty(folder, entry);
         this.unwatchedEntries.set(entryPath, { folder, entry });
       },
     );

@@ -71,7 +71,7 @@ export class SessionLoader {
   /** The last winners handed out, with the per-kind results they were joined from: the same results give the same array. */
   private joined: { readonly from: readonly ShadowedKind[]; readonly winners: readonly CapabilityRecord[]; readonly diagnostics: readonly Diagnostic[] } | null = null;
   /** The last admitted winners sorted into session keys ({@link groupByKey}). */
-  private grouped: { readonly winners: readonly CapabilityRecord[]; readonly kinds: readonly CapabilityKind[]; readonly byKey: ReadonlyMap<string, readonly CapabilityRecord[]> } | null = null;
+  private grouped: Grouped | null = null;
 
   constructor(private readonly container: DependencyContainer) {}
 
@@ -193,15 +193,28 @@ export class SessionLoader {
   /**
    * The admitted records per session key. Kept while the filters and holders hand back the very
    * same array for the same kinds (they do while nothing they depend on moved: records are never
-   * changed once made), so a warm open does not sort 10,000 records into kinds again.
+   * changed once made), so a warm open does not sort 10,000 records into kinds again. After a few
+   * records changed in place (the same length, each new record of the same session key as the
+   * one it replaces), each takes its predecessor's place in a copy of its kind's list: sorting
+   * keeps order within a kind, so that is exactly where it would have gone.
    */
   private groupByKey(winners: readonly CapabilityRecord[], kinds: readonly CapabilityKind[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]> {
     const kept = this.grouped;
     if (kept !== null && kept.winners === winners && sameItems(kept.kinds, kinds)) return new Map(kept.byKey);
+    const patched = kept !== null && sameItems(kept.kinds, kinds) ? patchGroups(kept, winners, kindKeys) : null;
+    if (patched !== null) {
+      this.grouped = { winners, kinds, byKey: patched, places: kept?.places as Uint32Array };
+      return new Map(patched);
+    }
     const byKey = new Map<string, CapabilityRecord[]>();
+    const places = new Uint32Array(winners.length);
     for (const kind of kinds) byKey.set(kind.sessionKey, []);
-    for (const record of winners) byKey.get(kindKeys.get(record.kind) ?? '')?.push(record);
-    this.grouped = this.cache() === null ? null : { winners, kinds, byKey };
+    for (let i = 0; i < winners.length; i += 1) {
+      const record = winners[i] as CapabilityRecord;
+      const group = byKey.get(kindKeys.get(record.kind) ?? '');
+      if (group !== undefined) places[i] = group.push(record) - 1;
+    }
+    this.grouped = this.cache() === null ? null : { winners, kinds, byKey, places };
     return new Map(byKey);
   }
 
@@ -209,8 +222,8 @@ export class SessionLoader {
   scanRoots(roots: readonly Root[], kinds: readonly CapabilityKind[] = this.kinds()): RootScan {
     const records = new Map<string, CapabilityRecord[]>();
     const diagnostics: Diagnostic[] = [];
-    for (const [kind, scans] of this.collectScans(roots, kinds)) {
-      const flat = flatten(scans);
+    for (const [kind, parts] of this.collectScans(roots, kinds)) {
+      const flat = flatten(parts);
       records.set(kind, flat.records);
       diagnostics.push(...flat.diagnostics);
     }
@@ -244,22 +257,25 @@ export class SessionLoader {
     }
   }
 
-  /** Every entry's scan, per kind (singular name) in root order; from the watch cache when there is one. */
-  private collectScans(roots: readonly Root[], kinds: readonly CapabilityKind[]): Map<string, StampedScan[]> {
+  /**
+   * Every entry's scan, per kind (singular name): one part per root, in root order; from the watch
+   * cache when there is one, which hands a folder's very same array while nothing in it changed.
+   */
+  private collectScans(roots: readonly Root[], kinds: readonly CapabilityKind[]): Map<string, (readonly StampedScan[])[]> {
     const cache = this.cache();
-    const byKind = new Map<string, StampedScan[]>();
+    const byKind = new Map<string, (readonly StampedScan[])[]>();
     const rootListings = new Map<string, Map<string, fs.Dirent> | null>();
     const listRoot = (root: Root): Map<string, fs.Dirent> | null => {
       if (!rootListings.has(root.dir)) rootListings.set(root.dir, readRoot(root.dir));
       return rootListings.get(root.dir) ?? null;
     };
     for (const kind of kinds) {
-      const ofKind: StampedScan[] = [];
-      byKind.set(kind.kind, ofKind);
+      const parts: (readonly StampedScan[])[] = [];
+      byKind.set(kind.kind, parts);
       for (const root of roots) {
         const sources = layoutSourcesOf(kind, root);
         if (sources !== null) {
-          for (const scan of scanRootLayout(kind, root, sources, cache)) ofKind.push(scan);
+          parts.push(scanRootLayout(kind, root, sources, cache));
           continue;
         }
         const folder = path.join(root.dir, kind.folder);
@@ -269,8 +285,7 @@ export class SessionLoader {
         };
         const at = { folder };
         const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, at);
-        const scans = cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, cachedAs(kind));
-        for (const scan of scans) ofKind.push(scan);
+        parts.push(cache === null ? (list() ?? []).map(read) : cache.scan(root.dir, folder, list, read, cachedAs(kind)));
       }
     }
     cache?.trim(new Set(roots.map((root) => root.dir)));
@@ -322,9 +337,9 @@ export class SessionLoader {
     }
     const stale = wanted.filter((kind) => !shadowed.has(kind.kind));
     if (stale.length > 0) {
-      for (const [kind, scans] of this.collectScans(roots, stale)) {
+      for (const [kind, parts] of this.collectScans(roots, stale)) {
         const previous = memo?.kinds.get(kind)?.shadowed;
-        shadowed.set(kind, (previous === undefined ? null : patchKind(previous, scans)) ?? shadowKind(scans));
+        shadowed.set(kind, (previous === undefined ? null : patchKind(previous, parts)) ?? shadowKind(parts));
       }
     }
     // Kept only when nothing changed while it was read; a kind's older scan stays as the base to patch.
@@ -350,28 +365,73 @@ export class SessionLoader {
   }
 }
 
+/** Admitted winners sorted into session keys, with each winner's place in its key's list. */
+interface Grouped {
+  readonly winners: readonly CapabilityRecord[];
+  readonly kinds: readonly CapabilityKind[];
+  readonly byKey: ReadonlyMap<string, readonly CapabilityRecord[]>;
+  /** For each winner (by its index), its index in its session key's list. */
+  readonly places: Uint32Array;
+}
+
+/**
+ * `kept`'s grouping with the records that changed put in their predecessors' places, or null when
+ * the winners differ by more than a few records changed in place under the same session key.
+ */
+function patchGroups(kept: Grouped, winners: readonly CapabilityRecord[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]> | null {
+  if (kept.winners.length !== winners.length) return null;
+  const changed: number[] = [];
+  for (let i = 0; i < winners.length; i += 1) {
+    if (kept.winners[i] === winners[i]) continue;
+    if (changed.push(i) > MAX_PATCHED_ENTRIES) return null;
+  }
+  const byKey = new Map(kept.byKey);
+  const copied = new Set<string>();
+  for (const i of changed) {
+    const before = kept.winners[i] as CapabilityRecord;
+    const after = winners[i] as CapabilityRecord;
+    const key = kindKeys.get(after.kind);
+    if (key === undefined || kindKeys.get(before.kind) !== key) return null;
+    const group = byKey.get(key);
+    if (group === undefined) return null;
+    let list = group as CapabilityRecord[];
+    if (!copied.has(key)) {
+      list = group.slice();
+      byKey.set(key, list);
+      copied.add(key);
+    }
+    const place = kept.places[i] as number;
+    if (list[place] !== before) return null;
+    list[place] = after;
+  }
+  return byKey;
+}
+
 /** One kind's shadowed scan, kept so the next scan can patch it. */
 interface ShadowedKind {
-  readonly scans: readonly StampedScan[];
+  /** Each root's scans, in root order. */
+  readonly parts: readonly (readonly StampedScan[])[];
   readonly winners: readonly CapabilityRecord[];
   readonly diagnostics: readonly Diagnostic[];
 }
 
-function flatten(scans: readonly StampedScan[]): { records: CapabilityRecord[]; diagnostics: Diagnostic[] } {
+function flatten(parts: readonly (readonly StampedScan[])[]): { records: CapabilityRecord[]; diagnostics: Diagnostic[] } {
   const records: CapabilityRecord[] = [];
   const diagnostics: Diagnostic[] = [];
-  for (const scan of scans) {
-    if (scan.diagnostics.length > 0) diagnostics.push(...scan.diagnostics);
-    for (const record of scan.records) records.push(record);
+  for (const scans of parts) {
+    for (const scan of scans) {
+      if (scan.diagnostics.length > 0) diagnostics.push(...scan.diagnostics);
+      for (const record of scan.records) records.push(record);
+    }
   }
   return { records, diagnostics };
 }
 
-function shadowKind(scans: readonly StampedScan[]): ShadowedKind {
-  const flat = flatten(scans);
+function shadowKind(parts: readonly (readonly StampedScan[])[]): ShadowedKind {
+  const flat = flatten(parts);
   const shadowing = shadowRecords(flat.records);
   for (const diagnostic of shadowing.diagnostics) flat.diagnostics.push(diagnostic);
-  return { scans, winners: shadowing.winners, diagnostics: flat.diagnostics };
+  return { parts, winners: shadowing.winners, diagnostics: flat.diagnostics };
 }
 
 /** More changed entries than this and a kind is shadowed again from scratch. */
@@ -381,22 +441,28 @@ const MAX_PATCHED_ENTRIES = 32;
  * The previous result with edited entries swapped in, or null when the change is more than an
  * in-place edit (an entry added or removed, an id or path changed, diagnostics involved, or many
  * entries at once). Shadowing depends only on ids, paths and root order, so when none of those
- * moved, each new record takes exactly the place its old one had.
+ * moved, each new record takes exactly the place its old one had. A root whose part is the very
+ * same array as before (the watch cache hands it again while nothing in its folder changed) is
+ * not looked into; only the parts that differ are compared entry by entry.
  */
-function patchKind(previous: ShadowedKind, scans: readonly StampedScan[]): ShadowedKind | null {
-  if (previous.scans.length !== scans.length) return null;
-  const changed: number[] = [];
-  for (let i = 0; i < scans.length; i += 1) {
-    if (previous.scans[i] === scans[i]) continue;
-    changed.push(i);
-    if (changed.length > MAX_PATCHED_ENTRIES) return null;
+function patchKind(previous: ShadowedKind, parts: readonly (readonly StampedScan[])[]): ShadowedKind | null {
+  if (previous.parts.length !== parts.length) return null;
+  const changed: [StampedScan, StampedScan][] = [];
+  for (let p = 0; p < parts.length; p += 1) {
+    const before = previous.parts[p] as readonly StampedScan[];
+    const after = parts[p] as readonly StampedScan[];
+    if (before === after) continue;
+    if (before.length !== after.length) return null;
+    for (let i = 0; i < after.length; i += 1) {
+      if (before[i] === after[i]) continue;
+      changed.push([before[i] as StampedScan, after[i] as StampedScan]);
+      if (changed.length > MAX_PATCHED_ENTRIES) return null;
+    }
   }
   // Every entry the very same: the same result, so what was derived from it downstream is kept too.
   if (changed.length === 0) return previous;
   const winners = previous.winners.slice();
-  for (const index of changed) {
-    const before = previous.scans[index] as StampedScan;
-    const after = scans[index] as StampedScan;
+  for (const [before, after] of changed) {
     if (before.records.length !== after.records.length || before.diagnostics.length > 0 || after.diagnostics.length > 0) return null;
     for (let j = 0; j < before.records.length; j += 1) {
       const old = before.records[j] as CapabilityRecord;
@@ -406,7 +472,7 @@ function patchKind(previous: ShadowedKind, scans: readonly StampedScan[]): Shado
       if (at !== -1 && winners[at] === old) winners[at] = next;
     }
   }
-  return { scans, winners, diagnostics: previous.diagnostics };
+  return { parts, winners, diagnostics: previous.diagnostics };
 }
 
 /** Binary search in records ordered by collision key; -1 when absent. */

@@ -32,6 +32,14 @@ export class CapabilityStateFilter implements CapabilityFilter {
    * records again; the switches and both files are still read every time.
    */
   private last: { readonly inputs: FilterInputs; readonly result: FilterResult } | null = null;
+  /**
+   * What was decided for each record of the last list (itself, its copy with configured gates, or
+   * null when off), place by place, while everything else it was decided from — the switches,
+   * both roots and both `config.json` texts — is exactly {@link context}. A session after one
+   * edited document (the same list but for a few records) decides only the records that are not
+   * the very same object at the same place; any other input that moved decides all again.
+   */
+  private decided: { readonly context: FilterContext; readonly records: readonly CapabilityRecord[]; readonly decisions: readonly (CapabilityRecord | null)[] } | null = null;
 
   constructor(@inject(CapabilityStateStore) private readonly store: CapabilityStateStore) {}
 
@@ -44,20 +52,23 @@ export class CapabilityStateFilter implements CapabilityFilter {
       const projectConfig = readConfigOf(projectDir, diagnostics);
       const globalConfig = readConfigOf(globalDir, diagnostics);
       // A broken config.json is reported at every open and never kept.
-      const keepable = diagnostics.length === 0;
-      const inputs: FilterInputs = { records, values, projectDir, globalDir, projectText: projectConfig?.text ?? null, globalText: globalConfig?.text ?? null };
-      if (keepable && this.last !== null && sameInputs(this.last.inputs, inputs)) return this.last.result;
-      const result = filterRecords(records, values, projectConfig, globalConfig, diagnostics);
+      if (diagnostics.length > 0) return filterRecords(records, values, projectConfig, globalConfig, null, diagnostics).result;
+      const context: FilterContext = { values, projectDir, globalDir, projectText: projectConfig?.text ?? null, globalText: globalConfig?.text ?? null };
+      const before = this.decided !== null && sameFilterContext(this.decided.context, context) ? this.decided : null;
+      if (before !== null && this.last?.inputs.records === records) return this.last.result;
+      const { result, decisions } = filterRecords(records, values, projectConfig, globalConfig, before, diagnostics);
       // A single record is a lookup (Session.isOn): not worth displacing a whole session's answer.
-      if (keepable && records.length > 1) this.last = { inputs, result };
+      if (records.length > 1) {
+        this.last = { inputs: { records, context }, result };
+        this.decided = { context, records, decisions };
+      }
       return result;
     };
   }
 }
 
-/** Everything {@link filterRecords} decides from. */
-interface FilterInputs {
-  readonly records: readonly CapabilityRecord[];
+/** Everything {@link filterRecords} decides from besides the records. */
+interface FilterContext {
   readonly values: ReadonlyMap<string, SurfacedValues>;
   readonly projectDir: string | undefined;
   readonly globalDir: string | undefined;
@@ -65,8 +76,14 @@ interface FilterInputs {
   readonly globalText: string | null;
 }
 
-function sameInputs(a: FilterInputs, b: FilterInputs): boolean {
-  if (a.records !== b.records || a.projectDir !== b.projectDir || a.globalDir !== b.globalDir) return false;
+/** Everything {@link filterRecords} decides from. */
+interface FilterInputs {
+  readonly records: readonly CapabilityRecord[];
+  readonly context: FilterContext;
+}
+
+function sameFilterContext(a: FilterContext, b: FilterContext): boolean {
+  if (a.projectDir !== b.projectDir || a.globalDir !== b.globalDir) return false;
   if (a.projectText !== b.projectText || a.globalText !== b.globalText || a.values.size !== b.values.size) return false;
   for (const [key, value] of a.values) {
     const other = b.values.get(key);
@@ -80,19 +97,27 @@ function filterRecords(
   values: ReadonlyMap<string, SurfacedValues>,
   projectConfig: GateConfig | null,
   globalConfig: GateConfig | null,
+  before: { readonly records: readonly CapabilityRecord[]; readonly decisions: readonly (CapabilityRecord | null)[] } | null,
   diagnostics: Diagnostic[],
-): FilterResult {
+): { result: FilterResult; decisions: (CapabilityRecord | null)[] } {
   const kept: CapabilityRecord[] = [];
   const off: string[] = [];
+  const decisions: (CapabilityRecord | null)[] = new Array(records.length);
+  // Decisions are reused place by place only from a list of the same length (an edit in place).
+  const reusable = before !== null && before.records.length === records.length ? before : null;
   // With no stored switches every capability is on by default: no key needs building.
   const stored = values.size > 0;
-  for (const record of records) {
-    const { surfaced } = decideSurfaced('installed', stored ? values.get(`${record.kind}/${collisionKey(record.id)}`) : undefined);
-    if (!surfaced) {
-      off.push(`${record.kind}/${record.id}`);
-      continue;
+  for (let i = 0; i < records.length; i += 1) {
+    const record = records[i] as CapabilityRecord;
+    let decided: CapabilityRecord | null;
+    if (reusable !== null && reusable.records[i] === record) decided = reusable.decisions[i] as CapabilityRecord | null;
+    else {
+      const { surfaced } = decideSurfaced('installed', stored ? values.get(`${record.kind}/${collisionKey(record.id)}`) : undefined);
+      decided = surfaced ? withConfiguredGates(record, projectConfig, globalConfig) : null;
     }
-    kept.push(withConfiguredGates(record, projectConfig, globalConfig));
+    decisions[i] = decided;
+    if (decided === null) off.push(`${record.kind}/${record.id}`);
+    else kept.push(decided);
   }
   if (off.length > 0) {
     diagnostics.push({
@@ -101,7 +126,7 @@ function filterRecords(
       message: `${off.length} ${off.length === 1 ? 'capability is' : 'capabilities are'} turned off for this session: ${off.join(', ')}`,
     });
   }
-  return { records: kept, diagnostics };
+  return { result: { records: kept, diagnostics }, decisions };
 }
 
 function withConfiguredGates(record: CapabilityRecord, projectConfig: GateConfig | null, globalConfig: GateConfig | null): CapabilityRecord {

@@ -53,11 +53,28 @@ export class TrustHolder implements CapabilityHolder {
   }
 
   private runnableOf(records: readonly CapabilityRecord[]): readonly CapabilityRecord[] {
-    if (this.runnableOfLast?.records === records) return this.runnableOfLast.runnable;
-    const runnable = records.filter((record) => this.runnable.isRunnable(record));
+    const last = this.runnableOfLast;
+    if (last?.records === records) return last.runnable;
+    // The same list but for a few records, none of them runnable before or after: the runnable
+    // ones are the very same records in the same order, so the list found last time stands.
+    const runnable =
+      last !== null && this.sameRunnable(last.records, records) ? last.runnable : records.filter((record) => this.runnable.isRunnable(record));
     // A single record is a lookup (Session.admitted): not worth displacing a whole session's list.
     if (records.length > 1) this.runnableOfLast = { records, runnable };
     return runnable;
+  }
+
+  /** Whether `records` differs from `before` only at places where neither record is runnable (and not at too many of them). */
+  private sameRunnable(before: readonly CapabilityRecord[], records: readonly CapabilityRecord[]): boolean {
+    if (before.length !== records.length) return false;
+    let changed = 0;
+    for (let i = 0; i < records.length; i += 1) {
+      const old = before[i] as CapabilityRecord;
+      const next = records[i] as CapabilityRecord;
+      if (old === next) continue;
+      if (++changed > MAX_CHANGED || this.runnable.isRunnable(old) || this.runnable.isRunnable(next)) return false;
+    }
+    return true;
   }
 
   private pluginHold(record: CapabilityRecord, plugin: string, approval: PluginApproval | null, scope: SessionScope): CapabilityHold | null {
@@ -82,6 +99,9 @@ export class TrustHolder implements CapabilityHolder {
     };
   }
 }
+
+/** More records changed than this and the runnable ones are looked for again from scratch. */
+const MAX_CHANGED = 32;
 
 function untrustedProject(project: string | null): CapabilityHold {
   return {
