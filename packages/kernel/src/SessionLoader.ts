@@ -17,7 +17,7 @@ import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
 import { cachedAs, layoutSourcesOf, listKindFolder, readKindFolderEntry, scanRootLayout, type StampedScan } from './scanKindFolder.js';
-import { sameItems } from './sameItems.js';
+import { changedPlaces, sameItems } from './sameItems.js';
 import { shadowRecords } from './shadowRecords.js';
 import { resolve, resolveAll } from './token.js';
 
@@ -379,12 +379,8 @@ interface Grouped {
  * the winners differ by more than a few records changed in place under the same session key.
  */
 function patchGroups(kept: Grouped, winners: readonly CapabilityRecord[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]> | null {
-  if (kept.winners.length !== winners.length) return null;
-  const changed: number[] = [];
-  for (let i = 0; i < winners.length; i += 1) {
-    if (kept.winners[i] === winners[i]) continue;
-    if (changed.push(i) > MAX_PATCHED_ENTRIES) return null;
-  }
+  const changed = changedPlaces(kept.winners, winners, MAX_PATCHED_ENTRIES);
+  if (changed === null) return null;
   const byKey = new Map(kept.byKey);
   const copied = new Set<string>();
   for (const i of changed) {

@@ -37,5 +37,6 @@ export { watchBudgetFrom } from './WatchBudget.js';
 export { contribute, resolve, resolveAll, token, type Token } from './token.js';
 export { formatMarkdown, writeFileAtomicSync } from './writeDocument.js';
 export { isFolderStamp, RACY_MS, statStamp } from './statStamp.js';
+export { changedPlaces } from './sameItems.js';
 export { checkWriteInside, WriteRefusedError } from './writeFileInside.js';
 export { zodShape } from './zodShape.js';

@@ -312,10 +312,9 @@ export class SkillRuntimeApplier implements RuntimeApplier {
 }
 
 /**
- * Writes the bundle of every create and update in one root into its staging folder and flushes
- * them all at once, before any is renamed into place. Returns each change's staged folder.
+ * Writes the bundles of a root's creates and updates into its staging folder, adding the files
+ * written to `written` (the caller flushes every root's at once). Returns each change's staged folder.
  */
-/** Writes the bundles of a root's creates and updates into its staging folder, adding the files written to `written`; nothing is flushed here. */
 function stageBundles(changes: readonly PlannedChange[], staging: string, written: string[]): Map<PlannedChange, string> {
   const staged = new Map<PlannedChange, string>();
   let made = false;

@@ -1,4 +1,4 @@
-import type { CapabilityHold, CapabilityHolder, CapabilityRecord, SessionHolder, SessionScope } from '@loadout/kernel';
+import { changedPlaces, type CapabilityHold, type CapabilityHolder, type CapabilityRecord, type SessionHolder, type SessionScope } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
 import type { PluginApproval } from './TrustStore.js';
@@ -66,16 +66,10 @@ export class TrustHolder implements CapabilityHolder {
 
   /** Whether `records` differs from `before` only at places where neither record is runnable (and not at too many of them). */
   private sameRunnable(before: readonly CapabilityRecord[], records: readonly CapabilityRecord[]): boolean {
-    if (before.length !== records.length) return false;
-    let changed = 0;
-    for (let i = 0; i < records.length; i += 1) {
-      const old = before[i] as CapabilityRecord;
-      const next = records[i] as CapabilityRecord;
-      if (old === next) continue;
-      if (++changed > MAX_CHANGED || this.runnable.isRunnable(old) || this.runnable.isRunnable(next)) return false;
-    }
-    return true;
+    const changed = changedPlaces(before, records, MAX_CHANGED);
+    return changed !== null && changed.every((i) => !this.runnable.isRunnable(before[i] as CapabilityRecord) && !this.runnable.isRunnable(records[i] as CapabilityRecord));
   }
+
 
   private pluginHold(record: CapabilityRecord, plugin: string, approval: PluginApproval | null, scope: SessionScope): CapabilityHold | null {
     const root = scope.roots.find((candidate) => candidate.plugin === plugin);
