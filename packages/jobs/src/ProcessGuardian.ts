@@ -152,6 +152,14 @@ class GuardedProcess extends EventEmitter implements TaskProcess {
   }
 }
 
+/** One guardian process, what it has started that has not closed yet, and what it has said so far. */
+interface Guardian {
+  readonly process: ChildProcess;
+  ready: boolean;
+  readonly started: Map<number, GuardedProcess>;
+  said: string;
+}
+
 /**
  * Makes the task processes this process starts die with it, and starts them cheaply. A task runs
  * in its own process group (so a stop reaches all of it), which also means it would outlive a
@@ -167,15 +175,12 @@ class GuardedProcess extends EventEmitter implements TaskProcess {
  */
 @injectable()
 export class ProcessGuardian {
-  private guardian: ChildProcess | null = null;
-  private ready = false;
+  private guardian: Guardian | null = null;
   private nextId = 1;
-  private readonly started = new Map<number, GuardedProcess>();
-  private pendingOutput = '';
 
   /** Lists the group `pgid` until the returned function is called (when the task has ended). */
   guard(pgid: number): () => void {
-    const guardian = this.running();
+    const guardian = this.running().process;
     guardian.stdin?.write(`+${pgid}\n`);
     return () => {
       if (guardian.exitCode === null && guardian.stdin?.writable === true) guardian.stdin.write(`-${pgid}\n`);
@@ -190,113 +195,108 @@ export class ProcessGuardian {
    */
   spawn(request: ProcessRequest): TaskProcess | null {
     const guardian = this.running();
-    if (!this.ready || guardian.stdin?.writable !== true) return null;
+    const stdin = guardian.process.stdin;
+    if (!guardian.ready || stdin?.writable !== true) return null;
     const id = this.nextId;
     this.nextId += 1;
     const child = new GuardedProcess(() => {
-      if (!this.started.has(id)) return;
-      this.forget(id);
-      if (guardian.exitCode === null && guardian.stdin?.writable === true) guardian.stdin.write(`x${id}\n`);
+      if (!guardian.started.has(id)) return;
+      forget(guardian, id);
+      if (guardian.process.exitCode === null && stdin.writable) stdin.write(`x${id}\n`);
     });
-    this.started.set(id, child);
+    guardian.started.set(id, child);
     // While a process it started runs, its reports keep this process waiting for them.
-    (guardian.stdout as unknown as { ref?: () => void } | null)?.ref?.();
-    guardian.stdin.write(`s${JSON.stringify({ id, ...request })}\n`);
+    (guardian.process.stdout as unknown as { ref?: () => void } | null)?.ref?.();
+    stdin.write(`s${JSON.stringify({ id, ...request })}\n`);
     return child;
   }
 
-  /** Whether the guardian is up and starts the tasks' processes. */
+  /** Resolves once the guardian is up and starts the tasks' processes. */
   whenReady(): Promise<void> {
-    this.running();
+    const guardian = this.running();
     return new Promise((done) => {
       const look = (): void => {
-        if (this.ready) done();
+        if (guardian.ready) done();
         else setTimeout(look, 5);
       };
       look();
     });
   }
 
-  private running(): ChildProcess {
-    if (this.guardian !== null && this.guardian.exitCode === null) return this.guardian;
-    const guardian = spawn(process.execPath, ['-e', GUARDIAN_SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
-    this.ready = false;
-    this.pendingOutput = '';
-    guardian.on('error', () => undefined);
-    guardian.stdin?.on('error', () => undefined);
-    guardian.stdout?.setEncoding('utf8');
-    guardian.stdout?.on('data', (text: string) => this.read(guardian, text));
-    guardian.stdout?.on('close', () => this.lost(guardian));
+  private running(): Guardian {
+    if (this.guardian !== null && this.guardian.process.exitCode === null) return this.guardian;
+    const child = spawn(process.execPath, ['-e', GUARDIAN_SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    const guardian: Guardian = { process: child, ready: false, started: new Map(), said: '' };
+    child.on('error', () => undefined);
+    child.stdin?.on('error', () => undefined);
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (text: string) => read(guardian, text));
+    child.stdout?.on('close', () => lost(guardian));
     // Neither the guardian nor its pipes keep this process alive.
-    guardian.unref();
-    (guardian.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-    (guardian.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
     this.guardian = guardian;
     return guardian;
   }
+}
 
-  private read(guardian: ChildProcess, text: string): void {
-    if (guardian !== this.guardian) return;
-    this.pendingOutput += text;
-    for (let end = this.pendingOutput.indexOf('\n'); end >= 0; end = this.pendingOutput.indexOf('\n')) {
-      const line = this.pendingOutput.slice(0, end);
-      this.pendingOutput = this.pendingOutput.slice(end + 1);
-      this.told(JSON.parse(line) as GuardianMessage);
-    }
+function read(guardian: Guardian, text: string): void {
+  guardian.said += text;
+  for (let end = guardian.said.indexOf('\n'); end >= 0; end = guardian.said.indexOf('\n')) {
+    const line = guardian.said.slice(0, end);
+    guardian.said = guardian.said.slice(end + 1);
+    told(guardian, JSON.parse(line) as GuardianMessage);
   }
+}
 
-  private told(message: GuardianMessage): void {
-    if (message.ready === true) {
-      this.ready = true;
-      return;
+function told(guardian: Guardian, message: GuardianMessage): void {
+  if (message.ready === true) {
+    guardian.ready = true;
+    return;
+  }
+  const id = message.id ?? 0;
+  const child = guardian.started.get(id);
+  if (child === undefined) return;
+  if (message.pid !== undefined) {
+    child.pid = message.pid;
+    child.emit('spawn');
+  } else if (message.error !== undefined) {
+    forget(guardian, id);
+    child.emit('error', Object.assign(new Error(`spawn ${message.error}`), { code: message.error }));
+  } else if (message.data !== undefined) {
+    (message.stream === 1 ? child.stdout : child.stderr).push(Buffer.from(message.data, 'base64'));
+  } else if (message.end !== undefined) {
+    (message.end === 1 ? child.stdout : child.stderr).push(null);
+  } else if (message.exit !== undefined) {
+    child.exited = true;
+    child.emit('exit', message.exit[0], message.exit[1]);
+  } else if (message.close === true) {
+    forget(guardian, id);
+    child.closed();
+  }
+}
+
+/** The guardian died: what it started is stopped here, and reported ended by SIGKILL. */
+function lost(guardian: Guardian): void {
+  guardian.ready = false;
+  const orphans = [...guardian.started.values()];
+  guardian.started.clear();
+  for (const child of orphans) {
+    if (child.pid === undefined) {
+      child.emit('error', Object.assign(new Error('spawn: the guardian stopped'), { code: 'the guardian stopped' }));
+      continue;
     }
-    const child = message.id === undefined ? undefined : this.started.get(message.id);
-    if (child === undefined) return;
-    if (message.pid !== undefined) {
-      child.pid = message.pid;
-      child.emit('spawn');
-    } else if (message.error !== undefined) {
-      this.forget(message.id as number);
-      child.emit('error', Object.assign(new Error(`spawn ${message.error}`), { code: message.error }));
-    } else if (message.data !== undefined) {
-      (message.stream === 1 ? child.stdout : child.stderr).push(Buffer.from(message.data, 'base64'));
-    } else if (message.end !== undefined) {
-      (message.end === 1 ? child.stdout : child.stderr).push(null);
-    } else if (message.exit !== undefined) {
+    signalGroup(child.pid, 'SIGKILL');
+    if (!child.exited) {
       child.exited = true;
-      child.emit('exit', message.exit[0], message.exit[1]);
-    } else if (message.close === true) {
-      this.forget(message.id as number);
-      child.closed();
+      child.emit('exit', null, 'SIGKILL');
     }
+    child.closed();
   }
+}
 
-  /** The guardian died: what it started is stopped here, and reported ended by SIGKILL. */
-  private lost(guardian: ChildProcess): void {
-    if (guardian !== this.guardian) return;
-    this.ready = false;
-    const orphans = [...this.started.values()];
-    this.started.clear();
-    for (const child of orphans) {
-      if (child.pid === undefined) {
-        child.emit('error', Object.assign(new Error('spawn: the guardian stopped'), { code: 'the guardian stopped' }));
-        continue;
-      }
-      signalGroup(child.pid, 'SIGKILL');
-      if (!child.exited) {
-        child.exited = true;
-        child.emit('exit', null, 'SIGKILL');
-      }
-      child.closed();
-    }
-  }
-
-  private forget(id: number): void {
-    if (this.started.delete(id)) this.idle();
-  }
-
-  /** With nothing of its own running, the guardian's reports keep this process alive no longer. */
-  private idle(): void {
-    if (this.started.size === 0) (this.guardian?.stdout as unknown as { unref?: () => void } | null)?.unref?.();
-  }
+/** Lets go of a process the guardian started; with none left, its reports keep this process alive no longer. */
+function forget(guardian: Guardian, id: number): void {
+  if (guardian.started.delete(id) && guardian.started.size === 0) (guardian.process.stdout as unknown as { unref?: () => void } | null)?.unref?.();
 }
