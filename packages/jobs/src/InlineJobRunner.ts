@@ -4,6 +4,7 @@ import { newClaimantId } from './JobClaimant.js';
 import { JobEvents } from './JobEvents.js';
 import { type Job, JobQueue, type NewJob } from './JobQueue.js';
 import { DEFAULT_JOB_WORKER_SETTINGS, JobWorkerOptions, type JobWorkerSettings } from './JobWorkers.js';
+import type { ResolvedTask } from './TaskExecution.js';
 
 /**
  * Runs a job in the process that asked for it, when that process has no workers (`loadout mcp`
@@ -29,11 +30,14 @@ export class InlineJobRunner {
    * process group (or the wait for a retry) and fails the job with `cancelReason`.
    *
    * @param onStored called with the job as soon as its row exists, before the task starts
+   * @param resolved the task as the caller just resolved it: the first attempt, which starts at
+   *   once, runs it in the caller's session; a retry, after its wait, reads it again
    */
-  async run(request: NewJob, options: { signal: AbortSignal; cancelReason: string; onStored?: (job: Job) => void }): Promise<Job> {
+  async run(request: NewJob, options: { signal: AbortSignal; cancelReason: string; onStored?: (job: Job) => void; resolved?: ResolvedTask }): Promise<Job> {
     const baseMs = this.options.retryBaseMs ?? DEFAULT_JOB_WORKER_SETTINGS.retryBaseMs;
     let job = await this.queue.enqueueClaimed(request, this.claimant);
     options.onStored?.(job);
+    let resolved = options.resolved;
     for (;;) {
       const delay = retryDelayAfter(job.attempts, baseMs);
       const after = await this.attempts.run(job, this.claimant, {
@@ -41,7 +45,9 @@ export class InlineJobRunner {
         interruption: () => ({ reason: options.cancelReason, mayRetry: false }),
         retryDelayMs: delay,
         holdRetry: true,
+        ...(resolved === undefined ? {} : { resolved }),
       });
+      resolved = undefined;
       if (after === null || after.status !== 'queued') return after ?? (await this.queue.get(job.id));
       await sleep(delay, options.signal);
       const next = options.signal.aborted ? null : await this.queue.claimById(job.id, this.claimant, Date.now() + 5);

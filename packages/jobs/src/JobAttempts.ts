@@ -2,7 +2,7 @@ import { isLoadoutError, processStartTime } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { JobEvents } from './JobEvents.js';
 import { type Job, JobLease, type JobOutcome, JobQueue } from './JobQueue.js';
-import { describeFailure, TaskExecution } from './TaskExecution.js';
+import { describeFailure, type ResolvedTask, TaskExecution } from './TaskExecution.js';
 
 /** Why an attempt stopped early, as the job will record it. */
 export interface Interruption {
@@ -19,6 +19,8 @@ export interface AttemptOptions {
   readonly retryDelayMs: number;
   /** Keep a retry for this claimant rather than any worker (see `FinishOptions.holdRetry`). */
   readonly holdRetry?: boolean;
+  /** The task as the caller just resolved it, for an attempt that starts at once (see {@link ResolvedTask}). */
+  readonly resolved?: ResolvedTask;
 }
 
 /** Why an attempt was stopped when another worker took its job. */
@@ -78,6 +80,7 @@ export class JobAttempts {
         onOutput: (chunk) => this.events.output(job.id, chunk),
         onSpawn: (pid) => void this.queue.recordProcess(job.id, claimant, pid, processStartTime(pid)).catch(() => undefined),
         context: { jobId: job.id, ...(job.pipelineId === null ? {} : { pipelineId: job.pipelineId, step: job.step }) },
+        ...(options.resolved === undefined ? {} : { resolved: options.resolved }),
       });
       if (leaseLost()) return null;
       if (result.interrupted) {

@@ -5,7 +5,7 @@ import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from './JobQueue.js';
 import { JobScheduler } from './JobScheduler.js';
 import { configureJobWorkers, jobsModule } from './jobsModule.js';
@@ -103,6 +103,19 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const job = await running;
     expect(held).toBe(true);
     expect(job).toMatchObject({ status: 'succeeded', attempts: 2, output: 'second try works\n' });
+  });
+
+  it("runs the first attempt in the caller's session, and a retry after its wait in a session of its own", async () => {
+    const { container } = workspace();
+    const caller = await session(container);
+    const opened = vi.spyOn(container.resolve(SessionLoader), 'open');
+    const echoed = await container.resolve(JobScheduler).runToEnd(caller, 'echo', { n: 1 });
+    expect(echoed).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(opened).not.toHaveBeenCalled();
+    const retried = await container.resolve(JobScheduler).runToEnd(caller, 'flaky', {});
+    expect(retried).toMatchObject({ status: 'succeeded', attempts: 2, output: 'second try works\n' });
+    expect(opened).toHaveBeenCalledTimes(1);
+    expect(opened.mock.calls[0]?.[0]).toMatchObject({ project: null, kinds: ['task', 'notification'] });
   });
 
   it('fails for good after the last attempt, with the task exit status and stderr', async () => {

@@ -1,5 +1,5 @@
 import { resolve, type Session } from '@loadout/kernel';
-import { TaskStore } from '@loadout/tasks';
+import { type TaskRecord, TaskStore } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobEvents } from './JobEvents.js';
@@ -43,7 +43,7 @@ export class JobScheduler {
   ) {}
 
   async scheduleRun(session: Session, dirName: string, input: unknown): Promise<Job> {
-    const job = await this.queue.enqueue(this.newJob(session, dirName, input));
+    const job = await this.queue.enqueue(this.newJob(session, dirName, input).request);
     this.workers.wake();
     return job;
   }
@@ -52,10 +52,11 @@ export class JobScheduler {
    * Runs a task and waits for its job to finish, for a caller that answers with the result (an
    * MCP tool call). Exactly one job row is stored either way: where this process's workers run
    * (the server) the job is queued for them; where there are none (`loadout mcp` over stdio) this
-   * process runs that one job itself. Returns the finished job.
+   * process runs that one job itself, in `session` and with the task just resolved in it (the
+   * caller keeps `session` open until this returns). Returns the finished job.
    */
   async runToEnd(session: Session, dirName: string, input: unknown, options: RunToEndOptions = {}): Promise<Job> {
-    const request = this.newJob(session, dirName, input);
+    const { request, task } = this.newJob(session, dirName, input);
     const signal = options.signal ?? new AbortController().signal;
     const cancelReason = options.cancelReason ?? 'cancelled by the caller';
     let unsubscribe: () => void = () => undefined;
@@ -66,7 +67,7 @@ export class JobScheduler {
       options.onQueued?.(job);
     };
     try {
-      if (!this.workers.isRunning) return await this.inline.run(request, { signal, cancelReason, onStored: follow });
+      if (!this.workers.isRunning) return await this.inline.run(request, { signal, cancelReason, onStored: follow, resolved: { session, task } });
       const job = await this.queue.enqueue(request);
       follow(job);
       const finished = new Promise<Job>((done) => {
@@ -91,11 +92,11 @@ export class JobScheduler {
     }
   }
 
-  /** The task resolved in the caller's session and checked runnable, as a job to store. */
-  private newJob(session: Session, dirName: string, input: unknown): NewJob {
+  /** The task resolved in the caller's session and checked runnable, and the job to store for it. */
+  private newJob(session: Session, dirName: string, input: unknown): { request: NewJob; task: TaskRecord } {
     const task = resolve(session.container, TaskStore).getTaskByDirName(dirName);
     checkRunnable(task);
-    return { taskDirName: task.dirName, project: session.project, input, maxAttempts: 1 + task.retries };
+    return { request: { taskDirName: task.dirName, project: session.project, input, maxAttempts: 1 + task.retries }, task };
   }
 
   /** Every step is resolved before anything is stored: one bad step queues nothing. */

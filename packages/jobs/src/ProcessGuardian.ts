@@ -1,21 +1,80 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
 import { injectable } from 'tsyringe';
+import { signalGroup } from './processGroup.js';
 
 /**
- * What the guardian runs: it reads `+<pgid>` and `-<pgid>` lines, and when its input ends (the
- * process that started it is gone, however it died) it kills every group still listed. It ignores
- * the signals a terminal sends its owner's group, and reads nothing else.
+ * What the guardian runs. It reads lines on its stdin: `+<pgid>` and `-<pgid>` list and unlist a
+ * group, `s<json>` starts a task's process for its owner, `x<id>` lets go of a started process's
+ * output. When its input ends (the process that started it is gone, however it died) it kills
+ * every group still listed. It ignores the signals a terminal sends its owner's group.
+ *
+ * A process it starts is listed from its start to its exit, and what happens to it is told on
+ * stdout, one JSON line each: `{id, pid}` or `{id, error}`, `{id, stream, data}` (1 stdout, 2
+ * stderr, base64) and `{id, end}`, `{id, exit: [code, signal]}`, `{id, close}`; what happens
+ * in one turn of its event loop (an exit and the ends of both streams) is told in one write, so
+ * its owner wakes once for it. It says `{"ready":true}` once it reads.
  */
 const GUARDIAN_SCRIPT = `
+const { spawn } = require('node:child_process');
 const groups = new Set();
+const started = new Map();
 let pending = '';
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
+process.stdout.on('error', () => {});
+let told = '';
+const tell = (message) => {
+  if (told === '') setImmediate(() => { process.stdout.write(told); told = ''; });
+  told += JSON.stringify(message) + '\\n';
+};
+const start = (request) => {
+  const id = request.id;
+  let child;
+  try {
+    child = spawn(request.file, request.args, { cwd: request.cwd, env: request.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  } catch (error) {
+    tell({ id, error: error.code || error.message });
+    return;
+  }
+  started.set(id, child);
+  child.once('error', (error) => tell({ id, error: error.code || error.message }));
+  child.once('spawn', () => {
+    groups.add(child.pid);
+    tell({ id, pid: child.pid });
+  });
+  for (const [stream, index] of [[child.stdout, 1], [child.stderr, 2]]) {
+    stream.on('data', (data) => tell({ id, stream: index, data: data.toString('base64') }));
+    stream.on('end', () => tell({ id, end: index }));
+  }
+  child.stdin.on('error', () => {});
+  child.stdin.end(request.input);
+  child.once('exit', (code, signal) => {
+    groups.delete(child.pid);
+    tell({ id, exit: [code, signal] });
+  });
+  child.once('close', () => {
+    started.delete(id);
+    tell({ id, close: true });
+  });
+};
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text) => {
   pending += text;
   for (let end = pending.indexOf('\\n'); end >= 0; end = pending.indexOf('\\n')) {
     const line = pending.slice(0, end);
     pending = pending.slice(end + 1);
+    if (line[0] === 's') {
+      start(JSON.parse(line.slice(1)));
+      continue;
+    }
+    if (line[0] === 'x') {
+      const child = started.get(Number(line.slice(1)));
+      started.delete(Number(line.slice(1)));
+      child?.stdout.destroy();
+      child?.stderr.destroy();
+      continue;
+    }
     const pgid = Number(line.slice(1));
     if (!Number.isInteger(pgid) || pgid <= 1) continue;
     if (line[0] === '+') groups.add(pgid); else groups.delete(pgid);
@@ -25,37 +84,219 @@ process.stdin.on('end', () => {
   for (const pgid of groups) { try { process.kill(-pgid, 'SIGKILL'); } catch {} }
   process.exit(0);
 });
+tell({ ready: true });
 `;
 
+/** A process to start: a program, its arguments, its folder and whole environment, and what it reads on stdin. */
+export interface ProcessRequest {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly input: string;
+}
+
 /**
- * Makes the task processes this process starts die with it. A task runs in its own process group
- * (so a stop reaches all of it), which also means it would outlive a server killed with SIGKILL
- * and keep running while another server, after the lease, runs the same job again. One small
- * guardian process per process holds the list of live groups on a pipe; when the pipe closes
- * because its owner died, it kills them. Started on the first task, never kept alive for itself.
+ * What a runner needs of a task's process, whichever process started it: its pid once it exists,
+ * its output, and the events of a `ChildProcess` (`spawn`, `error`, `exit`, `close`).
+ */
+export interface TaskProcess extends EventEmitter {
+  readonly pid?: number | undefined;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+}
+
+/** What the guardian says about a process it started. */
+interface GuardianMessage {
+  readonly ready?: true;
+  readonly id?: number;
+  readonly pid?: number;
+  readonly error?: string;
+  readonly stream?: 1 | 2;
+  readonly data?: string;
+  readonly end?: 1 | 2;
+  readonly exit?: [number | null, NodeJS.Signals | null];
+  readonly close?: true;
+}
+
+/** A process the guardian started, as this process sees it: its output and events come as the guardian tells them. */
+class GuardedProcess extends EventEmitter implements TaskProcess {
+  pid: number | undefined;
+  exited = false;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+
+  constructor(letGo: () => void) {
+    super();
+    // Destroying either stream (the runner gives up on a grandchild holding them) lets go of both in the guardian.
+    const stream = (): Readable => new Readable({ read: () => undefined, autoDestroy: false, destroy: (error, done) => (letGo(), done(error)) });
+    this.stdout = stream();
+    this.stderr = stream();
+  }
+
+  /** Emits `close` once both streams have ended, as a `ChildProcess` does. */
+  closed(): void {
+    const open = [this.stdout, this.stderr].filter((stream) => !stream.readableEnded && !stream.destroyed);
+    let left = open.length;
+    if (left === 0) {
+      this.emit('close');
+      return;
+    }
+    for (const stream of open) {
+      stream.once('end', () => {
+        left -= 1;
+        if (left === 0) this.emit('close');
+      });
+      stream.push(null);
+    }
+  }
+}
+
+/** One guardian process, what it has started that has not closed yet, and what it has said so far. */
+interface Guardian {
+  readonly process: ChildProcess;
+  ready: boolean;
+  readonly started: Map<number, GuardedProcess>;
+  said: string;
+}
+
+/**
+ * Makes the task processes this process starts die with it, and starts them cheaply. A task runs
+ * in its own process group (so a stop reaches all of it), which also means it would outlive a
+ * server killed with SIGKILL and keep running while another server, after the lease, runs the
+ * same job again. One small guardian process per process holds the list of live groups on a pipe;
+ * when the pipe closes because its owner died, it kills them. Started on the first task, never
+ * kept alive for itself.
+ *
+ * Once the guardian is up, it also starts the tasks' processes ({@link spawn}): starting a process
+ * copies the starting process's page tables (Node's `spawn` forks), which costs a few milliseconds
+ * more from a server holding a large workspace than from the guardian, whose memory stays small.
+ * Until it is up (the first task) the caller starts the process itself and lists it ({@link guard}).
  */
 @injectable()
 export class ProcessGuardian {
-  private guardian: ChildProcess | null = null;
+  private guardian: Guardian | null = null;
+  private nextId = 1;
 
   /** Lists the group `pgid` until the returned function is called (when the task has ended). */
   guard(pgid: number): () => void {
-    const guardian = this.started();
+    const guardian = this.running().process;
     guardian.stdin?.write(`+${pgid}\n`);
     return () => {
       if (guardian.exitCode === null && guardian.stdin?.writable === true) guardian.stdin.write(`-${pgid}\n`);
     };
   }
 
-  private started(): ChildProcess {
-    if (this.guardian !== null && this.guardian.exitCode === null) return this.guardian;
-    const guardian = spawn(process.execPath, ['-e', GUARDIAN_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-    guardian.on('error', () => undefined);
-    guardian.stdin?.on('error', () => undefined);
-    // Neither the guardian nor its pipe keep this process alive.
-    guardian.unref();
-    (guardian.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  /**
+   * Has the guardian start `request` in a process group of its own (a new session, as `detached`),
+   * listed for as long as it runs; null while the guardian is not up yet, and the caller starts it.
+   * Should the guardian die before the process ends, its group is stopped and the process reported
+   * ended by SIGKILL.
+   */
+  spawn(request: ProcessRequest): TaskProcess | null {
+    const guardian = this.running();
+    const stdin = guardian.process.stdin;
+    if (!guardian.ready || stdin?.writable !== true) return null;
+    const id = this.nextId;
+    this.nextId += 1;
+    const child = new GuardedProcess(() => {
+      if (!guardian.started.has(id)) return;
+      forget(guardian, id);
+      if (guardian.process.exitCode === null && stdin.writable) stdin.write(`x${id}\n`);
+    });
+    guardian.started.set(id, child);
+    // While a process it started runs, its reports keep this process waiting for them.
+    (guardian.process.stdout as unknown as { ref?: () => void } | null)?.ref?.();
+    stdin.write(`s${JSON.stringify({ id, ...request })}\n`);
+    return child;
+  }
+
+  /** Resolves once the guardian is up and starts the tasks' processes. */
+  whenReady(): Promise<void> {
+    const guardian = this.running();
+    return new Promise((done) => {
+      const look = (): void => {
+        if (guardian.ready) done();
+        else setTimeout(look, 5);
+      };
+      look();
+    });
+  }
+
+  private running(): Guardian {
+    if (this.guardian !== null && this.guardian.process.exitCode === null) return this.guardian;
+    const child = spawn(process.execPath, ['-e', GUARDIAN_SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    const guardian: Guardian = { process: child, ready: false, started: new Map(), said: '' };
+    child.on('error', () => undefined);
+    child.stdin?.on('error', () => undefined);
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (text: string) => read(guardian, text));
+    child.stdout?.on('close', () => lost(guardian));
+    // Neither the guardian nor its pipes keep this process alive.
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
     this.guardian = guardian;
     return guardian;
   }
+}
+
+function read(guardian: Guardian, text: string): void {
+  guardian.said += text;
+  for (let end = guardian.said.indexOf('\n'); end >= 0; end = guardian.said.indexOf('\n')) {
+    const line = guardian.said.slice(0, end);
+    guardian.said = guardian.said.slice(end + 1);
+    told(guardian, JSON.parse(line) as GuardianMessage);
+  }
+}
+
+function told(guardian: Guardian, message: GuardianMessage): void {
+  if (message.ready === true) {
+    guardian.ready = true;
+    return;
+  }
+  const id = message.id ?? 0;
+  const child = guardian.started.get(id);
+  if (child === undefined) return;
+  if (message.pid !== undefined) {
+    child.pid = message.pid;
+    child.emit('spawn');
+  } else if (message.error !== undefined) {
+    forget(guardian, id);
+    child.emit('error', Object.assign(new Error(`spawn ${message.error}`), { code: message.error }));
+  } else if (message.data !== undefined) {
+    (message.stream === 1 ? child.stdout : child.stderr).push(Buffer.from(message.data, 'base64'));
+  } else if (message.end !== undefined) {
+    (message.end === 1 ? child.stdout : child.stderr).push(null);
+  } else if (message.exit !== undefined) {
+    child.exited = true;
+    child.emit('exit', message.exit[0], message.exit[1]);
+  } else if (message.close === true) {
+    forget(guardian, id);
+    child.closed();
+  }
+}
+
+/** The guardian died: what it started is stopped here, and reported ended by SIGKILL. */
+function lost(guardian: Guardian): void {
+  guardian.ready = false;
+  const orphans = [...guardian.started.values()];
+  guardian.started.clear();
+  for (const child of orphans) {
+    if (child.pid === undefined) {
+      child.emit('error', Object.assign(new Error('spawn: the guardian stopped'), { code: 'the guardian stopped' }));
+      continue;
+    }
+    signalGroup(child.pid, 'SIGKILL');
+    if (!child.exited) {
+      child.exited = true;
+      child.emit('exit', null, 'SIGKILL');
+    }
+    child.closed();
+  }
+}
+
+/** Lets go of a process the guardian started; with none left, its reports keep this process alive no longer. */
+function forget(guardian: Guardian, id: number): void {
+  if (guardian.started.delete(id) && guardian.started.size === 0) (guardian.process.stdout as unknown as { unref?: () => void } | null)?.unref?.();
 }

@@ -14,6 +14,19 @@ export interface TaskExecutionRequest {
   readonly onSpawn?: (pid: number) => void;
   /** Added to the run's notifications, e.g. `{ jobId }`. */
   readonly context?: Readonly<Record<string, unknown>>;
+  /** The task as its caller just resolved it, when the run starts at once: no session is opened for it. */
+  readonly resolved?: ResolvedTask;
+}
+
+/**
+ * A task resolved through `getTaskByDirName` in a session whose stamp its caller checked just now,
+ * and that session, which the caller keeps open until the run has ended. A run that starts at
+ * once (a tool call over stdio) uses both rather than open a session and read the task again; a
+ * run that waited (a queued job, a retry) never gets one.
+ */
+export interface ResolvedTask {
+  readonly session: Session;
+  readonly task: TaskRecord;
 }
 
 export interface TaskExecutionResult extends TaskRunResult {
@@ -24,8 +37,9 @@ export interface TaskExecutionResult extends TaskRunResult {
 
 /**
  * One run of a task, as every runner path does it (the job workers and `loadout tasks run`): open a
- * session, resolve the task through `getTaskByDirName`, announce the start, run the record's
- * implementation, announce the end.
+ * session, resolve the task through `getTaskByDirName` (or take both as the caller just resolved
+ * them, see {@link ResolvedTask}), announce the start, run the record's implementation, announce
+ * the end.
  */
 export interface TaskExecution {
   execute(request: TaskExecutionRequest): Promise<TaskExecutionResult>;
@@ -50,9 +64,10 @@ export class SessionTaskExecution implements TaskExecution {
   async execute(request: TaskExecutionRequest): Promise<TaskExecutionResult> {
     // Only what a run needs is read: its task, and the catalogues that declare its notifications
     // (few, small). A run does not pay for every skill in the workspace.
-    const session = await this.loader.open({ project: request.project, kinds: [TASK_KIND, 'notification'] });
+    const resolved = request.resolved;
+    const session = resolved?.session ?? (await this.loader.open({ project: request.project, kinds: [TASK_KIND, 'notification'] }));
     try {
-      const task = resolve(session.container, TaskStore).getTaskByDirName(request.taskDirName);
+      const task = resolved?.task ?? resolve(session.container, TaskStore).getTaskByDirName(request.taskDirName);
       const data = { ...request.context, taskDirName: task.dirName, plugin: task.plugin };
       await this.announce(session, { notification: RUN_NOTIFICATIONS.started, message: `${task.name} started`, data });
       let result: TaskRunResult;
@@ -76,7 +91,7 @@ export class SessionTaskExecution implements TaskExecution {
       );
       return { ...result, task, project: session.project };
     } finally {
-      session.dispose();
+      if (resolved === undefined) session.dispose();
     }
   }
 

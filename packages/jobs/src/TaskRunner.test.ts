@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { Root } from '@loadout/kernel';
 import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { readTaskEntry, type TaskRecord } from '@loadout/tasks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '@loadout/kernel';
 import { TaskNotRunnableError } from './JobErrors.js';
+import { ProcessGuardian } from './ProcessGuardian.js';
 import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner } from './TaskRunner.js';
 import { taskTree } from './testing/index.js';
 
@@ -21,23 +22,41 @@ function makeTask(dirName: string, tree: TreeDescription, plugin: string | null 
   return { ...draft, kind: 'task', level: 'global', plugin };
 }
 
-const runner = (overrides: Partial<typeof DEFAULT_TASK_RUNNER_SETTINGS> = {}): ProcessTaskRunner =>
-  new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200, ...overrides });
+/** One guardian that is up, for the runs its process starts. */
+const upGuardian = new ProcessGuardian();
+
+/**
+ * Every test runs both ways a task's process is started: by this process (a runner's first run,
+ * while its guardian comes up) and by the guardian once it is up. Either way the task sees and
+ * does the same, and the runner reports the same.
+ */
+const WAYS = [
+  { way: 'started here', guardian: () => new ProcessGuardian() },
+  { way: 'started by the guardian', guardian: () => upGuardian },
+] as const;
+
+let runner: (overrides?: Partial<typeof DEFAULT_TASK_RUNNER_SETTINGS>) => ProcessTaskRunner;
 
 const probe = `
 import fs from 'node:fs';
 const input = JSON.parse(fs.readFileSync(0, 'utf8'));
-process.stdout.write(JSON.stringify({ input, cwd: process.cwd(), env: process.env }));
+process.stdout.write(JSON.stringify({ input, cwd: process.cwd(), env: process.env, ppid: process.ppid }));
 `;
 
-describe('ProcessTaskRunner', () => {
+describe.each(WAYS)('ProcessTaskRunner, the process $way', ({ way, guardian }) => {
+  beforeAll(async () => {
+    await upGuardian.whenReady();
+    runner = (overrides = {}) => new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200, ...overrides }, guardian());
+  });
+
   it('runs a .mjs task with node: input JSON on stdin, a fresh temporary folder, a bare environment', async () => {
     const task = makeTask('probe', taskTree({ name: 'Probe', implementation: 'run.mjs' }, { 'run.mjs': probe }));
     process.env.LOADOUT_TOKEN = 'a-secret-that-must-not-leak';
     try {
       const result = await runner().run(task, { input: { text: 'hi', n: [1, 2] }, project: null });
       expect(result).toMatchObject({ succeeded: true, exitCode: 0, timedOut: false, truncated: false });
-      const seen = JSON.parse(result.stdout) as { input: unknown; cwd: string; env: Record<string, string> };
+      const seen = JSON.parse(result.stdout) as { input: unknown; cwd: string; env: Record<string, string>; ppid: number };
+      expect(seen.ppid === process.pid).toBe(way === 'started here');
       expect(seen.input).toEqual({ text: 'hi', n: [1, 2] });
       expect(path.basename(seen.cwd)).toMatch(/^loadout-run-/);
       expect(fs.existsSync(seen.cwd)).toBe(false);
@@ -145,5 +164,27 @@ setInterval(() => {}, 1000);
     const missing = makeTask('missing', taskTree({ name: 'Missing', implementation: 'run.sh' }, { 'run.sh': 'echo ok\n' }));
     fs.rmSync(missing.implementationPath);
     await expect(runner().run(missing, { project: null })).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe('ProcessTaskRunner, when the guardian that started a task dies', () => {
+  it('stops the task and what it started, and reports it ended by SIGKILL', async () => {
+    const guardian = new ProcessGuardian();
+    await guardian.whenReady();
+    const script = 'sleep 30 &\necho $! > "$LOADOUT_PROJECT/background.pid"\nwait\n';
+    const project = testdir();
+    const task = makeTask('slow', taskTree({ name: 'Slow', implementation: 'run.sh' }, { 'run.sh': script }));
+    let pid = 0;
+    const running = new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200 }, guardian).run(task, { project, onSpawn: (spawned) => (pid = spawned) });
+    await expect.poll(() => fs.existsSync(path.join(project, 'background.pid'))).toBe(true);
+    const background = Number(fs.readFileSync(path.join(project, 'background.pid'), 'utf8'));
+    // The task's parent is the guardian.
+    const parent = Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+    expect(parent).not.toBe(process.pid);
+    process.kill(parent, 'SIGKILL');
+    const result = await running;
+    expect(result).toMatchObject({ succeeded: false, exitCode: null, signal: 'SIGKILL', timedOut: false, interrupted: false });
+    await expect.poll(() => isProcessAlive(pid)).toBe(false);
+    await expect.poll(() => isProcessAlive(background)).toBe(false);
   });
 });

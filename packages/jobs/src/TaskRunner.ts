@@ -5,7 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { DocumentRefusedError, realpathInside, refuseHeld, token } from '@loadout/kernel';
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
-import { ProcessGuardian } from './ProcessGuardian.js';
+import { ProcessGuardian, type TaskProcess } from './ProcessGuardian.js';
 import { signalGroup } from './processGroup.js';
 import { makeScratchFolder, newRunId, processesBefore, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
 import { TaskNotRunnableError } from './JobErrors.js';
@@ -130,6 +130,14 @@ export class ProcessTaskRunner implements TaskRunner {
     }
   }
 
+  /** Starts the task's process from this process, its input written to its stdin. */
+  private spawnHere(interpreter: string, file: string, cwd: string, env: Record<string, string>, input: string): TaskProcess {
+    const child = spawn(interpreter, [file], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    child.stdin.on('error', () => undefined); // a task that never reads its input is fine
+    child.stdin.end(input);
+    return child;
+  }
+
   private spawnTask(task: TaskRecord, interpreter: string, file: string, cwd: string, runId: string, options: TaskRunOptions): Promise<TaskRunResult> {
     const env: Record<string, string> = {};
     for (const name of PASSED_ENV) {
@@ -141,11 +149,14 @@ export class ProcessTaskRunner implements TaskRunner {
     if (options.project !== null) env.LOADOUT_PROJECT = options.project;
     env[RUN_ID_VARIABLE] = runId;
 
+    const input = JSON.stringify(options.input === undefined ? {} : options.input);
     const started = Date.now();
     // Taken before the spawn: nothing in it can be the run's, so the run's end need not read it.
     const older = processesBefore();
-    // Its own process group (and session), so a timeout or a stop reaches everything it started.
-    const child = spawn(interpreter, [file], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // Its own process group (and session), so a timeout or a stop reaches everything it started;
+    // started by the guardian once it is up, which lists the group itself.
+    const guarded = this.guardian.spawn({ file: interpreter, args: [file], cwd, env, input });
+    const child: TaskProcess = guarded ?? this.spawnHere(interpreter, file, cwd, env, input);
     const stdout = new BoundedText(this.settings.maxStdoutBytes);
     const stderr = new BoundedText(this.settings.maxStderrBytes);
     let timedOut = false;
@@ -200,7 +211,7 @@ export class ProcessTaskRunner implements TaskRunner {
       });
       child.once('spawn', () => {
         if (child.pid !== undefined) {
-          unguard = this.guardian.guard(child.pid);
+          if (guarded === null) unguard = this.guardian.guard(child.pid);
           processes = new RunProcesses(runId, child.pid, older);
           processes.watch(this.settings.descendantPollMs);
           try {
@@ -235,10 +246,8 @@ export class ProcessTaskRunner implements TaskRunner {
           if (text !== '') options.onOutput?.({ stream: name, text });
         });
       }
-      child.stdin.on('error', () => undefined); // a task that never reads its input is fine
-      child.stdin.end(JSON.stringify(options.input === undefined ? {} : options.input));
 
-      child.once('exit', (code, signal) => {
+      child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
         exited = { code, signal };
         unguard();
         // The run ends with its main process: whatever it left running goes too, in its group or not.

@@ -9,7 +9,7 @@ import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LiveExposures } from './LiveExposures.js';
 
 const containers: DependencyContainer[] = [];
@@ -53,6 +53,28 @@ describe('LiveExposures with no watch to rely on', () => {
     const [a, b] = await Promise.all([exposures.current(null), exposures.current(null)]);
     expect(a).toBe(b);
     expect(a.session.recordsOf('skill')[0]?.description).toBe('third words');
+    exposures.close();
+  });
+
+  it('keeps a session a tool call holds open until the call lets go, though a newer one replaced it', async () => {
+    const { file, exposures } = unwatched();
+    const first = await exposures.current(null);
+    const firstDisposed = vi.spyOn(first.session, 'dispose');
+    const release = exposures.hold(first);
+    fs.writeFileSync(file, skill('newer words'));
+    const second = await exposures.current(null);
+    expect(second.session.recordsOf('skill')[0]?.description).toBe('newer words');
+    const secondDisposed = vi.spyOn(second.session, 'dispose');
+    fs.writeFileSync(file, skill('newest words'));
+    expect(await description(exposures)).toBe('newest words');
+    await new Promise((done) => setImmediate(done));
+    // Replaced and not held: let go at the next turn, as before. Held: kept.
+    expect(secondDisposed).toHaveBeenCalledTimes(1);
+    expect(firstDisposed).not.toHaveBeenCalled();
+    release();
+    expect(firstDisposed).toHaveBeenCalledTimes(1);
+    release();
+    expect(firstDisposed).toHaveBeenCalledTimes(1);
     exposures.close();
   });
 });

@@ -1,4 +1,4 @@
-import { SessionLoader, settleWatchers } from '@loadout/kernel';
+import { type Session, SessionLoader, settleWatchers } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { exposeSession, type SessionExposure } from './SessionExposure.js';
 import { TaskInputSchemas } from './TaskInputSchemas.js';
@@ -28,6 +28,9 @@ export class LiveExposures {
   private readonly pending = new Map<string, Promise<SessionExposure>>();
   private readonly schemas = new TaskInputSchemas();
   private readonly listeners = new Set<() => void>();
+  /** Sessions a running call holds, by how many calls hold each; one let go meanwhile is disposed at the last release. */
+  private readonly holds = new Map<Session, number>();
+  private readonly letGo = new Set<Session>();
   private timer: NodeJS.Timeout | null = null;
   private lastSeen: string | null = null;
 
@@ -85,12 +88,39 @@ export class LiveExposures {
     };
   }
 
+  /**
+   * Keeps `exposure`'s session open until the returned function is called, though a newer one
+   * replaces it meanwhile: a tool call runs its task in the session it found the tool in.
+   */
+  hold(exposure: SessionExposure): () => void {
+    const session = exposure.session;
+    this.holds.set(session, (this.holds.get(session) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.holds.get(session) ?? 1) - 1;
+      if (left > 0) {
+        this.holds.set(session, left);
+        return;
+      }
+      this.holds.delete(session);
+      if (this.letGo.delete(session)) session.dispose();
+    };
+  }
+
   /** Stops watching and lets go of every kept session. */
   close(): void {
     this.listeners.clear();
     this.stopWatching();
-    for (const kept of this.kept.values()) kept.exposure.session.dispose();
+    for (const kept of this.kept.values()) this.dispose(kept.exposure.session);
     this.kept.clear();
+  }
+
+  /** Disposes a session no longer kept, or once the last call holding it lets go. */
+  private dispose(session: Session): void {
+    if (this.holds.has(session)) this.letGo.add(session);
+    else session.dispose();
   }
 
   private async derive(key: string, project: string | null, stamp: string | null, arrived: number): Promise<SessionExposure> {
@@ -99,15 +129,16 @@ export class LiveExposures {
     const previous = this.kept.get(key);
     this.kept.delete(key);
     this.kept.set(key, { exposure, stamp });
-    // A request that got the replaced session uses it only in the same turn of the event loop
-    // (a task lookup before its run starts); letting it go on the next turn keeps that safe.
+    // A request that got the replaced session uses it only in the same turn of the event loop (a
+    // tool call's lookup), or holds it (a tool call's run); letting it go on the next turn keeps
+    // that safe.
     const retired = previous === undefined ? [] : [previous];
     while (this.kept.size > KEPT_PROJECTS) {
       const [oldest, entry] = this.kept.entries().next().value as [string, Kept];
       this.kept.delete(oldest);
       retired.push(entry);
     }
-    if (retired.length > 0) setImmediate(() => retired.forEach((entry) => entry.exposure.session.dispose()));
+    if (retired.length > 0) setImmediate(() => retired.forEach((entry) => this.dispose(entry.exposure.session)));
     return exposure;
   }
 

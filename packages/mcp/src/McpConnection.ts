@@ -302,9 +302,11 @@ export class McpConnection {
     extra.signal.addEventListener('abort', stop, { once: true });
     this.calls.set(extra.requestId, controller);
     const progress = new ProgressReporter(extra);
+    // The session the tool was just found in is the workspace as it is now (its stamp was
+    // checked); the lookup through it reads the task and its switch again before anything runs,
+    // and a run that starts at once runs in it, so it stays open until the call ends.
+    const release = this.exposures.hold(exposure);
     try {
-      // The session the tool was just found in is the workspace as it is now (its stamp was
-      // checked); the lookup through it reads the task and its switch again before anything runs.
       const job = await this.container.resolve(JobScheduler).runToEnd(exposure.session, tool.task.dirName, args, {
         signal: controller.signal,
         cancelReason: CANCELLED_BY_CLIENT,
@@ -318,6 +320,7 @@ export class McpConnection {
       // The task is listed but cannot be run now (not runnable, gone since the list): tell the agent.
       return { content: [{ type: 'text', text: answer.message }], isError: true, _meta: { 'loadout/code': answer.data.code } };
     } finally {
+      release();
       progress.stop();
       this.calls.delete(extra.requestId);
       extra.signal.removeEventListener('abort', stop);

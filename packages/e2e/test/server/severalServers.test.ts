@@ -50,6 +50,7 @@ async function freshDatabase(): Promise<string> {
  * Appends `start <n> <pid> <server pid>` when it starts and `end <n> <pid>` when it ends to the
  * project's `marks.txt`, and `overlap <n>` when an earlier start of the same run is still alive:
  * the record, written by the tasks themselves, of who ran what. It sleeps `input.ms` in between.
+ * The server is the one its run id names (a task's parent is the server's guardian, which starts it).
  */
 const marker = `
 import fs from 'node:fs';
@@ -65,7 +66,7 @@ const alive = (pid) => {
 const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\\n').filter(Boolean) : [];
 const ended = new Set(lines.filter((l) => l.startsWith('end ' + input.n + ' ')).map((l) => l.split(' ')[2]));
 const open = lines.filter((l) => l.startsWith('start ' + input.n + ' ')).map((l) => l.split(' ')[2]).filter((pid) => !ended.has(pid) && alive(Number(pid)));
-fs.appendFileSync(file, 'start ' + input.n + ' ' + process.pid + ' ' + process.ppid + '\\n' + (open.length > 0 ? 'overlap ' + input.n + '\\n' : ''));
+fs.appendFileSync(file, 'start ' + input.n + ' ' + process.pid + ' ' + process.env.LOADOUT_RUN_ID.split('-')[0] + '\\n' + (open.length > 0 ? 'overlap ' + input.n + '\\n' : ''));
 if (input.ms > 0) await new Promise((done) => setTimeout(done, input.ms));
 fs.appendFileSync(file, 'end ' + input.n + ' ' + process.pid + '\\n');
 `;

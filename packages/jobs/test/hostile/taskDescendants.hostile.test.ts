@@ -2,7 +2,8 @@ import path from 'node:path';
 import { isProcessAlive, type Root } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { readTaskEntry, type TaskRecord } from '@loadout/tasks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessGuardian } from '../../src/ProcessGuardian.js';
 import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, type TaskRunnerSettings } from '../../src/TaskRunner.js';
 import { taskTree } from '../../src/testing/index.js';
 
@@ -32,7 +33,7 @@ function shellTask(script: string): TaskRecord {
 
 /** Runs the task and returns the pids it printed, each one remembered for clean-up. */
 async function pidsPrintedBy(script: string, settings: Partial<TaskRunnerSettings> = {}): Promise<number[]> {
-  const runner = new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200, ...settings });
+  const runner = new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200, ...settings }, guardian());
   const result = await runner.run(shellTask(script), { project: null });
   const pids = result.stdout.trim().split(/\s+/).map(Number);
   expect(pids.every((pid) => Number.isInteger(pid) && pid > 0), result.stdout + result.stderr).toBe(true);
@@ -47,7 +48,20 @@ const QUIET = '>/dev/null 2>&1 </dev/null';
  */
 const STARTED = 'until [ "$(cat /proc/$!/comm 2>/dev/null)" = sleep ]; do sleep 0.02; done\n';
 
-describe('13 task descendants', () => {
+/** One guardian that is up, for the runs its process starts. */
+const upGuardian = new ProcessGuardian();
+/** The guardian of the next runner: a new one (the task is started here) or {@link upGuardian}. */
+let guardian: () => ProcessGuardian;
+
+describe.each([
+  { way: 'started here', next: () => new ProcessGuardian() },
+  { way: 'started by the guardian', next: () => upGuardian },
+])('13 task descendants, the task $way', ({ next }) => {
+  beforeAll(async () => {
+    await upGuardian.whenReady();
+    guardian = next;
+  });
+
   it('13 a child started with setsid does not outlive the run', async () => {
     const [pid] = await pidsPrintedBy(`setsid sleep 300 ${QUIET} &\n${STARTED}echo $!\n`);
     expect(isProcessAlive(pid as number)).toBe(false);
