@@ -182,9 +182,13 @@ export class PluginGit {
    * in an https URL is given to git for this command only, in its environment (which other users
    * cannot read, unlike its arguments), never written to disk: the clone's origin is the URL
    * without it. The clone's config is the owner's alone (0600) all the same.
+   *
+   * Not `--quiet`: git's one line "Cloning into '…'..." (dropped from any error, see
+   * {@link translateGitError}) is what tells simple-git the process spoke; after a command that
+   * wrote nothing at all it waits another 50 ms before taking it as done.
    */
   async clone(url: string, target: string, ref: string | null): Promise<void> {
-    const args = ['clone', '--no-recurse-submodules', '--single-branch', '--quiet'];
+    const args = ['clone', '--no-recurse-submodules', '--single-branch', '--no-progress'];
     if (ref !== null) args.push('--branch', ref);
     const credential = splitCredential(url);
     if (credential === null) {
@@ -344,6 +348,9 @@ function isGitAnswer(error: unknown): boolean {
   return error instanceof PluginGitError && error.code === 'PLUGIN_GIT_FAILED';
 }
 
+/** The line `git clone` starts with unless `--quiet`. */
+const CLONING_INTO = /^Cloning into '.*'\.\.\.$/;
+
 function translateGitError(what: string, error: unknown, GitPluginError: typeof import('simple-git').GitPluginError): Error {
   if (error instanceof GitPluginError) {
     if (error.plugin === 'timeout') {
@@ -358,7 +365,8 @@ function translateGitError(what: string, error: unknown, GitPluginError: typeof 
   const lines = raw
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => line !== '');
+    // A clone's first line names the staging folder it clones into; the reason comes after it.
+    .filter((line) => line !== '' && !(what === 'clone' && CLONING_INTO.test(line)));
   // transfer.fsckObjects found content git itself considers dangerous (e.g. a submodule update command).
   const fsck = lines.map((line) => /^error: object [0-9a-f]+: (\w+: .*)$/.exec(line)?.[1]).find((found) => found !== undefined);
   if (fsck !== undefined) {
