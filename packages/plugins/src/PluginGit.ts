@@ -138,6 +138,8 @@ export function gitEnvironment(env: Readonly<Record<string, string | undefined>>
 export class PluginGit {
   /** simple-git, loaded with the first git command: commands that run no git never evaluate it. */
   private git: Promise<SimpleGit> | null = null;
+  /** The same, for {@link LOCAL_READS}: done when git's output closes, with no timer after its exit. */
+  private localGit: Promise<SimpleGit> | null = null;
 
   /** Whether git may use the `file` transport here (the clone's origin is a file URL). */
   readonly allowFileProtocol: boolean;
@@ -154,10 +156,20 @@ export class PluginGit {
   private readonly environment: Record<string, string>;
   private readonly timeoutMs: number;
 
-  private client(): Promise<SimpleGit> {
-    this.git ??= import('simple-git').then(({ simpleGit }) =>
+  private client(what: string): Promise<SimpleGit> {
+    if (LOCAL_READS.has(what)) {
+      this.localGit ??= this.makeClient({ onClose: true, onExit: false });
+      return this.localGit;
+    }
+    this.git ??= this.makeClient({ onClose: true, onExit: 50 });
+    return this.git;
+  }
+
+  private makeClient(completion: { readonly onClose: boolean; readonly onExit: number | false }): Promise<SimpleGit> {
+    return import('simple-git').then(({ simpleGit }) =>
       simpleGit({
         baseDir: this.dir,
+        completion,
         config: hardenedConfig(this.allowFileProtocol),
         timeout: { block: this.timeoutMs },
         allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_ASKPASS', 'GIT_SSH_COMMAND', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0'],
@@ -174,7 +186,6 @@ export class PluginGit {
         },
       }).env(this.environment),
     );
-    return this.git;
   }
 
   /**
@@ -328,7 +339,7 @@ export class PluginGit {
     if (stopping.signal.aborted) throw new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was not started: Loadout is stopping`);
     try {
       return await whileRunning(async () => {
-        const git = await this.client();
+        const git = await this.client(what);
         if (env === undefined) return await git.raw(args);
         git.env(env);
         try {
@@ -342,6 +353,16 @@ export class PluginGit {
     }
   }
 }
+
+/**
+ * Commands that only read the clone: they reach no remote, so no credential helper, ssh or
+ * daemon of theirs can keep git's output open after git exits, and simple-git can take a command
+ * as done when its output closes. For the others it also takes one as done 50 ms after git exits
+ * (a credential-cache daemon may hold git's stderr for minutes), and that timer, left running
+ * whenever the output closed first, kept the command line alive up to 50 ms after its last
+ * git command. A read whose output never closed would end as a timeout, never as a short answer.
+ */
+const LOCAL_READS: ReadonlySet<string> = new Set(['rev-parse', 'ls-tree', 'symbolic-ref', 'remote', 'status', 'merge-base', 'rev-list', 'ls-files', 'diff']);
 
 /** Whether a failed git command answered (a plain failure), rather than being stopped or timing out. */
 function isGitAnswer(error: unknown): boolean {
