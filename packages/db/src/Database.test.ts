@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import BetterSqlite3 from 'better-sqlite3';
@@ -78,6 +79,34 @@ describe('opening a database', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('makes a new database whole: migrated, in WAL mode, private, and nothing left beside it', () => {
+    const dir = testdir();
+    const db = openDatabase(dir, migrations);
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT id FROM schema_migrations').pluck().all()).toEqual(['test/001-things']);
+      expect(db.prepare('SELECT stamp FROM session_change_stamp WHERE id = 1').pluck().get()).toBe(0);
+      expect(fs.readdirSync(dir).sort()).toEqual(['loadout.db', 'loadout.db-shm', 'loadout.db-wal']);
+      expect(fs.statSync(path.join(dir, 'loadout.db')).mode & 0o777).toBe(0o600);
+    } finally {
+      db.close();
+    }
+    // Read as it is on disk, by a connection that sets nothing: the file itself says WAL and holds every table.
+    const raw = new BetterSqlite3(path.join(dir, 'loadout.db'), { readonly: true, fileMustExist: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual(['schema_migrations', 'session_change_stamp', 'things']);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('leaves nothing of a new database when a migration fails', () => {
+    const dir = testdir();
+    expect(() => openDatabase(dir, [...migrations, { id: 'test/002-broken', sql: 'CREATE TABLE (' }])).toThrow();
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   it('makes the session counter again when it is missing, even with every migration applied', () => {

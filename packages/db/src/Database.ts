@@ -83,9 +83,15 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
 const DATABASE_FILE_SUFFIXES = ['', '-wal', '-shm'] as const;
 
 /**
- * Makes a new database at `file`: created 0600 under a hidden name, migrated, closed, then linked
- * into place (which fails if another process got there first: its database is kept and ours
+ * Makes a new database at `file`: created 0600 under a hidden name, migrated, closed, flushed, then
+ * linked into place (which fails if another process got there first: its database is kept and ours
  * dropped). A crash part-way leaves only the hidden file, never a `loadout.db` of 0 bytes.
+ *
+ * Nothing but this connection knows the hidden file until it is linked, so it is built without a
+ * journal on disk or a flush per transaction, put in WAL mode before it is closed (so the first
+ * open of `loadout.db` need not switch it), and flushed once, before the link: the file that
+ * appears under `loadout.db` is whole on disk, as when each transaction flushed it (a dozen flushes
+ * and four journal files for a new database).
  */
 function createDatabase(file: string, migrations: readonly Migration[]): void {
   const staging = path.join(path.dirname(file), `.${path.basename(file)}.new-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -93,9 +99,18 @@ function createDatabase(file: string, migrations: readonly Migration[]): void {
     fs.closeSync(fs.openSync(staging, 'wx', PRIVATE_FILE_MODE));
     const db = new BetterSqlite3(staging, { fileMustExist: true });
     try {
+      db.pragma('journal_mode = MEMORY');
+      db.pragma('synchronous = OFF');
       migrate(db, migrations);
+      db.pragma('journal_mode = WAL');
     } finally {
       db.close();
+    }
+    const fd = fs.openSync(staging, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
     }
     try {
       fs.linkSync(staging, file);
@@ -105,7 +120,7 @@ function createDatabase(file: string, migrations: readonly Migration[]): void {
   } catch (error) {
     throw databaseError(file, error);
   } finally {
-    fs.rmSync(staging, { force: true });
+    for (const suffix of DATABASE_FILE_SUFFIXES) fs.rmSync(`${staging}${suffix}`, { force: true });
   }
 }
 

@@ -138,6 +138,8 @@ export function gitEnvironment(env: Readonly<Record<string, string | undefined>>
 export class PluginGit {
   /** simple-git, loaded with the first git command: commands that run no git never evaluate it. */
   private git: Promise<SimpleGit> | null = null;
+  /** The same, for {@link LOCAL_READS}: done when git's output closes, with no timer after its exit. */
+  private localGit: Promise<SimpleGit> | null = null;
 
   /** Whether git may use the `file` transport here (the clone's origin is a file URL). */
   readonly allowFileProtocol: boolean;
@@ -154,10 +156,20 @@ export class PluginGit {
   private readonly environment: Record<string, string>;
   private readonly timeoutMs: number;
 
-  private client(): Promise<SimpleGit> {
-    this.git ??= import('simple-git').then(({ simpleGit }) =>
+  private client(what: string): Promise<SimpleGit> {
+    if (LOCAL_READS.has(what)) {
+      this.localGit ??= this.makeClient({ onClose: true, onExit: false });
+      return this.localGit;
+    }
+    this.git ??= this.makeClient({ onClose: true, onExit: 50 });
+    return this.git;
+  }
+
+  private makeClient(completion: { readonly onClose: boolean; readonly onExit: number | false }): Promise<SimpleGit> {
+    return import('simple-git').then(({ simpleGit }) =>
       simpleGit({
         baseDir: this.dir,
+        completion,
         config: hardenedConfig(this.allowFileProtocol),
         timeout: { block: this.timeoutMs },
         allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_ASKPASS', 'GIT_SSH_COMMAND', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0'],
@@ -174,7 +186,6 @@ export class PluginGit {
         },
       }).env(this.environment),
     );
-    return this.git;
   }
 
   /**
@@ -182,9 +193,13 @@ export class PluginGit {
    * in an https URL is given to git for this command only, in its environment (which other users
    * cannot read, unlike its arguments), never written to disk: the clone's origin is the URL
    * without it. The clone's config is the owner's alone (0600) all the same.
+   *
+   * Not `--quiet`: git's one line "Cloning into '…'..." (dropped from any error, see
+   * {@link translateGitError}) is what tells simple-git the process spoke; after a command that
+   * wrote nothing at all it waits another 50 ms before taking it as done.
    */
   async clone(url: string, target: string, ref: string | null): Promise<void> {
-    const args = ['clone', '--no-recurse-submodules', '--single-branch', '--quiet'];
+    const args = ['clone', '--no-recurse-submodules', '--single-branch', '--no-progress'];
     if (ref !== null) args.push('--branch', ref);
     const credential = splitCredential(url);
     if (credential === null) {
@@ -324,7 +339,7 @@ export class PluginGit {
     if (stopping.signal.aborted) throw new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was not started: Loadout is stopping`);
     try {
       return await whileRunning(async () => {
-        const git = await this.client();
+        const git = await this.client(what);
         if (env === undefined) return await git.raw(args);
         git.env(env);
         try {
@@ -339,10 +354,23 @@ export class PluginGit {
   }
 }
 
+/**
+ * Commands that only read the clone: they reach no remote, so no credential helper, ssh or
+ * daemon of theirs can keep git's output open after git exits, and simple-git can take a command
+ * as done when its output closes. For the others it also takes one as done 50 ms after git exits
+ * (a credential-cache daemon may hold git's stderr for minutes), and that timer, left running
+ * whenever the output closed first, kept the command line alive up to 50 ms after its last
+ * git command. A read whose output never closed would end as a timeout, never as a short answer.
+ */
+const LOCAL_READS: ReadonlySet<string> = new Set(['rev-parse', 'ls-tree', 'symbolic-ref', 'remote', 'status', 'merge-base', 'rev-list', 'ls-files', 'diff']);
+
 /** Whether a failed git command answered (a plain failure), rather than being stopped or timing out. */
 function isGitAnswer(error: unknown): boolean {
   return error instanceof PluginGitError && error.code === 'PLUGIN_GIT_FAILED';
 }
+
+/** The line `git clone` starts with unless `--quiet`. */
+const CLONING_INTO = /^Cloning into '.*'\.\.\.$/;
 
 function translateGitError(what: string, error: unknown, GitPluginError: typeof import('simple-git').GitPluginError): Error {
   if (error instanceof GitPluginError) {
@@ -358,7 +386,8 @@ function translateGitError(what: string, error: unknown, GitPluginError: typeof 
   const lines = raw
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => line !== '');
+    // A clone's first line names the staging folder it clones into; the reason comes after it.
+    .filter((line) => line !== '' && !(what === 'clone' && CLONING_INTO.test(line)));
   // transfer.fsckObjects found content git itself considers dangerous (e.g. a submodule update command).
   const fsck = lines.map((line) => /^error: object [0-9a-f]+: (\w+: .*)$/.exec(line)?.[1]).find((found) => found !== undefined);
   if (fsck !== undefined) {

@@ -230,7 +230,11 @@ describe('PluginManager.install', () => {
     const ws = workspace();
     await expect(ws.manager.install(`file://${ws.work}/missing-repo`)).rejects.toMatchObject({ code: 'PLUGIN_GIT_FAILED', category: 'failed' });
     const upstream = pluginRepo(ws.work, 'no-such-ref', 'o', 'no-such-ref');
-    await expect(ws.manager.install(upstream, { ref: 'does-not-exist' })).rejects.toMatchObject({ code: 'PLUGIN_GIT_FAILED' });
+    const refused = await ws.manager.install(upstream, { ref: 'does-not-exist' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'PLUGIN_GIT_FAILED' });
+    // The reason as git gives it, first; never the line naming the staging folder the clone went to.
+    expect((refused as Error).message).toMatch(/^git clone failed: warning: Could not find remote branch does-not-exist to clone\. fatal: Remote branch does-not-exist not found/);
+    expect((refused as Error).message).not.toContain('Cloning into');
     expect(pluginFolders(ws)).toEqual([]);
     expect(ws.registry.list()).toEqual([]);
   });
