@@ -15,6 +15,7 @@ import {
   type Token,
 } from '@loadout/kernel';
 import { removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { JobQueue, JobScheduler } from '@loadout/jobs';
 import { RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -59,9 +60,12 @@ describe('the app made for a session only, and whole', () => {
       a.dispose();
       b.dispose();
 
-      expect(whole.isRegistered(RuntimeApplier, true)).toBe(true);
-      expect(whole.isRegistered(RuntimePlanner, true)).toBe(true);
-      expect(sessionOnly.isRegistered(RuntimeApplier, true)).toBe(false);
+      // The later modules, and the later parts of the modules made of two (the job queue's runner).
+      const later = { RuntimeApplier, RuntimePlanner, JobQueue, JobScheduler };
+      for (const [name, service] of Object.entries(later)) {
+        expect(whole.isRegistered(service, true), name).toBe(true);
+        expect(sessionOnly.isRegistered(service, true), name).toBe(false);
+      }
     } finally {
       for (const made of [sessionOnly, whole]) {
         closeKernel(made);

@@ -1,6 +1,6 @@
 import { affordancesModule } from '@loadout/affordances';
 import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loadout/db';
-import { jobsModule } from '@loadout/jobs';
+import { jobsModule } from '@loadout/jobs/module';
 import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels';
 import { notificationsModule } from '@loadout/notifications';
