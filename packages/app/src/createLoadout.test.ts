@@ -16,6 +16,7 @@ import {
 } from '@loadout/kernel';
 import { removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { JobQueue, JobScheduler } from '@loadout/jobs';
+import { CapabilityLevels } from '@loadout/levels';
 import { RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -60,8 +61,9 @@ describe('the app made for a session only, and whole', () => {
       a.dispose();
       b.dispose();
 
-      // The later modules, and the later parts of the modules made of two (the job queue's runner).
-      const later = { RuntimeApplier, RuntimePlanner, JobQueue, JobScheduler };
+      // The later modules, and the later parts of the modules made of two (the job queue's runner,
+      // the levels mover).
+      const later = { RuntimeApplier, RuntimePlanner, JobQueue, JobScheduler, CapabilityLevels };
       for (const [name, service] of Object.entries(later)) {
         expect(whole.isRegistered(service, true), name).toBe(true);
         expect(sessionOnly.isRegistered(service, true), name).toBe(false);

@@ -2,7 +2,7 @@ import { affordancesModule } from '@loadout/affordances';
 import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs/module';
 import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
-import { levelsModule } from '@loadout/levels';
+import { levelsModule } from '@loadout/levels/module';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';

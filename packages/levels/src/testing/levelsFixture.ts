@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
-import { createKernel, type Places, resolve } from '@loadout/kernel';
+import { createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
@@ -38,6 +38,10 @@ export function levelsWorkspace(description: LevelsWorkspaceDescription = {}): L
     other: path.join(home, 'other'),
   };
 }
+
+// The mover is the levels module's later part: loaded first, as the command line does for every
+// command but a session, so the containers below are whole.
+await loadModules([levelsModule]);
 
 const opened: DependencyContainer[] = [];
 
