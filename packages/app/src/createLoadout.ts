@@ -4,12 +4,12 @@ import { jobsModule } from '@loadout/jobs/module';
 import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels/module';
 import { notificationsModule } from '@loadout/notifications';
-import { pluginsModule } from '@loadout/plugins';
+import { pluginsModule } from '@loadout/plugins/module';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
-import { stateModule } from '@loadout/state';
+import { stateModule } from '@loadout/state/module';
 import { tasksModule } from '@loadout/tasks';
-import { trustModule } from '@loadout/trust';
+import { trustModule } from '@loadout/trust/module';
 import { webModule } from '@loadout/web';
 import type { DependencyContainer } from 'tsyringe';
 

@@ -88,8 +88,9 @@ function workspace(extra: TreeDescription = {}): TreeDescription {
   };
 }
 
-// The job queue's runner part loaded first, as `loadout mcp` does: the containers below are whole.
-beforeAll(() => loadModules([jobsModule]));
+// The later parts of the modules (the job queue's runner, the state service, the plugin manager)
+// loaded first, as `loadout mcp` does: the containers below are whole.
+beforeAll(() => loadModules([pluginsModule, jobsModule, stateModule]));
 
 async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
   const home = testdir(tree);
