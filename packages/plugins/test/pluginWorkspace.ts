@@ -9,8 +9,8 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
-import { PluginLifecycleListeners, PluginManager, PluginRegistry, pluginsModule } from '../src/index.js';
-import { type PluginLifecycleListener } from '../src/PluginLifecycleListener.js';
+import { PluginManager, PluginRegistry, pluginsModule } from '../src/index.js';
+import { type PluginLifecycleListener, PluginLifecycleListeners } from '../src/PluginLifecycleListener.js';
 import { GitPluginManagerParts } from '../src/PluginManager.js';
 import { gitHome } from '../src/testing/index.js';
 

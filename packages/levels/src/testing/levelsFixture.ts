@@ -8,7 +8,8 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { CapabilityStateStore, stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
-import { CapabilityLevels, levelsModule } from '../index.js';
+import { CapabilityLevels } from '../index.js';
+import { levelsModule } from '../levelsModule.js';
 import { MoveFileSystem, nodeMoveFileSystem } from '../MoveFileSystem.js';
 
 /** A workspace in a temp folder: the owner's capabilities, two projects, plugins and a data folder. */
