@@ -15,7 +15,12 @@ import {
   type Token,
 } from '@loadout/kernel';
 import { removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { JobQueue, JobScheduler } from '@loadout/jobs';
+import { CapabilityLevels } from '@loadout/levels';
+import { MarketplaceManager, PluginManager } from '@loadout/plugins';
 import { RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
+import { CapabilityStateService } from '@loadout/state';
+import { TrustService } from '@loadout/trust';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoadout, loadoutModules } from './createLoadout.js';
@@ -59,9 +64,13 @@ describe('the app made for a session only, and whole', () => {
       a.dispose();
       b.dispose();
 
-      expect(whole.isRegistered(RuntimeApplier, true)).toBe(true);
-      expect(whole.isRegistered(RuntimePlanner, true)).toBe(true);
-      expect(sessionOnly.isRegistered(RuntimeApplier, true)).toBe(false);
+      // The later modules, and the later parts of the modules made of two: the job queue's runner,
+      // the levels mover, the plugin and marketplace managers, the state and trust services.
+      const later = { RuntimeApplier, RuntimePlanner, JobQueue, JobScheduler, CapabilityLevels, PluginManager, MarketplaceManager, CapabilityStateService, TrustService };
+      for (const [name, service] of Object.entries(later)) {
+        expect(whole.isRegistered(service, true), name).toBe(true);
+        expect(sessionOnly.isRegistered(service, true), name).toBe(false);
+      }
     } finally {
       for (const made of [sessionOnly, whole]) {
         closeKernel(made);

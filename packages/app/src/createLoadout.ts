@@ -1,15 +1,15 @@
 import { affordancesModule } from '@loadout/affordances';
 import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loadout/db';
-import { jobsModule } from '@loadout/jobs';
+import { jobsModule } from '@loadout/jobs/module';
 import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
-import { levelsModule } from '@loadout/levels';
+import { levelsModule } from '@loadout/levels/module';
 import { notificationsModule } from '@loadout/notifications';
-import { pluginsModule } from '@loadout/plugins';
+import { pluginsModule } from '@loadout/plugins/module';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
-import { stateModule } from '@loadout/state';
+import { stateModule } from '@loadout/state/module';
 import { tasksModule } from '@loadout/tasks';
-import { trustModule } from '@loadout/trust';
+import { trustModule } from '@loadout/trust/module';
 import { webModule } from '@loadout/web';
 import type { DependencyContainer } from 'tsyringe';
 

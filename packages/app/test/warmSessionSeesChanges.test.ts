@@ -1,20 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
-import { closeKernel, RACY_MS, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import { closeKernel, loadModules, RACY_MS, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs, skillMarkdown, testdir, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { TrustService } from '@loadout/trust';
 import type { DependencyContainer } from 'tsyringe';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createLoadout } from '../src/createLoadout.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLoadout, loadoutModules } from '../src/createLoadout.js';
 
 // A long-running server keeps what a warm session derived (the plugin registry's rows, the state
 // filter's answer, which records run something, the grouping by kind) while what it was derived
 // from stands still. These tests change each thing it depends on from another container on the
 // same data folder — its own SQLite connection, as another process's command would — or on disk,
 // and check that the very next session of the long-running one sees it, in both watch modes.
+
+// The other container writes through the state and trust services, the modules' later parts:
+// loaded first, as the command line does for every command but a session.
+beforeAll(() => loadModules(loadoutModules));
 
 const containers: DependencyContainer[] = [];
 afterEach(() => {

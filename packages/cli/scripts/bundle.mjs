@@ -85,6 +85,53 @@ const englishZodOnly = {
   },
 };
 
+/**
+ * commander requires `node:child_process` as it loads, for subcommands that are programs of their
+ * own, which Loadout never declares; loading it is a few ms of every command's start. The bundle
+ * asks for it when first used instead (the same module, the same calls).
+ */
+const commanderChildProcessOnUse = {
+  name: 'commander-child-process-on-use',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!text.includes(eager)) throw new Error(`commander no longer loads child_process with ${eager}: see commander-child-process-on-use`);
+      const onUse = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: text.replace(eager, onUse), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/**
+ * write-file-atomic loads node:worker_threads, node:util and signal-exit as it loads, and the
+ * kernel imports it for writeFileAtomicSync, which a session never calls. The kernel's import gets
+ * a stand-in whose `sync` loads the real module (bundled, evaluated on that first call); the build
+ * fails if the kernel uses more of it than `sync`.
+ */
+const writeFileAtomicOnUse = {
+  name: 'write-file-atomic-on-use',
+  setup(build) {
+    build.onResolve({ filter: /^write-file-atomic$/ }, (args) =>
+      args.pluginData === 'real' || !/[\\/]kernel[\\/]dist[\\/]writeDocument\.js$/.test(args.importer)
+        ? undefined
+        : { path: 'write-file-atomic-on-use', namespace: 'write-file-atomic-on-use', pluginData: args.resolveDir },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'write-file-atomic-on-use' }, (args) => ({
+      contents: "module.exports = { sync: (...args) => require('write-file-atomic').sync(...args) };\n",
+      loader: 'js',
+      resolveDir: args.pluginData,
+      pluginData: 'real',
+    }));
+    build.onLoad({ filter: /[\\/]kernel[\\/]dist[\\/]writeDocument\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      const uses = text.match(/\bwriteFileAtomic\b(\.\w+)?/g) ?? [];
+      if (uses.some((use) => use !== 'writeFileAtomic' && use !== 'writeFileAtomic.sync')) throw new Error('the kernel uses more of write-file-atomic than sync: see write-file-atomic-on-use');
+      return undefined;
+    });
+  },
+};
+
 // Files of an earlier build go: their names change with their content.
 for (const name of fs.readdirSync(out)) if (/\.(js|cjs|v8cache|LEGAL\.txt)$/.test(name)) fs.rmSync(path.join(out, name));
 
@@ -110,7 +157,7 @@ const built = await esbuild.build({
   legalComments: 'external',
   define: { 'import.meta.url': '__loadoutBundleUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
   banner: { js: "var __loadoutBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [nativeAddonOutside, englishZodOnly, keepModuleLocations],
+  plugins: [nativeAddonOutside, englishZodOnly, commanderChildProcessOnUse, writeFileAtomicOnUse, keepModuleLocations],
   logLevel: 'warning',
   metafile: process.env.LOADOUT_BUNDLE_META === '1',
 });
@@ -126,20 +173,27 @@ if (output('.LEGAL.txt') !== undefined) fs.writeFileSync(path.join(out, 'loadout
 if (built.metafile !== undefined) fs.writeFileSync(path.join(out, 'meta.json'), JSON.stringify(built.metafile));
 
 // The entry point: `--version`, the EPIPE handling and the loader, with the bundle's name and hash
-// written in, so a cache is only ever taken for the bundle it was made for.
+// written in, so a cache is only ever taken for the bundle it was made for. It is CommonJS (Node
+// starts a CommonJS entry without its ES loader: ~8 ms sooner here), still `dist/main.js` for `bin`
+// and the bridges apply writes: dist/package.json says so, and dist/lib/package.json keeps tsc's
+// files ES modules.
 await esbuild.build({
   entryPoints: { main: path.join(lib, 'main.js') },
   outdir: out,
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   minifySyntax: true,
-  define: { LOADOUT_BUNDLE: JSON.stringify({ file, hash }) },
+  define: { LOADOUT_BUNDLE: JSON.stringify({ file, hash }), 'import.meta.url': '__loadoutMainUrl' },
+  banner: { js: "'use strict';var __loadoutMainUrl = require('node:url').pathToFileURL(__filename).href;" },
   // Only tsc's unbundled dist/lib takes this way in; the bundled entry never does.
   external: ['./cliBundle.js'],
   logLevel: 'warning',
 });
+
+fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+fs.writeFileSync(path.join(lib, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
 
 // The code cache, made by running representative commands once (see warmCodeCache.mjs).
 const warm = spawnSync(process.execPath, [path.join(import.meta.dirname, 'warmCodeCache.mjs'), path.join(out, file), hash], {

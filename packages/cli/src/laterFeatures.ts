@@ -1,4 +1,13 @@
-// What the actions of every command but `loadout session` use of the packages the app loads as
-// later modules (runtimes, MCP): loaded with them (CliContext.load), never by a session.
+// What the actions of every command but `loadout session` use of the feature packages: loaded with
+// the app's later modules (CliContext.load), never by a session. The server, the job queue's
+// settings, the levels mover, the plugin and marketplace managers, the state and trust services
+// and the task store are here too, so a session does not evaluate what only they import.
+export { configureJobRetention, configureJobWorkers, describeFailure, TaskExecution } from '@loadout/jobs';
+export { CapabilityLevels, parseLevelEndArgument } from '@loadout/levels';
 export { findProjectFolder, serveMcpOverStdio } from '@loadout/mcp';
+export { isMarketplaceEntryId, MarketplaceManager, PluginLockSync, PluginManager } from '@loadout/plugins';
 export { explainSkill, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
+export { startServer } from '@loadout/server';
+export { CapabilityStateService } from '@loadout/state';
+export { TASK_KIND, TaskStore } from '@loadout/tasks';
+export { TrustService } from '@loadout/trust';

@@ -1,16 +1,21 @@
 import { spawn } from 'node:child_process';
 import { dbModule } from '@loadout/db';
-import { contribute, createKernel, isProcessAlive, PluginSource, processStartTime, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import { contribute, createKernel, isProcessAlive, loadModules, PluginSource, processStartTime, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from './JobQueue.js';
 import { JobScheduler } from './JobScheduler.js';
-import { configureJobWorkers, jobsModule } from './jobsModule.js';
+import { jobsModule } from './jobsModule.js';
+import { configureJobWorkers } from './jobsRunModule.js';
 import { JobWorkers } from './JobWorkers.js';
 import { echoTask, runNotificationCatalogue, taskTree } from './testing/index.js';
+
+// The runner's part of the module loaded first, as the command line does for every command but a
+// session: the containers below are whole.
+beforeAll(() => loadModules([jobsModule]));
 
 const containers: DependencyContainer[] = [];
 const children: number[] = [];

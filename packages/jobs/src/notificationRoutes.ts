@@ -3,7 +3,7 @@ import { resolve } from '@loadout/kernel';
 import { z } from 'zod';
 import { NotificationInbox } from './NotificationInbox.js';
 
-const InboxQuery = ListQuery.extend({ unread: z.enum(['true', 'false', '1', '0']).optional() });
+const InboxQuery = ListQuery.unwrap().extend({ unread: z.enum(['true', 'false', '1', '0']).optional() });
 
 /** The notification inbox: newest first, a live stream, and marking one read. All need the token. */
 export const notificationRoutes: readonly ApiRoute[] = [

@@ -5,7 +5,7 @@ export { capabilityId, collisionKey, displayNameOf, MAX_ID_LENGTH, slugify } fro
 export { type CapabilityKind, CapabilityKinds, type CapabilityRecord, type DraftRecord, type EntryScan, type KindDocument, type KindFolderEntry, type RunnableParts } from './CapabilityKind.js';
 export { type ChangeStamp, ChangeStamps } from './ChangeStamp.js';
 export { closeKernel, createKernel, type KernelOptions, type LoadoutModule } from './createKernel.js';
-export { contributeLater, laterModule, loadLaterModules, loadModules } from './laterModule.js';
+export { contributeLater, laterModule, loadLaterModules, loadModules, splitModule } from './laterModule.js';
 export { declaredGates, parseSwitch } from './declaredGates.js';
 export type { Diagnostic } from './Diagnostic.js';
 export { DocumentRefusedError, DocumentUnreadableError, findFrontmatter, isInside, type MarkdownDocument, MAX_DOCUMENT_BYTES, parseMarkdown, readJsonInside, readMarkdownInside, readTextInside, realpathInside, unreadable } from './DocumentReader.js';

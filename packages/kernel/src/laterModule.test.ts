@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createKernel, type LoadoutModule } from './createKernel.js';
-import { contributeLater, laterModule, loadLaterModules, loadModules } from './laterModule.js';
+import { contributeLater, laterModule, loadLaterModules, loadModules, splitModule } from './laterModule.js';
 import { resolvePlaces } from './Places.js';
 import { contribute, resolveAll, token } from './token.js';
 
@@ -63,5 +63,27 @@ describe('later modules', () => {
     await loadLaterModules(one);
     expect(resolveAll(one, Things)).toEqual(['x']);
     expect(resolveAll(two, Things)).toEqual([]);
+  });
+
+  it('of a module made of two parts: the first at once, the second later, in its place once loaded', async () => {
+    let loads = 0;
+    const split = splitModule(
+      (c) => contribute(c, Things, 'tables'),
+      async () => {
+        loads += 1;
+        return (into) => contribute(into, Things, 'runner');
+      },
+    );
+    const modules: LoadoutModule[] = [split, (c) => contribute(c, Things, 'next')];
+    // Made before the code loads, as a session's: the first part only, until asked for the rest.
+    const sessionOnly = kernel(modules);
+    expect(resolveAll(sessionOnly, Things)).toEqual(['tables', 'next']);
+    expect(loads).toBe(0);
+    await loadModules(modules);
+    const whole = kernel(modules);
+    expect(resolveAll(whole, Things)).toEqual(['tables', 'runner', 'next']);
+    await loadLaterModules(sessionOnly);
+    expect(resolveAll(sessionOnly, Things)).toEqual(['tables', 'next', 'runner']);
+    expect(loads).toBe(1);
   });
 });

@@ -21,7 +21,24 @@ const loadedCode = new WeakMap<ModuleLoader, LoadoutModule>();
  * export const loadoutModules = [dbModule, skillsModule, laterModule(async () => (await import('@loadout/runtimes')).runtimesModule)];
  */
 export function laterModule(load: ModuleLoader): LoadoutModule {
-  const module: LoadoutModule = (container) => contributeLater(container, load);
+  return splitModule(() => undefined, load);
+}
+
+/**
+ * A package's module in two parts: `now` registers at once what a session reads (kinds, filters,
+ * holds, migrations, the stores behind them) and whatever another part may override; `load` brings
+ * the module of the rest (what applies, runs, moves and serves). Like a {@link laterModule}, a
+ * container made once {@link loadModules} loaded that code registers both parts at once, in this
+ * place; one made before (`loadout session`'s) gets the rest from {@link loadLaterModules}.
+ *
+ * @example
+ * export const jobsModule = splitModule(registerTables, async () => (await import('./jobsRunModule.js')).jobsRunModule);
+ */
+export function splitModule(now: LoadoutModule, load: ModuleLoader): LoadoutModule {
+  const module: LoadoutModule = (container) => {
+    now(container);
+    contributeLater(container, load);
+  };
   return Object.assign(module, { load });
 }
 

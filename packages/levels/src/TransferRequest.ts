@@ -6,35 +6,43 @@ import { CapabilityInvalidError } from './LevelErrors.js';
 export const TRANSFERABLE_KINDS = ['skill', 'server'] as const;
 export type TransferableKind = (typeof TRANSFERABLE_KINDS)[number];
 
-const projectPath = z
-  .string()
-  .min(1)
-  .max(4096)
-  .refine((value) => !value.includes('\0'), 'must not hold NUL');
+// The schemas are built on first use (z.lazy): a session loads this module with the mover, and
+// only a move parses with them.
+
+const projectPath = () =>
+  z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((value) => !value.includes('\0'), 'must not hold NUL');
 
 /**
  * One end of a move. `projectPath` names the project of a project end; on a global end it is
  * optional and only says in which project's view the source's state was shown, so the value
  * that project saw is the one carried.
  */
-export const LevelEndSchema = z
-  .strictObject({
-    level: z.enum(['global', 'project']),
-    projectPath: projectPath.optional(),
-  })
-  .refine((end) => end.level === 'global' || end.projectPath !== undefined, {
-    message: 'a project end needs projectPath',
-    path: ['projectPath'],
-  });
+export const LevelEndSchema = z.lazy(() =>
+  z
+    .strictObject({
+      level: z.enum(['global', 'project']),
+      projectPath: projectPath().optional(),
+    })
+    .refine((end) => end.level === 'global' || end.projectPath !== undefined, {
+      message: 'a project end needs projectPath',
+      path: ['projectPath'],
+    }),
+);
 export type LevelEnd = z.infer<typeof LevelEndSchema>;
 
 /** `transfer({ kind, id, from, to })`; the RPC methods fix `kind` and take the rest. */
-export const TransferRequestSchema = z.strictObject({
-  kind: z.enum(TRANSFERABLE_KINDS),
-  id: z.string().min(1).max(256),
-  from: LevelEndSchema,
-  to: LevelEndSchema,
-});
+export const TransferRequestSchema = z.lazy(() =>
+  z.strictObject({
+    kind: z.enum(TRANSFERABLE_KINDS),
+    id: z.string().min(1).max(256),
+    from: LevelEndSchema,
+    to: LevelEndSchema,
+  }),
+);
 export type TransferRequest = z.infer<typeof TransferRequestSchema>;
 
 /** Checks a request at the boundary; any mismatch is `CAPABILITY_INVALID` naming what is wrong and where. */

@@ -1,21 +1,18 @@
 import { RpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { contribute, contributeLater, type LoadoutModule } from '@loadout/kernel';
-import { CapabilityLevels, FileCapabilityLevels } from './CapabilityLevels.js';
+import { contribute, contributeLater, type LoadoutModule, splitModule } from '@loadout/kernel';
 import { MoveFileSystem, nodeMoveFileSystem } from './MoveFileSystem.js';
 import { transferJournalMigration, transferJournalPostgresMigration, transferPlaceMigration } from './TransferJournal.js';
 
 /**
- * Registers the levels mover on the real file system, its journal table, and the JSON-RPC methods
- * that list and move skills and MCP servers. Needs the database, the state store and the
- * skill/server kinds.
+ * The journal's tables and the real file system, at once: a session's database is migrated with
+ * every table, and a test's file system registered after the container is made stays.
  */
-export const levelsModule: LoadoutModule = (container) => {
+const registerJournal: LoadoutModule = (container) => {
   contribute(container, Migrations, transferJournalMigration);
   contribute(container, Migrations, transferPlaceMigration);
   contribute(container, PostgresMigrations, transferJournalPostgresMigration);
   container.register(MoveFileSystem, { useValue: nodeMoveFileSystem });
-  container.register(CapabilityLevels, { useClass: FileCapabilityLevels });
   // The methods load with the server, never in a one-shot command.
   contributeLater(container, async () => {
     const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([import('./capabilityRpcMethods.js'), import('./levelsRpcMethods.js')]);
@@ -24,3 +21,11 @@ export const levelsModule: LoadoutModule = (container) => {
     };
   });
 };
+
+/**
+ * Registers the levels mover on the real file system, its journal table, and the JSON-RPC methods
+ * that list and move skills and MCP servers. Needs the database, the state store and the
+ * skill/server kinds. The mover (with its plan and the gate rewrites) is the module's later part,
+ * which a session never loads.
+ */
+export const levelsModule: LoadoutModule = splitModule(registerJournal, async () => (await import('./levelsMoverModule.js')).levelsMoverModule);

@@ -4,7 +4,7 @@ import { affordancesModule } from '@loadout/affordances';
 import { dbModule } from '@loadout/db';
 import { JobQueue, jobsModule } from '@loadout/jobs';
 import { echoTask, runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
-import { closeKernel, createKernel, isProcessAlive, resolve, resolvePlaces } from '@loadout/kernel';
+import { closeKernel, createKernel, isProcessAlive, loadModules, resolve, resolvePlaces } from '@loadout/kernel';
 import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins';
@@ -20,7 +20,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { DependencyContainer } from 'tsyringe';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LiveExposures } from './LiveExposures.js';
 import { CANCELLED_BY_CLIENT, fixedProject, MAX_RESULT_CHARS, McpConnection, RESOURCE_PAGE_SIZE } from './McpConnection.js';
 
@@ -87,6 +87,10 @@ function workspace(extra: TreeDescription = {}): TreeDescription {
     outside: { 'secret.txt': 'TOP SECRET CONTENT\n' },
   };
 }
+
+// The later parts of the modules (the job queue's runner, the state service, the plugin manager)
+// loaded first, as `loadout mcp` does: the containers below are whole.
+beforeAll(() => loadModules([pluginsModule, jobsModule, stateModule]));
 
 async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
   const home = testdir(tree);

@@ -1,6 +1,5 @@
 export { isMarketplaceEntryId, MarketplaceManager, type MarketplaceSummary } from './MarketplaceManager.js';
 export { PluginGit } from './PluginGit.js';
-export { PluginLifecycleListeners } from './PluginLifecycleListener.js';
 export { PluginLockSync } from './PluginLockSync.js';
 export { type PluginInstall, PluginManager } from './PluginManager.js';
 export { type PluginEntry, PluginRegistry } from './PluginRegistry.js';

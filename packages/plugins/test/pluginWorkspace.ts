@@ -2,18 +2,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { affordancesModule } from '@loadout/affordances';
 import { Database, dbModule } from '@loadout/db';
-import { CapabilityKinds, closeKernel, createKernel, type Places, resolve, resolveAll, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import { CapabilityKinds, closeKernel, createKernel, loadModules, type Places, resolve, resolveAll, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
 import { git, gitRepo, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
-import { PluginLifecycleListeners, PluginManager, PluginRegistry, pluginsModule } from '../src/index.js';
-import { type PluginLifecycleListener } from '../src/PluginLifecycleListener.js';
+import { PluginManager, PluginRegistry, pluginsModule } from '../src/index.js';
+import { type PluginLifecycleListener, PluginLifecycleListeners } from '../src/PluginLifecycleListener.js';
 import { GitPluginManagerParts } from '../src/PluginManager.js';
 import { gitHome } from '../src/testing/index.js';
+
 import type { SessionJson } from '../src/testing/pluginFixtures.js';
+
+// The modules' later parts (the managers and services) loaded first, as the command line does for
+// every command but a session: the containers made here are whole.
+await loadModules([pluginsModule]);
 
 const kernels: DependencyContainer[] = [];
 

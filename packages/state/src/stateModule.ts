@@ -1,22 +1,19 @@
 import { RpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityFilters, contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
-import { PluginLifecycleListeners } from '@loadout/plugins';
+import { CapabilityFilters, contribute, contributeLater, type LoadoutModule, resolve, splitModule } from '@loadout/kernel';
+import { PluginLifecycleListeners } from '@loadout/plugins/lifecycle';
 import { Lifecycle } from 'tsyringe';
 import { CapabilityStateFilter } from './CapabilityStateFilter.js';
-import { CapabilityStateService, StoredCapabilityStateService } from './CapabilityStateService.js';
 import { capabilityStateMigration, capabilityStatePostgresMigration, CapabilityStateStore, SqlCapabilityStateStore } from './CapabilityStateStore.js';
 
 /**
- * Registers capability state: its table, the store, the resolver/writer service, the session
- * filter that makes off mean off, the listener that forgets an uninstalled plugin's state, and
- * the `capability.state` / `capability.set` JSON-RPC methods.
+ * The state's table, its store, the session filter that makes off mean off, and the listener that
+ * forgets an uninstalled plugin's state, at once: a session reads them.
  */
-export const stateModule: LoadoutModule = (container) => {
+const registerStore: LoadoutModule = (container) => {
   contribute(container, Migrations, capabilityStateMigration);
   contribute(container, PostgresMigrations, capabilityStatePostgresMigration);
   container.register(CapabilityStateStore, { useClass: SqlCapabilityStateStore }, { lifecycle: Lifecycle.Singleton });
-  container.register(CapabilityStateService, { useClass: StoredCapabilityStateService }, { lifecycle: Lifecycle.Singleton });
   // One filter per container: it keeps its last answer for the next session (see CapabilityStateFilter).
   container.register(CapabilityStateFilter, { useClass: CapabilityStateFilter }, { lifecycle: Lifecycle.Singleton });
   container.register(CapabilityFilters, { useFactory: (c) => c.resolve(CapabilityStateFilter) });
@@ -36,3 +33,12 @@ export const stateModule: LoadoutModule = (container) => {
     };
   });
 };
+
+/**
+ * Registers capability state: its table, the store, the resolver/writer service, the session
+ * filter that makes off mean off, the listener that forgets an uninstalled plugin's state, and
+ * the `capability.state` / `capability.set` JSON-RPC methods. The service (which writes, with the
+ * desired-state schemas and the gate rewrites) is the module's later part, which a session never
+ * loads.
+ */
+export const stateModule: LoadoutModule = splitModule(registerStore, async () => (await import('./stateServiceModule.js')).stateServiceModule);

@@ -1,3 +1,2 @@
 export { TrustService } from './TrustService.js';
 export type { AuditEntry, RunnableCapability } from './TrustService.js';
-export { trustModule } from './trustModule.js';

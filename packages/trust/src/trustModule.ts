@@ -1,27 +1,25 @@
 import { HttpRoutes } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityHolds, contribute, contributeLater, type LoadoutModule, resolve } from '@loadout/kernel';
-import { PluginLifecycleListeners } from '@loadout/plugins';
+import { CapabilityHolds, contribute, contributeLater, type LoadoutModule, resolve, splitModule } from '@loadout/kernel';
+import { PluginLifecycleListeners } from '@loadout/plugins/lifecycle';
 import { Lifecycle } from 'tsyringe';
 import { RunnableCapabilities } from './RunnableCapabilities.js';
 import { SqlTrustStore, trustMigration, trustPostgresMigration } from './SqlTrustStore.js';
 import { TrustHolder } from './TrustHolder.js';
-import { StoredTrustService, TrustService } from './TrustService.js';
 import { TrustStore } from './TrustStore.js';
 
 /**
- * Registers trust: its tables, the store, the rule every session asks (held capabilities stay
- * listed, and every face refuses to run them), the owner's service and its routes, and the
- * listener that forgets an uninstalled plugin's approval.
+ * Trust's tables, the store, the rule every session asks (held capabilities stay listed, and every
+ * face refuses to run them) and the listener that forgets an uninstalled plugin's approval, at once:
+ * a session reads them.
  */
-export const trustModule: LoadoutModule = (container) => {
+const registerHolder: LoadoutModule = (container) => {
   contribute(container, Migrations, trustMigration);
   contribute(container, PostgresMigrations, trustPostgresMigration);
   container.register(TrustStore, { useClass: SqlTrustStore }, { lifecycle: Lifecycle.Singleton });
   container.register(RunnableCapabilities, { useClass: RunnableCapabilities }, { lifecycle: Lifecycle.Singleton });
   container.register(TrustHolder, { useClass: TrustHolder }, { lifecycle: Lifecycle.Singleton });
   container.register(CapabilityHolds, { useFactory: (c) => c.resolve(TrustHolder) });
-  container.register(TrustService, { useClass: StoredTrustService }, { lifecycle: Lifecycle.Singleton });
   container.register(PluginLifecycleListeners, {
     useFactory: (c) => ({
       pluginUninstalled: (name: string) =>
@@ -38,3 +36,11 @@ export const trustModule: LoadoutModule = (container) => {
     };
   });
 };
+
+/**
+ * Registers trust: its tables, the store, the rule every session asks, the owner's service and its
+ * routes, and the listener that forgets an uninstalled plugin's approval. The owner's service
+ * (which reads plugins' git heads for an audit) is the module's later part, which a session never
+ * loads.
+ */
+export const trustModule: LoadoutModule = splitModule(registerHolder, async () => (await import('./trustServiceModule.js')).trustServiceModule);

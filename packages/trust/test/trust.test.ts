@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
-import { closeKernel, createKernel, isLoadoutError, refuseHeld, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { closeKernel, createKernel, isLoadoutError, loadModules, refuseHeld, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { gitCommit, gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { PluginManager, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
@@ -11,7 +11,12 @@ import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { trustModule } from '../src/trustModule.js';
 import { TrustService } from '../src/TrustService.js';
+
 import { TrustStore } from '../src/TrustStore.js';
+
+// The modules' later parts (the managers and services) loaded first, as the command line does for
+// every command but a session: the containers made here are whole.
+await loadModules([pluginsModule, trustModule]);
 
 const opened: DependencyContainer[] = [];
 

@@ -24,7 +24,7 @@ function run(entry: string, home: string, args: readonly string[]) {
   return { status: result.status, stdout: result.stdout, stderr: rest.join('\n'), cache: first };
 }
 
-/** A copy of the built command (entry, bundle, cache), at the same depth, in a folder of its own. */
+/** A copy of the built command (entry, its package.json, bundle, cache), at the same depth, in a folder of its own. */
 function copyOfCommand(): { entry: string; cache: string } {
   const place = testdir({ packages: { cli: { 'package.json': fs.readFileSync(path.resolve(dist, '../package.json'), 'utf8') } } });
   fs.symlinkSync(repositoryModules, path.join(place, 'node_modules'));
@@ -32,7 +32,7 @@ function copyOfCommand(): { entry: string; cache: string } {
   fs.mkdirSync(copy);
   let cache = '';
   for (const name of fs.readdirSync(dist)) {
-    if (!/^main\.js$|\.cjs(\.v8cache)?$/.test(name)) continue;
+    if (!/^main\.js$|^package\.json$|\.cjs(\.v8cache)?$/.test(name)) continue;
     fs.copyFileSync(path.join(dist, name), path.join(copy, name));
     if (name.endsWith('.v8cache')) cache = path.join(copy, name);
   }

@@ -1,14 +1,17 @@
 import http from 'node:http';
 import path from 'node:path';
-import { createLoadout } from '@loadout/app';
+import { createLoadout, loadoutModules } from '@loadout/app';
 import { configureJobWorkers, type Job, JobQueue } from '@loadout/jobs';
 import { echoTask, runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
-import { closeKernel, createKernel, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
+import { closeKernel, createKernel, loadModules, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { type RunningServer, startServer } from '@loadout/server';
 import { TrustService } from '@loadout/trust';
 import type { DependencyContainer } from 'tsyringe';
+
+// `loadout serve` loads the modules' later parts before it makes its container; so do these tests.
+await loadModules(loadoutModules);
 
 export const TOKEN = 'test-token-0123456789abcdef';
 

@@ -1,14 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
-import { createKernel, type Places, resolve } from '@loadout/kernel';
+import { createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { CapabilityStateStore, stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
-import { CapabilityLevels, levelsModule } from '../index.js';
+import { CapabilityLevels } from '../index.js';
+import { levelsModule } from '../levelsModule.js';
 import { MoveFileSystem, nodeMoveFileSystem } from '../MoveFileSystem.js';
 
 /** A workspace in a temp folder: the owner's capabilities, two projects, plugins and a data folder. */
@@ -38,6 +39,10 @@ export function levelsWorkspace(description: LevelsWorkspaceDescription = {}): L
     other: path.join(home, 'other'),
   };
 }
+
+// The mover is the levels module's later part: loaded first, as the command line does for every
+// command but a session, so the containers below are whole.
+await loadModules([levelsModule]);
 
 const opened: DependencyContainer[] = [];
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
-import { createKernel, type Places, resolve, type Session, SessionLoader } from '@loadout/kernel';
+import { createKernel, loadModules, type Places, resolve, type Session, SessionLoader } from '@loadout/kernel';
 import { gitRepo, testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
@@ -9,7 +9,12 @@ import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
 import { runtimesModule } from '../index.js';
+
 import { type RuntimeEnvironment, RuntimeEnvironment as RuntimeEnvironmentToken, runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
+
+// The modules' later parts (the managers and services) loaded first, as the command line does for
+// every command but a session: the containers made here are whole.
+await loadModules([pluginsModule, stateModule]);
 
 /**
  * A machine in a temp folder: a home folder (standing in for `~`, with the runtimes' folders under

@@ -2,13 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { affordancesModule } from '@loadout/affordances';
 import { Database, dbModule } from '@loadout/db';
-import { createKernel, type Places, resolve } from '@loadout/kernel';
+import { createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { skillsModule } from '@loadout/skills';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
+
 import { stateModule } from '../index.js';
+
+// The modules' later parts (the managers and services) loaded first, as the command line does for
+// every command but a session: the containers made here are whole.
+await loadModules([pluginsModule, stateModule]);
 
 /** A workspace in a temp folder: the owner's capabilities, one project, plugins, a data folder. */
 export interface Workspace {
