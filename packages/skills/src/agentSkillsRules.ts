@@ -111,16 +111,24 @@ const MAY_BE_DATE = /^[0-9]{4}-/;
 
 /**
  * What `yaml.load(text)` (js-yaml's default schema, as the validator reads) gives: the flat
- * reader's answer when it has one (it gives what the core schema gives) and none of its values is
- * a text the default schema could read as a date instead — for a flat mapping of one-line scalars
- * that is the only difference between the two schemas (its other types need a tag or a `<<` key,
- * which the flat reader never accepts) — else js-yaml's own. Nearly every frontmatter is flat,
- * and js-yaml's general parser was most of an apply's cost of these rules.
+ * reader's answer when it has one (it gives what the core schema gives) and none of its texts, at
+ * any depth, is one the default schema could read as a date instead — for the one-line scalars,
+ * flow lists of words and one level of nesting the fast reader takes, that is the only difference
+ * between the two schemas (its other types need a tag or a `<<` key, which the fast reader never
+ * accepts) — else js-yaml's own. Nearly every frontmatter is in that shape, and js-yaml's general
+ * parser was most of an apply's cost of these rules.
  */
 export function validatorFields(text: string): unknown {
   const flat = parseFlatMapping(text);
-  if (flat !== null && !Object.values(flat).some((value) => typeof value === 'string' && MAY_BE_DATE.test(value))) return flat;
+  if (flat !== null && !holdsDateLikeText(flat)) return flat;
   return yaml.load(text);
+}
+
+/** Whether a value the fast reader gave holds a text that may be a date, at any depth. */
+function holdsDateLikeText(value: unknown): boolean {
+  if (typeof value === 'string') return MAY_BE_DATE.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value).some(holdsDateLikeText);
 }
 
 function descriptionProblems(description: unknown): string[] {
