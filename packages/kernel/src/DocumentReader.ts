@@ -108,9 +108,14 @@ function frontmatterOf(text: string, block: FrontmatterBlock | null, file: strin
     }
     return {};
   }
-  const language = block.fence.slice(3).trim().toLowerCase();
+  return blockFrontmatter(block.yaml, block.fence, file);
+}
+
+/** The frontmatter of a block fenced by `fence` holding `yamlText`, or the refusal of it. */
+function blockFrontmatter(yamlText: string, fence: string, file: string): Readonly<Record<string, unknown>> {
+  const language = fence === '---' ? '' : fence.slice(3).trim().toLowerCase();
   if (language !== '' && language !== 'yaml' && language !== 'yml') refuseLanguage(language, file);
-  if (block.yaml.length > MAX_FRONTMATTER_BYTES) {
+  if (yamlText.length > MAX_FRONTMATTER_BYTES) {
     throw new DocumentRefusedError(
       'FRONTMATTER_TOO_LARGE',
       `${file}: frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes`,
@@ -120,7 +125,7 @@ function frontmatterOf(text: string, block: FrontmatterBlock | null, file: strin
   try {
     // The common flat shape is read by a small reader that gives what js-yaml gives; anything
     // else goes to js-yaml (see parseFlatMapping).
-    parsed = parseFlatMapping(block.yaml) ?? yaml.load(block.yaml, { schema: yaml.CORE_SCHEMA, filename: file });
+    parsed = parseFlatMapping(yamlText) ?? yaml.load(yamlText, { schema: yaml.CORE_SCHEMA, filename: file });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new DocumentRefusedError('FRONTMATTER_MALFORMED', `${file}: frontmatter is not valid YAML (${reason})`, {
@@ -233,9 +238,41 @@ export function readFrontmatterInside(root: string, file: string, relative: stri
   const length = readBytesInside(root, file, nodeFileReader);
   if (length === null) return null;
   const buffer = documentBytes.buffer;
+  // The common document: a bare `---` line, a block, a line that closes it. Only its YAML is
+  // decoded; every other document is decoded up to where its block ends and read as text.
+  const yamlStart = bareFenceEnd(buffer, length);
+  const yamlEnd = yamlStart === -1 ? -1 : closingLineStart(buffer, length, yamlStart);
+  if (yamlEnd !== -1) return { frontmatter: blockFrontmatter(buffer.toString('utf8', yamlStart, yamlEnd), '---', relative), hasFrontmatter: true };
   const text = buffer.toString('utf8', 0, frontmatterBytes(buffer, length));
   const block = findFrontmatter(text);
   return { frontmatter: frontmatterOf(text, block, relative), hasFrontmatter: block !== null };
+}
+
+/**
+ * Where the second line starts when the first (after a UTF-8 byte-order mark) is exactly `---`,
+ * with or without a `\r` before its newline: the fence {@link findFrontmatter} reads as `---`.
+ * -1 otherwise.
+ */
+function bareFenceEnd(buffer: Uint8Array, length: number): number {
+  const start = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  if (length < start + 4 || buffer[start] !== DASH || buffer[start + 1] !== DASH || buffer[start + 2] !== DASH) return -1;
+  if (buffer[start + 3] === NEWLINE) return start + 4;
+  return length > start + 4 && buffer[start + 3] === CARRIAGE_RETURN && buffer[start + 4] === NEWLINE ? start + 5 : -1;
+}
+
+/**
+ * Where the line that closes a block starts (`---` or `...`, a `\r` allowed before its end), the
+ * first such line from `from` on, as {@link findFrontmatter} finds it; -1 when none does.
+ */
+function closingLineStart(buffer: Uint8Array, length: number, from: number): number {
+  let lineStart = from;
+  for (let at = from; at <= length; at += 1) {
+    if (at < length && buffer[at] !== NEWLINE) continue;
+    const end = at > lineStart && buffer[at - 1] === CARRIAGE_RETURN ? at - 1 : at;
+    if (end - lineStart === 3 && isFenceLine(buffer, lineStart)) return lineStart;
+    lineStart = at + 1;
+  }
+  return -1;
 }
 
 const NEWLINE = 0x0a;
