@@ -152,23 +152,32 @@ function refuseLanguage(language: string, file: string): never {
  * that shares one object a billion times is refused after a few thousand steps.
  */
 function assertBounded(value: unknown, file: string): void {
-  let nodes = 0;
-  const visit = (node: unknown, depth: number): void => {
-    nodes += 1;
-    if (nodes > MAX_FRONTMATTER_NODES || depth > MAX_FRONTMATTER_DEPTH) {
-      throw new DocumentRefusedError(
-        'FRONTMATTER_TOO_COMPLEX',
-        `${file}: frontmatter expands to more than ${MAX_FRONTMATTER_NODES} values or ${MAX_FRONTMATTER_DEPTH} levels`,
-      );
-    }
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const child of node) visit(child, depth + 1);
-      return;
-    }
-    for (const key in node) visit((node as Record<string, unknown>)[key], depth + 1);
-  };
-  visit(value, 0);
+  if (countValues(value, 0, 0) > MAX_FRONTMATTER_NODES) {
+    throw new DocumentRefusedError(
+      'FRONTMATTER_TOO_COMPLEX',
+      `${file}: frontmatter expands to more than ${MAX_FRONTMATTER_NODES} values or ${MAX_FRONTMATTER_DEPTH} levels`,
+    );
+  }
+}
+
+/**
+ * `counted` plus the values `node` holds at `depth`, itself included; Infinity as soon as the count
+ * passes {@link MAX_FRONTMATTER_NODES} or a value lies deeper than {@link MAX_FRONTMATTER_DEPTH}.
+ * A function of its own, not a closure, so a scan of many documents makes none per document.
+ */
+function countValues(node: unknown, depth: number, counted: number): number {
+  let count = counted + 1;
+  if (count > MAX_FRONTMATTER_NODES || depth > MAX_FRONTMATTER_DEPTH) return Infinity;
+  if (node === null || typeof node !== 'object') return count;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length && count !== Infinity; i += 1) count = countValues(node[i], depth + 1, count);
+    return count;
+  }
+  for (const key in node) {
+    count = countValues((node as Record<string, unknown>)[key], depth + 1, count);
+    if (count === Infinity) return count;
+  }
+  return count;
 }
 
 /**
