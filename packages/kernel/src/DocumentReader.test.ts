@@ -75,6 +75,18 @@ describe('parseMarkdown', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it('counts every value and every level, flat or nested, against the bounds', () => {
+    const keys = (count: number): string => Array.from({ length: count }, (_, i) => `k${i.toString(36)}:`).join('\n');
+    expect(parseMarkdown(`---\n${keys(9_999)}\n---\n`, 'many.md').frontmatter).toHaveProperty((9_998).toString(36).replace(/^/, 'k'), null);
+    expect(refusal(() => parseMarkdown(`---\n${keys(10_000)}\n---\n`, 'too-many.md'))).toBe('FRONTMATTER_TOO_COMPLEX');
+    const list = (count: number): string => `meta:\n  a: [${'1,'.repeat(count - 1)}1]`;
+    expect(parseMarkdown(`---\n${list(9_997)}\n---\n`, 'list.md').hasFrontmatter).toBe(true);
+    expect(refusal(() => parseMarkdown(`---\n${list(9_998)}\n---\n`, 'long-list.md'))).toBe('FRONTMATTER_TOO_COMPLEX');
+    const deep = (levels: number): string => `a: ${'['.repeat(levels)}1${']'.repeat(levels)}`;
+    expect(parseMarkdown(`---\n${deep(63)}\n---\n`, 'deep.md').hasFrontmatter).toBe(true);
+    expect(refusal(() => parseMarkdown(`---\n${deep(64)}\n---\n`, 'too-deep.md'))).toBe('FRONTMATTER_TOO_COMPLEX');
+  });
+
   it('refuses oversized frontmatter', () => {
     const text = `---\nname: big\npad: "${'x'.repeat(70 * 1024)}"\n---\n`;
     expect(refusal(() => parseMarkdown(text, 'big.md'))).toBe('FRONTMATTER_TOO_LARGE');

@@ -108,9 +108,14 @@ function frontmatterOf(text: string, block: FrontmatterBlock | null, file: strin
     }
     return {};
   }
-  const language = block.fence.slice(3).trim().toLowerCase();
+  return blockFrontmatter(block.yaml, block.fence, file);
+}
+
+/** The frontmatter of a block fenced by `fence` holding `yamlText`, or the refusal of it. */
+function blockFrontmatter(yamlText: string, fence: string, file: string): Readonly<Record<string, unknown>> {
+  const language = fence === '---' ? '' : fence.slice(3).trim().toLowerCase();
   if (language !== '' && language !== 'yaml' && language !== 'yml') refuseLanguage(language, file);
-  if (block.yaml.length > MAX_FRONTMATTER_BYTES) {
+  if (yamlText.length > MAX_FRONTMATTER_BYTES) {
     throw new DocumentRefusedError(
       'FRONTMATTER_TOO_LARGE',
       `${file}: frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes`,
@@ -120,7 +125,7 @@ function frontmatterOf(text: string, block: FrontmatterBlock | null, file: strin
   try {
     // The common flat shape is read by a small reader that gives what js-yaml gives; anything
     // else goes to js-yaml (see parseFlatMapping).
-    parsed = parseFlatMapping(block.yaml) ?? yaml.load(block.yaml, { schema: yaml.CORE_SCHEMA, filename: file });
+    parsed = parseFlatMapping(yamlText) ?? yaml.load(yamlText, { schema: yaml.CORE_SCHEMA, filename: file });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new DocumentRefusedError('FRONTMATTER_MALFORMED', `${file}: frontmatter is not valid YAML (${reason})`, {
@@ -147,23 +152,32 @@ function refuseLanguage(language: string, file: string): never {
  * that shares one object a billion times is refused after a few thousand steps.
  */
 function assertBounded(value: unknown, file: string): void {
-  let nodes = 0;
-  const visit = (node: unknown, depth: number): void => {
-    nodes += 1;
-    if (nodes > MAX_FRONTMATTER_NODES || depth > MAX_FRONTMATTER_DEPTH) {
-      throw new DocumentRefusedError(
-        'FRONTMATTER_TOO_COMPLEX',
-        `${file}: frontmatter expands to more than ${MAX_FRONTMATTER_NODES} values or ${MAX_FRONTMATTER_DEPTH} levels`,
-      );
-    }
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const child of node) visit(child, depth + 1);
-      return;
-    }
-    for (const key in node) visit((node as Record<string, unknown>)[key], depth + 1);
-  };
-  visit(value, 0);
+  if (countValues(value, 0, 0) > MAX_FRONTMATTER_NODES) {
+    throw new DocumentRefusedError(
+      'FRONTMATTER_TOO_COMPLEX',
+      `${file}: frontmatter expands to more than ${MAX_FRONTMATTER_NODES} values or ${MAX_FRONTMATTER_DEPTH} levels`,
+    );
+  }
+}
+
+/**
+ * `counted` plus the values `node` holds at `depth`, itself included; Infinity as soon as the count
+ * passes {@link MAX_FRONTMATTER_NODES} or a value lies deeper than {@link MAX_FRONTMATTER_DEPTH}.
+ * A function of its own, not a closure, so a scan of many documents makes none per document.
+ */
+function countValues(node: unknown, depth: number, counted: number): number {
+  let count = counted + 1;
+  if (count > MAX_FRONTMATTER_NODES || depth > MAX_FRONTMATTER_DEPTH) return Infinity;
+  if (node === null || typeof node !== 'object') return count;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length && count !== Infinity; i += 1) count = countValues(node[i], depth + 1, count);
+    return count;
+  }
+  for (const key in node) {
+    count = countValues((node as Record<string, unknown>)[key], depth + 1, count);
+    if (count === Infinity) return count;
+  }
+  return count;
 }
 
 /**
@@ -233,9 +247,41 @@ export function readFrontmatterInside(root: string, file: string, relative: stri
   const length = readBytesInside(root, file, nodeFileReader);
   if (length === null) return null;
   const buffer = documentBytes.buffer;
+  // The common document: a bare `---` line, a block, a line that closes it. Only its YAML is
+  // decoded; every other document is decoded up to where its block ends and read as text.
+  const yamlStart = bareFenceEnd(buffer, length);
+  const yamlEnd = yamlStart === -1 ? -1 : closingLineStart(buffer, length, yamlStart);
+  if (yamlEnd !== -1) return { frontmatter: blockFrontmatter(buffer.toString('utf8', yamlStart, yamlEnd), '---', relative), hasFrontmatter: true };
   const text = buffer.toString('utf8', 0, frontmatterBytes(buffer, length));
   const block = findFrontmatter(text);
   return { frontmatter: frontmatterOf(text, block, relative), hasFrontmatter: block !== null };
+}
+
+/**
+ * Where the second line starts when the first (after a UTF-8 byte-order mark) is exactly `---`,
+ * with or without a `\r` before its newline: the fence {@link findFrontmatter} reads as `---`.
+ * -1 otherwise.
+ */
+function bareFenceEnd(buffer: Uint8Array, length: number): number {
+  const start = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  if (length < start + 4 || buffer[start] !== DASH || buffer[start + 1] !== DASH || buffer[start + 2] !== DASH) return -1;
+  if (buffer[start + 3] === NEWLINE) return start + 4;
+  return length > start + 4 && buffer[start + 3] === CARRIAGE_RETURN && buffer[start + 4] === NEWLINE ? start + 5 : -1;
+}
+
+/**
+ * Where the line that closes a block starts (`---` or `...`, a `\r` allowed before its end), the
+ * first such line from `from` on, as {@link findFrontmatter} finds it; -1 when none does.
+ */
+function closingLineStart(buffer: Uint8Array, length: number, from: number): number {
+  let lineStart = from;
+  for (let at = from; at <= length; at += 1) {
+    if (at < length && buffer[at] !== NEWLINE) continue;
+    const end = at > lineStart && buffer[at - 1] === CARRIAGE_RETURN ? at - 1 : at;
+    if (end - lineStart === 3 && isFenceLine(buffer, lineStart)) return lineStart;
+    lineStart = at + 1;
+  }
+  return -1;
 }
 
 const NEWLINE = 0x0a;

@@ -30,11 +30,10 @@ export function slugify(text: string): string {
  * @param relativePath the document's path relative to its root, e.g. `skills/pdf/SKILL.md`
  */
 export function capabilityId(name: unknown, relativePath: string, document: KindDocument): string {
-  const stem = pathStem(relativePath, document.file);
-  if (document.idRule === 'entry') return stem;
+  if (document.idRule === 'entry') return pathStem(relativePath, document.file);
   const fromName = typeof name === 'string' ? slugify(name) : '';
   if (fromName !== '') return fromName;
-  const fromStem = slugify(stem);
+  const fromStem = slugify(pathStem(relativePath, document.file));
   if (fromStem !== '') return fromStem;
   const normalized = relativePath.split(path.sep).join('/');
   return `h-${createHash('sha256').update(normalized).digest('hex').slice(0, 8)}`;

@@ -15,21 +15,28 @@ function jsYaml(text: string, filename?: string): { value: unknown } | { error: 
 
 /**
  * The property every accepted text must keep: js-yaml reads it without error to an equal value —
- * the same prototype, the same keys in the same order, and each value the same by `Object.is`
- * (the fast reader gives scalars only: `-0` is not `0`, NaN is NaN, 1 is not "1").
+ * at every depth the same prototype, the same keys in the same order (the same length for a
+ * list), and each scalar the same by `Object.is` (`-0` is not `0`, NaN is NaN, 1 is not "1").
  */
 function expectSameAsJsYaml(text: string): boolean {
   const fast = parseFlatMapping(text);
   if (fast === null) return false;
   const reference = jsYaml(text);
   if ('error' in reference) throw new Error(`accepted ${JSON.stringify(text)}, which js-yaml refuses: ${reference.error.message}`);
-  const expected = reference.value as Record<string, unknown>;
-  expect(Object.getPrototypeOf(fast)).toBe(Object.getPrototypeOf(expected));
-  expect(Object.keys(fast)).toEqual(Object.keys(expected));
-  for (const key of Object.keys(expected)) {
-    if (!Object.is(fast[key], expected[key])) throw new Error(`${JSON.stringify(text)}: ${key} is ${String(fast[key])}, js-yaml says ${String(expected[key])}`);
-  }
+  expectSameValue(text, fast, reference.value, 'the frontmatter');
   return true;
+}
+
+function expectSameValue(text: string, fast: unknown, expected: unknown, where: string): void {
+  if (fast === null || typeof fast !== 'object' || expected === null || typeof expected !== 'object') {
+    if (!Object.is(fast, expected)) throw new Error(`${JSON.stringify(text)}: ${where} is ${String(fast)}, js-yaml says ${String(expected)}`);
+    return;
+  }
+  expect(Object.getPrototypeOf(fast), where).toBe(Object.getPrototypeOf(expected));
+  expect(Object.keys(fast), where).toEqual(Object.keys(expected));
+  for (const key of Object.keys(expected)) {
+    expectSameValue(text, (fast as Record<string, unknown>)[key], (expected as Record<string, unknown>)[key], `${where}.${key}`);
+  }
 }
 
 const numbers = [
@@ -103,6 +110,47 @@ const flatDocument = fc
   .tuple(fc.array(fc.tuple(key, value), { minLength: 1, maxLength: 6 }), fc.constantFrom('\n', '\r\n'))
   .map(([entries, eol]) => entries.map(([k, v]) => `${k}: ${v}`).join(eol) + eol);
 
+/** A flow list of words, some typed, some near a rule's edge. */
+const flowItem = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...numbers, ...words, 'bench', 'generated', 'a b', 'a  b', 'x-y', 'a.b', 'v1.0.5', 'a?b', 'a!b', 'a&b', 'a*b', 'a|b', 'a>b', 'a%b', 'a@b', 'a`b', 'a/b') },
+  { weight: 2, arbitrary: fc.constantFrom(...indicators, ...inner, ...quoted, '', ' ', 'a,b', 'a]', '[a', '{a}', 'a:b', 'a: b', 'a#b', 'a #b', 'é', '\t', 'a\tb') },
+  { weight: 1, arbitrary: fc.string({ maxLength: 4 }) },
+);
+const flowList = fc
+  .tuple(fc.array(fc.tuple(fc.constantFrom('', ' ', '  '), flowItem, fc.constantFrom('', ' ')), { minLength: 0, maxLength: 4 }), fc.constantFrom(', ', ',', ' , ', ',  '), fc.constantFrom('', ' ', ','))
+  .map(([items, comma, last]) => `[${items.map(([before, item, after]) => `${before}${item}${after}`).join(comma)}${items.length > 0 ? last : ''}]`);
+const nestedValue = fc.oneof({ weight: 3, arbitrary: value }, { weight: 2, arbitrary: flowList });
+const indent = fc.constantFrom('  ', '  ', '    ', ' ', '\t', '   ');
+/** A key with a block of indented entries under it, mostly evenly indented, sometimes not. */
+const nestedBlock = fc
+  .tuple(key, fc.constantFrom('', '', ' ', ' # c', ' x', ' ~'), indent, fc.array(fc.tuple(fc.constantFrom('', '', '', '', ' ', '  ', '\t'), key, nestedValue), { minLength: 1, maxLength: 4 }))
+  .map(([k, after, pad, entries]) => [`${k}:${after}`, ...entries.map(([extra, nk, v]) => `${pad}${extra}${nk}: ${v}`)].join('\n'));
+const nestedLine = fc.oneof(
+  { weight: 4, arbitrary: entryLine },
+  { weight: 2, arbitrary: fc.tuple(key, flowList, trailing).map(([k, list, end]) => `${k}: ${list}${end}`) },
+  { weight: 3, arbitrary: nestedBlock },
+  { weight: 1, arbitrary: otherLine },
+  { weight: 1, arbitrary: fc.constantFrom('', '  ', '\n', '  # note', '    deeper: 1', '  - item', 'k: [a,\n  b]', 'k: [[a]]', 'k: [a, [b]]', 'k: []', 'k: [ ]', 'k: [,]', 'k: [a,,b]') },
+);
+const nestedDocument = fc
+  .tuple(fc.array(nestedLine, { minLength: 1, maxLength: 6 }), fc.constantFrom('\n', '\n', '\r\n'), fc.constantFrom('', '\n', '\r\n'))
+  .map(([lines, eol, end]) => lines.join('\n').split('\n').join(eol) + end);
+/** Nested texts in the shape the reader takes, so most are accepted. */
+const nestedShape = fc
+  .tuple(
+    fc.array(
+      fc.oneof(
+        fc.tuple(key, value).map(([k, v]) => `${k}: ${v}`),
+        fc.tuple(key, flowList).map(([k, list]) => `${k}: ${list}`),
+        fc.tuple(key, fc.constantFrom('  ', '    '), fc.array(fc.tuple(key, nestedValue), { minLength: 1, maxLength: 3 })).map(([k, pad, entries]) =>
+          [`${k}:`, ...entries.map(([nk, v]) => `${pad}${nk}: ${v}`)].join('\n')),
+      ),
+      { minLength: 1, maxLength: 5 },
+    ),
+    fc.constantFrom('\n', '\r\n'),
+  )
+  .map(([lines, eol]) => lines.join('\n').split('\n').join(eol) + eol);
+
 describe('parseFlatMapping', () => {
   it('reads the common shape of a SKILL.md frontmatter itself', () => {
     const text = 'name: pdf-tools\ndescription: Reads PDFs (text, tables, forms); use it when a PDF is named, e.g. report.pdf.\nlicense: MIT\n';
@@ -118,7 +166,8 @@ describe('parseFlatMapping', () => {
 
   it('leaves every other shape to js-yaml', () => {
     for (const text of [
-      'metadata:\n  version: 1\n', 'tags: [a, b]\n', 'a: &x 1\nb: *x\n', 'a: !!str 1\n', 'a: |\n  text\n', '# comment\na: 1\n', 'a: 1 # note\n', 'a: 1\na: 2\n',
+      'metadata:\n  version: 1\n  deeper:\n    x: 1\n', 'tags: [a, [b]]\n', "tags: ['a']\n", 'tags: [a, ]\n', 'tags: {a: 1}\n', 'a: x\n  b: 1\n', '  a: 1\n',
+      'a:\n  b: 1\n   c: 2\n', 'a:\n  - b\n', 'a:\n  # c\n  b: 1\n', 'a: &x 1\nb: *x\n', 'a: !!str 1\n', 'a: |\n  text\n', '# comment\na: 1\n', 'a: 1 # note\n', 'a: 1\na: 2\n',
       'true: x\n', '__proto__: x\n', 'a:\tb\n', 'a: "\\n"\n', "a: 'two\n  lines'\n", 'a: b: c\n', 'a: b:\n', '', '\n\n', 'a: x\u0085y\n', 'a: x\ud800\n', 'a: -1\n',
     ]) {
       expect(parseFlatMapping(text), JSON.stringify(text)).toBeNull();
@@ -152,6 +201,11 @@ describe('parseFlatMapping', () => {
     'a: b\ncontinued\n',
     'True: x\n',
     'constructor: x\ntoString: y\n',
+    'metadata:\n  version: 1.0.5\n  tags: [bench, generated]\n',
+    'a:\n  b: 1\n\n  c: [1, .5, ~, true, 0x1F, 1_000]\nd: []\n',
+    'a:\n  b:\n  c: x\nb:\n',
+    'tags: [ a b ,c  ]\n',
+    'a:\r\n  b: 1\r\n',
   ])('agrees with js-yaml on %j', (text) => {
     expectSameAsJsYaml(text);
   });
@@ -160,6 +214,8 @@ describe('parseFlatMapping', () => {
   it.each([
     ['front matter of every shape', document, 40],
     ['flat mappings', flatDocument, 400],
+    ['front matter with nested mappings and flow lists', nestedDocument, 60],
+    ['nested mappings and flow lists', nestedShape, 200],
   ] as const)('reads what js-yaml reads, or leaves the text to it (generated %s)', (_, texts, leastAccepted) => {
     let accepted = 0;
     fc.assert(
@@ -173,7 +229,7 @@ describe('parseFlatMapping', () => {
 
   it('gives parseMarkdown the frontmatter or the refusal js-yaml alone gives it', () => {
     fc.assert(
-      fc.property(document, (yamlText) => {
+      fc.property(fc.oneof(document, nestedDocument), (yamlText) => {
         // A line that is a fence would end the block early: that is findFrontmatter's business.
         fc.pre(!/^(---|\.\.\.)\r?$/m.test(yamlText));
         const block = yamlText.endsWith('\n') ? yamlText : `${yamlText}\n`;
@@ -197,7 +253,7 @@ describe('parseFlatMapping', () => {
         // toEqual, not toStrictEqual: a key named `constructor` fools the latter's type check.
         else expect(read).toEqual(value);
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 });

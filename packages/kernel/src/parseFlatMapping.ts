@@ -17,6 +17,9 @@ const SINGLE_QUOTE = 0x27;
 const DOUBLE_QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const CARRIAGE_RETURN = 0x0d;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 /** A character a plain value may not take as it is: not printable ASCII, or `:` or `#`. */
 const NEEDS_A_LOOK = /[^\x20-\x7e]|[:#]/g;
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -27,16 +30,19 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const LONGEST_TYPED_WORD = 5;
 
 /**
- * Reads YAML text in the shape nearly every frontmatter has — a flat mapping of `key: value`
- * lines, each value a one-line plain, single-quoted or escape-free double-quoted scalar, or
- * nothing — and gives exactly what `yaml.load(text, { schema: yaml.CORE_SCHEMA })` gives for it:
- * the same keys in the same order, each plain scalar typed by js-yaml's own core-schema types
- * (null, bool, int, float, else the string). Anything else returns null, and the caller hands
- * the text to js-yaml: an indented line, a comment, a block or flow collection, a block scalar,
- * an anchor, alias or tag, a key that is not a bare word or that the schema would type (`true`,
- * `null` …), `__proto__`, a duplicate key, a value that starts with an indicator or holds `: `
- * or ` #`, a quoted scalar that spans lines, has escapes or is followed by text, a tab or any
- * other character {@link characterWidth} leaves out, and a text with no entry at all.
+ * Reads YAML text in the shape nearly every frontmatter has — a mapping of `key: value` lines,
+ * each value a one-line plain, single-quoted or escape-free double-quoted scalar, a one-line flow
+ * list of plain words (`[a, b]`), or nothing; a key with nothing after it may hold one level of
+ * such lines, all indented alike (`metadata:` then `  version: 1.0`) — and gives exactly what
+ * `yaml.load(text, { schema: yaml.CORE_SCHEMA })` gives for it: the same keys in the same order,
+ * each plain scalar typed by js-yaml's own core-schema types (null, bool, int, float, else the
+ * string). Anything else returns null, and the caller hands the text to js-yaml: a deeper or
+ * uneven indentation, a comment, a block sequence, a flow mapping, a flow list with anything but
+ * plain words (quotes, nesting, an empty item, `:` or `#`, a character outside printable ASCII),
+ * a block scalar, an anchor, alias or tag, a key that is not a bare word or that the schema would
+ * type (`true`, `null` …), `__proto__`, a duplicate key, a value that starts with an indicator or
+ * holds `: ` or ` #`, a quoted scalar that spans lines, has escapes or is followed by text, a tab
+ * or any other character {@link characterWidth} leaves out, and a text with no entry at all.
  *
  * Why it exists: js-yaml's general parser was a sixth of a cold session open over 10,000
  * skills. `parseFlatMapping.test.ts` keeps it honest: a property test compares it with js-yaml
@@ -49,6 +55,11 @@ export function parseFlatMapping(text: string): Record<string, unknown> | null {
   let entries = 0;
   const length = text.length;
   let start = 0;
+  /** The last top-level key, when nothing followed its colon: the one an indented line belongs to. */
+  let open: string | null = null;
+  /** The mapping under `open`, once its first indented line was read, and that line's indentation. */
+  let nested: Record<string, unknown> | null = null;
+  let indentation = 0;
   while (start < length) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = length;
@@ -60,32 +71,49 @@ export function parseFlatMapping(text: string): Record<string, unknown> | null {
       start = next;
       continue; // a blank line
     }
-    if (at !== start || !isKeyStart(text.charCodeAt(at))) return null;
+    let into = result;
+    if (at !== start) {
+      if (nested === null && open !== null) {
+        nested = {};
+        indentation = at - start;
+        result[open] = nested;
+      }
+      if (nested === null || at - start !== indentation) return null;
+      into = nested;
+    } else {
+      open = null;
+      nested = null;
+    }
+    const keyStart = at;
+    if (!isKeyStart(text.charCodeAt(at))) return null;
     at += 1;
     while (at < stop && isKeyPart(text.charCodeAt(at))) at += 1;
     if (at === stop || text.charCodeAt(at) !== COLON) return null;
-    const key = text.slice(start, at);
+    const key = text.slice(keyStart, at);
     at += 1;
     if (at < stop && text.charCodeAt(at) !== SPACE) return null;
-    if (key === '__proto__' || (key.length <= LONGEST_TYPED_WORD && typedByCoreSchema(key)) || hasOwn.call(result, key)) return null;
+    if (key === '__proto__' || (key.length <= LONGEST_TYPED_WORD && typedByCoreSchema(key)) || hasOwn.call(into, key)) return null;
     while (at < stop && text.charCodeAt(at) === SPACE) at += 1;
     let value: unknown = null;
     if (at < stop) {
       value = scalarAt(text, at, stop);
       if (value === undefined) return null;
+    } else if (into === result) {
+      open = key;
     }
-    result[key] = value;
-    entries += 1;
+    into[key] = value;
+    if (into === result) entries += 1;
     start = next;
   }
   return entries === 0 ? null : result;
 }
 
-/** The one-line scalar in `text` from `from` (not a space) to `stop`; undefined when it is not in the simple shape. */
+/** The one-line value in `text` from `from` (not a space) to `stop`; undefined when it is not in the simple shape. */
 function scalarAt(text: string, from: number, stop: number): unknown {
   const first = text.charCodeAt(from);
   if (first === SINGLE_QUOTE) return singleQuoted(text, from, stop);
   if (first === DOUBLE_QUOTE) return doubleQuoted(text, from, stop);
+  if (first === OPEN_BRACKET) return flowList(text, from, stop);
   if (isIndicator(first)) return undefined;
   let last = stop - 1;
   while (text.charCodeAt(last) === SPACE) last -= 1;
@@ -108,6 +136,52 @@ function scalarAt(text: string, from: number, stop: number): unknown {
   }
   const plain = text.slice(from, last + 1);
   return mayBeTyped(first) ? typedPlainScalar(plain) : plain;
+}
+
+/**
+ * `[a, b]` on one line, each item a plain word of printable ASCII that does not start with an
+ * indicator and holds no `,`, `[`, `]`, `{`, `}`, `:`, `#` or quote, typed as a plain scalar is;
+ * `[]`; followed by spaces only. Undefined for anything else (an empty item, a trailing comma).
+ */
+function flowList(text: string, from: number, stop: number): unknown[] | undefined {
+  const items: unknown[] = [];
+  let at = from + 1;
+  while (at < stop && text.charCodeAt(at) === SPACE) at += 1;
+  if (at < stop && text.charCodeAt(at) === CLOSE_BRACKET) return onlySpaces(text, at + 1, stop) ? items : undefined;
+  for (;;) {
+    while (at < stop && text.charCodeAt(at) === SPACE) at += 1;
+    const itemStart = at;
+    if (at === stop || isIndicator(text.charCodeAt(at)) || !isFlowWordPart(text.charCodeAt(at))) return undefined;
+    while (at < stop && isFlowWordPart(text.charCodeAt(at))) at += 1;
+    let itemEnd = at;
+    while (text.charCodeAt(itemEnd - 1) === SPACE) itemEnd -= 1;
+    const item = text.slice(itemStart, itemEnd);
+    items.push(mayBeTyped(text.charCodeAt(itemStart)) ? typedPlainScalar(item) : item);
+    if (at === stop) return undefined; // not closed on this line
+    const code = text.charCodeAt(at);
+    at += 1;
+    if (code === CLOSE_BRACKET) return onlySpaces(text, at, stop) ? items : undefined;
+    if (code !== COMMA) return undefined;
+  }
+}
+
+/** Printable ASCII but the flow indicators, `:`, `#` and quotes; a space too (inside an item, or around it). */
+function isFlowWordPart(code: number): boolean {
+  if (code < 0x20 || code > 0x7e) return false;
+  switch (code) {
+    case COMMA:
+    case OPEN_BRACKET:
+    case CLOSE_BRACKET:
+    case 0x7b: // {
+    case 0x7d: // }
+    case COLON:
+    case HASH:
+    case SINGLE_QUOTE:
+    case DOUBLE_QUOTE:
+      return false;
+    default:
+      return true;
+  }
 }
 
 /** `'…'` on one line, `''` standing for one quote, followed by spaces only. */

@@ -54,4 +54,15 @@ describe('shadowRecords', () => {
     expect(result.shadowedBy.size).toBe(0);
     expect(result.diagnostics).toEqual([]);
   });
+
+  it('hands records already in key order back in a list of its own, and still sets aside an id met twice in a row', () => {
+    const records = [record('a', null), record('b', 'alpha'), record('c', 'beta')];
+    const result = shadowRecords(records);
+    expect(result.winners).toEqual(records);
+    expect(result.winners).not.toBe(records);
+    expect(result.shadowedBy.size).toBe(0);
+    const twice = [record('a', null), record('A', 'alpha'), record('b', 'alpha')];
+    expect(shadowRecords(twice).winners).toEqual([twice[0], twice[2]]);
+    expect(shadowRecords(twice).diagnostics.map((d) => d.path)).toEqual(['/alpha/A.md']);
+  });
 });

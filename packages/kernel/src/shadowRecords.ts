@@ -33,14 +33,16 @@ export function shadowRecords<R extends CapabilityRecord>(records: readonly R[],
   const { isRead } = options;
   const ordered = isRead === undefined ? records : [...records.filter((record) => isRead(record)), ...records.filter((record) => !isRead(record))];
   const keys = ordered.map((record) => collisionKey(record.id));
-  let order = ordered.map((_record, index) => index);
-  if (!keysAscending(keys)) {
-    order = order.sort((a, b) => {
+  // Keys strictly ascending (the common case: each root lists its entries in name order, and
+  // plugins seldom share an id) hold no duplicate: every record wins, in this order.
+  if (keysAscending(keys)) return { winners: ordered.slice(), shadowedBy: new Map(), diagnostics: [] };
+  const order = ordered
+    .map((_record, index) => index)
+    .sort((a, b) => {
       const left = keys[a] as string;
       const right = keys[b] as string;
       return left < right ? -1 : left > right ? 1 : a - b;
     });
-  }
   const winners: R[] = [];
   const shadowedBy = new Map<R, R>();
   const diagnostics: Diagnostic[] = [];

@@ -98,6 +98,7 @@ describe('validatorFields (the frontmatter as the validator reads it, without js
   ];
   const texts = values.flatMap((value) => [`\nname: ${value}\ndescription: ${value}\n`, `name: pdf\ndescription: ${value}\nlicense: MIT\n`, `\r\nname: ${value}\r\n`]);
   texts.push('\n<<: {a: 1}\nname: pdf\n', '\nname: pdf\nname: again\n', '\n  name: pdf\n', '\n', '', 'name: pdf\nmetadata:\n  a: 1\n');
+  texts.push(...values.flatMap((value) => [`name: pdf\nmetadata:\n  created: ${value}\n  tags: [x, y]\n`, `name: pdf\ntags: [${value}]\n`, `name: pdf\nmetadata:\n  tags: [a, ${value}]\n`]));
 
   it.each(texts)('reads %j as js-yaml’s default schema does', (text) => {
     let expected: unknown;
