@@ -1,0 +1,213 @@
+import childProcess from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { APPLY_PROOF_FILE, BUNDLE_STAMPS_FILE, DATABASE_FILE, folderIdentity, isChangedSince, LOCK_FOLDER, PROOF_VERSION, type ProofContext, type ProofFile, proofKey, RACY_MS, stampOf, walStamp } from './applyProof.js';
+
+/** The `fs` functions that only look (their first argument is the path looked at). */
+const READERS = ['accessSync', 'existsSync', 'lstatSync', 'statSync', 'readdirSync', 'opendirSync', 'readFileSync', 'readlinkSync', 'statfsSync'] as const;
+/** The `fs` functions that change something; a call on a path Loadout does not keep for itself leaves no proof. */
+const WRITERS = [
+  'appendFileSync',
+  'chmodSync',
+  'chownSync',
+  'copyFileSync',
+  'cpSync',
+  'linkSync',
+  'lchownSync',
+  'lutimesSync',
+  'mkdirSync',
+  'mkdtempSync',
+  'renameSync',
+  'rmdirSync',
+  'rmSync',
+  'symlinkSync',
+  'truncateSync',
+  'unlinkSync',
+  'utimesSync',
+  'writeFileSync',
+] as const;
+/** Whatever else takes a path and cannot be followed here: callback and stream forms. */
+const UNFOLLOWED = ['access', 'appendFile', 'copyFile', 'cp', 'createReadStream', 'createWriteStream', 'exists', 'lstat', 'mkdir', 'open', 'opendir', 'readdir', 'readFile', 'readlink', 'realpath', 'rename', 'rm', 'rmdir', 'stat', 'unlink', 'watch', 'watchFile', 'writeFile'] as const;
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+/**
+ * Records what a full `apply` looks at, then keeps the proof when the run allows one. Made before the
+ * action touches anything; {@link finish} once it printed; {@link stop} always.
+ */
+export class ApplyProofRecorder {
+  private readonly paths = new Set<string>();
+  /** The folders every real path asked for was found through (see {@link folderIdentity}). */
+  private readonly through = new Set<string>();
+  private spoiled = false;
+  private readonly restore: (() => void)[] = [];
+  /** When the run began, in ns: a stamp moved after this minus {@link RACY_MS} is not trusted. */
+  private readonly began = BigInt(Date.now()) * 1_000_000n;
+  private readonly ownPrefixes: readonly string[];
+
+  /** @param readBefore files the command read before its action began (its package manifest). */
+  constructor(
+    private readonly context: ProofContext,
+    readBefore: readonly string[],
+  ) {
+    for (const file of readBefore) this.paths.add(file);
+    const data = context.dataDir;
+    // This process's own `/proc` files (its start time, which names it as a claimant) are new in every run.
+    this.ownPrefixes = [path.join(data, LOCK_FOLDER), path.join(data, BUNDLE_STAMPS_FILE), path.join(data, APPLY_PROOF_FILE), `/proc/${process.pid}`, '/proc/self'];
+    this.wrapFs();
+  }
+
+  /** Whether `file` is one Loadout keeps for itself (left out of the proof, writes allowed). */
+  private isOwn(file: string): boolean {
+    const data = this.context.dataDir;
+    if (file === data || file === path.join(data, 'runtimes')) return true;
+    // The caches are written atomically through a temporary file beside them.
+    return this.ownPrefixes.some((prefix) => file === prefix || file.startsWith(`${prefix}.`) || file.startsWith(`${prefix}/`));
+  }
+
+  private note(raw: unknown, lists = false): void {
+    if (typeof raw === 'number') return; // a descriptor: its path was noted when it was opened
+    if (typeof raw !== 'string' && !(raw instanceof URL) && !Buffer.isBuffer(raw)) {
+      this.spoiled = true;
+      return;
+    }
+    const file = path.resolve(raw instanceof URL ? decodeURIComponent(raw.pathname) : raw.toString());
+    if (!this.isOwn(file)) this.paths.add(file);
+    // The data folder's own times move with the lock, so it is left out; what is in it is not.
+    else if (lists) this.spoiled = true;
+  }
+
+  /** A path whose real path is asked for: it, and each folder above it. */
+  private noteReal(raw: unknown): void {
+    this.note(raw);
+    if (typeof raw !== 'string') return;
+    for (let folder = path.dirname(path.resolve(raw)); ; folder = path.dirname(folder)) {
+      this.through.add(folder);
+      if (folder === path.dirname(folder)) break;
+    }
+  }
+
+  private wrapFs(): void {
+    for (const name of READERS) this.wrap(fs, name, (args) => this.note(args[0], name === 'readdirSync' || name === 'opendirSync'));
+    // A real path depends on every folder on the way to it, and `realpathSync` looks at them
+    // without going through the functions above.
+    this.wrap(fs, 'realpathSync', (args) => this.noteReal(args[0]));
+    this.wrap(fs.realpathSync, 'native', (args) => this.noteReal(args[0]));
+    this.wrap(fs, 'openSync', (args) => {
+      const flags = args[1];
+      const writes = fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_APPEND;
+      if (flags === undefined || flags === 'r' || (typeof flags === 'number' && (flags & writes) === 0)) this.note(args[0]);
+      else this.changes(args[0], false);
+    });
+    for (const name of WRITERS) {
+      this.wrap(fs, name, (args) => {
+        this.changes(args[0], name === 'rmSync' || name === 'rmdirSync' || name === 'unlinkSync');
+        if (name === 'renameSync' || name === 'copyFileSync' || name === 'cpSync' || name === 'linkSync' || name === 'symlinkSync') this.changes(args[1], false);
+      });
+    }
+    for (const name of UNFOLLOWED) this.wrap(fs, name, (args) => this.unfollowed(args[0]));
+    for (const name of Object.keys(fs.promises)) this.wrap(fs.promises, name, (args) => this.unfollowed(args[0]));
+    // A child process may read anything: a run that starts one leaves no proof.
+    for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
+      this.wrap(childProcess, name, () => {
+        this.spoiled = true;
+      });
+    }
+  }
+
+  /**
+   * Replaces the function `holder[name]` (when it is one) by one that calls `before` with its
+   * arguments first; {@link stop} puts it back. What hangs off the function is kept (`realpathSync.native`).
+   */
+  private wrap(holder: object, name: string, before: (args: unknown[]) => void): void {
+    const functions = holder as Record<string, unknown>;
+    const original = functions[name];
+    if (typeof original !== 'function') return;
+    const replaced = (...args: unknown[]): unknown => {
+      before(args);
+      return Reflect.apply(original as AnyFunction, holder, args);
+    };
+    Object.assign(replaced, original);
+    functions[name] = replaced;
+    this.restore.push(() => {
+      functions[name] = original;
+    });
+  }
+
+  /**
+   * A call that may change `raw`: fine on what Loadout keeps for itself, and a removal of nothing
+   * (`rm -f` of a path that is not there) is a look at that path; anything else leaves no proof.
+   */
+  private changes(raw: unknown, removal: boolean): void {
+    const file = typeof raw === 'string' ? path.resolve(raw) : null;
+    if (file !== null && this.isOwn(file)) return;
+    if (file !== null && removal && fs.lstatSync(file, { throwIfNoEntry: false }) === undefined) {
+      this.paths.add(file);
+      return;
+    }
+    this.spoiled = true;
+  }
+
+  /** A call this cannot follow (a callback or promise `fs` call): fine only on what Loadout keeps for itself. */
+  private unfollowed(raw: unknown): void {
+    if (typeof raw === 'string' && this.isOwn(path.resolve(raw))) return;
+    this.spoiled = true;
+  }
+
+  /** Puts `fs` back as it was. */
+  stop(): void {
+    for (const undo of this.restore.splice(0).reverse()) undo();
+  }
+
+  /**
+   * Keeps the proof of a run that printed `stdout`, changed nothing and ended well (`provable`).
+   * Writes nothing when the kept proof is this one already.
+   */
+  finish(stdout: string, provable: boolean): void {
+    this.stop();
+    const file = path.join(this.context.dataDir, APPLY_PROOF_FILE);
+    const since = this.began - BigInt(RACY_MS) * 1_000_000n;
+    const database = path.join(this.context.dataDir, DATABASE_FILE);
+    const paths: Record<string, string> = {};
+    let sound = provable && !this.spoiled;
+    if (sound) {
+      paths[database] = stampOf(database);
+      paths[`${database}-wal`] = walStamp(`${database}-wal`);
+      // The database's files are stamped as above; its `-shm` is SQLite's index of the log, which
+      // every connection rewrites, and tells nothing the log does not.
+      const databaseFiles = new Set([database, `${database}-wal`, `${database}-shm`, `${database}-journal`]);
+      for (const recorded of [...this.paths].sort()) {
+        if (databaseFiles.has(recorded)) continue;
+        const stamp = stampOf(recorded);
+        if (isChangedSince(stamp, since)) {
+          sound = false;
+          break;
+        }
+        paths[recorded] = stamp;
+      }
+      for (const folder of [...this.through].sort()) {
+        if (paths[folder] !== undefined) continue;
+        const stamp = folderIdentity(folder);
+        if (isChangedSince(stamp, since)) sound = false;
+        paths[folder] = stamp;
+      }
+      paths[`${database}-journal`] = stampOf(`${database}-journal`);
+      if (isChangedSince(paths[database] as string, since) || paths[`${database}-wal`] !== 'empty' || paths[`${database}-journal`] !== '-') sound = false;
+    }
+    // A proof that no longer holds is left as it is (the next check finds so): a refused run changes no file.
+    if (!sound) return;
+    const text = `${JSON.stringify({ version: PROOF_VERSION, key: proofKey(this.context), stdout, paths } satisfies ProofFile)}\n`;
+    let kept: string | null = null;
+    try {
+      kept = fs.readFileSync(file, 'utf8');
+    } catch {
+      kept = null;
+    }
+    if (kept === text) return;
+    const temporary = `${file}.${process.pid}.tmp`;
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(temporary, text, { mode: 0o600 });
+    fs.renameSync(temporary, file);
+  }
+}
+

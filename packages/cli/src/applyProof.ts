@@ -1,0 +1,152 @@
+// A proof that `loadout apply` with nothing to change would print again what it printed last time.
+//
+// A full `apply` (one that wrote nothing) records every path the command looked at while it ran —
+// every file and folder the session, the plan and the applier read, listed, stat'ed or checked —
+// with each one's stamp, taken after the run, and keeps them beside what it printed, keyed by
+// everything else the command depends on: its arguments, working folder, environment, user,
+// Node and this very build. The next `apply` with the same key `lstat`s those paths; when every
+// stamp is the same, every byte the command read is the same, so it prints the kept output and
+// writes nothing, without loading the command line at all (main.ts asks before the bundle loads).
+//
+// Sound by these rules, each taken so that any doubt means the full plan:
+// - Recorded, not listed by hand: while the action runs, every `fs` function that takes a path
+//   adds it (Loadout reads files through `fs`'s functions only, read at call time). A call that
+//   could change anything (a write, a rename, a removal of something that is there) or anything
+//   this cannot follow (a promise or callback `fs` call, a child process) leaves no proof.
+// - Stamps never newer than the bytes read: a stamp of anything changed (mtime or ctime) later
+//   than `RACY_MS` before the run began is not trusted, so no proof is kept; the change time
+//   cannot be set back, so a stamp older than the run is of the bytes the run read.
+// - The database is stamped by its files: `loadout.db` itself and its write-ahead log, which must
+//   be missing or empty (a write sits in the log until a checkpoint writes the database file).
+//   With a database URL (PostgreSQL) there is no proof.
+// - What only Loadout itself writes for its own sake is left out: the data folder's own entry (its
+//   times move with the lock), the lock, the bundle-stamps cache and this proof.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Where the proof is kept, inside the data folder. */
+export const APPLY_PROOF_FILE = path.join('runtimes', 'apply-proof.json');
+export const BUNDLE_STAMPS_FILE = path.join('runtimes', 'bundle-stamps.json');
+export const LOCK_FOLDER = 'runtimes.lock';
+export const DATABASE_FILE = 'loadout.db';
+/** A stamp changed less than this before the run began is not trusted (as `RACY_MS` in the kernel). */
+export const RACY_MS = 1000;
+export const PROOF_VERSION = 1;
+/** The largest proof file read. */
+const MAX_PROOF_BYTES = 16 * 1024 * 1024;
+
+/** What a proof needs to know of the command and the build it runs. */
+export interface ProofContext {
+  /** `process.argv` as given. */
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** The build's identity (the bundle's content hash); no proof without one. */
+  readonly build: string;
+  /** The data folder, as the command resolved it. */
+  readonly dataDir: string;
+}
+
+export interface ProofFile {
+  readonly version: number;
+  readonly key: string;
+  readonly stdout: string;
+  readonly paths: Readonly<Record<string, string>>;
+}
+
+/** The key of everything but files the command's output depends on. */
+export function proofKey(context: ProofContext): string {
+  const env = Object.entries(context.env)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const facts = [context.argv.slice(2), env, context.cwd, context.build, process.version, process.execPath, process.platform, process.arch, process.getuid?.() ?? null, process.getgid?.() ?? null];
+  return crypto.createHash('sha256').update(JSON.stringify(facts)).digest('hex');
+}
+
+/** A path's stamp: its `lstat` (and its target's `stat` when it is a link), or what went wrong. */
+export function stampOf(file: string): string {
+  let stats: fs.BigIntStats | undefined;
+  try {
+    stats = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch (error) {
+    return `!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+  if (stats === undefined) return '-';
+  const own = `${stats.dev}:${stats.ino}:${stats.mode}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  return stats.isSymbolicLink() ? `${own}>${targetStamp(file)}` : own;
+}
+
+/** The stamp of what a link leads to, or `!` with why it leads nowhere. */
+function targetStamp(link: string): string {
+  try {
+    return stampOf(fs.realpathSync.native(link));
+  } catch (error) {
+    return `!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+}
+
+/**
+ * The stamp of a folder a real path was found through: what it is (device, inode, type and
+ * permissions, owner), not its times, which move whenever an entry in it comes or goes (`/tmp`
+ * moves all the time). It is what decides where a path leads: a folder replaced by a link or by
+ * another folder, or one that lost its search permission, has another stamp. Anything else
+ * than a folder gets its whole stamp. Starts with `=`.
+ */
+export function folderIdentity(file: string): string {
+  let stats: fs.BigIntStats | undefined;
+  try {
+    stats = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch (error) {
+    return `=!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+  if (stats === undefined) return '=-';
+  return stats.isDirectory() ? `=${stats.dev}/${stats.ino}/${stats.mode}/${stats.uid}/${stats.gid}` : `=${stampOf(file)}`;
+}
+
+/** The stamp of the database's write-ahead log: missing or empty are the same (nothing in it). */
+export function walStamp(file: string): string {
+  const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+  return stats === undefined || (stats.isFile() && stats.size === 0) ? 'empty' : stampOf(file);
+}
+
+/** Whether any time in `stamp` is later than `since` (ns): too recent for the stamp to be trusted. */
+export function isChangedSince(stamp: string, since: bigint): boolean {
+  for (const part of stamp.replace(/^=/, '').split('>')) {
+    const fields = part.split(':');
+    if (fields.length !== 6) continue;
+    if (BigInt(fields[4] as string) > since || BigInt(fields[5] as string) > since) return true;
+  }
+  return false;
+}
+
+/** The kept output when the proof for this command holds; null at any doubt. */
+export function provenOutput(context: ProofContext): string | null {
+  let proof: ProofFile;
+  try {
+    const file = path.join(context.dataDir, APPLY_PROOF_FILE);
+    const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (stats === undefined || !stats.isFile() || stats.size > MAX_PROOF_BYTES) return null;
+    proof = JSON.parse(fs.readFileSync(file, 'utf8')) as ProofFile;
+  } catch {
+    return null;
+  }
+  if (typeof proof !== 'object' || proof === null || proof.version !== PROOF_VERSION || typeof proof.stdout !== 'string' || typeof proof.paths !== 'object' || proof.paths === null) return null;
+  if (proof.key !== proofKey(context)) return null;
+  const database = path.join(context.dataDir, DATABASE_FILE);
+  for (const [file, stamp] of Object.entries(proof.paths)) {
+    if (typeof stamp !== 'string') return null;
+    const actual = stamp.startsWith('=') ? folderIdentity(file) : file === `${database}-wal` ? walStamp(file) : stampOf(file);
+    if (actual !== stamp) return null;
+  }
+  return proof.stdout;
+}
+
+/** The data folder as the command resolves it (`resolvePlaces` in the kernel, for one that has not loaded it). */
+export function proofDataDir(env: Readonly<Record<string, string | undefined>>, defaultHome: string, cwd: string): string {
+  const fromEnv = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : path.resolve(cwd, value);
+  };
+  return fromEnv('LOADOUT_DATA_DIR') ?? path.join(fromEnv('LOADOUT_HOME') ?? path.resolve(defaultHome), '.loadout');
+}
