@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,6 +5,7 @@ import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill } from '@loadout/runtimes/testing';
+import { type CliRun, runLoadout } from './runLoadout.js';
 
 // `apply` with nothing changed prints what the last full `apply` printed, without planning, while
 // the proof that full run kept holds (packages/cli/src/applyProof.ts). These tests run the built
@@ -13,10 +13,7 @@ import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill
 // plans in full (and so prints what a full plan prints), and that an unchanged one is answered
 // from the proof with the same bytes and exit status.
 
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
+interface ProofRun extends CliRun {
   /** Whether the command answered from the proof: it never loaded the command line. */
   readonly proven: boolean;
 }
@@ -31,28 +28,9 @@ const SETTLE_MS = 1_100;
  * tells a full run from one answered by the proof (it is part of every run's environment, so of
  * the proof's key, alike).
  */
-function loadout(m: Machine, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
-      cwd: m.base,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        ...m.env,
-        LOADOUT_HOME: m.places.home,
-        LOADOUT_CAPABILITIES_DIR: m.places.capabilitiesDir,
-        LOADOUT_DATA_DIR: m.places.dataDir,
-        LOADOUT_DEBUG_CODE_CACHE: '1',
-        ...extraEnv,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr: stderr.replace(/^loadout: code cache \w+\n/, ''), proven: !stderr.includes('loadout: code cache') }));
-  });
+async function loadout(m: Machine, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<ProofRun> {
+  const run = await runLoadout(m, args, { LOADOUT_DEBUG_CODE_CACHE: '1', ...extraEnv });
+  return { ...run, stderr: run.stderr.replace(/^loadout: code cache \w+\n/, ''), proven: !run.stderr.includes('loadout: code cache') };
 }
 
 const APPLY = ['apply', '--runtime', 'claude-code', '--runtime', 'codex', '--json'] as const;
@@ -73,7 +51,7 @@ async function proven(m: Machine, args: readonly string[] = APPLY, env: Record<s
 }
 
 /** An apply after a change: planned in full, never from the proof. */
-async function planned(m: Machine, args: readonly string[] = APPLY, env: Record<string, string> = {}): Promise<CliRun> {
+async function planned(m: Machine, args: readonly string[] = APPLY, env: Record<string, string> = {}): Promise<ProofRun> {
   const run = await loadout(m, args, env);
   expect(run.proven).toBe(false);
   return run;
@@ -90,7 +68,7 @@ function editInPlace(file: string, edit: (text: string) => string): void {
   fs.utimesSync(file, before.atime, before.mtime);
 }
 
-function changeCount(run: CliRun): number {
+function changeCount(run: ProofRun): number {
   return (JSON.parse(run.stdout) as { changeCount: number }).changeCount;
 }
 
