@@ -1,7 +1,7 @@
 import childProcess from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { APPLY_PROOF_FILE, BUNDLE_STAMPS_FILE, DATABASE_FILE, folderIdentity, isChangedSince, LOCK_FOLDER, PROOF_VERSION, type ProofContext, type ProofFile, proofKey, RACY_MS, stampOf, walStamp } from './applyProof.js';
+import { APPLY_PROOF_FILE, BUNDLE_STAMPS_FILE, DATABASE_FILE, folderIdentity, formatProof, isChangedSince, LOCK_FOLDER, type ProofContext, proofKey, RACY_MS, stampOf, walStamp } from './applyProof.js';
 
 /** The `fs` functions that only look (their first argument is the path looked at). */
 const READERS = ['accessSync', 'existsSync', 'lstatSync', 'statSync', 'readdirSync', 'opendirSync', 'readFileSync', 'readlinkSync', 'statfsSync'] as const;
@@ -168,11 +168,11 @@ export class ApplyProofRecorder {
     const file = path.join(this.context.dataDir, APPLY_PROOF_FILE);
     const since = this.began - BigInt(RACY_MS) * 1_000_000n;
     const database = path.join(this.context.dataDir, DATABASE_FILE);
-    const paths: Record<string, string> = {};
+    const paths = new Map<string, string>();
     let sound = provable && !this.spoiled;
     if (sound) {
-      paths[database] = stampOf(database);
-      paths[`${database}-wal`] = walStamp(`${database}-wal`);
+      paths.set(database, stampOf(database));
+      paths.set(`${database}-wal`, walStamp(`${database}-wal`));
       // The database's files are stamped as above; its `-shm` is SQLite's index of the log, which
       // every connection rewrites, and tells nothing the log does not.
       const databaseFiles = new Set([database, `${database}-wal`, `${database}-shm`, `${database}-journal`]);
@@ -183,20 +183,20 @@ export class ApplyProofRecorder {
           sound = false;
           break;
         }
-        paths[recorded] = stamp;
+        paths.set(recorded, stamp);
       }
       for (const folder of [...this.through].sort()) {
-        if (paths[folder] !== undefined) continue;
+        if (paths.has(folder)) continue;
         const stamp = folderIdentity(folder);
         if (isChangedSince(stamp, since)) sound = false;
-        paths[folder] = stamp;
+        paths.set(folder, stamp);
       }
-      paths[`${database}-journal`] = stampOf(`${database}-journal`);
-      if (isChangedSince(paths[database] as string, since) || paths[`${database}-wal`] !== 'empty' || paths[`${database}-journal`] !== '-') sound = false;
+      paths.set(`${database}-journal`, stampOf(`${database}-journal`));
+      if (isChangedSince(paths.get(database) as string, since) || paths.get(`${database}-wal`) !== 'empty' || paths.get(`${database}-journal`) !== '-') sound = false;
     }
     // A proof that no longer holds is left as it is (the next check finds so): a refused run changes no file.
-    if (!sound) return;
-    const text = `${JSON.stringify({ version: PROOF_VERSION, key: proofKey(this.context), stdout, paths } satisfies ProofFile)}\n`;
+    const text = sound ? formatProof(proofKey(this.context), stdout, paths) : null;
+    if (text === null) return;
     let kept: string | null = null;
     try {
       kept = fs.readFileSync(file, 'utf8');

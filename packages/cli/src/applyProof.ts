@@ -26,13 +26,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Where the proof is kept, inside the data folder. */
-export const APPLY_PROOF_FILE = path.join('runtimes', 'apply-proof.json');
+export const APPLY_PROOF_FILE = path.join('runtimes', 'apply-proof');
 export const BUNDLE_STAMPS_FILE = path.join('runtimes', 'bundle-stamps.json');
 export const LOCK_FOLDER = 'runtimes.lock';
 export const DATABASE_FILE = 'loadout.db';
 /** A stamp changed less than this before the run began is not trusted (as `RACY_MS` in the kernel). */
 export const RACY_MS = 1000;
-export const PROOF_VERSION = 1;
+const PROOF_VERSION = 1;
 /** The largest proof file read. */
 const MAX_PROOF_BYTES = 16 * 1024 * 1024;
 
@@ -48,11 +48,39 @@ export interface ProofContext {
   readonly dataDir: string;
 }
 
-export interface ProofFile {
-  readonly version: number;
-  readonly key: string;
-  readonly stdout: string;
-  readonly paths: Readonly<Record<string, string>>;
+/**
+ * A proof as kept: a header line (`loadout-apply-proof 1 <key> <length of the output>`), the
+ * output itself, then one `<stamp>\t<path>` line per path. Lines, not JSON: parsing JSON of ~2,000
+ * paths cost more than their `lstat`s on a loaded machine.
+ */
+const HEADER = /^loadout-apply-proof 1 ([0-9a-f]{64}) (\d+)$/;
+
+/** The text of a proof; null when a path holds a tab or a line break (such a run keeps no proof). */
+export function formatProof(key: string, stdout: string, stamps: ReadonlyMap<string, string>): string | null {
+  const lines = [`loadout-apply-proof ${PROOF_VERSION} ${key} ${stdout.length}\n`, stdout];
+  for (const [file, stamp] of stamps) {
+    if (/[\t\n]/.test(file)) return null;
+    lines.push(`${stamp}\t${file}\n`);
+  }
+  return lines.join('');
+}
+
+/** What {@link formatProof} wrote; null when the text is anything else. */
+function parseProof(text: string): { readonly key: string; readonly stdout: string; readonly stamps: [string, string][] } | null {
+  const headerEnd = text.indexOf('\n');
+  const header = HEADER.exec(text.slice(0, Math.max(headerEnd, 0)));
+  if (header === null) return null;
+  const stdoutEnd = headerEnd + 1 + Number(header[2]);
+  if (stdoutEnd > text.length) return null;
+  const stamps: [string, string][] = [];
+  for (let at = stdoutEnd; at < text.length; ) {
+    const tab = text.indexOf('\t', at);
+    const end = text.indexOf('\n', at);
+    if (tab < 0 || end < 0 || tab > end) return null;
+    stamps.push([text.slice(tab + 1, end), text.slice(at, tab)]);
+    at = end + 1;
+  }
+  return { key: header[1] as string, stdout: text.slice(headerEnd + 1, stdoutEnd), stamps };
 }
 
 /** The key of everything but files the command's output depends on. */
@@ -60,7 +88,7 @@ export function proofKey(context: ProofContext): string {
   const env = Object.entries(context.env)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const facts = [context.argv.slice(2), env, context.cwd, context.build, process.version, process.execPath, process.platform, process.arch, process.getuid?.() ?? null, process.getgid?.() ?? null];
+  const facts = [context.argv, env, context.cwd, context.build, process.version, process.execPath, process.platform, process.arch, process.getuid?.() ?? null, process.getgid?.() ?? null];
   return crypto.createHash('sha256').update(JSON.stringify(facts)).digest('hex');
 }
 
@@ -122,21 +150,19 @@ export function isChangedSince(stamp: string, since: bigint): boolean {
 
 /** The kept output when the proof for this command holds; null at any doubt. */
 export function provenOutput(context: ProofContext): string | null {
-  let proof: ProofFile;
+  let proof: ReturnType<typeof parseProof>;
   try {
     const file = path.join(context.dataDir, APPLY_PROOF_FILE);
     const stats = fs.lstatSync(file, { throwIfNoEntry: false });
     if (stats === undefined || !stats.isFile() || stats.size > MAX_PROOF_BYTES) return null;
-    proof = JSON.parse(fs.readFileSync(file, 'utf8')) as ProofFile;
+    proof = parseProof(fs.readFileSync(file, 'utf8'));
   } catch {
     return null;
   }
-  if (typeof proof !== 'object' || proof === null || proof.version !== PROOF_VERSION || typeof proof.stdout !== 'string' || typeof proof.paths !== 'object' || proof.paths === null) return null;
-  if (proof.key !== proofKey(context)) return null;
-  const database = path.join(context.dataDir, DATABASE_FILE);
-  for (const [file, stamp] of Object.entries(proof.paths)) {
-    if (typeof stamp !== 'string') return null;
-    const actual = stamp.startsWith('=') ? folderIdentity(file) : file === `${database}-wal` ? walStamp(file) : stampOf(file);
+  if (proof === null || proof.key !== proofKey(context)) return null;
+  const wal = `${path.join(context.dataDir, DATABASE_FILE)}-wal`;
+  for (const [file, stamp] of proof.stamps) {
+    const actual = stamp.startsWith('=') ? folderIdentity(file) : file === wal ? walStamp(file) : stampOf(file);
     if (actual !== stamp) return null;
   }
   return proof.stdout;
