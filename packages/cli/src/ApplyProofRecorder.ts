@@ -1,6 +1,7 @@
 import childProcess from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { APPLY_PROOF_FILE, BUNDLE_STAMPS_FILE, DATABASE_FILE, folderIdentity, formatProof, isChangedSince, LOCK_FOLDER, type ProofContext, proofKey, RACY_MS, stampOf, walStamp } from './applyProof.js';
 
 /** The `fs` functions that only look (their first argument is the path looked at). */
@@ -60,6 +61,8 @@ export class ApplyProofRecorder {
   /** Whether `file` is one Loadout keeps for itself (left out of the proof, writes allowed). */
   private isOwn(file: string): boolean {
     const data = this.context.dataDir;
+    // Most paths are neither in the data folder nor in `/proc`: one test each.
+    if (!file.startsWith(data) && !file.startsWith('/proc/')) return false;
     if (file === data || file === path.join(data, 'runtimes')) return true;
     // The caches are written atomically through a temporary file beside them.
     return this.ownPrefixes.some((prefix) => file === prefix || file.startsWith(`${prefix}.`) || file.startsWith(`${prefix}/`));
@@ -67,12 +70,9 @@ export class ApplyProofRecorder {
 
   private note(raw: unknown, lists = false): void {
     if (typeof raw === 'number') return; // a descriptor: its path was noted when it was opened
-    if (typeof raw !== 'string' && !(raw instanceof URL) && !Buffer.isBuffer(raw)) {
-      this.spoiled = true;
-      return;
-    }
-    const file = path.resolve(raw instanceof URL ? decodeURIComponent(raw.pathname) : raw.toString());
-    if (!this.isOwn(file)) this.paths.add(file);
+    const file = absolute(raw);
+    if (file === null) this.spoiled = true;
+    else if (!this.isOwn(file)) this.paths.add(file);
     // The data folder's own times move with the lock, so it is left out; what is in it is not.
     else if (lists) this.spoiled = true;
   }
@@ -139,7 +139,7 @@ export class ApplyProofRecorder {
    * (`rm -f` of a path that is not there) is a look at that path; anything else leaves no proof.
    */
   private changes(raw: unknown, removal: boolean): void {
-    const file = typeof raw === 'string' ? path.resolve(raw) : null;
+    const file = absolute(raw);
     if (file !== null && this.isOwn(file)) return;
     if (file !== null && removal && fs.lstatSync(file, { throwIfNoEntry: false }) === undefined) {
       this.paths.add(file);
@@ -150,7 +150,8 @@ export class ApplyProofRecorder {
 
   /** A call this cannot follow (a callback or promise `fs` call): fine only on what Loadout keeps for itself. */
   private unfollowed(raw: unknown): void {
-    if (typeof raw === 'string' && this.isOwn(path.resolve(raw))) return;
+    const file = absolute(raw);
+    if (file !== null && this.isOwn(file)) return;
     this.spoiled = true;
   }
 
@@ -211,3 +212,18 @@ export class ApplyProofRecorder {
   }
 }
 
+
+/**
+ * The absolute, normal path a path argument names; null for anything else (a descriptor). A path
+ * already absolute and normal (no empty, `.` or `..` step, no trailing separator) is what
+ * `path.resolve` would return, and is taken as it is: most calls pass one.
+ */
+function absolute(raw: unknown): string | null {
+  if (typeof raw === 'string') {
+    const normal = raw.startsWith('/') && !raw.includes('//') && !raw.includes('/./') && !raw.includes('/../') && !raw.endsWith('/.') && !raw.endsWith('/..') && (raw.length === 1 || !raw.endsWith('/'));
+    return normal ? raw : path.resolve(raw);
+  }
+  if (raw instanceof URL) return fileURLToPath(raw);
+  if (Buffer.isBuffer(raw)) return path.resolve(raw.toString());
+  return null;
+}
