@@ -107,6 +107,10 @@ export class ApplyProofRecorder {
     }
     for (const name of UNFOLLOWED) this.wrap(fs, name, (args) => this.unfollowed(args[0]));
     for (const name of Object.keys(fs.promises)) this.wrap(fs.promises, name, (args) => this.unfollowed(args[0]));
+    // The proof keeps stdout alone: a run that writes to stderr (a warning) leaves none.
+    this.wrap(process.stderr, 'write', () => {
+      this.spoiled = true;
+    });
     // A child process may read anything: a run that starts one leaves no proof.
     for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
       this.wrap(childProcess, name, () => {

@@ -43,7 +43,7 @@ beforeAll(async () => {
     written: {},
     'racy-later.txt': 'later\n',
   });
-  for (const name of ['read', 'listed', 'absent', 'real', 'wal', 'key', 'damaged', 'own', 'outside', 'async', 'child', 'racy', 'refused']) {
+  for (const name of ['read', 'listed', 'absent', 'real', 'wal', 'key', 'damaged', 'own', 'outside', 'async', 'child', 'stderr', 'racy', 'refused']) {
     fs.mkdirSync(path.join(base, `data-${name}`, 'runtimes'), { recursive: true });
     fs.writeFileSync(path.join(base, `data-${name}`, 'loadout.db'), 'db');
   }
@@ -132,12 +132,13 @@ describe('recording a run', () => {
     expect(fs.readFileSync).toBe(readFileSync);
   });
 
-  it('keeps no proof of a run that wrote elsewhere, used a callback or promise fs call, or started a process', async () => {
+  it('keeps no proof of a run that wrote elsewhere, used a callback or promise fs call, started a process or wrote to stderr', async () => {
     expect(proofExists(record('outside', () => fs.writeFileSync(path.join(base, 'written', 'w.txt'), 'w')))).toBe(false);
     let pending: Promise<unknown> = Promise.resolve();
     expect(proofExists(record('async', () => (pending = fs.promises.readFile(path.join(base, 'file', 'a.txt')))))).toBe(false);
     await pending;
     expect(proofExists(record('child', () => childProcess.spawnSync('true')))).toBe(false);
+    expect(proofExists(record('stderr', () => process.stderr.write('')))).toBe(false);
   });
 
   it('keeps no proof when something it looked at changed less than a second before the run, or the run was refused', () => {
