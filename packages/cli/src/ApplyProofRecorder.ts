@@ -2,10 +2,10 @@ import childProcess from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { APPLY_PROOF_FILE, BUNDLE_STAMPS_FILE, DATABASE_FILE, folderIdentity, formatProof, isChangedSince, LOCK_FOLDER, type ProofContext, proofKey, RACY_MS, stampOf, walStamp } from './applyProof.js';
+import { APPLY_PROOF_FILE, BUNDLE_STAMPS_FILE, DATABASE_FILE, errorStamp, folderIdentity, formatProof, isChangedSince, LOCK_FOLDER, type ProofContext, proofKey, RACY_MS, stampFromLstat, stampOf, walStamp } from './applyProof.js';
 
 /** The `fs` functions that only look (their first argument is the path looked at). */
-const READERS = ['accessSync', 'existsSync', 'lstatSync', 'statSync', 'readdirSync', 'opendirSync', 'readFileSync', 'readlinkSync', 'statfsSync'] as const;
+const READERS = ['accessSync', 'existsSync', 'statSync', 'readdirSync', 'opendirSync', 'readFileSync', 'readlinkSync', 'statfsSync'] as const;
 /** The `fs` functions that change something; a call on a path Loadout does not keep for itself leaves no proof. */
 const WRITERS = [
   'appendFileSync',
@@ -37,25 +37,34 @@ type AnyFunction = (...args: unknown[]) => unknown;
  * action touches anything; {@link finish} once it printed; {@link stop} always.
  */
 export class ApplyProofRecorder {
-  private readonly paths = new Set<string>();
-  /** The folders every real path asked for was found through (see {@link folderIdentity}). */
-  private readonly through = new Set<string>();
+  /** Each path looked at, stamped when it was first seen: before the run read it. */
+  private readonly stamps = new Map<string, string>();
+  /** The folders every real path asked for was found through (see {@link folderIdentity}), stamped so. */
+  private readonly through = new Map<string, string>();
   private spoiled = false;
   private readonly restore: (() => void)[] = [];
-  /** When the run began, in ns: a stamp moved after this minus {@link RACY_MS} is not trusted. */
-  private readonly began = BigInt(Date.now()) * 1_000_000n;
+  /** When the run began (ms): a stamp moved after this minus {@link RACY_MS} is not trusted. */
+  private readonly began = Date.now();
   private readonly ownPrefixes: readonly string[];
+  /** The key, taken before the run (which could change the environment it is made of). */
+  private readonly key: string;
 
   /** @param readBefore files the command read before its action began (its package manifest). */
   constructor(
     private readonly context: ProofContext,
     readBefore: readonly string[],
   ) {
-    for (const file of readBefore) this.paths.add(file);
     const data = context.dataDir;
     // This process's own `/proc` files (its start time, which names it as a claimant) are new in every run.
     this.ownPrefixes = [path.join(data, LOCK_FOLDER), path.join(data, BUNDLE_STAMPS_FILE), path.join(data, APPLY_PROOF_FILE), `/proc/${process.pid}`, '/proc/self'];
+    this.key = proofKey(context);
+    for (const file of readBefore) this.stampFirst(file);
     this.wrapFs();
+  }
+
+  /** Stamps `file` the first time the run looks at it, before the look (a stamp is never newer than what was read). */
+  private stampFirst(file: string): void {
+    if (!this.spoiled && !this.stamps.has(file)) this.stamps.set(file, stampOf(file));
   }
 
   /** Whether `file` is one Loadout keeps for itself (left out of the proof, writes allowed). */
@@ -69,12 +78,19 @@ export class ApplyProofRecorder {
   }
 
   private note(raw: unknown, lists = false): void {
-    if (typeof raw === 'number') return; // a descriptor: its path was noted when it was opened
+    const file = this.lookedAt(raw, lists);
+    if (file !== null) this.stampFirst(file);
+  }
+
+  /** The path a call looks at, when it is to be stamped: not a descriptor, not Loadout's own. */
+  private lookedAt(raw: unknown, lists: boolean): string | null {
+    if (typeof raw === 'number') return null; // a descriptor: its path was noted when it was opened
     const file = absolute(raw);
     if (file === null) this.spoiled = true;
-    else if (!this.isOwn(file)) this.paths.add(file);
+    else if (!this.isOwn(file)) return file;
     // The data folder's own times move with the lock, so it is left out; what is in it is not.
     else if (lists) this.spoiled = true;
+    return null;
   }
 
   /** A path whose real path is asked for: it, and each folder above it. */
@@ -82,13 +98,36 @@ export class ApplyProofRecorder {
     this.note(raw);
     if (typeof raw !== 'string') return;
     for (let folder = path.dirname(path.resolve(raw)); ; folder = path.dirname(folder)) {
-      this.through.add(folder);
+      if (!this.spoiled && !this.through.has(folder)) this.through.set(folder, folderIdentity(folder));
       if (folder === path.dirname(folder)) break;
     }
   }
 
   private wrapFs(): void {
     for (const name of READERS) this.wrap(fs, name, (args) => this.note(args[0], name === 'readdirSync' || name === 'opendirSync'));
+    // Most paths a plan looks at it `lstat`s itself first (a bundle known by its stamps): that
+    // `lstat` is the look, and its answer the stamp, so the path is not stat'ed twice.
+    const functions = fs as unknown as Record<string, unknown>;
+    const lstat = fs.lstatSync;
+    functions.lstatSync = (...args: unknown[]): unknown => {
+      const file = this.lookedAt(args[0], false);
+      const options = args[1] as { bigint?: boolean } | undefined;
+      if (file === null || this.spoiled || this.stamps.has(file) || options?.bigint === true) {
+        if (file !== null) this.stampFirst(file);
+        return Reflect.apply(lstat, fs, args);
+      }
+      try {
+        const stats = Reflect.apply(lstat, fs, args) as fs.Stats | undefined;
+        this.stamps.set(file, stampFromLstat(file, stats));
+        return stats;
+      } catch (error) {
+        this.stamps.set(file, errorStamp(error));
+        throw error;
+      }
+    };
+    this.restore.push(() => {
+      functions.lstatSync = lstat;
+    });
     // A real path depends on every folder on the way to it, and `realpathSync` looks at them
     // without going through the functions above.
     this.wrap(fs, 'realpathSync', (args) => this.noteReal(args[0]));
@@ -145,8 +184,8 @@ export class ApplyProofRecorder {
   private changes(raw: unknown, removal: boolean): void {
     const file = absolute(raw);
     if (file !== null && this.isOwn(file)) return;
-    if (file !== null && removal && fs.lstatSync(file, { throwIfNoEntry: false }) === undefined) {
-      this.paths.add(file);
+    if (file !== null && removal && stampOf(file) === '-') {
+      if (!this.stamps.has(file)) this.stamps.set(file, '-');
       return;
     }
     this.spoiled = true;
@@ -171,36 +210,26 @@ export class ApplyProofRecorder {
   finish(stdout: string, provable: boolean): void {
     this.stop();
     const file = path.join(this.context.dataDir, APPLY_PROOF_FILE);
-    const since = this.began - BigInt(RACY_MS) * 1_000_000n;
+    const since = this.began - RACY_MS;
     const database = path.join(this.context.dataDir, DATABASE_FILE);
     const paths = new Map<string, string>();
     let sound = provable && !this.spoiled;
     if (sound) {
-      paths.set(database, stampOf(database));
-      paths.set(`${database}-wal`, walStamp(`${database}-wal`));
-      // The database's files are stamped as above; its `-shm` is SQLite's index of the log, which
-      // every connection rewrites, and tells nothing the log does not.
+      // The database as it was before the run opened it (its mode is checked first), and its log
+      // empty now; its `-shm` is SQLite's index of the log, which every connection rewrites, and
+      // tells nothing the log does not.
       const databaseFiles = new Set([database, `${database}-wal`, `${database}-shm`, `${database}-journal`]);
-      for (const recorded of [...this.paths].sort()) {
-        if (databaseFiles.has(recorded)) continue;
-        const stamp = stampOf(recorded);
-        if (isChangedSince(stamp, since)) {
-          sound = false;
-          break;
-        }
-        paths.set(recorded, stamp);
-      }
-      for (const folder of [...this.through].sort()) {
-        if (paths.has(folder)) continue;
-        const stamp = folderIdentity(folder);
-        if (isChangedSince(stamp, since)) sound = false;
-        paths.set(folder, stamp);
-      }
+      paths.set(database, this.stamps.get(database) ?? stampOf(database));
+      paths.set(`${database}-wal`, walStamp(`${database}-wal`));
       paths.set(`${database}-journal`, stampOf(`${database}-journal`));
-      if (isChangedSince(paths.get(database) as string, since) || paths.get(`${database}-wal`) !== 'empty' || paths.get(`${database}-journal`) !== '-') sound = false;
+      if (paths.get(`${database}-wal`) !== 'empty' || paths.get(`${database}-journal`) !== '-') sound = false;
+      const byPath = ([a]: [string, string], [b]: [string, string]): number => (a < b ? -1 : a > b ? 1 : 0);
+      for (const [looked, stamp] of [...this.stamps].sort(byPath)) if (!databaseFiles.has(looked)) paths.set(looked, stamp);
+      for (const [folder, stamp] of [...this.through].sort(byPath)) if (!paths.has(folder)) paths.set(folder, stamp);
+      for (const stamp of paths.values()) if (isChangedSince(stamp, since)) sound = false;
     }
     // A proof that no longer holds is left as it is (the next check finds so): a refused run changes no file.
-    const text = sound ? formatProof(proofKey(this.context), stdout, paths) : null;
+    const text = sound ? formatProof(this.key, stdout, paths) : null;
     if (text === null) return;
     let kept: string | null = null;
     try {

@@ -37,13 +37,13 @@ function proofExists(ofRun: ProofContext): boolean {
 
 beforeAll(async () => {
   base = testdir({
-    file: { 'a.txt': 'aaaa\n' },
+    file: { 'a.txt': 'aaaa\n', 'b.txt': 'bbbb\n' },
     listed: { 'one.md': '1\n' },
     real: { inner: { 'x.md': 'x\n' } },
     written: {},
     'racy-later.txt': 'later\n',
   });
-  for (const name of ['read', 'listed', 'absent', 'real', 'wal', 'key', 'damaged', 'own', 'outside', 'async', 'child', 'stderr', 'racy', 'refused']) {
+  for (const name of ['read', 'lstat', 'listed', 'absent', 'real', 'wal', 'key', 'damaged', 'own', 'outside', 'async', 'child', 'stderr', 'racy', 'refused']) {
     fs.mkdirSync(path.join(base, `data-${name}`, 'runtimes'), { recursive: true });
     fs.writeFileSync(path.join(base, `data-${name}`, 'loadout.db'), 'db');
   }
@@ -63,6 +63,21 @@ describe('the proof of an apply', () => {
     fs.writeFileSync(file, 'bbbb\n');
     fs.utimesSync(file, before.atime, before.mtime);
     expect(provenOutput(ofRun)).toBeNull();
+  });
+
+  it("takes the run's own lstat as a path's stamp, a failed one too", () => {
+    const ofRun = record('lstat', () => {
+      fs.lstatSync(path.join(base, 'file', 'b.txt'));
+      expect(() => fs.lstatSync(path.join(base, 'file', 'c.txt'))).toThrow();
+    });
+    expect(provenOutput(ofRun)).not.toBeNull();
+    fs.appendFileSync(path.join(base, 'file', 'b.txt'), 'more\n');
+    expect(provenOutput(ofRun)).toBeNull();
+    fs.writeFileSync(path.join(base, 'file', 'b.txt'), 'bbbb\n');
+    const missing = record('lstat', () => expect(() => fs.lstatSync(path.join(base, 'file', 'c.txt'))).toThrow());
+    expect(provenOutput(missing)).not.toBeNull();
+    fs.writeFileSync(path.join(base, 'file', 'c.txt'), '');
+    expect(provenOutput(missing)).toBeNull();
   });
 
   it('fails when an entry comes into a folder it listed or a path it found missing appears', () => {

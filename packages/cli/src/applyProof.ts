@@ -83,6 +83,10 @@ function parseProof(text: string): { readonly key: string; readonly stdout: stri
   return { key: header[1] as string, stdout: text.slice(headerEnd + 1, stdoutEnd), stamps };
 }
 
+// Taken when this module loads, before a recorder wraps `fs`: a stamp is no look of the run's own.
+const lstatSync = fs.lstatSync;
+const realpathNative = fs.realpathSync.native;
+
 /** The key of everything but files the command's output depends on. */
 export function proofKey(context: ProofContext): string {
   const env = Object.entries(context.env)
@@ -92,25 +96,39 @@ export function proofKey(context: ProofContext): string {
   return crypto.createHash('sha256').update(JSON.stringify(facts)).digest('hex');
 }
 
-/** A path's stamp: its `lstat` (and its target's `stat` when it is a link), or what went wrong. */
+/** A path's stamp: its `lstat` (and what it leads to when it is a link), or what went wrong. */
 export function stampOf(file: string): string {
-  let stats: fs.BigIntStats | undefined;
+  let stats: fs.Stats | undefined;
   try {
-    stats = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    stats = lstatSync(file, { throwIfNoEntry: false });
   } catch (error) {
-    return `!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+    return errorStamp(error);
   }
+  return stampFromLstat(file, stats);
+}
+
+/**
+ * The stamp of `file` from what its `lstat` gave (undefined: missing): device, inode, mode, size,
+ * modification and change time (ms, with their fraction, as the kernel's stamps).
+ */
+export function stampFromLstat(file: string, stats: fs.Stats | undefined): string {
   if (stats === undefined) return '-';
-  const own = `${stats.dev}:${stats.ino}:${stats.mode}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  const own = `${stats.dev}:${stats.ino}:${stats.mode}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
   return stats.isSymbolicLink() ? `${own}>${targetStamp(file)}` : own;
+}
+
+/** The stamp of a path whose `lstat` failed: missing, as {@link stampOf} says it, or `!` and why. */
+export function errorStamp(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? '-' : `!${code ?? 'error'}`;
 }
 
 /** The stamp of what a link leads to, or `!` with why it leads nowhere. */
 function targetStamp(link: string): string {
   try {
-    return stampOf(fs.realpathSync.native(link));
+    return stampOf(realpathNative(link));
   } catch (error) {
-    return `!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+    return errorStamp(error);
   }
 }
 
@@ -122,28 +140,28 @@ function targetStamp(link: string): string {
  * than a folder gets its whole stamp. Starts with `=`.
  */
 export function folderIdentity(file: string): string {
-  let stats: fs.BigIntStats | undefined;
+  let stats: fs.Stats | undefined;
   try {
-    stats = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    stats = lstatSync(file, { throwIfNoEntry: false });
   } catch (error) {
-    return `=!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+    return `=${errorStamp(error)}`;
   }
   if (stats === undefined) return '=-';
-  return stats.isDirectory() ? `=${stats.dev}/${stats.ino}/${stats.mode}/${stats.uid}/${stats.gid}` : `=${stampOf(file)}`;
+  return stats.isDirectory() ? `=${stats.dev}/${stats.ino}/${stats.mode}/${stats.uid}/${stats.gid}` : `=${stampFromLstat(file, stats)}`;
 }
 
 /** The stamp of the database's write-ahead log: missing or empty are the same (nothing in it). */
 export function walStamp(file: string): string {
-  const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+  const stats = lstatSync(file, { throwIfNoEntry: false });
   return stats === undefined || (stats.isFile() && stats.size === 0) ? 'empty' : stampOf(file);
 }
 
-/** Whether any time in `stamp` is later than `since` (ns): too recent for the stamp to be trusted. */
-export function isChangedSince(stamp: string, since: bigint): boolean {
+/** Whether any time in `stamp` is later than `since` (ms): too recent for the stamp to be trusted. */
+export function isChangedSince(stamp: string, since: number): boolean {
   for (const part of stamp.replace(/^=/, '').split('>')) {
     const fields = part.split(':');
     if (fields.length !== 6) continue;
-    if (BigInt(fields[4] as string) > since || BigInt(fields[5] as string) > since) return true;
+    if (Number(fields[4]) > since || Number(fields[5]) > since) return true;
   }
   return false;
 }
