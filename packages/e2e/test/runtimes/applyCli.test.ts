@@ -4,7 +4,8 @@ import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { machine, type Machine, skill, snapshot } from '@loadout/runtimes/testing';
-import { type CliRun, runLoadout } from './runLoadout.js';
+import type { CliRun } from '../spawnLoadout.js';
+import { runLoadout } from './runLoadout.js';
 
 const CLI = CLI_ENTRY;
 

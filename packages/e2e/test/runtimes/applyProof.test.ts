@@ -5,7 +5,8 @@ import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill } from '@loadout/runtimes/testing';
-import { type CliRun, runLoadout } from './runLoadout.js';
+import type { CliRun } from '../spawnLoadout.js';
+import { runLoadout } from './runLoadout.js';
 
 // `apply` with nothing changed prints what the last full `apply` printed, without planning, while
 // the proof that full run kept holds (packages/cli/src/applyProof.ts). These tests run the built
