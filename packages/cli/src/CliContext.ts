@@ -26,6 +26,8 @@ export class CliContext<F extends SessionFeatures = Features> {
   readonly places: Places;
   /** `--database-url`, set before the command's action runs; else `LOADOUT_DATABASE_URL` decides. */
   databaseUrl: string | undefined;
+  /** The build's identity (the bundle's content hash) when run from the bundle; null otherwise. */
+  build: string | null = null;
 
   constructor(
     readonly env: NodeJS.ProcessEnv = process.env,
@@ -100,7 +102,7 @@ export class CliContext<F extends SessionFeatures = Features> {
     json: boolean,
     action: () => T | Promise<T>,
     human: (result: T) => string,
-    options: { failure?: (result: T) => string | null } = {},
+    options: { failure?: (result: T) => string | null; printed?: (result: T, stdout: string, failed: boolean) => void } = {},
   ): Promise<void> {
     let result: T;
     try {
@@ -109,10 +111,12 @@ export class CliContext<F extends SessionFeatures = Features> {
       this.fail(json, error);
       return;
     }
-    this.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(human(result)));
+    const printed = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(human(result));
+    this.stdout.write(printed);
     const failure = options.failure?.(result) ?? null;
     if (failure !== null) this.stderr.write(`loadout: ${redactCredentials(failure).split('\n')[0]}\n`);
     this.settle(failure === null ? { kind: 'done' } : { kind: 'failed' });
+    options.printed?.(result, printed, failure !== null);
   }
 
   /** Reports an error the way {@link run} does. */

@@ -4,7 +4,9 @@ import { resolve } from '@loadout/kernel';
 import type { ApplyMode, ApplyResult, BridgeRequest, RetiredListing, RuntimeApplier } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
-import { CLI_MAIN } from '../cliPaths.js';
+import { ApplyProofRecorder } from '../ApplyProofRecorder.js';
+import { proofDataDir } from '../applyProof.js';
+import { CLI_MAIN, CLI_PACKAGE_JSON, REPOSITORY_ROOT } from '../cliPaths.js';
 import { formatDiagnostics, table } from '../format.js';
 
 interface ApplyOptions {
@@ -61,27 +63,12 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
     .option('--no-mcp-bridge', 'remove the registration of Loadout itself')
     .option('--json', 'print one JSON document')
     .action(async (options: ApplyOptions) => {
-      await cli.run(
-        options.json === true,
-        async () => {
-          if (options.dryRun === true && options.check === true) throw new UsageError('--dry-run and --check cannot be combined');
-          const known = resolve(cli.app(), cli.features.RuntimePlanner).adapters().map((adapter) => adapter.name);
-          const unknown = options.runtime.find((name) => !known.includes(name));
-          if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
-          const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
-          const bridge = loadoutBridge(cli, options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off');
-          return applier().apply({ project: options.project ?? null, runtimes: options.runtime, mode, mcpBridge: bridge });
-        },
-        formatResult,
-        {
-          // The plan on stdout says why; stderr gets the one line.
-          failure: (result) => {
-            if (result.mode === 'check' && !result.upToDate) return `the runtime folders differ from the plan (${result.changeCount} pending)`;
-            if (result.mode === 'apply' && !result.ok) return refusedSummary(result);
-            return null;
-          },
-        },
-      );
+      const recorder = proofRecorder(cli, options);
+      try {
+        await runApply(cli, options, recorder);
+      } finally {
+        recorder?.stop();
+      }
     });
 
   apply
@@ -169,4 +156,46 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
+}
+
+/**
+ * A recorder of what this `apply` reads, for the proof that lets the next one with nothing changed
+ * print without planning (applyProof.ts); null when the run cannot give one: not from the bundle,
+ * not a real apply, or a database that is not a file in the data folder.
+ */
+function proofRecorder(cli: CliContext, options: ApplyOptions): ApplyProofRecorder | null {
+  if (cli.build === null || options.dryRun === true || options.check === true) return null;
+  if ((cli.databaseUrl ?? cli.env.LOADOUT_DATABASE_URL ?? '') !== '') return null;
+  // Without HOME the home folder comes from the user database, which is no file read through `fs`.
+  if ((cli.env.HOME ?? '') === '') return null;
+  const cwd = process.cwd();
+  const dataDir = proofDataDir(cli.env, REPOSITORY_ROOT, cwd);
+  if (dataDir !== cli.places.dataDir) return null;
+  return new ApplyProofRecorder({ argv: process.argv, env: cli.env, cwd, build: cli.build, dataDir }, [CLI_PACKAGE_JSON, path.resolve(process.argv[1] ?? CLI_MAIN)]);
+}
+
+async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyProofRecorder | null): Promise<void> {
+  await cli.run(
+    options.json === true,
+    async () => {
+      if (options.dryRun === true && options.check === true) throw new UsageError('--dry-run and --check cannot be combined');
+      const known = resolve(cli.app(), cli.features.RuntimePlanner).adapters().map((adapter) => adapter.name);
+      const unknown = options.runtime.find((name) => !known.includes(name));
+      if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
+      const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
+      const bridge = loadoutBridge(cli, options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off');
+      return resolve(cli.app(), cli.features.RuntimeApplier).apply({ project: options.project ?? null, runtimes: options.runtime, mode, mcpBridge: bridge });
+    },
+    formatResult,
+    {
+      // The plan on stdout says why; stderr gets the one line.
+      failure: (result) => {
+        if (result.mode === 'check' && !result.upToDate) return `the runtime folders differ from the plan (${result.changeCount} pending)`;
+        if (result.mode === 'apply' && !result.ok) return refusedSummary(result);
+        return null;
+      },
+      // Only a run that wrote nothing and ended well proves that the next one would print the same.
+      printed: (result, stdout, failed) => recorder?.finish(stdout, !failed && result.mode === 'apply' && result.upToDate && !result.applied && result.retired.length === 0),
+    },
+  );
 }

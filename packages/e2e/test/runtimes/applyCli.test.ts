@@ -1,40 +1,17 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { machine, type Machine, skill, snapshot } from '@loadout/runtimes/testing';
+import type { CliRun } from '../spawnLoadout.js';
+import { runLoadout } from './runLoadout.js';
 
 const CLI = CLI_ENTRY;
 
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs the built `loadout` the way a user would, with HOME and the runtimes' folders in the temp folder. */
 function loadout(m: Machine, ...args: string[]): Promise<CliRun> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: m.base,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        ...m.env,
-        LOADOUT_HOME: m.places.home,
-        LOADOUT_CAPABILITIES_DIR: m.places.capabilitiesDir,
-        LOADOUT_DATA_DIR: m.places.dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runLoadout(m, args);
 }
 
 interface ApplyJson {

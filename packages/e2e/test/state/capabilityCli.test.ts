@@ -1,38 +1,16 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeContainers, installPlugin, openContainer, skillFolder, workspace, type Workspace } from '@loadout/state/testing';
+import { type CliRun, spawnLoadout } from '../spawnLoadout.js';
 
 const CLI = CLI_ENTRY;
 
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs the built `loadout` command against the workspace, the way a user would. */
 function loadout(ws: Workspace, ...args: string[]): Promise<CliRun> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        LOADOUT_HOME: ws.places.home,
-        LOADOUT_CAPABILITIES_DIR: ws.places.capabilitiesDir,
-        LOADOUT_DATA_DIR: ws.places.dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return spawnLoadout(args, { LOADOUT_HOME: ws.places.home, LOADOUT_CAPABILITIES_DIR: ws.places.capabilitiesDir, LOADOUT_DATA_DIR: ws.places.dataDir });
 }
 
 async function json<T = Record<string, unknown>>(ws: Workspace, ...args: string[]): Promise<T> {
