@@ -14,7 +14,10 @@ import { signalGroup } from './processGroup.js';
  * stdout, one JSON line each: `{id, pid}` or `{id, error}`, `{id, stream, data}` (1 stdout, 2
  * stderr, base64) and `{id, end}`, `{id, exit: [code, signal]}`, `{id, close}`; what happens
  * in one turn of its event loop (an exit and the ends of both streams) is told in one write, so
- * its owner wakes once for it. It says `{"ready":true}` once it reads.
+ * its owner wakes once for it. While its owner has not taken what it was told (the pipe is full),
+ * it reads no task's output, so a task writing faster than its owner reads waits on its own pipe, as
+ * it would if its owner had started it, instead of piling up in the guardian. It says
+ * `{"ready":true}` once it reads.
  */
 const GUARDIAN_SCRIPT = `
 const { spawn } = require('node:child_process');
@@ -24,8 +27,25 @@ let pending = '';
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
 process.stdout.on('error', () => {});
 let told = '';
+let blocked = false;
+const flow = (child, on) => {
+  for (const stream of [child.stdout, child.stderr]) {
+    if (on) stream.resume(); else stream.pause();
+  }
+};
+const flush = () => {
+  const text = told;
+  told = '';
+  if (process.stdout.write(text) || blocked) return;
+  blocked = true;
+  for (const child of started.values()) flow(child, false);
+  process.stdout.once('drain', () => {
+    blocked = false;
+    for (const child of started.values()) flow(child, true);
+  });
+};
 const tell = (message) => {
-  if (told === '') setImmediate(() => { process.stdout.write(told); told = ''; });
+  if (told === '') setImmediate(flush);
   told += JSON.stringify(message) + '\\n';
 };
 const start = (request) => {
@@ -47,6 +67,7 @@ const start = (request) => {
     stream.on('data', (data) => tell({ id, stream: index, data: data.toString('base64') }));
     stream.on('end', () => tell({ id, end: index }));
   }
+  if (blocked) flow(child, false);
   child.stdin.on('error', () => {});
   child.stdin.end(request.input);
   child.once('exit', (code, signal) => {

@@ -167,6 +167,32 @@ setInterval(() => {}, 1000);
   });
 });
 
+describe('ProcessTaskRunner, a task writing faster than its output is read', () => {
+  it('holds the task back through the guardian instead of letting its output pile up there', async () => {
+    const guardian = new ProcessGuardian();
+    await guardian.whenReady();
+    // 128 MiB as fast as the pipe takes it: relayed as base64 lines, more than the runner reads in time.
+    const flood = "const chunk = Buffer.alloc(1 << 16, 97);\nlet left = 2048;\nconst write = () => { while (left > 0) { left -= 1; if (!process.stdout.write(chunk)) return void process.stdout.once('drain', write); } };\nwrite();\n";
+    const task = makeTask('flood', taskTree({ name: 'Flood', implementation: 'run.mjs' }, { 'run.mjs': flood }));
+    let pid = 0;
+    let guardianPid = 0;
+    const result = await new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200 }, guardian).run(task, {
+      project: null,
+      onSpawn: (spawned) => {
+        pid = spawned;
+        guardianPid = Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+      },
+    });
+    expect(result).toMatchObject({ succeeded: true, exitCode: 0, truncated: true });
+    expect(guardianPid).not.toBe(process.pid);
+    // The guardian's peak memory: ~95 MB here (its own ~50 MB, a pipe's worth in flight and the garbage of
+    // encoding it), where output piling up in it peaked near 580 MB.
+    const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${guardianPid}/status`, 'utf8'))?.[1]);
+    expect(peakKiB).toBeGreaterThan(0);
+    expect(peakKiB).toBeLessThan(160 * 1024);
+  }, 60_000);
+});
+
 describe('ProcessTaskRunner, when the guardian that started a task dies', () => {
   it('stops the task and what it started, and reports it ended by SIGKILL', async () => {
     const guardian = new ProcessGuardian();
