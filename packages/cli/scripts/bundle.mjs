@@ -132,6 +132,26 @@ const writeFileAtomicOnUse = {
   },
 };
 
+/**
+ * Each `import fs from 'node:fs'` of an ES module becomes `__toESM(require("node:fs"),1)` in a
+ * CommonJS bundle: a new object with a getter made for every one of the module's properties, at
+ * every importing module (~150 of them, 57 for `fs` alone, ~100 properties each), which is ~4 ms and
+ * thousands of objects for the collector at every start. Every import of a builtin gets the one
+ * object made at its first import instead, as an ES module's imports of one module share its
+ * namespace; the getters still read the module's properties when called, as before. The same in
+ * the entry (main.js), which imports fs, path and crypto from several modules. The build fails if
+ * esbuild stops writing the call this looks for.
+ */
+const SHARED_BUILTIN = [
+  'var __loadoutBuiltins = new Map();',
+  'function __loadoutBuiltin(id) { let namespace = __loadoutBuiltins.get(id); if (namespace === undefined) __loadoutBuiltins.set(id, (namespace = __toESM(require(id), 1))); return namespace; }',
+];
+function builtinNamespacesOnce(bundle) {
+  const site = /__toESM\(require\("(node:[a-z_/]+)"\), ?1\)/g;
+  if (!site.test(bundle)) throw new Error('esbuild no longer imports builtins with __toESM(require("node:…"),1): see builtinNamespacesOnce');
+  return bundle.replace(site, (_, id) => `__loadoutBuiltin(${JSON.stringify(id)})`);
+}
+
 // Files of an earlier build go: their names change with their content.
 for (const name of fs.readdirSync(out)) if (/\.(js|cjs|v8cache|LEGAL\.txt)$/.test(name)) fs.rmSync(path.join(out, name));
 
@@ -156,13 +176,13 @@ const built = await esbuild.build({
   // Licence comments (which may name people in any script) in a file of their own beside it.
   legalComments: 'external',
   define: { 'import.meta.url': '__loadoutBundleUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
-  banner: { js: "var __loadoutBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: ["var __loadoutBundleUrl = require('node:url').pathToFileURL(__filename).href;", ...SHARED_BUILTIN].join('\n') },
   plugins: [nativeAddonOutside, englishZodOnly, commanderChildProcessOnUse, writeFileAtomicOnUse, keepModuleLocations],
   logLevel: 'warning',
   metafile: process.env.LOADOUT_BUNDLE_META === '1',
 });
 const output = (ending) => built.outputFiles.find((found) => found.path.endsWith(ending));
-const text = output('.cjs').contents;
+const text = Buffer.from(builtinNamespacesOnce(output('.cjs').text), 'latin1');
 if (text.some((byte) => byte > 0x7f)) throw new Error('the bundle is not ASCII: loadCachedScript reads it as latin1');
 // A dynamic import() left in the bundle would need an ES loader the compiled script does not have.
 if (/\bimport\(/.test(output('.cjs').text)) throw new Error('the bundle still has a dynamic import()');
@@ -177,8 +197,9 @@ if (built.metafile !== undefined) fs.writeFileSync(path.join(out, 'meta.json'), 
 // starts a CommonJS entry without its ES loader: ~8 ms sooner here), still `dist/main.js` for `bin`
 // and the bridges apply writes: dist/package.json says so, and dist/lib/package.json keeps tsc's
 // files ES modules.
-await esbuild.build({
+const entry = await esbuild.build({
   entryPoints: { main: path.join(lib, 'main.js') },
+  write: false,
   outdir: out,
   bundle: true,
   format: 'cjs',
@@ -186,11 +207,12 @@ await esbuild.build({
   target: 'node20',
   minifySyntax: true,
   define: { LOADOUT_BUNDLE: JSON.stringify({ file, hash }), 'import.meta.url': '__loadoutMainUrl' },
-  banner: { js: "'use strict';var __loadoutMainUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: ["'use strict';var __loadoutMainUrl = require('node:url').pathToFileURL(__filename).href;", ...SHARED_BUILTIN].join('\n') },
   // Only tsc's unbundled dist/lib takes this way in; the bundled entry never does.
   external: ['./cliBundle.js'],
   logLevel: 'warning',
 });
+fs.writeFileSync(path.join(out, 'main.js'), builtinNamespacesOnce(entry.outputFiles.find((found) => found.path.endsWith('main.js')).text));
 
 fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 fs.writeFileSync(path.join(lib, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);

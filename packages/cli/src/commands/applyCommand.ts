@@ -4,7 +4,7 @@ import { resolve } from '@loadout/kernel';
 import type { ApplyMode, ApplyResult, BridgeRequest, RetiredListing, RuntimeApplier } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
-import { ApplyProofRecorder } from '../ApplyProofRecorder.js';
+import type { ApplyProofRecorder } from '../ApplyProofRecorder.js';
 import { proofDataDir } from '../applyProof.js';
 import { CLI_MAIN, CLI_PACKAGE_JSON, REPOSITORY_ROOT } from '../cliPaths.js';
 import { formatDiagnostics, table } from '../format.js';
@@ -63,7 +63,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
     .option('--no-mcp-bridge', 'remove the registration of Loadout itself')
     .option('--json', 'print one JSON document')
     .action(async (options: ApplyOptions) => {
-      const recorder = proofRecorder(cli, options);
+      const recorder = await proofRecorder(cli, options);
       try {
         await runApply(cli, options, recorder);
       } finally {
@@ -161,9 +161,11 @@ function indent(text: string): string {
 /**
  * A recorder of what this `apply` reads, for the proof that lets the next one with nothing changed
  * print without planning (applyProof.ts); null when the run cannot give one: not from the bundle,
- * not a real apply, or a database that is not a file in the data folder.
+ * not a real apply, or a database that is not a file in the data folder. Its module is loaded here,
+ * on use: it requires `node:child_process` (to see a run start one), which `loadout session` and
+ * the other commands that start no process never load.
  */
-function proofRecorder(cli: CliContext, options: ApplyOptions): ApplyProofRecorder | null {
+async function proofRecorder(cli: CliContext, options: ApplyOptions): Promise<ApplyProofRecorder | null> {
   if (cli.build === null || options.dryRun === true || options.check === true) return null;
   if ((cli.databaseUrl ?? cli.env.LOADOUT_DATABASE_URL ?? '') !== '') return null;
   // Without HOME the home folder comes from the user database, which is no file read through `fs`.
@@ -171,6 +173,7 @@ function proofRecorder(cli: CliContext, options: ApplyOptions): ApplyProofRecord
   const cwd = process.cwd();
   const dataDir = proofDataDir(cli.env, REPOSITORY_ROOT, cwd);
   if (dataDir !== cli.places.dataDir) return null;
+  const { ApplyProofRecorder } = await import('../ApplyProofRecorder.js');
   return new ApplyProofRecorder({ argv: process.argv, env: cli.env, cwd, build: cli.build, dataDir }, [CLI_PACKAGE_JSON, path.resolve(process.argv[1] ?? CLI_MAIN)]);
 }
 
