@@ -14,7 +14,7 @@ const HOLDER_FILE = 'holder';
  * removing a lock folder removes the holder file too (proper-lockfile's `rmdir` needs it empty).
  * `fs`'s own properties are copied as they are, its getters as getters: a spread would call them,
  * and they load `fs.promises`, the file streams, `fs.Dir` and the watchers (with readline and
- * Node's streams), ~40 of Node's modules, as the kernel loads, in commands that take no lock.
+ * Node's streams), 11 of Node's modules, as the kernel loads, in commands that take no lock.
  */
 const lockFs: typeof fs = Object.assign(Object.defineProperties({}, Object.getOwnPropertyDescriptors(fs)) as typeof fs, {
   mkdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
