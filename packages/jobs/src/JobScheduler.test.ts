@@ -165,6 +165,29 @@ describe('JobScheduler.runToEnd with workers (the server)', () => {
     expect(stored).toHaveLength(1);
   });
 
+  it("runs the first attempt in the caller's session while it is still current; a session that moved, and a retry, get one of their own", async () => {
+    const { container } = workspace();
+    await container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
+    const caller = await session(container);
+    const opened = vi.spyOn(container.resolve(SessionLoader), 'open');
+    const scheduler = container.resolve(JobScheduler);
+    let asked = 0;
+    const current = async (): Promise<boolean> => {
+      asked += 1;
+      return true;
+    };
+    expect(await scheduler.runToEnd(caller, 'echo', { n: 1 }, { stillCurrent: current })).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(asked).toBe(1);
+    expect(opened).not.toHaveBeenCalled();
+    expect(await scheduler.runToEnd(caller, 'echo', { n: 2 }, { stillCurrent: async () => false })).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(opened).toHaveBeenCalledTimes(1);
+    expect(opened.mock.calls[0]?.[0]).toMatchObject({ project: null, kinds: ['task', 'notification'] });
+    const retried = await scheduler.runToEnd(caller, 'flaky', {}, { stillCurrent: current });
+    expect(retried).toMatchObject({ status: 'succeeded', attempts: 2, output: 'second try works\n' });
+    expect(asked).toBe(2);
+    expect(opened).toHaveBeenCalledTimes(2);
+  });
+
   it('cancels through the workers: the running task is stopped and the job fails with the reason', async () => {
     const { container } = workspace();
     await container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });

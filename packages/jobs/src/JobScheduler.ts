@@ -24,6 +24,13 @@ export interface RunToEndOptions {
   readonly onQueued?: (job: Job) => void;
   /** The task's output as it prints it. */
   readonly onOutput?: (chunk: OutputChunk) => void;
+  /**
+   * Whether the caller's session still shows the workspace as it is now (its change stamp has not
+   * moved since the session was checked). Given, one of this process's workers that claims the job
+   * runs its first attempt in that session when this answers true right before the run, rather
+   * than open a session and read the task again.
+   */
+  readonly stillCurrent?: () => Promise<boolean>;
 }
 
 const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skipped']);
@@ -53,13 +60,16 @@ export class JobScheduler {
    * MCP tool call). Exactly one job row is stored either way: where this process's workers run
    * (the server) the job is queued for them; where there are none (`loadout mcp` over stdio) this
    * process runs that one job itself, in `session` and with the task just resolved in it (the
-   * caller keeps `session` open until this returns). Returns the finished job.
+   * caller keeps `session` open until this returns; a worker may use both too, see
+   * {@link RunToEndOptions.stillCurrent}, and this returns only once it let go). Returns the
+   * finished job.
    */
   async runToEnd(session: Session, dirName: string, input: unknown, options: RunToEndOptions = {}): Promise<Job> {
     const { request, task } = this.newJob(session, dirName, input);
     const signal = options.signal ?? new AbortController().signal;
     const cancelReason = options.cancelReason ?? 'cancelled by the caller';
     let unsubscribe: () => void = () => undefined;
+    let withdraw: () => Promise<void> = async () => undefined;
     const follow = (job: Job): void => {
       unsubscribe = this.events.subscribe(job.id, (event) => {
         if (event.type === 'output') options.onOutput?.(event.chunk);
@@ -70,6 +80,7 @@ export class JobScheduler {
       if (!this.workers.isRunning) return await this.inline.run(request, { signal, cancelReason, onStored: follow, resolved: { session, task } });
       const job = await this.queue.enqueue(request);
       follow(job);
+      if (options.stillCurrent !== undefined) withdraw = this.workers.offer(job.id, { session, task }, options.stillCurrent);
       const finished = new Promise<Job>((done) => {
         const stop = this.events.subscribe(job.id, (event) => {
           if (event.type === 'status' && FINISHED.has(event.job.status)) {
@@ -89,6 +100,7 @@ export class JobScheduler {
       }
     } finally {
       unsubscribe();
+      await withdraw();
     }
   }
 

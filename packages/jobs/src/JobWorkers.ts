@@ -6,6 +6,7 @@ import { claimedByAnotherLiveProcess, newClaimantId } from './JobClaimant.js';
 import { JobEvents } from './JobEvents.js';
 import { JOBS_CHANNEL, type Job, JobQueue } from './JobQueue.js';
 import { stopOrphanGroup } from './processGroup.js';
+import type { ResolvedTask } from './TaskExecution.js';
 
 export interface JobWorkerSettings {
   /** How many jobs run at once. */
@@ -27,6 +28,14 @@ export const JobWorkerOptions = token<Partial<JobWorkerSettings>>('jobs.workerOp
 
 /** Why a job that was running when its server stopped is not running any more. */
 export const SERVER_STOPPED_REASON = 'server stopped while running';
+
+/** A caller's session and the task resolved in it, offered for the first attempt of its job (see {@link JobWorkers.offer}). */
+interface Offer {
+  readonly resolved: ResolvedTask;
+  readonly stillCurrent: () => Promise<boolean>;
+  /** Set once a worker took the offer: settles when that worker no longer uses the session. */
+  taken: Promise<void> | null;
+}
 
 /** A job one of this process's workers is running, and how to stop it. */
 interface ActiveJob {
@@ -50,6 +59,7 @@ export class JobWorkers {
   private running = false;
   private loops: Promise<void>[] = [];
   private readonly active = new Map<number, ActiveJob>();
+  private readonly offers = new Map<number, Offer>();
   private waiters: (() => void)[] = [];
   private wakes = 0;
   private stopListening: (() => void) | null = null;
@@ -120,6 +130,22 @@ export class JobWorkers {
     return true;
   }
 
+  /**
+   * Offers the session a caller just resolved the task of job `jobId` in, for its first attempt: a
+   * worker of this process that claims the job takes the offer once, and runs the attempt in that
+   * session when `stillCurrent` answers true right before it (else it opens one, as for every
+   * other job). A retry never gets it. Returns the withdrawal, which settles once no worker uses
+   * the session any more; the caller keeps the session open until then.
+   */
+  offer(jobId: number, resolved: ResolvedTask, stillCurrent: () => Promise<boolean>): () => Promise<void> {
+    const offer: Offer = { resolved, stillCurrent, taken: null };
+    this.offers.set(jobId, offer);
+    return async () => {
+      if (this.offers.get(jobId) === offer) this.offers.delete(jobId);
+      await offer.taken;
+    };
+  }
+
   /** Tells idle workers that a job may be due now. */
   wake(): void {
     this.wakes += 1;
@@ -175,14 +201,21 @@ export class JobWorkers {
   private async runJob(job: Job, workerId: string): Promise<void> {
     const active: ActiveJob = { controller: new AbortController(), cancelledBecause: null };
     this.active.set(job.id, active);
+    const offer = this.offers.get(job.id);
+    this.offers.delete(job.id);
+    let letGo = (): void => undefined;
+    if (offer !== undefined) offer.taken = new Promise((done) => (letGo = done));
     try {
+      const resolved = offer !== undefined && job.attempts === 1 && (await offer.stillCurrent().catch(() => false)) ? offer.resolved : undefined;
       await this.attempts.run(job, workerId, {
         signal: active.controller.signal,
         interruption: () =>
           active.cancelledBecause === null ? { reason: SERVER_STOPPED_REASON, mayRetry: true } : { reason: active.cancelledBecause, mayRetry: false },
         retryDelayMs: retryDelayAfter(job.attempts, this.settings.retryBaseMs),
+        ...(resolved === undefined ? {} : { resolved }),
       });
     } finally {
+      letGo();
       this.active.delete(job.id);
     }
     this.wake();

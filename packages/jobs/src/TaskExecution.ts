@@ -21,8 +21,9 @@ export interface TaskExecutionRequest {
 /**
  * A task resolved through `getTaskByDirName` in a session whose stamp its caller checked just now,
  * and that session, which the caller keeps open until the run has ended. A run that starts at
- * once (a tool call over stdio) uses both rather than open a session and read the task again; a
- * run that waited (a queued job, a retry) never gets one.
+ * once (a tool call over stdio) uses both rather than open a session and read the task again, and
+ * so does the first attempt of a tool call's job that a server's worker claims while the stamp
+ * has not moved (checked right before the run); a retry never gets one.
  */
 export interface ResolvedTask {
   readonly session: Session;

@@ -46,6 +46,19 @@ describe('LiveExposures with no watch to rely on', () => {
     exposures.close();
   });
 
+  it('tells whether an exposure still shows the workspace: not once a document changed', async () => {
+    const { file, exposures } = unwatched();
+    await new Promise((done) => setTimeout(done, 1_100));
+    const first = await exposures.current(null);
+    expect(await exposures.isCurrent(first)).toBe(true);
+    fs.writeFileSync(file, skill('changed words'));
+    expect(await exposures.isCurrent(first)).toBe(false);
+    const second = await exposures.current(null);
+    expect(second).not.toBe(first);
+    expect(await exposures.isCurrent(first)).toBe(false);
+    exposures.close();
+  });
+
   it('gives calls that arrive together one exposure, read after all of them came', async () => {
     const { file, exposures } = unwatched();
     await exposures.current(null);

@@ -31,6 +31,8 @@ export class LiveExposures {
   /** Sessions a running call holds, by how many calls hold each; one let go meanwhile is disposed at the last release. */
   private readonly holds = new Map<Session, number>();
   private readonly letGo = new Set<Session>();
+  /** The stamp each exposure was derived under, when there was one. */
+  private readonly stamps = new WeakMap<SessionExposure, string>();
   private timer: NodeJS.Timeout | null = null;
   private lastSeen: string | null = null;
 
@@ -109,6 +111,17 @@ export class LiveExposures {
     };
   }
 
+  /**
+   * Whether `exposure`'s session still shows the workspace as it is now: the stamp it was derived
+   * under is the stamp now, after queued watcher events arrived. False without a watch cache.
+   */
+  async isCurrent(exposure: SessionExposure): Promise<boolean> {
+    const derivedUnder = this.stamps.get(exposure);
+    if (derivedUnder === undefined) return false;
+    await settleWatchers();
+    return this.stamp() === derivedUnder;
+  }
+
   /** Stops watching and lets go of every kept session. */
   close(): void {
     this.listeners.clear();
@@ -126,6 +139,7 @@ export class LiveExposures {
   private async derive(key: string, project: string | null, stamp: string | null, arrived: number): Promise<SessionExposure> {
     const session = await this.container.resolve(SessionLoader).open({ project, checkedSince: arrived });
     const exposure = exposeSession(session, this.schemas, this.kept.get(key)?.exposure.basis);
+    if (stamp !== null) this.stamps.set(exposure, stamp);
     const previous = this.kept.get(key);
     this.kept.delete(key);
     this.kept.set(key, { exposure, stamp });

@@ -304,7 +304,8 @@ export class McpConnection {
     const progress = new ProgressReporter(extra);
     // The session the tool was just found in is the workspace as it is now (its stamp was
     // checked); the lookup through it reads the task and its switch again before anything runs,
-    // and a run that starts at once runs in it, so it stays open until the call ends.
+    // and a run that starts at once runs in it (a server's worker too, while the stamp holds), so
+    // it stays open until the call ends.
     const release = this.exposures.hold(exposure);
     try {
       const job = await this.container.resolve(JobScheduler).runToEnd(exposure.session, tool.task.dirName, args, {
@@ -312,6 +313,7 @@ export class McpConnection {
         cancelReason: CANCELLED_BY_CLIENT,
         onQueued: (queued) => progress.queued(queued),
         onOutput: (chunk) => progress.output(chunk.text),
+        stillCurrent: () => this.exposures.isCurrent(exposure),
       });
       return toolResult(job);
     } catch (error) {
