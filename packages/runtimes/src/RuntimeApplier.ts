@@ -103,7 +103,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return this.locked(async () => {
       const plan = await this.makePlan(options);
       const report = plan.report();
-      const retired = [...this.execute(plan), ...(await this.executeServers(plan))];
+      const retired = [...(await this.execute(plan)), ...(await this.executeServers(plan))];
       // A refused apply leaves every file as it was, the stamps cache included.
       if (report.ok || report.changeCount > 0) plan.stamps.save();
       return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
@@ -164,7 +164,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
    * manifest is written once. A crash before the manifest leaves folders whose hash is exactly what
    * the next plan wants; that plan adopts them.
    */
-  private execute(plan: RuntimePlan): RetiredReport[] {
+  private async execute(plan: RuntimePlan): Promise<RetiredReport[]> {
     const trash = new RuntimeTrash(this.places.dataDir);
     trash.removeIncomplete();
     // A staging folder left by an interrupted run holds nothing anyone reads; clear it everywhere.
@@ -181,16 +181,20 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     const retired: RetiredReport[] = [];
     const roots = [...byRoot].map(([rootDir, changes]) => ({ rootDir, changes: changes.sort((a, b) => order[a.action] - order[b.action]), staging: path.join(rootDir, STAGING_FOLDER), staged: new Map<PlannedChange, string>() }));
     const begun: { manifest: RuntimeManifest; staging: string }[] = [];
+    // Each root's flush, started as soon as that root is staged.
+    const flushes: Promise<void>[] = [];
     try {
-      // Every root's new bundles are staged first and made durable by one flush (one `sync` for
-      // all the roots, not one per root), and only then is anything renamed into place.
-      const written: string[] = [];
+      // Every root's new bundles are staged and made durable before anything is renamed into place.
+      // A root's flush (its own `sync` process, waiting on the disk) runs while the next root is
+      // staged (the creates, which take the processor), and the renames wait for every flush.
       for (const root of roots) {
         fs.rmSync(root.staging, { recursive: true, force: true });
         begun.push({ manifest: RuntimeManifest.read(root.rootDir), staging: root.staging });
+        const written: string[] = [];
         for (const [change, folder] of stageBundles(root.changes, root.staging, written)) root.staged.set(change, folder);
+        if (root.staged.size > 0) flushes.push(flushWritten([root.staging], written));
       }
-      flushWritten(roots.filter((root) => root.staged.size > 0).map((root) => root.staging), written);
+      await Promise.all(flushes);
       roots.forEach((root, index) => {
         const { manifest } = begun[index] as { manifest: RuntimeManifest };
         for (const change of root.changes) {
@@ -198,6 +202,10 @@ export class SkillRuntimeApplier implements RuntimeApplier {
           if (entry !== null) retired.push(this.retiredReport(entry));
         }
       });
+    } catch (error) {
+      // A flush still running reads the staging folders that are about to be removed.
+      await Promise.allSettled(flushes);
+      throw error;
     } finally {
       for (const { manifest, staging } of begun) {
         manifest.write();

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BundleStamps, bundleFromStamps, hashBundle, readSkillBundle, writeBundle } from './SkillBundle.js';
+import { type BundleStamps, bundleFromStamps, flushWritten, hashBundle, readSkillBundle, type SkillBundle, writeBundle } from './SkillBundle.js';
 
 afterEach(() => removeTestdirs());
 
@@ -68,6 +68,32 @@ describe('writeBundle', () => {
     expect(readSkillBundle(path.dirname(target), target)?.hash).toBe(bundle.hash);
     expect(fs.statSync(path.join(target, 'scripts', 'run.sh')).mode & 0o777).toBe(0o755);
     expect(() => writeBundle(target, bundle)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+  });
+});
+
+describe('flushWritten', () => {
+  const bundle: SkillBundle = { hash: 'h', files: [{ path: 'SKILL.md', content: Buffer.from('x'), mode: 0o644 }], stamps: null, skillText: () => 'x' };
+
+  it('resolves once the staged files are flushed, and resolves at once with nothing written', async () => {
+    const staging = testdir({});
+    const written = writeBundle(path.join(staging, 'a-0'), bundle);
+    await expect(flushWritten([staging], written)).resolves.toBeUndefined();
+    await expect(flushWritten([staging], [])).resolves.toBeUndefined();
+    expect(fs.readFileSync(path.join(staging, 'a-0', 'SKILL.md'), 'utf8')).toBe('x');
+  });
+
+  it('without a `sync` command, flushes each file itself, and a file it cannot flush is an error', async () => {
+    const staging = testdir({});
+    const written = writeBundle(path.join(staging, 'a-0'), bundle);
+    const saved = process.env.PATH;
+    // An empty folder as the whole PATH: no `sync` to run.
+    process.env.PATH = testdir({});
+    try {
+      await expect(flushWritten([staging], written)).resolves.toBeUndefined();
+      await expect(flushWritten([staging], [...written, path.join(staging, 'gone')])).rejects.toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -239,19 +239,38 @@ export function writeBundle(dir: string, bundle: SkillBundle): string[] {
 /**
  * Puts `files` (all under `dirs`) on disk before anything refers to them, so a crash never leaves a
  * renamed skill with empty files: one flush of each file system that holds them (`sync -f`, Linux's
- * syncfs, one process for every folder) rather than one fsync per file, which costs a journal
- * commit each — 600 of them for 300 skills in two agents. Where `sync -f` is not available, each
- * file is fsynced.
+ * syncfs, one process for every folder) rather than one fsync per file, which costs a device flush
+ * each — 600 of them for 300 skills in two agents. Where `sync -f` is not available, each file is
+ * fsynced. Resolves once they are on disk; the flush runs in its own process, so the caller may
+ * stage more while it waits for the disk.
  */
-export function flushWritten(dirs: readonly string[], files: readonly string[]): void {
-  if (files.length === 0) return;
-  if (process.platform === 'linux' && spawnSync('sync', ['-f', '--', ...new Set(dirs)], { stdio: 'ignore', timeout: 120_000 }).status === 0) return;
-  for (const file of files) {
-    const fd = fs.openSync(file, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+export function flushWritten(dirs: readonly string[], files: readonly string[]): Promise<void> {
+  if (files.length === 0) return Promise.resolve();
+  const fsyncEach = (): void => {
+    for (const file of files) {
+      const fd = fs.openSync(file, 'r');
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
     }
-  }
+  };
+  if (process.platform !== 'linux') return new Promise((resolve) => resolve(fsyncEach()));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (flushed: boolean): void => {
+      if (settled) return;
+      settled = true;
+      try {
+        if (!flushed) fsyncEach();
+        resolve();
+      } catch (error) {
+        reject(error as Error);
+      }
+    };
+    const sync = spawn('sync', ['-f', '--', ...new Set(dirs)], { stdio: 'ignore', timeout: 120_000 });
+    sync.once('error', () => settle(false));
+    sync.once('exit', (code) => settle(code === 0));
+  });
 }
