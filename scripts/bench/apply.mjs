@@ -14,6 +14,15 @@
 // - `applyAgain`: `loadout apply` with the same runtimes once more, nothing changed, paired run by
 //   run with `node -e ''`.
 //
+// On ext4 without a journal (this kind of VM), an inode freed in the last 30–35 s is not reused
+// while its group has another free one, and every create scans past it: a command that makes
+// files right after someone deleted some pays for those deletes (2–4× here; see performance.md,
+// "Install and first apply, fourth pass"). The peer deletes its temporary clone at its end, right
+// before Loadout's next run, and the benches before this one delete 10,000 files. So that neither
+// side pays for the other's deletes, every timed run on such a file system starts at least
+// SETTLE_MS after the last delete the bench knows of (its own start, each peer run's end); on a
+// file system with a journal nothing waits. The JSON says whether it waited and how long.
+//
 // Both sides are checked, not trusted: each run's HOME must hold the 300 skills in both agents'
 // folders, and the second apply must report nothing to change. The peer needs a Node that it
 // supports (skills 1.5.19 and later need Node ≥ 22.20; 1.5.17 is the newest for Node 20): when it
@@ -35,6 +44,44 @@ const RUNS = Number(process.env.BENCH_APPLY_RUNS ?? 5);
 const AGAIN_RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const RUNTIMES = ['--runtime', 'claude-code', '--runtime', 'codex'];
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-apply-'));
+const SETTLE_MS = Number(process.env.BENCH_APPLY_SETTLE_MS ?? 36_000);
+
+/**
+ * Why creates under `dir` pay for recent deletes, or null when they do not: ext4 without a journal
+ * (its mount's device has no `/proc/fs/jbd2/<device>-…` entry). Read from /proc/self/mountinfo;
+ * anywhere else (another file system, no /proc) nothing waits.
+ */
+function unjournaledExt4(dir) {
+  let mount = null;
+  try {
+    for (const line of fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+      const fields = line.split(' ');
+      const separator = fields.indexOf('-');
+      if (separator < 0) continue;
+      const mountPoint = fields[4];
+      const inside = mountPoint === '/' || dir === mountPoint || dir.startsWith(`${mountPoint}/`);
+      if (inside && (mount === null || mountPoint.length >= mount.mountPoint.length)) mount = { mountPoint, type: fields[separator + 1], source: fields[separator + 2] };
+    }
+    if (mount === null || mount.type !== 'ext4') return null;
+    const device = path.basename(mount.source);
+    const journaled = fs.existsSync('/proc/fs/jbd2') && fs.readdirSync('/proc/fs/jbd2').some((name) => name.startsWith(`${device}-`));
+    return journaled ? null : `${mount.source} (ext4 without a journal) holds ${dir}`;
+  } catch {
+    return null;
+  }
+}
+const settleReason = SETTLE_MS > 0 ? unjournaledExt4(scratch) : null;
+let lastDeleteAt = now();
+let settledMs = 0;
+
+/** Waits until the bench's last known delete is SETTLE_MS old, where that matters ({@link unjournaledExt4}). */
+async function settle() {
+  if (settleReason === null) return;
+  const wait = lastDeleteAt + SETTLE_MS - now();
+  if (wait <= 0) return;
+  settledMs += wait;
+  await new Promise((resolve) => setTimeout(resolve, wait));
+}
 
 /** A git repository of `count` skills, committed; returns its file URL. */
 function makeSkillRepository(count) {
@@ -119,8 +166,13 @@ try {
   const ours = [];
   const peer = [];
   for (let i = 0; i < RUNS; i += 1) {
+    await settle();
     ours.push(await installAndApply(url, freshHome(`loadout-${i}`)));
-    if (peerProblem === null) peer.push(await peerAdd(url, freshHome(`peer-${i}`)));
+    if (peerProblem === null) {
+      await settle();
+      peer.push(await peerAdd(url, freshHome(`peer-${i}`)));
+      lastDeleteAt = now(); // the peer removes its temporary clone as it ends
+    }
   }
   // `apply` again in the last run's HOME: nothing changed since it applied.
   const againEnv = { HOME: path.join(scratch, `loadout-${RUNS - 1}`), LOADOUT_HOME: path.join(scratch, `loadout-${RUNS - 1}`, 'workspace') };
@@ -145,6 +197,7 @@ try {
     againRuns: AGAIN_RUNS,
     peer: peerProblem === null ? { package: 'skills', version: peerVersion } : { package: 'skills', unavailable: peerProblem },
     baseline: { spawnNodeMs: round(spawnNodeMs), ...(peer.length === 0 ? {} : { peerAddMs: round(peerMs) }) },
+    settle: settleReason === null ? { waited: false } : { waited: true, why: settleReason, afterDeleteMs: SETTLE_MS, totalWaitMs: round(settledMs) },
     figures: {
       installAndApplyMs: round(oursMs),
       installMs: round(median(ours.map((r) => r.installMs))),
