@@ -117,6 +117,17 @@ setInterval(() => {}, 1000);
     await expect.poll(() => isProcessAlive(background)).toBe(false);
   });
 
+  it('removes its scratch folder though the task filled it and what it left running still writes there', async () => {
+    const script = 'echo kept > kept.txt\n(while :; do : > "late-$(date +%N)"; done) &\necho "$!"\npwd\n';
+    const task = makeTask('fills', taskTree({ name: 'Fills', implementation: 'run.sh' }, { 'run.sh': script }));
+    const result = await runner().run(task, { project: null });
+    expect(result).toMatchObject({ succeeded: true });
+    const [writer, scratch] = result.stdout.trim().split('\n');
+    expect(path.basename(scratch ?? '')).toMatch(/^loadout-run-/);
+    expect(fs.existsSync(scratch ?? '')).toBe(false);
+    await expect.poll(() => isProcessAlive(Number(writer))).toBe(false);
+  });
+
   it('keeps at most the configured output and says it cut the rest', async () => {
     const script = "process.stdout.write('é'.repeat(50_000)); process.stderr.write('e'.repeat(10));";
     const task = makeTask('loud', taskTree({ name: 'Loud', implementation: 'run.mjs' }, { 'run.mjs': script }));

@@ -7,7 +7,7 @@ import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '
 import { inject, injectable } from 'tsyringe';
 import { ProcessGuardian, type TaskProcess } from './ProcessGuardian.js';
 import { signalGroup } from './processGroup.js';
-import { makeScratchFolder, newRunId, processesBefore, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
+import { makeScratchFolder, newRunId, processesBefore, removeEmptyScratchFolder, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
 import { TaskNotRunnableError } from './JobErrors.js';
 
 /** A piece of what a running task printed. */
@@ -123,10 +123,13 @@ export class ProcessTaskRunner implements TaskRunner {
     const runId = newRunId();
     // Named after the run, so a server that starts after this process was killed removes it.
     const scratch = options.project === null ? makeScratchFolder(runId) : null;
+    // Emptied as the task's process exits, on the thread pool while the run's end scan runs here.
+    let emptied = Promise.resolve(false);
+    const onExit = scratch === null ? undefined : () => void (emptied = removeEmptyScratchFolder(scratch));
     try {
-      return await this.spawnTask(task, interpreter, file, scratch ?? (options.project as string), runId, options);
+      return await this.spawnTask(task, interpreter, file, scratch ?? (options.project as string), runId, options, onExit);
     } finally {
-      if (scratch !== null) removeScratchFolder(scratch);
+      if (scratch !== null && !(await emptied)) removeScratchFolder(scratch);
     }
   }
 
@@ -138,7 +141,16 @@ export class ProcessTaskRunner implements TaskRunner {
     return child;
   }
 
-  private spawnTask(task: TaskRecord, interpreter: string, file: string, cwd: string, runId: string, options: TaskRunOptions): Promise<TaskRunResult> {
+  /** Runs the process to its end; `onExit` is called as its main process exits, before the end scan. */
+  private spawnTask(
+    task: TaskRecord,
+    interpreter: string,
+    file: string,
+    cwd: string,
+    runId: string,
+    options: TaskRunOptions,
+    onExit?: () => void,
+  ): Promise<TaskRunResult> {
     const env: Record<string, string> = {};
     for (const name of PASSED_ENV) {
       const value = process.env[name];
@@ -250,6 +262,7 @@ export class ProcessTaskRunner implements TaskRunner {
       child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
         exited = { code, signal };
         unguard();
+        onExit?.();
         // The run ends with its main process: whatever it left running goes too, in its group or not.
         if (processes !== null) cleared = processes.killAll().catch((error: Error) => process.emitWarning(`stopping what task ${task.dirName} left running: ${error.message}`));
         else if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');

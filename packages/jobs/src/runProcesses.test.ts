@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isProcessAlive } from '@loadout/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeScratchFolder, newRunId, processesBefore, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
+import { makeScratchFolder, newRunId, processesBefore, removeEmptyScratchFolder, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
 
 const started: ChildProcess[] = [];
 afterEach(() => {
@@ -88,5 +88,21 @@ describe('removeScratchFolder', () => {
     const dir = makeScratchFolder(newRunId());
     fs.rmdirSync(dir);
     expect(() => removeScratchFolder(dir)).not.toThrow();
+  });
+});
+
+describe('removeEmptyScratchFolder', () => {
+  it('removes an empty folder, says a gone one is gone, and leaves a filled one for removeScratchFolder', async () => {
+    const empty = makeScratchFolder(newRunId());
+    expect(await removeEmptyScratchFolder(empty)).toBe(true);
+    expect(fs.existsSync(empty)).toBe(false);
+    expect(await removeEmptyScratchFolder(empty)).toBe(true);
+
+    const filled = makeScratchFolder(newRunId());
+    fs.writeFileSync(path.join(filled, 'left.txt'), 'left behind');
+    expect(await removeEmptyScratchFolder(filled)).toBe(false);
+    expect(fs.readFileSync(path.join(filled, 'left.txt'), 'utf8')).toBe('left behind');
+    removeScratchFolder(filled);
+    expect(fs.existsSync(filled)).toBe(false);
   });
 });

@@ -61,6 +61,20 @@ export function removeScratchFolder(dir: string): void {
   }
 }
 
+/**
+ * Removes a run's scratch folder if it is empty, on the thread pool: begun as the task's main
+ * process exits, so the `rmdir` runs beside the run's end scan rather than after it. Resolves to
+ * whether the folder is gone. A folder with something in it is left for
+ * {@link removeScratchFolder} once the scan has stopped what the run left running; a descendant
+ * still alive meanwhile cannot put anything into a folder that was removed.
+ */
+export function removeEmptyScratchFolder(dir: string): Promise<boolean> {
+  return fs.promises.rmdir(dir).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  );
+}
+
 interface SeenProcess {
   readonly pid: number;
   readonly start: string | null;
