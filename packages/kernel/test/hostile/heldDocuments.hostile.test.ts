@@ -2,21 +2,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type CapabilityKind,
-  CapabilityKinds,
-  closeKernel,
-  contribute,
-  createKernel,
-  PluginSource,
-  readMarkdownCapability,
-  resolvePlaces,
-  SessionLoader,
-  settleWatchers,
-} from '../../src/index.js';
+import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader, settleWatchers } from '../../src/index.js';
 import { descriptorLimit } from '../../src/DescriptorBudget.js';
 import { FolderScanCache } from '../../src/FolderScanCache.js';
 import { removeTestdirs, testdir, writeTree } from '../../src/testing/index.js';
+import { card, cardKind } from './support.js';
 
 // Under a spent watch budget an unwatched document is checked through a read-only descriptor held
 // on it (an `fstat`, no walk of its path) while its kind folder is watched. It must stay exactly as
@@ -31,25 +21,6 @@ afterEach(removeTestdirs);
 const RACY_MS = 40;
 const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
 
-const document = { file: 'CARD.md', recordFromFileAlone: true, idRule: 'name', nameField: 'frontmatter' } as const;
-/** `cards/<dir>/CARD.md`, a record from its document alone; counts its reads. */
-function cardKind(reads: { count: number }): CapabilityKind {
-  return {
-    kind: 'card',
-    folder: 'cards',
-    sessionKey: 'cards',
-    document,
-    readEntry: (entry) => {
-      reads.count += 1;
-      if (!entry.isDirectory) return { records: [], diagnostics: [] };
-      const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, document.file), document);
-      return { records: read === null ? [] : [read.draft], diagnostics: [] };
-    },
-  };
-}
-
-const card = (name: string, version: number) => `---\nname: ${name}\ndescription: version ${version}\n---\n`;
-
 /**
  * A workspace whose root sits two folders below the test folder (`above/home/capabilities`), so
  * a folder above the root can be replaced, and a kernel with a watch cache of `watchBudget`
@@ -63,7 +34,7 @@ function workspace(options: { watchBudget: number; descriptorBudget?: number; ca
   const reads = { count: 0 };
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     (c) => {
-      contribute(c, CapabilityKinds, cardKind(reads));
+      contribute(c, CapabilityKinds, cardKind(reads, true));
       contribute(c, PluginSource, { listInstalledPlugins: () => [] });
     },
   ]);
@@ -106,6 +77,13 @@ function writeKeepingTimes(file: string, text: string, like = file): void {
   fs.utimesSync(file, stats.atime, stats.mtime);
 }
 
+/** Puts version 2 of `x`'s document in its place by a rename over it, with the old one's size and times. */
+function renameOver(cards: string, x: string): void {
+  const file = path.join(cards, x, 'CARD.md');
+  writeKeepingTimes(path.join(cards, x, 'next.tmp'), card(x, 2), file);
+  fs.renameSync(path.join(cards, x, 'next.tmp'), file);
+}
+
 interface Change {
   readonly name: string;
   /** Made before the cache reads anything (a second link, a document that is a link). */
@@ -121,23 +99,11 @@ const changes: readonly Change[] = [
   { name: 'edited in place, same size, times set back', make: (cards, x) => writeKeepingTimes(path.join(cards, x, 'CARD.md'), card(x, 2)), after: 'version 2' },
   { name: 'edited in place, bytes unchanged', make: (cards, x) => fs.writeFileSync(path.join(cards, x, 'CARD.md'), card(x, 1)), after: 'version 1' },
   { name: 'removed', make: (cards, x) => fs.rmSync(path.join(cards, x, 'CARD.md')), after: null },
-  {
-    name: 'replaced by a rename over it, same size and times',
-    make: (cards, x) => {
-      const file = path.join(cards, x, 'CARD.md');
-      writeKeepingTimes(path.join(cards, x, 'next.tmp'), card(x, 2), file);
-      fs.renameSync(path.join(cards, x, 'next.tmp'), file);
-    },
-    after: 'version 2',
-  },
+  { name: 'replaced by a rename over it, same size and times', make: renameOver, after: 'version 2' },
   {
     name: 'replaced by a rename over it while a second link of it stays elsewhere',
     prepare: (cards, x, home) => fs.linkSync(path.join(cards, x, 'CARD.md'), path.join(home, `${x}.link`)),
-    make: (cards, x) => {
-      const file = path.join(cards, x, 'CARD.md');
-      writeKeepingTimes(path.join(cards, x, 'next.tmp'), card(x, 2), file);
-      fs.renameSync(path.join(cards, x, 'next.tmp'), file);
-    },
+    make: renameOver,
     after: 'version 2',
   },
   {
@@ -336,7 +302,7 @@ describe('the descriptors held', () => {
     writeTree(home, { capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) }, d: { 'CARD.md': card('d', 1) } } }, plugins: {} });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       (c) => {
-        contribute(c, CapabilityKinds, cardKind({ count: 0 }));
+        contribute(c, CapabilityKinds, cardKind({ count: 0 }, true));
         contribute(c, PluginSource, { listInstalledPlugins: () => [] });
       },
     ]);
