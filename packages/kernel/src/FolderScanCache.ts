@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { DescriptorBudget } from './DescriptorBudget.js';
 import type { Diagnostic } from './Diagnostic.js';
+import { OPEN_FLAGS } from './DocumentReader.js';
 import type { FolderEntry } from './listFolderInside.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
 import { changedAfter, RACY_MS } from './statStamp.js';
@@ -16,6 +18,17 @@ interface EntryState<T> {
   readonly probe: readonly string[] | null;
   /** While unwatched: what the probe looked like when the entry was read ({@link takeStamp}); null when it must be read again. */
   stamp: readonly number[] | null;
+  /**
+   * True when its document may be checked through a descriptor held on it (`FolderScanCache`'s
+   * `holdDocument`): a real folder (not a link) whose value comes from that one document.
+   */
+  readonly mayHold: boolean;
+  /** A read-only descriptor of the document, held while the entry is unwatched and its stamp stands; -1 when none. */
+  fd: number;
+  /** The document's number of links when {@link fd} was opened: a link removed or replaced lowers it. */
+  links: number;
+  /** True when the document could not be opened: checked by its path until it is read again. */
+  unopenable: boolean;
 }
 
 interface FolderState<T> {
@@ -37,6 +50,8 @@ interface FolderState<T> {
   values: readonly T[] | null;
   /** True once an entry was marked to be read again ({@link markDirty}), until {@link FolderScanCache.scan} has read it. */
   dirtyEntries: boolean;
+  /** True when the folder is a link (to a folder inside its root): its entries are checked by path, never by a held descriptor. */
+  linked: boolean;
 }
 
 /** The one way an entry is marked to be read again: its folder learns it too, so a scan of a folder with none skips its entries. */
@@ -54,6 +69,12 @@ interface RootState {
   readonly probe: readonly string[];
   /** While unwatched: what {@link probe} looked like when the root was first seen; null when it cannot be trusted yet. */
   readonly stamp: readonly number[] | null;
+  /**
+   * While watched: the folder its path named just before the watch was made (device, inode, birth
+   * and change times). A watch follows an inode, so a check while descriptors are held stats the
+   * path to see that it still names that folder; null when unwatched, missing, or not stat'able.
+   */
+  readonly identity: readonly number[] | null;
 }
 
 /** How a cache bounds what it keeps (see {@link RootRetention}) and how many watches it may hold; `now` is for tests. */
@@ -63,17 +84,21 @@ export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
   readonly watchBudget?: number;
   /** How recent a change makes a stamp untrustworthy ({@link RACY_MS}); tests shorten it to show the stamps at work. */
   readonly racyMs?: number;
+  /** At most this many descriptors held on unwatched documents; by default from the process's open-file limit ({@link DescriptorBudget}). */
+  readonly descriptorBudget?: number;
 }
 
 /**
  * Keeps what a long-running process read from each kind folder and drops exactly what changed on
  * disk. Changes are told by file watchers where the budget allows ({@link WatchBudget}): each root
  * (kind folders appearing or going), each kind folder (entries added, removed, single-file
- * documents edited) and each entry folder (its `SKILL.md` / `TASK.md` edited), roots and kind
- * folders first. What is not watched — the budget is spent, or the system refused a watch — is
- * checked at each {@link validate} by a stat of the folder and of the entry's document, so a
- * document is never served stale; only its cost changes. A session open in a quiet, fully watched
- * workspace reads nothing.
+ * documents edited) and each entry folder (its `SKILL.md` / `TASK.md` edited): kind folders
+ * first, then roots, then entry folders. What is not watched — the budget is spent, or the system
+ * refused a watch — is checked at each {@link validate} by a stat of the folder and of the entry's
+ * document, so a document is never served stale; only its cost changes. An unwatched document in
+ * a watched kind folder is checked through a read-only descriptor held on it ({@link
+ * DescriptorBudget}), which costs about half a stat of its path. A session open in a quiet, fully
+ * watched workspace reads nothing.
  *
  * What is kept is bounded by root: the roots of the session being opened, a few more recently
  * used ones, and none idle for long ({@link RootRetention}); a released root is read from the disk
@@ -87,10 +112,13 @@ export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
 export class FolderScanCache<T = unknown> {
   private readonly folders = new Map<string, FolderState<T>>();
   private readonly roots = new Map<string, RootState>();
+  /** Roots stamped but not watched yet: granted a watch by {@link watchEntries}, before any entry folder, while the budget allows. */
+  private readonly unwatchedRoots = new Set<string>();
   /** Entry folders read but not watched yet, by path: granted a watch by {@link watchEntries} while the budget allows. */
   private readonly unwatchedEntries = new Map<string, { readonly folder: FolderState<T>; readonly entry: EntryState<T> }>();
   private readonly retention: RootRetention;
   private readonly budget: WatchBudget;
+  private readonly descriptors: DescriptorBudget;
   private readonly idleMs: number;
   private readonly racyMs: number;
   private sweeper: NodeJS.Timeout | null = null;
@@ -109,6 +137,7 @@ export class FolderScanCache<T = unknown> {
     const limits = { ...DEFAULT_ROOT_RETENTION, ...options };
     this.retention = new RootRetention(limits, options.now);
     this.budget = new WatchBudget(options.watchBudget);
+    this.descriptors = new DescriptorBudget(options.descriptorBudget);
     this.idleMs = limits.idleMs;
     this.racyMs = options.racyMs ?? RACY_MS;
   }
@@ -121,6 +150,11 @@ export class FolderScanCache<T = unknown> {
   /** The file watches this cache holds open. */
   get watchCount(): number {
     return this.budget.held;
+  }
+
+  /** The descriptors this cache holds open on unwatched documents. */
+  get descriptorCount(): number {
+    return this.descriptors.held;
   }
 
   /** The roots this cache keeps something for. */
@@ -150,7 +184,12 @@ export class FolderScanCache<T = unknown> {
     const racyBefore = this.racyBefore();
     let rootPolled = false;
     for (const [rootDir, root] of this.roots) {
-      if (root.watcher !== null) continue;
+      if (root.watcher !== null) {
+        // Held descriptors stand for their paths only while each root's path names the folder its
+        // watch follows (a folder above it renamed or replaced moves nothing a watch sees).
+        if (this.descriptors.held > 0 && !root.missing && !identityHolds(rootDir, root.identity)) this.forgetRoot(rootDir);
+        continue;
+      }
       rootPolled = true;
       if (!stampHolds(root.probe, root.stamp, racyBefore)) this.forgetRoot(rootDir);
     }
@@ -199,7 +238,7 @@ export class FolderScanCache<T = unknown> {
       if (!this.isPolled(state, entry)) continue;
       polled = true;
       if (entry.dirty) continue;
-      if (!stampHolds(entry.probe, entry.stamp, racyBefore)) {
+      if (!this.entryHolds(state, entry, racyBefore)) {
         markDirty(state, entry);
         this.changes += 1;
       }
@@ -245,7 +284,7 @@ export class FolderScanCache<T = unknown> {
     const root = this.rootState(rootDir);
     let state = this.folders.get(folder);
     if (state === undefined) {
-      state = { folder, rootDir, kind: of.kind, documentFile, documentAlone: of.documentAlone === true, entries: null, listingDirty: true, watcher: null, stamp: null, values: null, dirtyEntries: false };
+      state = { folder, rootDir, kind: of.kind, documentFile, documentAlone: of.documentAlone === true, entries: null, listingDirty: true, watcher: null, stamp: null, values: null, dirtyEntries: false, linked: false };
       this.folders.set(folder, state);
     }
     if (root.missing) {
@@ -269,6 +308,8 @@ export class FolderScanCache<T = unknown> {
     for (const [name, entry] of state.entries) {
       if (entry.dirty) {
         entry.dirty = false;
+        this.letGo(entry);
+        entry.unopenable = false;
         entry.stamp = this.isPolled(state, entry) ? takeStamp(entry.probe, racyBefore) : null;
         entry.value = read({ name, isDirectory: entry.isDirectory, ...(entry.refusal === undefined ? {} : { refusal: entry.refusal }) });
       }
@@ -290,11 +331,12 @@ export class FolderScanCache<T = unknown> {
   }
 
   /**
-   * Gives watches to entry folders read without one, while the budget allows: called once every
-   * kind folder of a session was scanned, so roots and kind folders got theirs first. An entry that
-   * changed between its read and its watch is read again at the next open.
+   * Gives watches to roots, then to entry folders, read without one, while the budget allows:
+   * called once every kind folder of a session was scanned, so kind folders got theirs first, then
+   * roots. An entry that changed between its read and its watch is read again at the next open.
    */
   watchEntries(): void {
+    if (this.unwatchedRoots.size > 0) this.watchRoots();
     if (this.unwatchedEntries.size === 0 || !this.budget.allowsEntry()) return;
     const racyBefore = this.racyBefore();
     for (const [entryPath, { folder, entry }] of this.unwatchedEntries) {
@@ -302,6 +344,7 @@ export class FolderScanCache<T = unknown> {
       entry.watcher = this.watchEntry(entryPath, folder, entry);
       if (entry.watcher === null) break;
       this.unwatchedEntries.delete(entryPath);
+      this.letGo(entry);
       if (!stampHolds(entry.probe, entry.stamp, racyBefore)) {
         markDirty(folder, entry);
         this.changes += 1;
@@ -317,6 +360,7 @@ export class FolderScanCache<T = unknown> {
     this.folders.clear();
     for (const root of this.roots.values()) this.budget.close(root.watcher);
     this.roots.clear();
+    this.unwatchedRoots.clear();
     this.retention.clear();
   }
 
@@ -329,6 +373,75 @@ export class FolderScanCache<T = unknown> {
   /** A stamp taken now is trusted only for what changed before this time. */
   private racyBefore(): number {
     return Date.now() - this.racyMs;
+  }
+
+  /**
+   * Whether an unwatched entry still looks as its stamp says. Its document is checked through the
+   * descriptor held on it while its kind folder is watched, is a real folder and was not marked to
+   * be listed again; otherwise by the stat of its path, as always (and a descriptor is let go).
+   * After a path stat that holds, a descriptor is opened for the next check ({@link holdDocument}).
+   */
+  private entryHolds(state: FolderState<T>, entry: EntryState<T>, racyBefore: number): boolean {
+    // What a descriptor cannot see — the entry folder renamed, replaced, or its mode changed — its
+    // kind folder's watch tells of (by the entry's name), so only such a folder's entries may be
+    // checked by one. A link's target is not watched at all.
+    const byDescriptor = entry.mayHold && state.watcher !== null && !state.listingDirty && !state.linked;
+    if (entry.fd >= 0) {
+      if (byDescriptor) return descriptorHolds(entry, racyBefore);
+      this.letGo(entry);
+    }
+    if (!stampHolds(entry.probe, entry.stamp, racyBefore)) return false;
+    if (byDescriptor && !entry.unopenable && this.descriptors.allows()) this.holdDocument(entry, racyBefore);
+    return true;
+  }
+
+  /**
+   * Opens a read-only descriptor of the entry's document, just after a stat of its path matched the
+   * stamp, and keeps it only when what it opened is that very file unchanged (its stats equal the
+   * stamp, a regular file): from then on any link of the path to it removed or replaced, and any
+   * write, moves its own change time or link count. Never fails the open: a refusal leaves the
+   * document to its path stat (EMFILE and ENFILE also stop further opens).
+   */
+  private holdDocument(entry: EntryState<T>, racyBefore: number): void {
+    const document = entry.probe?.[0];
+    const stamp = entry.stamp;
+    if (document === undefined || stamp === null || ((stamp[2] as number) & fs.constants.S_IFMT) !== fs.constants.S_IFREG) return;
+    let fd: number;
+    try {
+      fd = fs.openSync(document, OPEN_FLAGS);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EMFILE' || code === 'ENFILE') this.descriptors.refused();
+      else entry.unopenable = true;
+      return;
+    }
+    let links = 0;
+    try {
+      const stats = fs.fstatSync(fd);
+      links = stats.nlink;
+      if (changedAfter(stats, racyBefore) || !sameStamp(stats, stamp)) links = 0;
+    } catch {
+      links = 0;
+    }
+    if (links === 0) {
+      fs.closeSync(fd);
+      return;
+    }
+    entry.fd = fd;
+    entry.links = links;
+    this.descriptors.opened();
+  }
+
+  /** Closes the entry's held descriptor, if any. */
+  private letGo(entry: EntryState<T>): void {
+    if (entry.fd < 0) return;
+    try {
+      fs.closeSync(entry.fd);
+    } catch {
+      // already gone: nothing to give back
+    }
+    entry.fd = -1;
+    this.descriptors.closed();
   }
 
   /** Whether nothing tells the cache of this entry's changes, so {@link validate} must stat it. */
@@ -388,6 +501,7 @@ export class FolderScanCache<T = unknown> {
     }
     const racyBefore = this.racyBefore();
     state.stamp = state.watcher === null ? takeStamp([folder], racyBefore) : null;
+    state.linked = isLink(folder);
     const listed = list();
     if (listed === null) {
       this.closeFolder(folder, state);
@@ -402,12 +516,15 @@ export class FolderScanCache<T = unknown> {
       const reusable =
         known !== undefined && !known.dirty && known.isDirectory === dirent.isDirectory && known.refusal === undefined && dirent.refusal === undefined;
       if (reusable) {
+        // Its descriptor was opened before this listing; one is opened afresh after a path stat.
+        this.letGo(known as EntryState<T>);
         next.set(dirent.name, known as EntryState<T>);
         continue;
       }
       if (known !== undefined) this.closeEntry(path.join(folder, dirent.name), known);
       const probe = probeOf(folder, dirent.name, dirent.isDirectory, state);
-      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, probe, stamp: null };
+      const mayHold = state.documentAlone && dirent.isDirectory && dirent.realPath === undefined && dirent.refusal === undefined && probe !== null && probe.length === 1;
+      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, probe, stamp: null, mayHold, fd: -1, links: 0, unopenable: false };
       if (this.isPolled(state, entry)) entry.stamp = takeStamp(probe, racyBefore);
       entry.value = read(dirent);
       if (dirent.isDirectory && dirent.refusal === undefined) this.unwatchedEntries.set(path.join(folder, dirent.name), { folder: state, entry });
@@ -438,45 +555,75 @@ export class FolderScanCache<T = unknown> {
     const known = this.roots.get(rootDir);
     if (known !== undefined) return known;
     this.mayNeedPolling();
-    const missing = !isDirectory(rootDir);
-    const watcher = missing
-      ? this.watch(
-          path.dirname(rootDir),
-          'structure',
-          (name) => {
-            if (name === null || name === path.basename(rootDir)) this.forgetRoot(rootDir);
-          },
-          () => this.forgetRoot(rootDir),
-        )
-      : this.watch(
-          rootDir,
-          'structure',
-          (name) => {
-            for (const state of this.folders.values()) {
-              if (state.rootDir === rootDir && (name === null || path.basename(state.folder) === name)) state.listingDirty = true;
-            }
-          },
-          () => this.forgetRoot(rootDir),
-        );
-    let probe: string[] = [];
-    let stamp: number[] | null = null;
-    if (watcher === null) {
-      // The root is stamped before it is listed: a file added after the listing moves that stamp.
-      const racyBefore = this.racyBefore();
-      const own = takeStamp([rootDir], racyBefore);
-      probe = rootProbe(rootDir);
-      const files = takeStamp(probe.slice(1), racyBefore);
-      stamp = own === null || files === null ? null : [...own, ...files];
+    if (!isDirectory(rootDir)) {
+      const watcher = this.watch(
+        path.dirname(rootDir),
+        'structure',
+        (name) => {
+          if (name === null || name === path.basename(rootDir)) this.forgetRoot(rootDir);
+        },
+        () => this.forgetRoot(rootDir),
+      );
+      const state: RootState = { watcher, missing: true, probe: [], stamp: null, identity: null };
+      this.roots.set(rootDir, state);
+      return state;
     }
-    const state: RootState = { watcher, missing, probe, stamp };
+    // Stamped now and watched once the session's kind folders have their watches ({@link watchRoots}).
+    // The root is stamped before it is listed: a file added after the listing moves that stamp.
+    const racyBefore = this.racyBefore();
+    const own = takeStamp([rootDir], racyBefore);
+    const probe = rootProbe(rootDir);
+    const files = takeStamp(probe.slice(1), racyBefore);
+    const state: RootState = { watcher: null, missing: false, probe, stamp: own === null || files === null ? null : [...own, ...files], identity: null };
     this.roots.set(rootDir, state);
+    this.unwatchedRoots.add(rootDir);
     return state;
+  }
+
+  /**
+   * Gives watches to roots seen without one, while the budget allows: after the session's kind
+   * folders took theirs, since a kind folder's watch is worth more — it lets each of its entries be
+   * checked through a held descriptor — while an unwatched root costs a stat or two. The folders of
+   * a root that changed between its stamp and its watch are listed again at the next open.
+   */
+  private watchRoots(): void {
+    const racyBefore = this.racyBefore();
+    for (const rootDir of this.unwatchedRoots) {
+      const root = this.roots.get(rootDir);
+      if (root === undefined || root.missing || root.watcher !== null) {
+        this.unwatchedRoots.delete(rootDir);
+        continue;
+      }
+      // Taken before the watch is made: a root replaced in between fails the next check, never passes it.
+      const identity = identityOf(rootDir);
+      const watcher = this.watch(
+        rootDir,
+        'structure',
+        (name) => {
+          for (const state of this.folders.values()) {
+            if (state.rootDir === rootDir && (name === null || path.basename(state.folder) === name)) state.listingDirty = true;
+          }
+        },
+        () => this.forgetRoot(rootDir),
+      );
+      if (watcher === null) return;
+      this.unwatchedRoots.delete(rootDir);
+      this.roots.set(rootDir, { watcher, missing: false, probe: [], stamp: null, identity });
+      // What changed since the stamp (or too recently to tell) is read again: its folders are listed
+      // afresh, as when an unwatched root's stamp moves; what changes from now on, the watch tells.
+      if (!stampHolds(root.probe, root.stamp, racyBefore)) this.relistRoot(rootDir);
+    }
   }
 
   /** The root changed in a way that may add or remove kind folders: its folders are listed again, its watch made again. */
   private forgetRoot(rootDir: string): void {
     this.budget.close(this.roots.get(rootDir)?.watcher ?? null);
     this.roots.delete(rootDir);
+    this.relistRoot(rootDir);
+  }
+
+  /** Every folder of `rootDir` is listed again at its next scan, and the generation moves. */
+  private relistRoot(rootDir: string): void {
     this.changes += 1;
     for (const state of this.folders.values()) if (state.rootDir === rootDir) state.listingDirty = true;
   }
@@ -490,6 +637,7 @@ export class FolderScanCache<T = unknown> {
   private closeEntry(entryPath: string, entry: EntryState<T>): void {
     this.budget.close(entry.watcher);
     entry.watcher = null;
+    this.letGo(entry);
     if (this.unwatchedEntries.get(entryPath)?.entry === entry) this.unwatchedEntries.delete(entryPath);
   }
 
@@ -602,6 +750,56 @@ function stampHolds(paths: readonly string[] | null, stamp: readonly number[] | 
   if (!statInto(paths, racyBefore, scratch)) return false;
   for (let i = 0; i < stamp.length; i += 1) if (scratch[i] !== stamp[i]) return false;
   return true;
+}
+
+/** Whether `stats` (of a held descriptor) show the very file `stamp` was taken of, unchanged. */
+function sameStamp(stats: fs.Stats, stamp: readonly number[]): boolean {
+  return stamp[0] === stats.ino && stamp[1] === stats.size && stamp[2] === stats.mode && stamp[3] === stats.mtimeMs && stamp[4] === stats.ctimeMs;
+}
+
+/**
+ * Whether an entry's document, through the descriptor held on it, is as its stamp says: the same
+ * size, mode and times, and as many links. Its path cannot have come to name another file
+ * without one of those moving — a write moves the times, and the path's link removed, renamed
+ * away or replaced by a rename over it moves the file's change time and (but for a rename away)
+ * lowers its links — and the held file's inode cannot be reused while it is open. False when it
+ * changed too recently to be trusted, as for a path stat.
+ */
+function descriptorHolds(entry: { readonly fd: number; readonly links: number; readonly stamp: readonly number[] | null }, racyBefore: number): boolean {
+  if (entry.stamp === null) return false;
+  let stats: fs.Stats;
+  try {
+    stats = fs.fstatSync(entry.fd);
+  } catch {
+    return false;
+  }
+  return !changedAfter(stats, racyBefore) && stats.nlink === entry.links && sameStamp(stats, entry.stamp);
+}
+
+/** The folder a path names now: device, inode, birth and change times; null when it cannot be stat'ed. */
+function identityOf(dir: string): readonly number[] | null {
+  try {
+    const stats = fs.statSync(dir, { throwIfNoEntry: false });
+    return stats === undefined ? null : [stats.dev, stats.ino, stats.birthtimeMs, stats.ctimeMs];
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `dir` still names the folder `identity` was taken of (false when it was not taken). */
+function identityHolds(dir: string, identity: readonly number[] | null): boolean {
+  if (identity === null) return false;
+  const now = identityOf(dir);
+  return now !== null && now.every((value, at) => value === identity[at]);
+}
+
+/** Whether `folder` is a link (true also when it cannot be told: such a folder's entries are checked by path). */
+function isLink(folder: string): boolean {
+  try {
+    return fs.lstatSync(folder, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  } catch {
+    return true;
+  }
 }
 
 function isDirectory(dir: string): boolean {

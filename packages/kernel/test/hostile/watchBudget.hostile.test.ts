@@ -1,19 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type CapabilityKind,
-  CapabilityKinds,
-  closeKernel,
-  contribute,
-  createKernel,
-  PluginSource,
-  readMarkdownCapability,
-  resolvePlaces,
-  SessionLoader,
-} from '../../src/index.js';
+import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '../../src/index.js';
 import { FolderScanCache } from '../../src/FolderScanCache.js';
 import { noteKind, removeTestdirs, testdir, writeTree } from '../../src/testing/index.js';
+import { card, cardKind } from './support.js';
 
 // S1 of the hardening issue ("says more than it does"): when the system refused a watch, the watch
 // cache stopped telling of changes without a word. Now a watch it cannot have is a diagnostic, and
@@ -27,29 +18,6 @@ afterEach(removeTestdirs);
 /** A stamp is trusted once its file is this old; the test waits past it between steps. */
 const RACY_MS = 40;
 const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
-
-/**
- * A kind of folder entries with a document inside (`cards/<dir>/CARD.md`), counting its reads;
- * with `fileAlone` it declares that a record comes from the document alone, so an unwatched entry
- * is checked by the document's stat only.
- */
-function cardKind(reads: { count: number }, fileAlone = false): CapabilityKind {
-  const document = { file: 'CARD.md', recordFromFileAlone: fileAlone, idRule: 'name', nameField: 'frontmatter' } as const;
-  return {
-    kind: 'card',
-    folder: 'cards',
-    sessionKey: 'cards',
-    document,
-    readEntry: (entry) => {
-      reads.count += 1;
-      if (!entry.isDirectory) return { records: [], diagnostics: [] };
-      const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, document.file), document);
-      return { records: read === null ? [] : [read.draft], diagnostics: [] };
-    },
-  };
-}
-
-const card = (name: string, version: number) => `---\nname: ${name}\ndescription: version ${version}\n---\n`;
 
 /** A kernel over `home` with cards (counting reads in `reads`) and notes, no plugins, and a watch cache of `budget` watches. */
 function cardsKernel(home: string, reads: { count: number }, budget: number, fileAlone: boolean) {
