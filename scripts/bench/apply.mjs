@@ -21,7 +21,8 @@
 // before Loadout's next run, and the benches before this one delete 10,000 files. So that neither
 // side pays for the other's deletes, every timed run on such a file system starts at least
 // SETTLE_MS after the last delete the bench knows of (its own start, each peer run's end); on a
-// file system with a journal nothing waits. The JSON says whether it waited and how long.
+// file system with a journal nothing waits (`BENCH_APPLY_SETTLE_MS`, 36,000 by default; 0 never
+// waits). The JSON's `settle` says whether it waited, why and how long.
 //
 // Both sides are checked, not trusted: each run's HOME must hold the 300 skills in both agents'
 // folders, and the second apply must report nothing to change. The peer needs a Node that it
