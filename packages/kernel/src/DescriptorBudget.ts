@@ -43,6 +43,18 @@ export class DescriptorBudget {
   }
 }
 
+let shared: DescriptorBudget | undefined;
+
+/**
+ * The budget every watch cache of this process shares when it is given no limit of its own: the
+ * open-file limit is the process's, so two caches (two containers in one process) must not each
+ * take half of it.
+ */
+export function processDescriptorBudget(): DescriptorBudget {
+  shared ??= new DescriptorBudget();
+  return shared;
+}
+
 /**
  * How many descriptors the watch cache may hold: half of what the process's soft open-file limit
  * leaves after 1,024 (Node raises the soft limit to the hard one at start), so most of the limit

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DescriptorBudget } from './DescriptorBudget.js';
+import { DescriptorBudget, processDescriptorBudget } from './DescriptorBudget.js';
 import type { Diagnostic } from './Diagnostic.js';
 import { OPEN_FLAGS } from './DocumentReader.js';
 import type { FolderEntry } from './listFolderInside.js';
@@ -84,7 +84,7 @@ export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
   readonly watchBudget?: number;
   /** How recent a change makes a stamp untrustworthy ({@link RACY_MS}); tests shorten it to show the stamps at work. */
   readonly racyMs?: number;
-  /** At most this many descriptors held on unwatched documents; by default from the process's open-file limit ({@link DescriptorBudget}). */
+  /** At most this many descriptors held on unwatched documents; by default a share of the process's open-file limit, shared by every cache of the process ({@link processDescriptorBudget}). */
   readonly descriptorBudget?: number;
 }
 
@@ -119,6 +119,8 @@ export class FolderScanCache<T = unknown> {
   private readonly retention: RootRetention;
   private readonly budget: WatchBudget;
   private readonly descriptors: DescriptorBudget;
+  /** The descriptors this cache holds (its budget may be shared with the process's other caches). */
+  private heldDescriptors = 0;
   private readonly idleMs: number;
   private readonly racyMs: number;
   private sweeper: NodeJS.Timeout | null = null;
@@ -137,7 +139,7 @@ export class FolderScanCache<T = unknown> {
     const limits = { ...DEFAULT_ROOT_RETENTION, ...options };
     this.retention = new RootRetention(limits, options.now);
     this.budget = new WatchBudget(options.watchBudget);
-    this.descriptors = new DescriptorBudget(options.descriptorBudget);
+    this.descriptors = options.descriptorBudget === undefined ? processDescriptorBudget() : new DescriptorBudget(options.descriptorBudget);
     this.idleMs = limits.idleMs;
     this.racyMs = options.racyMs ?? RACY_MS;
   }
@@ -154,7 +156,7 @@ export class FolderScanCache<T = unknown> {
 
   /** The descriptors this cache holds open on unwatched documents. */
   get descriptorCount(): number {
-    return this.descriptors.held;
+    return this.heldDescriptors;
   }
 
   /** The roots this cache keeps something for. */
@@ -430,6 +432,7 @@ export class FolderScanCache<T = unknown> {
     entry.fd = fd;
     entry.links = links;
     this.descriptors.opened();
+    this.heldDescriptors += 1;
   }
 
   /** Closes the entry's held descriptor, if any. */
@@ -442,6 +445,7 @@ export class FolderScanCache<T = unknown> {
     }
     entry.fd = -1;
     this.descriptors.closed();
+    this.heldDescriptors -= 1;
   }
 
   /** Whether nothing tells the cache of this entry's changes, so {@link validate} must stat it. */

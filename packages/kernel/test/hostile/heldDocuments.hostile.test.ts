@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader, settleWatchers } from '../../src/index.js';
-import { descriptorLimit } from '../../src/DescriptorBudget.js';
+import { descriptorLimit, processDescriptorBudget } from '../../src/DescriptorBudget.js';
 import { FolderScanCache } from '../../src/FolderScanCache.js';
 import { removeTestdirs, testdir, writeTree } from '../../src/testing/index.js';
 import { card, cardKind } from './support.js';
@@ -360,6 +360,35 @@ describe('the descriptors held', () => {
     }
     expect(cache.descriptorCount).toBe(0);
     expect(heldFiles().has(path.join(cards, 'd/CARD.md'))).toBe(false);
+  });
+
+  it('count against one budget for the whole process when a cache is given no limit of its own', async () => {
+    const base = testdir();
+    const homes = ['one', 'two'].map((name) => path.join(base, name));
+    for (const home of homes) writeTree(home, { capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) } } }, plugins: {} });
+    const before = processDescriptorBudget().held;
+    const opened = homes.map((home) => {
+      const container = createKernel({ places: resolvePlaces({}, home) }, [
+        (c) => {
+          contribute(c, CapabilityKinds, cardKind({ count: 0 }, true));
+          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+        },
+      ]);
+      // Three watches: the kind folder and the root, nothing for the entries.
+      const cache = new FolderScanCache({ watchBudget: 3, racyMs: RACY_MS });
+      container.register(FolderScanCache, { useValue: cache });
+      return { container, cache, loader: container.resolve(SessionLoader) };
+    });
+    try {
+      await pause();
+      for (const { loader } of opened) for (let i = 0; i < 2; i += 1) (await loader.open()).dispose();
+      const counts = opened.map(({ cache }) => cache.descriptorCount);
+      expect(counts).toEqual([3, 3]);
+      expect(processDescriptorBudget().held - before).toBe(6);
+    } finally {
+      for (const { container } of opened) closeKernel(container);
+    }
+    expect(processDescriptorBudget().held).toBe(before);
   });
 
   it('are at most the budget derived from the open-file limit, less than half of it', () => {
