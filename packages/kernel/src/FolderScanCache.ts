@@ -486,23 +486,25 @@ export class FolderScanCache<T = unknown> {
   private relist(folder: string, state: FolderState<T>, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => T): void {
     state.listingDirty = false;
     this.mayNeedPolling();
-    // Watched (or stamped) before it is listed, so a change during the listing is not lost.
-    if (state.watcher === null) {
-      state.watcher = this.watch(
-        folder,
-        'structure',
-        (name) => {
-          state.listingDirty = true;
-          const entry = name === null ? undefined : state.entries?.get(name);
-          if (entry !== undefined) markDirty(state, entry);
-        },
-        () => {
-          state.watcher = null;
-          state.listingDirty = true;
-          for (const entry of state.entries?.values() ?? []) if (!entry.isDirectory) markDirty(state, entry);
-        },
-      );
-    }
+    // A watch follows the folder it was made on, not its path: one made before may now be on a
+    // folder renamed away, or on one removed (whose watch goes quiet without an error), while a new
+    // folder stands at the path. Each listing makes its own, before it lists (a change during the
+    // listing is not lost), or stamps the folder when the budget gives none.
+    this.budget.close(state.watcher);
+    state.watcher = this.watch(
+      folder,
+      'structure',
+      (name) => {
+        state.listingDirty = true;
+        const entry = name === null ? undefined : state.entries?.get(name);
+        if (entry !== undefined) markDirty(state, entry);
+      },
+      () => {
+        state.watcher = null;
+        state.listingDirty = true;
+        for (const entry of state.entries?.values() ?? []) if (!entry.isDirectory) markDirty(state, entry);
+      },
+    );
     const racyBefore = this.racyBefore();
     state.stamp = state.watcher === null ? takeStamp([folder], racyBefore) : null;
     state.linked = isLink(folder);

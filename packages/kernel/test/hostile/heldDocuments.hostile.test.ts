@@ -293,6 +293,75 @@ describe('an unwatched document checked through a held descriptor', () => {
   });
 });
 
+/**
+ * A watch follows the folder it was made on, not its path. After the kind folder or the root is
+ * replaced (as a plugin update renames a new clone in), the folder at the path is another one: an
+ * entry folder replaced in it afterwards must still be seen, and an entry added to it too.
+ */
+const replacements: readonly { readonly name: string; readonly make: (w: ReturnType<typeof workspace>) => void }[] = [
+  {
+    name: 'the root replaced by a copy renamed in, the old one removed',
+    make: (w) => {
+      fs.cpSync(w.root, path.join(w.home, 'staging'), { recursive: true, preserveTimestamps: true });
+      fs.renameSync(w.root, path.join(w.home, 'aside'));
+      fs.renameSync(path.join(w.home, 'staging'), w.root);
+      fs.rmSync(path.join(w.home, 'aside'), { recursive: true });
+    },
+  },
+  {
+    name: 'the kind folder removed and made again',
+    make: (w) => {
+      fs.cpSync(w.cards, path.join(w.home, 'copy'), { recursive: true, preserveTimestamps: true });
+      fs.rmSync(w.cards, { recursive: true });
+      fs.cpSync(path.join(w.home, 'copy'), w.cards, { recursive: true, preserveTimestamps: true });
+    },
+  },
+  {
+    name: 'the kind folder renamed away and a copy put in its place',
+    make: (w) => {
+      fs.cpSync(w.cards, path.join(w.home, 'copy'), { recursive: true, preserveTimestamps: true });
+      fs.renameSync(w.cards, path.join(w.home, 'cards-moved'));
+      fs.renameSync(path.join(w.home, 'copy'), w.cards);
+    },
+  },
+];
+
+describe('after the kind folder or the root is replaced', () => {
+  for (const mode of modes) {
+    for (const replacement of replacements) {
+      it(`with ${mode.name}: ${replacement.name}, then an entry folder replaced, then one added, each is seen`, async () => {
+        const w = workspace(mode);
+        const x = mode.x;
+        try {
+          await w.settle();
+          replacement.make(w);
+          await settleWatchers();
+          await w.open();
+          expect(await w.settle()).toEqual(['a:version 1', 'b:version 1', 'c:version 1']);
+
+          const moved = path.join(w.home, `${x}-moved`);
+          fs.renameSync(path.join(w.cards, x), moved);
+          writeTree(w.cards, { [x]: { 'CARD.md': card(x, 2) } });
+          writeKeepingTimes(path.join(w.cards, x, 'CARD.md'), card(x, 2), path.join(moved, 'CARD.md'));
+          await settleWatchers();
+          await pause();
+          const expected = ['a', 'b', 'c'].map((name) => `${name}:version ${name === x ? 2 : 1}`);
+          expect(await w.open()).toEqual(expected);
+
+          writeTree(w.cards, { d: { 'CARD.md': card('d', 1) } });
+          await settleWatchers();
+          await pause();
+          expect(await w.open()).toEqual([...expected, 'd:version 1']);
+          expect(await w.settle()).toEqual([...expected, 'd:version 1']);
+        } finally {
+          closeKernel(w.container);
+        }
+        expect(w.cache.descriptorCount).toBe(0);
+      });
+    }
+  }
+});
+
 describe('the descriptors held', () => {
   it('are let go when an entry is read again, removed, given a watch, its root released, and at close', async () => {
     // Four watches: the kind folder, the root, then one entry folder (a tenth of the budget is left spare).
