@@ -39,4 +39,5 @@ export { formatMarkdown, writeFileAtomicSync } from './writeDocument.js';
 export { isFolderStamp, RACY_MS, statStamp } from './statStamp.js';
 export { changedPlaces } from './sameItems.js';
 export { checkWriteInside, WriteRefusedError } from './writeFileInside.js';
+export { isJsonObject, isTextWithin } from './plainJson.js';
 export { zodShape } from './zodShape.js';

@@ -78,8 +78,3 @@ export class ServerCollector {
     return { documents: this.documents, diagnostics: this.diagnostics };
   }
 }
-
-/** Whether `value` is a plain JSON object. */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { expandPlaceholders, type FileReader, isInside, readJsonInside } from '@loadout/kernel';
+import { expandPlaceholders, type FileReader, isInside, isJsonObject, readJsonInside } from '@loadout/kernel';
 import { z } from 'zod';
 import { type AgentPluginsVersion, agentPluginsVersionOf } from './agentPluginsManifest.js';
 import { pathInside } from './pathInside.js';
-import { isJsonObject, type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
+import { type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 
 const stdioSchema = () =>
   z.strictObject({

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { type FileReader, nodeFileReader, readJsonInside } from '@loadout/kernel';
+import { type FileReader, isJsonObject, nodeFileReader, readJsonInside } from '@loadout/kernel';
 import { type AgentPluginsManifest, checkAgentPluginsManifest, isAgentPluginsRejection } from './agentPluginsManifest.js';
 import { pathInside } from './pathInside.js';
-import { isJsonObject } from './PluginServers.js';
 
 /** The plugin formats Loadout reads. `loadout` is a repository with no manifest: kind folders at its root. */
 export type PluginFormat = 'agent-plugins' | 'claude-code' | 'codex' | 'cursor' | 'loadout';

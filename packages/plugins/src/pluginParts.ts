@@ -1,7 +1,6 @@
 import path from 'node:path';
-import { type Diagnostic, type FileReader, readJsonInside } from '@loadout/kernel';
+import { type Diagnostic, type FileReader, isJsonObject, readJsonInside } from '@loadout/kernel';
 import { pathInside } from './pathInside.js';
-import { isJsonObject } from './PluginServers.js';
 
 /** Parts of a plugin Loadout does not load, by their usual place. */
 const DEFAULT_PARTS: readonly (readonly [part: string, place: string])[] = [

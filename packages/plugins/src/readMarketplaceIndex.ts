@@ -1,12 +1,11 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, type FileReader, nodeFileReader, readJsonInside } from '@loadout/kernel';
+import { DocumentRefusedError, type FileReader, isJsonObject, nodeFileReader, readJsonInside } from '@loadout/kernel';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
 import { MarketplaceRefusedError } from './PluginErrors.js';
 import { PluginDefinition } from './PluginDefinition.js';
 import { UNLOADED_FIELDS } from './pluginParts.js';
 import { pathInside } from './pathInside.js';
-import { isJsonObject } from './PluginServers.js';
 
 /** Where a marketplace keeps its index, in the order Loadout looks: Claude Code's, then Codex's. */
 export const MARKETPLACE_INDEXES: readonly { readonly file: string; readonly format: 'claude-code' | 'codex' }[] = [

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { expandPlaceholders, type FileReader, isInside, readJsonInside } from '@loadout/kernel';
+import { expandPlaceholders, type FileReader, isInside, isJsonObject, readJsonInside } from '@loadout/kernel';
 import { manifestPath, pathInside } from './pathInside.js';
-import { isJsonObject, type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
+import { type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 
 /**
  * The servers of a Claude Code, Codex or Cursor plugin: a server file (`.mcp.json` and the like)

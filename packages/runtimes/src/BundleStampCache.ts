@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DocumentRefusedError, emptyFileBytes, PRIVATE_FILE_MODE, RACY_MS, readRegularFile, type RegularFileOptions, writeFileAtomicSync } from '@loadout/kernel';
+import { DocumentRefusedError, emptyFileBytes, isJsonObject, PRIVATE_FILE_MODE, RACY_MS, readRegularFile, type RegularFileOptions, writeFileAtomicSync } from '@loadout/kernel';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */
@@ -19,9 +19,9 @@ const HASH = /^[0-9a-f]{64}$/;
  */
 function keptBundles(raw: unknown): Map<string, BundleStamps> {
   const kept = new Map<string, BundleStamps>();
-  if (!isObject(raw) || raw.version !== 1 || !isObject(raw.bundles)) return kept;
+  if (!isJsonObject(raw) || raw.version !== 1 || !isJsonObject(raw.bundles)) return kept;
   for (const [entry, stamps] of Object.entries(raw.bundles)) {
-    if (!path.isAbsolute(entry) || !isObject(stamps) || typeof stamps.hash !== 'string' || !HASH.test(stamps.hash) || !isObject(stamps.files)) return new Map();
+    if (!path.isAbsolute(entry) || !isJsonObject(stamps) || typeof stamps.hash !== 'string' || !HASH.test(stamps.hash) || !isJsonObject(stamps.files)) return new Map();
     for (const [relative, stamp] of Object.entries(stamps.files)) if (typeof stamp !== 'string' || !isBundlePath(relative)) return new Map();
     kept.set(entry, { hash: stamps.hash, files: stamps.files as Record<string, string> });
   }
@@ -31,10 +31,6 @@ function keptBundles(raw: unknown): Map<string, BundleStamps> {
 /** `''` (the bundle itself) or a relative path below it: no leading or doubled `/`, no `.` or `..` step. */
 function isBundlePath(relative: string): boolean {
   return relative === '' || relative.split('/').every((step) => step !== '' && step !== '.' && step !== '..');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, readJsonInside, writeFileAtomicSync, zodShape } from '@loadout/kernel';
+import { DocumentRefusedError, isJsonObject, readJsonInside, writeFileAtomicSync, zodShape } from '@loadout/kernel';
 import { z } from 'zod';
 import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
 
@@ -54,24 +54,19 @@ const LEVELS: readonly unknown[] = ['project', 'global'];
  * the rest of the reading; `RuntimeManifest.test.ts` checks both agree.
  */
 export function plainEntries(raw: unknown): ManifestEntry[] | null {
-  if (!isRecord(raw) || raw.version !== 1 || !Array.isArray(raw.entries)) return null;
+  if (!isJsonObject(raw) || raw.version !== 1 || !Array.isArray(raw.entries)) return null;
   const entries: ManifestEntry[] = [];
   for (const item of raw.entries as unknown[]) {
-    if (!isRecord(item)) return null;
+    if (!isJsonObject(item)) return null;
     const { kind, path: entryPath, name, hash, source, writtenAt } = item;
     if ((kind !== undefined && kind !== 'skill') || typeof entryPath !== 'string' || !isSafeEntryName(entryPath)) return null;
     if (typeof name !== 'string' || name.length < 1 || name.length > 64 || typeof hash !== 'string' || !SHA256.test(hash) || typeof writtenAt !== 'string') return null;
-    if (!isRecord(source)) return null;
+    if (!isJsonObject(source)) return null;
     const { id, level, plugin } = source;
     if (typeof id !== 'string' || id.length < 1 || id.length > 64 || !LEVELS.includes(level) || !(plugin === null || (typeof plugin === 'string' && plugin.length <= 64))) return null;
     entries.push({ kind: 'skill', path: entryPath, name, hash, source: { id, level: level as ManifestSource['level'], plugin }, writtenAt });
   }
   return entries;
-}
-
-/** A plain object (what JSON makes of `{}`), not an array or null. */
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
