@@ -40,4 +40,4 @@ export { isFolderStamp, RACY_MS, statStamp } from './statStamp.js';
 export { changedPlaces } from './sameItems.js';
 export { checkWriteInside, WriteRefusedError } from './writeFileInside.js';
 export { isJsonObject, isTextWithin } from './plainJson.js';
-export { zodShape } from './zodShape.js';
+export { plainFirstShape, zodShape } from './zodShape.js';

@@ -1,36 +1,72 @@
-import { type CapabilityRecord, zodShape } from '@loadout/kernel';
+import { type CapabilityRecord, isJsonObject, isTextWithin, plainFirstShape } from '@loadout/kernel';
 import { z } from 'zod';
 
-const common = {
-  name: z.string().min(1).max(200),
-  description: z.string().max(1024).optional(),
-  // Checked by the kernel's declaredGates, the one reader of gate declarations.
-  gates: z.unknown().optional(),
-};
+const MAX_ARGS = 256;
 
-/** The file format of `servers/<id>.json`: a command MCP server or a remote one. */
-export const ServerDefinitionFile = z.union([
-  z.object({
-    ...common,
-    command: z.string().min(1).max(4096),
-    args: z.array(z.string().max(4096)).max(256).default([]),
-    env: z.record(z.string(), z.string().max(8192)).default({}),
-    /** The working directory the server starts in. */
-    cwd: z.string().min(1).max(4096).optional(),
-  }),
-  z.object({
-    ...common,
-    url: z.url({ protocol: /^(https?|wss?)$/ }),
-    headers: z.record(z.string(), z.string().max(8192)).optional(),
-    /**
-     * How an `http(s)` server is reached: `http` (Streamable HTTP, the default) or `sse` (the older
-     * HTTP+SSE transport). A `ws(s)` URL is a WebSocket server whatever this says.
-     */
-    type: z.enum(['http', 'sse']).optional(),
-  }),
-]);
-export type ServerDefinitionFile = z.infer<typeof ServerDefinitionFile>;
-export const serverDefinitionShape = zodShape(ServerDefinitionFile);
+/** The file format of `servers/<id>.json`: a command MCP server or a remote one. Built on first use (see {@link serverDefinitionShape}). */
+export function serverDefinitionSchema() {
+  const common = {
+    name: z.string().min(1).max(200),
+    description: z.string().max(1024).optional(),
+    // Checked by the kernel's declaredGates, the one reader of gate declarations.
+    gates: z.unknown().optional(),
+  };
+  return z.union([
+    z.object({
+      ...common,
+      command: z.string().min(1).max(4096),
+      args: z.array(z.string().max(4096)).max(MAX_ARGS).default([]),
+      env: z.record(z.string(), z.string().max(8192)).default({}),
+      /** The working directory the server starts in. */
+      cwd: z.string().min(1).max(4096).optional(),
+    }),
+    z.object({
+      ...common,
+      url: z.url({ protocol: /^(https?|wss?)$/ }),
+      headers: z.record(z.string(), z.string().max(8192)).optional(),
+      /**
+       * How an `http(s)` server is reached: `http` (Streamable HTTP, the default) or `sse` (the older
+       * HTTP+SSE transport). A `ws(s)` URL is a WebSocket server whatever this says.
+       */
+      type: z.enum(['http', 'sse']).optional(),
+    }),
+  ]);
+}
+export type ServerDefinitionFile = z.infer<ReturnType<typeof serverDefinitionSchema>>;
+type CommandServerDefinition = Extract<ServerDefinitionFile, { command: string }>;
+
+/**
+ * A command server's definition as {@link serverDefinitionSchema} builds it (the schema's field
+ * order, unknown fields dropped, `args` and `env` filled in) when it is plainly valid; null for
+ * anything else — a remote server among them, whose URL only the schema checks.
+ */
+export function plainServerDefinition(raw: unknown): CommandServerDefinition | null {
+  if (!isJsonObject(raw)) return null;
+  const { name, description, gates, command, args, env, cwd } = raw;
+  if (!isTextWithin(name, 1, 200) || (description !== undefined && !isTextWithin(description, 0, 1024))) return null;
+  if (!isTextWithin(command, 1, 4096) || (cwd !== undefined && !isTextWithin(cwd, 1, 4096))) return null;
+  if (args !== undefined && !(Array.isArray(args) && args.length <= MAX_ARGS && args.every((arg) => isTextWithin(arg, 0, 4096)))) return null;
+  if (env !== undefined && !isPlainEnvironment(env)) return null;
+  return {
+    name,
+    ...(description === undefined ? {} : { description }),
+    ...(gates === undefined ? {} : { gates }),
+    command,
+    args: args === undefined ? [] : [...(args as string[])],
+    env: env === undefined ? {} : { ...env },
+    ...(cwd === undefined ? {} : { cwd }),
+  };
+}
+
+/** Variables whose values are plainly short enough; a `__proto__` name is left to the schema, which assigns it differently. */
+function isPlainEnvironment(env: unknown): env is Record<string, string> {
+  if (!isJsonObject(env)) return false;
+  for (const key of Object.keys(env)) if (key === '__proto__' || !isTextWithin(env[key], 0, 8192)) return false;
+  return true;
+}
+
+/** How a server definition is checked: by hand, and by the schema when the hand check cannot tell. */
+export const serverDefinitionShape = plainFirstShape<ServerDefinitionFile>(plainServerDefinition, serverDefinitionSchema);
 
 /**
  * Where a server record keeps the definition it was read from. A symbol key is skipped by

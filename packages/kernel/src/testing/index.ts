@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { z } from 'zod';
 import type { CapabilityKind } from '../CapabilityKind.js';
 import { readMarkdownCapability } from '../readMarkdownCapability.js';
 
@@ -92,3 +94,42 @@ export const noteKind: CapabilityKind = {
     return { records: read === null ? [] : [read.draft], diagnostics: [] };
   },
 };
+
+/**
+ * Holds a hand check to its schema on one value (see `plainFirstShape`): whatever `plain` accepts
+ * the schema must accept, to the same value with its keys in the same order; throws naming the
+ * value when they differ. Says what each made of it, so a test can also count what was left to
+ * the schema.
+ */
+export function compareWithSchema<T>(plain: (value: unknown) => T | null, schema: z.ZodType<T>, value: unknown): { readonly plain: boolean; readonly schema: boolean } {
+  const byHand = plain(value);
+  const parsed = schema.safeParse(value);
+  if (byHand !== null && (!parsed.success || !isDeepStrictEqual(byHand, parsed.data) || JSON.stringify(byHand) !== JSON.stringify(parsed.data))) {
+    const why = parsed.success ? `the schema made ${JSON.stringify(parsed.data)}` : 'the schema refused it';
+    throw new Error(`the hand check accepted ${JSON.stringify(value)} as ${JSON.stringify(byHand)}, but ${why}`);
+  }
+  return { plain: byHand !== null, schema: parsed.success };
+}
+
+/**
+ * {@link compareWithSchema} over many values: how many the hand check accepted, how many the
+ * schema refused, and the values the schema accepted that the hand check left to it.
+ */
+export function compareAllWithSchema<T>(plain: (value: unknown) => T | null, schema: z.ZodType<T>, values: readonly unknown[]): { readonly accepted: number; readonly refused: number; readonly leftToSchema: readonly unknown[] } {
+  let accepted = 0;
+  let refused = 0;
+  const leftToSchema: unknown[] = [];
+  for (const value of values) {
+    const verdict = compareWithSchema(plain, schema, value);
+    if (verdict.plain) accepted += 1;
+    if (!verdict.schema) refused += 1;
+    if (verdict.schema && !verdict.plain) leftToSchema.push(value);
+  }
+  return { accepted, refused, leftToSchema };
+}
+
+/** `base` with `field` set to `value`, or without `field` when `value` is undefined. */
+export function withField(base: Readonly<Record<string, unknown>>, field: string, value: unknown): Record<string, unknown> {
+  const { [field]: _replaced, ...rest } = base;
+  return value === undefined ? rest : { ...rest, [field]: value };
+}
