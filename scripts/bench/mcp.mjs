@@ -6,7 +6,8 @@
 //   is one page, which is what one request costs; the whole walk is reported beside it.
 // - callTool of a no-op task (one job row, the real runner), as a ratio to spawning `node -e ''`
 //   from this process with the environment the runner gives tasks, each call paired with a spawn
-//   (target ≤ 1.5×), in the big workspace and in an empty one.
+//   just before it (target ≤ 1.5×, the median of the pairs' ratios), in the big workspace and in an
+//   empty one, each server having answered the same requests before its calls are timed.
 //
 // Prints one JSON document, and one line per target (met / not met) on stderr.
 import 'reflect-metadata';
@@ -61,14 +62,18 @@ try {
     let lists;
     try {
       lists = await measureLists(big.client);
-      lists.callToolMs = await measureCalls(big.client, spawnMs);
+      lists.calls = await measureCalls(big.client, spawnMs);
     } finally {
       await big.close();
     }
     const small = await connect(emptyHome);
-    let emptyCallMs;
+    let emptyCalls;
     try {
-      emptyCallMs = await measureCalls(small.client, spawnMs);
+      // The same requests before its calls as the big workspace's server answered (its lists are
+      // short here): both servers' calls are timed equally warm, so the two figures differ by the
+      // workspace alone and not by how many requests the server had seen.
+      await measureLists(small.client);
+      emptyCalls = await measureCalls(small.client, spawnMs);
     } finally {
       await small.close();
     }
@@ -84,19 +89,15 @@ try {
         wholeListMs: round(lists.wholeListMs),
       },
       callTool: {
-        tenThousandSkillsMs: round(lists.callToolMs),
-        tenThousandSkillsOverSpawn: null,
-        emptyWorkspaceMs: round(emptyCallMs),
-        emptyWorkspaceOverSpawn: null,
+        tenThousandSkillsMs: round(lists.calls.ms),
+        tenThousandSkillsOverSpawn: round(lists.calls.overSpawn),
+        emptyWorkspaceMs: round(emptyCalls.ms),
+        emptyWorkspaceOverSpawn: round(emptyCalls.overSpawn),
       },
     };
   }
 
   const spawnNodeMs = median(spawnMs);
-  for (const figures of Object.values(transports)) {
-    figures.callTool.tenThousandSkillsOverSpawn = round(figures.callTool.tenThousandSkillsMs / spawnNodeMs);
-    figures.callTool.emptyWorkspaceOverSpawn = round(figures.callTool.emptyWorkspaceMs / spawnNodeMs);
-  }
   const targets = [];
   for (const [name, figures] of Object.entries(transports)) {
     targets.push({ target: `${name} tools/list warm ≤ 20× ping`, ratio: figures.toolsList.overPing, limit: 20 });
@@ -158,20 +159,29 @@ async function measureLists(client) {
   };
 }
 
-/** Calls the no-op task; each call is paired with a spawn of `node -e ''` (into `spawnMs`), so both see the same machine. */
+/**
+ * Calls the no-op task; each call is paired with a spawn of `node -e ''` just before it (also kept
+ * in `spawnMs`), so both see the same moment of the machine. The ratio is the median of the pairs'
+ * ratios: a slow spell of a shared machine lands on a call and its own baseline together, where a
+ * ratio of medians taken over different minutes would charge it to one side.
+ */
 async function measureCalls(client, spawnMs) {
   const runs = [];
+  const ratios = [];
   await client.callTool({ name: 'noop', arguments: {} });
   for (let i = 0; i < CALLS; i += 1) {
     const spawned = now();
     await exited(spawn(process.execPath, ['-e', ''], { stdio: 'ignore', env: RUNNER_ENV }));
-    spawnMs.push(now() - spawned);
+    const baseline = now() - spawned;
+    spawnMs.push(baseline);
     const started = now();
     const result = await client.callTool({ name: 'noop', arguments: {} });
-    runs.push(now() - started);
+    const ms = now() - started;
+    runs.push(ms);
+    ratios.push(ms / baseline);
     if (result.isError) throw new Error(`the no-op task failed: ${JSON.stringify(result.content)}`);
   }
-  return median(runs);
+  return { ms: median(runs), overSpawn: median(ratios) };
 }
 
 async function connectStdio(workspace) {
