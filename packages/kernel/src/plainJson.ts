@@ -1,10 +1,11 @@
 /**
- * Checks for hand-written shape checks that answer before a zod schema (see {@link plainFirstShape}):
- * each accepts only what the matching zod rule surely accepts, so a document they pass needs no
- * schema, and anything else goes to the schema, which gives its own error.
+ * Pieces of the hand-written shape checks that answer before a zod schema (see `plainFirstShape`).
+ * They judge values as `JSON.parse` makes them: on those each accepts only what the matching zod
+ * rule surely accepts, so a document they pass needs no schema, and anything else goes to the
+ * schema, which gives its own error.
  */
 
-/** A plain object as JSON makes it: not an array, not null. */
+/** An object as `JSON.parse` makes one: anything of type object but an array or null (a Map or a class instance passes too). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,10 +2,19 @@ import type { z } from 'zod';
 import { formatValidationError } from './formatValidationError.js';
 import type { JsonShape } from './readJsonCapability.js';
 
-/** Adapts a zod schema to a {@link JsonShape}; a mismatch's reason is {@link formatValidationError}'s line. */
+/**
+ * Adapts a zod schema to a {@link JsonShape}; a mismatch's reason is {@link formatValidationError}'s
+ * line. A value the schema's own checks throw on (zod compares the `length` of an object that is
+ * not a string, e.g. `{"name": {"length": {"toString": 0}}}`) is a mismatch too, not a crash.
+ */
 export function zodShape<T>(schema: z.ZodType<T>): JsonShape<T> {
   return (value) => {
-    const parsed = schema.safeParse(value);
+    let parsed: ReturnType<typeof schema.safeParse>;
+    try {
+      parsed = schema.safeParse(value);
+    } catch (error) {
+      return { ok: false, reason: `✖ not the expected shape (${error instanceof Error ? error.message : String(error)})` };
+    }
     return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: formatValidationError(parsed.error) };
   };
 }

@@ -21,9 +21,9 @@ const catalogueVariants: Record<string, readonly unknown[]> = {
 
 /** Each field of one notification, the same way. */
 const itemVariants: Record<string, readonly unknown[]> = {
-  id: ['a', '0', 'task.run-x_y', '', '.a', '-a', 'A', 'a b', 'a/b', 'x'.repeat(128), 'x'.repeat(129), 'é', 'a\n', 1, null, undefined],
+  id: ['a', '0', 'task.run-x_y', '', '.a', '-a', 'A', 'aB', 'a.B', 'ab-C', 'a_b.c-d', 'a b', 'a/b', 'x'.repeat(128), 'x'.repeat(129), 'é', 'a\n', 1, null, undefined],
   title: ['T', '', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(100), '😀'.repeat(101), 1, null, undefined],
-  severity: ['info', 'success', 'warning', 'error', 'INFO', 'loud', '', 1, null, undefined],
+  severity: ['info', 'success', 'warning', 'error', 'INFO', 'Info', 'debug', 'loud', '', 1, null, undefined],
   extra: [undefined, 'dropped'],
 };
 
@@ -46,18 +46,42 @@ describe('plainNotificationCatalogue, the catalogue check without the schema', (
     expect(refused).toBeGreaterThan(30);
   });
 
-  it('agrees with the schema on generated catalogues', () => {
-    const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(101), 'info', 'error', 'a.b-c_d'));
-    const anything = fc.oneof(text, fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }));
+  it('agrees with the schema on generated catalogues, most of them valid', () => {
+    // Mostly what a catalogue holds, now and then a bound, a near miss or another JSON value.
+    const anything = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }));
+    const mostly = <T>(valid: fc.Arbitrary<T>, edges: readonly unknown[]) => fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: anything, weight: 1 });
+    const words = fc.string({ minLength: 1, maxLength: 12 });
     const notification = fc.record(
-      { id: fc.oneof(text, fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,12}$/), anything), title: fc.oneof(text, anything), severity: fc.oneof(fc.constantFrom('info', 'success', 'warning', 'error'), anything), other: anything },
-      { requiredKeys: [] },
+      {
+        id: mostly(fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,12}$/), ['', 'A', 'aB', 'a.B', '-a', 'a b', 'x'.repeat(128), 'x'.repeat(129)]),
+        title: mostly(words, ['', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(100), '😀'.repeat(101)]),
+        severity: mostly(fc.constantFrom('info', 'success', 'warning', 'error'), ['INFO', 'debug', '']),
+        other: anything,
+      },
+      { requiredKeys: ['id', 'title', 'severity'] },
     );
     const generated = fc.record(
-      { name: fc.oneof(text, anything), description: fc.oneof(text, anything), notifications: fc.oneof(fc.array(notification, { maxLength: 4 }), anything), gates: anything, other: anything },
-      { requiredKeys: [] },
+      {
+        name: mostly(words, ['', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(101)]),
+        description: mostly(fc.string({ maxLength: 20 }), ['x'.repeat(1024), 'x'.repeat(1025)]),
+        notifications: mostly(fc.array(notification, { maxLength: 4 }), [{}, 'x']),
+        gates: anything,
+        other: anything,
+      },
+      { requiredKeys: ['name', 'notifications'] },
     );
-    fc.assert(fc.property(generated, (value) => void compare(value)), { numRuns: 3000 });
+    let accepted = 0;
+    let withNotifications = 0;
+    fc.assert(
+      fc.property(generated, (value) => {
+        if (!compare(value).plain) return;
+        accepted += 1;
+        if ((value.notifications as unknown[]).length > 0) withNotifications += 1;
+      }),
+      { numRuns: 3000 },
+    );
+    expect(accepted).toBeGreaterThan(600);
+    expect(withNotifications).toBeGreaterThan(300);
   });
 
   it('gives the schema’s own error for a catalogue it cannot pass', () => {
@@ -66,5 +90,9 @@ describe('plainNotificationCatalogue, the catalogue check without the schema', (
       reason: expect.stringMatching(/^✖ .+ → at notifications\[0\]\.severity$/),
     });
     expect(notificationCatalogueShape(catalogue)).toEqual({ ok: true, value: schema.parse(catalogue) });
+  });
+
+  it('refuses, not throws, a value zod’s own length check throws on', () => {
+    expect(notificationCatalogueShape({ name: { length: { toString: 0 } }, notifications: [] })).toEqual({ ok: false, reason: expect.stringMatching(/^✖ not the expected shape \(/) });
   });
 });

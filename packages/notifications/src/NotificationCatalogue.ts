@@ -2,7 +2,7 @@ import { type CapabilityRecord, isJsonObject, isTextWithin, plainFirstShape } fr
 import { z } from 'zod';
 
 const NOTIFICATION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-const SEVERITIES: readonly unknown[] = ['info', 'success', 'warning', 'error'];
+const SEVERITIES = ['info', 'success', 'warning', 'error'] as const;
 const MAX_NOTIFICATIONS = 1000;
 
 /** The file format of `notifications/<file>.json`, built on first use (see {@link notificationCatalogueShape}). */
@@ -15,7 +15,7 @@ export function notificationCatalogueSchema() {
         z.object({
           id: z.string().regex(NOTIFICATION_ID, 'must be lower-case letters, digits, ".", "_" or "-"'),
           title: z.string().min(1).max(200),
-          severity: z.enum(['info', 'success', 'warning', 'error']),
+          severity: z.enum(SEVERITIES),
         }),
       )
       .max(MAX_NOTIFICATIONS),
@@ -41,7 +41,7 @@ export function plainNotificationCatalogue(raw: unknown): NotificationCatalogueF
   for (const item of notifications as unknown[]) {
     if (!isJsonObject(item)) return null;
     const { id, title, severity } = item;
-    if (typeof id !== 'string' || !NOTIFICATION_ID.test(id) || !isTextWithin(title, 1, 200) || !SEVERITIES.includes(severity)) return null;
+    if (typeof id !== 'string' || !NOTIFICATION_ID.test(id) || !isTextWithin(title, 1, 200) || !(SEVERITIES as readonly unknown[]).includes(severity)) return null;
     definitions.push({ id, title, severity: severity as NotificationDefinition['severity'] });
   }
   return {

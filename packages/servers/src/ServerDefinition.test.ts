@@ -54,24 +54,33 @@ describe('plainServerDefinition, the command server check without the schema', (
     expect(refused).toBeGreaterThan(40);
   });
 
-  it('agrees with the schema on generated definitions', () => {
-    const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('', 'x'.repeat(4096), 'x'.repeat(4097), '😀'.repeat(2049), 'https://example.com', '__proto__'));
-    const anything = fc.oneof(text, fc.integer(), fc.constant(null), fc.boolean(), fc.array(text, { maxLength: 2 }));
+  it('agrees with the schema on generated definitions, most of them valid', () => {
+    // Mostly what a definition holds, now and then a bound, a near miss or another JSON value.
+    const anything = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }));
+    const mostly = <T>(valid: fc.Arbitrary<T>, edges: readonly unknown[]) => fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: anything, weight: 1 });
+    const words = fc.string({ minLength: 1, maxLength: 12 });
     const generated = fc.record(
       {
-        name: fc.oneof(text, anything),
-        description: fc.oneof(text, anything),
-        command: fc.oneof(text, anything),
-        args: fc.oneof(fc.array(text, { maxLength: 4 }), anything),
-        env: fc.oneof(fc.dictionary(text, fc.oneof(text, anything), { maxKeys: 3 }), anything),
-        cwd: fc.oneof(text, anything),
+        name: mostly(words, ['', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(101)]),
+        description: mostly(fc.string({ maxLength: 20 }), ['x'.repeat(1024), 'x'.repeat(1025)]),
+        command: mostly(words, ['', 'x'.repeat(4096), 'x'.repeat(4097), '😀'.repeat(2049)]),
+        args: mostly(fc.array(fc.string({ maxLength: 10 }), { maxLength: 4 }), [['x'.repeat(4097)], Array.from({ length: 257 }, () => 'a'), [1]]),
+        env: mostly(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.string({ maxLength: 10 }), { maxKeys: 3 }), [{ A: 'x'.repeat(8193) }, { A: 1 }, JSON.parse('{"__proto__":"x"}')]),
+        cwd: mostly(words, ['', 'x'.repeat(4097)]),
         gates: anything,
-        url: fc.oneof(text, anything),
+        url: fc.constantFrom('https://example.com/mcp', 'not a url'),
         other: anything,
       },
-      { requiredKeys: [] },
+      { requiredKeys: ['name', 'command'] },
     );
-    fc.assert(fc.property(generated, (value) => void compare(value)), { numRuns: 3000 });
+    let accepted = 0;
+    fc.assert(
+      fc.property(generated, (value) => {
+        if (compare(value).plain) accepted += 1;
+      }),
+      { numRuns: 3000 },
+    );
+    expect(accepted).toBeGreaterThan(600);
   });
 
   it('leaves a remote server and a bad definition to the schema, with its own error', () => {
@@ -79,5 +88,6 @@ describe('plainServerDefinition, the command server check without the schema', (
     expect(serverDefinitionShape(remote)).toEqual({ ok: true, value: schema.parse(remote) });
     expect(serverDefinitionShape({ name: 'x', command: 'npx', args: 'a' })).toEqual({ ok: false, reason: expect.stringMatching(/^✖ /) });
     expect(serverDefinitionShape(definition)).toEqual({ ok: true, value: schema.parse(definition) });
+    expect(serverDefinitionShape({ name: { length: { toString: 0 } }, command: 'npx' })).toEqual({ ok: false, reason: expect.stringMatching(/^✖ not the expected shape \(/) });
   });
 });

@@ -58,7 +58,7 @@ export function plainServerDefinition(raw: unknown): CommandServerDefinition | n
   };
 }
 
-/** Variables whose values are plainly short enough; a `__proto__` name is left to the schema, which assigns it differently. */
+/** Variables whose values are plainly short enough; a `__proto__` name is left to the schema, which drops it (value unchecked) where a copy keeps it. */
 function isPlainEnvironment(env: unknown): env is Record<string, string> {
   if (!isJsonObject(env)) return false;
   for (const key of Object.keys(env)) if (key === '__proto__' || !isTextWithin(env[key], 0, 8192)) return false;

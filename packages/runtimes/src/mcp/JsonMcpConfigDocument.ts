@@ -11,6 +11,7 @@ import {
   parseTree,
   printParseErrorCode,
 } from 'jsonc-parser';
+import { isJsonObject } from '@loadout/kernel';
 import { EditedMcpConfig, lineEnding, lineStart, McpConfigLayoutError, McpConfigUnreadableError, type McpEntryEdit, onlyIndentBefore } from './McpConfigDocument.js';
 
 /**
@@ -59,7 +60,7 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
         this.current = insert(this.current, [this.container, name], value, options);
       }
       remaining = edits.filter((_, index) => index !== first);
-    } else if (!isObject(this.value()[this.container])) {
+    } else if (!isJsonObject(this.value()[this.container])) {
       throw new McpConfigLayoutError(`${this.fileLabel}: "${this.container}" is not an object`);
     }
     if (remaining.length === 0) return;
@@ -90,7 +91,7 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
         throw new McpConfigUnreadableError(`${this.fileLabel} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); Loadout leaves it as it is`);
       }
     }
-    if (!isObject(value)) throw new McpConfigUnreadableError(`${this.fileLabel} does not hold a JSON object; Loadout leaves it as it is`);
+    if (!isJsonObject(value)) throw new McpConfigUnreadableError(`${this.fileLabel} does not hold a JSON object; Loadout leaves it as it is`);
     this.parsed = value as Record<string, unknown>;
   }
 
@@ -165,8 +166,4 @@ function formattingOptions(text: string): FormattingOptions {
   const indented = /\n([ \t]+)["}\]]/.exec(text)?.[1] ?? '  ';
   const tabs = indented.startsWith('\t');
   return { insertSpaces: !tabs, tabSize: tabs ? 1 : Math.min(indented.length, 8), eol: lineEnding(text), keepLines: false };
-}
-
-function isObject(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
