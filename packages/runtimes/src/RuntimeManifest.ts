@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, isJsonObject, readJsonInside, writeFileAtomicSync, zodShape } from '@loadout/kernel';
+import { DocumentRefusedError, isJsonObject, isTextWithin, readJsonInside, writeFileAtomicSync, zodShape } from '@loadout/kernel';
 import { z } from 'zod';
 import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
 
@@ -17,6 +17,8 @@ export function isSafeEntryName(name: string): boolean {
 }
 
 const entryName = z.string().refine(isSafeEntryName, 'must be one folder name, not hidden');
+const SHA256 = /^[0-9a-f]{64}$/;
+const LEVELS = ['project', 'global'] as const;
 
 const manifestEntrySchema = z.object({
   /** What the entry is; skill folders are the only kind so far (absent in older manifests). */
@@ -26,10 +28,10 @@ const manifestEntrySchema = z.object({
   /** The skill's name as the runtime lists it (its valid Agent Skills name). */
   name: z.string().min(1).max(64),
   /** The bundle hash Loadout wrote; a folder whose hash differs was edited since. */
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: z.string().regex(SHA256),
   source: z.object({
     id: z.string().min(1).max(64),
-    level: z.enum(['project', 'global']),
+    level: z.enum(LEVELS),
     plugin: z.string().max(64).nullable(),
   }),
   writtenAt: z.string(),
@@ -42,9 +44,6 @@ const manifestSchema = z.object({
 
 export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
 export type ManifestSource = ManifestEntry['source'];
-
-const SHA256 = /^[0-9a-f]{64}$/;
-const LEVELS: readonly unknown[] = ['project', 'global'];
 
 /**
  * A manifest's entries when every one is plainly what `manifestSchema` accepts, built as the schema
@@ -60,10 +59,10 @@ export function plainEntries(raw: unknown): ManifestEntry[] | null {
     if (!isJsonObject(item)) return null;
     const { kind, path: entryPath, name, hash, source, writtenAt } = item;
     if ((kind !== undefined && kind !== 'skill') || typeof entryPath !== 'string' || !isSafeEntryName(entryPath)) return null;
-    if (typeof name !== 'string' || name.length < 1 || name.length > 64 || typeof hash !== 'string' || !SHA256.test(hash) || typeof writtenAt !== 'string') return null;
+    if (!isTextWithin(name, 1, 64) || typeof hash !== 'string' || !SHA256.test(hash) || typeof writtenAt !== 'string') return null;
     if (!isJsonObject(source)) return null;
     const { id, level, plugin } = source;
-    if (typeof id !== 'string' || id.length < 1 || id.length > 64 || !LEVELS.includes(level) || !(plugin === null || (typeof plugin === 'string' && plugin.length <= 64))) return null;
+    if (!isTextWithin(id, 1, 64) || !(LEVELS as readonly unknown[]).includes(level) || !(plugin === null || isTextWithin(plugin, 0, 64))) return null;
     entries.push({ kind: 'skill', path: entryPath, name, hash, source: { id, level: level as ManifestSource['level'], plugin }, writtenAt });
   }
   return entries;
