@@ -198,6 +198,31 @@ describe.each([
     expect((await open()).find('skill', 'b-one')?.gates).toEqual({ fast: true });
   });
 
+  it('leaves out a document edited to a name switched off, and shows it again once named back', async () => {
+    const { other, places, open, warm } = workspace(watchBudget);
+    // A switch stays stored for a skill that is gone: switched off while it was there, then removed.
+    const gone = path.join(places.capabilitiesDir, 'skills', 'b-renamed');
+    writeTree(gone, skill('b-renamed'));
+    const state = resolve(other, CapabilityStateService);
+    expect((await state.setCapabilityState({}, [{ kind: 'skill', id: 'b-renamed', enabled: false }])).errors).toEqual([]);
+    fs.rmSync(gone, { recursive: true });
+    const before = await warm();
+    expect(skillIds(before)).toEqual(['a-one', 'b-one', 'pdf']);
+    // Every record was on; the one edited now decides off: left out, and the session says so.
+    const betaSkill = path.join(places.pluginsDir, 'beta', 'skills', 'b-one', 'SKILL.md');
+    fs.writeFileSync(betaSkill, skill('b-renamed')['SKILL.md']);
+    const renamed = await open();
+    expect(skillIds(renamed)).toEqual(['a-one', 'pdf']);
+    expect(renamed.find('skill', 'a-one')).toBe(before.find('skill', 'a-one'));
+    expect(renamed.diagnostics.find((diagnostic) => diagnostic.code === 'CAPABILITIES_OFF')?.message).toContain('skill/b-renamed');
+    // One record was off; named back, it is on again and nothing is reported off.
+    await warm();
+    fs.writeFileSync(betaSkill, skill('b-one')['SKILL.md']);
+    const back = await open();
+    expect(skillIds(back)).toEqual(['a-one', 'b-one', 'pdf']);
+    expect(back.diagnostics.map((diagnostic) => diagnostic.code)).not.toContain('CAPABILITIES_OFF');
+  });
+
   it('sees a switch turned off together with an edit of another document', async () => {
     const { other, places, open, warm } = workspace(watchBudget);
     await warm();

@@ -1,6 +1,7 @@
 import type { CapabilityRecord } from './CapabilityKind.js';
 import type { SessionScope } from './CapabilityFilter.js';
 import { LoadoutError } from './LoadoutError.js';
+import { changedPlaces } from './sameItems.js';
 import { token } from './token.js';
 
 /**
@@ -33,6 +34,27 @@ export const CapabilityHolds = token<CapabilityHolder>('kernel.capabilityHolds')
 
 /** Lists found to hold no held record: lists and records are never changed once made, so once is enough. */
 const unheldLists = new WeakSet<readonly CapabilityRecord[]>();
+/**
+ * The last list of more than one record found to hold none. A list that differs from it at a few
+ * places (a session after one edited document) holds none when the records at those places hold
+ * none: every other place is the very same record. Weak, so it keeps no session's records alive.
+ */
+let lastUnheld: WeakRef<readonly CapabilityRecord[]> | null = null;
+/** More places than this differ from {@link lastUnheld} and every record is looked at. */
+const MAX_PLACES_LOOKED_AT = 32;
+
+function holdsNone(records: readonly CapabilityRecord[]): boolean {
+  if (unheldLists.has(records)) return true;
+  const previous = lastUnheld?.deref();
+  const places = previous === undefined ? null : changedPlaces(previous, records, MAX_PLACES_LOOKED_AT);
+  const none =
+    places === null ? records.every((record) => record.held === undefined) : places.every((place) => (records[place] as CapabilityRecord).held === undefined);
+  if (none) {
+    unheldLists.add(records);
+    if (records.length > 1) lastUnheld = new WeakRef(records);
+  }
+  return none;
+}
 
 /**
  * The records with their holds set (and any earlier hold cleared): the one way a hold is put on a
@@ -40,10 +62,7 @@ const unheldLists = new WeakSet<readonly CapabilityRecord[]>();
  * (a session's grouping by kind) can be kept by its identity.
  */
 export function withHolds(records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>): readonly CapabilityRecord[] {
-  if (holds.size === 0 && (unheldLists.has(records) || records.every((record) => record.held === undefined))) {
-    unheldLists.add(records);
-    return records;
-  }
+  if (holds.size === 0 && holdsNone(records)) return records;
   const last = lastHeld.get(records);
   if (last !== undefined && sameHolds(last.holds, holds)) return last.result;
   const result = records.map((record) => {

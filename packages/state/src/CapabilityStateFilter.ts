@@ -1,6 +1,7 @@
 import {
   type CapabilityFilter,
   type CapabilityRecord,
+  changedPlaces,
   collisionKey,
   type Diagnostic,
   type FilterResult,
@@ -39,7 +40,7 @@ export class CapabilityStateFilter implements CapabilityFilter {
    * edited document (the same list but for a few records) decides only the records that are not
    * the very same object at the same place; any other input that moved decides all again.
    */
-  private decided: { readonly context: FilterContext; readonly records: readonly CapabilityRecord[]; readonly decisions: readonly (CapabilityRecord | null)[] } | null = null;
+  private decided: ({ readonly context: FilterContext } & Decided) | null = null;
 
   constructor(@inject(CapabilityStateStore) private readonly store: CapabilityStateStore) {}
 
@@ -60,7 +61,7 @@ export class CapabilityStateFilter implements CapabilityFilter {
       // A single record is a lookup (Session.isOn): not worth displacing a whole session's answer.
       if (records.length > 1) {
         this.last = { inputs: { records, context }, result };
-        this.decided = { context, records, decisions };
+        this.decided = { context, records, decisions, kept: result.records };
       }
       return result;
     };
@@ -75,6 +76,20 @@ interface FilterContext {
   readonly projectText: string | null;
   readonly globalText: string | null;
 }
+
+/** What {@link filterRecords} decided for a list: each place's decision, and the records kept. */
+interface Decided {
+  readonly records: readonly CapabilityRecord[];
+  /** Per place: the record itself, its copy with configured gates, or null when it is off. */
+  readonly decisions: readonly (CapabilityRecord | null)[];
+  readonly kept: readonly CapabilityRecord[];
+}
+
+/**
+ * At most this many replaced records are decided into copies of the last decisions; more (or any
+ * record off before or after) decides the list place by place.
+ */
+const MAX_REPLACED = 32;
 
 /** Everything {@link filterRecords} decides from. */
 interface FilterInputs {
@@ -97,24 +112,25 @@ function filterRecords(
   values: ReadonlyMap<string, SurfacedValues>,
   projectConfig: GateConfig | null,
   globalConfig: GateConfig | null,
-  before: { readonly records: readonly CapabilityRecord[]; readonly decisions: readonly (CapabilityRecord | null)[] } | null,
+  before: Decided | null,
   diagnostics: Diagnostic[],
 ): { result: FilterResult; decisions: (CapabilityRecord | null)[] } {
+  // With no stored switches every capability is on by default: no key needs building.
+  const stored = values.size > 0;
+  const decide = (record: CapabilityRecord): CapabilityRecord | null => {
+    const { surfaced } = decideSurfaced('installed', stored ? values.get(`${record.kind}/${collisionKey(record.id)}`) : undefined);
+    return surfaced ? withConfiguredGates(record, projectConfig, globalConfig) : null;
+  };
+  // Decisions are reused place by place only from a list of the same length (an edit in place).
+  const reusable = before !== null && before.records.length === records.length ? before : null;
+  const replaced = reusable === null ? null : replacedAllOn(reusable, records, decide);
+  if (replaced !== null) return { result: { records: replaced.kept, diagnostics }, decisions: replaced.decisions };
   const kept: CapabilityRecord[] = [];
   const off: string[] = [];
   const decisions: (CapabilityRecord | null)[] = new Array(records.length);
-  // Decisions are reused place by place only from a list of the same length (an edit in place).
-  const reusable = before !== null && before.records.length === records.length ? before : null;
-  // With no stored switches every capability is on by default: no key needs building.
-  const stored = values.size > 0;
   for (let i = 0; i < records.length; i += 1) {
     const record = records[i] as CapabilityRecord;
-    let decided: CapabilityRecord | null;
-    if (reusable !== null && reusable.records[i] === record) decided = reusable.decisions[i] as CapabilityRecord | null;
-    else {
-      const { surfaced } = decideSurfaced('installed', stored ? values.get(`${record.kind}/${collisionKey(record.id)}`) : undefined);
-      decided = surfaced ? withConfiguredGates(record, projectConfig, globalConfig) : null;
-    }
+    const decided = reusable !== null && reusable.records[i] === record ? (reusable.decisions[i] as CapabilityRecord | null) : decide(record);
     decisions[i] = decided;
     if (decided === null) off.push(`${record.kind}/${record.id}`);
     else kept.push(decided);
@@ -127,6 +143,30 @@ function filterRecords(
     });
   }
   return { result: { records: kept, diagnostics }, decisions };
+}
+
+/**
+ * The common edit in place: every record of the last list was on, a few were replaced, and each
+ * replacement is on too. Then every place keeps its record in the kept list, so both lists are
+ * copies of the last ones with the replaced places decided again; null in any other case.
+ */
+function replacedAllOn(
+  before: Decided,
+  records: readonly CapabilityRecord[],
+  decide: (record: CapabilityRecord) => CapabilityRecord | null,
+): { kept: CapabilityRecord[]; decisions: (CapabilityRecord | null)[] } | null {
+  if (before.kept.length !== records.length) return null;
+  const places = changedPlaces(before.records, records, MAX_REPLACED);
+  if (places === null) return null;
+  const kept = before.kept.slice();
+  const decisions = before.decisions.slice();
+  for (const place of places) {
+    const decided = decide(records[place] as CapabilityRecord);
+    if (decided === null) return null;
+    kept[place] = decided;
+    decisions[place] = decided;
+  }
+  return { kept, decisions };
 }
 
 function withConfiguredGates(record: CapabilityRecord, projectConfig: GateConfig | null, globalConfig: GateConfig | null): CapabilityRecord {
