@@ -69,7 +69,7 @@ export class RouteReply {
   constructor(
     readonly status: number,
     readonly body: unknown,
-    /** True when `body` is JSON text the route serialised itself, sent as it is. */
+    /** True when `body` is JSON the route serialised itself (text or its UTF-8 bytes), sent as it is. */
     readonly serialized = false,
     /** Response headers besides the content type, e.g. an `ETag`. */
     readonly headers: Readonly<Record<string, string>> = {},
@@ -81,8 +81,12 @@ export function reply(status: number, body?: unknown, headers: Readonly<Record<s
   return new RouteReply(status, body, false, headers);
 }
 
-/** Answers with JSON the route serialised itself, e.g. to bound its size while writing it, or to keep it. */
-export function jsonText(text: string, status = 200, headers: Readonly<Record<string, string>> = {}): RouteReply {
+/**
+ * Answers with JSON the route serialised itself, e.g. to bound its size while writing it, or to
+ * keep it: as text, or as its UTF-8 bytes (an answer sent many times is kept encoded, so no
+ * request pays for turning megabytes of text into bytes again).
+ */
+export function jsonText(text: string | Uint8Array, status = 200, headers: Readonly<Record<string, string>> = {}): RouteReply {
   return new RouteReply(status, text, true, headers);
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
@@ -68,6 +69,15 @@ describe('the session and task routes', () => {
     const switched = await s.request('GET', '/api/session', { token: null, headers: { 'if-none-match': edited.headers.etag as string } });
     expect(switched.status).toBe(200);
     expect((switched.body as { tasks: { plugin: string | null }[] }).tasks.some((task) => task.plugin === 'acme')).toBe(false);
+
+    // Kept as UTF-8 bytes and sent as they are: JSON by type, text beyond ASCII intact, and the tag a hash of those bytes.
+    writeTree(path.join(s.places.capabilitiesDir, 'skills'), { 'owner-skill': { 'SKILL.md': '---\nname: owner-skill\ndescription: Zoë’s résumé 🚀\n---\nBody.\n' } });
+    await new Promise((done) => setTimeout(done, 50));
+    const accented = await s.request('GET', '/api/session', { token: null });
+    expect(accented.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect((accented.body as { skills: { name: string; description: string }[] }).skills.find((skill) => skill.name === 'owner-skill')?.description).toBe('Zoë’s résumé 🚀');
+    expect(Number(accented.headers['content-length'])).toBe(Buffer.byteLength(accented.text));
+    expect(accented.headers.etag).toBe(`"${createHash('sha256').update(accented.text).digest('base64url').slice(0, 32)}"`);
 
     const some = await s.request('GET', '/api/session?kinds=tasks,skill', { token: null });
     expect(Object.keys(some.body as object)).toEqual(['project', 'roots', 'skills', 'tasks', 'diagnostics']);

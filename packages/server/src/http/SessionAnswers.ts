@@ -8,7 +8,8 @@ const KEPT_ANSWERS = 16;
 
 interface Kept {
   readonly stamp: string;
-  readonly body: string;
+  /** The answer's JSON as UTF-8: encoded once, sent as is by every request until the stamp moves. */
+  readonly body: Buffer;
   readonly etag: string;
 }
 
@@ -38,9 +39,9 @@ export class SessionAnswers {
     let kept = this.kept.get(key);
     if (kept === undefined || stamp === null || kept.stamp !== stamp) {
       const session = await loader.open({ project: real, checkedSince: arrived, ...(only === undefined ? {} : { kinds: only }) });
-      let body: string;
+      let body: Buffer;
       try {
-        body = JSON.stringify(session.toJSON());
+        body = Buffer.from(JSON.stringify(session.toJSON()));
       } finally {
         session.dispose();
       }
