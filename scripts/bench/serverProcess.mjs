@@ -1,5 +1,7 @@
 // The built `loadout serve` as a benchmark drives it: started in its own process, asked over one
 // keep-alive agent, and the floor a bare server sets for sending a body of the same size.
+// BENCH_SERVER_PROFILE=DIR writes each server's CPU profiles (every thread's) there, for a look at
+// where a figure's time goes; the figures of such a run are the profiler's, not Loadout's.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -26,7 +28,7 @@ export function serve(workspace, { workers = 2, capabilitiesDir, env = {} }) {
     LOADOUT_DATA_DIR: path.join(workspace, '.loadout'),
     ...env,
   };
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', '--workers', String(workers)], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`, '--cpu-prof-interval=100'] : []), MAIN, 'serve', '--port', '0', '--json', '--workers', String(workers)], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (data) => {

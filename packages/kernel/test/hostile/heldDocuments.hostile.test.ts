@@ -26,7 +26,7 @@ const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
  * a folder above the root can be replaced, and a kernel with a watch cache of `watchBudget`
  * watches and `descriptorBudget` descriptors.
  */
-function workspace(options: { watchBudget: number; descriptorBudget?: number; cards?: Record<string, string> }) {
+function workspace(options: { watchBudget: number; descriptorBudget?: number; sharedFstatFrom?: number; cards?: Record<string, string> }) {
   const base = testdir();
   const home = path.join(base, 'above', 'home');
   const cards = options.cards ?? { a: card('a', 1), b: card('b', 1), c: card('c', 1) };
@@ -38,7 +38,12 @@ function workspace(options: { watchBudget: number; descriptorBudget?: number; ca
       contribute(c, PluginSource, { listInstalledPlugins: () => [] });
     },
   ]);
-  const cache = new FolderScanCache({ watchBudget: options.watchBudget, racyMs: RACY_MS, ...(options.descriptorBudget === undefined ? {} : { descriptorBudget: options.descriptorBudget }) });
+  const cache = new FolderScanCache({
+    watchBudget: options.watchBudget,
+    racyMs: RACY_MS,
+    ...(options.descriptorBudget === undefined ? {} : { descriptorBudget: options.descriptorBudget }),
+    ...(options.sharedFstatFrom === undefined ? {} : { sharedFstatFrom: options.sharedFstatFrom }),
+  });
   container.register(FolderScanCache, { useValue: cache });
   const loader = container.resolve(SessionLoader);
   const root = path.join(home, 'capabilities');
@@ -55,6 +60,15 @@ function workspace(options: { watchBudget: number; descriptorBudget?: number; ca
     return open();
   };
   return { base, home, root, cards: path.join(root, 'cards'), reads, container, cache, loader, open, settle };
+}
+
+/** Checks until one check shared its `fstat`s with the helper thread, which starts with the first check that could. */
+async function helperReady(w: ReturnType<typeof workspace>): Promise<void> {
+  for (let tries = 0; w.cache.sharedFstatChecks === 0; tries += 1) {
+    if (tries === 100) throw new Error('the helper thread never took a share of a check');
+    w.loader.changeStamp();
+    await pause(20);
+  }
 }
 
 /** The files this process holds a descriptor of. */
@@ -200,14 +214,17 @@ const changes: readonly Change[] = [
 ];
 
 /**
- * The three ways a document is checked: through a descriptor held on it (`a`, its kind folder and
- * root watched), by path because the descriptor budget is spent (`b`: one descriptor, held by `a`),
- * and by path because its kind folder has no watch (budget 0: no descriptor at all).
+ * The ways a document is checked: through a descriptor held on it (`a`, its kind folder and root
+ * watched), the same stat'ed on the helper thread (`c`: with every check sharing its `fstat`s, the
+ * second half of the three goes to the helper), by path because the descriptor budget is spent
+ * (`b`: one descriptor, held by `a`), and by path because its kind folder has no watch (budget 0:
+ * no descriptor at all).
  */
 const modes = [
-  { name: 'a descriptor held on it', watchBudget: 2, descriptorBudget: undefined, x: 'a', held: true },
-  { name: 'the descriptor budget spent', watchBudget: 2, descriptorBudget: 1, x: 'b', held: false },
-  { name: 'its kind folder unwatched', watchBudget: 0, descriptorBudget: undefined, x: 'a', held: false },
+  { name: 'a descriptor held on it', watchBudget: 2, descriptorBudget: undefined, sharedFstatFrom: undefined, x: 'a', held: true },
+  { name: 'a descriptor held on it, stat on the helper thread', watchBudget: 2, descriptorBudget: undefined, sharedFstatFrom: 1, x: 'c', held: true },
+  { name: 'the descriptor budget spent', watchBudget: 2, descriptorBudget: 1, sharedFstatFrom: undefined, x: 'b', held: false },
+  { name: 'its kind folder unwatched', watchBudget: 0, descriptorBudget: undefined, sharedFstatFrom: undefined, x: 'a', held: false },
 ] as const;
 
 describe('an unwatched document checked through a held descriptor', () => {
@@ -228,11 +245,15 @@ describe('an unwatched document checked through a held descriptor', () => {
           expect(await w.open()).toEqual(['a:version 1', 'b:version 1', 'c:version 1']);
           expect(w.reads.count).toBe(0);
 
+          if (mode.sharedFstatFrom === 1 && change.link !== true) await helperReady(w);
           const stamp = w.loader.changeStamp();
+          const shared = w.cache.sharedFstatChecks;
           change.make(w.cards, x, { home: w.home, root: w.root, base: w.base });
           // As a server asks: queued watcher events first, then the stamp.
           await settleWatchers();
           expect(w.loader.changeStamp()).not.toBe(stamp);
+          // The helper thread took its share of the check that saw the change.
+          if (mode.sharedFstatFrom === 1 && change.link !== true) expect(w.cache.sharedFstatChecks).toBe(shared + 1);
           const expected = ['a', 'b', 'c'].flatMap((name) => (name !== x ? [`${name}:version 1`] : change.after === null ? [] : [`${name}:${change.after}`]));
           expect(await w.open()).toEqual(expected);
           // Settled again: still right, and nothing read.
