@@ -111,7 +111,8 @@ export const DEFAULT_SHARED_FSTAT_FROM = 2_048;
  * refused a watch — is checked at each {@link validate} by a stat of the folder and of the entry's
  * document, so a document is never served stale; only its cost changes. An unwatched document in
  * a watched kind folder is checked through a read-only descriptor held on it ({@link
- * DescriptorBudget}), which costs about half a stat of its path. A session open in a quiet, fully
+ * DescriptorBudget}), which costs about half a stat of its path; with many of them a check shares
+ * those `fstat`s with a helper thread ({@link SharedFstat}). A session open in a quiet, fully
  * watched workspace reads nothing.
  *
  * What is kept is bounded by root: the roots of the session being opened, a few more recently
