@@ -143,6 +143,8 @@ export class FolderScanCache<T = unknown> {
   /** Counts the checks whose held descriptors were gathered to be stat'ed together ({@link fstatHeld}). */
   private fstatRound = 0;
   private sharedChecks = 0;
+  /** The shared `fstat` of the check under way, until the helper is done with its descriptors. */
+  private sharedRun: SharedFstatRun | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private changes = 0;
   /** False once a whole {@link validate} found everything watched, until something may be unwatched again. */
@@ -221,7 +223,8 @@ export class FolderScanCache<T = unknown> {
       rootPolled = true;
       if (!stampHolds(root.probe, root.stamp, racyBefore)) this.forgetRoot(rootDir);
     }
-    const fstats = this.heldDescriptors >= this.sharedFstatFrom ? this.fstatHeld(kinds) : null;
+    const fstats = this.heldDescriptors >= this.sharedFstatFrom && this.sharedFstat.available() ? this.fstatHeld(kinds) : null;
+    this.sharedRun = fstats?.run ?? null;
     const polledKinds = new Set<string | undefined>();
     for (const state of this.folders.values()) {
       if (kinds !== undefined && (state.kind === undefined || !kinds.has(state.kind))) continue;
@@ -229,6 +232,9 @@ export class FolderScanCache<T = unknown> {
     }
     // What waited for the helper thread's part, now that everything else was checked beside it.
     if (fstats !== null) for (const { state, entry } of fstats.later) this.checkEntry(state, entry, racyBefore, fstats);
+    // The helper is done with every descriptor before the check returns and any may be closed.
+    this.sharedRun?.finish();
+    this.sharedRun = null;
     // Only what was checked and found watched through and through may be left unchecked next time.
     if (rootPolled) return;
     if (kinds === undefined) {
@@ -507,6 +513,11 @@ export class FolderScanCache<T = unknown> {
   /** Closes the entry's held descriptor, if any. */
   private letGo(entry: EntryState<T>): void {
     if (entry.fd < 0) return;
+    // Never closed while the helper thread may still stat it: its number could name another file by then.
+    if (this.sharedRun !== null) {
+      this.sharedRun.finish();
+      this.sharedRun = null;
+    }
     try {
       fs.closeSync(entry.fd);
     } catch {

@@ -19,6 +19,8 @@ const HELPER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 parentPort.on('message', ({ fds, numbers, offset, done, finishedAt, request }) => {
+  let finished = -request;
+  try {
   const into = new Float64Array(numbers);
   for (let i = 0; i < fds.length; i += 1) {
     const at = offset + i * ${FSTAT_FIELDS};
@@ -30,9 +32,13 @@ parentPort.on('message', ({ fds, numbers, offset, done, finishedAt, request }) =
     }
   }
   new Float64Array(finishedAt)[0] = performance.timeOrigin + performance.now();
-  const flag = new Int32Array(done);
-  Atomics.store(flag, 0, request);
-  Atomics.notify(flag, 0);
+  finished = request;
+  } finally {
+    // A part that failed says so (its number negated), so the check does not wait out the deadline.
+    const flag = new Int32Array(done);
+    Atomics.store(flag, 0, finished);
+    Atomics.notify(flag, 0);
+  }
 });
 parentPort.postMessage('ready');
 `;
@@ -51,6 +57,8 @@ export interface SharedFstatRun {
   has(at: number): boolean;
   /** Whether the numbers at `at` are in already, without waiting. */
   hasNow(at: number): boolean;
+  /** Waits until the helper is done with this run's descriptors (or given up): after it, closing one is safe. */
+  finish(): void;
 }
 
 /**
@@ -113,6 +121,9 @@ export class SharedFstat {
         return this.finished === request;
       },
       hasNow: (at) => at < helperFrom || this.finished === request || (this.pending === request && Atomics.load(this.done, 0) === request),
+      finish: () => {
+        if (this.pending === request) this.settle();
+      },
     };
   }
 
@@ -131,6 +142,11 @@ export class SharedFstat {
     this.share = Math.min(MOST_SHARE, Math.max(LEAST_SHARE, (this.share + balanced) / 2));
   }
 
+  /** Whether a {@link begin} now would share its work: starts the helper thread when it is not started. */
+  available(): boolean {
+    return this.helperReady();
+  }
+
   /** Ends the helper thread; later calls answer null. */
   close(): void {
     this.giveUp();
@@ -139,7 +155,7 @@ export class SharedFstat {
   /** Waits for the helper's pending request, if any; false when it did not finish in time (the helper is then given up). */
   private settle(): boolean {
     if (this.pending === 0) return true;
-    const deadline = Date.now() + HELPER_TIMEOUT_MS;
+    const deadline = performance.now() + HELPER_TIMEOUT_MS;
     for (;;) {
       const finished = Atomics.load(this.done, 0);
       if (finished === this.pending) {
@@ -147,8 +163,8 @@ export class SharedFstat {
         this.pending = 0;
         return true;
       }
-      const left = deadline - Date.now();
-      if (left <= 0 || this.givenUp) {
+      const left = deadline - performance.now();
+      if (finished === -this.pending || left <= 0 || this.givenUp) {
         this.giveUp();
         return false;
       }
