@@ -81,20 +81,32 @@ export async function timed(fn) {
 
 /**
  * The floor for answering a body of `bytes`: a bare node:http server in its own process sending a
- * prebuilt string of that size, read by this process the way the session is read.
+ * prebuilt string of that size, to be read by this process the way the session is read. Started
+ * beside Loadout's server, so each request to it can be paired with one to Loadout's.
  */
-export async function staticBodyFloor(bytes, repeats) {
+export async function startBareServer(bytes) {
   const source = `const body = 'x'.repeat(${bytes}); require('node:http').createServer((q, r) => { r.setHeader('content-type', 'application/json'); r.end(body); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
   const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(Number(String(data).trim()))));
+  return {
+    port,
+    token: '',
+    stop: async () => {
+      child.kill();
+      await exited(child);
+    },
+  };
+}
+
+/** The median time of `repeats` requests to a bare server sending a body of `bytes` ({@link startBareServer}). */
+export async function staticBodyFloor(bytes, repeats) {
+  const server = await startBareServer(bytes);
   try {
-    const port = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(Number(String(data).trim()))));
-    const server = { port, token: '' };
     const runs = [];
     for (let i = 0; i < repeats; i += 1) runs.push((await timed(() => request(server, 'GET', '/'))).ms);
     return median(runs);
   } finally {
-    child.kill();
-    await exited(child);
+    await server.stop();
   }
 }
 
