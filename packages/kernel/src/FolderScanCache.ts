@@ -5,7 +5,7 @@ import type { Diagnostic } from './Diagnostic.js';
 import { OPEN_FLAGS } from './DocumentReader.js';
 import type { FolderEntry } from './listFolderInside.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
-import { FSTAT_FIELDS, SharedFstat, type SharedFstatRun } from './SharedFstat.js';
+import { FSTAT_FIELDS, fstatInto, SharedFstat, type SharedFstatRun } from './SharedFstat.js';
 import { changedAfter, RACY_MS } from './statStamp.js';
 import { WatchBudget } from './WatchBudget.js';
 
@@ -462,7 +462,7 @@ export class FolderScanCache<T = unknown> {
     if (entry.fd >= 0) {
       if (byDescriptor) {
         return fstats !== null && entry.fstatRound === fstats.round && entry.fstatFd === entry.fd && fstats.run.has(entry.fstatAt)
-          ? sharedFstatHolds(entry, fstats.run.numbers, racyBefore)
+          ? fstatNumbersHold(entry, fstats.run.numbers, entry.fstatAt, racyBefore)
           : descriptorHolds(entry, racyBefore);
       }
       this.letGo(entry);
@@ -853,14 +853,12 @@ function sameStamp(stats: fs.Stats, stamp: readonly number[]): boolean {
  */
 function descriptorHolds(entry: { readonly fd: number; readonly links: number; readonly stamp: readonly number[] | null }, racyBefore: number): boolean {
   if (entry.stamp === null) return false;
-  let stats: fs.Stats;
-  try {
-    stats = fs.fstatSync(entry.fd);
-  } catch {
-    return false;
-  }
-  return !changedAfter(stats, racyBefore) && stats.nlink === entry.links && sameStamp(stats, entry.stamp);
+  fstatInto(entry.fd, ownFstat, 0);
+  return fstatNumbersHold(entry, ownFstat, 0, racyBefore);
 }
+
+/** One `fstat`'s numbers ({@link fstatInto}) for a check on this thread, reused. */
+const ownFstat = new Float64Array(FSTAT_FIELDS);
 
 /** The held descriptors' numbers of one check ({@link FolderScanCache}'s `fstatHeld`). */
 interface SharedFstats<T> {
@@ -870,10 +868,12 @@ interface SharedFstats<T> {
   readonly later: { readonly state: FolderState<T>; readonly entry: EntryState<T> }[];
 }
 
-/** {@link descriptorHolds} from the numbers of a shared `fstat` ({@link FSTAT_FIELDS} at the entry's `fstatAt`). */
-function sharedFstatHolds(entry: { readonly links: number; readonly stamp: readonly number[] | null; readonly fstatAt: number }, numbers: Float64Array, racyBefore: number): boolean {
+/**
+ * {@link descriptorHolds}'s comparison, from the numbers of one `fstat` ({@link FSTAT_FIELDS} at
+ * `at`): this thread's own, or those a shared check's helper took.
+ */
+function fstatNumbersHold(entry: { readonly links: number; readonly stamp: readonly number[] | null }, numbers: Float64Array, at: number, racyBefore: number): boolean {
   const stamp = entry.stamp;
-  const at = entry.fstatAt;
   if (stamp === null || numbers[at] !== 1) return false;
   const ctimeMs = numbers[at + 5] as number;
   const mtimeMs = numbers[at + 4] as number;
