@@ -3,6 +3,7 @@ import { JobAttempts, retryDelayAfter } from './JobAttempts.js';
 import { newClaimantId } from './JobClaimant.js';
 import { JobEvents } from './JobEvents.js';
 import { type Job, JobQueue, type NewJob } from './JobQueue.js';
+import { monotonicNow } from './RunDeadline.js';
 import { DEFAULT_JOB_WORKER_SETTINGS, JobWorkerOptions, type JobWorkerSettings } from './JobWorkers.js';
 import type { ResolvedTask } from './TaskExecution.js';
 
@@ -35,6 +36,7 @@ export class InlineJobRunner {
    */
   async run(request: NewJob, options: { signal: AbortSignal; cancelReason: string; onStored?: (job: Job) => void; resolved?: ResolvedTask }): Promise<Job> {
     const baseMs = this.options.retryBaseMs ?? DEFAULT_JOB_WORKER_SETTINGS.retryBaseMs;
+    let claimedAt = monotonicNow();
     let job = await this.queue.enqueueClaimed(request, this.claimant);
     options.onStored?.(job);
     let resolved = options.resolved;
@@ -45,11 +47,13 @@ export class InlineJobRunner {
         interruption: () => ({ reason: options.cancelReason, mayRetry: false }),
         retryDelayMs: delay,
         holdRetry: true,
+        claimedAt,
         ...(resolved === undefined ? {} : { resolved }),
       });
       resolved = undefined;
       if (after === null || after.status !== 'queued') return after ?? (await this.queue.get(job.id));
       await sleep(delay, options.signal);
+      claimedAt = monotonicNow();
       const next = options.signal.aborted ? null : await this.queue.claimById(job.id, this.claimant, Date.now() + 5);
       if (next === null) {
         const cancelled = await this.queue.cancelPending(job.id, options.cancelReason);

@@ -1,7 +1,8 @@
 import { isLoadoutError, processStartTime } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { JobEvents } from './JobEvents.js';
-import { type Job, JobLease, type JobOutcome, JobQueue } from './JobQueue.js';
+import { type Job, JobLease, type JobOutcome, JobQueue, leaseTiming } from './JobQueue.js';
+import { monotonicNow, RunDeadline } from './RunDeadline.js';
 import { describeFailure, type ResolvedTask, TaskExecution } from './TaskExecution.js';
 
 /** Why an attempt stopped early, as the job will record it. */
@@ -21,10 +22,18 @@ export interface AttemptOptions {
   readonly holdRetry?: boolean;
   /** The task as the caller just resolved it, for an attempt that starts at once (see {@link ResolvedTask}). */
   readonly resolved?: ResolvedTask;
+  /**
+   * When (see {@link monotonicNow}) the claim of this attempt was asked for, taken before the
+   * claim: its lease runs from no earlier than that, so the first renewal deadline counts from it.
+   */
+  readonly claimedAt: number;
 }
 
 /** Why an attempt was stopped when another worker took its job. */
 export const LEASE_LOST_REASON = 'its lease ran out and another worker took the job';
+
+/** Why an attempt was stopped when its lease could not be renewed in time. */
+export const LEASE_EXPIRED_REASON = 'its lease could not be renewed in time (the database was out of reach or this process stalled), so the task was stopped';
 
 /** The delay before the retry after attempt `attempt`: `baseMs`, then twice as long each time, at most 5 minutes. */
 export function retryDelayAfter(attempt: number, baseMs: number): number {
@@ -34,9 +43,12 @@ export function retryDelayAfter(attempt: number, baseMs: number): number {
 /**
  * One attempt of a claimed job, from start to stored end: the task runs through
  * {@link TaskExecution}, its output and status changes go to {@link JobEvents}, its process is
- * recorded for recovery, its lease is renewed every third of the lease while it runs, and its
+ * recorded for recovery, its lease is renewed while it runs (see {@link leaseTiming}), and its
  * outcome is stored. An attempt whose lease another worker took (this process stalled past it)
- * stops its task at once and stores nothing: the job is the other worker's. Shared by the
+ * stops its task at once and stores nothing: the job is the other worker's. An attempt whose
+ * renewals have not succeeded by the renewal deadline has its task's process group killed (by the
+ * guardian, so even while this process is frozen) before any other claimant may take the job, and
+ * hands the job back when it still can. Shared by the
  * server's workers and by a process that runs the job it asked for itself, so both write a job's
  * life the same way.
  */
@@ -51,24 +63,29 @@ export class JobAttempts {
 
   /** Runs the attempt `job` (claimed by `claimant`) and returns the job as stored after it; null when it is no longer the claimant's. */
   async run(job: Job, claimant: string, options: AttemptOptions): Promise<Job | null> {
-    const lost = new AbortController();
-    const signal = AbortSignal.any([options.signal, lost.signal]);
+    const timing = leaseTiming(this.lease);
+    const lease = new LeaseWatch(new RunDeadline(options.claimedAt + timing.renewDeadlineMs));
     const renewal = setInterval(() => {
+      const sentAt = monotonicNow();
       this.queue.heartbeat(claimant, [job.id]).then(
         (gone) => {
-          if (gone.length > 0) lost.abort(LEASE_LOST_REASON);
+          if (gone.length > 0) lease.taken();
+          // The database set the lease from a moment no earlier than this renewal was sent.
+          else lease.deadline.extend(sentAt + timing.renewDeadlineMs);
         },
-        () => undefined, // a missed renewal is retried at the next beat; the lease is three beats long
+        () => undefined, // a missed renewal is tried again at the next beat, until the deadline
       );
-    }, Math.max(50, Math.floor(this.lease.ms / 3)));
+    }, timing.renewEveryMs);
+    const signal = AbortSignal.any([options.signal, lease.signal]);
     try {
-      return await this.attempt(job, claimant, { ...options, signal }, () => lost.signal.aborted);
+      return await this.attempt(job, claimant, { ...options, signal }, lease);
     } finally {
       clearInterval(renewal);
+      lease.dispose();
     }
   }
 
-  private async attempt(job: Job, claimant: string, options: AttemptOptions, leaseLost: () => boolean): Promise<Job | null> {
+  private async attempt(job: Job, claimant: string, options: AttemptOptions, lease: LeaseWatch): Promise<Job | null> {
     this.events.started(job);
     let outcome: JobOutcome;
     try {
@@ -80,11 +97,14 @@ export class JobAttempts {
         onOutput: (chunk) => this.events.output(job.id, chunk),
         onSpawn: (pid) => void this.queue.recordProcess(job.id, claimant, pid, processStartTime(pid)).catch(() => undefined),
         context: { jobId: job.id, ...(job.pipelineId === null ? {} : { pipelineId: job.pipelineId, step: job.step }) },
+        deadline: lease.deadline,
         ...(options.resolved === undefined ? {} : { resolved: options.resolved }),
       });
-      if (leaseLost()) return null;
-      if (result.interrupted) {
-        const { reason, mayRetry } = options.interruption();
+      if (lease.isTaken) return null;
+      // Stopped by the deadline: here, or by the guardian while this process was frozen.
+      const expired = lease.expired || (!result.succeeded && lease.deadline.passed);
+      if (result.interrupted || expired) {
+        const { reason, mayRetry } = expired ? { reason: LEASE_EXPIRED_REASON, mayRetry: true } : options.interruption();
         const released = await this.queue.releaseInterrupted(job.id, reason, { mayRetry, claimant });
         this.events.changed(released);
         return released;
@@ -99,7 +119,7 @@ export class JobAttempts {
         retryable: true,
       };
     } catch (error) {
-      if (leaseLost()) return null;
+      if (lease.isTaken) return null;
       // A refusal (the task is gone, cannot be run, the project folder vanished) will not change
       // on another attempt; anything else might.
       outcome = { succeeded: false, exitCode: null, output: '', stderr: '', error: (error as Error).message, retryable: !isLoadoutError(error) };
@@ -124,5 +144,53 @@ export class JobAttempts {
       }
     }
     return finished;
+  }
+}
+
+/**
+ * An attempt's lease as its process sees it: the renewal deadline, a timer that stops the attempt
+ * when it passes, and whether another claimant took the job. Either ends the attempt's signal.
+ */
+class LeaseWatch {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout;
+  private readonly unfollow: () => void;
+  expired = false;
+  isTaken = false;
+
+  constructor(readonly deadline: RunDeadline) {
+    this.timer = this.arm();
+    this.unfollow = deadline.follow(() => {
+      clearTimeout(this.timer);
+      this.timer = this.arm();
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  taken(): void {
+    this.isTaken = true;
+    this.controller.abort(LEASE_LOST_REASON);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.unfollow();
+  }
+
+  private arm(): NodeJS.Timeout {
+    return setTimeout(
+      () => {
+        if (!this.deadline.passed) {
+          this.timer = this.arm();
+          return;
+        }
+        this.expired = true;
+        this.controller.abort(LEASE_EXPIRED_REASON);
+      },
+      Math.max(0, this.deadline.at - monotonicNow()),
+    );
   }
 }

@@ -1,12 +1,13 @@
 import { backendSkipReason, sqlBackends, type TestSqlDatabase } from '@loadout/db/testing';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobOutcome, outputAsInput, SqlJobQueue } from './JobQueue.js';
+import { type JobOutcome, leaseTiming, outputAsInput, SqlJobQueue } from './JobQueue.js';
 import { jobsMigrations, jobsPostgresMigrations } from './jobsMigrations.js';
 
 const succeeded = (output: string): JobOutcome => ({ succeeded: true, exitCode: 0, output, stderr: '', error: null, retryable: true });
 const failed: JobOutcome = { succeeded: false, exitCode: 1, output: '', stderr: 'boom', error: 'exit status 1', retryable: true };
 const LEASE_MS = 30_000;
+const GRACE_MS = leaseTiming({ ms: LEASE_MS }).takeoverGraceMs;
 
 // The job queue's contract, run on every engine: the same tests, SQLite and PostgreSQL.
 describe.each(sqlBackends)('JobQueue on $name', (backend) => {
@@ -93,9 +94,11 @@ describe.each(sqlBackends)('JobQueue on $name', (backend) => {
     // While the lease lasts nobody else takes it, and a heartbeat renews it.
     expect(await queue.claim('b', start + LEASE_MS - 1000)).toBeNull();
     expect(await queue.heartbeat('dead', [job.id])).toEqual([]);
-    expect(await queue.nextDueAt()).toBeGreaterThanOrEqual(Date.now() + LEASE_MS - 1000);
+    expect(await queue.nextDueAt()).toBeGreaterThanOrEqual(Date.now() + LEASE_MS + GRACE_MS - 1000);
+    // Run out, but within the grace its claimant still has to stop the task: nobody takes it yet.
+    expect(await queue.claim('b', Date.now() + LEASE_MS + 1000)).toBeNull();
 
-    const taken = await queue.claim('b', Date.now() + LEASE_MS + 1000);
+    const taken = await queue.claim('b', Date.now() + LEASE_MS + GRACE_MS + 1000);
     expect(taken).toMatchObject({ id: job.id, attempts: 2, status: 'running' });
     // The first worker can neither renew, release nor finish what is no longer its own.
     expect(await queue.heartbeat('dead', [job.id])).toEqual([job.id]);
@@ -111,8 +114,8 @@ describe.each(sqlBackends)('JobQueue on $name', (backend) => {
     ]);
     const id = pipeline.jobs[0]?.id ?? 0;
     await queue.claim('a', Date.now());
-    await queue.claim('b', Date.now() + LEASE_MS + 1000);
-    expect(await queue.claim('c', Date.now() + 2 * LEASE_MS + 2000)).toBeNull();
+    await queue.claim('b', Date.now() + LEASE_MS + GRACE_MS + 1000);
+    expect(await queue.claim('c', Date.now() + 2 * (LEASE_MS + GRACE_MS) + 2000)).toBeNull();
     const after = await queue.getPipeline(pipeline.id);
     expect(after.jobs.map((job) => job.status)).toEqual(['failed', 'skipped']);
     expect(after.jobs[0]).toMatchObject({ id, attempts: 2, error: expect.stringContaining('lease ran out') });

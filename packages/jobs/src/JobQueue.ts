@@ -115,9 +115,10 @@ export interface ReleaseOptions {
  * The job queue in the database, the same contract on SQLite and PostgreSQL. Every state change is
  * one transaction, so a claim is atomic across workers, processes and hosts, and a job is claimed
  * by exactly one of them. A claim is a lease: it lasts {@link JobLease} from the claim or the last
- * {@link JobQueue.heartbeat}, and a running job whose lease ran out (its server died) is claimed
- * again by any worker, once. Every write is fenced by the claimant, so the worker that lost a
- * lease can neither renew it nor store a result. A queued job held for a claimant (see
+ * {@link JobQueue.heartbeat}, and a running job whose lease ran out (its server died or stalled) is
+ * claimed again by any worker, once, a grace after the lease (see {@link leaseTiming}). Every write
+ * is fenced by the claimant, so the worker that lost a lease can neither renew it nor store a
+ * result. A queued job held for a claimant (see
  * {@link FinishOptions.holdRetry}) is never taken by {@link JobQueue.claim}.
  */
 export interface JobQueue {
@@ -132,7 +133,7 @@ export interface JobQueue {
   /** Stores a pipeline and its steps; the first step is queued, the others wait. */
   enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Promise<Pipeline>;
   /**
-   * Takes the oldest job that is due (queued, or running on a lease that ran out), marks it running
+   * Takes the oldest job that is due (queued, or running on a lease that ran out a grace ago), marks it running
    * for `workerId` and counts the attempt. A job whose lease ran out after its last allowed attempt
    * and the one extra start a dead server earns it is failed instead.
    */
@@ -194,6 +195,30 @@ export const JOB_LEASE_VARIABLE = 'LOADOUT_JOB_LEASE_SECONDS';
 
 export const DEFAULT_JOB_LEASE: JobLease = { ms: 30_000 };
 
+/**
+ * How a lease is kept, so that a task never runs on while another server runs its job. The claimant
+ * renews every fifth of the lease; a process whose renewals have not succeeded for three quarters
+ * of it stops the task (its guardian kills the group even when the process itself is frozen); and
+ * another claimant takes the job only a quarter of a lease after the lease ran out. Between the
+ * stop and the earliest takeover lie half a lease (15 s by default) for the kill to land and for
+ * the hosts' clocks to differ.
+ */
+export interface LeaseTiming {
+  readonly renewEveryMs: number;
+  /** Counted from when the last successful renewal (or the claim) was sent. */
+  readonly renewDeadlineMs: number;
+  /** Added to `lease_until` before another claimant may take a running job. */
+  readonly takeoverGraceMs: number;
+}
+
+export function leaseTiming(lease: JobLease): LeaseTiming {
+  return {
+    renewEveryMs: Math.max(20, Math.floor(lease.ms / 5)),
+    renewDeadlineMs: Math.floor((lease.ms * 3) / 4),
+    takeoverGraceMs: Math.ceil(lease.ms / 4),
+  };
+}
+
 /** The lease `LOADOUT_JOB_LEASE_SECONDS` asks for (a positive number of seconds), else the default. */
 export function jobLeaseFromEnvironment(environment: NodeJS.ProcessEnv = process.env): JobLease {
   const raw = environment[JOB_LEASE_VARIABLE];
@@ -241,12 +266,14 @@ const LEASE_LOST_REASON = 'its server stopped while running it (the lease ran ou
 @injectable()
 export class SqlJobQueue implements JobQueue {
   readonly sharedByHosts: boolean;
+  private readonly takeoverGraceMs: number;
 
   constructor(
     @inject(SqlDatabase) private readonly db: SqlDatabase,
     @inject(JobLease) private readonly lease: JobLease = DEFAULT_JOB_LEASE,
   ) {
     this.sharedByHosts = db.dialect === 'postgres';
+    this.takeoverGraceMs = leaseTiming(lease).takeoverGraceMs;
   }
 
   enqueue(job: NewJob): Promise<Job> {
@@ -309,14 +336,15 @@ export class SqlJobQueue implements JobQueue {
            SET status = 'failed', error = ?, finished_at = ?, claimed_by = NULL, heartbeat = NULL, lease_until = NULL, pid = NULL, pid_start = NULL
          WHERE id IN (SELECT id FROM pipeline_jobs WHERE status = 'running' AND lease_until < ? AND attempts > max_attempts${this.db.forUpdateSkipLocked})
          RETURNING *`,
-        [LEASE_LOST_REASON, isoNow(), now],
+        [LEASE_LOST_REASON, isoNow(), now - this.takeoverGraceMs],
       );
       for (const row of lost) await skipRest(tx, row);
       const picked = await tx.queryOne<{ id: number }>(
         `SELECT id FROM pipeline_jobs
          WHERE (status = 'queued' AND claimed_by IS NULL AND run_after <= ?) OR (status = 'running' AND lease_until < ?)
          ORDER BY run_after, id LIMIT 1${this.db.forUpdateSkipLocked}`,
-        [now, now],
+        // A lapsed lease is taken only after the grace: its claimant has stopped the task by then.
+        [now, now - this.takeoverGraceMs],
       );
       return picked === undefined ? null : this.markClaimed(tx, picked.id, workerId, now);
     });
@@ -507,7 +535,8 @@ export class SqlJobQueue implements JobQueue {
 
   async nextDueAt(): Promise<number | null> {
     const row = await this.db.queryOne<{ due: number | null }>(
-      "SELECT MIN(CASE WHEN status = 'queued' THEN run_after ELSE lease_until END) AS due FROM pipeline_jobs WHERE status = 'queued' OR status = 'running'",
+      "SELECT MIN(CASE WHEN status = 'queued' THEN run_after ELSE lease_until + ? END) AS due FROM pipeline_jobs WHERE status = 'queued' OR status = 'running'",
+      [this.takeoverGraceMs],
     );
     return row?.due ?? null;
   }

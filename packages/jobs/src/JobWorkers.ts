@@ -6,6 +6,7 @@ import { claimedByAnotherLiveProcess, newClaimantId } from './JobClaimant.js';
 import { JobEvents } from './JobEvents.js';
 import { JOBS_CHANNEL, type Job, JobQueue } from './JobQueue.js';
 import { stopOrphanGroup } from './processGroup.js';
+import { monotonicNow } from './RunDeadline.js';
 import type { ResolvedTask } from './TaskExecution.js';
 
 export interface JobWorkerSettings {
@@ -172,9 +173,10 @@ export class JobWorkers {
   private async loop(workerId: string): Promise<void> {
     while (this.running) {
       try {
+        const claimedAt = monotonicNow();
         const job = await this.queue.claim(workerId);
         if (job === null) await this.idle();
-        else await this.runJob(job, workerId);
+        else await this.runJob(job, workerId, claimedAt);
       } catch (error) {
         this.settings.log?.(`worker ${workerId}: ${(error as Error).message}`);
         await this.idle();
@@ -198,7 +200,7 @@ export class JobWorkers {
     });
   }
 
-  private async runJob(job: Job, workerId: string): Promise<void> {
+  private async runJob(job: Job, workerId: string, claimedAt: number): Promise<void> {
     const active: ActiveJob = { controller: new AbortController(), cancelledBecause: null };
     this.active.set(job.id, active);
     const offer = this.offers.get(job.id);
@@ -212,6 +214,7 @@ export class JobWorkers {
         interruption: () =>
           active.cancelledBecause === null ? { reason: SERVER_STOPPED_REASON, mayRetry: true } : { reason: active.cancelledBecause, mayRetry: false },
         retryDelayMs: retryDelayAfter(job.attempts, this.settings.retryBaseMs),
+        claimedAt,
         ...(resolved === undefined ? {} : { resolved }),
       });
     } finally {

@@ -6,9 +6,13 @@ import { signalGroup } from './processGroup.js';
 
 /**
  * What the guardian runs. It reads lines on its stdin: `+<pgid>` and `-<pgid>` list and unlist a
- * group, `s<json>` starts a task's process for its owner, `x<id>` lets go of a started process's
- * output. When its input ends (the process that started it is gone, however it died) it kills
- * every group still listed. It ignores the signals a terminal sends its owner's group.
+ * group, `d<pgid> <ms>` sets the moment (monotonic clock, see `monotonicNow`) at which a listed
+ * group is killed unless a later one comes, `s<json>` starts a task's process for its owner (with
+ * its first such moment as `deadline`), `x<id>` lets go of a started process's output. When its
+ * input ends (the process that started it is gone, however it died) it kills every group still
+ * listed. It ignores the signals a terminal sends its owner's group. The deadlines are how a job's
+ * lease stops its task even while the owner is frozen (SIGSTOP, swapped out): the owner cannot
+ * kill then, and another server takes the job after the lease.
  *
  * A process it starts is listed from its start to its exit, and what happens to it is told on
  * stdout, one JSON line each: `{id, pid}` or `{id, error}`, `{id, stream, data}` (1 stdout, 2
@@ -23,6 +27,21 @@ const GUARDIAN_SCRIPT = `
 const { spawn } = require('node:child_process');
 const groups = new Set();
 const started = new Map();
+const deadlines = new Map();
+const monotonicNow = () => Number(process.hrtime.bigint() / 1000000n);
+const kill = (pgid) => { try { process.kill(-pgid, 'SIGKILL'); } catch {} };
+const forgetDeadline = (pgid) => {
+  clearTimeout(deadlines.get(pgid));
+  deadlines.delete(pgid);
+};
+const killAt = (pgid, at) => {
+  if (!groups.has(pgid) || !Number.isFinite(at)) return;
+  forgetDeadline(pgid);
+  deadlines.set(pgid, setTimeout(() => {
+    deadlines.delete(pgid);
+    if (groups.has(pgid)) kill(pgid);
+  }, Math.max(0, at - monotonicNow())));
+};
 let pending = '';
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
 process.stdout.on('error', () => {});
@@ -61,6 +80,7 @@ const start = (request) => {
   child.once('error', (error) => tell({ id, error: error.code || error.message }));
   child.once('spawn', () => {
     groups.add(child.pid);
+    if (request.deadline !== undefined) killAt(child.pid, request.deadline);
     tell({ id, pid: child.pid });
   });
   for (const [stream, index] of [[child.stdout, 1], [child.stderr, 2]]) {
@@ -72,6 +92,7 @@ const start = (request) => {
   child.stdin.end(request.input);
   child.once('exit', (code, signal) => {
     groups.delete(child.pid);
+    forgetDeadline(child.pid);
     tell({ id, exit: [code, signal] });
   });
   child.once('close', () => {
@@ -96,13 +117,18 @@ process.stdin.on('data', (text) => {
       child?.stderr.destroy();
       continue;
     }
-    const pgid = Number(line.slice(1));
+    const [pgid, at] = line.slice(1).split(' ').map(Number);
     if (!Number.isInteger(pgid) || pgid <= 1) continue;
-    if (line[0] === '+') groups.add(pgid); else groups.delete(pgid);
+    if (line[0] === '+') groups.add(pgid);
+    else if (line[0] === 'd') killAt(pgid, at);
+    else {
+      groups.delete(pgid);
+      forgetDeadline(pgid);
+    }
   }
 });
 process.stdin.on('end', () => {
-  for (const pgid of groups) { try { process.kill(-pgid, 'SIGKILL'); } catch {} }
+  for (const pgid of groups) kill(pgid);
   process.exit(0);
 });
 tell({ ready: true });
@@ -199,10 +225,13 @@ export class ProcessGuardian {
   private guardian: Guardian | null = null;
   private nextId = 1;
 
-  /** Lists the group `pgid` until the returned function is called (when the task has ended). */
-  guard(pgid: number): () => void {
+  /**
+   * Lists the group `pgid` until the returned function is called (when the task has ended); with
+   * `deadline`, the group is killed at that moment unless {@link killAt} moves it.
+   */
+  guard(pgid: number, deadline?: number): () => void {
     const guardian = this.running().process;
-    guardian.stdin?.write(`+${pgid}\n`);
+    guardian.stdin?.write(`+${pgid}\n${deadline === undefined ? '' : `d${pgid} ${deadline}\n`}`);
     return () => {
       if (guardian.exitCode === null && guardian.stdin?.writable === true) guardian.stdin.write(`-${pgid}\n`);
     };
@@ -212,9 +241,10 @@ export class ProcessGuardian {
    * Has the guardian start `request` in a process group of its own (a new session, as `detached`),
    * listed for as long as it runs; null while the guardian is not up yet, and the caller starts it.
    * Should the guardian die before the process ends, its group is stopped and the process reported
-   * ended by SIGKILL.
+   * ended by SIGKILL. With `deadline`, the group is killed at that moment unless {@link killAt}
+   * moves it.
    */
-  spawn(request: ProcessRequest): TaskProcess | null {
+  spawn(request: ProcessRequest, deadline?: number): TaskProcess | null {
     const guardian = this.running();
     const stdin = guardian.process.stdin;
     if (!guardian.ready || stdin?.writable !== true) return null;
@@ -228,8 +258,17 @@ export class ProcessGuardian {
     guardian.started.set(id, child);
     // While a process it started runs, its reports keep this process waiting for them.
     (guardian.process.stdout as unknown as { ref?: () => void } | null)?.ref?.();
-    stdin.write(`s${JSON.stringify({ id, ...request })}\n`);
+    stdin.write(`s${JSON.stringify({ id, ...request, ...(deadline === undefined ? {} : { deadline }) })}\n`);
     return child;
+  }
+
+  /**
+   * Moves the moment (see `monotonicNow`) at which the guardian kills the listed group `pgid`: a
+   * job's lease was renewed. The guardian kills it then even if this process is frozen.
+   */
+  killAt(pgid: number, deadline: number): void {
+    const stdin = this.guardian?.process.stdin;
+    if (this.guardian?.process.exitCode === null && stdin?.writable === true) stdin.write(`d${pgid} ${deadline}\n`);
   }
 
   /** Resolves once the guardian is up and starts the tasks' processes. */

@@ -3,6 +3,7 @@ import { TASK_KIND, type TaskRecord, TaskStore } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { NotificationInbox, type NotificationEvent } from './NotificationInbox.js';
 import { NotificationUndeclaredError } from './JobErrors.js';
+import type { RunDeadline } from './RunDeadline.js';
 import { type OutputChunk, TaskRunner, type TaskRunResult } from './TaskRunner.js';
 
 export interface TaskExecutionRequest {
@@ -12,6 +13,8 @@ export interface TaskExecutionRequest {
   readonly signal?: AbortSignal;
   readonly onOutput?: (chunk: OutputChunk) => void;
   readonly onSpawn?: (pid: number) => void;
+  /** When the task's process group is killed unless it moves first (a job's lease, see `TaskRunOptions.deadline`). */
+  readonly deadline?: RunDeadline;
   /** Added to the run's notifications, e.g. `{ jobId }`. */
   readonly context?: Readonly<Record<string, unknown>>;
   /** The task as its caller just resolved it, when the run starts at once: no session is opened for it. */
@@ -79,6 +82,7 @@ export class SessionTaskExecution implements TaskExecution {
           ...(request.signal === undefined ? {} : { signal: request.signal }),
           ...(request.onOutput === undefined ? {} : { onOutput: request.onOutput }),
           ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
+          ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
         });
       } catch (error) {
         await this.announce(session, { notification: RUN_NOTIFICATIONS.failed, message: `${task.name} could not start: ${(error as Error).message}`, data });

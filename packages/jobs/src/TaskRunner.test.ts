@@ -7,6 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '@loadout/kernel';
 import { TaskNotRunnableError } from './JobErrors.js';
 import { ProcessGuardian } from './ProcessGuardian.js';
+import { monotonicNow, RunDeadline } from './RunDeadline.js';
 import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner } from './TaskRunner.js';
 import { taskTree } from './testing/index.js';
 
@@ -149,6 +150,20 @@ setInterval(() => {}, 1000);
     const result = await running;
     expect(result).toMatchObject({ succeeded: false, interrupted: true, timedOut: false });
     expect(isProcessAlive(pid)).toBe(false);
+  });
+
+  it("37 M7 has the guardian kill the task's group at its deadline, later each time the deadline moves", async () => {
+    const task = makeTask('slow', taskTree({ name: 'Slow', implementation: 'run.sh' }, { 'run.sh': 'sleep 30 &\nwait\n' }));
+    const started = monotonicNow();
+    const deadline = new RunDeadline(started + 600);
+    const moved = setTimeout(() => deadline.extend(monotonicNow() + 900), 300);
+    // No abort signal and no timeout: only the deadline, held by the guardian, ends it.
+    const result = await runner().run(task, { project: null, deadline });
+    clearTimeout(moved);
+    const ended = monotonicNow() - started;
+    expect(result).toMatchObject({ succeeded: false, exitCode: null, signal: 'SIGKILL', timedOut: false, interrupted: false });
+    expect(ended).toBeGreaterThanOrEqual(1150);
+    expect(ended).toBeLessThan(5000);
   });
 
   it('refuses a held task before anything starts, with CAPABILITY_UNTRUSTED', async () => {

@@ -6,6 +6,7 @@ import { DocumentRefusedError, realpathInside, refuseHeld, token } from '@loadou
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { ProcessGuardian, type TaskProcess } from './ProcessGuardian.js';
+import type { RunDeadline } from './RunDeadline.js';
 import { signalGroup } from './processGroup.js';
 import { makeScratchFolder, newRunId, processesBefore, removeEmptyScratchFolder, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
 import { TaskNotRunnableError } from './JobErrors.js';
@@ -26,6 +27,11 @@ export interface TaskRunOptions {
   readonly onOutput?: (chunk: OutputChunk) => void;
   /** Called once the process exists, with its pid (also its process group id). */
   readonly onSpawn?: (pid: number) => void;
+  /**
+   * The moment the task's process group is killed unless the deadline moves first: a job's lease.
+   * The guardian process holds it, so it is kept even while this process is frozen.
+   */
+  readonly deadline?: RunDeadline;
 }
 
 export interface TaskRunResult {
@@ -167,7 +173,7 @@ export class ProcessTaskRunner implements TaskRunner {
     const older = processesBefore();
     // Its own process group (and session), so a timeout or a stop reaches everything it started;
     // started by the guardian once it is up, which lists the group itself.
-    const guarded = this.guardian.spawn({ file: interpreter, args: [file], cwd, env, input });
+    const guarded = this.guardian.spawn({ file: interpreter, args: [file], cwd, env, input }, options.deadline?.at);
     const child: TaskProcess = guarded ?? this.spawnHere(interpreter, file, cwd, env, input);
     const stdout = new BoundedText(this.settings.maxStdoutBytes);
     const stderr = new BoundedText(this.settings.maxStderrBytes);
@@ -223,7 +229,15 @@ export class ProcessTaskRunner implements TaskRunner {
       });
       child.once('spawn', () => {
         if (child.pid !== undefined) {
-          if (guarded === null) unguard = this.guardian.guard(child.pid);
+          const pid = child.pid;
+          const guardedHere = guarded === null ? this.guardian.guard(pid, options.deadline?.at) : () => undefined;
+          // A renewal may have moved the deadline while the guardian was starting the process.
+          if (guarded !== null && options.deadline !== undefined) this.guardian.killAt(pid, options.deadline.at);
+          const unfollow = options.deadline?.follow((at) => this.guardian.killAt(pid, at)) ?? (() => undefined);
+          unguard = () => {
+            unfollow();
+            guardedHere();
+          };
           processes = new RunProcesses(runId, child.pid, older);
           processes.watch(this.settings.descendantPollMs);
           try {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { backendSkipReason, sqlBackends, TEST_DATABASE_URL } from '@loadout/db/testing';
+import { backendSkipReason, sqlBackends } from '@loadout/db/testing';
 import type { Job, JobSummary } from '@loadout/jobs';
 import { taskTree } from '@loadout/jobs/testing';
 import { closeKernel, isProcessAlive } from '@loadout/kernel';
@@ -8,9 +8,10 @@ import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dropFreshDatabases, freshDatabase } from './freshDatabase.js';
 import { exited, type Served, serve, stopServedProcesses } from './servedProcess.js';
+import { markLines } from './taskMarks.js';
 import { createTestContainer, placesIn, pluginTree, registerPlugin, sendRequest, workspaceTree } from './support.js';
 
 // Several `loadout serve` processes, each with its own data folder and port, on one PostgreSQL
@@ -19,32 +20,11 @@ import { createTestContainer, placesIn, pluginTree, registerPlugin, sendRequest,
 const postgres = sqlBackends.find((backend) => backend.name === 'postgres');
 const skip = postgres === undefined ? 'no PostgreSQL backend' : backendSkipReason(postgres);
 
-const databases: string[] = [];
 afterEach(async () => {
   await stopServedProcesses();
   removeTestdirs();
-  for (const name of databases.splice(0)) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await dropFreshDatabases();
 });
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A fresh database on the test server, dropped after the test. */
-async function freshDatabase(): Promise<string> {
-  const name = `servers_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin(`CREATE DATABASE ${name}`);
-  databases.push(name);
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 /**
  * Appends `start <n> <pid> <server pid>` when it starts and `end <n> <pid>` when it ends to the
@@ -79,16 +59,7 @@ interface Mark {
 }
 
 function marksIn(project: string): Mark[] {
-  const file = path.join(project, 'marks.txt');
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [what, n, pid, server] = line.split(' ');
-      return { what: what as string, n: Number(n), pid: Number(pid), server: Number(server) };
-    });
+  return markLines(project, 'marks.txt').map(([what, n, pid, server]) => ({ what: what as string, n: Number(n), pid: Number(pid), server: Number(server) }));
 }
 
 /** A host: its own workspace (the same task, resolved by dirName there) and data folder. */
