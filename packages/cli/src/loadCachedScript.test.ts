@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCacheFile, loadCachedScript, type CachedScriptFiles } from './loadCachedScript.js';
+import { codeCacheFile, loadCachedScript, type CachedScriptFiles, writeCodeCache } from './loadCachedScript.js';
 
 // A small CommonJS bundle with functions that only run when called, as the command's are: what the
 // cache holds is what ran before it was made.
@@ -24,8 +24,8 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function bundle(name: string, source: string, hash: string): CachedScriptFiles {
-  const file = path.join(dir, name);
+function bundle(name: string, source: string, hash: string, folder = dir): CachedScriptFiles {
+  const file = path.join(folder, name);
   fs.writeFileSync(file, source);
   return { bundle: file, bundleHash: hash, cache: `${file}.v8cache` };
 }
@@ -41,7 +41,7 @@ function run(files: CachedScriptFiles) {
 function makeCache(files: CachedScriptFiles): Buffer {
   const { loaded } = run(files);
   const data = loaded.createCache();
-  fs.writeFileSync(files.cache, codeCacheFile(files.bundleHash, data));
+  fs.writeFileSync(files.cache, codeCacheFile(files, data));
   return data;
 }
 
@@ -78,7 +78,7 @@ describe('loadCachedScript', () => {
     const files = bundle('app.cjs', SOURCE, 'a'.repeat(64));
     const data = makeCache(files);
     for (const [from, to] of [[process.version, 'v99.0.0'], [` ${process.arch} `, ' elsewhere ']] as const) {
-      const text = codeCacheFile(files.bundleHash, data);
+      const text = codeCacheFile(files, data);
       const header = text.subarray(0, text.indexOf(0x0a) + 1).toString('latin1').replace(from, to);
       fs.writeFileSync(files.cache, Buffer.concat([Buffer.from(header, 'latin1'), data]));
       const { answer, use } = run(files);
@@ -105,7 +105,7 @@ describe('loadCachedScript', () => {
     const files = bundle('app.cjs', SOURCE, 'a'.repeat(64));
     const elsewhere = bundle('longer.cjs', `${SOURCE}\n// longer`, 'c'.repeat(64));
     const data = makeCache(elsewhere);
-    fs.writeFileSync(files.cache, codeCacheFile(files.bundleHash, data));
+    fs.writeFileSync(files.cache, codeCacheFile(files, data));
     const { answer, use } = run(files);
     expect(use).toBe('rejected');
     expect(answer).toEqual([...EXPECTED, dir, true]);
@@ -128,7 +128,7 @@ describe('loadCachedScript', () => {
   it('names the bundle and its functions in stack traces, on the lines of the bundle', () => {
     const files = bundle('app.cjs', `module.exports = function thrower() {\n  throw new Error('boom');\n};\n`, 'd'.repeat(64));
     const first = loadCachedScript(files);
-    fs.writeFileSync(files.cache, codeCacheFile(files.bundleHash, first.createCache()));
+    fs.writeFileSync(files.cache, codeCacheFile(files, first.createCache()));
     const loaded = loadCachedScript(files);
     expect(loaded.cache).toBe('accepted');
     const error = (() => {
@@ -143,4 +143,41 @@ describe('loadCachedScript', () => {
     expect(frame).toContain('thrower');
     expect(frame).toContain(`${files.bundle}:2:9)`);
   });
+
+  it('37 L12 names the folder a moved bundle runs from in stack traces, not the one its cache was made in, and uses one made there', () => {
+    const source = `module.exports = function thrower() {\n  throw new Error('boom');\n};\n`;
+    const [builtIn, movedTo] = [path.join(dir, 'built'), path.join(dir, 'moved')];
+    for (const folder of [builtIn, movedTo]) fs.mkdirSync(folder);
+    const built = bundle('app.cjs', source, 'e'.repeat(64), builtIn);
+    makeCacheOf(built);
+    // The bundle and its cache, copied as they are to where they will run.
+    const moved = bundle('app.cjs', source, built.bundleHash, movedTo);
+    fs.copyFileSync(built.cache, moved.cache);
+    const frameOf = (files: CachedScriptFiles): { frame: string; use: string; loaded: ReturnType<typeof loadCachedScript> } => {
+      const loaded = loadCachedScript(files);
+      try {
+        (loaded.exports as unknown as () => void)();
+      } catch (thrown) {
+        return { frame: (thrown as Error).stack?.split('\n')[1] ?? '', use: loaded.cache, loaded };
+      }
+      throw new Error('did not throw');
+    };
+    const first = frameOf(moved);
+    expect(first.frame).toContain(`${moved.bundle}:2:9)`);
+    expect(first.frame).not.toContain(builtIn);
+    expect(first.use).toBe('moved');
+    // What the build's warm-up does where the bundle lies now: a cache for it there.
+    expect(writeCodeCache(moved, first.loaded.createCache())).toBe(true);
+    const again = frameOf(moved);
+    expect(again.use).toBe('accepted');
+    expect(again.frame).toContain(`${moved.bundle}:2:9)`);
+    // The build's own cache still serves the bundle where it was built.
+    expect(frameOf(built)).toMatchObject({ use: 'accepted', frame: expect.stringContaining(`${built.bundle}:2:9)`) });
+  });
 });
+
+/** Makes the cache of a bundle that throws when called, as the build would (its top level compiled and run). */
+function makeCacheOf(files: CachedScriptFiles): void {
+  const loaded = loadCachedScript(files);
+  fs.writeFileSync(files.cache, codeCacheFile(files, loaded.createCache()));
+}
