@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { DocumentRefusedError, realpathInside, refuseHeld, token } from '@loadout/kernel';
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { ProcessGuardian, type TaskProcess } from './ProcessGuardian.js';
 import type { RunDeadline } from './RunDeadline.js';
-import { signalGroup } from './processGroup.js';
-import { makeScratchFolder, newRunId, processesBefore, removeEmptyScratchFolder, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
+import { makeScratchFolder, newRunId, processesBefore, removeEmptyScratchFolder, removeScratchFolder, RUN_ID_VARIABLE } from './runProcesses.js';
+import { TaskRun } from './TaskRun.js';
 import { TaskNotRunnableError } from './JobErrors.js';
 
 /** A piece of what a running task printed. */
@@ -168,154 +166,23 @@ export class ProcessTaskRunner implements TaskRunner {
     env[RUN_ID_VARIABLE] = runId;
 
     const input = JSON.stringify(options.input === undefined ? {} : options.input);
-    const started = Date.now();
     // Taken before the spawn: nothing in it can be the run's, so the run's end need not read it.
     const older = processesBefore();
     // Its own process group (and session), so a timeout or a stop reaches everything it started;
     // started by the guardian once it is up, which lists the group itself.
     const guarded = this.guardian.spawn({ file: interpreter, args: [file], cwd, env, input }, options.deadline?.at);
     const child: TaskProcess = guarded ?? this.spawnHere(interpreter, file, cwd, env, input);
-    const stdout = new BoundedText(this.settings.maxStdoutBytes);
-    const stderr = new BoundedText(this.settings.maxStderrBytes);
-    let timedOut = false;
-    let interrupted = false;
-    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-    let processes: RunProcesses | null = null;
-    let cleared: Promise<unknown> = Promise.resolve();
-    let unguard: () => void = () => undefined;
-
-    return new Promise<TaskRunResult>((resolve, reject) => {
-      const timers: NodeJS.Timeout[] = [];
-      let settled = false;
-      const stop = (): void => {
-        if (child.pid === undefined || exited !== null) return;
-        const pid = child.pid;
-        signalGroup(pid, 'SIGTERM');
-        timers.push(setTimeout(() => signalGroup(pid, 'SIGKILL'), this.settings.killGraceMs));
-      };
-      const onAbort = (): void => {
-        interrupted = true;
-        stop();
-      };
-      const settle = (outcome: { error: Error } | { result: TaskRunResult }): void => {
-        if (settled) return;
-        settled = true;
-        for (const timer of timers) clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
-        if ('error' in outcome) reject(outcome.error);
-        else resolve(outcome.result);
-      };
-      const finish = (): void => void cleared.then(report);
-      const report = (): void => {
-        const end = exited ?? { code: null, signal: null };
-        settle({
-          result: {
-            succeeded: end.code === 0 && !timedOut && !interrupted,
-            exitCode: end.code,
-            signal: end.signal,
-            timedOut,
-            interrupted,
-            stdout: stdout.text,
-            stderr: stderr.text,
-            truncated: stdout.truncated || stderr.truncated,
-            durationMs: Date.now() - started,
-          },
-        });
-      };
-
-      child.once('error', (error: NodeJS.ErrnoException) => {
-        if (exited !== null) return;
-        settle({ error: new TaskNotRunnableError(task.dirName, `could not start ${path.basename(interpreter)}: ${error.code ?? error.message}`) });
-      });
-      child.once('spawn', () => {
-        if (child.pid !== undefined) {
-          const pid = child.pid;
-          const guardedHere = guarded === null ? this.guardian.guard(pid, options.deadline?.at) : () => undefined;
-          // A renewal may have moved the deadline while the guardian was starting the process.
-          if (guarded !== null && options.deadline !== undefined) this.guardian.killAt(pid, options.deadline.at);
-          const unfollow = options.deadline?.follow((at) => this.guardian.killAt(pid, at)) ?? (() => undefined);
-          unguard = () => {
-            unfollow();
-            guardedHere();
-          };
-          processes = new RunProcesses(runId, child.pid, older);
-          processes.watch(this.settings.descendantPollMs);
-          try {
-            options.onSpawn?.(child.pid);
-          } catch (error) {
-            // Recording the pid only helps recovery after a crash; it must not take the run down
-            // or skip the timeout below.
-            process.emitWarning(`could not record the process of task ${task.dirName}: ${(error as Error).message}`);
-          }
-        }
-        const seconds = task.timeoutSeconds ?? this.settings.defaultTimeoutSeconds;
-        timers.push(
-          setTimeout(() => {
-            timedOut = true;
-            stop();
-          }, seconds * 1000),
-        );
-        if (options.signal?.aborted === true) onAbort();
-        else options.signal?.addEventListener('abort', onAbort, { once: true });
-      });
-      for (const [stream, sink, name] of [
-        [child.stdout, stdout, 'stdout'],
-        [child.stderr, stderr, 'stderr'],
-      ] as const) {
-        const decoder = new StringDecoder('utf8');
-        stream.on('data', (data: Buffer) => {
-          const text = sink.add(decoder.write(data));
-          if (text !== '') options.onOutput?.({ stream: name, text });
-        });
-        stream.on('end', () => {
-          const text = sink.add(decoder.end());
-          if (text !== '') options.onOutput?.({ stream: name, text });
-        });
-      }
-
-      child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
-        exited = { code, signal };
-        unguard();
-        onExit?.();
-        // The run ends with its main process: whatever it left running goes too, in its group or not.
-        if (processes !== null) cleared = processes.killAll().catch((error: Error) => process.emitWarning(`stopping what task ${task.dirName} left running: ${error.message}`));
-        else if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-        // A grandchild that left the group may hold the pipes open; do not wait for it forever.
-        timers.push(
-          setTimeout(() => {
-            child.stdout.destroy();
-            child.stderr.destroy();
-            finish();
-          }, 1000),
-        );
-      });
-      child.once('close', finish);
-    });
+    return new TaskRun(child, {
+      task,
+      interpreter,
+      runId,
+      older,
+      settings: this.settings,
+      guardian: this.guardian,
+      startedByGuardian: guarded !== null,
+      options,
+      onExit,
+    }).result();
   }
 }
 
-/** Keeps text up to a byte budget and remembers whether anything was dropped. */
-class BoundedText {
-  text = '';
-  truncated = false;
-  private bytes = 0;
-
-  constructor(private readonly limit: number) {}
-
-  /** Adds decoded text and returns the part that was kept. */
-  add(text: string): string {
-    if (text === '' || this.truncated) return '';
-    const size = Buffer.byteLength(text);
-    if (this.bytes + size <= this.limit) {
-      this.bytes += size;
-      this.text += text;
-      return text;
-    }
-    // Cut at the budget; a character split in two is dropped rather than shown broken.
-    const kept = Buffer.from(text).subarray(0, this.limit - this.bytes).toString('utf8').replace(/\uFFFD+$/, '');
-    this.bytes = this.limit;
-    this.text += kept;
-    this.truncated = true;
-    return kept;
-  }
-}
