@@ -29,6 +29,7 @@ afterEach(async () => {
 
 /** Appends `start|alive|end <pid> <server pid> <epoch ms>` to the project's `times.txt`, `alive` every 50 ms for `input.ms`. */
 const clock = `
+import fs from 'node:fs';
 const input = JSON.parse(fs.readFileSync(0, 'utf8'));
 const file = process.env.LOADOUT_PROJECT + '/times.txt';
 const server = process.env.LOADOUT_RUN_ID.split('-')[0];
@@ -134,11 +135,11 @@ async function stallDuringRun(databaseUrl: string, aUrl: string, stall: (a: Serv
   const submitted = await sendRequest(a.port, 'POST', '/api/tasks/clock/runs', { body: { input: { ms: 7000 }, project }, token: a.token });
   expect(submitted.status).toBe(202);
   const id = (submitted.body as { job: Job }).job.id;
-  await expect.poll(() => timesIn(project).filter((time) => time.what === 'alive').length, { timeout: 20_000 }).toBeGreaterThan(2);
+  await expect.poll(() => timesIn(project).filter((time) => time.what === 'alive').length, { timeout: 60_000 }).toBeGreaterThan(2);
   stall(a);
   const b = await serve(host(), ['--workers', '1'], { ...LEASE_ENV, LOADOUT_DATABASE_URL: databaseUrl });
   await expect
-    .poll(async () => ((await sendRequest(b.port, 'GET', `/api/jobs/${id}`, { token: b.token })).body as Job).status, { timeout: 30_000, interval: 200 })
+    .poll(async () => ((await sendRequest(b.port, 'GET', `/api/jobs/${id}`, { token: b.token })).body as Job).status, { timeout: 60_000, interval: 200 })
     .toBe('succeeded');
   return { a, b, project };
 }
@@ -163,12 +164,12 @@ describe('37 M7 a server that cannot renew its lease on PostgreSQL', () => {
       frozen.push(server);
     });
     expectNoOverlap(project, a, b);
-  });
+  }, 150_000);
 
   it.skipIf(skip !== null)('37 M7 cut off from the database mid-task: its task is killed before another server takes the job, and the two runs never overlap', async () => {
     const url = await freshDatabase();
     const { proxy, url: throughProxy } = await TcpProxy.start(url);
     const { a, b, project } = await stallDuringRun(url, throughProxy, () => proxy.cut());
     expectNoOverlap(project, a, b);
-  });
+  }, 150_000);
 });
