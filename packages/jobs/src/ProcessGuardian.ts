@@ -1,138 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { injectable } from 'tsyringe';
 import { signalGroup } from './processGroup.js';
 
 /**
- * What the guardian runs. It reads lines on its stdin: `+<pgid>` and `-<pgid>` list and unlist a
- * group, `d<pgid> <ms>` sets the moment (monotonic clock, see `monotonicNow`) at which a listed
- * group is killed unless a later one comes, `s<json>` starts a task's process for its owner (with
- * its first such moment as `deadline`), `x<id>` lets go of a started process's output. When its
- * input ends (the process that started it is gone, however it died) it kills every group still
- * listed. It ignores the signals a terminal sends its owner's group. The deadlines are how a job's
- * lease stops its task even while the owner is frozen (SIGSTOP, swapped out): the owner cannot
- * kill then, and another server takes the job after the lease.
- *
- * A process it starts is listed from its start to its exit, and what happens to it is told on
- * stdout, one JSON line each: `{id, pid}` or `{id, error}`, `{id, stream, data}` (1 stdout, 2
- * stderr, base64) and `{id, end}`, `{id, exit: [code, signal]}`, `{id, close}`; what happens
- * in one turn of its event loop (an exit and the ends of both streams) is told in one write, so
- * its owner wakes once for it. While its owner has not taken what it was told (the pipe is full),
- * it reads no task's output, so a task writing faster than its owner reads waits on its own pipe, as
- * it would if its owner had started it, instead of piling up in the guardian. It says
- * `{"ready":true}` once it reads.
+ * The guardian's program (see the file for what it reads and says), beside this module: in the
+ * sources, in the package's build, and for the bundled command line, whose build rewrites this
+ * module's `import.meta.url` to its place in the package's build.
  */
-const GUARDIAN_SCRIPT = `
-const { spawn } = require('node:child_process');
-const groups = new Set();
-const started = new Map();
-const deadlines = new Map();
-const monotonicNow = () => Number(process.hrtime.bigint() / 1000000n);
-const kill = (pgid) => { try { process.kill(-pgid, 'SIGKILL'); } catch {} };
-const forgetDeadline = (pgid) => {
-  clearTimeout(deadlines.get(pgid));
-  deadlines.delete(pgid);
-};
-const killAt = (pgid, at) => {
-  if (!groups.has(pgid) || !Number.isFinite(at)) return;
-  forgetDeadline(pgid);
-  deadlines.set(pgid, setTimeout(() => {
-    deadlines.delete(pgid);
-    if (groups.has(pgid)) kill(pgid);
-  }, Math.max(0, at - monotonicNow())));
-};
-let pending = '';
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
-process.stdout.on('error', () => {});
-let told = '';
-let blocked = false;
-const flow = (child, on) => {
-  for (const stream of [child.stdout, child.stderr]) {
-    if (on) stream.resume(); else stream.pause();
-  }
-};
-const flush = () => {
-  const text = told;
-  told = '';
-  if (process.stdout.write(text) || blocked) return;
-  blocked = true;
-  for (const child of started.values()) flow(child, false);
-  process.stdout.once('drain', () => {
-    blocked = false;
-    for (const child of started.values()) flow(child, true);
-  });
-};
-const tell = (message) => {
-  if (told === '') setImmediate(flush);
-  told += JSON.stringify(message) + '\\n';
-};
-const start = (request) => {
-  const id = request.id;
-  let child;
-  try {
-    child = spawn(request.file, request.args, { cwd: request.cwd, env: request.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-  } catch (error) {
-    tell({ id, error: error.code || error.message });
-    return;
-  }
-  started.set(id, child);
-  child.once('error', (error) => tell({ id, error: error.code || error.message }));
-  child.once('spawn', () => {
-    groups.add(child.pid);
-    if (request.deadline !== undefined) killAt(child.pid, request.deadline);
-    tell({ id, pid: child.pid });
-  });
-  for (const [stream, index] of [[child.stdout, 1], [child.stderr, 2]]) {
-    stream.on('data', (data) => tell({ id, stream: index, data: data.toString('base64') }));
-    stream.on('end', () => tell({ id, end: index }));
-  }
-  if (blocked) flow(child, false);
-  child.stdin.on('error', () => {});
-  child.stdin.end(request.input);
-  child.once('exit', (code, signal) => {
-    groups.delete(child.pid);
-    forgetDeadline(child.pid);
-    tell({ id, exit: [code, signal] });
-  });
-  child.once('close', () => {
-    started.delete(id);
-    tell({ id, close: true });
-  });
-};
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (text) => {
-  pending += text;
-  for (let end = pending.indexOf('\\n'); end >= 0; end = pending.indexOf('\\n')) {
-    const line = pending.slice(0, end);
-    pending = pending.slice(end + 1);
-    if (line[0] === 's') {
-      start(JSON.parse(line.slice(1)));
-      continue;
-    }
-    if (line[0] === 'x') {
-      const child = started.get(Number(line.slice(1)));
-      started.delete(Number(line.slice(1)));
-      child?.stdout.destroy();
-      child?.stderr.destroy();
-      continue;
-    }
-    const [pgid, at] = line.slice(1).split(' ').map(Number);
-    if (!Number.isInteger(pgid) || pgid <= 1) continue;
-    if (line[0] === '+') groups.add(pgid);
-    else if (line[0] === 'd') killAt(pgid, at);
-    else {
-      groups.delete(pgid);
-      forgetDeadline(pgid);
-    }
-  }
-});
-process.stdin.on('end', () => {
-  for (const pgid of groups) kill(pgid);
-  process.exit(0);
-});
-tell({ ready: true });
-`;
+const GUARDIAN_PROGRAM = fileURLToPath(new URL('./guardianProcess.mjs', import.meta.url));
 
 /** A process to start: a program, its arguments, its folder and whole environment, and what it reads on stdin. */
 export interface ProcessRequest {
@@ -285,7 +163,7 @@ export class ProcessGuardian {
 
   private running(): Guardian {
     if (this.guardian !== null && this.guardian.process.exitCode === null) return this.guardian;
-    const child = spawn(process.execPath, ['-e', GUARDIAN_SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    const child = spawn(process.execPath, [GUARDIAN_PROGRAM], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     const guardian: Guardian = { process: child, ready: false, started: new Map(), said: '' };
     child.on('error', () => undefined);
     child.stdin?.on('error', () => undefined);
