@@ -50,7 +50,7 @@ describe('the bundled command and its code cache', () => {
     expect(JSON.parse(result.stdout).skills.map((skill: { id: string }) => skill.id)).toEqual(['cached-skill']);
   });
 
-  it('answers the same, byte for byte, when the cache is damaged, foreign or missing', () => {
+  it('answers the same, byte for byte, when the cache is made for another place, damaged, foreign or missing', () => {
     const home = testdir({ capabilities: { skills: { 'cached-skill': { 'SKILL.md': SKILL } } } });
     const expected = COMMANDS.map((args) => run(CLI_ENTRY, home, args));
     const { entry, cache } = copyOfCommand();
@@ -60,6 +60,8 @@ describe('the bundled command and its code cache', () => {
     damaged[Math.floor(damaged.length / 2)] = (damaged[Math.floor(damaged.length / 2)] as number) ^ 0xff;
     const otherBundle = Buffer.concat([Buffer.from(header.replace(/ [0-9a-f]{64} /, ` ${'0'.repeat(64)} `), 'latin1'), whole.subarray(header.length)]);
     const cases: Array<[string, Buffer | undefined, string]> = [
+      // Copied as it is: made for the build's place, so not offered to V8 here (issue 37 L12).
+      ['made where the build put the bundle', whole, 'moved'],
       ['damaged', damaged, 'foreign'],
       ['truncated', whole.subarray(0, whole.length >> 1), 'foreign'],
       ['made for another bundle', otherBundle, 'foreign'],
@@ -76,5 +78,5 @@ describe('the bundled command and its code cache', () => {
         expect(answer).toEqual(expectedAnswer);
       });
     }
-  });
+  }, 180_000);
 });
