@@ -5,11 +5,13 @@ import type { DependencyContainer } from 'tsyringe';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
- * Who may call a route once the Host and Origin checks passed: anyone on this machine
- * (`public`, reads of what a session lists) or only a holder of the server token (`token`: every
- * write, every run, and reads of what tasks printed). A route that changes something is always
- * `token`; the server refuses to register it otherwise. A `public` read that names a project
- * (`?project=`) needs the token too: the server decides that for every route.
+ * Who may call a route once the Host and Origin checks passed. The one rule: a read is `public`
+ * only when it shows what the owner's global session lists (the session, its tasks, the installed
+ * plugins and marketplaces; credentials redacted) at a cost the server bounds; everything else is
+ * `token`: every write and run, and reads of the owner's decisions (trusted projects, audit),
+ * of work computed on demand (a plugin's diff) and of what tasks printed. A route that changes
+ * something is always `token`; the server refuses to register it otherwise. A `public` read that
+ * names a project (`?project=`) needs the token too: the server decides that for every route.
  */
 export type RouteAccess = 'public' | 'token';
 

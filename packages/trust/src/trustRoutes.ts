@@ -10,9 +10,13 @@ const PluginParams = z.strictObject({ name: z.string().max(1024) });
 
 const pluginName = (request: RouteRequest): string => parsePluginName(parseRequest(PluginParams, request.params, 'path').name, 'the URL');
 
-/** Trust: the same operations as `loadout trust | untrust | audit | plugins approve | plugins diff`. */
+/**
+ * Trust: the same operations as `loadout trust | untrust | audit | plugins approve | plugins diff`.
+ * Every one needs the token, reads too: which projects are trusted, what the audit finds and what a
+ * diff computes are the owner's decisions and costly work, not what a session lists.
+ */
 export const trustRoutes: readonly ApiRoute[] = [
-  defineRoute({ method: 'GET', path: '/api/trust', access: 'public', handle: (_request, { container }) => resolve(container, TrustService).listTrustedProjects() }),
+  defineRoute({ method: 'GET', path: '/api/trust', access: 'token', handle: (_request, { container }) => resolve(container, TrustService).listTrustedProjects() }),
   defineRoute({
     method: 'POST',
     path: '/api/trust',
@@ -28,7 +32,7 @@ export const trustRoutes: readonly ApiRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/audit',
-    access: 'public',
+    access: 'token',
     handle: (request, { container }) => resolve(container, TrustService).audit(parseRequest(ProjectQuery, request.query, 'query').project ?? null),
   }),
   defineRoute({
@@ -40,7 +44,7 @@ export const trustRoutes: readonly ApiRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/plugins/:name/diff',
-    access: 'public',
+    access: 'token',
     handle: (request, { container }) => resolve(container, TrustService).diffPlugin(pluginName(request)),
   }),
 ];

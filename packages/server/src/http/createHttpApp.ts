@@ -10,7 +10,7 @@ import {
   RouteReply,
   StaticAssetFolders,
 } from '@loadout/api';
-import { exceedsJsonDepth, MAX_JSON_DEPTH, resolveAll, WiringError } from '@loadout/kernel';
+import { answerBytes, boundedJson, exceedsJsonDepth, MAX_ANSWER_BYTES, MAX_JSON_DEPTH, resolveAll, responseTooLarge, WiringError } from '@loadout/kernel';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { httpErrorFor } from './httpErrors.js';
 import { openEventStream } from './openEventStream.js';
@@ -136,12 +136,19 @@ function registerRoutes(app: FastifyInstance, routes: readonly ApiRoute[], conte
   }
 }
 
-/** Sends what a route returned: a plain value as 200 JSON, or what one of the reply kinds asks for. */
+/**
+ * Sends what a route returned: a plain value as 200 JSON, or what one of the reply kinds asks for.
+ * Every JSON answer is held to the kernel's one answer size ({@link MAX_ANSWER_BYTES}), as a
+ * JSON-RPC batch and an MCP POST are: past it the route answers `RESPONSE_TOO_LARGE` instead.
+ */
 async function send(result: unknown, request: FastifyRequest, reply: FastifyReply, context: HttpAppContext): Promise<FastifyReply> {
+  const json = 'application/json; charset=utf-8';
   if (result instanceof RouteReply) {
-    if (result.serialized) void reply.type('application/json; charset=utf-8');
     for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
-    return result.body === undefined ? reply.code(result.status).send() : reply.code(result.status).send(result.body);
+    if (result.body === undefined) return reply.code(result.status).send();
+    const text = result.serialized ? (result.body as string | Uint8Array) : boundedJson(result.body);
+    if (answerBytes(text) > MAX_ANSWER_BYTES) throw responseTooLarge('answer');
+    return reply.code(result.status).type(json).send(text);
   }
   if (result instanceof EventStreamReply) {
     result.open(openEventStream(request, reply, context.streams));
@@ -152,7 +159,7 @@ async function send(result: unknown, request: FastifyRequest, reply: FastifyRepl
     await result.write(request.raw, reply.raw, request.body);
     return reply;
   }
-  return result === undefined ? reply.code(204).send() : reply.send(result);
+  return result === undefined ? reply.code(204).send() : reply.type(json).send(boundedJson(result));
 }
 
 function rawError(response: ServerResponse, status: number, code: string, message: string): void {
