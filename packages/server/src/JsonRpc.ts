@@ -44,6 +44,12 @@ export interface JsonRpcError {
 }
 export type JsonRpcResponse = { jsonrpc: '2.0'; id: Id; result: unknown } | { jsonrpc: '2.0'; id: Id; error: JsonRpcError };
 
+/** A method with its dependencies, resolved when the server was built. */
+export interface WiredRpcMethod {
+  readonly method: RpcMethod;
+  readonly deps: Readonly<Record<string, unknown>>;
+}
+
 /** The per-call context, made fresh for each call and closed after it. */
 export interface RpcCallScope {
   readonly context: RpcContext;
@@ -60,7 +66,7 @@ export interface RpcCallScope {
  */
 export async function handleJsonRpc(
   body: string,
-  methods: ReadonlyMap<string, RpcMethod>,
+  methods: ReadonlyMap<string, WiredRpcMethod>,
   scope: () => RpcCallScope,
   log: (error: unknown) => void = () => undefined,
 ): Promise<string | null> {
@@ -118,7 +124,7 @@ function nextTurn(): Promise<void> {
 
 async function handleCall(
   call: unknown,
-  methods: ReadonlyMap<string, RpcMethod>,
+  methods: ReadonlyMap<string, WiredRpcMethod>,
   scope: () => RpcCallScope,
   log: (error: unknown) => void,
 ): Promise<JsonRpcResponse | null> {
@@ -136,14 +142,15 @@ async function handleCall(
     return failure(replyId, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: needs "jsonrpc": "2.0" and a "method" string');
   }
   const respond = (response: JsonRpcResponse): JsonRpcResponse | null => (hasId ? response : null);
-  const method = methods.get(request.method);
-  if (method === undefined) {
+  const wired = methods.get(request.method);
+  if (wired === undefined) {
     return respond(failure(replyId, JSON_RPC_ERRORS.methodNotFound, `Method not found: ${request.method.slice(0, 100)}`));
   }
   const raw = request.params === undefined ? {} : request.params;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return respond(failure(replyId, JSON_RPC_ERRORS.invalidParams, 'Invalid params: params must be an object of named parameters'));
   }
+  const { method, deps } = wired;
   const params = method.params.safeParse(raw);
   if (!params.success) {
     return respond(
@@ -152,7 +159,7 @@ async function handleCall(
   }
   const callScope = scope();
   try {
-    const result = await method.handler(params.data, callScope.context);
+    const result = await method.handler(params.data, deps, callScope.context);
     return respond({ jsonrpc: '2.0', id: replyId, result: result === undefined ? null : result });
   } catch (error) {
     if (isLoadoutError(error)) {
