@@ -110,8 +110,7 @@ async function mcpSession(port: number): Promise<(body: unknown) => Promise<{ st
 
 describe('37 M6 /mcp answers', () => {
   it('37 M6 a batch holds at most 20 calls, and its answers stop at the one answer size', async () => {
-    const files: TreeDescription = {};
-    for (let i = 0; i < 20; i += 1) files[`part-${String(i).padStart(2, '0')}.txt`] = 'x'.repeat(MiB - 1024);
+    const files: TreeDescription = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`part-${String(i).padStart(2, '0')}.txt`, 'x'.repeat(MiB - 1024)]));
     const tree = workspaceTree();
     const capabilities = tree.capabilities as TreeDescription;
     server = await TestServer.start({
