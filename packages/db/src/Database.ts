@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ensurePrivateFolder, narrowMode, OperationFailedError, PRIVATE_FILE_MODE, token } from '@loadout/kernel';
+import { ensurePrivateFolder, narrowMode, OperationFailedError, PRIVATE_FILE_MODE, ServiceUnavailableError, token } from '@loadout/kernel';
 import BetterSqlite3 from 'better-sqlite3';
 
 /** The one app-local SQLite database, `loadout.db` in the data folder. */
@@ -33,6 +33,13 @@ export const DATABASE_FILE = 'loadout.db';
  * at all). Nothing in the file was changed; `cause` is SQLite's or the file system's own error.
  */
 export class DatabaseError extends OperationFailedError {}
+
+/** A database server that does not answer (unreachable, too slow, out of connections): `DATABASE_UNAVAILABLE`, HTTP 503. */
+export class DatabaseUnreachableError extends ServiceUnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('DATABASE_UNAVAILABLE', message, options);
+  }
+}
 
 /**
  * Opens the database in `dataDir`: WAL journal, a busy timeout so two processes wait for each

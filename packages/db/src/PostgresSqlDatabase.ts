@@ -1,10 +1,20 @@
-import { redactCredentials } from '@loadout/kernel';
+import { isLoadoutError, redactCredentials } from '@loadout/kernel';
 import type pg from 'pg';
-import { DatabaseError } from './Database.js';
+import { DatabaseError, DatabaseUnreachableError } from './Database.js';
 import type { PostgresMigration, SqlClient, SqlDatabase } from './SqlDatabase.js';
 
 /** The advisory lock every Loadout process takes while it migrates ("LOAD" in ASCII). */
 const MIGRATION_LOCK = 0x4c4f4144;
+
+/**
+ * How long a statement may wait for a connection, and how long a statement may go unanswered,
+ * before it fails with `DATABASE_UNAVAILABLE` (HTTP 503): a server that cannot reach PostgreSQL
+ * answers that at once rather than holding every request (and its socket) until it comes back.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const STATEMENT_TIMEOUT_MS = 15_000;
+/** How many statements may wait for one of the pool's connections; past that, refused at once. */
+export const MAX_WAITING_STATEMENTS = 100;
 
 /** How long a listener waits before it connects again after losing its connection. */
 const RELISTEN_DELAY_MS = 500;
@@ -66,7 +76,14 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private pool(): Promise<pg.Pool> {
     this.pooled ??= loadPg().then((lib) => {
       // Idle connections never keep the process alive: a server that stops exits.
-      const pool = new lib.Pool({ connectionString: this.url, max: 10, allowExitOnIdle: true, types: { getTypeParser: typeParserOf(lib) } });
+      const pool = new lib.Pool({
+        connectionString: this.url,
+        max: 10,
+        allowExitOnIdle: true,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        query_timeout: STATEMENT_TIMEOUT_MS,
+        types: { getTypeParser: typeParserOf(lib) },
+      });
       // An idle pooled connection that drops is replaced on next use; without a listener the pool
       // would throw from an event and end the process.
       pool.on('error', () => undefined);
@@ -77,7 +94,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
     await this.migrated();
-    return (await (await this.pool()).query(numbered(sql), [...params])).rows as R[];
+    return (await this.pooledQuery(sql, params)).rows as R[];
   }
 
   async queryOne<R>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> {
@@ -86,7 +103,26 @@ export class PostgresSqlDatabase implements SqlDatabase {
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
     await this.migrated();
-    return (await (await this.pool()).query(numbered(sql), [...params])).rowCount ?? 0;
+    return (await this.pooledQuery(sql, params)).rowCount ?? 0;
+  }
+
+  /** One statement on a pooled connection, within the bounds above; what cannot reach the server is `DATABASE_UNAVAILABLE`. */
+  private async pooledQuery(sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+    const pool = await this.waitablePool();
+    try {
+      return await pool.query(numbered(sql), [...params]);
+    } catch (error) {
+      throw unreachable(this.url, error);
+    }
+  }
+
+  /** The pool, unless too many statements already wait for it. */
+  private async waitablePool(): Promise<pg.Pool> {
+    const pool = await this.pool();
+    if (pool.waitingCount >= MAX_WAITING_STATEMENTS) {
+      throw new DatabaseUnreachableError(`the PostgreSQL database ${redactCredentials(this.url)} is not answering: ${pool.waitingCount} statements already wait for it`);
+    }
+    return pool;
   }
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
@@ -139,22 +175,35 @@ export class PostgresSqlDatabase implements SqlDatabase {
   }
 
   private async inTransaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
-    const connection = await (await this.pool()).connect();
+    const pool = await this.waitablePool();
+    let connection: pg.PoolClient;
+    try {
+      connection = await pool.connect();
+    } catch (error) {
+      throw unreachable(this.url, error);
+    }
+    const statement = async (sql: string, params: readonly unknown[] = []): Promise<pg.QueryResult> => {
+      try {
+        return await connection.query(numbered(sql), [...params]);
+      } catch (error) {
+        throw unreachable(this.url, error);
+      }
+    };
     const tx: SqlClient = {
       dialect: 'postgres',
-      query: async <R>(sql: string, params: readonly unknown[] = []) => (await connection.query(numbered(sql), [...params])).rows as R[],
-      queryOne: async <R>(sql: string, params: readonly unknown[] = []) => (await connection.query(numbered(sql), [...params])).rows[0] as R | undefined,
-      run: async (sql: string, params: readonly unknown[] = []) => (await connection.query(numbered(sql), [...params])).rowCount ?? 0,
+      query: async <R>(sql: string, params: readonly unknown[] = []) => (await statement(sql, params)).rows as R[],
+      queryOne: async <R>(sql: string, params: readonly unknown[] = []) => (await statement(sql, params)).rows[0] as R | undefined,
+      run: async (sql: string, params: readonly unknown[] = []) => (await statement(sql, params)).rowCount ?? 0,
     };
     let broken: Error | undefined;
     try {
-      await connection.query('BEGIN');
+      await statement('BEGIN');
       this.sessionChanges.set(tx, false);
       const result = await work(tx);
       // The shared row is taken last, just before the commit: a transaction holding it waits on
       // nothing else, so two servers' writes never deadlock through it.
       const changed = this.sessionChanges.get(tx) === true ? await this.bumpSessionCounter(tx) : null;
-      await connection.query('COMMIT');
+      await statement('COMMIT');
       // This process sees its own change at once, not when its notification comes back.
       if (changed !== null) this.sessionCounterSeen(changed);
       return result;
@@ -171,9 +220,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private migrated(): Promise<void> {
     this.ready ??= this.migrate().catch((error: unknown) => {
       this.ready = null;
-      throw new DatabaseError('DATABASE_UNAVAILABLE', `cannot use the PostgreSQL database ${redactCredentials(this.url)} (${errorText(error)})`, {
-        cause: error,
-      });
+      throw new DatabaseUnreachableError(`cannot use the PostgreSQL database ${redactCredentials(this.url)} (${errorText(error)})`, { cause: error });
     });
     return this.ready;
   }
@@ -195,7 +242,7 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private listeningClient(): Promise<pg.Client> {
     if (this.listener !== null) return Promise.resolve(this.listener);
     this.connecting ??= (async () => {
-      const client = new (await loadPg()).Client({ connectionString: this.url });
+      const client = new (await loadPg()).Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
       client.on('notification', (message) => {
         for (const listener of this.channels.get(message.channel) ?? []) listener(message.payload ?? '');
       });
@@ -291,6 +338,20 @@ export function numbered(sql: string): string {
 
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * What a failed statement becomes: the server's own refusal (a constraint, a syntax error: it has
+ * a SQLSTATE) as it is, and anything that says the server did not answer (no connection, a
+ * timeout, a dropped connection, a server shutting down or out of connections) as
+ * `DATABASE_UNAVAILABLE`.
+ */
+function unreachable(url: string, error: unknown): unknown {
+  if (error instanceof DatabaseUnreachableError || isLoadoutError(error)) return error;
+  const sqlState = (error as { code?: unknown }).code;
+  const answered = typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState) && !/^(08|53|57)/.test(sqlState);
+  if (answered || !(error instanceof Error)) return error;
+  return new DatabaseUnreachableError(`the PostgreSQL database ${redactCredentials(url)} is not answering (${errorText(error)})`, { cause: error });
 }
 
 function errorText(error: unknown): string {

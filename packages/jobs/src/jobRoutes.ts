@@ -1,5 +1,4 @@
-import { type ApiRoute, defineRoute, eventStream, IdParams, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
-import { resolve } from '@loadout/kernel';
+import { type ApiRoute, defineRoute, eventStream, IdParams, oneProject, ProjectQuery, projectPath, reply } from '@loadout/api';
 import { TASK_KIND } from '@loadout/tasks';
 import { z } from 'zod';
 import { type JobEvent, JobEvents } from './JobEvents.js';
@@ -14,6 +13,9 @@ const JobListQuery = z.object({
   task: z.string().min(1).max(1024).optional(),
   before: z.coerce.number().int().min(1).optional(),
 });
+/** What `GET /api/jobs` and `POST /api/tasks/:dirName/runs` take, as a client writes them. */
+export type JobListQuery = z.input<typeof JobListQuery>;
+export type RunBody = z.input<typeof RunBody>;
 const TaskParams = z.strictObject({ dirName: z.string().max(4096) });
 
 /** `POST /api/tasks/:dirName/runs`: `input` is any JSON; left out, the task gets `{}`. */
@@ -31,10 +33,12 @@ const PipelineBody = z.strictObject({
   project: projectPath.nullable().optional(),
 });
 
+const deps = { queue: JobQueue, events: JobEvents, scheduler: JobScheduler };
+
 /** A job with the output its running attempt printed so far. */
-function withLiveOutput(context: RouteContext, job: Job): Job {
+function withLiveOutput(events: JobEvents, job: Job): Job {
   if (job.status !== 'running') return job;
-  const live = resolve(context.container, JobEvents).liveOutput(job.id);
+  const live = events.liveOutput(job.id);
   return live === undefined ? job : { ...job, output: live.stdout, stderr: live.stderr };
 }
 
@@ -47,11 +51,13 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'POST',
     path: '/api/tasks/:dirName/runs',
     access: 'token',
-    handle: async (request, context) => {
-      const { dirName } = parseRequest(TaskParams, request.params, 'path');
-      const body = parseRequest(RunBody, request.body, 'body');
-      const project = oneProject(parseRequest(ProjectQuery, request.query, 'query').project, body.project);
-      const job = await context.withSession(project, (session) => context.container.resolve(JobScheduler).scheduleRun(session, dirName, body.input), { kinds: [TASK_KIND] });
+    deps,
+    params: TaskParams,
+    query: ProjectQuery,
+    body: RunBody,
+    handle: async ({ params, query, body }, { scheduler }, context) => {
+      const project = oneProject(query.project, body.project);
+      const job = await context.withSession(project, (session) => scheduler.scheduleRun(session, params.dirName, body.input), { kinds: [TASK_KIND] });
       return reply(202, { job: { id: job.id, status: job.status } });
     },
   }),
@@ -61,9 +67,10 @@ export const jobRoutes: readonly ApiRoute[] = [
     path: '/api/jobs',
     access: 'token',
     // Summaries only: each job's input and output are read one job at a time (`/api/jobs/:id`).
-    handle: async (request, context) => {
-      const { limit, status, task, before } = parseRequest(JobListQuery, request.query, 'query');
-      return await resolve(context.container, JobQueue).list({
+    deps,
+    query: JobListQuery,
+    handle: async ({ query: { limit, status, task, before } }, { queue }) => {
+      return await queue.list({
         ...(limit === undefined ? {} : { limit }),
         ...(status === undefined ? {} : { status }),
         ...(task === undefined ? {} : { task }),
@@ -76,10 +83,9 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/jobs/:id',
     access: 'token',
-    handle: async (request, context) => {
-      const { id } = parseRequest(IdParams, request.params, 'path');
-      return withLiveOutput(context, await resolve(context.container, JobQueue).get(id));
-    },
+    deps,
+    params: IdParams,
+    handle: async ({ params }, { queue, events }) => withLiveOutput(events, await queue.get(params.id)),
   }),
 
   /**
@@ -91,10 +97,9 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/jobs/:id/stream',
     access: 'token',
-    handle: async (request, context) => {
-      const { id } = parseRequest(IdParams, request.params, 'path');
-      const queue = resolve(context.container, JobQueue);
-      const events = resolve(context.container, JobEvents);
+    deps,
+    params: IdParams,
+    handle: async ({ params: { id } }, { queue, events }) => {
       const first = await queue.get(id); // a 404 before the stream opens
       return eventStream((stream) => {
         let ended = false;
@@ -143,11 +148,10 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'POST',
     path: '/api/pipelines',
     access: 'token',
-    handle: async (request, context) => {
-      const body = parseRequest(PipelineBody, request.body, 'body');
-      const pipeline = await context.withSession(body.project, (session) =>
-        context.container.resolve(JobScheduler).schedulePipeline(session, body.steps),
-      { kinds: [TASK_KIND] });
+    deps,
+    body: PipelineBody,
+    handle: async ({ body }, { scheduler }, context) => {
+      const pipeline = await context.withSession(body.project, (session) => scheduler.schedulePipeline(session, body.steps), { kinds: [TASK_KIND] });
       return reply(202, { pipeline: { id: pipeline.id, status: pipeline.status } });
     },
   }),
@@ -156,10 +160,11 @@ export const jobRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/pipelines/:id',
     access: 'token',
-    handle: async (request, context) => {
-      const { id } = parseRequest(IdParams, request.params, 'path');
-      const pipeline = await resolve(context.container, JobQueue).getPipeline(id);
-      return { ...pipeline, jobs: pipeline.jobs.map((job) => withLiveOutput(context, job)) };
+    deps,
+    params: IdParams,
+    handle: async ({ params }, { queue, events }) => {
+      const pipeline = await queue.getPipeline(params.id);
+      return { ...pipeline, jobs: pipeline.jobs.map((job) => withLiveOutput(events, job)) };
     },
   }),
 ];

@@ -1,4 +1,4 @@
-import { HttpRoutes } from '@loadout/api';
+import { contributeRoutes } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
 import { contribute, contributeLater, type LoadoutModule, splitModule } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
@@ -18,9 +18,7 @@ const registerTables: LoadoutModule = (container) => {
   // The routes load with the server, never in a one-shot command.
   contributeLater(container, async () => {
     const [{ jobRoutes }, { notificationRoutes }] = await Promise.all([import('./jobRoutes.js'), import('./notificationRoutes.js')]);
-    return (c) => {
-      for (const route of [...jobRoutes, ...notificationRoutes]) contribute(c, HttpRoutes, route);
-    };
+    return (c) => contributeRoutes(c, 'jobs', [...jobRoutes, ...notificationRoutes]);
   });
 };
 

@@ -1,9 +1,11 @@
-import { type ApiRoute, defineRoute, eventStream, IdParams, ListQuery, parseRequest } from '@loadout/api';
-import { resolve } from '@loadout/kernel';
+import { type ApiRoute, defineRoute, eventStream, IdParams, ListQuery } from '@loadout/api';
 import { z } from 'zod';
 import { NotificationInbox } from './NotificationInbox.js';
 
 const InboxQuery = ListQuery.unwrap().extend({ unread: z.enum(['true', 'false', '1', '0']).optional() });
+/** What `GET /api/notifications` takes, as a client writes it. */
+export type InboxQuery = z.input<typeof InboxQuery>;
+const deps = { inbox: NotificationInbox };
 
 /** The notification inbox: newest first, a live stream, and marking one read. All need the token. */
 export const notificationRoutes: readonly ApiRoute[] = [
@@ -11,9 +13,10 @@ export const notificationRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/notifications',
     access: 'token',
-    handle: async (request, context) => {
-      const query = parseRequest(InboxQuery, request.query, 'query');
-      return await resolve(context.container, NotificationInbox).list({
+    deps,
+    query: InboxQuery,
+    handle: async ({ query }, { inbox }) => {
+      return await inbox.list({
         ...(query.limit === undefined ? {} : { limit: query.limit }),
         unreadOnly: query.unread === 'true' || query.unread === '1',
       });
@@ -25,8 +28,8 @@ export const notificationRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/notifications/stream',
     access: 'token',
-    handle: (_request, context) => {
-      const inbox = resolve(context.container, NotificationInbox);
+    deps,
+    handle: (_input, { inbox }) => {
       return eventStream((stream) => stream.onClose(inbox.subscribe((notification) => stream.send('notification', notification))));
     },
   }),
@@ -35,9 +38,8 @@ export const notificationRoutes: readonly ApiRoute[] = [
     method: 'POST',
     path: '/api/notifications/:id/read',
     access: 'token',
-    handle: async (request, context) => {
-      const { id } = parseRequest(IdParams, request.params, 'path');
-      return await resolve(context.container, NotificationInbox).markRead(id);
-    },
+    deps,
+    params: IdParams,
+    handle: ({ params }, { inbox }) => inbox.markRead(params.id),
   }),
 ];

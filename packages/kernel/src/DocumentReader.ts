@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { type FileReader, nodeFileReader } from './FileReader.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './jsonDepth.js';
 import { InvalidInputError, OperationFailedError } from './LoadoutError.js';
 import { parseFlatMapping } from './parseFlatMapping.js';
 import { type FileBytes, readRegularFile, type RegularFileOptions } from './readRegularFile.js';
@@ -371,8 +372,9 @@ export function readMarkdownInside(root: string, file: string, files: FileReader
 export function readJsonInside(root: string, file: string, files: FileReader = nodeFileReader): unknown {
   const text = readTextInside(root, file, files);
   if (text === null) return null;
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new DocumentRefusedError(
       'JSON_MALFORMED',
@@ -380,4 +382,10 @@ export function readJsonInside(root: string, file: string, files: FileReader = n
       { cause: error },
     );
   }
+  // A manifest or index from a repository is untrusted: nested deeper than the one limit, whatever
+  // walks it next (a schema, a fingerprint) would exhaust the stack.
+  if (exceedsJsonDepth(value)) {
+    throw new DocumentRefusedError('JSON_TOO_DEEP', `${relativeInside(root, file)}: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return value;
 }

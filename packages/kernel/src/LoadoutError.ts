@@ -8,7 +8,8 @@ export type ErrorCategory =
   | 'conflict' // refused by a rule, e.g. a plugin's task: exit 1 / HTTP 409
   | 'unauthorized' // HTTP 401
   | 'forbidden' // HTTP 403
-  | 'failed'; // the operation was attempted and did not succeed: exit 1 / HTTP 500
+  | 'failed' // the operation was attempted and did not succeed: exit 1 / HTTP 500
+  | 'unavailable'; // a service it needs cannot answer now, or is busy; ask again later: exit 1 / HTTP 503
 
 /**
  * Base of every error Loadout reports on purpose. `code` is stable and meant for tools;
@@ -57,6 +58,11 @@ export class ConflictError extends CodedError {
 /** An operation that was attempted and failed for a reason outside the caller's input. */
 export class OperationFailedError extends CodedError {
   readonly category = 'failed' as const;
+}
+
+/** A service the work needs cannot answer now (unreachable, or busy past its bound): asking again later may succeed. */
+export class ServiceUnavailableError extends CodedError {
+  readonly category = 'unavailable' as const;
 }
 
 /** The container is missing a registration: a programming error, reported with what was missing. */

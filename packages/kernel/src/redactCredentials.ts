@@ -35,20 +35,51 @@ const URL_PARAMETER = /([?&#;])([^=&#?;\s]+)=([^&#;\s]*)/g;
 
 /**
  * Removes credentials that are part of a URL anywhere in `text`: everything before the last `@`
- * of a URL's authority, and the value of every query or fragment parameter whose name names a
- * credential (`?private_token=…`, `#access_token=…`). The one exception is a plain ssh user
- * without a password (`ssh://git@host/…`), which names an account, not a secret.
+ * of a URL's authority, the value of every query or fragment parameter whose name names a
+ * credential (`?private_token=…`, `#access_token=…`), and secrets carried in the path
+ * ({@link redactUrlPath}). The one exception is a plain ssh user without a password
+ * (`ssh://git@host/…`), which names an account, not a secret.
  */
 export function redactCredentials(text: string): string {
   return text.replace(URL_IN_TEXT, (url) =>
-    url
-      .replace(/^([a-z][a-z0-9+.-]*):\/\/([^/\s?#]*)@/i, (_match, scheme: string, userinfo: string) => {
+    redactUrlPath(
+      url.replace(/^([a-z][a-z0-9+.-]*):\/\/([^/\s?#]*)@/i, (_match, scheme: string, userinfo: string) => {
         const isSsh = /^(ssh|git\+ssh|ssh\+git)$/i.test(scheme);
         if (isSsh && /^[a-z0-9._-]+$/i.test(userinfo)) return `${scheme}://${userinfo}@`;
         return `${scheme}://`;
-      })
-      .replace(URL_PARAMETER, (match, separator: string, name: string) => (isCredentialName(safeDecode(name)) ? `${separator}${name}=${REDACTED}` : match)),
+      }),
+    ).replace(URL_PARAMETER, (match, separator: string, name: string) => (isCredentialName(safeDecode(name)) ? `${separator}${name}=${REDACTED}` : match)),
   );
+}
+
+/** A URL split into what comes before its path, its path, and its query and fragment. */
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)([^?#]*)(.*)$/is;
+/** A host or path segment that says the URL is a webhook: `hooks.slack.com`, `/api/webhooks/…`. */
+const WEBHOOK_HOST = /^hooks?\./i;
+const WEBHOOK_SEGMENT = /^(web)?hooks?$/i;
+
+/**
+ * A URL whose path is its credential, as webhooks are (`https://hooks.slack.com/services/T…/B…/<secret>`,
+ * `https://discord.com/api/webhooks/<id>/<secret>`): the last segment of a webhook's path, and any
+ * path segment shaped like a generated key (20 characters or more mixing upper and lower case
+ * letters and digits), are replaced. Words, slugs and version numbers stay readable.
+ */
+function redactUrlPath(url: string): string {
+  const parts = URL_PARTS.exec(url);
+  if (parts === null) return url;
+  const [, authority = '', pathPart = '', rest = ''] = parts;
+  if (pathPart === '' || pathPart === '/') return url;
+  const segments = pathPart.split('/');
+  const host = authority.replace(/^[^:]*:\/\//, '');
+  const webhook = WEBHOOK_HOST.test(host) || segments.some((segment) => WEBHOOK_SEGMENT.test(segment));
+  const last = segments.findLastIndex((segment) => segment !== '');
+  const shown = segments.map((segment, index) => ((webhook && index === last && segment.length >= 6) || isKeyShaped(segment) ? REDACTED : segment));
+  return `${authority}${shown.join('/')}${rest}`;
+}
+
+/** Whether a path segment looks generated: long, and mixing upper case, lower case and digits. */
+function isKeyShaped(segment: string): boolean {
+  return segment.length >= 20 && /^[A-Za-z0-9_-]+$/.test(segment) && /[A-Z]/.test(segment) && /[a-z]/.test(segment) && /[0-9]/.test(segment);
 }
 
 /**
@@ -99,15 +130,32 @@ export function redactArguments(args: readonly string[]): string[] {
   const shown: string[] = [];
   let hideNext = false;
   for (const arg of args) {
-    if (hideNext && !arg.startsWith('-')) {
+    if (hideNext && !arg.startsWith('-') && !(shown.at(-1) === '-p' && PORT_LIKE.test(arg))) {
       hideNext = false;
       shown.push(REDACTED);
       continue;
     }
-    hideNext = FLAG.test(arg) && isCredentialName(arg);
-    shown.push(redactSecrets(redactNamedValue(arg)));
+    hideNext = FLAG.test(arg) && (isCredentialName(arg) || arg === '-p');
+    shown.push(redactSecrets(redactShortPassword(redactNamedValue(arg))));
   }
   return shown;
+}
+
+/**
+ * `-p` is the password flag of database clients (`mysql -p secret`, `-psecret`) and the port flag
+ * of many servers (`-p 8080`, `docker -p 127.0.0.1:80:80`): its value is hidden unless it is a port
+ * or an address mapping.
+ */
+const PORT_LIKE = /^[0-9.:[\]]+(\/(tcp|udp))?$/;
+
+/**
+ * `-pS3cret` (a password run onto its flag) with the value replaced. A port (`-p8080`), a cluster
+ * of short flags (`-pv`) and a word flag (`-print`, `-password`) are lower-case letters only, or
+ * digits and colons, and are kept: a password of lower-case letters alone run onto `-p` is shown.
+ */
+function redactShortPassword(arg: string): string {
+  if (!arg.startsWith('-p') || arg.length <= 2 || PORT_LIKE.test(arg.slice(2)) || /^-p[a-z-]+$/.test(arg)) return arg;
+  return `-p${REDACTED}`;
 }
 
 /** `--token=x`, `TOKEN=x` and `Authorization: x` with the value replaced; anything else as is. */

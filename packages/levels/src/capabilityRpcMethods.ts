@@ -14,12 +14,13 @@ function listMethods(area: string, kind: string): RpcMethod[] {
     defineRpcMethod({
       name: `${area}.list`,
       params: listParams,
-      handler: ({ project }, context) => context.container.resolve(SessionLoader).listRecords(kind, project ?? null, { includeDisabled: true }),
+      deps: { loader: SessionLoader },
+      handler: ({ project }, { loader }) => loader.listRecords(kind, project ?? null, { includeDisabled: true }),
     }),
     defineRpcMethod({
       name: `${area}.active`,
       params: listParams,
-      handler: async ({ project }, context) => (await context.openSession(project ?? null)).recordsOf(kind),
+      handler: async ({ project }, _deps, context) => (await context.openSession(project ?? null)).recordsOf(kind),
     }),
   ];
 }

@@ -1,4 +1,4 @@
-import { RpcMethods } from '@loadout/api';
+import { contributeRpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
 import { contribute, contributeLater, type LoadoutModule, splitModule } from '@loadout/kernel';
 import { MoveFileSystem, nodeMoveFileSystem } from './MoveFileSystem.js';
@@ -16,9 +16,7 @@ const registerJournal: LoadoutModule = (container) => {
   // The methods load with the server, never in a one-shot command.
   contributeLater(container, async () => {
     const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([import('./capabilityRpcMethods.js'), import('./levelsRpcMethods.js')]);
-    return (c) => {
-      for (const method of [...capabilityRpcMethods, ...levelsRpcMethods]) contribute(c, RpcMethods, method);
-    };
+    return (c) => contributeRpcMethods(c, 'levels', [...capabilityRpcMethods, ...levelsRpcMethods]);
   });
 };
 

@@ -1,5 +1,4 @@
 import { defineRpcMethod, type RpcMethod } from '@loadout/api';
-import { resolve } from '@loadout/kernel';
 import { z } from 'zod';
 import { CapabilityLevels } from './CapabilityLevels.js';
 import type { TransferableKind } from './TransferRequest.js';
@@ -15,7 +14,8 @@ function transferMethod(name: string, kind: TransferableKind): RpcMethod {
   return defineRpcMethod({
     name,
     params: transferParams,
-    handler: (params, context) => resolve(context.container, CapabilityLevels).transfer({ kind, ...params }),
+    deps: { levels: CapabilityLevels },
+    handler: (params, { levels }) => levels.transfer({ kind, ...params }),
   });
 }
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type Job, JobScheduler } from '@loadout/jobs';
-import { type CapabilityRecord, isInside, readMarkdownInside, readTextInside, refuseHeld, resolve, type Root, type Session, SessionLoader } from '@loadout/kernel';
+import { type AnswerBudget, answerBytes, type CapabilityRecord, isInside, readMarkdownInside, readTextInside, refuseHeld, resolve, responseTooLarge, type Root, type Session, SessionLoader } from '@loadout/kernel';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { CapabilityStateService } from '@loadout/state';
@@ -117,6 +117,8 @@ export class McpConnection {
   readonly server: Server;
   private readonly served: Record<ListKind, string | null> = { tools: null, resources: null, prompts: null };
   private readonly calls = new Map<RequestId, AbortController>();
+  /** The answer budget each request shares with the others of its HTTP POST (none over stdio). */
+  private readonly budgets = new Map<RequestId, AnswerBudget>();
   /** Calls still running, so closing can wait until their jobs are settled. */
   private readonly running = new Set<Promise<unknown>>();
   private readonly unwatch: () => void;
@@ -149,6 +151,18 @@ export class McpConnection {
   }
 
   /**
+   * Makes these requests' answers share `budget`: they leave in one answer, which may weigh no more
+   * than the kernel's one answer size. A call whose answer would pass it is answered with
+   * `RESPONSE_TOO_LARGE`, and so is every call of theirs that has not run yet. Returns what ends it.
+   */
+  shareBudget(ids: readonly RequestId[], budget: AnswerBudget): () => void {
+    for (const id of ids) this.budgets.set(id, budget);
+    return () => {
+      for (const id of ids) if (this.budgets.get(id) === budget) this.budgets.delete(id);
+    };
+  }
+
+  /**
    * Stops watching, cancels every call still running (their process groups are stopped and their
    * jobs failed) and waits until those jobs are settled. The transport is closed by its owner.
    */
@@ -164,7 +178,11 @@ export class McpConnection {
   private registerHandlers(): void {
     const handle = <T>(work: (request: T, extra: Extra) => Promise<unknown>) => async (request: T, extra: Extra) => {
       try {
-        return await work(request, extra);
+        const budget = this.budgets.get(extra.requestId);
+        if (budget?.full === true) throw responseTooLarge('batch');
+        const result = await work(request, extra);
+        if (budget !== undefined && !budget.admit(answerBytes(JSON.stringify(result)))) throw responseTooLarge('batch');
+        return result;
       } catch (error) {
         if (error instanceof JsonRpcError) throw error;
         const answer = jsonRpcErrorFor(error);

@@ -63,7 +63,7 @@ const INTERNAL_ERROR = -32603;
  */
 export function jsonRpcErrorFor(error: unknown): { code: number; message: string; data?: { code: string } } {
   if (!isLoadoutError(error)) return { code: INTERNAL_ERROR, message: 'internal error' };
-  const code = error.category === 'not_found' && error.code.startsWith('RESOURCE_') ? RESOURCE_NOT_FOUND : error.category === 'failed' ? INTERNAL_ERROR : INVALID_PARAMS;
+  const code = error.category === 'not_found' && error.code.startsWith('RESOURCE_') ? RESOURCE_NOT_FOUND : error.category === 'failed' || error.category === 'unavailable' ? INTERNAL_ERROR : INVALID_PARAMS;
   return { code, message: redactCredentials(error.message), data: { code: error.code } };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isLoadoutError, SessionLoader } from '@loadout/kernel';
+import { AnswerBudget, exceedsJsonDepth, isLoadoutError, MAX_BATCH_CALLS, MAX_JSON_DEPTH, SessionLoader } from '@loadout/kernel';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { DependencyContainer } from 'tsyringe';
@@ -54,6 +54,16 @@ export class McpHttpEndpoint {
         body = JSON.parse(typeof text === 'string' ? text : '') as unknown;
       } catch {
         writeJsonRpcError(response, 400, -32700, 'Parse error: the body is not JSON');
+        return;
+      }
+      // The same bounds as `/rpc`: nothing deeper than anyone means reaches the SDK's schemas (they
+      // recurse), and a batch holds no more calls than one answer is meant to carry.
+      if (exceedsJsonDepth(body)) {
+        writeJsonRpcError(response, 400, -32600, `Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+        return;
+      }
+      if (Array.isArray(body) && body.length > MAX_BATCH_CALLS) {
+        writeJsonRpcError(response, 400, -32600, `Invalid Request: a batch holds at most ${MAX_BATCH_CALLS} calls`);
         return;
       }
     }
@@ -114,7 +124,10 @@ export class McpHttpEndpoint {
     if (session === null) await transport.close(); // the initialize was refused: nothing to keep
   }
 
-  /** Counts a GET stream while it is open, and cancels a POST's tool calls if its client leaves before the answer. */
+  /**
+   * Counts a GET stream while it is open; for a POST, gives its calls one answer budget (they leave
+   * in one HTTP answer) and cancels its tool calls if its client leaves before the answer.
+   */
   private follow(session: HttpSession, request: IncomingMessage, response: ServerResponse, body: unknown): void {
     if (request.method === 'GET') {
       session.streams += 1;
@@ -128,8 +141,10 @@ export class McpHttpEndpoint {
       if (typeof candidate?.method === 'string' && (typeof candidate.id === 'string' || typeof candidate.id === 'number')) ids.push(candidate.id);
     }
     if (ids.length === 0) return;
+    const release = session.connection.shareBudget(ids, new AnswerBudget());
     response.once('close', () => {
       if (!response.writableFinished) session.connection.abortRequests(ids);
+      release();
     });
   }
 

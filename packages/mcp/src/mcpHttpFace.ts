@@ -1,4 +1,4 @@
-import { type ApiRoute, defineRoute, type HttpMethod, parseRequest, ProjectQuery, rawResponse, type ServerService } from '@loadout/api';
+import { type ApiRoute, defineRoute, type HttpMethod, ProjectQuery, rawResponse, type ServerService } from '@loadout/api';
 import type { DependencyContainer } from 'tsyringe';
 import type { McpHttpEndpoint } from './McpHttpEndpoint.js';
 
@@ -19,8 +19,8 @@ export function mcpHttpFace(container: DependencyContainer): { routes: ApiRoute[
       path: MCP_HTTP_PATH,
       access: 'token',
       bodyAs: 'text',
-      handle: (request, context) => {
-        const { project } = parseRequest(ProjectQuery, request.query, 'query');
+      query: ProjectQuery,
+      handle: ({ query: { project } }, _deps, context) => {
         endpoint ??= import('./McpHttpEndpoint.js').then(({ McpHttpEndpoint }) => new McpHttpEndpoint(container, context.log));
         const ready = endpoint;
         return rawResponse(async (raw, response, body) => (await ready).handle(raw, response, body, project ?? null));

@@ -1,4 +1,4 @@
-import { HttpRoutes, ServerServices } from '@loadout/api';
+import { contributeRoutes, ServerServices } from '@loadout/api';
 import { contribute, type LoadoutModule } from '@loadout/kernel';
 import { mcpHttpFace } from './mcpHttpFace.js';
 
@@ -9,6 +9,6 @@ import { mcpHttpFace } from './mcpHttpFace.js';
  */
 export const mcpModule: LoadoutModule = (container) => {
   const face = mcpHttpFace(container);
-  for (const route of face.routes) contribute(container, HttpRoutes, route);
+  contributeRoutes(container, 'mcp', face.routes);
   contribute(container, ServerServices, face.service);
 };

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { redactCredentials } from '@loadout/kernel';
@@ -330,9 +331,45 @@ export class PluginGit {
    * unified diff. No external diff program and no text conversion: the repository is data; and
    * every path is taken literally, so a file named like a pathspec magic (`:(exclude)…`) is a name.
    */
-  async diffSince(from: string, paths: readonly string[]): Promise<string> {
-    if (paths.length === 0) return '';
-    return this.run('diff', ['--literal-pathspecs', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', '--end-of-options', from, 'HEAD', '--', ...paths]);
+  /**
+   * The unified diff of `paths` from `from` to HEAD, at most `maxBytes` of it: git runs on its own
+   * (not through simple-git, which would hold all it prints) and is stopped once that much is read,
+   * so an update of hundreds of megabytes costs no more than the bound.
+   */
+  async diffSince(from: string, paths: readonly string[], maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+    if (paths.length === 0) return { text: '', truncated: false };
+    const args = ['--literal-pathspecs', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', '--end-of-options', from, 'HEAD', '--', ...paths];
+    if (stopping.signal.aborted) throw new PluginGitError('PLUGIN_GIT_STOPPED', 'git diff was not started: Loadout is stopping');
+    const config = hardenedConfig(this.allowFileProtocol).flatMap((setting) => ['-c', setting]);
+    return whileRunning(
+      () =>
+        new Promise((done, fail) => {
+          const git = spawn('git', [...config, ...args], { cwd: this.dir, env: this.environment, stdio: ['ignore', 'pipe', 'pipe'], signal: stopping.signal, timeout: this.timeoutMs });
+          const chunks: Buffer[] = [];
+          let read = 0;
+          let truncated = false;
+          let stderr = '';
+          git.stdout.on('data', (chunk: Buffer) => {
+            if (truncated) return;
+            const room = maxBytes - read;
+            chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+            read += Math.min(room, chunk.length);
+            if (chunk.length >= room) {
+              truncated = true;
+              git.kill('SIGKILL');
+            }
+          });
+          git.stderr.on('data', (chunk: Buffer) => (stderr = `${stderr}${chunk.toString()}`.slice(-4000)));
+          git.once('error', (error) => fail(new PluginGitError('PLUGIN_GIT_FAILED', `git diff could not run (${redactCredentials(error.message)})`, { cause: error })));
+          git.once('close', (code, signal) => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (truncated) done({ text: text.slice(0, text.lastIndexOf('\n') + 1), truncated: true });
+            else if (code === 0) done({ text, truncated: false });
+            else if (signal !== null) fail(new PluginGitError('PLUGIN_GIT_TIMEOUT', `git diff timed out or was stopped (${signal})`));
+            else fail(new PluginGitError('PLUGIN_GIT_FAILED', `git diff failed: ${redactCredentials(stderr.trim().split('\n').at(-1) ?? '')}`));
+          });
+        }),
+    );
   }
 
   private async run(what: string, args: string[], env?: Record<string, string>): Promise<string> {

@@ -4,4 +4,5 @@ export { PluginLockSync } from './PluginLockSync.js';
 export { type PluginInstall, PluginManager } from './PluginManager.js';
 export { type PluginEntry, PluginRegistry } from './PluginRegistry.js';
 export { parsePluginName } from './parsePluginName.js';
+export type { InstallPluginBody } from './pluginRoutes.js';
 export { pluginsModule } from './pluginsModule.js';

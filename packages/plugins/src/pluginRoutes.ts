@@ -1,5 +1,4 @@
-import { type ApiRoute, defineRoute, parseRequest, reply, type RouteRequest } from '@loadout/api';
-import { resolve } from '@loadout/kernel';
+import { type ApiRoute, defineRoute, reply } from '@loadout/api';
 import { z } from 'zod';
 import { isMarketplaceEntryId, MarketplaceManager } from './MarketplaceManager.js';
 import { parsePluginName } from './parsePluginName.js';
@@ -11,25 +10,29 @@ const InstallPluginBody = z.strictObject({
   name: z.string().min(1).max(200).optional(),
   ref: z.string().min(1).max(1024).optional(),
 });
+/** What `POST /api/plugins` takes, as a client writes it. */
+export type InstallPluginBody = z.input<typeof InstallPluginBody>;
 const PluginParams = z.strictObject({ name: z.string().max(1024) });
 
-const pluginName = (request: RouteRequest): string => parsePluginName(parseRequest(PluginParams, request.params, 'path').name, 'the URL');
+const pluginName = (params: { name: string }): string => parsePluginName(params.name, 'the URL');
+const deps = { plugins: PluginManager, marketplaces: MarketplaceManager };
 
 /** Plugins: list, install, update, enable, disable, uninstall — the same operations as `loadout plugins`. */
 export const pluginRoutes: readonly ApiRoute[] = [
-  defineRoute({ method: 'GET', path: '/api/plugins', access: 'public', handle: (_request, { container }) => resolve(container, PluginManager).list() }),
-  defineRoute({ method: 'GET', path: '/api/marketplaces', access: 'public', handle: (_request, { container }) => resolve(container, MarketplaceManager).list() }),
+  defineRoute({ method: 'GET', path: '/api/plugins', access: 'public', deps, handle: (_input, { plugins }) => plugins.list() }),
+  defineRoute({ method: 'GET', path: '/api/marketplaces', access: 'public', deps, handle: (_input, { marketplaces }) => marketplaces.list() }),
   defineRoute({
     method: 'POST',
     path: '/api/plugins',
     access: 'token',
-    handle: async (request, { container }) => {
-      const body = parseRequest(InstallPluginBody, request.body, 'body');
+    deps,
+    body: InstallPluginBody,
+    handle: async ({ body }, { plugins, marketplaces }) => {
       const name = body.name === undefined ? {} : { name: body.name };
       // `url` may name a marketplace entry, `name@marketplace`, as `loadout plugins install` takes it.
       const entry = isMarketplaceEntryId(body.url)
-        ? await resolve(container, MarketplaceManager).install(body.url, name)
-        : await resolve(container, PluginManager).install(body.url, { ...name, ...(body.ref === undefined ? {} : { ref: body.ref }) });
+        ? await marketplaces.install(body.url, name)
+        : await plugins.install(body.url, { ...name, ...(body.ref === undefined ? {} : { ref: body.ref }) });
       return reply(201, entry);
     },
   }),
@@ -37,12 +40,14 @@ export const pluginRoutes: readonly ApiRoute[] = [
     method: 'POST',
     path: '/api/plugins/:name/update',
     access: 'token',
-    handle: async (request, { container }) => {
-      const [update] = await resolve(container, PluginManager).update([pluginName(request)]);
+    deps,
+    params: PluginParams,
+    handle: async ({ params }, { plugins }) => {
+      const [update] = await plugins.update([pluginName(params)]);
       return update;
     },
   }),
-  defineRoute({ method: 'POST', path: '/api/plugins/:name/enable', access: 'token', handle: (request, { container }) => resolve(container, PluginManager).enable(pluginName(request)) }),
-  defineRoute({ method: 'POST', path: '/api/plugins/:name/disable', access: 'token', handle: (request, { container }) => resolve(container, PluginManager).disable(pluginName(request)) }),
-  defineRoute({ method: 'DELETE', path: '/api/plugins/:name', access: 'token', handle: (request, { container }) => resolve(container, PluginManager).uninstall(pluginName(request)) }),
+  defineRoute({ method: 'POST', path: '/api/plugins/:name/enable', access: 'token', deps, params: PluginParams, handle: ({ params }, { plugins }) => plugins.enable(pluginName(params)) }),
+  defineRoute({ method: 'POST', path: '/api/plugins/:name/disable', access: 'token', deps, params: PluginParams, handle: ({ params }, { plugins }) => plugins.disable(pluginName(params)) }),
+  defineRoute({ method: 'DELETE', path: '/api/plugins/:name', access: 'token', deps, params: PluginParams, handle: ({ params }, { plugins }) => plugins.uninstall(pluginName(params)) }),
 ];

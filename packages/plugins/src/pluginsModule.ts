@@ -1,4 +1,4 @@
-import { HttpRoutes } from '@loadout/api';
+import { contributeRoutes } from '@loadout/api';
 import { Migrations } from '@loadout/db';
 import { contribute, contributeLater, type LoadoutModule, Places, PluginSource, resolve, splitModule } from '@loadout/kernel';
 import { instanceCachingFactory, Lifecycle } from 'tsyringe';
@@ -21,9 +21,7 @@ const registerRegistries: LoadoutModule = (container) => {
   // The routes load with the server, never in a one-shot command.
   contributeLater(container, async () => {
     const { pluginRoutes } = await import('./pluginRoutes.js');
-    return (c) => {
-      for (const route of pluginRoutes) contribute(c, HttpRoutes, route);
-    };
+    return (c) => contributeRoutes(c, 'plugins', pluginRoutes);
   });
 };
 

@@ -1,11 +1,11 @@
 import { ConflictError, InvalidInputError } from '@loadout/kernel';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { handleJsonRpc, type RpcCallScope } from './JsonRpc.js';
-import { defineRpcMethod, type RpcMethod } from '@loadout/api';
+import { handleJsonRpc, type RpcCallScope, type WiredRpcMethod } from './JsonRpc.js';
+import { defineRpcMethod } from '@loadout/api';
 
 const calls: string[] = [];
-const methods = new Map<string, RpcMethod>(
+const methods = new Map<string, WiredRpcMethod>(
   [
     defineRpcMethod({ name: 'math.add', params: z.strictObject({ a: z.number(), b: z.number() }), handler: ({ a, b }) => a + b }),
     defineRpcMethod({ name: 'note', params: z.strictObject({ text: z.string() }), handler: ({ text }) => void calls.push(text) }),
@@ -30,12 +30,12 @@ const methods = new Map<string, RpcMethod>(
         throw new Error('secret internals');
       },
     }),
-  ].map((method) => [method.name, method]),
+  ].map((method) => [method.name, { method, deps: {} }]),
 );
 
 let closed = 0;
 const scope = (): RpcCallScope => ({
-  context: { container: undefined as never, openSession: () => Promise.reject(new Error('no sessions here')) },
+  context: { openSession: () => Promise.reject(new Error('no sessions here')) },
   close: () => (closed += 1),
 });
 const rpc = async (body: unknown): Promise<unknown> => {

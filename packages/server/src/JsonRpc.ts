@@ -1,4 +1,16 @@
-import { type ErrorCategory, exceedsJsonDepth, formatValidationError, isLoadoutError, MAX_JSON_DEPTH, redactCredentials } from '@loadout/kernel';
+import {
+  AnswerBudget,
+  answerBytes,
+  type ErrorCategory,
+  exceedsJsonDepth,
+  formatValidationError,
+  isLoadoutError,
+  MAX_ANSWER_BYTES,
+  MAX_BATCH_CALLS,
+  MAX_JSON_DEPTH,
+  redactCredentials,
+  responseTooLarge,
+} from '@loadout/kernel';
 import type { RpcContext, RpcMethod } from '@loadout/api';
 
 /** The error codes JSON-RPC 2.0 defines. */
@@ -21,21 +33,8 @@ const RPC_CODE_BY_CATEGORY: Record<ErrorCategory, number> = {
   unauthorized: -32001,
   forbidden: -32003,
   failed: -32000,
+  unavailable: -32005,
 };
-
-/**
- * The most calls one batch may hold. A batch runs its calls one after the other in one request, so
- * a long one holds a connection and builds one answer; a client with more to ask sends more batches.
- */
-export const MAX_BATCH = 20;
-
-/**
- * The most a batch's answer may grow to (UTF-8 bytes). A call whose answer would pass it, after at
- * least one was answered, is not run: it gets a `RESPONSE_TOO_LARGE` error, so the client asks for
- * it again on its own. One call alone is always answered whatever its size: that is what a single
- * request for it costs anyway.
- */
-export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 type Id = string | number | null;
 export interface JsonRpcError {
@@ -44,6 +43,12 @@ export interface JsonRpcError {
   readonly data?: unknown;
 }
 export type JsonRpcResponse = { jsonrpc: '2.0'; id: Id; result: unknown } | { jsonrpc: '2.0'; id: Id; error: JsonRpcError };
+
+/** A method with its dependencies, resolved when the server was built. */
+export interface WiredRpcMethod {
+  readonly method: RpcMethod;
+  readonly deps: Readonly<Record<string, unknown>>;
+}
 
 /** The per-call context, made fresh for each call and closed after it. */
 export interface RpcCallScope {
@@ -56,11 +61,12 @@ export interface RpcCallScope {
  * null when nothing is to be sent back (only notifications). Never throws: every failure is an
  * error object. A batch's calls run one at a time with a turn of the event loop between them, so
  * other requests are served meanwhile, and each answer is serialised as soon as it is made, so the
- * batch holds text within {@link MAX_RESPONSE_BYTES}, not every result at once.
+ * batch holds text within the kernel's one answer budget ({@link MAX_ANSWER_BYTES}), not every
+ * result at once; a single call's answer past it is refused too (`RESPONSE_TOO_LARGE`).
  */
 export async function handleJsonRpc(
   body: string,
-  methods: ReadonlyMap<string, RpcMethod>,
+  methods: ReadonlyMap<string, WiredRpcMethod>,
   scope: () => RpcCallScope,
   log: (error: unknown) => void = () => undefined,
 ): Promise<string | null> {
@@ -75,28 +81,25 @@ export async function handleJsonRpc(
   }
   if (!Array.isArray(parsed)) {
     const response = await handleCall(parsed, methods, scope, log);
-    return response === null ? null : JSON.stringify(response);
+    if (response === null) return null;
+    const text = JSON.stringify(response);
+    return answerBytes(text) > MAX_ANSWER_BYTES ? JSON.stringify(tooLarge(parsed, 'answer')) : text;
   }
   if (parsed.length === 0) return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: an empty batch'));
-  if (parsed.length > MAX_BATCH) return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH} calls`));
+  if (parsed.length > MAX_BATCH_CALLS) return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_CALLS} calls`));
   const answers: string[] = [];
-  let bytes = 2;
-  let full = false;
+  // The brackets and commas of the batch's array count as well.
+  const budget = new AnswerBudget();
+  budget.admit(2);
   for (const call of parsed) {
     if (answers.length > 0) await nextTurn();
     let response: JsonRpcResponse | null;
-    if (full && expectsAnswer(call)) response = tooLarge(call);
+    if (budget.full && expectsAnswer(call)) response = tooLarge(call, 'batch');
     else response = await handleCall(call, methods, scope, log);
     if (response === null) continue;
     let text = JSON.stringify(response);
-    let size = Buffer.byteLength(text) + 1;
-    if (answers.length > 0 && bytes + size > MAX_RESPONSE_BYTES) {
-      full = true;
-      text = JSON.stringify(tooLarge(call));
-      size = Buffer.byteLength(text) + 1;
-    }
+    if (!budget.admit(answerBytes(text) + 1)) text = JSON.stringify(tooLarge(call, 'batch'));
     answers.push(text);
-    bytes += size;
   }
   return answers.length === 0 ? null : `[${answers.join(',')}]`;
 }
@@ -106,14 +109,12 @@ function expectsAnswer(call: unknown): boolean {
   return call !== null && typeof call === 'object' && !Array.isArray(call) && 'id' in call;
 }
 
-/** The answer for a call the batch's size budget left no room for. */
-function tooLarge(call: unknown): JsonRpcResponse {
-  const id = (call as { id?: unknown }).id;
+/** The answer for a call whose answer the budget left no room for. */
+function tooLarge(call: unknown, what: 'answer' | 'batch'): JsonRpcResponse {
+  const id = (call as { id?: unknown } | null)?.id;
   const replyId: Id = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
-  return failure(replyId, -32000, `the answer to this batch would pass ${MAX_RESPONSE_BYTES / (1024 * 1024)} MiB: this call was not run; send it again on its own`, {
-    code: 'RESPONSE_TOO_LARGE',
-    category: 'failed',
-  });
+  const error = responseTooLarge(what);
+  return failure(replyId, RPC_CODE_BY_CATEGORY[error.category], error.message, { code: error.code, category: error.category });
 }
 
 /** Lets the event loop serve other requests before the next call of a batch runs. */
@@ -123,7 +124,7 @@ function nextTurn(): Promise<void> {
 
 async function handleCall(
   call: unknown,
-  methods: ReadonlyMap<string, RpcMethod>,
+  methods: ReadonlyMap<string, WiredRpcMethod>,
   scope: () => RpcCallScope,
   log: (error: unknown) => void,
 ): Promise<JsonRpcResponse | null> {
@@ -141,14 +142,15 @@ async function handleCall(
     return failure(replyId, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: needs "jsonrpc": "2.0" and a "method" string');
   }
   const respond = (response: JsonRpcResponse): JsonRpcResponse | null => (hasId ? response : null);
-  const method = methods.get(request.method);
-  if (method === undefined) {
+  const wired = methods.get(request.method);
+  if (wired === undefined) {
     return respond(failure(replyId, JSON_RPC_ERRORS.methodNotFound, `Method not found: ${request.method.slice(0, 100)}`));
   }
   const raw = request.params === undefined ? {} : request.params;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return respond(failure(replyId, JSON_RPC_ERRORS.invalidParams, 'Invalid params: params must be an object of named parameters'));
   }
+  const { method, deps } = wired;
   const params = method.params.safeParse(raw);
   if (!params.success) {
     return respond(
@@ -157,7 +159,7 @@ async function handleCall(
   }
   const callScope = scope();
   try {
-    const result = await method.handler(params.data, callScope.context);
+    const result = await method.handler(params.data, deps, callScope.context);
     return respond({ jsonrpc: '2.0', id: replyId, result: result === undefined ? null : result });
   } catch (error) {
     if (isLoadoutError(error)) {

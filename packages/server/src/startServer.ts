@@ -65,7 +65,7 @@ export async function startServer(container: DependencyContainer, options: Serve
     // Every package's routes and JSON-RPC methods (and any module the container was made
     // without), which one-shot commands never load.
     await loadLaterModules(container);
-    const listening = await createHttpApp({ route: createRouteContext(container, log), streams }, { token: token.value, ownHosts: () => ownHosts });
+    const listening = await createHttpApp({ container, route: createRouteContext(container, log), streams }, { token: token.value, ownHosts: () => ownHosts });
     app = listening;
     try {
       await listening.listen({ port, host });

@@ -5,4 +5,5 @@ export { decideGate, decideSurfaced } from './decideState.js';
 export type { DesiredCapability } from './DesiredCapability.js';
 export { CONFIG_FILE, gateKey, planGateRewrite, readGateConfig, withConfigLock } from './GateConfig.js';
 export { GateConfigInvalidError } from './StateErrors.js';
+export type { SetCapabilityStateParams } from './stateRpcMethods.js';
 export { stateModule } from './stateModule.js';

@@ -1,4 +1,4 @@
-import { RpcMethods } from '@loadout/api';
+import { contributeRpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
 import { CapabilityFilters, contribute, contributeLater, type LoadoutModule, resolve, splitModule } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins/lifecycle';
@@ -28,9 +28,7 @@ const registerStore: LoadoutModule = (container) => {
   // The methods load with the server, never in a one-shot command.
   contributeLater(container, async () => {
     const { stateRpcMethods } = await import('./stateRpcMethods.js');
-    return (c) => {
-      for (const method of stateRpcMethods) contribute(c, RpcMethods, method);
-    };
+    return (c) => contributeRpcMethods(c, 'state', stateRpcMethods);
   });
 };
 

@@ -1,10 +1,13 @@
 import { defineRpcMethod, type RpcMethod } from '@loadout/api';
-import { resolve } from '@loadout/kernel';
 import { z } from 'zod';
 import { CapabilityStateService } from './CapabilityStateService.js';
 import { DesiredCapabilitiesSchema } from './DesiredCapability.js';
 
 const project = z.string().min(1).max(4096).nullable().optional();
+const deps = { state: CapabilityStateService };
+const SetParams = z.strictObject({ project, capabilities: DesiredCapabilitiesSchema });
+/** What `capability.set` takes, as a client writes it. */
+export type SetCapabilityStateParams = z.input<typeof SetParams>;
 
 /**
  * `capability.state { project? }` answers `{ capabilities }`, one entry per capability with the
@@ -16,14 +19,13 @@ export const stateRpcMethods: readonly RpcMethod[] = [
   defineRpcMethod({
     name: 'capability.state',
     params: z.strictObject({ project }),
-    handler: async ({ project: folder }, context) => ({
-      capabilities: await resolve(context.container, CapabilityStateService).resolveCapabilityState({ project: folder ?? null }),
-    }),
+    deps,
+    handler: async ({ project: folder }, { state }) => ({ capabilities: await state.resolveCapabilityState({ project: folder ?? null }) }),
   }),
   defineRpcMethod({
     name: 'capability.set',
-    params: z.strictObject({ project, capabilities: DesiredCapabilitiesSchema }),
-    handler: ({ project: folder, capabilities }, context) =>
-      resolve(context.container, CapabilityStateService).setCapabilityState({ project: folder ?? null }, capabilities),
+    params: SetParams,
+    deps,
+    handler: ({ project: folder, capabilities }, { state }) => state.setCapabilityState({ project: folder ?? null }, capabilities),
   }),
 ];

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type ApiRoute, defineRoute, oneProject, parseRequest, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
+import { type ApiRoute, defineRoute, oneProject, ProjectQuery, projectPath, reply, type RouteContext } from '@loadout/api';
 import { resolve, type Session } from '@loadout/kernel';
 import { z } from 'zod';
 import { TASK_KIND } from './taskKind.js';
@@ -43,6 +43,10 @@ const TaskPatchBody = z
   .catchall(z.unknown())
   .refine((patch) => Object.keys(patch).length > 0, 'nothing to change: give name, description, body, implementation, timeoutSeconds or retries');
 
+/** What `POST /api/tasks` and `PUT /api/tasks/:dirName` take, as a client writes it (the screen's wire types). */
+export type NewTaskBody = z.input<typeof NewTaskBody>;
+export type TaskPatchBody = z.input<typeof TaskPatchBody>;
+
 const EDITABLE_FIELDS: ReadonlySet<string> = new Set(['name', 'description', 'body', 'implementation', 'timeoutSeconds', 'retries']);
 
 /**
@@ -71,16 +75,18 @@ export const taskRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/tasks',
     access: 'public',
-    handle: (request, context) => withStore(context, parseRequest(ProjectQuery, request.query, 'query').project, (store) => [...store.listTasks()]),
+    query: ProjectQuery,
+    handle: ({ query }, _deps, context) => withStore(context, query.project, (store) => [...store.listTasks()]),
   }),
 
   defineRoute({
     method: 'POST',
     path: '/api/tasks',
     access: 'token',
-    handle: async (request, context) => {
-      const body = parseRequest(NewTaskBody, request.body, 'body');
-      const project = oneProject(parseRequest(ProjectQuery, request.query, 'query').project, body.project);
+    query: ProjectQuery,
+    body: NewTaskBody,
+    handle: async ({ query, body }, _deps, context) => {
+      const project = oneProject(query.project, body.project);
       const record = await withStore(context, project, (store) =>
         store.createTask(
           body.dirName,
@@ -103,20 +109,19 @@ export const taskRoutes: readonly ApiRoute[] = [
     method: 'GET',
     path: '/api/tasks/:dirName',
     access: 'public',
-    handle: (request, context) => {
-      const { dirName } = parseRequest(TaskParams, request.params, 'path');
-      return withStore(context, parseRequest(ProjectQuery, request.query, 'query').project, (store) => store.getTaskDocument(dirName));
-    },
+    params: TaskParams,
+    query: ProjectQuery,
+    handle: ({ params, query }, _deps, context) => withStore(context, query.project, (store) => store.getTaskDocument(params.dirName)),
   }),
 
   defineRoute({
     method: 'PUT',
     path: '/api/tasks/:dirName',
     access: 'token',
-    handle: (request, context) => {
-      const { dirName } = parseRequest(TaskParams, request.params, 'path');
-      const { project } = parseRequest(ProjectQuery, request.query, 'query');
-      const body = parseRequest(TaskPatchBody, request.body, 'body');
+    params: TaskParams,
+    query: ProjectQuery,
+    body: TaskPatchBody,
+    handle: ({ params: { dirName }, query: { project }, body }, _deps, context) => {
       return withStore(context, project, (store) => {
         if (Object.keys(body).some((field) => !EDITABLE_FIELDS.has(field))) checkReadOnlyFields(body, store.getTaskDocument(dirName));
         const { name, description, body: markdown, implementation: file, timeoutSeconds, retries } = body;
@@ -130,10 +135,8 @@ export const taskRoutes: readonly ApiRoute[] = [
     method: 'DELETE',
     path: '/api/tasks/:dirName',
     access: 'token',
-    handle: (request, context) => {
-      const { dirName } = parseRequest(TaskParams, request.params, 'path');
-      const { project } = parseRequest(ProjectQuery, request.query, 'query');
-      return withStore(context, project, (store) => ({ deleted: store.deleteTask(dirName) }));
-    },
+    params: TaskParams,
+    query: ProjectQuery,
+    handle: ({ params, query }, _deps, context) => withStore(context, query.project, (store) => ({ deleted: store.deleteTask(params.dirName) })),
   }),
 ];

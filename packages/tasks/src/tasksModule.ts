@@ -1,4 +1,4 @@
-import { HttpRoutes } from '@loadout/api';
+import { contributeRoutes } from '@loadout/api';
 import { CapabilityKinds, contribute, contributeLater, type LoadoutModule } from '@loadout/kernel';
 import { Lifecycle } from 'tsyringe';
 import { taskKind } from './taskKind.js';
@@ -11,8 +11,6 @@ export const tasksModule: LoadoutModule = (container) => {
   // The routes load with the server, never in a one-shot command.
   contributeLater(container, async () => {
     const { taskRoutes } = await import('./taskRoutes.js');
-    return (c) => {
-      for (const route of taskRoutes) contribute(c, HttpRoutes, route);
-    };
+    return (c) => contributeRoutes(c, 'tasks', taskRoutes);
   });
 };

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '@loadout/kernel';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '@loadout/kernel';
 
 /** `untrust` of a project that is not trusted: nothing to forget, said rather than passed over. */
 export class ProjectNotTrustedError extends NotFoundError {
@@ -18,5 +18,12 @@ export class PluginNotApprovedError extends ConflictError {
 export class TrustPluginNotFoundError extends NotFoundError {
   constructor(plugin: string) {
     super('PLUGIN_NOT_FOUND', `no plugin named ${plugin} is installed`);
+  }
+}
+
+/** Too many plugin diffs asked for at once: each runs git and holds what it prints, so their number is bounded. */
+export class DiffBusyError extends ServiceUnavailableError {
+  constructor() {
+    super('PLUGIN_DIFF_BUSY', 'too many plugin diffs are being computed now; ask again in a moment');
   }
 }

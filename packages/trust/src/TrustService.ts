@@ -4,7 +4,8 @@ import { PluginGit, type PluginEntry, PluginRegistry } from '@loadout/plugins';
 import { inject, injectable } from 'tsyringe';
 import { type AuditFinding, auditFindings } from './auditFindings.js';
 import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
-import { PluginNotApprovedError, ProjectNotTrustedError, TrustPluginNotFoundError } from './TrustErrors.js';
+import { BoundedTurns } from './BoundedTurns.js';
+import { DiffBusyError, PluginNotApprovedError, ProjectNotTrustedError, TrustPluginNotFoundError } from './TrustErrors.js';
 import { TrustHolder } from './TrustHolder.js';
 import { type TrustedProject, TrustStore } from './TrustStore.js';
 
@@ -47,9 +48,20 @@ export interface PluginDiff {
   readonly to: string;
   /** The runnable capabilities that are held now, with why. */
   readonly held: readonly RunnableCapability[];
-  /** A unified diff of the runnable parts (task folders, server definitions and the files they run) since `from`. */
+  /** A unified diff of the runnable parts (task folders, server definitions and the files they run) since `from`, at most {@link MAX_DIFF_BYTES}. */
   readonly diff: string;
+  /** Whether the diff was cut at {@link MAX_DIFF_BYTES}: the rest is seen with `git diff` in the plugin's folder. */
+  readonly truncated: boolean;
 }
+
+/**
+ * The most of a plugin's diff one answer carries (bytes, cut at a line). A person reviews far less
+ * at a time; an update that changes more is read with git in the plugin's folder.
+ */
+export const MAX_DIFF_BYTES = 1024 * 1024;
+/** How many diffs are computed at once, and how many more may wait for their turn; past that, `PLUGIN_DIFF_BUSY`. */
+export const DIFFS_AT_ONCE = 2;
+export const DIFFS_WAITING = 8;
 
 /**
  * The owner's side of trust: trusting projects, approving plugins, seeing what changed and what
@@ -77,6 +89,9 @@ interface Found {
 
 @injectable()
 export class StoredTrustService implements TrustService {
+  /** Diffs run git and hold what it prints: a bounded number at once, whoever asks. */
+  private readonly diffs = new BoundedTurns(DIFFS_AT_ONCE, DIFFS_WAITING, () => new DiffBusyError());
+
   constructor(
     @inject(TrustStore) private readonly store: TrustStore,
     @inject(SessionLoader) private readonly loader: SessionLoader,
@@ -117,6 +132,10 @@ export class StoredTrustService implements TrustService {
   }
 
   async diffPlugin(plugin: string): Promise<PluginDiff> {
+    return this.diffs.run(() => this.computeDiff(plugin));
+  }
+
+  private async computeDiff(plugin: string): Promise<PluginDiff> {
     const entry = this.entryOf(plugin);
     const approval = await this.store.approvalOf(plugin);
     if (approval === null) throw new PluginNotApprovedError(plugin);
@@ -129,9 +148,9 @@ export class StoredTrustService implements TrustService {
       }
     }
     const git = new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env });
-    const diff = await git.diffSince(approval.commit, [...sources].sort());
+    const diff = await git.diffSince(approval.commit, [...sources].sort(), MAX_DIFF_BYTES);
     const described = await this.describe(null, found);
-    return { plugin, from: approval.commit, to: entry.commit, held: described.filter((item) => item.status === 'held'), diff };
+    return { plugin, from: approval.commit, to: entry.commit, held: described.filter((item) => item.status === 'held'), diff: diff.text, truncated: diff.truncated };
   }
 
   async audit(project: string | null): Promise<AuditEntry[]> {

@@ -1,4 +1,4 @@
-import { HttpRoutes } from '@loadout/api';
+import { contributeRoutes } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
 import { CapabilityHolds, contribute, contributeLater, type LoadoutModule, resolve, splitModule } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins/lifecycle';
@@ -31,9 +31,7 @@ const registerHolder: LoadoutModule = (container) => {
   // The routes load with the server, never in a one-shot command.
   contributeLater(container, async () => {
     const { trustRoutes } = await import('./trustRoutes.js');
-    return (c) => {
-      for (const route of trustRoutes) contribute(c, HttpRoutes, route);
-    };
+    return (c) => contributeRoutes(c, 'trust', trustRoutes);
   });
 };
 

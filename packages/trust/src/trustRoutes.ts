@@ -1,46 +1,62 @@
-import { type ApiRoute, defineRoute, parseRequest, ProjectQuery, projectPath, reply, type RouteRequest } from '@loadout/api';
-import { resolve } from '@loadout/kernel';
+import { type ApiRoute, defineRoute, ProjectQuery, projectPath, reply } from '@loadout/api';
 import { parsePluginName } from '@loadout/plugins';
 import { z } from 'zod';
 import { TrustService } from './TrustService.js';
 
 const ProjectBody = z.strictObject({ project: projectPath });
+/** What `POST /api/trust` takes, as a client writes it. */
+export type TrustProjectBody = z.input<typeof ProjectBody>;
 const RequiredProjectQuery = z.object({ project: projectPath });
 const PluginParams = z.strictObject({ name: z.string().max(1024) });
 
-const pluginName = (request: RouteRequest): string => parsePluginName(parseRequest(PluginParams, request.params, 'path').name, 'the URL');
+const pluginName = (params: { name: string }): string => parsePluginName(params.name, 'the URL');
+const deps = { trust: TrustService };
 
-/** Trust: the same operations as `loadout trust | untrust | audit | plugins approve | plugins diff`. */
+/**
+ * Trust: the same operations as `loadout trust | untrust | audit | plugins approve | plugins diff`.
+ * Every one needs the token, reads too: which projects are trusted, what the audit finds and what a
+ * diff computes are the owner's decisions and costly work, not what a session lists.
+ */
 export const trustRoutes: readonly ApiRoute[] = [
-  defineRoute({ method: 'GET', path: '/api/trust', access: 'public', handle: (_request, { container }) => resolve(container, TrustService).listTrustedProjects() }),
+  defineRoute({ method: 'GET', path: '/api/trust', access: 'token', deps, handle: (_input, { trust }) => trust.listTrustedProjects() }),
   defineRoute({
     method: 'POST',
     path: '/api/trust',
     access: 'token',
-    handle: async (request, { container }) => reply(201, await resolve(container, TrustService).trustProject(parseRequest(ProjectBody, request.body, 'body').project)),
+    deps,
+    body: ProjectBody,
+    handle: async ({ body }, { trust }) => reply(201, await trust.trustProject(body.project)),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/api/trust',
     access: 'token',
-    handle: (request, { container }) => resolve(container, TrustService).untrustProject(parseRequest(RequiredProjectQuery, request.query, 'query').project),
+    deps,
+    query: RequiredProjectQuery,
+    handle: ({ query }, { trust }) => trust.untrustProject(query.project),
   }),
   defineRoute({
     method: 'GET',
     path: '/api/audit',
-    access: 'public',
-    handle: (request, { container }) => resolve(container, TrustService).audit(parseRequest(ProjectQuery, request.query, 'query').project ?? null),
+    access: 'token',
+    deps,
+    query: ProjectQuery,
+    handle: ({ query }, { trust }) => trust.audit(query.project ?? null),
   }),
   defineRoute({
     method: 'POST',
     path: '/api/plugins/:name/approve',
     access: 'token',
-    handle: (request, { container }) => resolve(container, TrustService).approvePlugin(pluginName(request)),
+    deps,
+    params: PluginParams,
+    handle: ({ params }, { trust }) => trust.approvePlugin(pluginName(params)),
   }),
   defineRoute({
     method: 'GET',
     path: '/api/plugins/:name/diff',
-    access: 'public',
-    handle: (request, { container }) => resolve(container, TrustService).diffPlugin(pluginName(request)),
+    access: 'token',
+    deps,
+    params: PluginParams,
+    handle: ({ params }, { trust }) => trust.diffPlugin(pluginName(params)),
   }),
 ];

@@ -3,18 +3,26 @@
 // fails `pnpm typecheck` on the screen (packages/web/public, checked with checkJs) until the
 // screen follows. Types only: nothing here reaches the browser.
 import type { AffordanceRecord } from '@loadout/affordances';
-import type { Job, JobStatus, NotificationInbox, StoredNotification } from '@loadout/jobs';
+import type { InboxQuery, Job, JobListQuery, JobStatus, NotificationInbox, RunBody, StoredNotification } from '@loadout/jobs';
 import type { Diagnostic, ListedRecord, Root } from '@loadout/kernel';
 import type { CapabilityLevels, LevelEnd } from '@loadout/levels';
 import type { NotificationCatalogueRecord } from '@loadout/notifications';
-import type { PluginManager } from '@loadout/plugins';
+import type { InstallPluginBody, PluginManager } from '@loadout/plugins';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
-import type { CapabilityStateService, DesiredCapability } from '@loadout/state';
-import type { TaskRecord, TaskStore } from '@loadout/tasks';
-import type { TrustService } from '@loadout/trust';
+import type { CapabilityStateService, SetCapabilityStateParams } from '@loadout/state';
+import type { NewTaskBody, TaskPatchBody as TaskPatchBodySchema, TaskRecord, TaskStore } from '@loadout/tasks';
+import type { TrustProjectBody, TrustService } from '@loadout/trust';
 
-export type { Diagnostic, Job, JobStatus, Root, StoredNotification, TaskRecord };
+export type { Diagnostic, Job, JobStatus, NewTaskBody, Root, StoredNotification, TaskRecord };
+
+/** A schema's named fields without its catch-all (the screen sends only those it names). */
+type NamedFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+/** A query schema's input as the screen passes it: a value the schema coerces (a number) may be given as it is. */
+type QueryInput<T> = { [K in keyof T]?: unknown extends T[K] ? string | number : T[K] };
+
+/** `PUT /api/tasks/:dirName`: the fields the screen edits; the server takes back read-only fields unchanged. */
+export type TaskPatchBody = NamedFields<TaskPatchBodySchema>;
 
 /** `GET /api/session` and `loadout session --json`: one key per registered kind, one per section. */
 export interface SessionJson {
@@ -36,7 +44,12 @@ export type SetCapabilityStateResult = ReturnType<CapabilityStateService['setCap
 export type TransferResult = Awaited<ReturnType<CapabilityLevels['transfer']>>;
 export type ListedCapability = ListedRecord;
 
-/** What a route takes and answers. `params` fill the `:name` parts of the path. */
+/**
+ * What a route takes and answers. `params` fill the `:name` parts of the path. Bodies and queries
+ * are the input types of the zod schemas the routes declare (`z.input`), exported by the package
+ * that owns each route, so a schema's change reaches the screen's type check without a second
+ * declaration here.
+ */
 interface Route<Answer, Options extends RouteOptions = RouteOptions> {
   readonly answer: Answer;
   readonly options: Options;
@@ -51,40 +64,26 @@ type ProjectQuery = { readonly project?: string | null };
 /** Every REST route the screen calls, by `METHOD /path`, as the server contributes it. */
 export interface Routes {
   'GET /api/session': Route<SessionJson, { query?: ProjectQuery }>;
-  'GET /api/notifications': Route<ReturnType<NotificationInbox['list']>, { query?: { limit?: number; unread?: 'true' | 'false' } }>;
+  'GET /api/notifications': Route<ReturnType<NotificationInbox['list']>, { query?: QueryInput<InboxQuery> }>;
   'POST /api/notifications/:id/read': Route<ReturnType<NotificationInbox['markRead']>, { params: { id: number } }>;
   'GET /api/plugins': Route<PluginEntry[]>;
-  'POST /api/plugins': Route<Awaited<ReturnType<PluginManager['install']>>, { body: { url: string; name?: string; ref?: string } }>;
+  'POST /api/plugins': Route<Awaited<ReturnType<PluginManager['install']>>, { body: InstallPluginBody }>;
   'POST /api/plugins/:name/update': Route<Awaited<ReturnType<PluginManager['update']>>[number], { params: { name: string } }>;
   'POST /api/plugins/:name/enable': Route<ReturnType<PluginManager['enable']>, { params: { name: string } }>;
   'POST /api/plugins/:name/disable': Route<ReturnType<PluginManager['disable']>, { params: { name: string } }>;
   'POST /api/plugins/:name/approve': Route<ReturnType<TrustService['approvePlugin']>, { params: { name: string } }>;
-  'POST /api/trust': Route<ReturnType<TrustService['trustProject']>, { body: { project: string } }>;
+  'POST /api/trust': Route<ReturnType<TrustService['trustProject']>, { body: TrustProjectBody }>;
   'DELETE /api/plugins/:name': Route<ReturnType<PluginManager['uninstall']>, { params: { name: string } }>;
   'GET /api/tasks': Route<ReturnType<TaskStore['listTasks']>[number][], { query?: ProjectQuery }>;
   'POST /api/tasks': Route<ReturnType<TaskStore['createTask']>, { query?: ProjectQuery; body: NewTaskBody }>;
   'PUT /api/tasks/:dirName': Route<ReturnType<TaskStore['updateTask']>, { params: { dirName: string }; query?: ProjectQuery; body: TaskPatchBody }>;
   'DELETE /api/tasks/:dirName': Route<{ deleted: ReturnType<TaskStore['deleteTask']> }, { params: { dirName: string }; query?: ProjectQuery }>;
-  'POST /api/tasks/:dirName/runs': Route<{ job: Pick<Job, 'id' | 'status'> }, { params: { dirName: string }; query?: ProjectQuery; body: { input?: unknown; project?: string | null } }>;
-  'GET /api/jobs': Route<Job[], { query?: { limit?: number; status?: JobStatus } }>;
+  'POST /api/tasks/:dirName/runs': Route<{ job: Pick<Job, 'id' | 'status'> }, { params: { dirName: string }; query?: ProjectQuery; body: RunBody }>;
+  'GET /api/jobs': Route<Job[], { query?: QueryInput<JobListQuery> }>;
   'GET /api/jobs/:id': Route<Job, { params: { id: number } }>;
 }
 
 export type RouteKey = keyof Routes;
-
-/** `POST /api/tasks` (the server checks the same fields with zod in packages/tasks). */
-export interface NewTaskBody {
-  readonly dirName: string;
-  readonly name: string;
-  readonly description: string;
-  readonly implementation: { readonly filename: string; readonly content: string };
-  readonly body?: string;
-  readonly level?: 'global' | 'project';
-  readonly timeoutSeconds?: number;
-  readonly retries?: number;
-  readonly project?: string | null;
-}
-export type TaskPatchBody = Partial<Pick<NewTaskBody, 'name' | 'description' | 'body' | 'implementation'>>;
 
 /** The Server-Sent Events streams, by path, with each event's data. */
 export interface Streams {
@@ -101,7 +100,7 @@ export type TransferEnd = LevelEnd;
 /** The JSON-RPC methods the screen calls at `POST /rpc`: params and result. */
 export interface RpcMethods {
   'capability.state': { params: ProjectQuery; result: { capabilities: CapabilityStateEntry[] } };
-  'capability.set': { params: { project?: string | null; capabilities: DesiredCapability[] }; result: SetCapabilityStateResult };
+  'capability.set': { params: SetCapabilityStateParams; result: SetCapabilityStateResult };
   'skills.list': { params: ProjectQuery; result: ListedCapability[] };
   'mcp.list': { params: ProjectQuery; result: ListedCapability[] };
   'skills.transfer': { params: { id: string; from: TransferEnd; to: TransferEnd }; result: TransferResult };

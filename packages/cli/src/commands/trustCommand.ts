@@ -75,6 +75,7 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
           `plugin ${result.plugin}: approved at ${result.from.slice(0, 12)}, now at ${result.to.slice(0, 12)}`,
           ...(result.held.length === 0 ? ['nothing is held'] : [`held (${result.held.length}):`, ...formatRunnable(result.held)]),
           result.diff === '' ? 'no change to what it runs' : result.diff,
+          ...(result.truncated ? [`[… the diff is cut here; the rest is in \`git diff ${result.from.slice(0, 12)} HEAD\` in the plugin's folder]`] : []),
         ].join('\n'),
       );
     });

@@ -21,6 +21,22 @@ describe('11.6 credentials in arguments and URL queries', () => {
     expect(redactArguments(args)).toEqual(expected);
   });
 
+  it.each([
+    [['mysql', '-u', 'root', '-p', 'hunter2horse'], ['mysql', '-u', 'root', '-p', '[redacted]']],
+    [['mysql', '-pS3cr3tPass'], ['mysql', '-p[redacted]']],
+    [['server', '-p', '8080', '-p127.0.0.1:80:80', '-pv', '-print'], ['server', '-p', '8080', '-p127.0.0.1:80:80', '-pv', '-print']],
+    [['--url', 'https://hooks.slack.com/services/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'], ['--url', 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/[redacted]']],
+    [['https://discord.com/api/webhooks/123456789/abcdefghij-KLMNOP'], ['https://discord.com/api/webhooks/123456789/[redacted]']],
+    [['https://relay.example/in/Zq8mN3vB7xK2pL9wR4tY6uH1/events'], ['https://relay.example/in/[redacted]/events']],
+  ])('37 L7 %j is served as %j', (args, expected) => {
+    expect(redactArguments(args)).toEqual(expected);
+  });
+
+  it('37 L7 keeps URL paths of words, slugs and versions readable', () => {
+    const urls = ['https://github.com/acme/pdf-tools-2024/tree/v1.2.3', 'https://registry.example/@scope/server-pdf/-/server-pdf-1.0.0.tgz'];
+    expect(redactArguments(urls)).toEqual(urls);
+  });
+
   it('keeps arguments that name no credential as they are', () => {
     const args = ['--author', 'Ada', '--token-file', '/run/secrets/t', '--port', '3000', '-y', '@scope/server-pdf', '--no-auth', '--verbose'];
     expect(redactArguments(args)).toEqual(args);

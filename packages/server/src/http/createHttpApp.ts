@@ -5,13 +5,16 @@ import {
   EventStreamReply,
   HttpRoutes,
   RawReply,
+  parseRequest,
   RequestInvalidError,
+  resolveDependencies,
   type RouteContext,
   RouteReply,
   StaticAssetFolders,
 } from '@loadout/api';
-import { exceedsJsonDepth, MAX_JSON_DEPTH, resolveAll, WiringError } from '@loadout/kernel';
+import { answerBytes, boundedJson, exceedsJsonDepth, MAX_ANSWER_BYTES, MAX_JSON_DEPTH, resolveAll, responseTooLarge, WiringError } from '@loadout/kernel';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { DependencyContainer } from 'tsyringe';
 import { httpErrorFor } from './httpErrors.js';
 import { openEventStream } from './openEventStream.js';
 import { type GuardSettings, guardRequest } from './requestGuard.js';
@@ -29,6 +32,8 @@ const MAX_PARAM_LENGTH = 8192;
 
 /** What the HTTP app needs besides the guard: the routes' context and the live event streams. */
 export interface HttpAppContext {
+  /** The app's root container: every route's and method's dependencies are resolved from it, once, here. */
+  readonly container: DependencyContainer;
   readonly route: RouteContext;
   /** Live event streams, ended when the server stops. */
   readonly streams: Set<EventStream>;
@@ -96,52 +101,89 @@ export async function createHttpApp(context: HttpAppContext, guard: GuardSetting
     void reply.code(404).send({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${request.method} ${pathname.slice(0, 200)}` } });
   });
 
-  const routes = [...sessionRoutes(), rpcRoute(context.route), ...resolveAll(context.route.container, HttpRoutes)];
-  for (const route of routes) {
-    if (route.method !== 'GET' && route.access !== 'token') {
-      throw new WiringError(`the route ${route.method} ${route.path} changes something and must declare access: 'token'`);
-    }
-  }
-  registerRoutes(app, routes.filter((route) => route.bodyAs !== 'text'), context);
+  const routes = wireRoutes(context.container, [
+    ...sessionRoutes(context.container).map((route) => ({ ...route, contributor: 'server' })),
+    { ...rpcRoute(context.container), contributor: 'server' },
+    ...resolveAll(context.container, HttpRoutes),
+  ]);
+  registerRoutes(app, routes.filter(({ route }) => route.bodyAs !== 'text'), context);
   // Routes that read their body as text get their own scope, where JSON is not parsed.
   await app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    registerRoutes(scope, routes.filter((route) => route.bodyAs === 'text'), context);
+    registerRoutes(scope, routes.filter(({ route }) => route.bodyAs === 'text'), context);
   });
-  for (const assets of resolveAll(context.route.container, StaticAssetFolders)) registerStaticAssets(app, assets);
+  for (const assets of resolveAll(context.container, StaticAssetFolders)) registerStaticAssets(app, assets);
   return app;
 }
 
-function registerRoutes(app: FastifyInstance, routes: readonly ApiRoute[], context: HttpAppContext): void {
-  for (const route of routes) {
+/** A route with its dependencies resolved. */
+interface WiredRoute {
+  readonly route: ApiRoute;
+  readonly deps: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Checks every route before the server listens and resolves what each declares it needs, once: a
+ * mutating route declared `public`, two routes on one method and path, and a dependency nothing
+ * registers all fail the start with a `WiringError` naming the route and who contributed it.
+ */
+function wireRoutes(container: DependencyContainer, routes: readonly ApiRoute[]): WiredRoute[] {
+  const seen = new Map<string, ApiRoute>();
+  return routes.map((route) => {
+    const who = `the route ${route.method} ${route.path} (from ${route.contributor ?? 'an unnamed contributor'})`;
+    if (route.method !== 'GET' && route.access !== 'token') {
+      throw new WiringError(`${who} changes something and must declare access: 'token'`);
+    }
+    const key = `${route.method} ${route.path.replace(/:[^/]+/g, ':')}`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      throw new WiringError(`${who} is contributed twice: ${earlier.contributor ?? 'an unnamed contributor'} contributes ${earlier.method} ${earlier.path} too`);
+    }
+    seen.set(key, route);
+    return { route, deps: resolveDependencies(container, who, route.deps) };
+  });
+}
+
+function registerRoutes(app: FastifyInstance, routes: readonly WiredRoute[], context: HttpAppContext): void {
+  for (const { route, deps } of routes) {
     app.route({
       method: route.method,
       url: route.path,
       config: { access: route.access },
       handler: async (request, reply) => {
-        const result = await route.handle(
-          {
-            method: route.method,
-            params: request.params as Record<string, string>,
-            query: request.query as Record<string, unknown>,
-            body: request.body,
-            headers: request.headers,
-          },
-          context.route,
-        );
-        return send(result, request, reply, context);
+        const raw = {
+          method: route.method,
+          params: request.params as Record<string, string>,
+          query: request.query as Record<string, unknown>,
+          body: request.body,
+          headers: request.headers,
+        };
+        const input = {
+          params: route.params === undefined ? raw.params : parseRequest(route.params, raw.params, 'path'),
+          query: route.query === undefined ? raw.query : parseRequest(route.query, raw.query, 'query'),
+          body: route.body === undefined ? raw.body : parseRequest(route.body, raw.body, 'body'),
+          request: raw,
+        };
+        return send(await route.handle(input, deps, context.route), request, reply, context);
       },
     });
   }
 }
 
-/** Sends what a route returned: a plain value as 200 JSON, or what one of the reply kinds asks for. */
+/**
+ * Sends what a route returned: a plain value as 200 JSON, or what one of the reply kinds asks for.
+ * Every JSON answer is held to the kernel's one answer size ({@link MAX_ANSWER_BYTES}), as a
+ * JSON-RPC batch and an MCP POST are: past it the route answers `RESPONSE_TOO_LARGE` instead.
+ */
 async function send(result: unknown, request: FastifyRequest, reply: FastifyReply, context: HttpAppContext): Promise<FastifyReply> {
+  const json = 'application/json; charset=utf-8';
   if (result instanceof RouteReply) {
-    if (result.serialized) void reply.type('application/json; charset=utf-8');
     for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
-    return result.body === undefined ? reply.code(result.status).send() : reply.code(result.status).send(result.body);
+    if (result.body === undefined) return reply.code(result.status).send();
+    const text = result.serialized ? (result.body as string | Uint8Array) : boundedJson(result.body);
+    if (answerBytes(text) > MAX_ANSWER_BYTES) throw responseTooLarge('answer');
+    return reply.code(result.status).type(json).send(text);
   }
   if (result instanceof EventStreamReply) {
     result.open(openEventStream(request, reply, context.streams));
@@ -152,7 +194,7 @@ async function send(result: unknown, request: FastifyRequest, reply: FastifyRepl
     await result.write(request.raw, reply.raw, request.body);
     return reply;
   }
-  return result === undefined ? reply.code(204).send() : reply.send(result);
+  return result === undefined ? reply.code(204).send() : reply.type(json).send(boundedJson(result));
 }
 
 function rawError(response: ServerResponse, status: number, code: string, message: string): void {

@@ -8,6 +8,7 @@ export const HTTP_STATUS_BY_CATEGORY: Record<ErrorCategory, number> = {
   unauthorized: 401,
   forbidden: 403,
   failed: 500,
+  unavailable: 503,
 };
 
 /** Fastify's own refusals of a request, by its error code, as Loadout codes. */

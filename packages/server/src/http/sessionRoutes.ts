@@ -1,4 +1,5 @@
-import { type ApiRoute, defineRoute, parseRequest, SessionQuery } from '@loadout/api';
+import { type ApiRoute, defineRoute, SessionQuery } from '@loadout/api';
+import type { DependencyContainer } from 'tsyringe';
 import { SessionAnswers } from './SessionAnswers.js';
 
 /**
@@ -6,7 +7,7 @@ import { SessionAnswers } from './SessionAnswers.js';
  * `loadout session --json` (only the kinds asked for, when `kinds` is given), serialized once per
  * change and revalidated with `ETag` / `If-None-Match` ({@link SessionAnswers}).
  */
-export function sessionRoutes(): readonly ApiRoute[] {
+export function sessionRoutes(container: DependencyContainer): readonly ApiRoute[] {
   let answers: SessionAnswers | null = null;
   return [
     defineRoute({ method: 'GET', path: '/api/health', access: 'public', handle: () => ({ ok: true }) }),
@@ -14,9 +15,9 @@ export function sessionRoutes(): readonly ApiRoute[] {
       method: 'GET',
       path: '/api/session',
       access: 'public',
-      handle: (request, context) => {
-        const { project, kinds } = parseRequest(SessionQuery, request.query, 'query');
-        answers ??= new SessionAnswers(context.container);
+      query: SessionQuery,
+      handle: ({ query: { project, kinds }, request }) => {
+        answers ??= new SessionAnswers(container);
         const ifNoneMatch = request.headers['if-none-match'];
         return answers.answer(project ?? null, kinds, typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined);
       },
