@@ -35,6 +35,8 @@ export { type SessionSection, SessionSections } from './SessionSection.js';
 export { shadowRecords } from './shadowRecords.js';
 export { watchBudgetFrom } from './WatchBudget.js';
 export { contribute, resolve, resolveAll, token, type Token } from './token.js';
+export { editJsonText, type JsonTextEdit } from './editJsonText.js';
+export { type EntryMoves, MOVE_STAGING_PREFIX, moveEntry, nodeEntryMoves } from './moveEntry.js';
 export { formatMarkdown, writeFileAtomicSync, WriteRefusedError } from './writeDocument.js';
 export { isFolderStamp, RACY_MS, statStamp } from './statStamp.js';
 export { changedPlaces } from './sameItems.js';

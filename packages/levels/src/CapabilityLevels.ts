@@ -14,6 +14,8 @@ import {
   type KindEntryScan,
   type KindFolderScan,
   type Level,
+  MOVE_STAGING_PREFIX,
+  moveEntry,
   type ListedRecord,
   Places,
   PROJECT_ROOT_FOLDER,
@@ -101,7 +103,7 @@ interface ResolvedEnd {
 }
 
 /** Names of what a move leaves beside a landing or a source while it works; hidden from scans. */
-const STAGING_PREFIX = '.loadout-move-';
+const STAGING_PREFIX = MOVE_STAGING_PREFIX;
 const HIDDEN_SOURCE_PREFIX = '.loadout-moved-';
 /** The lock every transfer of one workspace takes, in the data folder. */
 const LOCK_NAME = 'levels-transfer';
@@ -358,21 +360,19 @@ export class FileCapabilityLevels implements CapabilityLevels {
     if (fs.existsSync(destEntry)) throw new TransferFailedError(`${destEntry} appeared while the move was planned; nothing was moved`);
     try {
       if (content === null) {
-        try {
-          this.files.rename(sourceEntry, destEntry);
-          transferStep('landed');
-          return { sourceKept: false };
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-        }
+        // The kernel's one mover: a rename, or across file systems a whole copy renamed into place.
+        const how = moveEntry(sourceEntry, destEntry, { files: this.files, keepSource: true, onStaged: () => transferStep('staged') });
+        transferStep('landed');
+        return { sourceKept: how === 'copied' };
       }
+      // A rewritten document is assembled the same way: under a hidden name, renamed into place whole.
       const staging = path.join(destFolder, `${STAGING_PREFIX}${randomUUID()}`);
       try {
-        if (content !== null && !isFolder) {
-          this.files.write(staging, content);
-        } else {
+        if (isFolder) {
           this.files.copy(sourceEntry, staging);
-          if (content !== null) this.files.write(path.join(staging, path.relative(destEntry, parts.destDocument)), content);
+          this.files.write(path.join(staging, path.relative(destEntry, parts.destDocument)), content);
+        } else {
+          this.files.write(staging, content);
         }
         transferStep('staged');
         this.files.rename(staging, destEntry);
