@@ -8,7 +8,7 @@ export { closeKernel, createKernel, type KernelOptions, type LoadoutModule } fro
 export { contributeLater, laterModule, loadLaterModules, loadModules, splitModule } from './laterModule.js';
 export { declaredGates, parseSwitch } from './declaredGates.js';
 export type { Diagnostic } from './Diagnostic.js';
-export { DocumentRefusedError, DocumentUnreadableError, findFrontmatter, isInside, type MarkdownDocument, MAX_DOCUMENT_BYTES, parseMarkdown, readJsonInside, readMarkdownInside, readTextInside, realpathInside, unreadable } from './DocumentReader.js';
+export { DocumentRefusedError, DocumentUnreadableError, findFrontmatter, isInside, type MarkdownDocument, MAX_DOCUMENT_BYTES, parseMarkdown, readJsonInside, readMarkdownInside, readTextInside, realpathInside, resolveInside, unreadable } from './DocumentReader.js';
 export { ensurePrivateFolder, narrowMode, PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
 export { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, type FileLockRetries, withFileLock } from './FileLock.js';
 export { type FileReader, nodeFileReader } from './FileReader.js';
