@@ -104,35 +104,6 @@ const commanderChildProcessOnUse = {
 };
 
 /**
- * write-file-atomic loads node:worker_threads, node:util and signal-exit as it loads, and the
- * kernel imports it for writeFileAtomicSync, which a session never calls. The kernel's import gets
- * a stand-in whose `sync` loads the real module (bundled, evaluated on that first call); the build
- * fails if the kernel uses more of it than `sync`.
- */
-const writeFileAtomicOnUse = {
-  name: 'write-file-atomic-on-use',
-  setup(build) {
-    build.onResolve({ filter: /^write-file-atomic$/ }, (args) =>
-      args.pluginData === 'real' || !/[\\/]kernel[\\/]dist[\\/]writeDocument\.js$/.test(args.importer)
-        ? undefined
-        : { path: 'write-file-atomic-on-use', namespace: 'write-file-atomic-on-use', pluginData: args.resolveDir },
-    );
-    build.onLoad({ filter: /.*/, namespace: 'write-file-atomic-on-use' }, (args) => ({
-      contents: "module.exports = { sync: (...args) => require('write-file-atomic').sync(...args) };\n",
-      loader: 'js',
-      resolveDir: args.pluginData,
-      pluginData: 'real',
-    }));
-    build.onLoad({ filter: /[\\/]kernel[\\/]dist[\\/]writeDocument\.js$/ }, async (args) => {
-      const text = await fs.promises.readFile(args.path, 'utf8');
-      const uses = text.match(/\bwriteFileAtomic\b(\.\w+)?/g) ?? [];
-      if (uses.some((use) => use !== 'writeFileAtomic' && use !== 'writeFileAtomic.sync')) throw new Error('the kernel uses more of write-file-atomic than sync: see write-file-atomic-on-use');
-      return undefined;
-    });
-  },
-};
-
-/**
  * Each `import fs from 'node:fs'` of an ES module becomes `__toESM(require("node:fs"),1)` in a
  * CommonJS bundle: a new object with a getter made for every one of the module's properties, at
  * every importing module (~150 of them, 57 for `fs` alone, ~100 properties each), which is ~4 ms and
@@ -177,7 +148,7 @@ const built = await esbuild.build({
   legalComments: 'external',
   define: { 'import.meta.url': '__loadoutBundleUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
   banner: { js: ["var __loadoutBundleUrl = require('node:url').pathToFileURL(__filename).href;", ...SHARED_BUILTIN].join('\n') },
-  plugins: [nativeAddonOutside, englishZodOnly, commanderChildProcessOnUse, writeFileAtomicOnUse, keepModuleLocations],
+  plugins: [nativeAddonOutside, englishZodOnly, commanderChildProcessOnUse, keepModuleLocations],
   logLevel: 'warning',
   metafile: process.env.LOADOUT_BUNDLE_META === '1',
 });

@@ -333,33 +333,47 @@ export function describeFileType(stats: fs.Stats): string {
   return 'not a regular file';
 }
 
+/** Where a path under a root leads once its links are followed (see {@link resolveInside}). */
+export type RealPathInside =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'outside' }
+  | { readonly kind: 'loop' }
+  | { readonly kind: 'inside'; readonly real: string };
+
 /**
- * The real path of a link under `root`, or a refusal when it leads outside (`PATH_OUTSIDE_ROOT`)
- * or back to itself (`LINK_LOOP`). Null when the target does not exist.
+ * The one rule for where a path under `root` leads: its real path (one `realpath` system call)
+ * when that stays inside the root's real path, else `outside`; `missing` when nothing is there (or
+ * a folder on the way is a file); `loop` when its links lead back to themselves. A loop is never
+ * taken for a missing file: every caller refuses it by name (`LINK_LOOP` for documents, a
+ * plugin's part "not a regular file"), where the plugins' reader used to skip it in silence.
  */
-export function realpathInside(root: string, file: string, files: FileReader = nodeFileReader): string | null {
+export function resolveInside(root: string, file: string, files: FileReader = nodeFileReader): RealPathInside {
   let real: string;
   let realRoot: string;
   try {
-    real = files.realpath(file);
-    realRoot = files.realpath(root);
+    real = files.realpathNative(file);
+    realRoot = files.realpathNative(root);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') {
-      throw new DocumentRefusedError('LINK_LOOP', `${path.relative(root, file) || '.'}: is a link that leads back to itself (a loop); it is not read`, {
-        cause: error,
-      });
-    }
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+    if (code === 'ELOOP') return { kind: 'loop' };
     throw error;
   }
-  if (!isInside(realRoot, real)) {
-    throw new DocumentRefusedError(
-      'PATH_OUTSIDE_ROOT',
-      `${path.relative(root, file) || '.'}: is a link that leads outside its root; it is not read`,
-    );
+  return isInside(realRoot, real) ? { kind: 'inside', real } : { kind: 'outside' };
+}
+
+/**
+ * The real path of a link under `root` ({@link resolveInside}), or a refusal when it leads outside
+ * (`PATH_OUTSIDE_ROOT`) or back to itself (`LINK_LOOP`). Null when the target does not exist.
+ */
+export function realpathInside(root: string, file: string, files: FileReader = nodeFileReader): string | null {
+  const found = resolveInside(root, file, files);
+  if (found.kind === 'inside') return found.real;
+  if (found.kind === 'missing') return null;
+  if (found.kind === 'loop') {
+    throw new DocumentRefusedError('LINK_LOOP', `${path.relative(root, file) || '.'}: is a link that leads back to itself (a loop); it is not read`);
   }
-  return real;
+  throw new DocumentRefusedError('PATH_OUTSIDE_ROOT', `${path.relative(root, file) || '.'}: is a link that leads outside its root; it is not read`);
 }
 
 /** Reads and parses a Markdown document under `root`; null when it does not exist. */

@@ -1,15 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeFileType, isInside } from './DocumentReader.js';
-import { ConflictError } from './LoadoutError.js';
-import { writeFileAtomicSync } from './writeDocument.js';
-
-/**
- * A write Loadout will not make: through a link (`PATH_IS_LINK`), onto something that is not a
- * regular file or through something that is not a folder (`NOT_A_FILE`), or outside the root
- * (`PATH_OUTSIDE_ROOT`). Nothing was written.
- */
-export class WriteRefusedError extends ConflictError {}
+import { writeFileAtomicSync, WriteRefusedError } from './writeDocument.js';
 
 /**
  * Checks that `target` can be written under `rootDir` exactly where it is named: it lies beneath

@@ -14,6 +14,8 @@ import {
   type KindEntryScan,
   type KindFolderScan,
   type Level,
+  MOVE_STAGING_PREFIX,
+  moveEntry,
   type ListedRecord,
   Places,
   PROJECT_ROOT_FOLDER,
@@ -26,7 +28,7 @@ import {
 } from '@loadout/kernel';
 import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
 import { inject, injectable } from 'tsyringe';
-import { applyGateCarry, planGateCarry } from './carryGates.js';
+import { applyGateCarry, type GateCarryPlan, planGateCarry } from './carryGates.js';
 import {
   CapabilityNotFoundError,
   LandingRefusedError,
@@ -100,8 +102,45 @@ interface ResolvedEnd {
   readonly context: string | null;
 }
 
+/** Everything a move will do, decided before anything is touched ({@link FileCapabilityLevels.planMove}). */
+interface MovePlan {
+  readonly kind: CapabilityKind;
+  readonly from: ResolvedEnd;
+  readonly to: ResolvedEnd;
+  readonly source: CapabilityRecord;
+  readonly previous: TransferResult['previous'];
+  /** The source document's bytes, to check a rollback gave them back. */
+  readonly bytes: Buffer;
+  /** The document's new text when a collision renames it; null to move it as it is. */
+  readonly content: Buffer | null;
+  /** The surfaced value the source row showed, carried to the landing. */
+  readonly shown: boolean;
+  readonly gatePlan: GateCarryPlan;
+  readonly placement: Placement;
+  readonly sourceEntry: string;
+  readonly isFolder: boolean;
+  readonly sourceFolder: string;
+  readonly destFolder: string;
+  readonly destEntry: string;
+  /** The document itself: `destEntry`, or the document file inside it. */
+  readonly destDocument: string;
+  readonly transferId: string;
+  readonly gateIds: { readonly from: string; readonly to: string };
+  readonly gateRoots: { readonly from: string; readonly to: string };
+}
+
+/** What carrying out a {@link MovePlan} has done so far: what a rollback must undo. */
+interface MoveRun {
+  readonly plan: MovePlan;
+  /** The first folder the move made for its landing, removed again if the move is undone. */
+  createdFolder: string | undefined;
+  /** Whether the landing was copied, so the source is still there to remove. */
+  sourceKept: boolean;
+  readonly warnings: string[];
+}
+
 /** Names of what a move leaves beside a landing or a source while it works; hidden from scans. */
-const STAGING_PREFIX = '.loadout-move-';
+const STAGING_PREFIX = MOVE_STAGING_PREFIX;
 const HIDDEN_SOURCE_PREFIX = '.loadout-moved-';
 /** The lock every transfer of one workspace takes, in the data folder. */
 const LOCK_NAME = 'levels-transfer';
@@ -210,20 +249,26 @@ export class FileCapabilityLevels implements CapabilityLevels {
     }
   }
 
+  /** A move: planned whole before anything is touched, then carried out step by journal step. */
   private async move(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd, to: ResolvedEnd): Promise<TransferResult> {
+    const plan = await this.planMove(request, kind, from, to);
+    if ('moved' in plan) return plan;
+    return this.executeMove(plan);
+  }
+
+  /**
+   * Everything a move will do, decided by reading alone: the source and its bytes, where it lands
+   * and under which name (its rewritten text when a collision renames it), the state and gate
+   * values it carries. Everything that can refuse the move refuses here, before anything is
+   * touched. Both ends in one folder is the finished result of a move that does nothing.
+   */
+  private async planMove(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd, to: ResolvedEnd): Promise<MovePlan | TransferResult> {
     const { record: source, entry } = this.findSource(request, kind, from);
     const previous = { id: source.id, name: source.name, path: source.path };
     if (sameFolder(from.root.dir, to.root.dir)) {
       return { moved: false, record: source, previous, renamed: false, surfaced: null, gates: {}, diagnostics: [], warnings: [] };
     }
-    const sourceFolder = path.join(from.root.dir, kind.folder);
-    const destFolder = path.join(to.root.dir, kind.folder);
-    const unresolved = new Set((await this.journal.list()).map((row) => path.basename(hiddenSourceOf(row.plan.sourceEntry, row.id))));
-    this.removeLeftovers(sourceFolder, unresolved);
-    this.removeLeftovers(destFolder, unresolved);
-
     // The whole entry moves: a folder document with everything beside it, or a single file.
-    const isFolder = entry.isDirectory;
     const sourceEntry = entry.path;
     if (fs.lstatSync(sourceEntry).isSymbolicLink()) {
       throw new TransferRefusedError(`${label(source)}: ${sourceEntry} is a link; move what it points to instead`);
@@ -231,8 +276,6 @@ export class FileCapabilityLevels implements CapabilityLevels {
     const relative = path.relative(from.root.dir, source.path);
     const bytes = this.files.read(source.path);
     const text = bytes.toString('utf8');
-
-    // Everything that can refuse the move is asked before anything is touched.
     const shown = decideSurfaced('installed', await this.state.surfacedFor(kind.kind, source.id, from.context)).surfaced;
     const viewRoots = from.context === null ? [from.root.dir] : [...new Set([path.join(from.context, PROJECT_ROOT_FOLDER), this.places.capabilitiesDir])];
     const gatePlan = planGateCarry(kind.kind, source.id, source.gates, from.root.dir, viewRoots);
@@ -241,7 +284,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
         kind: kind.kind,
         document: kind.document,
         entryName: path.basename(sourceEntry),
-        isFolder,
+        isFolder: entry.isDirectory,
         writtenName: writtenName(kind.document, text, relative),
         displayName: source.name,
       },
@@ -254,87 +297,143 @@ export class FileCapabilityLevels implements CapabilityLevels {
       }
       content = Buffer.from(rewriteDocumentName(kind.document, text, placement.rename, relative), 'utf8');
     }
-    const createdFolder = this.prepareFolder(to.root, destFolder);
-
-    const destEntry = path.join(destFolder, placement.entryName);
-    const destDocument = path.join(to.root.dir, placement.relativePath);
-    const transferId = randomUUID();
-    const gateIds = { from: source.id, to: placement.id };
-    const gateRoots = { from: from.root.dir, to: to.root.dir };
-    try {
-      await this.journal.begin(transferId, {
-        kind: kind.kind,
-        label: label(source),
-        sourceEntry,
-        destEntry,
-        gates: { values: [...gatePlan.values], sourceHasEntry: gatePlan.sourceHasEntry, ids: gateIds, roots: gateRoots },
-        state: { from: from.project, to: to.project, surfaced: shown },
-      });
-    } catch (error) {
-      removeEmptyFolders(destFolder, createdFolder);
-      throw new TransferFailedError(`${label(source)} was not moved: the database could not record the move (${messageOf(error)})`, { cause: error });
-    }
-    let landing: { sourceKept: boolean };
-    try {
-      landing = this.land({ sourceEntry, destEntry, destDocument, destFolder, isFolder, content, createdFolder });
-    } catch (error) {
-      await this.journal.finish(transferId);
-      throw error;
-    }
-    const rollBack = async (): Promise<void> => {
-      try {
-        if (landing.sourceKept) this.files.remove(destEntry);
-        else this.files.rename(destEntry, sourceEntry);
-        removeEmptyFolders(destFolder, createdFolder);
-      } catch (error) {
-        throw new TransferFailedError(`${label(source)}: the move failed and could not be undone: ${messageOf(error)}; it is at ${destEntry}`, {
-          cause: error,
-        });
-      }
-      if (!this.files.read(source.path).equals(bytes)) {
-        throw new TransferFailedError(`${label(source)}: the move failed and ${source.path} does not hold its original bytes`);
-      }
-      await this.journal.finish(transferId);
+    const destFolder = path.join(to.root.dir, kind.folder);
+    return {
+      kind,
+      from,
+      to,
+      source,
+      previous,
+      bytes,
+      content,
+      shown,
+      gatePlan,
+      placement,
+      sourceEntry,
+      isFolder: entry.isDirectory,
+      sourceFolder: path.join(from.root.dir, kind.folder),
+      destFolder,
+      destEntry: path.join(destFolder, placement.entryName),
+      destDocument: path.join(to.root.dir, placement.relativePath),
+      transferId: randomUUID(),
+      gateIds: { from: source.id, to: placement.id },
+      gateRoots: { from: from.root.dir, to: to.root.dir },
     };
+  }
 
-    const arrival = this.verifyLanding(kind, to.root, destEntry, destDocument, placement);
-    if (typeof arrival === 'string') {
-      await rollBack();
-      throw new LandingRefusedError(`${label(source)} was not moved: ${arrival}; the source is back as it was`);
-    }
-
-    try {
-      await this.db.transaction(async (tx) => {
-        await this.state.forget(kind.kind, source.id, from.project === null ? { allProjects: true } : { project: from.project }, tx);
-        await this.state.setSurfaced(kind.kind, arrival.record.id, to.project, shown, tx);
-        await this.journal.markStateMoved(transferId, tx);
-      });
-    } catch (error) {
-      await rollBack();
-      throw new TransferFailedError(`${label(source)} was not moved: its state could not be carried (${messageOf(error)})`, { cause: error });
-    }
-    transferStep('state-moved');
-
-    const warnings: string[] = [];
-    try {
-      await applyGateCarry(gatePlan, kind.kind, gateIds, gateRoots);
-      transferStep('gates-moved');
-    } catch (error) {
-      warnings.push(`gate settings were not carried: ${messageOf(error)}`);
-    }
-
-    if (landing.sourceKept) warnings.push(...this.removeSource(label(source), sourceEntry, destEntry, transferId));
-    await this.journal.finish(transferId);
+  /** Carries out a planned move, one method per step the journal and its recovery know. */
+  private async executeMove(plan: MovePlan): Promise<TransferResult> {
+    const run: MoveRun = { plan, createdFolder: undefined, sourceKept: false, warnings: [] };
+    await this.prepareMove(run);
+    await this.beginMove(run);
+    await this.landMove(run);
+    const arrival = await this.verifyMove(run);
+    await this.moveState(run, arrival.record);
+    await this.moveGates(run);
+    if (run.sourceKept) run.warnings.push(...this.removeSource(label(plan.source), plan.sourceEntry, plan.destEntry, plan.transferId));
+    await this.journal.finish(plan.transferId);
     return {
       moved: true,
       record: arrival.record,
-      previous,
-      renamed: placement.rename !== null || collisionKey(arrival.record.id) !== collisionKey(source.id),
-      surfaced: shown,
-      gates: Object.fromEntries(gatePlan.values),
+      previous: plan.previous,
+      renamed: plan.placement.rename !== null || collisionKey(arrival.record.id) !== collisionKey(plan.source.id),
+      surfaced: plan.shown,
+      gates: Object.fromEntries(plan.gatePlan.values),
       diagnostics: arrival.diagnostics,
-      warnings,
+      warnings: run.warnings,
     };
+  }
+
+  /** Clears what killed moves left beside either end (but another move's unresolved remains) and makes the landing folder. */
+  private async prepareMove(run: MoveRun): Promise<void> {
+    const { plan } = run;
+    const unresolved = new Set((await this.journal.list()).map((row) => path.basename(hiddenSourceOf(row.plan.sourceEntry, row.id))));
+    this.removeLeftovers(plan.sourceFolder, unresolved);
+    this.removeLeftovers(plan.destFolder, unresolved);
+    run.createdFolder = this.prepareFolder(plan.to.root, plan.destFolder);
+  }
+
+  /** Journal step one: the move is recorded, so a kill from here on is resolved by the next transfer. */
+  private async beginMove(run: MoveRun): Promise<void> {
+    const { plan } = run;
+    try {
+      await this.journal.begin(plan.transferId, {
+        kind: plan.kind.kind,
+        label: label(plan.source),
+        sourceEntry: plan.sourceEntry,
+        destEntry: plan.destEntry,
+        gates: { values: [...plan.gatePlan.values], sourceHasEntry: plan.gatePlan.sourceHasEntry, ids: plan.gateIds, roots: plan.gateRoots },
+        state: { from: plan.from.project, to: plan.to.project, surfaced: plan.shown },
+      });
+    } catch (error) {
+      removeEmptyFolders(plan.destFolder, run.createdFolder);
+      throw new TransferFailedError(`${label(plan.source)} was not moved: the database could not record the move (${messageOf(error)})`, { cause: error });
+    }
+  }
+
+  /** Step `landed`: the document is at its landing path (the source kept when it was copied). */
+  private async landMove(run: MoveRun): Promise<void> {
+    const { plan } = run;
+    try {
+      run.sourceKept = this.land({ ...plan, createdFolder: run.createdFolder }).sourceKept;
+    } catch (error) {
+      await this.journal.finish(plan.transferId);
+      throw error;
+    }
+  }
+
+  /** The scanner reads the landing as planned; else the move is undone and refused. */
+  private async verifyMove(run: MoveRun): Promise<{ record: CapabilityRecord; diagnostics: Diagnostic[] }> {
+    const { plan } = run;
+    const arrival = this.verifyLanding(plan.kind, plan.to.root, plan.destEntry, plan.destDocument, plan.placement);
+    if (typeof arrival !== 'string') return arrival;
+    await this.rollBackMove(run);
+    throw new LandingRefusedError(`${label(plan.source)} was not moved: ${arrival}; the source is back as it was`);
+  }
+
+  /** Step `state-moved`: the switch leaves the old id and lands on the new one, in one transaction with the journal's mark. */
+  private async moveState(run: MoveRun, landed: CapabilityRecord): Promise<void> {
+    const { plan } = run;
+    try {
+      await this.db.transaction(async (tx) => {
+        await this.state.forget(plan.kind.kind, plan.source.id, plan.from.project === null ? { allProjects: true } : { project: plan.from.project }, tx);
+        await this.state.setSurfaced(plan.kind.kind, landed.id, plan.to.project, plan.shown, tx);
+        await this.journal.markStateMoved(plan.transferId, tx);
+      });
+    } catch (error) {
+      await this.rollBackMove(run);
+      throw new TransferFailedError(`${label(plan.source)} was not moved: its state could not be carried (${messageOf(error)})`, { cause: error });
+    }
+    transferStep('state-moved');
+  }
+
+  /** Step `gates-moved`: the configured gates follow the new id; a failure here is a warning, the move stands. */
+  private async moveGates(run: MoveRun): Promise<void> {
+    const { plan } = run;
+    try {
+      await applyGateCarry(plan.gatePlan, plan.kind.kind, plan.gateIds, plan.gateRoots);
+      transferStep('gates-moved');
+    } catch (error) {
+      run.warnings.push(`gate settings were not carried: ${messageOf(error)}`);
+    }
+  }
+
+  /** Undoes a landing the move will not keep: the source back with its original bytes, the journal row closed. */
+  private async rollBackMove(run: MoveRun): Promise<void> {
+    const { plan } = run;
+    try {
+      if (run.sourceKept) this.files.remove(plan.destEntry);
+      else this.files.rename(plan.destEntry, plan.sourceEntry);
+      removeEmptyFolders(plan.destFolder, run.createdFolder);
+    } catch (error) {
+      throw new TransferFailedError(`${label(plan.source)}: the move failed and could not be undone: ${messageOf(error)}; it is at ${plan.destEntry}`, {
+        cause: error,
+      });
+    }
+    if (!this.files.read(plan.source.path).equals(plan.bytes)) {
+      throw new TransferFailedError(`${label(plan.source)}: the move failed and ${plan.source.path} does not hold its original bytes`);
+    }
+    await this.journal.finish(plan.transferId);
   }
 
   /**
@@ -358,21 +457,19 @@ export class FileCapabilityLevels implements CapabilityLevels {
     if (fs.existsSync(destEntry)) throw new TransferFailedError(`${destEntry} appeared while the move was planned; nothing was moved`);
     try {
       if (content === null) {
-        try {
-          this.files.rename(sourceEntry, destEntry);
-          transferStep('landed');
-          return { sourceKept: false };
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-        }
+        // The kernel's one mover: a rename, or across file systems a whole copy renamed into place.
+        const how = moveEntry(sourceEntry, destEntry, { files: this.files, keepSource: true, onStaged: () => transferStep('staged') });
+        transferStep('landed');
+        return { sourceKept: how === 'copied' };
       }
+      // A rewritten document is assembled the same way: under a hidden name, renamed into place whole.
       const staging = path.join(destFolder, `${STAGING_PREFIX}${randomUUID()}`);
       try {
-        if (content !== null && !isFolder) {
-          this.files.write(staging, content);
-        } else {
+        if (isFolder) {
           this.files.copy(sourceEntry, staging);
-          if (content !== null) this.files.write(path.join(staging, path.relative(destEntry, parts.destDocument)), content);
+          this.files.write(path.join(staging, path.relative(destEntry, parts.destDocument)), content);
+        } else {
+          this.files.write(staging, content);
         }
         transferStep('staged');
         this.files.rename(staging, destEntry);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { collisionKey, readTextInside, writeFileAtomicSync } from '@loadout/kernel';
+import { collisionKey, editJsonText, readTextInside, writeFileAtomicSync } from '@loadout/kernel';
 import { CONFIG_FILE, decideGate, GateConfigInvalidError, gateKey, planGateRewrite, readGateConfig, withConfigLock } from '@loadout/state';
 
 /** The gate settings a move carries, worked out before anything is touched. */
@@ -62,8 +62,8 @@ export async function applyGateCarry(
 }
 
 /**
- * A `config.json` text without the gates entry of `kind/id` (any spelling of the id), in the
- * file's own indentation; null when the file holds no such entry.
+ * A `config.json` text without the gates entry of `kind/id` (any spelling of the id), every other
+ * byte kept (`editJsonText`); null when the file holds no such entry.
  */
 export function withoutGateEntry(text: string, kind: string, id: string): string | null {
   const file = CONFIG_FILE;
@@ -79,9 +79,9 @@ export function withoutGateEntry(text: string, kind: string, id: string): string
   const wanted = gateKey(kind, id);
   const keys = Object.keys(gates).filter((key) => collisionKey(key) === wanted);
   if (keys.length === 0) return null;
-  for (const key of keys) delete (gates as Record<string, unknown>)[key];
-  const indent = /^\{\r?\n([ \t]+)\S/.exec(text)?.[1] ?? 2;
-  return `${JSON.stringify(config, null, indent)}\n`;
+  const edited = editJsonText(text, keys.map((key) => ({ path: ['gates', key], value: undefined })));
+  if (edited === null) throw new GateConfigInvalidError(file, `cannot lose the gates of ${wanted} without changing other settings (a key written twice?); edit it by hand`);
+  return edited;
 }
 
 function readConfigText(rootDir: string): string | null {

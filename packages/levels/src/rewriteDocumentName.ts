@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { findFrontmatter, type KindDocument, type MarkdownDocument, parseMarkdown } from '@loadout/kernel';
+import { editJsonText, findFrontmatter, type KindDocument, type MarkdownDocument, parseMarkdown } from '@loadout/kernel';
 import { TransferRefusedError } from './LevelErrors.js';
 
 /**
@@ -125,70 +125,16 @@ function yamlScalar(value: string, style: 'plain' | 'single' | 'double'): string
 }
 
 /**
- * A JSON document's text (a server definition) with its top-level `"name"` set to `name`: only that string literal is
- * replaced, so the file's indentation, key order and every other byte stay. Parsed back before it
- * is returned; anything but "the same definition with this name" is refused.
+ * A JSON document's text (a server definition) with its top-level `"name"` set to `name`: only
+ * that string literal is replaced (`editJsonText`), so the file's indentation, key order and every
+ * other byte stay. Anything but "the same definition with this name" is refused.
  */
 export function rewriteJsonName(text: string, name: string, file: string): string {
-  const span = topLevelStringValue(text, 'name');
-  if (span === null) throw new TransferRefusedError(`${file}: has no top-level "name" string to rewrite`);
-  const rewritten = `${text.slice(0, span.start)}${JSON.stringify(name)}${text.slice(span.end)}`;
-  const expected = { ...(JSON.parse(text) as Record<string, unknown>), name };
-  let actual: unknown;
-  try {
-    actual = JSON.parse(rewritten);
-  } catch {
-    actual = undefined;
-  }
-  if (!isDeepStrictEqual(actual, expected)) {
+  const parsed = JSON.parse(text) as { name?: unknown };
+  if (typeof parsed.name !== 'string') throw new TransferRefusedError(`${file}: has no top-level "name" string to rewrite`);
+  const rewritten = editJsonText(text, [{ path: ['name'], value: name }]);
+  if (rewritten === null) {
     throw new TransferRefusedError(`${file}: its "name" cannot be rewritten without changing anything else; rename it by hand`);
   }
   return rewritten;
-}
-
-/**
- * Where the string value of a top-level key sits in a JSON text (the last one, as `JSON.parse`
- * keeps the last of duplicate keys). The text is known to be valid JSON: it was scanned.
- */
-function topLevelStringValue(text: string, key: string): { start: number; end: number } | null {
-  let depth = 0;
-  let found: { start: number; end: number } | null = null;
-  let i = 0;
-  while (i < text.length) {
-    const char = text[i];
-    if (char === '{' || char === '[') depth += 1;
-    else if (char === '}' || char === ']') depth -= 1;
-    else if (char === '"') {
-      const end = stringEnd(text, i);
-      if (depth === 1) {
-        let after = skipBlanks(text, end);
-        if (text[after] === ':' && JSON.parse(text.slice(i, end)) === key) {
-          after = skipBlanks(text, after + 1);
-          if (text[after] === '"') {
-            const valueEnd = stringEnd(text, after);
-            found = { start: after, end: valueEnd };
-            i = valueEnd;
-            continue;
-          }
-        }
-      }
-      i = end;
-      continue;
-    }
-    i += 1;
-  }
-  return found;
-}
-
-/** The offset just past the string literal that opens at `start`. */
-function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-  return i + 1;
-}
-
-function skipBlanks(text: string, from: number): number {
-  let i = from;
-  while (i < text.length && /\s/.test(text[i] as string)) i += 1;
-  return i;
 }

@@ -1,11 +1,13 @@
 import path from 'node:path';
-import { type FileReader, isInside, nodeFileReader } from '@loadout/kernel';
+import { type FileReader, isInside, nodeFileReader, resolveInside } from '@loadout/kernel';
 
 /** What a package path is once links are followed, never past its plugin's root. */
 export type PathInside =
   | { readonly type: 'missing' }
   /** The path, or a link in it, leads outside the root: it is never read. */
   | { readonly type: 'outside' }
+  /** A link on the way leads back to itself: refused as not a regular file (or folder), never taken for missing. */
+  | { readonly type: 'loop' }
   | { readonly type: 'file' | 'folder' | 'other'; readonly real: string };
 
 /**
@@ -27,17 +29,10 @@ export function pathInside(root: string, relative: string, files: FileReader = n
     if (code === 'ENOENT' || code === 'ENOTDIR') return { type: 'missing' };
     throw error;
   }
-  let real: string;
-  let realRoot: string;
-  try {
-    real = files.realpathNative(target);
-    realRoot = files.realpathNative(root);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { type: 'missing' };
-    throw error;
-  }
-  if (!isInside(realRoot, real)) return { type: 'outside' };
+  // The kernel's one realpath-inside rule: a loop is `loop` here too, never `missing`.
+  const found = resolveInside(root, target, files);
+  if (found.kind !== 'inside') return { type: found.kind };
+  const { real } = found;
   const stat = files.stat(real);
   return { type: stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : 'other', real };
 }

@@ -5,7 +5,8 @@ import type { SkillRecord } from '@loadout/skills';
 import { inject, injectable, injectAll } from 'tsyringe';
 import { findRepositoryRoot } from './findRepositoryRoot.js';
 import { McpManifest } from './mcp/McpManifest.js';
-import { type BridgeRequest, entryHashes, openMcpConfig, planServers, readConfigText, type ServerPlanPart } from './mcp/planServers.js';
+import { type BridgeRequest, entryHashes, openMcpConfig, planServers, type ServerPlanPart } from './mcp/planServers.js';
+import { readConfigText } from './mcp/readConfigText.js';
 import { literalSecretsOf } from './mcp/ServerSpec.js';
 import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { BundleStampCache } from './BundleStampCache.js';
@@ -157,7 +158,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       for (const { adapter, support } of runtimes) {
         for (const target of support.files(session.project, this.env)) {
           try {
-            manifest.settle(adapter.name, target.file, entryHashes(openMcpConfig(target, readConfigText(target.file), target.file)), () => undefined);
+            manifest.settle(adapter.name, target.file, entryHashes(openMcpConfig(target, readConfigText(target.file, target.file), target.file)), () => undefined);
           } catch {
             // An unreadable file is reported by the plan itself.
           }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { formatValidationError, readJsonInside, slugify, writeFileAtomicSync } from '@loadout/kernel';
+import { formatValidationError, moveEntry, readJsonInside, slugify, writeFileAtomicSync } from '@loadout/kernel';
 import { z } from 'zod';
 import { TrashEntryDamagedError, TrashEntryNotFoundError } from './RuntimeErrors.js';
 import { isSafeEntryName } from './RuntimeManifest.js';
@@ -222,17 +222,8 @@ function entryId(name: string, fallback: string, now: Date): string {
   return `${stamp}-${slugify(name) || fallback}-${randomBytes(4).toString('hex')}`;
 }
 
-/**
- * Moves a folder: a rename when both ends are on one file system, else a copy that keeps links as
- * links, then removal of the original (the copy is complete before anything is removed).
- */
+/** Moves a folder (the kernel's one `moveEntry`: a rename, or a whole copy then the original's removal across file systems). */
 export function moveFolder(from: string, to: string): void {
   fs.mkdirSync(path.dirname(to), { recursive: true });
-  try {
-    fs.renameSync(from, to);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    fs.cpSync(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true, preserveTimestamps: true });
-    fs.rmSync(from, { recursive: true, force: true });
-  }
+  moveEntry(from, to);
 }

@@ -110,8 +110,11 @@ export function realpathOrSelf(target: string): string {
 /**
  * The physical folder a path names: the real path of its longest existing part, then the rest, so
  * two spellings of one folder (a linked home, a trailing `..`) are one root even before it exists.
+ * A link to something that does not exist yet (a committed `.claude/skills` leading to a
+ * `~/.claude/skills` not made yet) counts as where it leads: writing through it would make that
+ * folder. A loop of such links stops after as many hops as the system allows and names the link.
  */
-export function physicalPath(target: string): string {
+export function physicalPath(target: string, hops = 0): string {
   const resolved = path.resolve(target);
   const rest: string[] = [];
   let current = resolved;
@@ -119,10 +122,24 @@ export function physicalPath(target: string): string {
     try {
       return path.join(fs.realpathSync(current), ...rest.reverse());
     } catch {
+      const dangling = hops < MAX_LINK_HOPS ? danglingLinkTarget(current) : null;
+      if (dangling !== null) return physicalPath(path.join(dangling, ...rest.reverse()), hops + 1);
       const parent = path.dirname(current);
       if (parent === current) return resolved;
       rest.push(path.basename(current));
       current = parent;
     }
+  }
+}
+
+/** How many links one path may lead through, as Linux allows (`ELOOP` beyond). */
+const MAX_LINK_HOPS = 40;
+
+/** Where a link at `file` leads, resolved against its folder; null when `file` is not a link. */
+function danglingLinkTarget(file: string): string | null {
+  try {
+    return fs.lstatSync(file).isSymbolicLink() ? path.resolve(path.dirname(file), fs.readlinkSync(file)) : null;
+  } catch {
+    return null;
   }
 }

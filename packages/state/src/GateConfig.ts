@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { collisionKey, DocumentRefusedError, type FileLockRetries, isLoadoutError, parseSwitch, readTextInside, withFileLock } from '@loadout/kernel';
+import { collisionKey, DocumentRefusedError, editJsonText, type FileLockRetries, isLoadoutError, type JsonTextEdit, parseSwitch, readTextInside, withFileLock } from '@loadout/kernel';
 import { GateConfigInvalidError, GateConfigLockedError, GateConfigUnreadableError } from './StateErrors.js';
 
 /** The file, directly in a root, that holds configured gates. */
@@ -51,25 +51,33 @@ export function readGateConfig(rootDir: string): GateConfig {
 
 /**
  * Applies `changes` to the text of a `config.json` (null: no file yet) and returns the new text.
- * Every other key, and every other capability's gates, stay as they are; the file's indentation
- * is kept. A capability's existing entry is updated under the key it already has (even when a
- * hand edit spelled the id in another case), so one capability never gets two entries.
+ * Every byte outside the edited values stays as it was (`editJsonText`): other keys, other
+ * capabilities' gates, the file's indentation. A capability's existing entry is updated under the
+ * key it already has (even when a hand edit spelled the id in another case), so one capability
+ * never gets two entries.
  */
 export function applyGateChanges(text: string | null, changes: readonly GateChange[], file: string): string {
   const config = text === null ? {} : parseConfigObject(text, file);
   parseGates(config, file);
-  const gates = (config.gates ?? {}) as Record<string, Record<string, unknown>>;
+  // What the file holds, kept up to date edit by edit, so two changes of one capability find one key.
+  const gates = structuredClone((config.gates ?? {}) as Record<string, Record<string, unknown>>);
+  const edits: JsonTextEdit[] = [];
   for (const change of changes) {
     const wanted = gateKey(change.kind, change.id);
     const key = Object.keys(gates).find((candidate) => collisionKey(candidate) === wanted) ?? wanted;
     const entry = (gates[key] ??= {});
     for (const existing of Object.keys(entry)) {
-      if (existing !== change.gate && existing.toLowerCase() === change.gate.toLowerCase()) delete entry[existing];
+      if (existing !== change.gate && existing.toLowerCase() === change.gate.toLowerCase()) {
+        delete entry[existing];
+        edits.push({ path: ['gates', key, existing], value: undefined });
+      }
     }
     entry[change.gate] = change.value;
+    edits.push({ path: ['gates', key, change.gate], value: change.value });
   }
-  config.gates = gates;
-  return `${JSON.stringify(config, null, indentOf(text))}\n`;
+  const edited = editJsonText(text, edits);
+  if (edited === null) throw new GateConfigInvalidError(file, 'cannot take the gates without changing other settings (a key written twice?); edit it by hand');
+  return edited;
 }
 
 /** A gate writer waits up to a few seconds for another; a lock left by a killed one goes stale after 15 s. */
@@ -154,7 +162,3 @@ function parseGates(config: Record<string, unknown>, file: string): Map<string, 
   return result;
 }
 
-function indentOf(text: string | null): string | number {
-  const match = text === null ? null : /^\{\r?\n([ \t]+)\S/.exec(text);
-  return match?.[1] ?? 2;
-}

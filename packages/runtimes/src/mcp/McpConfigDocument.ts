@@ -102,6 +102,17 @@ export class McpConfigUnreadableError extends ConflictError {
   }
 }
 
+/**
+ * A configuration file holding bytes that are not UTF-8. Editing it as text would write each of
+ * them back as U+FFFD; Loadout edits text only, so it leaves the whole file, and every entry in
+ * it, alone.
+ */
+export class McpConfigNotUtf8Error extends ConflictError {
+  constructor(label: string, options?: { cause?: unknown }) {
+    super('MCP_CONFIG_NOT_UTF8', `${label} holds bytes that are not UTF-8 text; Loadout edits only UTF-8 text, so it leaves the file as it is`, options);
+  }
+}
+
 /** An edit the file's layout does not allow without rewriting the user's own text. */
 export class McpConfigLayoutError extends ConflictError {
   constructor(message: string) {

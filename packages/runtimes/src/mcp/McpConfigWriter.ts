@@ -5,7 +5,8 @@ import type { RuntimeTrash, ServerTrashEntry } from '../RuntimeTrash.js';
 import type { McpConfigDocument } from './McpConfigDocument.js';
 import type { McpManifest, McpManifestEntry } from './McpManifest.js';
 import type { PlannedServerChange } from './PlannedServerChange.js';
-import { applyServerChanges, entryHashes, openMcpConfig, readConfigText } from './planServers.js';
+import { applyServerChanges, entryHashes, openMcpConfig } from './planServers.js';
+import { readConfigText } from './readConfigText.js';
 import type { McpConfigFile } from './RuntimeMcpSupport.js';
 import { serverEntryHash } from './ServerSpec.js';
 
@@ -34,7 +35,7 @@ export class McpConfigWriter {
     for (const { runtime, target } of files) {
       let hashes: Map<string, string>;
       try {
-        hashes = entryHashes(openMcpConfig(target, readConfigText(target.file), this.show(target.file)));
+        hashes = entryHashes(openMcpConfig(target, readConfigText(target.file, this.show(target.file)), this.show(target.file)));
       } catch (error) {
         if (isLoadoutError(error)) continue;
         throw error;
@@ -62,7 +63,7 @@ export class McpConfigWriter {
     const value = this.trash.serverValue(entry);
     await this.locked(entry.target, () => {
       for (let attempt = 1; ; attempt += 1) {
-        const before = readConfigText(entry.target.file);
+        const before = readConfigText(entry.target.file, this.show(entry.target.file));
         const document = openMcpConfig(entry.target, before, this.show(entry.target.file));
         if (document.servers().has(entry.name)) throw new RestoreOccupiedError(`server "${entry.name}" in ${this.show(entry.target.file)}`);
         const made = this.madeFor(entry.runtime, entry.target.file, before, document);
@@ -90,7 +91,7 @@ export class McpConfigWriter {
     const retired: ServerTrashEntry[] = [];
     let prepared = false;
     for (let attempt = 1; ; attempt += 1) {
-      const before = readConfigText(target.file);
+      const before = readConfigText(target.file, this.show(target.file));
       const document = this.open(target, before);
       for (const change of edits) {
         const now = document.servers().get(change.name);
@@ -150,16 +151,24 @@ export class McpConfigWriter {
 
   /**
    * Writes the document (or removes the file, for null) unless the file changed since `before` was
-   * read: then false, and the caller reads it again and redoes its edit.
+   * read: then false, and the caller reads it again and redoes its edit. The comparison is made
+   * once the new text is on disk beside the file, just before the rename, so a runtime's own write
+   * (`codex mcp add`) landing while the text was written is seen, never renamed over. The user's
+   * link in the file's place is followed: the file it leads to is the one replaced.
    */
   private replace(target: McpConfigFile, before: string | null, document: McpConfigDocument | null, attempt: number): boolean {
-    if (readConfigText(target.file) !== before) {
-      if (attempt >= ATTEMPTS) throw new RuntimeChangedDuringApplyError(`${this.show(target.file)} kept changing while applying; run apply again`);
-      return false;
+    const label = this.show(target.file);
+    const unchanged = (): boolean => readConfigText(target.file, label) === before;
+    let replaced = false;
+    if (document !== null) {
+      replaced = writeFileAtomicSync(target.file, document.text(), { mode: target.createMode, followLink: true, stillCurrent: unchanged });
+    } else if (unchanged()) {
+      fs.rmSync(target.file, { force: true });
+      replaced = true;
     }
-    if (document === null) fs.rmSync(target.file, { force: true });
-    else writeFileAtomicSync(target.file, document.text(), { mode: target.createMode });
-    return true;
+    if (replaced) return true;
+    if (attempt >= ATTEMPTS) throw new RuntimeChangedDuringApplyError(`${label} kept changing while applying; nothing was lost from it, run apply again`);
+    return false;
   }
 
   /** What Loadout makes to hold its first entry in a file, or null when it already has entries there. */

@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { findRepositoryRoot } from '../findRepositoryRoot.js';
 import { type RuntimeEnvironment, runtimeFolderIn } from '../RuntimeEnvironment.js';
+import { readConfigText } from './readConfigText.js';
 import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
 import { hasReference, type RuntimeServerEntry, type ServerSpec, wholeReference } from './ServerSpec.js';
 
@@ -115,7 +115,8 @@ export function codexTrusts(project: string, env: RuntimeEnvironment): boolean {
   if (home === null) return false;
   let projects: unknown;
   try {
-    projects = (parse(fs.readFileSync(path.join(home, 'config.toml'), 'utf8')) as { projects?: unknown }).projects;
+    const file = path.join(home, 'config.toml');
+    projects = (parse(readConfigText(file, file) ?? '') as { projects?: unknown }).projects;
   } catch {
     return false;
   }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { type Diagnostic, isLoadoutError } from '@loadout/kernel';
 import type { RuntimeAdapter } from '../RuntimeAdapter.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
@@ -11,6 +10,7 @@ import type { PlannedServerChange } from './PlannedServerChange.js';
 import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
 import { serverEntryHash } from './ServerSpec.js';
 import type { SourceServer } from './SourceServer.js';
+import { readConfigText } from './readConfigText.js';
 import { TomlMcpConfigDocument } from './TomlMcpConfigDocument.js';
 
 /** A configuration file as the plan reports it. */
@@ -85,21 +85,13 @@ interface LoadedFile {
   readonly exists: boolean;
   readonly document: McpConfigDocument | null;
   readonly problem: string | null;
+  /** The finding's code for a file that cannot be used: `MCP_CONFIG_UNREADABLE` unless the refusal had its own. */
+  readonly problemCode?: string;
 }
 
 /** Opens a configuration file's text (null: the file does not exist) in its format. */
 export function openMcpConfig(target: McpConfigFile, text: string | null, label: string): McpConfigDocument {
   return target.format === 'json' ? new JsonMcpConfigDocument(text, target.container, label) : new TomlMcpConfigDocument(text, target.container, label);
-}
-
-/** The file's text, or null when it does not exist. */
-export function readConfigText(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
 }
 
 /** Each entry's hash, by name. */
@@ -153,7 +145,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
     const { target } = file;
     const shown = show(target.file);
     if (file.document === null) {
-      conflictFinding(target.file, file.problem ?? `${shown} cannot be read`, 'MCP_CONFIG_UNREADABLE');
+      conflictFinding(target.file, file.problem ?? `${shown} cannot be read`, file.problemCode ?? 'MCP_CONFIG_UNREADABLE');
       continue;
     }
     const present = file.document.servers();
@@ -337,8 +329,9 @@ function bridgeCandidate(target: McpConfigFile, request: BridgeRequest | null, r
 function load(target: McpConfigFile, show: (absolute: string) => string): LoadedFile {
   let text: string | null;
   try {
-    text = readConfigText(target.file);
+    text = readConfigText(target.file, show(target.file));
   } catch (error) {
+    if (isLoadoutError(error)) return { target, exists: true, document: null, problem: error.message, problemCode: error.code === 'MCP_CONFIG_NOT_UTF8' ? error.code : undefined };
     return { target, exists: true, document: null, problem: `${show(target.file)} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }
   try {
