@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { type CapabilityHold, type CapabilityRecord, type Root, SessionLoader, token } from '@loadout/kernel';
+import { type CapabilityHold, type CapabilityRecord, isInside, type Root, SessionLoader, token } from '@loadout/kernel';
 import { PluginGit, type PluginEntry, PluginRegistry } from '@loadout/plugins';
 import { inject, injectable } from 'tsyringe';
 import { type AuditFinding, auditFindings } from './auditFindings.js';
@@ -121,15 +122,8 @@ export class StoredTrustService implements TrustService {
     const approval = await this.store.approvalOf(plugin);
     if (approval === null) throw new PluginNotApprovedError(plugin);
     const found = this.runnableIn(null, plugin);
-    const sources = new Set<string>();
-    for (const { record, root } of found) {
-      const reading = this.runnable.read(record, root);
-      for (const source of reading?.ok === true ? reading.parts.sources : [record.path]) {
-        sources.add(path.relative(entry.dir, source).split(path.sep).join('/') || '.');
-      }
-    }
     const git = new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env });
-    const diff = await git.diffSince(approval.commit, [...sources].sort());
+    const diff = await git.diffSince(approval.commit, this.sourcesOf(entry, found));
     const described = await this.describe(null, found);
     return { plugin, from: approval.commit, to: entry.commit, held: described.filter((item) => item.status === 'held'), diff };
   }
@@ -163,6 +157,24 @@ export class StoredTrustService implements TrustService {
       }
     }
     return found;
+  }
+
+  /**
+   * The files and folders of the plugin's clone that declare or hold what its runnable
+   * capabilities run, `/`-separated and sorted: what a diff is limited to. Files reached through
+   * links or references may be named by their real path; one outside the clone has no history in it.
+   */
+  private sourcesOf(entry: PluginEntry, found: readonly Found[]): string[] {
+    const sources = new Set<string>();
+    const clone = [entry.dir, fs.realpathSync(entry.dir)];
+    for (const { record, root } of found) {
+      const reading = this.runnable.read(record, root);
+      for (const source of reading?.ok === true ? reading.parts.sources : [record.path]) {
+        const base = clone.find((dir) => isInside(dir, source));
+        if (base !== undefined) sources.add(path.relative(base, source).split(path.sep).join('/') || '.');
+      }
+    }
+    return [...sources].sort();
   }
 
   private async describe(project: string | null, found: readonly Found[]): Promise<RunnableCapability[]> {
