@@ -6,6 +6,7 @@ import { TrustService } from './TrustService.js';
 
 const ProjectBody = z.strictObject({ project: projectPath });
 const RequiredProjectQuery = z.object({ project: projectPath });
+const ApproveBody = z.strictObject({ commit: z.string().regex(/^[0-9a-f]{40,64}$/, 'a full commit id, as `plugins diff` shows it').optional() });
 const PluginParams = z.strictObject({ name: z.string().max(1024) });
 
 const pluginName = (request: RouteRequest): string => parsePluginName(parseRequest(PluginParams, request.params, 'path').name, 'the URL');
@@ -35,7 +36,8 @@ export const trustRoutes: readonly ApiRoute[] = [
     method: 'POST',
     path: '/api/plugins/:name/approve',
     access: 'token',
-    handle: (request, { container }) => resolve(container, TrustService).approvePlugin(pluginName(request)),
+    // `commit`: what `GET …/diff` showed as `to`; the approval is refused if the plugin is no longer that.
+    handle: (request, { container }) => resolve(container, TrustService).approvePlugin(pluginName(request), parseRequest(ApproveBody, request.body ?? {}, 'body')),
   }),
   defineRoute({
     method: 'GET',

@@ -58,7 +58,7 @@ export interface Routes {
   'POST /api/plugins/:name/update': Route<Awaited<ReturnType<PluginManager['update']>>[number], { params: { name: string } }>;
   'POST /api/plugins/:name/enable': Route<ReturnType<PluginManager['enable']>, { params: { name: string } }>;
   'POST /api/plugins/:name/disable': Route<ReturnType<PluginManager['disable']>, { params: { name: string } }>;
-  'POST /api/plugins/:name/approve': Route<ReturnType<TrustService['approvePlugin']>, { params: { name: string } }>;
+  'POST /api/plugins/:name/approve': Route<ReturnType<TrustService['approvePlugin']>, { params: { name: string }; body?: { commit?: string } }>;
   'POST /api/trust': Route<ReturnType<TrustService['trustProject']>, { body: { project: string } }>;
   'DELETE /api/plugins/:name': Route<ReturnType<PluginManager['uninstall']>, { params: { name: string } }>;
   'GET /api/tasks': Route<ReturnType<TaskStore['listTasks']>[number][], { query?: ProjectQuery }>;

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { CLI_ENTRY, runCli } from '@loadout/cli/testing';
 import { gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { serve, stopServers } from './coreSupport.js';
 
 // Issue 37, what an approval covers: everything a runnable capability executes or imports, for
 // every plugin format, and approvals bound to what was reviewed. Each test is named after the
@@ -131,6 +132,50 @@ describe('37 M3 input-schema patterns', () => {
     gitCommit(upstream, { tasks: { match: { 'TASK.md': taskDoc('match', schema('^(a|a)*$')) } } }, 'pattern');
     expect(loadout('plugins', 'update', 'acme').stdout).toContain('held until approved (1): task/match');
   });
+});
+
+describe('37 L1 an approval is bound to what was reviewed', () => {
+  it('37 L1 approve --commit refuses a plugin that moved on (or was edited) since the diff, over the CLI and HTTP, and changes nothing', async () => {
+    const { work, home, loadout } = machine();
+    const upstream = gitRepo(path.join(work, 'acme'), { tasks: { greet: { 'TASK.md': taskDoc('greet'), 'run.mjs': 'console.log("v1");\n' } } });
+    expect(loadout('plugins', 'install', pathToFileURL(upstream).href, '--name', 'acme', '--yes').status).toBe(0);
+    gitCommit(upstream, { tasks: { greet: { 'run.mjs': 'console.log("v2");\n' } } }, 'v2');
+    expect(loadout('plugins', 'update', 'acme').status).toBe(0);
+    const reviewed = loadout('plugins', 'diff', 'acme', '--json').json<Diff>();
+    expect(loadout('plugins', 'diff', 'acme').stdout).toContain(`loadout plugins approve acme --commit ${reviewed.to}`);
+
+    // An update lands between the review and the approval.
+    gitCommit(upstream, { tasks: { greet: { 'run.mjs': 'console.log("v3, never reviewed");\n' } } }, 'v3');
+    expect(loadout('plugins', 'update', 'acme').status).toBe(0);
+    const refused = loadout('plugins', 'approve', 'acme', '--commit', reviewed.to, '--json');
+    expect(refused.status).toBe(1);
+    expect(refused.json()).toMatchObject({ error: { code: 'PLUGIN_APPROVAL_STALE', message: expect.stringContaining('plugins diff acme') } });
+    expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED' } });
+
+    const served = await serve(home);
+    try {
+      const approve = (body: unknown) =>
+        fetch(`http://127.0.0.1:${served.port}/api/plugins/acme/approve`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then(async (response) => ({ status: response.status, body: (await response.json()) as unknown }));
+      expect(await approve({ commit: reviewed.to })).toMatchObject({ status: 409, body: { error: { code: 'PLUGIN_APPROVAL_STALE' } } });
+      expect(await approve({ commit: 42 })).toMatchObject({ status: 400 });
+      expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED' } });
+
+      // A hand edit in the clone after the review is not what the commit holds either.
+      const now = loadout('plugins', 'diff', 'acme', '--json').json<Diff>();
+      const clone = path.join(home, 'plugins', 'acme');
+      fs.writeFileSync(path.join(clone, 'tasks', 'greet', 'run.mjs'), 'console.log("edited in place");\n');
+      expect(await approve({ commit: now.to })).toMatchObject({ status: 409, body: { error: { code: 'PLUGIN_APPROVAL_STALE' } } });
+      fs.writeFileSync(path.join(clone, 'tasks', 'greet', 'run.mjs'), 'console.log("v3, never reviewed");\n');
+      expect(await approve({ commit: now.to })).toMatchObject({ status: 200, body: { commit: now.to } });
+    } finally {
+      await stopServers();
+    }
+    expect(loadout('tasks', 'run', 'greet').stdout).toBe('v3, never reviewed\n');
+  }, 60_000);
 });
 
 describe('37 L9 a vendor server may not leave its plugin through ${CLAUDE_PLUGIN_ROOT}/..', () => {
