@@ -3,6 +3,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI_ENTRY, runCli } from '@loadout/cli/testing';
 import { gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serve, stopServers } from './coreSupport.js';
 
@@ -124,6 +126,35 @@ describe('37 H2 files a task imports from outside its folder are in the approval
 });
 
 describe('37 M3 input-schema patterns', () => {
+  it('37 M3 a catastrophic pattern does not stall loadout serve: the MCP call is answered at once', async () => {
+    const { home } = machine();
+    fs.mkdirSync(path.join(home, 'capabilities', 'tasks', 'match'), { recursive: true });
+    fs.writeFileSync(
+      path.join(home, 'capabilities', 'tasks', 'match', 'TASK.md'),
+      taskDoc('match', "input:\n  type: object\n  properties:\n    word:\n      type: string\n      pattern: '^(a+)+$'\n"),
+    );
+    fs.writeFileSync(path.join(home, 'capabilities', 'tasks', 'match', 'run.mjs'), 'console.log("ran");\n');
+    const served = await serve(home);
+    const client = new Client({ name: 'hostile-37', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${served.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${served.token}` } } }));
+      const started = Date.now();
+      const answer = await client.callTool({ name: 'match', arguments: { word: `${'a'.repeat(32)}!` } }, undefined, { timeout: 10_000 }).then(
+        (result) => JSON.stringify(result),
+        (error: Error) => error.message,
+      );
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(answer).toContain('does not match pattern');
+      expect(answer).not.toContain('ran');
+      // A matching argument still runs.
+      const matched = await client.callTool({ name: 'match', arguments: { word: 'aaaa' } });
+      expect(JSON.stringify(matched)).toContain('ran');
+    } finally {
+      await client.close();
+      await stopServers();
+    }
+  }, 30_000);
+
   it('37 M3 a plugin task whose input pattern changes in an update is held again', () => {
     const { work, loadout } = machine();
     const schema = (pattern: string) => `input:\n  type: object\n  properties:\n    word:\n      type: string\n      pattern: '${pattern}'\n`;
