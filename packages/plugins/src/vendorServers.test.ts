@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { nodeFileReader } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { readInlineVendorServers } from './vendorServers.js';
 
 afterEach(removeTestdirs);
@@ -41,4 +43,22 @@ describe('vendor (Claude Code, Codex, Cursor) servers', () => {
       'arg: "args" "--require=${CLAUDE_PLUGIN_ROOT}/../other/x.js" leads outside the plugin',
     ]);
   });
+
+  it('37 L9 the Agent Plugins reader refuses an argument built on ${PLUGIN_ROOT} that leaves the plugin the same way', () => {
+    const at = places();
+    fs.writeFileSync(
+      path.join(at.root, 'mcp.json'),
+      JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/mcp.schema.json',
+        mcpServers: {
+          arg: { type: 'stdio', command: 'node', args: ['${PLUGIN_ROOT}/../other/server.mjs'] },
+          inside: { type: 'stdio', command: 'node', args: ['${PLUGIN_ROOT}/server.mjs', '--cache=${PLUGIN_DATA}/cache'] },
+        },
+      }),
+    );
+    const read = readAgentPluginsServers(at, '1.0.0', nodeFileReader);
+    expect(read.documents.map((document) => document.name)).toEqual(['inside.json']);
+    expect(read.diagnostics.map((diagnostic) => diagnostic.message)).toEqual([expect.stringMatching(/"arg" in mcp.json is skipped: "args" "\$\{PLUGIN_ROOT\}\/..\/other\/server.mjs" leads outside the plugin/)]);
+  });
 });
+
