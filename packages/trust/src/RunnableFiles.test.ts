@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isLoadoutError } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileReferences } from './fileReferences.js';
+import { fileReferences, MAX_REFERENCES } from './fileReferences.js';
 import { fingerprintOf } from './RunnableCapabilities.js';
 import { MAX_SCANNED_BYTES, RunnableFiles } from './RunnableFiles.js';
 
@@ -68,6 +68,23 @@ describe('RunnableFiles', () => {
       refused = error;
     }
     expect(isLoadoutError(refused) && refused.code).toBe('RUNNABLE_FILE_TOO_LARGE');
+  });
+});
+
+describe('bounds', () => {
+  it('refuses a script naming more relative paths than can be followed at every session', () => {
+    const root = testdir();
+    fs.writeFileSync(path.join(root, 'many.js'), Array.from({ length: MAX_REFERENCES + 1 }, (_, index) => `require('./m${index}');`).join('\n'));
+    let refused: unknown;
+    try {
+      names(root, ['many.js']);
+    } catch (error) {
+      refused = error;
+    }
+    expect(isLoadoutError(refused) && refused.code).toBe('RUNNABLE_TOO_MANY_REFERENCES');
+    // The same path named many times is one reference.
+    fs.writeFileSync(path.join(root, 'same.js'), "require('./same');\n".repeat(MAX_REFERENCES + 1));
+    expect(names(root, ['same.js'])).toEqual(['same.js']);
   });
 });
 

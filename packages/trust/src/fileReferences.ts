@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DocumentRefusedError } from '@loadout/kernel';
 
 /**
  * The files one script may load, read from its text: for each reference, the paths it may mean,
@@ -14,13 +15,26 @@ import path from 'node:path';
  */
 export function fileReferences(file: string, text: string): string[][] {
   const dir = path.dirname(file);
-  const references: string[][] = [];
-  for (const match of text.matchAll(RELATIVE_PATH)) {
-    references.push(scriptCandidates(path.resolve(dir, stripQuery(match[0]))));
-  }
-  if (PYTHON.test(file) || /^#![^\n]*python/.test(text)) references.push(...pythonReferences(dir, text));
-  return references;
+  const references = new Map<string, string[]>();
+  const add = (candidates: string[]): void => {
+    const first = candidates[0] as string;
+    if (references.has(first)) return;
+    if (references.size >= MAX_REFERENCES) {
+      throw new DocumentRefusedError('RUNNABLE_TOO_MANY_REFERENCES', `${path.basename(file)}: names more than ${MAX_REFERENCES} relative paths; what it loads cannot be followed, so it cannot be approved`);
+    }
+    references.set(first, candidates);
+  };
+  for (const match of text.matchAll(RELATIVE_PATH)) add(scriptCandidates(path.resolve(dir, stripQuery(match[0]))));
+  if (PYTHON.test(file) || /^#![^\n]*python/.test(text)) pythonReferences(dir, text).forEach(add);
+  return [...references.values()];
 }
+
+/**
+ * The most distinct paths one script may name. Each is looked for at every session (its
+ * candidates' stats), so a script naming a million costs every session open; more than this and
+ * the capability is held with why rather than followed partly.
+ */
+export const MAX_REFERENCES = 4096;
 
 /** The extensions whose text is read for references, besides any file that starts with `#!`. */
 const SCRIPT = /\.(?:[cm]?js|[cm]?ts|jsx|tsx|py|sh|bash|zsh|ksh|fish|rb|pl|pm|php|lua|ps1|r|jl)$/i;
