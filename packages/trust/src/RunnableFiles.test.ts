@@ -9,6 +9,17 @@ import { MAX_SCANNED_BYTES, RunnableFiles } from './RunnableFiles.js';
 
 afterEach(removeTestdirs);
 
+/** The code of the Loadout error `work` throws, or null when it throws none. */
+function refusalOf(work: () => unknown): string | null {
+  try {
+    work();
+  } catch (error) {
+    if (isLoadoutError(error)) return error.code;
+    throw error;
+  }
+  return null;
+}
+
 const names = (root: string, entries: string[]) => new RunnableFiles().closure(entries.map((entry) => path.join(root, entry)), root).map((file) => file.name);
 
 describe('RunnableFiles', () => {
@@ -61,13 +72,7 @@ describe('RunnableFiles', () => {
   it('refuses a script too large to read for what it loads: it cannot be approved', () => {
     const root = testdir();
     fs.writeFileSync(path.join(root, 'big.js'), Buffer.alloc(MAX_SCANNED_BYTES + 1, 0x20));
-    let refused: unknown;
-    try {
-      names(root, ['big.js']);
-    } catch (error) {
-      refused = error;
-    }
-    expect(isLoadoutError(refused) && refused.code).toBe('RUNNABLE_FILE_TOO_LARGE');
+    expect(refusalOf(() => names(root, ['big.js']))).toBe('RUNNABLE_FILE_TOO_LARGE');
   });
 });
 
@@ -75,13 +80,7 @@ describe('bounds', () => {
   it('refuses a script naming more relative paths than can be followed at every session', () => {
     const root = testdir();
     fs.writeFileSync(path.join(root, 'many.js'), Array.from({ length: MAX_REFERENCES + 1 }, (_, index) => `require('./m${index}');`).join('\n'));
-    let refused: unknown;
-    try {
-      names(root, ['many.js']);
-    } catch (error) {
-      refused = error;
-    }
-    expect(isLoadoutError(refused) && refused.code).toBe('RUNNABLE_TOO_MANY_REFERENCES');
+    expect(refusalOf(() => names(root, ['many.js']))).toBe('RUNNABLE_TOO_MANY_REFERENCES');
     // The same path named many times is one reference.
     fs.writeFileSync(path.join(root, 'same.js'), "require('./same');\n".repeat(MAX_REFERENCES + 1));
     expect(names(root, ['same.js'])).toEqual(['same.js']);
