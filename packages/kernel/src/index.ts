@@ -44,3 +44,4 @@ export { changedPlaces } from './sameItems.js';
 export { checkWriteInside } from './writeFileInside.js';
 export { isJsonObject, isTextWithin } from './plainJson.js';
 export { plainFirstShape, zodShape } from './zodShape.js';
+export { isRegularFile, realPathOrSame } from './filePaths.js';

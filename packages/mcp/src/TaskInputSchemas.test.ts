@@ -34,4 +34,51 @@ describe('TaskInputSchemas', () => {
     const prepared = new TaskInputSchemas().prepare({ type: 'object', $ref: '#/$defs/missing' });
     expect(prepared).toEqual({ error: expect.stringContaining('cannot be used') });
   });
+
+  it('37 M3 runs a catastrophic pattern in linear time: 32 characters are refused at once, not after seconds', () => {
+    const validate = check({ type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } } });
+    const started = performance.now();
+    expect(validate({ word: `${'a'.repeat(32)}!` })).toMatch(/word: String does not match pattern/);
+    expect(validate({ word: `${'a'.repeat(5000)}!` })).toMatch(/does not match pattern/);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(validate({ word: 'aaaa' })).toBeNull();
+  });
+
+  it('37 M3 keeps pattern semantics: an unanchored search, beside a format, under propertyNames, and a property called "pattern" is a name', () => {
+    const validate = check({
+      type: 'object',
+      properties: {
+        code: { type: 'string', pattern: '[0-9]{3}' },
+        mail: { type: 'string', format: 'email', pattern: '@example\\.org$' },
+        pattern: { type: 'string' },
+        tags: { type: 'object', propertyNames: { pattern: '^[a-z]+$' } },
+      },
+    });
+    expect(validate({ code: 'ab123cd', mail: 'x@example.org', pattern: '(a+)+', tags: { ok: 1 } })).toBeNull();
+    expect(validate({ code: 'ab12' })).toMatch(/code: String does not match pattern/);
+    expect(validate({ mail: 'x@example.com' })).toMatch(/mail: String does not match pattern/);
+    expect(validate({ mail: 'not an address@example.org' })).toMatch(/mail: .*format "email"/);
+    expect(validate({ tags: { Bad: 1 } })).not.toBeNull();
+  });
+
+  it('37 M3 chooses the same properties for patternProperties, in linear time', () => {
+    const validate = check({
+      type: 'object',
+      patternProperties: { '^(a+)+$': { type: 'number' }, '^x-': { type: 'string' }, '^(x|a)': { type: ['number', 'string'] } },
+      additionalProperties: false,
+    });
+    expect(validate({ aaa: 1, 'x-y': 'z' })).toBeNull();
+    expect(validate({ aaa: 'not a number' })).toMatch(/aaa/);
+    expect(validate({ other: 1 })).toMatch(/other/);
+    const started = performance.now();
+    expect(validate({ [`${'a'.repeat(40)}!`]: true })).toMatch(/aaaa/);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('37 M3 reports a pattern RE2 cannot run (a backreference, a lookahead) as an unusable schema', () => {
+    for (const pattern of ['(a)\\1', '^(?=a)']) {
+      expect(new TaskInputSchemas().prepare({ type: 'object', properties: { w: { type: 'string', pattern } } })).toEqual({ error: expect.stringContaining('cannot run in linear time') });
+    }
+    expect(new TaskInputSchemas().prepare({ type: 'object', patternProperties: { '(?<=a)b': {} } })).toEqual({ error: expect.stringContaining('cannot run in linear time') });
+  });
 });

@@ -1,4 +1,5 @@
 import { type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
+import { forArguments, isPatternFormat, type LinearSchema, withLinearPatterns } from './linearPatterns.js';
 
 /** The schema of a task that declares none: any JSON object. */
 export const FREE_FORM_INPUT: Readonly<Record<string, unknown>> = { type: 'object', additionalProperties: true };
@@ -32,9 +33,13 @@ export class TaskInputSchemas {
 
 function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { readonly error: string } {
   let validator: Validator;
+  let linearSchema: LinearSchema;
+  const draft = draftOf(schema);
   try {
-    // The validator annotates the schema objects it is given: hand it a copy of the record's.
-    validator = new Validator(structuredClone(schema) as Schema, draftOf(schema), false);
+    // The validator annotates the schema objects it is given: it gets a copy of the record's,
+    // with every pattern moved out of the backtracking engine's reach.
+    linearSchema = withLinearPatterns(schema);
+    validator = new Validator(structuredClone(linearSchema.schema) as Schema, draft, false);
     validator.validate({});
   } catch (error) {
     return { error: `its input schema cannot be used: ${(error as Error).message}` };
@@ -42,13 +47,15 @@ function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { read
   return (args) => {
     let result: ReturnType<Validator['validate']>;
     try {
-      result = validator.validate(args);
+      // `patternProperties` keys become literal alternations of these arguments' own names.
+      const checker = linearSchema.patternProperties ? new Validator(forArguments(linearSchema.schema, args) as Schema, draft, false) : validator;
+      result = checker.validate(args);
     } catch (error) {
       return `the input schema could not be applied: ${(error as Error).message}`;
     }
     if (result.valid) return null;
     // The deepest messages say what is wrong; the ones above them only repeat "does not match".
-    const messages = result.errors.filter((error) => !/does not match|not all|failed/i.test(error.error)).map(describe);
+    const messages = result.errors.filter((error) => !/does not match|not all|failed/i.test(error.error) || isPatternFormat(error.error)).map(describe);
     const shown = (messages.length > 0 ? messages : result.errors.map(describe)).slice(0, MAX_MESSAGES);
     return `the arguments do not match the task's input schema: ${shown.join('; ')}`;
   };
@@ -56,7 +63,8 @@ function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { read
 
 function describe(error: { instanceLocation: string; error: string }): string {
   const where = error.instanceLocation.replace(/^#\/?/, '');
-  return where === '' ? error.error : `${where}: ${error.error}`;
+  const text = isPatternFormat(error.error) ? 'String does not match pattern.' : error.error;
+  return where === '' ? text : `${where}: ${text}`;
 }
 
 /** The JSON Schema draft a schema names in `$schema`; 2020-12 (MCP's default) when it names none. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { expandPlaceholders, type FileReader, isInside, isJsonObject, readJsonInside } from '@loadout/kernel';
 import { z } from 'zod';
 import { type AgentPluginsVersion, agentPluginsVersionOf } from './agentPluginsManifest.js';
-import { pathInside } from './pathInside.js';
+import { leavesFolder, pathInside, placeholderLeaving } from './pathInside.js';
 import { type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 
 const stdioSchema = () =>
@@ -84,12 +84,15 @@ function addStdio(collector: ServerCollector, places: PluginPlaces, name: string
   const values = { PLUGIN_ROOT: places.realRoot, PLUGIN_DATA: places.data };
   const cwd = server.cwd === undefined ? places.realRoot : resolveCwd(places, server.cwd, values, files);
   if (typeof cwd !== 'string') return collector.skip(name, cwd.invalid);
+  const args = server.args ?? [];
+  const leaving = args.find((arg) => placeholderLeaving(arg, values, files) !== null);
+  if (leaving !== undefined) return collector.skip(name, `"args" ${JSON.stringify(leaving.slice(0, 80))} leads outside the plugin`);
   const expandedEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) expandedEnv[key] = expandPlaceholders(value, values);
   collector.add(name, {
     name,
     command: command.resolved,
-    args: (server.args ?? []).map((arg) => expandPlaceholders(arg, values)),
+    args: args.map((arg) => expandPlaceholders(arg, values)),
     // The client's own values go last, replacing any same-named entry.
     env: { ...expandedEnv, ...values },
     cwd,
@@ -118,7 +121,7 @@ function resolveCwd(places: PluginPlaces, cwd: string, values: Record<string, st
   }
   const base = inData ? places.data : places.realRoot;
   const resolved = path.resolve(places.realRoot, expandPlaceholders(cwd, values));
-  if (!isInside(base, resolved) || !isInside(realPathSoFar(base, files), realPathSoFar(resolved, files))) {
+  if (leavesFolder(base, resolved, files)) {
     return { invalid: `"cwd" ${shown} leads outside the plugin${inData ? "'s data folder" : ''}` };
   }
   return resolved;
@@ -170,20 +173,4 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (issue.code === 'unrecognized_keys') return `${issue.keys.map((key) => JSON.stringify(key)).join(', ')} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed for this type`;
   const where = issue.path.length === 0 ? 'the entry' : `"${issue.path.map(String).join('.')}"`;
   return `${where}: ${issue.message}`;
-}
-
-/** The real path of `target`'s nearest existing ancestor with the rest of `target` after it: links resolved as far as they exist. */
-function realPathSoFar(target: string, files: FileReader): string {
-  const rest: string[] = [];
-  let current = target;
-  for (;;) {
-    try {
-      return path.join(files.realpath(current), ...rest.reverse());
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return target;
-      rest.push(path.basename(current));
-      current = parent;
-    }
-  }
 }

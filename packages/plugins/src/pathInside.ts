@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type FileReader, isInside, nodeFileReader, resolveInside } from '@loadout/kernel';
+import { expandPlaceholders, type FileReader, isInside, nodeFileReader, resolveInside } from '@loadout/kernel';
 
 /** What a package path is once links are followed, never past its plugin's root. */
 export type PathInside =
@@ -71,5 +71,43 @@ export function withRootListing<T>(root: string, files: FileReader, work: () => 
     return work();
   } finally {
     listing = previous;
+  }
+}
+
+/** Whether `target` (absolute) leaves `base`: by its path, or by a link on the way, followed as far as it exists. */
+export function leavesFolder(base: string, target: string, files: FileReader = nodeFileReader): boolean {
+  return !isInside(base, target) || !isInside(realPathSoFar(base, files), realPathSoFar(target, files));
+}
+
+/**
+ * The placeholder of `folders` (`PLUGIN_ROOT` → the plugin's real root …) through which `word`
+ * builds a path that leaves that folder (`${CLAUDE_PLUGIN_ROOT}/../../bin/sh`, or
+ * `--config=${PLUGIN_DATA}/../x`), or null when every such path stays inside. The path is what
+ * follows the placeholder to the end of the word, expanded.
+ */
+export function placeholderLeaving(word: string, folders: Readonly<Record<string, string>>, files: FileReader = nodeFileReader): string | null {
+  for (const [name, folder] of Object.entries(folders)) {
+    const placeholder = `\${${name}}`;
+    for (let at = word.indexOf(placeholder); at !== -1; at = word.indexOf(placeholder, at + placeholder.length)) {
+      const target = path.resolve(folder, expandPlaceholders(word.slice(at), folders));
+      if (leavesFolder(folder, target, files)) return name;
+    }
+  }
+  return null;
+}
+
+/** The real path of `target`'s nearest existing ancestor with the rest of `target` after it: links resolved as far as they exist. */
+function realPathSoFar(target: string, files: FileReader): string {
+  const rest: string[] = [];
+  let current = target;
+  for (;;) {
+    try {
+      return path.join(files.realpath(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return target;
+      rest.push(path.basename(current));
+      current = parent;
+    }
   }
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { expandPlaceholders, type FileReader, isInside, isJsonObject, readJsonInside } from '@loadout/kernel';
-import { manifestPath, pathInside } from './pathInside.js';
+import { expandPlaceholders, type FileReader, isJsonObject, readJsonInside } from '@loadout/kernel';
+import { leavesFolder, manifestPath, pathInside, placeholderLeaving } from './pathInside.js';
 import { type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 
 /**
@@ -121,20 +121,34 @@ function addVendorServers(collector: ServerCollector, places: PluginPlaces, serv
     else {
       const command = expand(entry.command);
       const absolute = command.startsWith('./') ? path.resolve(places.realRoot, command) : command;
-      if (command.startsWith('./') && (!isInside(places.realRoot, absolute) || pathInside(places.realRoot, command, files).type === 'outside')) {
-        collector.skip(name, `"command" ${JSON.stringify(entry.command.slice(0, 80))} leads outside the plugin`);
+      const cwd = typeof entry.cwd === 'string' ? path.resolve(places.realRoot, expand(entry.cwd)) : places.realRoot;
+      // What is built on the plugin's folders stays in them, as the Agent Plugins reader requires:
+      // a `./` command, a relative or placeholder cwd, a placeholder path in an argument.
+      const leaving =
+        (command.startsWith('./') && leavesFolder(places.realRoot, absolute, files)) || placeholderLeaving(entry.command, values, files) !== null
+          ? `"command" ${JSON.stringify(entry.command.slice(0, 80))}`
+          : typeof entry.cwd === 'string' && cwdLeaves(entry.cwd, cwd, values, files)
+            ? `"cwd" ${JSON.stringify(entry.cwd.slice(0, 80))}`
+            : args.filter((arg) => placeholderLeaving(arg, values, files) !== null).map((arg) => `"args" ${JSON.stringify(arg.slice(0, 80))}`)[0];
+      if (leaving !== undefined) {
+        collector.skip(name, `${leaving} leads outside the plugin`);
         continue;
       }
       const expandedEnv = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, expand(value)]));
-      collector.add(name, {
-        name,
-        command: absolute,
-        args: args.map(expand),
-        env: { ...expandedEnv, ...values },
-        cwd: typeof entry.cwd === 'string' ? path.resolve(places.realRoot, expand(entry.cwd)) : places.realRoot,
-      });
+      collector.add(name, { name, command: absolute, args: args.map(expand), env: { ...expandedEnv, ...values }, cwd });
     }
   }
+}
+
+/**
+ * Whether a server's working folder as written (`cwd`, `resolved` against the root) leaves the
+ * plugin: one built on a placeholder must stay in that folder, a relative one in the root. An
+ * absolute folder written as such is the owner's machine's, as Claude Code takes it.
+ */
+function cwdLeaves(cwd: string, resolved: string, values: Readonly<Record<string, string>>, files: FileReader): boolean {
+  if (placeholderLeaving(cwd, values, files) !== null) return true;
+  if (cwd.includes('${') || path.isAbsolute(cwd)) return false;
+  return leavesFolder(values.CLAUDE_PLUGIN_ROOT as string, resolved, files);
 }
 
 /** An object whose values are all strings (absent counts as empty); null when it is anything else. */

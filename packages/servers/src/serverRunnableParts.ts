@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { expandPlaceholders, isInside, redactArguments, redactCredentials, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
+import { expandPlaceholders, isInside, isRegularFile, realPathOrSame, redactArguments, redactCredentials, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
 import { serverDefinitionOf, type ServerRecord } from './ServerDefinition.js';
 
 /** The names a plugin's server may call its own root by in its command line. */
@@ -8,20 +7,16 @@ const ROOT_NAMES = ['PLUGIN_ROOT', 'CLAUDE_PLUGIN_ROOT'] as const;
 
 /**
  * What a server runs: its definition without the text fields (command, arguments, environment,
- * working folder, or URL and headers), and every file of its root its command line names through
- * `${PLUGIN_ROOT}` (a plugin's server script), so a change to that script is a change to what runs.
+ * working folder, or URL and headers), and every file of its root its command line names, however
+ * it names it: through `${PLUGIN_ROOT}` (a Loadout server document), as the absolute path a
+ * plugin reader expanded `${CLAUDE_PLUGIN_ROOT}` or `./` to, or relative to its working folder
+ * (`node dist/index.js`). Trust follows what those files load from there.
  */
 export function serverRunnableParts(record: ServerRecord, root: Root): RunnableParts {
   const definition = serverDefinitionOf(record);
   if (definition === null) return { files: [], sources: [record.path], definition: null, summary: '(no definition)' };
   const { name: _name, description: _description, gates: _gates, ...runs } = definition;
-  const files: string[] = [];
-  if ('command' in definition) {
-    for (const part of [definition.command, ...definition.args, definition.cwd ?? '']) {
-      const file = fileInRoot(part, root.dir);
-      if (file !== null && !files.includes(file)) files.push(file);
-    }
-  }
+  const files = 'command' in definition ? filesNamed(definition, root.dir) : [];
   const summary =
     'command' in definition
       ? [redactSecrets(definition.command), ...redactArguments(definition.args)].join(' ')
@@ -29,15 +24,24 @@ export function serverRunnableParts(record: ServerRecord, root: Root): RunnableP
   return { files, sources: [record.path, ...files], definition: runs, summary };
 }
 
-/** The regular file of the root one command-line word names through the root placeholder, if any. */
-function fileInRoot(word: string, rootDir: string): string | null {
-  const expanded = expandPlaceholders(word, Object.fromEntries(ROOT_NAMES.map((name) => [name, rootDir])));
-  if (expanded === word) return null;
-  const file = path.resolve(expanded);
-  if (!isInside(rootDir, file)) return null;
-  try {
-    return fs.statSync(file).isFile() ? file : null;
-  } catch {
-    return null;
+/** The regular files of the root that a stdio server's command, arguments or environment name. */
+function filesNamed(definition: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string }, rootDir: string): string[] {
+  const roots = [...new Set([rootDir, realPathOrSame(rootDir)])];
+  const placeholders = Object.fromEntries(ROOT_NAMES.map((name) => [name, rootDir]));
+  const expandedCwd = definition.cwd === undefined ? rootDir : path.resolve(rootDir, expandPlaceholders(definition.cwd, placeholders));
+  // Relative words are read against the working folder only when it is the plugin's own.
+  const cwd = roots.some((root) => isInside(root, expandedCwd)) ? expandedCwd : null;
+  const words = [definition.command, ...definition.args, ...Object.values(definition.env ?? {}).flatMap((value) => value.split(/\s+/))];
+  const files: string[] = [];
+  for (const word of words) {
+    // `--config=./x.json` names a file after its `=`.
+    const equals = word.indexOf('=');
+    for (const written of equals > 0 && word.startsWith('-') ? [word, word.slice(equals + 1)] : [word]) {
+      const expanded = expandPlaceholders(written, placeholders);
+      if (expanded === '' || expanded.startsWith('-')) continue;
+      const file = path.isAbsolute(expanded) ? path.normalize(expanded) : cwd === null ? null : path.resolve(cwd, expanded);
+      if (file !== null && roots.some((root) => isInside(root, file)) && isRegularFile(file) && !files.includes(file)) files.push(file);
+    }
   }
+  return files;
 }

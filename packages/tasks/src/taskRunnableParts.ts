@@ -9,15 +9,18 @@ export const MAX_TASK_FILES = 512;
 
 /**
  * What a task runs: every file in its folder but `TASK.md` (the implementation may read or
- * source its neighbours, hidden ones included), plus the frontmatter fields that choose what runs.
- * Its name, description and body are text: changing them changes nothing that runs.
+ * source its neighbours, hidden ones included), plus the frontmatter fields that choose what runs
+ * (the implementation and the input schema). Its name, description and body are text: changing
+ * them changes nothing that runs. Trust follows what these files import from outside the folder.
  */
 export function taskRunnableParts(task: TaskRecord, root: Root): RunnableParts {
   const interpreter = taskInterpreterOf(task.implementation) ?? 'no interpreter';
   return {
     files: filesOf(root.dir, task.folder).filter((file) => file !== task.path),
     sources: [task.folder],
-    definition: { implementation: task.implementation },
+    // The input schema decides what reaches the implementation, and its patterns run on the
+    // server as arguments are checked: a changed schema is a change to what runs.
+    definition: { implementation: task.implementation, ...(task.inputSchema === null ? {} : { input: task.inputSchema }) },
     summary: `${interpreter} ${path.relative(root.dir, task.implementationPath).split(path.sep).join('/')}`,
   };
 }

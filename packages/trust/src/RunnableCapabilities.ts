@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   type CapabilityKind,
@@ -7,11 +6,12 @@ import {
   type CapabilityRecord,
   collisionKey,
   isLoadoutError,
-  realpathInside,
+  realPathOrSame,
   type Root,
   type RunnableParts,
 } from '@loadout/kernel';
 import { injectable, injectAll } from 'tsyringe';
+import { type RunnableFile, RunnableFiles } from './RunnableFiles.js';
 
 /** What a runnable capability runs, read now, with its fingerprint; or why it could not be read. */
 export type RunnableReading =
@@ -25,20 +25,14 @@ export function approvalKey(record: Pick<CapabilityRecord, 'kind' | 'id'>): stri
 
 /**
  * Which capabilities run something, and what: asks each kind's `runnable` (a kind without one is
- * text, never held) and fingerprints the answer. The fingerprint is a SHA-256 over the definition
- * (as canonical JSON) and each file's path inside the root with the hash of its bytes, so a
- * changed script, a changed command line or a new file in a task's folder changes it, and text
- * (a description, a SKILL.md) never does.
+ * text, never held), follows what the files it names load, and fingerprints the whole
+ * ({@link fingerprintOf}), so a changed script, a changed file it imports, a changed command line
+ * or a new file in a task's folder changes it, and text (a description, a SKILL.md) never does.
  */
 @injectable()
 export class RunnableCapabilities {
   private readonly kinds: ReadonlyMap<string, CapabilityKind>;
-  /**
-   * Each file's hash by its real path, kept while its size, change time and inode stay the same:
-   * every session asks, and re-reading every plugin script each time would cost a session open
-   * what the watch cache saved it.
-   */
-  private readonly fileHashes = new Map<string, { stamp: string; hash: string }>();
+  private readonly files = new RunnableFiles();
 
   constructor(@injectAll(CapabilityKinds) kinds: CapabilityKind[]) {
     this.kinds = new Map(kinds.map((kind) => [kind.kind, kind]));
@@ -53,45 +47,67 @@ export class RunnableCapabilities {
     return [...this.kinds.values()].filter((kind) => kind.runnable !== undefined);
   }
 
-  /** Reads what `record` (of `root`) runs now. Null for a text capability. */
+  /**
+   * Reads what `record` (of `root`) runs now: what its kind names, widened to every file that
+   * loads (see {@link RunnableFiles}), so the fingerprint, a diff and an audit all see the same
+   * files. Null for a text capability.
+   */
   read(record: CapabilityRecord, root: Root): RunnableReading | null {
     const kind = this.kinds.get(record.kind);
     if (kind?.runnable === undefined) return null;
     try {
-      const parts = kind.runnable(record, root);
-      return { ok: true, parts, fingerprint: this.fingerprintOf(parts, root.dir) };
+      const named = kind.runnable(record, root);
+      const files = this.files.closure(named.files, root.dir);
+      const inRoot = files.filter((file) => !file.name.startsWith('outside:')).map((file) => file.path);
+      const parts: RunnableParts = {
+        ...named,
+        files: files.map((file) => file.path),
+        sources: [...new Set([...named.sources, ...inRoot])],
+      };
+      return { ok: true, parts, fingerprint: fingerprintOf(named.definition, files, root.dir) };
     } catch (error) {
       if (isLoadoutError(error) || (error as NodeJS.ErrnoException).code !== undefined) return { ok: false, problem: (error as Error).message };
       throw error;
     }
   }
-
-  private fingerprintOf(parts: RunnableParts, rootDir: string): string {
-    const files = parts.files.map((file) => [path.relative(rootDir, file).split(path.sep).join('/'), this.hashOf(rootDir, file)]);
-    return crypto.createHash('sha256').update(canonicalJson({ definition: parts.definition ?? null, files })).digest('hex');
-  }
-
-  private hashOf(rootDir: string, file: string): string {
-    const real = realpathInside(rootDir, file);
-    if (real === null) return 'missing';
-    const stats = fs.statSync(real, { bigint: true });
-    const stamp = `${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}:${stats.ino}`;
-    const known = this.fileHashes.get(real);
-    if (known?.stamp === stamp) return known.hash;
-    const hash = crypto.createHash('sha256').update(fs.readFileSync(real)).digest('hex');
-    this.fileHashes.set(real, { stamp, hash });
-    return hash;
-  }
 }
 
+/**
+ * The one fingerprint of what a capability runs: a SHA-256 over its definition (canonical JSON,
+ * with the root's own path written back as `${PLUGIN_ROOT}`, so it is the definition as written,
+ * whichever format expanded it and wherever the plugin is installed) and each file's name with
+ * the hash of its bytes.
+ */
+export function fingerprintOf(definition: unknown, files: readonly RunnableFile[], rootDir: string): string {
+  const roots = [...new Set([rootDir, realPathOrSame(rootDir)])].sort((a, b) => b.length - a.length);
+  const written = canonicalJson(definition ?? null, (text) => roots.reduce((result, root) => placeholderFor(result, root), text));
+  const hashed = files.map((file) => [file.name, file.hash]);
+  return crypto.createHash('sha256').update(`{"definition":${written},"files":${canonicalJson(hashed)}}`).digest('hex');
+}
+
+/** `text` with every place it names `root` (itself, or a path below it) written as `${PLUGIN_ROOT}`. */
+function placeholderFor(text: string, root: string): string {
+  let result = '';
+  let from = 0;
+  for (let at = text.indexOf(root); at !== -1; at = text.indexOf(root, at + root.length)) {
+    const next = text[at + root.length];
+    if (next !== undefined && next !== '/' && next !== path.sep) continue;
+    result += `${text.slice(from, at)}\${PLUGIN_ROOT}`;
+    from = at + root.length;
+  }
+  return result + text.slice(from);
+}
+
+
 /** JSON with object keys sorted at every depth, so equal data always hashes alike. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+function canonicalJson(value: unknown, text: (value: string) => string = (same) => same): string {
+  if (typeof value === 'string') return JSON.stringify(text(value));
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, text)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, item]) => item !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item, text)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -27,3 +27,14 @@ export class DiffBusyError extends ServiceUnavailableError {
     super('PLUGIN_DIFF_BUSY', 'too many plugin diffs are being computed now; ask again in a moment');
   }
 }
+
+/**
+ * `plugins approve NAME --commit SHA` when the plugin is no longer what was reviewed at SHA: it
+ * moved to another commit, or its clone holds changes to what it runs that no commit holds.
+ * Nothing is approved.
+ */
+export class PluginApprovalStaleError extends ConflictError {
+  constructor(plugin: string, why: string) {
+    super('PLUGIN_APPROVAL_STALE', `plugin ${plugin} is not what was reviewed: ${why}; nothing was approved. Run \`loadout plugins diff ${plugin}\` again and approve the commit it shows`);
+  }
+}

@@ -1,11 +1,12 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { type CapabilityHold, type CapabilityRecord, type Root, SessionLoader, token } from '@loadout/kernel';
+import { type CapabilityHold, type CapabilityRecord, isInside, type Root, SessionLoader, token } from '@loadout/kernel';
 import { PluginGit, type PluginEntry, PluginRegistry } from '@loadout/plugins';
 import { inject, injectable } from 'tsyringe';
 import { type AuditFinding, auditFindings } from './auditFindings.js';
 import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
 import { BoundedTurns } from './BoundedTurns.js';
-import { DiffBusyError, PluginNotApprovedError, ProjectNotTrustedError, TrustPluginNotFoundError } from './TrustErrors.js';
+import { DiffBusyError, PluginApprovalStaleError, PluginNotApprovedError, ProjectNotTrustedError, TrustPluginNotFoundError } from './TrustErrors.js';
 import { TrustHolder } from './TrustHolder.js';
 import { type TrustedProject, TrustStore } from './TrustStore.js';
 
@@ -74,8 +75,13 @@ export interface TrustService {
   listTrustedProjects(): Promise<TrustedProject[]>;
   /** Every runnable capability of an installed plugin as it is now, held or not. */
   runnableOfPlugin(plugin: string): Promise<RunnableCapability[]>;
-  /** Records the fingerprint of everything the plugin runs now, at its current commit. */
-  approvePlugin(plugin: string): Promise<PluginApprovalResult>;
+  /**
+   * Records the fingerprint of everything the plugin runs now, at its current commit. With
+   * `reviewed.commit` (what `diffPlugin` showed as `to`), only when the plugin is still exactly
+   * that commit: the clone at it, with no change of its own to what it runs; else
+   * `PLUGIN_APPROVAL_STALE` and nothing changes.
+   */
+  approvePlugin(plugin: string, reviewed?: { readonly commit?: string }): Promise<PluginApprovalResult>;
   diffPlugin(plugin: string): Promise<PluginDiff>;
   /** Every runnable capability of the owner, of `project` (when given) and of every installed plugin. */
   audit(project: string | null): Promise<AuditEntry[]>;
@@ -119,10 +125,11 @@ export class StoredTrustService implements TrustService {
     return this.describe(null, this.runnableIn(null, plugin));
   }
 
-  async approvePlugin(plugin: string): Promise<PluginApprovalResult> {
+  async approvePlugin(plugin: string, reviewed: { readonly commit?: string } = {}): Promise<PluginApprovalResult> {
     const entry = this.entryOf(plugin);
     const fingerprints = new Map<string, string>();
     const found = this.runnableIn(null, plugin);
+    if (reviewed.commit !== undefined) await this.checkReviewed(entry, reviewed.commit, this.sourcesOf(entry, found));
     for (const { record, root } of found) {
       const reading = this.runnable.read(record, root);
       if (reading?.ok === true) fingerprints.set(approvalKey(record), reading.fingerprint);
@@ -140,15 +147,8 @@ export class StoredTrustService implements TrustService {
     const approval = await this.store.approvalOf(plugin);
     if (approval === null) throw new PluginNotApprovedError(plugin);
     const found = this.runnableIn(null, plugin);
-    const sources = new Set<string>();
-    for (const { record, root } of found) {
-      const reading = this.runnable.read(record, root);
-      for (const source of reading?.ok === true ? reading.parts.sources : [record.path]) {
-        sources.add(path.relative(entry.dir, source).split(path.sep).join('/') || '.');
-      }
-    }
     const git = new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env });
-    const diff = await git.diffSince(approval.commit, [...sources].sort(), MAX_DIFF_BYTES);
+    const diff = await git.diffSince(approval.commit, this.sourcesOf(entry, found), MAX_DIFF_BYTES);
     const described = await this.describe(null, found);
     return { plugin, from: approval.commit, to: entry.commit, held: described.filter((item) => item.status === 'held'), diff: diff.text, truncated: diff.truncated };
   }
@@ -182,6 +182,38 @@ export class StoredTrustService implements TrustService {
       }
     }
     return found;
+  }
+
+  /**
+   * The files and folders of the plugin's clone that declare or hold what its runnable
+   * capabilities run, `/`-separated and sorted: what a diff is limited to. Files reached through
+   * links or references may be named by their real path; one outside the clone has no history in it.
+   */
+  private sourcesOf(entry: PluginEntry, found: readonly Found[]): string[] {
+    const sources = new Set<string>();
+    const clone = [entry.dir, fs.realpathSync(entry.dir)];
+    for (const { record, root } of found) {
+      const reading = this.runnable.read(record, root);
+      for (const source of reading?.ok === true ? reading.parts.sources : [record.path]) {
+        const base = clone.find((dir) => isInside(dir, source));
+        if (base !== undefined) sources.add(path.relative(base, source).split(path.sep).join('/') || '.');
+      }
+    }
+    return [...sources].sort();
+  }
+
+  /** Refuses unless the clone is at `commit` and holds no change of its own to any of `sources`. */
+  private async checkReviewed(entry: PluginEntry, commit: string, sources: readonly string[]): Promise<void> {
+    const git = new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env });
+    const head = (await git.head()).commit;
+    if (head !== commit || entry.commit !== commit) {
+      throw new PluginApprovalStaleError(entry.name, `it is at ${head.slice(0, 12)} now, not at the reviewed ${commit.slice(0, 12)}`);
+    }
+    const changed = (await git.changedPaths()).filter((changedPath) => sources.some((source) => source === '.' || changedPath === source || changedPath.startsWith(`${source}/`)));
+    if (changed.length > 0) {
+      const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '');
+      throw new PluginApprovalStaleError(entry.name, `its clone has changes of its own to what it runs (${shown}) that commit ${commit.slice(0, 12)} does not hold`);
+    }
   }
 
   private async describe(project: string | null, found: readonly Found[]): Promise<RunnableCapability[]> {

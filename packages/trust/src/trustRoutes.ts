@@ -7,6 +7,9 @@ const ProjectBody = z.strictObject({ project: projectPath });
 /** What `POST /api/trust` takes, as a client writes it. */
 export type TrustProjectBody = z.input<typeof ProjectBody>;
 const RequiredProjectQuery = z.object({ project: projectPath });
+const ApproveBody = z.strictObject({ commit: z.string().regex(/^[0-9a-f]{40,64}$/, 'a full commit id, as `plugins diff` shows it').optional() });
+/** What `POST /api/plugins/:name/approve` takes: the commit `plugins diff` showed, to approve only that. */
+export type PluginApproveBody = z.input<typeof ApproveBody>;
 const PluginParams = z.strictObject({ name: z.string().max(1024) });
 
 const pluginName = (params: { name: string }): string => parsePluginName(params.name, 'the URL');
@@ -49,7 +52,9 @@ export const trustRoutes: readonly ApiRoute[] = [
     access: 'token',
     deps,
     params: PluginParams,
-    handle: ({ params }, { trust }) => trust.approvePlugin(pluginName(params)),
+    // `commit`: what `GET …/diff` showed as `to`; the approval is refused if the plugin is no longer that.
+    body: ApproveBody.optional(),
+    handle: ({ params, body }, { trust }) => trust.approvePlugin(pluginName(params), body ?? {}),
   }),
   defineRoute({
     method: 'GET',

@@ -12,7 +12,7 @@ import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import type { CapabilityStateService, SetCapabilityStateParams } from '@loadout/state';
 import type { NewTaskBody, TaskPatchBody as TaskPatchBodySchema, TaskRecord, TaskStore } from '@loadout/tasks';
-import type { TrustProjectBody, TrustService } from '@loadout/trust';
+import type { PluginApproveBody, TrustProjectBody, TrustService } from '@loadout/trust';
 
 export type { Diagnostic, Job, JobStatus, NewTaskBody, Root, StoredNotification, TaskRecord };
 
@@ -71,7 +71,7 @@ export interface Routes {
   'POST /api/plugins/:name/update': Route<Awaited<ReturnType<PluginManager['update']>>[number], { params: { name: string } }>;
   'POST /api/plugins/:name/enable': Route<ReturnType<PluginManager['enable']>, { params: { name: string } }>;
   'POST /api/plugins/:name/disable': Route<ReturnType<PluginManager['disable']>, { params: { name: string } }>;
-  'POST /api/plugins/:name/approve': Route<ReturnType<TrustService['approvePlugin']>, { params: { name: string } }>;
+  'POST /api/plugins/:name/approve': Route<ReturnType<TrustService['approvePlugin']>, { params: { name: string }; body?: PluginApproveBody }>;
   'POST /api/trust': Route<ReturnType<TrustService['trustProject']>, { body: TrustProjectBody }>;
   'DELETE /api/plugins/:name': Route<ReturnType<PluginManager['uninstall']>, { params: { name: string } }>;
   'GET /api/tasks': Route<ReturnType<TaskStore['listTasks']>[number][], { query?: ProjectQuery }>;

@@ -56,10 +56,14 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
   plugins
     .command('approve')
     .argument('<name>', 'the plugin')
-    .description('approve what the plugin runs now (each task file and MCP server definition is fingerprinted); a later change holds it again')
+    .description('approve what the plugin runs now (its task files, server scripts, what they import, input schemas and server definitions are fingerprinted); a later change holds it again')
+    .option('--commit <sha>', 'approve only if the plugin is still exactly this commit, as `plugins diff` showed it')
     .option('--json', 'print one JSON document')
-    .action(async (name: string, options: { json?: boolean }) => {
-      await cli.run(options.json === true, () => service().approvePlugin(name), (result) =>
+    .action(async (name: string, options: { commit?: string; json?: boolean }) => {
+      await cli.run(options.json === true, () => {
+        if (options.commit !== undefined && !/^[0-9a-f]{40,64}$/.test(options.commit)) throw new UsageError('--commit takes the full commit id `plugins diff` shows');
+        return service().approvePlugin(name, options.commit === undefined ? {} : { commit: options.commit });
+      }, (result) =>
         [`approved plugin ${result.plugin} at ${result.commit.slice(0, 12)}`, ...formatRunnable(result.approved)].join('\n'),
       );
     });
@@ -76,6 +80,7 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
           ...(result.held.length === 0 ? ['nothing is held'] : [`held (${result.held.length}):`, ...formatRunnable(result.held)]),
           result.diff === '' ? 'no change to what it runs' : result.diff,
           ...(result.truncated ? [`[… the diff is cut here; the rest is in \`git diff ${result.from.slice(0, 12)} HEAD\` in the plugin's folder]`] : []),
+          `to approve what you reviewed here: loadout plugins approve ${result.plugin} --commit ${result.to}`,
         ].join('\n'),
       );
     });
