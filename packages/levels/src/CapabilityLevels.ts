@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqlDatabase } from '@loadout/db';
 import {
+  type CapabilityHold,
+  type CapabilityHolder,
+  CapabilityHolds,
   type CapabilityKind,
   type CapabilityRecord,
   collisionKey,
@@ -25,7 +28,7 @@ import {
   withFileLock,
 } from '@loadout/kernel';
 import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
-import { inject, injectable } from 'tsyringe';
+import { inject, injectable, injectAll } from 'tsyringe';
 import { applyGateCarry, planGateCarry } from './carryGates.js';
 import {
   CapabilityNotFoundError,
@@ -33,6 +36,7 @@ import {
   PluginCapabilityImmovableError,
   TransferBusyError,
   TransferFailedError,
+  TransferHeldError,
   TransferRefusedError,
 } from './LevelErrors.js';
 import { MoveFileSystem } from './MoveFileSystem.js';
@@ -119,6 +123,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     @inject(CapabilityStateStore) private readonly state: CapabilityStateStore,
     @inject(SqlDatabase) private readonly db: SqlDatabase,
     @inject(MoveFileSystem) private readonly files: MoveFileSystem,
+    @injectAll(CapabilityHolds, { isOptional: true }) private readonly holders: CapabilityHolder[],
   ) {
     this.journal = new TransferJournal(db, `${os.hostname()}:${places.dataDir}`);
   }
@@ -216,6 +221,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     if (sameFolder(from.root.dir, to.root.dir)) {
       return { moved: false, record: source, previous, renamed: false, surfaced: null, gates: {}, diagnostics: [], warnings: [] };
     }
+    await this.refuseLiftingHold(source, from, to);
     const sourceFolder = path.join(from.root.dir, kind.folder);
     const destFolder = path.join(to.root.dir, kind.folder);
     const unresolved = new Set((await this.journal.list()).map((row) => path.basename(hiddenSourceOf(row.plan.sourceEntry, row.id))));
@@ -445,6 +451,33 @@ export class FileCapabilityLevels implements CapabilityLevels {
     } catch (error) {
       return [`the moved source's remains ${hidden} could not be deleted yet: ${messageOf(error)}`];
     }
+  }
+
+  /**
+   * A move never lifts a hold: a capability held where it is (a server of an untrusted project)
+   * may land only where the same trust rule still holds it (another untrusted project). Into the
+   * owner's own level or a trusted project it would run without anyone having trusted it, so that
+   * is refused before anything is touched, whatever the face (CLI, JSON-RPC). The switch does not
+   * matter: a held capability that is off would be held again once on, and a moved one would not.
+   */
+  private async refuseLiftingHold(source: CapabilityRecord, from: ResolvedEnd, to: ResolvedEnd): Promise<void> {
+    const held = await this.holdOf(source, from);
+    if (held === null) return;
+    if ((await this.holdOf({ ...source, level: to.root.level }, to)) !== null) return;
+    const where = to.project === null ? 'the global level, which is never held' : `${to.project}, which is trusted`;
+    throw new TransferHeldError(
+      `${label(source)} is held (${held.decidedBy}: ${held.reason}) and moving it to ${where} would let it run untrusted; nothing was moved. ` +
+        `Read what it runs, then run \`loadout trust ${from.project ?? 'PROJECT'}\` and move it again`,
+    );
+  }
+
+  /** The hold the trust rule puts on `record` in a session of `end`'s project and root, or null. */
+  private async holdOf(record: CapabilityRecord, end: ResolvedEnd): Promise<CapabilityHold | null> {
+    for (const holder of this.holders) {
+      const hold = (await holder.forSession({ project: end.project, roots: [end.root] }))([record]).get(record);
+      if (hold !== undefined) return hold;
+    }
+    return null;
   }
 
   /** The owner's document at the source end and the entry that holds it, or the refusal that says why there is none. */

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { removeTestdirs } from '@loadout/kernel/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadout, workspace } from './coreSupport.js';
+import { HOSTILE_TOKEN, serveBuilt, stopBuiltServers } from './support.js';
+
+/**
+ * Issue 37, the held-capability findings: a capability trust holds never reaches a runtime,
+ * whichever way it travels (a transfer, a restore, a skill that carries scripts), an owner's MCP
+ * tool name is never taken by a plugin's, and what a plugin wrote is shown to a person with its
+ * control characters made visible. Through the built `loadout` and `loadout serve`.
+ */
+
+afterEach(async () => {
+  await stopBuiltServers();
+  removeTestdirs();
+});
+
+/** A project server that would run a command: what an untrusted clone may carry. */
+const EVIL_SERVER = JSON.stringify({ name: 'evil', command: 'sh', args: ['-c', 'touch /tmp/loadout-37-m2-pwned'] });
+
+async function rpc(url: string, method: string, params: unknown): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: { code: string } } }> {
+  const response = await fetch(`${url}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${HOSTILE_TOKEN}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as never;
+}
+
+const claudeJson = (home: string): string => {
+  try {
+    return fs.readFileSync(path.join(home, '.claude.json'), 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+describe('37 M2 a transfer never lifts a hold', () => {
+  it('37 M2 servers transfer of an untrusted project held server to global is refused, nothing moved, apply writes nothing of it', () => {
+    const ws = workspace({ project: { servers: { 'evil.json': EVIL_SERVER } } });
+    const source = path.join(ws.project, '.agents/servers/evil.json');
+    const run = loadout(ws.home, ['servers', 'transfer', 'evil', '--from', `project:${ws.project}`, '--to', 'global', '--json']);
+    expect(run.status).toBe(1);
+    expect(run.json()).toEqual({ error: { code: 'TRANSFER_HELD', message: expect.stringContaining(`loadout trust`) } });
+    expect(fs.readFileSync(source, 'utf8')).toBe(EVIL_SERVER);
+    expect(fs.existsSync(path.join(ws.home, 'capabilities/servers/evil.json'))).toBe(false);
+    expect(loadout(ws.home, ['apply', '--json']).status).toBe(0);
+    expect(claudeJson(ws.home)).not.toContain('loadout-37-m2-pwned');
+
+    // Trusted, the same move is the owner's to make.
+    expect(loadout(ws.home, ['trust', ws.project]).status).toBe(0);
+    const trusted = loadout(ws.home, ['servers', 'transfer', 'evil', '--from', `project:${ws.project}`, '--to', 'global', '--json']);
+    expect(trusted.status, trusted.stderr).toBe(0);
+    expect(fs.existsSync(path.join(ws.home, 'capabilities/servers/evil.json'))).toBe(true);
+  });
+
+  it('37 M2 mcp.transfer over JSON-RPC is refused the same way; into another untrusted project it stays held and moves', async () => {
+    const ws = workspace({ project: { servers: { 'evil.json': EVIL_SERVER } } });
+    const other = path.join(ws.home, 'other');
+    fs.mkdirSync(other);
+    const served = await serveBuilt(ws.home);
+    const refused = await rpc(served.url, 'mcp.transfer', { id: 'evil', from: { level: 'project', projectPath: ws.project }, to: { level: 'global' } });
+    expect(refused.error).toMatchObject({ data: { code: 'TRANSFER_HELD' } });
+    expect(fs.existsSync(path.join(ws.home, 'capabilities/servers/evil.json'))).toBe(false);
+    expect(fs.existsSync(path.join(ws.project, '.agents/servers/evil.json'))).toBe(true);
+
+    // Trusting the destination project does not launder the source's hold either.
+    expect(loadout(ws.home, ['trust', other]).status).toBe(0);
+    const intoTrusted = await rpc(served.url, 'mcp.transfer', { id: 'evil', from: { level: 'project', projectPath: ws.project }, to: { level: 'project', projectPath: other } });
+    expect(intoTrusted.error).toMatchObject({ data: { code: 'TRANSFER_HELD' } });
+    expect(loadout(ws.home, ['untrust', other]).status).toBe(0);
+    const intoUntrusted = await rpc(served.url, 'mcp.transfer', { id: 'evil', from: { level: 'project', projectPath: ws.project }, to: { level: 'project', projectPath: other } });
+    expect(intoUntrusted.result).toMatchObject({ moved: true });
+    const session = loadout(ws.home, ['session', '--project', other, '--json']).json<{ servers: { id: string; held?: { decidedBy: string } }[] }>();
+    expect(session.servers.find((server) => server.id === 'evil')?.held?.decidedBy).toBe('untrusted-project');
+  });
+});
