@@ -4,9 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { SqlDatabase } from '@loadout/db';
 import {
-  type CapabilityHold,
-  type CapabilityHolder,
-  CapabilityHolds,
   type CapabilityKind,
   type CapabilityRecord,
   collisionKey,
@@ -28,7 +25,7 @@ import {
   withFileLock,
 } from '@loadout/kernel';
 import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
-import { inject, injectable, injectAll } from 'tsyringe';
+import { inject, injectable } from 'tsyringe';
 import { applyGateCarry, planGateCarry } from './carryGates.js';
 import {
   CapabilityNotFoundError,
@@ -123,7 +120,6 @@ export class FileCapabilityLevels implements CapabilityLevels {
     @inject(CapabilityStateStore) private readonly state: CapabilityStateStore,
     @inject(SqlDatabase) private readonly db: SqlDatabase,
     @inject(MoveFileSystem) private readonly files: MoveFileSystem,
-    @injectAll(CapabilityHolds, { isOptional: true }) private readonly holders: CapabilityHolder[],
   ) {
     this.journal = new TransferJournal(db, `${os.hostname()}:${places.dataDir}`);
   }
@@ -461,23 +457,14 @@ export class FileCapabilityLevels implements CapabilityLevels {
    * matter: a held capability that is off would be held again once on, and a moved one would not.
    */
   private async refuseLiftingHold(source: CapabilityRecord, from: ResolvedEnd, to: ResolvedEnd): Promise<void> {
-    const held = await this.holdOf(source, from);
+    const held = await this.loader.holdOf(source, { project: from.project, roots: [from.root] });
     if (held === null) return;
-    if ((await this.holdOf({ ...source, level: to.root.level }, to)) !== null) return;
+    if ((await this.loader.holdOf({ ...source, level: to.root.level }, { project: to.project, roots: [to.root] })) !== null) return;
     const where = to.project === null ? 'the global level, which is never held' : `${to.project}, which is trusted`;
     throw new TransferHeldError(
       `${label(source)} is held (${held.decidedBy}: ${held.reason}) and moving it to ${where} would let it run untrusted; nothing was moved. ` +
         `Read what it runs, then run \`loadout trust ${from.project ?? 'PROJECT'}\` and move it again`,
     );
-  }
-
-  /** The hold the trust rule puts on `record` in a session of `end`'s project and root, or null. */
-  private async holdOf(record: CapabilityRecord, end: ResolvedEnd): Promise<CapabilityHold | null> {
-    for (const holder of this.holders) {
-      const hold = (await holder.forSession({ project: end.project, roots: [end.root] }))([record]).get(record);
-      if (hold !== undefined) return hold;
-    }
-    return null;
   }
 
   /** The owner's document at the source end and the entry that holds it, or the refusal that says why there is none. */

@@ -78,3 +78,30 @@ describe('37 M2 a transfer never lifts a hold', () => {
     expect(session.servers.find((server) => server.id === 'evil')?.held?.decidedBy).toBe('untrusted-project');
   });
 });
+
+describe('37 L10 apply restore puts back nothing trust now holds', () => {
+  it('37 L10 a retired project server whose project is no longer trusted is refused, the file left as it is; trusted again it comes back', () => {
+    const ws = workspace({ project: { servers: { 'evil.json': EVIL_SERVER } } });
+    const mcpJson = path.join(ws.project, '.mcp.json');
+    expect(loadout(ws.home, ['trust', ws.project]).status).toBe(0);
+    expect(loadout(ws.home, ['apply', '--project', ws.project, '--json']).status).toBe(0);
+    expect(fs.readFileSync(mcpJson, 'utf8')).toContain('loadout-37-m2-pwned');
+
+    expect(loadout(ws.home, ['untrust', ws.project]).status).toBe(0);
+    const retired = loadout(ws.home, ['apply', '--project', ws.project, '--json']).json<{ retired: { id: string; kind: string; name: string }[] }>().retired;
+    const entry = retired.find((item) => item.kind === 'server' && item.name === 'evil');
+    expect(entry).toBeDefined();
+    const after = fs.existsSync(mcpJson) ? fs.readFileSync(mcpJson, 'utf8') : null;
+    expect(after ?? '').not.toContain('loadout-37-m2-pwned');
+
+    const restore = loadout(ws.home, ['apply', 'restore', entry?.id as string, '--json']);
+    expect(restore.status).toBe(1);
+    expect(restore.json()).toEqual({ error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringMatching(/server\/evil is held \(untrusted-project\).*loadout trust/) } });
+    expect(fs.existsSync(mcpJson) ? fs.readFileSync(mcpJson, 'utf8') : null).toBe(after);
+    // Still in the trash, to be restored once the owner trusts the project again.
+    expect(loadout(ws.home, ['apply', 'restore', '--json']).json<{ retired: { id: string }[] }>().retired.map((item) => item.id)).toContain(entry?.id);
+    expect(loadout(ws.home, ['trust', ws.project]).status).toBe(0);
+    expect(loadout(ws.home, ['apply', 'restore', entry?.id as string]).status).toBe(0);
+    expect(fs.readFileSync(mcpJson, 'utf8')).toContain('loadout-37-m2-pwned');
+  });
+});
