@@ -44,8 +44,10 @@ export class RunnableCapabilities {
     this.kinds = new Map(kinds.map((kind) => [kind.kind, kind]));
   }
 
+  /** Whether `record` may run something, from the record alone (a skill of text may not); {@link read} says for certain. */
   isRunnable(record: CapabilityRecord): boolean {
-    return this.kinds.get(record.kind)?.runnable !== undefined;
+    const kind = this.kinds.get(record.kind);
+    return kind?.runnable !== undefined && (kind.mayRun?.(record) ?? true);
   }
 
   /** The kinds whose capabilities run something: the only ones a search for runnable capabilities reads. */
@@ -53,12 +55,13 @@ export class RunnableCapabilities {
     return [...this.kinds.values()].filter((kind) => kind.runnable !== undefined);
   }
 
-  /** Reads what `record` (of `root`) runs now. Null for a text capability. */
+  /** Reads what `record` (of `root`) runs now. Null for a text capability (a kind of text, or a skill without scripts or tool grants). */
   read(record: CapabilityRecord, root: Root): RunnableReading | null {
     const kind = this.kinds.get(record.kind);
     if (kind?.runnable === undefined) return null;
     try {
       const parts = kind.runnable(record, root);
+      if (parts === null) return null;
       return { ok: true, parts, fingerprint: this.fingerprintOf(parts, root.dir) };
     } catch (error) {
       if (isLoadoutError(error) || (error as NodeJS.ErrnoException).code !== undefined) return { ok: false, problem: (error as Error).message };

@@ -46,7 +46,7 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
 
   program
     .command('audit')
-    .description('every runnable capability (tasks, MCP servers): whose it is, approved or held, and what simple checks found in what it runs')
+    .description('every runnable capability (tasks, MCP servers, skills with scripts or tool grants): whose it is, approved or held, and what simple checks found in what it runs')
     .option('--project <dir>', "include the project's own")
     .option('--json', 'print one JSON document')
     .action(async (options: { project?: string; json?: boolean }) => {
@@ -106,7 +106,7 @@ export function formatHeld(update: UpdateWithHeld): string {
 
 /** The lines `plugins install` adds about consent. */
 export function formatConsent(install: ConsentedInstall): string[] {
-  if (install.runnable.length === 0) return ['  it runs nothing (no tasks, no MCP servers)'];
+  if (install.runnable.length === 0) return ['  it runs nothing (no tasks, no MCP servers, no skills with scripts or tool grants)'];
   return [
     `  it can run (${install.runnable.length}):`,
     ...formatRunnable(install.runnable),
