@@ -26,6 +26,7 @@ export { type JsonShape, readJsonCapability } from './readJsonCapability.js';
 export { readMarkdownCapability } from './readMarkdownCapability.js';
 export { redactArguments, redactCredentials, redactSecrets } from './redactCredentials.js';
 export { renderCapabilityBlock } from './renderBlock.js';
+export { visibleText } from './terminalText.js';
 export { type Level, PROJECT_ROOT_FOLDER, type Root } from './Root.js';
 export type { InlineDocument, RootLayout, RootLayoutSource } from './RootLayout.js';
 export { type KindEntryScan, type KindFolderScan, readKindEntry, scanKindFolder } from './scanKindFolder.js';
