@@ -201,6 +201,10 @@ describe('37 M8 a skill with scripts or tool grants is held like a task', () => 
     fs.chmodSync(path.join(ws.project, '.agents/skills/build/go'), 0o755);
     expect(loadout(ws.home, ['apply', '--project', ws.project]).status).toBe(0);
     expect(fs.existsSync(path.join(ws.project, '.claude/skills/build'))).toBe(false);
+    // Nor can it be moved to the owner's level, where nothing is held.
+    const moved = loadout(ws.home, ['skills', 'transfer', 'build', '--from', `project:${ws.project}`, '--to', 'global', '--json']);
+    expect(moved.json()).toEqual({ error: { code: 'TRANSFER_HELD', message: expect.any(String) } });
+    expect(fs.existsSync(path.join(ws.home, 'capabilities/skills/build'))).toBe(false);
     expect(loadout(ws.home, ['trust', ws.project]).status).toBe(0);
     expect(loadout(ws.home, ['apply', '--project', ws.project]).status).toBe(0);
     expect(fs.existsSync(path.join(ws.project, '.claude/skills/build/go'))).toBe(true);
