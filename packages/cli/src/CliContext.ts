@@ -1,4 +1,4 @@
-import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, watchBudgetFrom } from '@loadout/kernel';
+import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, visibleText, watchBudgetFrom } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 
@@ -111,10 +111,13 @@ export class CliContext<F extends SessionFeatures = Features> {
       this.fail(json, error);
       return;
     }
-    const printed = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(human(result));
+    // Text for people shows what others wrote (a plugin's command lines, names, diffs) with its
+    // control characters visible, so none of it can move the cursor or erase what is under review;
+    // JSON keeps every value as it is.
+    const printed = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(visibleText(human(result), { keepLayout: true }));
     this.stdout.write(printed);
     const failure = options.failure?.(result) ?? null;
-    if (failure !== null) this.stderr.write(`loadout: ${redactCredentials(failure).split('\n')[0]}\n`);
+    if (failure !== null) this.stderr.write(`loadout: ${visibleText(redactCredentials(failure).split('\n')[0] as string)}\n`);
     this.settle(failure === null ? { kind: 'done' } : { kind: 'failed' });
     options.printed?.(result, printed, failure !== null);
   }
@@ -125,7 +128,7 @@ export class CliContext<F extends SessionFeatures = Features> {
     const code = known?.code ?? 'INTERNAL';
     const message = redactCredentials(known?.message ?? (error instanceof Error ? error.message : String(error)));
     if (json) this.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
-    this.stderr.write(`loadout: ${message.split('\n')[0]}\n`);
+    this.stderr.write(`loadout: ${visibleText(message.split('\n')[0] as string)}\n`);
     if (known === null && this.env.LOADOUT_DEBUG === '1' && error instanceof Error) this.stderr.write(`${error.stack}\n`);
     this.settle({ kind: 'error', error });
   }

@@ -117,9 +117,16 @@ export interface CapabilityKind<R extends CapabilityRecord = CapabilityRecord> {
    */
   readEntry(entry: KindFolderEntry): EntryScan<R>;
   /**
-   * For a kind whose capabilities run something (tasks, MCP servers): what one record runs. A kind
+   * For a kind whose capabilities run something (tasks, MCP servers, skills with scripts or tool
+   * grants): what one record runs, or null when this one runs nothing (a skill of text). A kind
    * without it is text only, and its capabilities are never held.
    */
-  runnable?(record: R, root: Root): RunnableParts;
+  runnable?(record: R, root: Root): RunnableParts | null;
+  /**
+   * For a kind of which only some records run something: whether this one may, from the record
+   * alone. Asked of every record of every session, so it reads nothing; `runnable` then says for
+   * certain. Absent: every record of a kind with `runnable` may run something.
+   */
+  mayRun?(record: R): boolean;
 }
 export const CapabilityKinds = token<CapabilityKind>('kernel.capabilityKinds');

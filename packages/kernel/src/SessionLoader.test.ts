@@ -98,6 +98,22 @@ describe('SessionLoader', () => {
     expect(session.isOn({ ...session.recordsOf('note')[0]!, id: 'b' })).toBe(false);
   });
 
+  it('37 holdOf asks the holders about one record in a scope, whether the filters would keep it or not', async () => {
+    const { home, plugins, project } = workspace({ project: { notes: { 'p.md': note('p') } }, owner: { notes: { 'a.md': note('a') } } });
+    const filter: CapabilityFilter = { forSession: () => () => ({ records: [], diagnostics: [] }) };
+    const holder: CapabilityHolder = {
+      forSession: (scope) => (records) =>
+        new Map(records.filter((r) => r.level === 'project').map((r) => [r, { decidedBy: 'untrusted-project' as const, reason: `${scope.project ?? ''} is not trusted` }])),
+    };
+    const loader = kernel(home, plugins, { filter, holder }).resolve(SessionLoader);
+    const roots = loader.buildRoots(project);
+    const records = loader.scanRoots(roots).records.get('note') ?? [];
+    const p = records.find((r) => r.id === 'p') as CapabilityRecord;
+    expect(await loader.holdOf(p, { project, roots })).toEqual({ decidedBy: 'untrusted-project', reason: `${project} is not trusted` });
+    expect(await loader.holdOf(records.find((r) => r.id === 'a') as CapabilityRecord, { project, roots })).toBeNull();
+    expect(await kernel(home, plugins).resolve(SessionLoader).holdOf(p, { project, roots })).toBeNull();
+  });
+
   it('keeps what a holder holds, marked with why, after the filters; later lookups get the same hold', async () => {
     const { home, plugins, project } = workspace({ project: { notes: { 'p.md': note('p') } }, owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
     const filter: CapabilityFilter = { forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'b'), diagnostics: [] }) };

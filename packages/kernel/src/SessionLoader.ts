@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import { CapabilityFilters } from './CapabilityFilter.js';
-import { CapabilityHolds, withHolds } from './CapabilityHold.js';
+import { type CapabilityHold, CapabilityHolds, withHolds } from './CapabilityHold.js';
+import type { SessionScope } from './CapabilityFilter.js';
 import { ChangeStamps } from './ChangeStamp.js';
 import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import { collisionKey } from './capabilityId.js';
@@ -218,6 +219,20 @@ export class SessionLoader {
     }
     this.grouped = this.cache() === null ? null : { winners, kinds, byKey, places };
     return new Map(byKey);
+  }
+
+  /**
+   * The hold the session holders (trust) put on `record` in a session of `scope`, whether the
+   * record is on or not; null when none does. For a path that would hand a record to a runtime
+   * outside a session (a move to another level, a restore from the trash): what is off now may be
+   * on later, and a hold must follow it there.
+   */
+  async holdOf(record: CapabilityRecord, scope: SessionScope): Promise<CapabilityHold | null> {
+    for (const holder of resolveAll(this.container, CapabilityHolds)) {
+      const hold = (await holder.forSession(scope))([record]).get(record);
+      if (hold !== undefined) return hold;
+    }
+    return null;
   }
 
   /** Reads every kind folder of every root. Shadowed records are all kept here. */

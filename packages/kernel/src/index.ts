@@ -1,5 +1,5 @@
 export { type CapabilityFilter, CapabilityFilters, type FilterResult, type SessionFilter, type SessionScope } from './CapabilityFilter.js';
-export { type CapabilityHold, type CapabilityHolder, CapabilityHolds, refuseHeld, type SessionHolder } from './CapabilityHold.js';
+export { type CapabilityHold, type CapabilityHolder, CapabilityHolds, CapabilityUntrustedError, refuseHeld, type SessionHolder } from './CapabilityHold.js';
 export { childPath } from './childPath.js';
 export { capabilityId, collisionKey, displayNameOf, MAX_ID_LENGTH, slugify } from './capabilityId.js';
 export { type CapabilityKind, CapabilityKinds, type CapabilityRecord, type DraftRecord, type EntryScan, type KindDocument, type KindFolderEntry, type RunnableParts } from './CapabilityKind.js';
@@ -27,6 +27,7 @@ export { type JsonShape, readJsonCapability } from './readJsonCapability.js';
 export { readMarkdownCapability } from './readMarkdownCapability.js';
 export { redactArguments, redactCredentials, redactSecrets } from './redactCredentials.js';
 export { renderCapabilityBlock } from './renderBlock.js';
+export { visibleText } from './terminalText.js';
 export { type Level, PROJECT_ROOT_FOLDER, type Root } from './Root.js';
 export type { InlineDocument, RootLayout, RootLayoutSource } from './RootLayout.js';
 export { type KindEntryScan, type KindFolderScan, readKindEntry, scanKindFolder } from './scanKindFolder.js';

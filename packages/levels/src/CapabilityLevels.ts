@@ -35,6 +35,7 @@ import {
   PluginCapabilityImmovableError,
   TransferBusyError,
   TransferFailedError,
+  TransferHeldError,
   TransferRefusedError,
 } from './LevelErrors.js';
 import { MoveFileSystem } from './MoveFileSystem.js';
@@ -268,6 +269,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     if (sameFolder(from.root.dir, to.root.dir)) {
       return { moved: false, record: source, previous, renamed: false, surfaced: null, gates: {}, diagnostics: [], warnings: [] };
     }
+    await this.refuseLiftingHold(source, from, to);
     // The whole entry moves: a folder document with everything beside it, or a single file.
     const sourceEntry = entry.path;
     if (fs.lstatSync(sourceEntry).isSymbolicLink()) {
@@ -542,6 +544,24 @@ export class FileCapabilityLevels implements CapabilityLevels {
     } catch (error) {
       return [`the moved source's remains ${hidden} could not be deleted yet: ${messageOf(error)}`];
     }
+  }
+
+  /**
+   * A move never lifts a hold: a capability held where it is (a server of an untrusted project)
+   * may land only where the same trust rule still holds it (another untrusted project). Into the
+   * owner's own level or a trusted project it would run without anyone having trusted it, so that
+   * is refused before anything is touched, whatever the face (CLI, JSON-RPC). The switch does not
+   * matter: a held capability that is off would be held again once on, and a moved one would not.
+   */
+  private async refuseLiftingHold(source: CapabilityRecord, from: ResolvedEnd, to: ResolvedEnd): Promise<void> {
+    const held = await this.loader.holdOf(source, { project: from.project, roots: [from.root] });
+    if (held === null) return;
+    if ((await this.loader.holdOf({ ...source, level: to.root.level }, { project: to.project, roots: [to.root] })) !== null) return;
+    const where = to.project === null ? 'the global level, which is never held' : `${to.project}, which is trusted`;
+    throw new TransferHeldError(
+      `${label(source)} is held (${held.decidedBy}: ${held.reason}) and moving it to ${where} would let it run untrusted; nothing was moved. ` +
+        `Read what it runs, then run \`loadout trust ${from.project ?? 'PROJECT'}\` and move it again`,
+    );
   }
 
   /** The owner's document at the source end and the entry that holds it, or the refusal that says why there is none. */

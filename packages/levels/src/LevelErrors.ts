@@ -68,3 +68,14 @@ export class TransferBusyError extends OperationFailedError {
     super('TRANSFER_BUSY', message, options);
   }
 }
+
+/**
+ * The capability is held at its source (its project is not trusted) and would not be held where
+ * it lands (the owner's own level, or a trusted project): moving it would make it runnable without
+ * anyone trusting it. Refused before anything is touched; trusting the source project lifts it.
+ */
+export class TransferHeldError extends ConflictError {
+  constructor(message: string) {
+    super('TRANSFER_HELD', message);
+  }
+}

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
-import { capabilityId, MAX_DOCUMENT_BYTES, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { type CapabilityHolder, capabilityId, MAX_DOCUMENT_BYTES, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -447,5 +447,39 @@ describe('a move that stops half-way', () => {
     expect(roots(ws)).toEqual(before);
     expect(await levels.recover()).toEqual([]);
     expect(await state.surfacedAt('skill', 'pdf', ws.project)).toBe(false);
+  });
+});
+
+describe('37 M2 a transfer never lifts a hold', () => {
+  // The trust package's rule in small: a project's own server is held while its project is not in `trusted`.
+  const trusted = new Set<string>();
+  const holder: CapabilityHolder = {
+    forSession: ({ project }) => (records) =>
+      new Map(
+        records
+          .filter((record) => record.kind === 'server' && record.level === 'project' && (project === null || !trusted.has(project)))
+          .map((record) => [record, { decidedBy: 'untrusted-project' as const, reason: `project ${project} is not trusted` }]),
+      ),
+  };
+  afterEach(() => trusted.clear());
+  const held = { servers: { 'evil.json': JSON.stringify({ name: 'evil', command: 'sh', args: ['-c', 'true'] }) } };
+
+  it('37 M2 refuses a held server into the global level or a trusted project, nothing touched', async () => {
+    const ws = levelsWorkspace({ project: held });
+    const { levels } = openLevels(ws.places, nodeMoveFileSystem, holder);
+    trusted.add(fs.realpathSync(ws.other));
+    const before = roots(ws);
+    for (const to of [global, other(ws)]) {
+      await expect(levels.transfer({ kind: 'server', id: 'evil', from: project(ws), to })).rejects.toMatchObject({ code: 'TRANSFER_HELD', message: /nothing was moved/ });
+    }
+    expect(roots(ws)).toEqual(before);
+  });
+
+  it('37 M2 moves a held server into another untrusted project (held there too), and any server once its project is trusted', async () => {
+    const ws = levelsWorkspace({ project: held, other: { servers: { 'mine.json': JSON.stringify({ name: 'mine', url: 'https://a.example/mcp' }) } } });
+    const { levels } = openLevels(ws.places, nodeMoveFileSystem, holder);
+    expect(await levels.transfer({ kind: 'server', id: 'evil', from: project(ws), to: other(ws) })).toMatchObject({ moved: true });
+    trusted.add(fs.realpathSync(ws.other));
+    expect(await levels.transfer({ kind: 'server', id: 'evil', from: other(ws), to: global })).toMatchObject({ moved: true, record: { level: 'global' } });
   });
 });

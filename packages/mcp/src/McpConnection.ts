@@ -350,7 +350,7 @@ export class McpConnection {
   /** Why `name` is not a tool of this session: a task that is off (and who decided), else unknown. */
   private async whyNoTool(name: string, project: string | null): Promise<Error> {
     const entries = (await resolve(this.container, CapabilityStateService).resolveCapabilityState({ project })).filter((entry) => entry.kind === 'task');
-    const names = assignToolNames(entries.map((entry) => entry.id));
+    const names = assignToolNames(entries.map((entry) => ({ dirName: entry.id, plugin: entry.plugin, level: entry.level })));
     const entry = entries.find((candidate) => names.get(candidate.id) === name);
     if (entry === undefined || entry.enabled) return new ToolNotFoundError(name);
     return new ToolSwitchedOffError(name, entry.id, entry.decidedBy, offReason(entry.decidedBy, entry.plugin, project));

@@ -90,7 +90,7 @@ export function skillUri(id: string, relative?: string): string {
  */
 export function exposeSession(session: Session, schemas: TaskInputSchemas, previous?: ExposureBasis): SessionExposure {
   const tasks = session.recordsOf<TaskRecord>('task');
-  const names = assignToolNames(tasks.map((task) => task.dirName));
+  const names = assignToolNames(tasks);
   const tools: ExposedTool[] = [];
   const unusableTools = new Map<string, { task: TaskRecord; reason: string }>();
   const heldTools = new Map<string, TaskRecord>();

@@ -29,18 +29,35 @@ describe('toolNameFor', () => {
   });
 });
 
+/** The owner's own tasks by folder name, as a session lists them. */
+const owners = (...dirNames: string[]) => dirNames.map((dirName) => ({ dirName, plugin: null, level: 'global' }));
+
 describe('assignToolNames', () => {
   it('names each task from its own folder name, whatever the others are', () => {
-    const alone = assignToolNames(['make report']).get('make report');
-    const withOthers = assignToolNames(['zzz', 'make report', 'make_report', 'a b']).get('make report');
+    const alone = assignToolNames(owners('make report')).get('make report');
+    const withOthers = assignToolNames(owners('zzz', 'make report', 'make_report', 'a b')).get('make report');
     expect(withOthers).toBe(alone);
   });
 
   it('lengthens the hash of a folded name that equals another task’s plain name', () => {
     const folded = toolNameFor('x y');
-    const names = assignToolNames(['x y', folded]);
+    const names = assignToolNames(owners('x y', folded));
     expect(names.get(folded)).toBe(folded);
     expect(names.get('x y')).not.toBe(folded);
     expect(names.get('x y')).toMatch(/^x_y_[0-9a-f]{16}$/);
+  });
+
+  it("37 L2 keeps the owner's folded name when a plugin's folder is named like it: the plugin's gets the hash", () => {
+    const ownerName = toolNameFor('make report');
+    const names = assignToolNames([{ dirName: ownerName, plugin: 'squatter', level: 'global' }, ...owners('make report')]);
+    expect(names.get('make report')).toBe(ownerName);
+    expect(names.get(ownerName)).toMatch(new RegExp(`^${ownerName}_[0-9a-f]{8}$`));
+  });
+
+  it("37 L2 puts the project's own tasks after the owner's and before plugins'", () => {
+    const folded = toolNameFor('a b');
+    const project = { dirName: 'a b', plugin: null, level: 'project' };
+    expect(assignToolNames([{ dirName: folded, plugin: 'p', level: 'global' }, project]).get('a b')).toBe(folded);
+    expect(assignToolNames([...owners(folded), project]).get('a b')).toMatch(/^a_b_[0-9a-f]{16}$/);
   });
 });

@@ -17,7 +17,11 @@ const MAX_LENGTH = 64;
  * @param hexDigits longer hashes, for the rare fold that equals another task's plain name
  */
 export function toolNameFor(dirName: string, hexDigits = 8): string {
-  if (PORTABLE.test(dirName)) return dirName;
+  return PORTABLE.test(dirName) ? dirName : suffixedName(dirName, hexDigits);
+}
+
+/** `dirName` folded to a portable name and given `_` and `hexDigits` hex digits of a hash of the folder name. */
+function suffixedName(dirName: string, hexDigits: number): string {
   const hash = createHash('sha256').update(dirName).digest('hex').slice(0, hexDigits);
   const folded = dirName
     .normalize('NFKD')
@@ -29,30 +33,43 @@ export function toolNameFor(dirName: string, hexDigits = 8): string {
   return `${folded === '' ? 'task' : folded}_${hash}`;
 }
 
+/** What a tool name is made from: the task's folder name, and whose the task is. */
+export interface ToolNameSource {
+  readonly dirName: string;
+  /** The plugin the task comes from, or null for the owner's or the project's own. */
+  readonly plugin: string | null;
+  readonly level: string;
+}
+
+/**
+ * Who keeps a tool name two tasks would share: the owner's own tasks first, then the project's,
+ * then plugins'. A plugin chooses its folder names, so it could otherwise pick the name the owner's
+ * task is known by (a folder named like the owner's folded name) and push the owner's aside.
+ */
+function precedence(task: ToolNameSource): number {
+  if (task.plugin !== null) return 2;
+  return task.level === 'project' ? 1 : 0;
+}
+
 /**
  * Names for every task of a session, folder name → tool name. Folder names are unique
- * case-insensitively in a session, so plain names never collide; a folded name that happens to
- * equal another (plain or folded) takes a longer hash until it is unique.
+ * case-insensitively in a session, so two tasks can want one name only when one name is folded.
+ * Names are given by precedence (the owner's, the project's, then plugins'), plain names before
+ * folded ones within each: whoever comes later and finds its name taken gets a hash (a longer one
+ * for a folded name) until it is unique. So the owner's tool is named as `toolNameFor` says
+ * whatever a plugin's folders are called, and a task of the same precedence is never renamed by
+ * another's fold.
  */
-export function assignToolNames(dirNames: readonly string[]): Map<string, string> {
+export function assignToolNames(tasks: readonly ToolNameSource[]): Map<string, string> {
   const names = new Map<string, string>();
   const taken = new Set<string>();
-  const folded: string[] = [];
-  for (const dirName of dirNames) {
-    if (PORTABLE.test(dirName)) {
-      names.set(dirName, dirName);
-      taken.add(dirName);
-    } else {
-      folded.push(dirName);
-    }
-  }
-  for (const dirName of [...folded].sort()) {
-    let digits = 8;
-    let name = toolNameFor(dirName, digits);
-    while (taken.has(name) && digits < 32) {
-      digits += 8;
-      name = toolNameFor(dirName, digits);
-    }
+  const ordered = tasks
+    .map((task) => ({ task, rank: precedence(task) * 2 + (PORTABLE.test(task.dirName) ? 0 : 1) }))
+    .sort((a, b) => a.rank - b.rank || (a.task.dirName < b.task.dirName ? -1 : a.task.dirName > b.task.dirName ? 1 : 0));
+  for (const { task } of ordered) {
+    const { dirName } = task;
+    let name = toolNameFor(dirName);
+    for (let digits = 8; taken.has(name) && digits <= 32; digits += 8) name = suffixedName(dirName, digits);
     names.set(dirName, name);
     taken.add(name);
   }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Places, SessionLoader, token, withFileLock } from '@loadout/kernel';
+import { CapabilityUntrustedError, collisionKey, Places, SessionLoader, token, withFileLock } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 import { McpConfigWriter } from './mcp/McpConfigWriter.js';
@@ -119,6 +119,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return this.locked(async () => {
       const trash = new RuntimeTrash(this.places.dataDir);
       const entry = trash.get(id);
+      await this.refuseHeldSource(entry);
       if (entry.kind === 'server') {
         await this.serverWriter(trash, entry.project).restore(entry);
         return { restored: this.retiredReport(entry) };
@@ -135,6 +136,24 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       manifest.write();
       return { restored: this.retiredReport(entry) };
     });
+  }
+
+  /**
+   * A restore writes into a runtime as apply does, so what trust holds now is not put back: the
+   * capability the entry was written from, found where it was (its plugin's root, disabled or
+   * not, or the owner's or project's), is asked about whether it is on or not. An entry whose
+   * capability is gone has nothing left to hold and is restored as it was kept.
+   */
+  private async refuseHeldSource(entry: TrashEntry): Promise<void> {
+    const project = entry.project !== null && fs.existsSync(entry.project) ? SessionLoader.resolveProject(entry.project) : null;
+    if (entry.project !== null && project === null) return;
+    const roots = this.loader.buildRoots(project, { includeDisabled: true });
+    const wanted = collisionKey(entry.source.id);
+    const records = this.loader.scanRoots(roots, this.loader.kinds([entry.kind])).records.get(entry.kind) ?? [];
+    const record = records.find((candidate) => collisionKey(candidate.id) === wanted && candidate.plugin === entry.source.plugin && candidate.level === entry.source.level);
+    if (record === undefined) return;
+    const hold = await this.loader.holdOf(record, { project, roots });
+    if (hold !== null) throw new CapabilityUntrustedError(record, hold);
   }
 
   private async makePlan(options: ApplyOptions): Promise<RuntimePlan> {

@@ -244,13 +244,31 @@ export class SkillRuntimePlanner implements RuntimePlanner {
    */
   private wantedSkills(session: Session, global: Session, findings: Diagnostic[], stamps: BundleStampCache): SourceSkill[] {
     const wants: SourceSkill[] = [];
+    // A held skill (scripts or tool grants not yet trusted) is never written, as a held server is
+    // not: it is left out of what is wanted, so a copy written before is retired like any other.
+    const reported = new Set<string>();
+    const free = (record: SkillRecord): boolean => {
+      if (record.held === undefined) return true;
+      const key = recordKey(record);
+      if (!reported.has(key)) {
+        reported.add(key);
+        findings.push({
+          code: 'CAPABILITY_UNTRUSTED',
+          severity: 'warning',
+          path: record.path,
+          message: `skill "${record.id}" is held (${record.held.decidedBy}): ${record.held.reason}; it is not written into any runtime`,
+        });
+      }
+      return false;
+    };
     const globalKeys = new Set(global.recordsOf<SkillRecord>('skill').map(recordKey));
     const projectRecords = session.project === null ? [] : session.recordsOf<SkillRecord>('skill');
     const projectIds = new Set(projectRecords.map((record) => record.id));
     for (const record of projectRecords) {
-      if (record.level === 'project' || !globalKeys.has(recordKey(record))) wants.push(readSourceSkill(record, 'project' satisfies WriteTarget, session, stamps));
+      if ((record.level === 'project' || !globalKeys.has(recordKey(record))) && free(record)) wants.push(readSourceSkill(record, 'project' satisfies WriteTarget, session, stamps));
     }
     for (const record of global.recordsOf<SkillRecord>('skill')) {
+      if (!free(record)) continue;
       wants.push(readSourceSkill(record, 'user', global, stamps));
       if (session.project !== null && !projectIds.has(record.id)) {
         findings.push({

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireFileLock, resolve } from '@loadout/kernel';
+import { acquireFileLock, CapabilityHolds, contribute, resolve } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
@@ -209,6 +209,25 @@ describe('apply writes MCP servers', () => {
     // Still disabled: the next apply retires it again.
     const again = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
     expect(again.retired.map((entry) => entry.name)).toEqual(['lint']);
+  });
+
+  it('37 L10 refuses to restore a server the session holders hold now, its plugin disabled or not; the file and the trash stay as they are', async () => {
+    const m = fixture();
+    const f = files(m);
+    const container = openLoadout(m);
+    installPlugin(container, m, 'tools', { servers: { 'lint.json': serverDocument({ command: 'node', args: ['${PLUGIN_ROOT}/bin/lint.js'] }) } });
+    const applier = resolve(container, RuntimeApplier);
+    await applier.apply({ project: m.project, runtimes: ['claude-code'] });
+    resolve(container, PluginRegistry).setEnabled('tools', false);
+    const retired = (await applier.apply({ project: m.project, runtimes: ['claude-code'] })).retired.find((entry) => entry.name === 'lint');
+    // The trust package's rule in small: every server of plugin "tools" is held from now on.
+    contribute(container, CapabilityHolds, {
+      forSession: () => (records) => new Map(records.filter((record) => record.plugin === 'tools').map((record) => [record, { decidedBy: 'unapproved-plugin' as const, reason: 'tools changed' }])),
+    });
+    const before = fs.readFileSync(f.claudeUser, 'utf8');
+    await expect(applier.restore(retired?.id as string)).rejects.toMatchObject({ code: 'CAPABILITY_UNTRUSTED', message: /server\/lint is held \(unapproved-plugin\): tools changed/ });
+    expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(before);
+    expect(applier.listRetired().retired.map((entry) => entry.id)).toEqual([retired?.id]);
   });
 
   it('maps a name the runtimes refuse, warns about a credential written out, and never prints a value', async () => {

@@ -35,11 +35,12 @@ describe('skills', () => {
     expect(s.sections.get('skillsBlock')).toContain('- pdf: Read PDFs (read ');
     // Records are printed as they are (session --json): their fields keep this order.
     expect(skills.map((skill) => Object.keys(skill))).toEqual([
-      ['id', 'name', 'description', 'path', 'gates', 'folder', 'kind', 'level', 'plugin'],
-      ['id', 'name', 'description', 'path', 'gates', 'folder', 'kind', 'level', 'plugin'],
+      ['id', 'name', 'description', 'path', 'gates', 'folder', 'kind', 'level', 'plugin', 'toolGrants', 'mayRun'],
+      ['id', 'name', 'description', 'path', 'gates', 'folder', 'kind', 'level', 'plugin', 'toolGrants', 'mayRun'],
     ]);
     expect(skills[0]).toStrictEqual({
       id: 'pdf', name: 'pdf', description: 'Read PDFs', path: `${home}/capabilities/skills/pdf/SKILL.md`, gates: {}, folder: `${home}/capabilities/skills/pdf`, kind: 'skill', level: 'global', plugin: null,
+      toolGrants: [], mayRun: true,
     });
   });
 

@@ -38,8 +38,10 @@ export class RunnableCapabilities {
     this.kinds = new Map(kinds.map((kind) => [kind.kind, kind]));
   }
 
+  /** Whether `record` may run something, from the record alone (a skill of text may not); {@link read} says for certain. */
   isRunnable(record: CapabilityRecord): boolean {
-    return this.kinds.get(record.kind)?.runnable !== undefined;
+    const kind = this.kinds.get(record.kind);
+    return kind?.runnable !== undefined && (kind.mayRun?.(record) ?? true);
   }
 
   /** The kinds whose capabilities run something: the only ones a search for runnable capabilities reads. */
@@ -50,13 +52,14 @@ export class RunnableCapabilities {
   /**
    * Reads what `record` (of `root`) runs now: what its kind names, widened to every file that
    * loads (see {@link RunnableFiles}), so the fingerprint, a diff and an audit all see the same
-   * files. Null for a text capability.
+   * files. Null for a text capability (a kind of text, or a skill without scripts or tool grants).
    */
   read(record: CapabilityRecord, root: Root): RunnableReading | null {
     const kind = this.kinds.get(record.kind);
     if (kind?.runnable === undefined) return null;
     try {
       const named = kind.runnable(record, root);
+      if (named === null) return null;
       const files = this.files.closure(named.files, root.dir);
       const inRoot = files.filter((file) => !file.name.startsWith('outside:')).map((file) => file.path);
       const parts: RunnableParts = {

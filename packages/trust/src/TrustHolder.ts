@@ -16,7 +16,8 @@ import { TrustStore } from './TrustStore.js';
 export class TrustHolder implements CapabilityHolder {
   /**
    * The runnable records of the last list asked about, by that list's identity: whether a record
-   * runs something depends on its kind alone, and records are never changed once made, so a warm
+   * may run something depends on the record alone (its kind, and for a skill what it was read
+   * with: scripts, tool grants), and records are never changed once made, so a warm
    * session looks at its few runnable records instead of asking about 10,000. Their holds are
    * decided afresh every time (approvals and what they run are read now).
    */

@@ -168,7 +168,7 @@ export class StoredTrustService implements TrustService {
   /**
    * Every runnable record of the roots for `project` (of one plugin's roots only, when named),
    * disabled plugins included, every copy (shadowed too). Only the kinds that run something are
-   * read: a plugin of 300 skills has nothing to list and is not parsed for it.
+   * read (tasks, servers, and skills, of which only those with scripts or tool grants are listed).
    */
   private runnableIn(project: string | null, plugin?: string): Found[] {
     const all = this.loader.buildRoots(project, { includeDisabled: true });
@@ -178,7 +178,8 @@ export class StoredTrustService implements TrustService {
       for (const record of records) {
         if (!this.runnable.isRunnable(record)) continue;
         const root = roots.find((candidate) => candidate.level === record.level && candidate.plugin === record.plugin);
-        if (root !== undefined) found.push({ record, root });
+        // A record that only may run something (an owner's folder skill) is listed when it does.
+        if (root !== undefined && this.runnable.read(record, root) !== null) found.push({ record, root });
       }
     }
     return found;

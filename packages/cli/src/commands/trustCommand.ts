@@ -1,4 +1,4 @@
-import { resolve } from '@loadout/kernel';
+import { resolve, visibleText } from '@loadout/kernel';
 import type { PluginInstall, PluginManager } from '@loadout/plugins';
 import type { AuditEntry, RunnableCapability, TrustService } from '@loadout/trust';
 import type { Command } from 'commander';
@@ -46,7 +46,7 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
 
   program
     .command('audit')
-    .description('every runnable capability (tasks, MCP servers): whose it is, approved or held, and what simple checks found in what it runs')
+    .description('every runnable capability (tasks, MCP servers, skills with scripts or tool grants): whose it is, approved or held, and what simple checks found in what it runs')
     .option('--project <dir>', "include the project's own")
     .option('--json', 'print one JSON document')
     .action(async (options: { project?: string; json?: boolean }) => {
@@ -107,12 +107,12 @@ export async function withHeld(cli: CliContext, updates: Awaited<ReturnType<Plug
 /** The words `plugins update` adds for one plugin's holds. */
 export function formatHeld(update: UpdateWithHeld): string {
   if (update.held.length === 0) return '';
-  return `\n  held until approved (${update.held.length}): ${update.held.map((item) => `${item.kind}/${item.id}`).join(', ')}; see loadout plugins diff ${update.name}`;
+  return `\n  held until approved (${update.held.length}): ${update.held.map((item) => visibleText(`${item.kind}/${item.id}`)).join(', ')}; see loadout plugins diff ${update.name}`;
 }
 
 /** The lines `plugins install` adds about consent. */
 export function formatConsent(install: ConsentedInstall): string[] {
-  if (install.runnable.length === 0) return ['  it runs nothing (no tasks, no MCP servers)'];
+  if (install.runnable.length === 0) return ['  it runs nothing (no tasks, no MCP servers, no skills with scripts or tool grants)'];
   return [
     `  it can run (${install.runnable.length}):`,
     ...formatRunnable(install.runnable),
@@ -122,14 +122,20 @@ export function formatConsent(install: ConsentedInstall): string[] {
   ];
 }
 
+// What a plugin wrote (an id, a command line, a finding quoting a script) is one line each here,
+// line breaks shown as escapes: the output's own lines are the only lines (CliContext makes the
+// other control characters visible in the whole output).
 function formatRunnable(items: readonly RunnableCapability[]): string[] {
-  return items.map((item) => `    ${item.kind}/${item.id}: ${item.runs}${item.held === null ? '' : `  [held: ${item.held.decidedBy}]`}`);
+  return items.map((item) => `    ${visibleText(`${item.kind}/${item.id}`)}: ${visibleText(item.runs)}${item.held === null ? '' : `  [held: ${item.held.decidedBy}]`}`);
 }
 
 function formatAudit(entries: readonly AuditEntry[]): string {
   if (entries.length === 0) return 'nothing runnable';
-  const rows = [['CAPABILITY', 'OWNER', 'STATUS', 'RUNS'], ...entries.map((e) => [`${e.kind}/${e.id}`, e.owner, e.held === null ? 'approved' : `held (${e.held.decidedBy})`, e.runs])];
+  const rows = [
+    ['CAPABILITY', 'OWNER', 'STATUS', 'RUNS'],
+    ...entries.map((e) => [visibleText(`${e.kind}/${e.id}`), visibleText(e.owner), e.held === null ? 'approved' : `held (${e.held.decidedBy})`, visibleText(e.runs)]),
+  ];
   const lines = table(rows).split('\n');
-  const findings = entries.flatMap((e) => e.findings.map((f) => `  ${e.kind}/${e.id}: ${f.code}: ${f.file === undefined ? '' : `${f.file} `}${f.message}`));
+  const findings = entries.flatMap((e) => e.findings.map((f) => `  ${visibleText(`${e.kind}/${e.id}`)}: ${f.code}: ${visibleText(`${f.file === undefined ? '' : `${f.file} `}${f.message}`)}`));
   return [...lines, ...(findings.length === 0 ? ['no findings'] : [`findings (${findings.length}):`, ...findings])].join('\n');
 }

@@ -74,6 +74,8 @@ describe('loadout skills / servers transfer, end to end', () => {
       capabilities: { servers: { 'myserver.json': JSON.stringify({ name: 'Theirs', url: 'https://a.example/mcp' }) } },
       project: { servers: { 'MyServer.json': '{ "name": "Mine", "command": "node", "args": ["srv.js"] }\n' } },
     });
+    // A project's server is held until the project is trusted, and a move never lifts a hold.
+    expect(loadout(ws, 'trust', ws.project).status).toBe(0);
     const moved = loadout(ws, 'servers', 'transfer', 'myserver', '--from', `project:${ws.project}`, '--to', 'global', '--json');
     expect(moved.status, moved.stderr).toBe(0);
     expect(moved.json()).toMatchObject({ record: { id: 'MyServer-2', name: 'Mine', level: 'global' } });

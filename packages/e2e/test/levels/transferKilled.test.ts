@@ -118,6 +118,8 @@ describe('a move killed with SIGKILL', () => {
         const kind = scenario.kind === 'skills' ? 'skill' : 'server';
         await openLevels(ws.places).state.setSurfaced(kind, scenario.source.id, project, false);
         closeLevels();
+        // A project's server is held until the project is trusted, and a move never lifts a hold.
+        if (kind === 'server') expect(runLoadout(ws, ['trust', project]).status).toBe(0);
 
         const run = runLoadout(ws, [scenario.kind, 'transfer', scenario.source.id, '--from', `project:${project}`, '--to', 'global', '--json'], step);
         expect(run.signal, run.stderr).toBe('SIGKILL');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
-import { createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
+import { type CapabilityHolder, CapabilityHolds, contribute, createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
@@ -46,10 +46,14 @@ await loadModules([levelsModule]);
 
 const opened: DependencyContainer[] = [];
 
-/** The app's modules that the mover needs; `files` replaces the real file operations. */
-export function openLevels(places: Places, files: MoveFileSystem = nodeMoveFileSystem) {
+/**
+ * The app's modules that the mover needs; `files` replaces the real file operations, and `holder`
+ * stands for the trust package's rule (which the levels package does not depend on).
+ */
+export function openLevels(places: Places, files: MoveFileSystem = nodeMoveFileSystem, holder?: CapabilityHolder) {
   const container = createKernel({ places }, [dbModule, pluginsModule, skillsModule, serversModule, stateModule, levelsModule]);
   container.register(MoveFileSystem, { useValue: files });
+  if (holder !== undefined) contribute(container, CapabilityHolds, holder);
   opened.push(container);
   return { container, levels: resolve(container, CapabilityLevels), state: resolve(container, CapabilityStateStore) };
 }
