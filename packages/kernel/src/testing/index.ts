@@ -9,7 +9,6 @@ import type { CapabilityKind, CapabilityRecord } from '../CapabilityKind.js';
 import type { InstalledPlugin } from '../PluginSource.js';
 import { readMarkdownCapability } from '../readMarkdownCapability.js';
 import { DirectScanSource, ScanSource } from '../ScanSource.js';
-import type { StampedScan } from '../scanKindFolder.js';
 import { resolve } from '../token.js';
 
 /** A file tree described inline: a string is a file's content, an object a folder. */
@@ -173,27 +172,18 @@ export function freezeReads(container: DependencyContainer): void {
       return inner.generation;
     },
     get diagnostics() {
-      return Object.freeze(inner.diagnostics);
+      return deepFreeze(inner.diagnostics);
     },
     ticket: () => inner.ticket(),
     validate: (kinds, since) => inner.validate(kinds, since),
     settle: () => inner.settle(),
-    scanFolder: (rootDir, name, list, read, of) => freezeList(inner.scanFolder(rootDir, name, list, (entry) => freezeScan(read(entry)), of)),
+    scanFolder: (rootDir, name, list, read, of) => deepFreeze(inner.scanFolder(rootDir, name, list, (entry) => deepFreeze(read(entry)), of)),
     scanned: (rootDirs) => inner.scanned(rootDirs),
-    shadowed: (roots, kinds, collect) => {
-      const scan = inner.shadowed(roots, kinds, collect);
-      freezeList(scan.winners);
-      freezeList(scan.diagnostics);
-      return Object.freeze(scan);
-    },
-    held: (records, holds) => {
-      const held = inner.held(records, holds);
-      for (const record of held) deepFreeze(record);
-      return freezeList(held);
-    },
+    shadowed: (roots, kinds, collect) => deepFreeze(inner.shadowed(roots, kinds, collect)),
+    held: (records, holds) => deepFreeze(inner.held(records, holds)),
     grouped: (winners, kinds, kindKeys) => {
       const byKey = inner.grouped(winners, kinds, kindKeys);
-      for (const records of byKey.values()) freezeList(records);
+      for (const records of byKey.values()) deepFreeze(records);
       return byKey;
     },
     rendered: (title, records, budget) => deepFreeze(inner.rendered(title, records, budget)),
@@ -202,18 +192,7 @@ export function freezeReads(container: DependencyContainer): void {
   container.register(ScanSource, { useValue: frozen });
 }
 
-function freezeScan(scan: StampedScan): StampedScan {
-  for (const record of scan.records) deepFreeze(record);
-  freezeList(scan.records);
-  freezeList(scan.diagnostics);
-  return Object.freeze(scan);
-}
-
-function freezeList<T>(list: readonly T[]): readonly T[] {
-  return Object.freeze(list);
-}
-
-/** Freezes a plain value and every plain object and array in it. */
+/** Freezes a value and every object and array in it. */
 function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
