@@ -11,6 +11,9 @@
 // - a store (a package that contributes to `CapabilityKinds`) depends on the kernel, the database
 //   and the api contracts only, and the server depends on no store: features reach it as
 //   contributions;
+// - a package that keeps reads (it contributes a `ScanSource`: the watch cache and every memo of
+//   an open) sits below the features: it depends on the kernel only and no store depends on it;
+//   the kernel, its tests included, never depends on it nor imports it;
 // - every name a package's `src/index.ts` exports is imported by another package, or is a
 //   documented extension point listed in EXTENSION_POINTS below.
 import fs from 'node:fs';
@@ -80,6 +83,14 @@ for (const [name, pkg] of packages) {
     }
   }
 }
+// Packages that keep reads: they contribute the kernel's ScanSource.
+const keepers = new Set();
+for (const [name, pkg] of packages) {
+  if (name === 'kernel') continue;
+  const sources = pkg.files.filter(({ file }) => isProductionSource(pkg, file)).map(({ source }) => source.text);
+  if (sources.some((text) => /contribute\([^,()]+,\s*ScanSource\b/.test(text))) keepers.add(name);
+}
+if (keepers.size === 0) problems.push('found no package that contributes a ScanSource: the checks that keep the kept reads below the features would pass blindly');
 if (kindWords.size === 0) problems.push('found no kind declarations (kind, folder, sessionKey) in any store: the check that the kernel names no kind would pass blindly');
 
 // Imports: declared, through public faces only, the kernel naming no kind.
@@ -131,6 +142,20 @@ for (const [name, pkg] of packages) {
   if (stores.has(name)) {
     const extra = pkg.deps.filter((dep) => !STORE_MAY_USE.has(dep));
     if (extra.length > 0) problems.push(`store ${name} depends on ${extra.join(', ')}; a store depends on the kernel (and the database and api contracts) only`);
+  }
+  if (keepers.has(name) && pkg.deps.some((dep) => dep !== 'kernel')) {
+    problems.push(`${name} keeps reads and depends on ${pkg.deps.filter((dep) => dep !== 'kernel').join(', ')}; it sits below the features and depends on the kernel only`);
+  }
+  if (stores.has(name) && pkg.deps.some((dep) => keepers.has(dep))) problems.push(`store ${name} depends on ${pkg.deps.filter((dep) => keepers.has(dep)).join(', ')}, which keeps reads; a store never relies on reads being kept`);
+  if (name === 'kernel') {
+    const named = [...pkg.deps, ...pkg.devDeps].filter((dep) => keepers.has(dep));
+    if (named.length > 0) problems.push(`kernel depends on ${named.join(', ')}, which keeps reads; the kernel knows only its ScanSource contract`);
+    for (const { file, source } of pkg.files) {
+      for (const { specifier } of importsOf(source)) {
+        const keeper = /^@loadout\/([a-z0-9-]+)/.exec(specifier)?.[1];
+        if (keeper !== undefined && keepers.has(keeper)) problems.push(`${relative(file)} imports ${specifier}; the kernel knows only its ScanSource contract`);
+      }
+    }
   }
   if (name === 'server') {
     const named = [...pkg.deps, ...pkg.devDeps].filter((dep) => stores.has(dep));

@@ -1,4 +1,4 @@
-import { CapabilityKinds, contribute, type LoadoutModule, renderCapabilityBlock, SessionSections } from '@loadout/kernel';
+import { CapabilityKinds, contribute, type LoadoutModule, SessionSections } from '@loadout/kernel';
 import { affordanceKind } from './affordanceKind.js';
 
 /** Characters the affordance block may take in an agent's context. */
@@ -10,6 +10,6 @@ export const affordancesModule: LoadoutModule = (container) => {
   contribute(container, SessionSections, {
       key: 'affordanceBlock',
       render: (session) =>
-        renderCapabilityBlock('Affordances', session.recordsOf('affordance'), AFFORDANCE_BLOCK_BUDGET),
+        session.renderBlock('Affordances', session.recordsOf('affordance'), AFFORDANCE_BLOCK_BUDGET),
   });
 };

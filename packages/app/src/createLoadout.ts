@@ -1,6 +1,7 @@
 import { affordancesModule } from '@loadout/affordances';
 import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs/module';
+import { keptReadsModule } from '@loadout/kept-reads';
 import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels/module';
 import { notificationsModule } from '@loadout/notifications';
@@ -12,6 +13,8 @@ import { tasksModule } from '@loadout/tasks';
 import { trustModule } from '@loadout/trust/module';
 import { webModule } from '@loadout/web';
 import type { DependencyContainer } from 'tsyringe';
+
+export { watchBudgetFrom } from '@loadout/kept-reads';
 
 /**
  * Every package that contributes to Loadout, one line each, in the order kinds appear in a
@@ -39,7 +42,7 @@ export const loadoutModules: readonly LoadoutModule[] = [
 
 export interface LoadoutOptions {
   readonly places: Places;
-  /** Cache reads and watch the roots: for the long-running server. */
+  /** Keep reads and watch the roots (`@loadout/kept-reads`): for the long-running server. */
   readonly watch?: boolean;
   /** At most this many file watches (`LOADOUT_WATCH_BUDGET`); unlimited when absent. */
   readonly watchBudget?: number;
@@ -57,7 +60,8 @@ export interface LoadoutOptions {
  * the first service needing it could not be made, and drop the reason's code.
  */
 export function createLoadout(options: LoadoutOptions): DependencyContainer {
-  const container = createKernel(options, loadoutModules);
+  const modules = options.watch === true ? [keptReadsModule(options.watchBudget === undefined ? {} : { watchBudget: options.watchBudget }), ...loadoutModules] : loadoutModules;
+  const container = createKernel(options, modules);
   if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
     container.register(DatabaseLocation, { useValue: databaseLocationOf(options.databaseUrl) });
   }

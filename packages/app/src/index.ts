@@ -1,1 +1,1 @@
-export { createLoadout, loadoutModules, type LoadoutOptions } from './createLoadout.js';
+export { createLoadout, loadoutModules, type LoadoutOptions, watchBudgetFrom } from './createLoadout.js';

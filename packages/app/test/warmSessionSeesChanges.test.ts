@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
 import { closeKernel, loadModules, RACY_MS, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, skillMarkdown, testdir, writeTree } from '@loadout/kernel/testing';
+import { freezeReads, removeTestdirs, skillMarkdown, testdir, writeTree } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { TrustService } from '@loadout/trust';
@@ -52,6 +52,8 @@ function workspace(watchBudget: number | undefined) {
   const registry = resolve(other, PluginRegistry);
   for (const name of ['alpha', 'beta']) registry.add({ name, url: `file:///test/${name}`, ref: null, commit: '0'.repeat(40) });
   const live = createLoadout({ places, watch: true, ...(watchBudget === undefined ? {} : { watchBudget }) });
+  // What the live container keeps is frozen: a change anywhere to a kept record or list throws.
+  freezeReads(live);
   containers.push(live);
   const project = path.join(work, 'project');
   const open = async (): Promise<Session> => {

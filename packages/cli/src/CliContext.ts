@@ -1,4 +1,4 @@
-import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, visibleText, watchBudgetFrom } from '@loadout/kernel';
+import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, visibleText } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 
@@ -77,7 +77,7 @@ export class CliContext<F extends SessionFeatures = Features> {
   /** The root container; built on first use so `--help` opens no database. */
   app(options: { watch?: boolean } = {}): DependencyContainer {
     if (this.container === null) {
-      const watchBudget = options.watch === true ? watchBudgetFrom(this.env) : undefined;
+      const watchBudget = options.watch === true ? this.features.watchBudgetFrom(this.env) : undefined;
       this.container = this.features.createLoadout({
         places: this.places,
         watch: options.watch === true,

@@ -3,5 +3,5 @@
 // action runs: `--help`, a usage error and `--version` never evaluate these packages, their
 // schemas, SQLite, git or HTTP. What only the other commands use is in laterFeatures.ts, which a
 // session never loads.
-export { createLoadout, loadoutModules } from '@loadout/app';
+export { createLoadout, loadoutModules, watchBudgetFrom } from '@loadout/app';
 export { loadModules } from '@loadout/kernel';

@@ -1,69 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { type CapabilityHold, withHolds } from './CapabilityHold.js';
+import { type CapabilityHold, refuseHeld, withHolds } from './CapabilityHold.js';
 import type { CapabilityRecord } from './CapabilityKind.js';
+import { recordOf } from './testing/index.js';
 
-const record = (id: string, held?: CapabilityHold): CapabilityRecord => ({
-  kind: 'skill',
-  id,
-  name: id,
-  description: `the ${id} skill`,
-  level: 'global',
-  plugin: null,
-  path: `/capabilities/skills/${id}/SKILL.md`,
-  gates: {},
-  ...(held === undefined ? {} : { held }),
-});
-const stale: CapabilityHold = { decidedBy: 'unapproved-plugin', reason: 'approved no longer' };
-const none = new Map<CapabilityRecord, CapabilityHold>();
-const list = (count: number) => Array.from({ length: count }, (_, i) => record(`s${i}`));
+const hold: CapabilityHold = { decidedBy: 'untrusted-project', reason: 'run loadout trust first' };
 
-describe('withHolds with nothing to hold', () => {
-  it('hands the very same list when no record carries a hold', () => {
-    const records = list(50);
-    expect(withHolds(records, none)).toBe(records);
-    expect(withHolds(records, none)).toBe(records);
+describe('withHolds', () => {
+  it('hands the very list back when nothing is held and nothing is to be', () => {
+    const records = [recordOf('a'), recordOf('b')];
+    expect(withHolds(records, new Map())).toBe(records);
   });
 
-  it('clears an earlier hold from a record put in place of another in a list found free before', () => {
-    const before = list(50);
-    expect(withHolds(before, none)).toBe(before);
-    // The same list but for two places, one of them a record still carrying a hold.
-    const after = before.slice();
-    after[7] = record('s7');
-    after[31] = record('s31', stale);
-    const freed = withHolds(after, none);
-    expect(freed).not.toBe(after);
-    expect(freed[31]).toEqual(record('s31'));
-    expect(freed[31]?.held).toBeUndefined();
-    expect(freed[7]).toBe(after[7]);
-    expect(freed[0]).toBe(before[0]);
-  });
-
-  it('looks at every record when too many places changed since the list found free', () => {
-    const before = list(100);
-    expect(withHolds(before, none)).toBe(before);
-    const after = before.map((each, i) => (i === 99 ? record('s99', stale) : record(each.id)));
-    const freed = withHolds(after, none);
-    expect(freed[99]?.held).toBeUndefined();
-    expect(freed.slice(0, 99)).toEqual(after.slice(0, 99));
-  });
-
-  it('looks at a list of another length whole', () => {
-    const before = list(20);
-    expect(withHolds(before, none)).toBe(before);
-    const after = [...before, record('extra', stale)];
-    expect(withHolds(after, none).at(-1)?.held).toBeUndefined();
-  });
-});
-
-describe('withHolds with holds', () => {
-  it('puts a hold on the records named and hands the same held copy for the same hold', () => {
-    const records = list(5);
-    const holds = new Map([[records[2] as CapabilityRecord, stale]]);
-    const held = withHolds(records, holds);
-    expect(held[2]?.held).toEqual(stale);
-    expect(held[1]).toBe(records[1]);
-    const again = withHolds(records.slice(), new Map(holds));
-    expect(again[2]).toBe(held[2]);
+  it('puts a hold on a copy of each record named, clears an earlier one, and leaves the rest as they are', () => {
+    const records = [recordOf('a'), recordOf('b', { held: hold }), recordOf('c')];
+    const held = withHolds(records, new Map([[records[0] as CapabilityRecord, hold]]));
+    expect(held[0]).toEqual({ ...records[0], held: hold });
+    expect(records[0]?.held).toBeUndefined();
+    expect(held[1]?.held).toBeUndefined();
+    expect(held[2]).toBe(records[2]);
+    expect(() => refuseHeld(held[0] as CapabilityRecord)).toThrow(expect.objectContaining({ code: 'CAPABILITY_UNTRUSTED' }));
   });
 });

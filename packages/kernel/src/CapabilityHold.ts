@@ -1,7 +1,6 @@
 import type { CapabilityRecord } from './CapabilityKind.js';
 import type { SessionScope } from './CapabilityFilter.js';
 import { LoadoutError } from './LoadoutError.js';
-import { changedPlaces } from './sameItems.js';
 import { token } from './token.js';
 
 /**
@@ -32,79 +31,20 @@ export interface CapabilityHolder {
 }
 export const CapabilityHolds = token<CapabilityHolder>('kernel.capabilityHolds');
 
-/** Lists found to hold no held record: lists and records are never changed once made, so once is enough. */
-const unheldLists = new WeakSet<readonly CapabilityRecord[]>();
-/**
- * The last list of more than one record found to hold none. A list that differs from it at a few
- * places (a session after one edited document) holds none when the records at those places hold
- * none: every other place is the very same record. Weak, so it keeps no session's records alive.
- */
-let lastUnheld: WeakRef<readonly CapabilityRecord[]> | null = null;
-/** More places than this differ from {@link lastUnheld} and every record is looked at. */
-const MAX_PLACES_LOOKED_AT = 32;
-
-function holdsNone(records: readonly CapabilityRecord[]): boolean {
-  if (unheldLists.has(records)) return true;
-  const previous = lastUnheld?.deref();
-  const places = previous === undefined ? null : changedPlaces(previous, records, MAX_PLACES_LOOKED_AT);
-  const none =
-    places === null ? records.every((record) => record.held === undefined) : places.every((place) => (records[place] as CapabilityRecord).held === undefined);
-  if (none) {
-    unheldLists.add(records);
-    if (records.length > 1) lastUnheld = new WeakRef(records);
-  }
-  return none;
-}
-
 /**
  * The records with their holds set (and any earlier hold cleared): the one way a hold is put on a
  * record. With nothing to hold and nothing held, the very same list: what was derived from it
  * (a session's grouping by kind) can be kept by its identity.
  */
 export function withHolds(records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>): readonly CapabilityRecord[] {
-  if (holds.size === 0 && holdsNone(records)) return records;
-  const last = lastHeld.get(records);
-  if (last !== undefined && sameHolds(last.holds, holds)) return last.result;
-  const result = records.map((record) => {
+  if (holds.size === 0 && records.every((record) => record.held === undefined)) return records;
+  return records.map((record) => {
     const hold = holds.get(record);
-    if (hold !== undefined) return heldCopy(record, hold);
+    if (hold !== undefined) return { ...record, held: hold };
     if (record.held === undefined) return record;
     const { held: _cleared, ...free } = record;
     return free;
   });
-  lastHeld.set(records, { holds, result });
-  return result;
-}
-
-/**
- * Each record's copy carrying a hold, by the record: the same record held for the same reason gets
- * the same copy, so after one edited document the other held records keep their objects (and what
- * was derived from them downstream can be kept by identity).
- */
-const heldCopies = new WeakMap<CapabilityRecord, CapabilityRecord & { readonly held: CapabilityHold }>();
-
-function heldCopy(record: CapabilityRecord, hold: CapabilityHold): CapabilityRecord {
-  const kept = heldCopies.get(record);
-  if (kept !== undefined && sameHold(kept.held, hold)) return kept;
-  const copy = { ...record, held: hold };
-  heldCopies.set(record, copy);
-  return copy;
-}
-
-function sameHold(a: CapabilityHold, b: CapabilityHold): boolean {
-  return a.decidedBy === b.decidedBy && a.reason === b.reason;
-}
-
-/** The last list with holds put on each list: the same holds on the same list give the same list. */
-const lastHeld = new WeakMap<readonly CapabilityRecord[], { readonly holds: ReadonlyMap<CapabilityRecord, CapabilityHold>; readonly result: readonly CapabilityRecord[] }>();
-
-function sameHolds(a: ReadonlyMap<CapabilityRecord, CapabilityHold>, b: ReadonlyMap<CapabilityRecord, CapabilityHold>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [record, hold] of a) {
-    const other = b.get(record);
-    if (other === undefined || !sameHold(other, hold)) return false;
-  }
-  return true;
 }
 
 /** Something would run a held capability: refused, whatever the face (CLI, HTTP, MCP, apply, the queue). */

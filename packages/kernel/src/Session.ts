@@ -2,6 +2,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { CapabilityRecord } from './CapabilityKind.js';
 import { collisionKey } from './capabilityId.js';
 import type { Diagnostic } from './Diagnostic.js';
+import type { RenderedBlock } from './renderBlock.js';
 import type { RootList } from './Root.js';
 
 /**
@@ -20,6 +21,7 @@ export class Session {
   private readonly recordsByKey: ReadonlyMap<string, readonly CapabilityRecord[]>;
   private readonly kindKeys: ReadonlyMap<string, string>;
   private readonly admit: (records: readonly CapabilityRecord[]) => readonly CapabilityRecord[];
+  private readonly render: (title: string, records: readonly CapabilityRecord[], budget: number) => RenderedBlock;
 
   constructor(parts: {
     project: string | null;
@@ -29,6 +31,7 @@ export class Session {
     diagnostics: Diagnostic[];
     container: DependencyContainer;
     admit: (records: readonly CapabilityRecord[]) => readonly CapabilityRecord[];
+    render: (title: string, records: readonly CapabilityRecord[], budget: number) => RenderedBlock;
   }) {
     this.project = parts.project;
     this.roots = parts.roots;
@@ -37,6 +40,16 @@ export class Session {
     this.diagnostics = parts.diagnostics;
     this.container = parts.container;
     this.admit = parts.admit;
+    this.render = parts.render;
+  }
+
+  /**
+   * The text a section hands an agent for one kind ({@link renderCapabilityBlock}), rendered by
+   * this session's loader: a loader that keeps reads hands the last block again for the very same
+   * records.
+   */
+  renderBlock(title: string, records: readonly CapabilityRecord[], budget: number): RenderedBlock {
+    return this.render(title, records, budget);
   }
 
   /**

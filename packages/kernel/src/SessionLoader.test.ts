@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { noteKind, removeTestdirs, type TreeDescription, testdir, writeTree } from './testing/index.js';
+import { countingKind, freezeReads, loaderWorkspace, noteKind, removeTestdirs, writeTree } from './testing/index.js';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
 import { type CapabilityHolder, CapabilityHolds, refuseHeld } from './CapabilityHold.js';
 import { type CapabilityKind, CapabilityKinds, type CapabilityRecord } from './CapabilityKind.js';
@@ -16,22 +16,11 @@ afterEach(removeTestdirs);
 
 const note = (name: string) => `---\nname: ${name}\ndescription: ${name} note\n---\n`;
 
-function workspace(tree: { project?: TreeDescription; owner?: TreeDescription; plugins?: Record<string, TreeDescription> }) {
-  const home = testdir({
-    project: { '.agents': tree.project ?? {} },
-    capabilities: tree.owner ?? {},
-    plugins: tree.plugins ?? {},
-  });
-  const plugins: InstalledPlugin[] = Object.keys(tree.plugins ?? {}).map((name) => ({
-    name,
-    dir: path.join(home, 'plugins', name),
-    enabled: true,
-  }));
-  return { home, plugins, project: path.join(home, 'project') };
-}
+const workspace = loaderWorkspace;
 
-function kernel(home: string, plugins: InstalledPlugin[], options: { watch?: boolean; filter?: CapabilityFilter; holder?: CapabilityHolder } = {}) {
-  return createKernel({ places: resolvePlaces({}, home), watch: options.watch === true }, [
+/** A test kernel: whatever its loader hands out is frozen ({@link freezeReads}). */
+function kernel(home: string, plugins: InstalledPlugin[], options: { filter?: CapabilityFilter; holder?: CapabilityHolder } = {}) {
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
     (c) => {
       contribute(c, CapabilityKinds, noteKind);
       contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
@@ -39,6 +28,8 @@ function kernel(home: string, plugins: InstalledPlugin[], options: { watch?: boo
       if (options.holder !== undefined) contribute(c, CapabilityHolds, options.holder);
     },
   ]);
+  freezeReads(container);
+  return container;
 }
 
 describe('SessionLoader', () => {
@@ -239,87 +230,13 @@ describe('SessionLoader with a plugin root layout', () => {
   });
 });
 
-describe('SessionLoader with the watch cache', () => {
-  it('sees edits, additions and removals through the watchers', async () => {
-    const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
-    const container = kernel(home, plugins, { watch: true });
-    const loader = container.resolve(SessionLoader);
-    try {
-      expect((await loader.open()).recordsOf('note').map((n) => n.name)).toEqual(['a', 'b']);
-      writeTree(path.join(home, 'capabilities/notes'), { 'a.md': note('a2'), 'c.md': note('c') });
-      fs.rmSync(path.join(home, 'capabilities/notes/b.md'));
-      await new Promise((done) => setTimeout(done, 50));
-      expect((await loader.open()).recordsOf('note').map((n) => n.name)).toEqual(['a2', 'c']);
-      fs.mkdirSync(path.join(home, 'plugins/late/notes'), { recursive: true });
-      writeTree(path.join(home, 'capabilities'), { extra: {} });
-      await new Promise((done) => setTimeout(done, 50));
-      expect((await loader.open()).recordsOf('note')).toHaveLength(2);
-    } finally {
-      closeKernel(container);
-    }
-  });
-
-  it('patches an in-place edit and keeps shadowing right', async () => {
-    const body = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n`;
-    const { home, plugins } = workspace({
-      owner: { notes: { 'a.md': body('shared', 'owner v1'), 'b.md': body('b', 'b v1') } },
-      plugins: { alpha: { notes: { 'x.md': body('shared', 'plugin v1') } } },
-    });
-    const container = kernel(home, plugins, { watch: true });
-    const loader = container.resolve(SessionLoader);
-    const describe = async () => (await loader.open()).recordsOf('note').map((n) => `${n.id}:${n.description}:${n.plugin ?? 'owner'}`);
-    try {
-      expect(await describe()).toEqual(['b:b v1:owner', 'shared:owner v1:owner']);
-      writeTree(path.join(home, 'plugins/alpha/notes'), { 'x.md': body('shared', 'plugin v2') });
-      await new Promise((done) => setTimeout(done, 50));
-      expect(await describe()).toEqual(['b:b v1:owner', 'shared:owner v1:owner']);
-      writeTree(path.join(home, 'capabilities/notes'), { 'a.md': body('shared', 'owner v2'), 'b.md': body('b', 'b v2') });
-      await new Promise((done) => setTimeout(done, 50));
-      expect(await describe()).toEqual(['b:b v2:owner', 'shared:owner v2:owner']);
-      const session = await loader.open();
-      expect(session.diagnostics.filter((d) => d.code === 'SHADOWED')).toHaveLength(1);
-      fs.rmSync(path.join(home, 'capabilities/notes/a.md'));
-      await new Promise((done) => setTimeout(done, 50));
-      expect(await describe()).toEqual(['b:b v2:owner', 'shared:plugin v2:alpha']);
-    } finally {
-      closeKernel(container);
-    }
-  });
-
-  it('notices a kind folder created after the first session, also once every watched folder stopped being checked by stat', async () => {
-    const { home, plugins } = workspace({});
-    const container = kernel(home, plugins, { watch: true });
-    const loader = container.resolve(SessionLoader);
-    try {
-      expect((await loader.open()).recordsOf('note')).toHaveLength(0);
-      // Settled: the missing folder is the root watch's to tell of, whole sessions and scoped ones alike.
-      for (let i = 0; i < 3; i += 1) (await loader.open({ kinds: ['note'] })).dispose();
-      loader.changeStamp();
-      writeTree(path.join(home, 'capabilities'), { notes: { 'n.md': note('n') } });
-      await new Promise((done) => setTimeout(done, 50));
-      expect((await loader.open({ kinds: ['note'] })).recordsOf('note').map((n) => n.id)).toEqual(['n']);
-    } finally {
-      closeKernel(container);
-    }
-  });
-});
-
 describe('SessionLoader for some kinds only', () => {
   it('reads only the kinds asked for, renders no block, and shares its scans with full sessions', async () => {
     const reads = new Map<string, number>();
-    const counted = (kind: string, folder: string): CapabilityKind => ({
-      ...noteKind,
-      kind,
-      folder,
-      sessionKey: folder,
-      readEntry: (entry) => {
-        reads.set(kind, (reads.get(kind) ?? 0) + 1);
-        return noteKind.readEntry(entry);
-      },
-    });
+    const counted = (kind: string, folder: string) => countingKind(reads, kind, folder);
     const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a') }, cards: { 'b.md': note('b'), 'c.md': note('c') } } });
-    for (const watch of [false, true]) {
-      const container = createKernel({ places: resolvePlaces({}, home), watch }, [
+    {
+      const container = createKernel({ places: resolvePlaces({}, home) }, [
         (c) => {
           contribute(c, CapabilityKinds, counted('note', 'notes'));
           contribute(c, CapabilityKinds, counted('card', 'cards'));
@@ -342,11 +259,28 @@ describe('SessionLoader for some kinds only', () => {
         reads.clear();
         const full = await loader.open();
         expect(full.toJSON()).toMatchObject({ notes: [{ id: 'a' }], cards: [{ id: 'b' }, { id: 'c' }], block: '2 cards' });
-        // With the watch cache, what the scoped sessions read is not read again.
-        expect([...reads]).toEqual(watch ? [] : [['note', 1], ['card', 2]]);
+        // Nothing is kept without a source that keeps reads (see @loadout/kept-reads): all is read again.
+        expect([...reads]).toEqual([['note', 1], ['card', 2]]);
       } finally {
         closeKernel(container);
       }
     }
+  });
+});
+
+describe('a session of the test kernel', () => {
+  it('throws when its records are sorted in place or a record is changed, and stays as it was', async () => {
+    const { home, plugins, project } = workspace({ owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
+    const session = await kernel(home, plugins).resolve(SessionLoader).open({ project });
+    const records = session.recordsOf('note') as CapabilityRecord[];
+    expect(() => records.sort((x, y) => y.id.localeCompare(x.id))).toThrow(TypeError);
+    expect(() => records.push({ ...(records[0] as CapabilityRecord), id: 'c' })).toThrow(TypeError);
+    expect(() => {
+      (records[0] as { description: string }).description = 'changed';
+    }).toThrow(TypeError);
+    expect(() => {
+      (records[0] as { gates: Record<string, boolean> }).gates.extra = true;
+    }).toThrow(TypeError);
+    expect(session.recordsOf('note').map((record) => `${record.id}:${record.description}`)).toEqual(['a:a note', 'b:b note']);
   });
 });

@@ -1,17 +1,11 @@
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
-import { FolderScanCache } from './FolderScanCache.js';
 import { Places } from './Places.js';
+import { ScanSource } from './ScanSource.js';
 import { SessionLoader } from './SessionLoader.js';
+import { resolve } from './token.js';
 
 export interface KernelOptions {
   readonly places: Places;
-  /**
-   * Keep what was read and watch the roots for changes. For long-running processes (the server);
-   * a one-shot command reads the disk each time.
-   */
-  readonly watch?: boolean;
-  /** At most this many file watches for the watch cache (`LOADOUT_WATCH_BUDGET`). */
-  readonly watchBudget?: number;
 }
 
 /** A module adds a kind, a store or a service to the root container: one line per package. */
@@ -25,13 +19,12 @@ export type LoadoutModule = (container: DependencyContainer) => void;
 export function createKernel(options: KernelOptions, modules: readonly LoadoutModule[] = []): DependencyContainer {
   const root = globalContainer.createChildContainer();
   root.register(Places, { useValue: options.places });
-  if (options.watch === true) root.register(FolderScanCache, { useValue: new FolderScanCache(options.watchBudget === undefined ? {} : { watchBudget: options.watchBudget }) });
   root.register(SessionLoader, { useValue: new SessionLoader(root) });
   for (const module of modules) module(root);
   return root;
 }
 
-/** Releases what the kernel holds open (file watchers). */
+/** Releases what the kernel holds open (a scan source's file watchers). */
 export function closeKernel(root: DependencyContainer): void {
-  if (root.isRegistered(FolderScanCache, true)) root.resolve(FolderScanCache).close();
+  if (root.isRegistered(ScanSource, true)) resolve(root, ScanSource).close();
 }

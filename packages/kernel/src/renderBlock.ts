@@ -1,6 +1,5 @@
 import type { CapabilityRecord } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
-import { sameItems } from './sameItems.js';
 
 /** Every run of white space, line or paragraph separators and control characters (ESC, NEL …). */
 const NOT_ONE_LINE = /[\s\p{Cc}]+/gu;
@@ -21,35 +20,8 @@ export function oneLine(text: string): string {
  * would pass `budget` characters, it and every later one are left out whole and named in a
  * diagnostic, never cut silently.
  */
-export function renderCapabilityBlock(
-  title: string,
-  records: readonly CapabilityRecord[],
-  budget: number,
-): RenderedBlock {
-  if (records.length === 0) return { text: '', diagnostics: [] };
-  const last = lastRendered.get(title);
-  if (last !== undefined && last.budget === budget && (sameItems(last.records, records) || onlyLeftOutChanged(last, records))) {
-    if (last.records !== records) lastRendered.set(title, { ...last, records: records.slice() });
-    return last.rendered;
-  }
-  const rendered = renderBlock(title, records, budget);
-  lastRendered.set(title, { budget, records: records.slice(), rendered: rendered.block, fittedInOrder: rendered.fittedInOrder });
-  return rendered.block;
-}
-
-/**
- * Whether `records` would render the very block `last` did: the same ids in the same order, in id
- * order already, and every record that is not the same object among those left out of the text
- * (their ids are all the block says of them). An edit of one document of 10,000 usually is.
- */
-function onlyLeftOutChanged(last: KeptBlock, records: readonly CapabilityRecord[]): boolean {
-  if (last.fittedInOrder === null || last.records.length !== records.length) return false;
-  for (let i = 0; i < records.length; i += 1) {
-    const before = last.records[i] as CapabilityRecord;
-    const after = records[i] as CapabilityRecord;
-    if (before !== after && (i < last.fittedInOrder || before.id !== after.id)) return false;
-  }
-  return true;
+export function renderCapabilityBlock(title: string, records: readonly CapabilityRecord[], budget: number): RenderedBlock {
+  return renderBlock(title, records, budget).block;
 }
 
 /** A rendered block: its text, and what was left out of it. */
@@ -59,22 +31,11 @@ export interface RenderedBlock {
 }
 
 /**
- * The last block rendered under each title, with the records it was rendered from. Records are
- * never changed once made (an edit makes a new record), so the same records in the same order
- * render the same text: a warm session hands the very records of the last one, and is answered
- * by comparing references instead of sorting and rendering 10,000 lines again.
+ * {@link renderCapabilityBlock}, also saying how many records, from the first, are in the text when
+ * the records came in id order (null when they were sorted first): what a keeper of blocks needs
+ * to tell that an edit touched only records left out.
  */
-const lastRendered = new Map<string, KeptBlock>();
-
-interface KeptBlock {
-  readonly budget: number;
-  readonly records: readonly CapabilityRecord[];
-  readonly rendered: RenderedBlock;
-  /** How many records, from the first, are in the text, when the records came in id order; null when they were sorted first. */
-  readonly fittedInOrder: number | null;
-}
-
-function renderBlock(title: string, records: readonly CapabilityRecord[], budget: number): { block: RenderedBlock; fittedInOrder: number | null } {
+export function renderBlock(title: string, records: readonly CapabilityRecord[], budget: number): { block: RenderedBlock; fittedInOrder: number | null } {
   const byId = (a: CapabilityRecord, b: CapabilityRecord): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const inOrder = isSorted(records, byId);
   const sorted = inOrder ? records : [...records].sort(byId);

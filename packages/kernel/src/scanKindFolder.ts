@@ -6,7 +6,7 @@ import { DocumentRefusedError, type DocumentUnreadableError, isInside, unreadabl
 import { type EntryType, type FolderEntry, folderEntryInside, listFolderInside } from './listFolderInside.js';
 import type { Level, Root } from './Root.js';
 import type { InlineDocument, RootLayoutSource } from './RootLayout.js';
-import type { FolderScanCache } from './FolderScanCache.js';
+import type { FolderKind, ScanSource } from './ScanSource.js';
 
 /** An entry's scan with the root's level and plugin put on every record. */
 export interface StampedScan {
@@ -151,7 +151,7 @@ export function layoutSourcesOf(kind: CapabilityKind, root: Root): readonly Root
 
 /**
  * Reads every source a root's layout gives one kind, in order: a folder as a kind folder is read
- * (through the watch cache when it is directly under the root, whose watcher sees it appear), a
+ * (through the loader's scan source when it is directly under the root, where a source that keeps reads sees it appear), a
  * single entry as one entry of its parent folder, an inline document through the kind with its
  * content. A source whose path leaves the root is reported and never read.
  */
@@ -159,7 +159,7 @@ export function scanRootLayout(
   kind: CapabilityKind,
   root: Root,
   sources: readonly RootLayoutSource[],
-  cache: FolderScanCache<StampedScan> | null,
+  scanSource: ScanSource,
 ): StampedScan[] {
   const scans: StampedScan[] = [];
   for (const source of sources) {
@@ -184,7 +184,7 @@ export function scanRootLayout(
     const list = (): readonly FolderEntry[] | null => listKindFolder(kind, root, undefined, target);
     const at = { folder: target };
     const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, at);
-    const found = cache !== null && path.dirname(target) === root.dir ? cache.scan(root.dir, target, list, read, cachedAs(kind)) : (list() ?? []).map(read);
+    const found = path.dirname(target) === root.dir ? scanSource.scanFolder(root.dir, path.basename(target), list, read, folderKindOf(kind)) : (list() ?? []).map(read);
     for (const scan of found) scans.push(scan);
   }
   return scans;
@@ -219,8 +219,8 @@ function layoutEntry(root: Root, target: string): FolderEntry | null {
   }
 }
 
-/** What the watch cache is told of a kind's folder: its kind, and the document that tells an unwatched entry's edits. */
-export function cachedAs(kind: CapabilityKind): { readonly kind: string; readonly documentFile?: string; readonly documentAlone?: boolean } {
+/** What a scan source is told of a kind's folder: its kind, and the document that tells an entry's edits. */
+export function folderKindOf(kind: CapabilityKind): FolderKind {
   if (kind.document.file === undefined) return { kind: kind.kind };
   return { kind: kind.kind, documentFile: kind.document.file, documentAlone: kind.document.recordFromFileAlone === true };
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs';
+import { keptReadsModule } from '@loadout/kept-reads';
 import { closeKernel, createKernel, resolvePlaces } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { pluginsModule } from '@loadout/plugins';
@@ -23,7 +24,7 @@ const skill = (description: string) => `---\nname: notes\ndescription: ${descrip
 /** A workspace with one skill and a kernel that may place no watch at all: every document is checked by stat. */
 function unwatched() {
   const home = testdir({ capabilities: { skills: { notes: { 'SKILL.md': skill('first words') } } } });
-  const container = createKernel({ places: resolvePlaces({}, home), watch: true, watchBudget: 0 }, [dbModule, pluginsModule, skillsModule, tasksModule, jobsModule, stateModule]);
+  const container = createKernel({ places: resolvePlaces({}, home) }, [keptReadsModule({ watchBudget: 0 }), dbModule, pluginsModule, skillsModule, tasksModule, jobsModule, stateModule]);
   containers.push(container);
   return { file: path.join(home, 'capabilities/skills/notes/SKILL.md'), exposures: new LiveExposures(container, 25) };
 }

@@ -1,4 +1,4 @@
-import { type Session, SessionLoader, settleWatchers } from '@loadout/kernel';
+import { type Session, SessionLoader } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { exposeSession, type SessionExposure } from './SessionExposure.js';
 import { TaskInputSchemas } from './TaskInputSchemas.js';
@@ -46,7 +46,7 @@ export class LiveExposures {
     const loader = this.container.resolve(SessionLoader);
     // Calls that arrive together share the first check of the disk that starts after all of them came.
     const arrived = loader.ticket();
-    await settleWatchers();
+    await loader.settle();
     const key = project ?? '';
     // Taken before the session is read: a change while it is read moves the stamp, so the exposure
     // kept under this one is derived again at the next call.
@@ -118,7 +118,7 @@ export class LiveExposures {
   async isCurrent(exposure: SessionExposure): Promise<boolean> {
     const derivedUnder = this.stamps.get(exposure);
     if (derivedUnder === undefined) return false;
-    await settleWatchers();
+    await this.container.resolve(SessionLoader).settle();
     return this.stamp() === derivedUnder;
   }
 
@@ -162,7 +162,7 @@ export class LiveExposures {
   }
 
   private async tick(): Promise<void> {
-    await settleWatchers();
+    await this.container.resolve(SessionLoader).settle();
     if (this.timer === null) return; // closed meanwhile
     let stamp: string | null;
     try {

@@ -4,6 +4,7 @@ import { affordancesModule } from '@loadout/affordances';
 import { dbModule } from '@loadout/db';
 import { JobQueue, jobsModule } from '@loadout/jobs';
 import { echoTask, runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
+import { keptReadsModule } from '@loadout/kept-reads';
 import { closeKernel, createKernel, isProcessAlive, loadModules, resolve, resolvePlaces } from '@loadout/kernel';
 import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
@@ -97,7 +98,8 @@ async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
   if (fs.existsSync(path.join(home, 'capabilities/skills/pdf'))) {
     fs.symlinkSync(path.join(home, 'outside/secret.txt'), path.join(home, 'capabilities/skills/pdf/leak.txt'));
   }
-  const container = createKernel({ places: resolvePlaces({}, home), watch: true }, [
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
+    keptReadsModule(),
     dbModule,
     pluginsModule,
     skillsModule,

@@ -17,9 +17,10 @@ export type PathInside =
 export function pathInside(root: string, relative: string, files: FileReader = nodeFileReader): PathInside {
   const target = path.resolve(root, relative);
   if (!isInside(root, target)) return { type: 'outside' };
-  if (listing !== null && listing.root === root) {
+  const names = rootNames(root, files);
+  if (names !== null) {
     const first = path.posix.normalize(relative).split('/')[0] ?? '';
-    if (first !== '.' && first !== '' && !listing.names.has(first)) return { type: 'missing' };
+    if (first !== '.' && first !== '' && !names.has(first)) return { type: 'missing' };
   }
   // Most paths asked about do not exist (a manifest, a parts folder): one lstat settles those.
   try {
@@ -46,32 +47,32 @@ export function manifestPath(value: string): string | null {
   return normal.replace(/\/$/, '') || '.';
 }
 
-let listing: { readonly root: string; readonly names: ReadonlySet<string> } | null = null;
+/** A reader that knows one root's top-level names: made by {@link withRootListing} for the work it runs, and gone with it. */
+interface ListingReader extends FileReader {
+  readonly rootListing: { readonly root: string; readonly names: ReadonlySet<string> };
+}
 
-/** The root's top-level names when {@link withRootListing} read them, else null. */
-export function rootNames(root: string): ReadonlySet<string> | null {
-  return listing !== null && listing.root === root ? listing.names : null;
+/** The root's top-level names when `files` is the reader {@link withRootListing} handed, else null. */
+export function rootNames(root: string, files: FileReader): ReadonlySet<string> | null {
+  const listing = (files as Partial<ListingReader>).rootListing;
+  return listing !== undefined && listing.root === root ? listing.names : null;
 }
 
 /**
- * Runs `work` with the root's top-level names read once, so every {@link pathInside} asking about
- * something that is not there (most manifests and parts folders a reader looks for) costs nothing.
- * Synchronous work only: the names are the root's (listed through `files`) as `work` starts.
+ * Runs `work` with a reader that knows the root's top-level names, read once through `files`, so
+ * every {@link pathInside} through it asking about something that is not there (most manifests
+ * and parts folders a reader looks for) costs nothing. The names are the root's as `work` starts;
+ * they live on the reader handed to `work`, never beyond it.
  */
-export function withRootListing<T>(root: string, files: FileReader, work: () => T): T {
-  const previous = listing;
+export function withRootListing<T>(root: string, files: FileReader, work: (files: FileReader) => T): T {
   let names: string[];
   try {
     names = files.readdir(root);
   } catch {
     names = [];
   }
-  listing = { root, names: new Set(names) };
-  try {
-    return work();
-  } finally {
-    listing = previous;
-  }
+  const listed: ListingReader = Object.assign(Object.create(files) as FileReader, { rootListing: { root, names: new Set(names) } });
+  return work(listed);
 }
 
 /** Whether `target` (absolute) leaves `base`: by its path, or by a link on the way, followed as far as it exists. */

@@ -247,7 +247,7 @@ function holdsSkillFile(root: string, relative: string, files: FileReader): bool
 function lookForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>, groups: readonly string[], files: FileReader): string[] {
   const strays: string[] = [];
   const tops = new Set([...folders].map((folder) => folder.split('/')[0]));
-  for (const child of rootNames(root) ?? namesIn(root, '', files)) {
+  for (const child of rootNames(root, files) ?? namesIn(root, '', files)) {
     if (!child.startsWith('.') && !tops.has(child) && !covered.has(child) && !NEVER_SEARCHED.has(child) && holdsSkillFile(root, child, files)) strays.push(`${child}/${SKILL_FILE}`);
   }
   // Names only (no file types): a skills folder may hold thousands of entries, and only hidden ones matter here.

@@ -46,8 +46,7 @@ const DEFAULT_SERVER_FILE: Readonly<Record<PluginFormat, string | null>> = {
  * layout puts them. Read each time a session opens, so an update or a hand edit is seen at once.
  */
 export function readPluginLayout(options: ReadPluginOptions): PluginReading {
-  const files = options.files ?? nodeFileReader;
-  return withRootListing(options.places.root, files, () => readLayout(options, files));
+  return withRootListing(options.places.root, options.files ?? nodeFileReader, (files) => readLayout(options, files));
 }
 
 function readLayout(options: ReadPluginOptions, files: FileReader): PluginReading {

@@ -1,4 +1,4 @@
-import { CapabilityKinds, contribute, type LoadoutModule, renderCapabilityBlock, SessionSections } from '@loadout/kernel';
+import { CapabilityKinds, contribute, type LoadoutModule, SessionSections } from '@loadout/kernel';
 import { skillKind } from './skillKind.js';
 
 /** Characters the skills block may take in an agent's context. */
@@ -9,6 +9,6 @@ export const skillsModule: LoadoutModule = (container) => {
   contribute(container, CapabilityKinds, skillKind);
   contribute(container, SessionSections, {
       key: 'skillsBlock',
-      render: (session) => renderCapabilityBlock('Skills', session.recordsOf('skill'), SKILLS_BLOCK_BUDGET),
+      render: (session) => session.renderBlock('Skills', session.recordsOf('skill'), SKILLS_BLOCK_BUDGET),
   });
 };

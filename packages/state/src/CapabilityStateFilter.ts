@@ -1,7 +1,6 @@
 import {
   type CapabilityFilter,
   type CapabilityRecord,
-  changedPlaces,
   collisionKey,
   type Diagnostic,
   type FilterResult,
@@ -9,6 +8,7 @@ import {
   type SessionFilter,
   type SessionScope,
 } from '@loadout/kernel';
+import { changedPlaces } from '@loadout/kept-reads';
 import { inject, injectable } from 'tsyringe';
 import { CapabilityStateStore, type SurfacedValues } from './CapabilityStateStore.js';
 import { decideGate, decideSurfaced } from './decideState.js';

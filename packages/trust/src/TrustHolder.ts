@@ -1,4 +1,5 @@
-import { changedPlaces, type CapabilityHold, type CapabilityHolder, type CapabilityRecord, type SessionHolder, type SessionScope } from '@loadout/kernel';
+import { changedPlaces } from '@loadout/kept-reads';
+import { type CapabilityHold, type CapabilityHolder, type CapabilityRecord, type SessionHolder, type SessionScope } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
 import type { PluginApproval } from './TrustStore.js';

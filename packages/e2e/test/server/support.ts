@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createLoadout, loadoutModules } from '@loadout/app';
 import { configureJobWorkers, type Job, JobQueue } from '@loadout/jobs';
 import { echoTask, runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
+import { keptReadsModule } from '@loadout/kept-reads';
 import { closeKernel, createKernel, loadModules, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { PluginRegistry } from '@loadout/plugins';
@@ -91,7 +92,7 @@ export class TestServer {
   ): Promise<TestServer> {
     const home = testdir(options.tree ?? workspaceTree());
     const places = placesIn(home);
-    const container = options.modules === undefined ? createTestContainer(places) : createKernel({ places, watch: true }, options.modules);
+    const container = options.modules === undefined ? createTestContainer(places) : createKernel({ places }, [keptReadsModule(), ...options.modules]);
     for (const name of options.plugins ?? []) await registerPlugin(container, name, options.approvePlugins !== false);
     configureJobWorkers(container, { count: options.workers ?? 2, retryBaseMs: options.retryBaseMs ?? 50, pollMs: 200 });
     const server = await startServer(container, { port: 0, token: TOKEN, log: () => undefined });

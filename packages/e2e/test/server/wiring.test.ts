@@ -47,7 +47,7 @@ afterEach(async () => {
 });
 
 function app(modules: readonly LoadoutModule[]): DependencyContainer {
-  const container = createKernel({ places: placesIn(testdir(workspaceTree())), watch: false }, [...loadoutModules, ...modules]);
+  const container = createKernel({ places: placesIn(testdir(workspaceTree())) }, [...loadoutModules, ...modules]);
   containers.push(container);
   return container;
 }

@@ -3,9 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import type { DependencyContainer } from 'tsyringe';
 import type { z } from 'zod';
-import type { CapabilityKind } from '../CapabilityKind.js';
+import type { CapabilityKind, CapabilityRecord } from '../CapabilityKind.js';
+import type { InstalledPlugin } from '../PluginSource.js';
 import { readMarkdownCapability } from '../readMarkdownCapability.js';
+import { DirectScanSource, ScanSource } from '../ScanSource.js';
+import { resolve } from '../token.js';
 
 /** A file tree described inline: a string is a file's content, an object a folder. */
 export interface TreeDescription {
@@ -96,6 +100,26 @@ export const noteKind: CapabilityKind = {
 };
 
 /**
+ * A home for a session loader: a project whose `.agents` holds `tree.project`, the owner's
+ * capabilities, and each plugin's folder, listed as installed and enabled.
+ */
+export function loaderWorkspace(tree: { project?: TreeDescription; owner?: TreeDescription; plugins?: Record<string, TreeDescription> }): { home: string; project: string; plugins: InstalledPlugin[] } {
+  const home = testdir({ project: { '.agents': tree.project ?? {} }, capabilities: tree.owner ?? {}, plugins: tree.plugins ?? {} });
+  const plugins = Object.keys(tree.plugins ?? {}).map((name) => ({ name, dir: path.join(home, 'plugins', name), enabled: true }));
+  return { home, project: path.join(home, 'project'), plugins };
+}
+
+/** A skill record made by hand, `fields` over a plain one: for tests of what is done with records. */
+export function recordOf(id: string, fields: Partial<CapabilityRecord> = {}): CapabilityRecord {
+  return { kind: 'skill', id, name: id, description: `the ${id} skill`, level: 'global', plugin: null, path: `/skills/${id}/SKILL.md`, gates: {}, ...fields };
+}
+
+/** {@link noteKind} under another name and folder, counting its reads by kind in `reads`. */
+export function countingKind(reads: Map<string, number>, kind: string, folder: string): CapabilityKind {
+  return { ...noteKind, kind, folder, sessionKey: folder, readEntry: (entry) => (reads.set(kind, (reads.get(kind) ?? 0) + 1), noteKind.readEntry(entry)) };
+}
+
+/**
  * Holds a hand check to its schema on one value (see `plainFirstShape`): whatever `plain` accepts
  * the schema must accept, to the same value with its keys in the same order; throws naming the
  * value when they differ. Says what each made of it, so a test can also count what was left to
@@ -132,4 +156,46 @@ export function compareAllWithSchema<T>(plain: (value: unknown) => T | null, sch
 export function withField(base: Readonly<Record<string, unknown>>, field: string, value: unknown): Record<string, unknown> {
   const { [field]: _replaced, ...rest } = base;
   return value === undefined ? rest : { ...rest, [field]: value };
+}
+
+/**
+ * Makes `container`'s session loader hand out only frozen things: every record, every list of
+ * records or diagnostics and every block its scan source gives (the registered one, or the
+ * kernel's direct one). Records and lists are never changed once made — what keeps reads relies
+ * on it — so a test kernel enforces it: sorting a session's records in place, or changing a
+ * record, throws. Call it before the first session opens.
+ */
+export function freezeReads(container: DependencyContainer): void {
+  const inner: ScanSource = container.isRegistered(ScanSource, true) ? resolve(container, ScanSource) : new DirectScanSource();
+  const frozen: ScanSource = {
+    get generation() {
+      return inner.generation;
+    },
+    get diagnostics() {
+      return deepFreeze(inner.diagnostics);
+    },
+    ticket: () => inner.ticket(),
+    validate: (kinds, since) => inner.validate(kinds, since),
+    settle: () => inner.settle(),
+    scanFolder: (rootDir, name, list, read, of) => deepFreeze(inner.scanFolder(rootDir, name, list, (entry) => deepFreeze(read(entry)), of)),
+    scanned: (rootDirs) => inner.scanned(rootDirs),
+    shadowed: (roots, kinds, collect) => deepFreeze(inner.shadowed(roots, kinds, collect)),
+    held: (records, holds) => deepFreeze(inner.held(records, holds)),
+    grouped: (winners, kinds, kindKeys) => {
+      const byKey = inner.grouped(winners, kinds, kindKeys);
+      for (const records of byKey.values()) deepFreeze(records);
+      return byKey;
+    },
+    rendered: (title, records, budget) => deepFreeze(inner.rendered(title, records, budget)),
+    close: () => inner.close(),
+  };
+  container.register(ScanSource, { useValue: frozen });
+}
+
+/** Freezes a value and every object and array in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return value;
 }

@@ -32,29 +32,6 @@ export const noteKind: CapabilityKind = {
   },
 };
 
-/**
- * A kind of folder entries with a document inside (`cards/<dir>/CARD.md`), counting its reads;
- * with `fileAlone` it declares that a record comes from the document alone, so an unwatched entry
- * is checked by the document alone (its stat, or a descriptor held on it).
- */
-export function cardKind(reads: { count: number }, fileAlone = false): CapabilityKind {
-  const document = { file: 'CARD.md', recordFromFileAlone: fileAlone, idRule: 'name', nameField: 'frontmatter' } as const;
-  return {
-    kind: 'card',
-    folder: 'cards',
-    sessionKey: 'cards',
-    document,
-    readEntry: (entry) => {
-      reads.count += 1;
-      if (!entry.isDirectory) return { records: [], diagnostics: [] };
-      const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, document.file), document);
-      return { records: read === null ? [] : [read.draft], diagnostics: [] };
-    },
-  };
-}
-
-export const card = (name: string, version: number): string => `---\nname: ${name}\ndescription: version ${version}\n---\n`;
-
 export const note = (name: string, description = `${name} note`): string =>
   `---\nname: ${JSON.stringify(name)}\ndescription: ${JSON.stringify(description)}\n---\nBody.\n`;
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { jsonText, reply, type RouteReply } from '@loadout/api';
-import { InvalidInputError, resolveAll, CapabilityKinds, SessionLoader, settleWatchers } from '@loadout/kernel';
+import { InvalidInputError, resolveAll, CapabilityKinds, SessionLoader } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 
 /** How many (project, kinds) answers are kept at once; the least recently used goes first. */
@@ -33,7 +33,7 @@ export class SessionAnswers {
     const key = `${real ?? ''}\0${only?.join(',') ?? '*'}`;
     // Requests that arrive together share the first check of the disk that starts after all of them came.
     const arrived = loader.ticket();
-    await settleWatchers();
+    await loader.settle();
     // Taken before the session is read: a change while it is read moves the stamp, and the next request reads again.
     const stamp = loader.changeStamp(arrived);
     let kept = this.kept.get(key);

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
-import type { Diagnostic } from './Diagnostic.js';
-import { InvalidInputError } from './LoadoutError.js';
+import { type Diagnostic, InvalidInputError } from '@loadout/kernel';
 
 /** What the system said when it refused a watch, and how many this process held then. */
 interface Refusal {

@@ -1,12 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { changedAfter, type Diagnostic, type FolderEntry, OPEN_FLAGS, RACY_MS } from '@loadout/kernel';
 import { DescriptorBudget, processDescriptorBudget } from './DescriptorBudget.js';
-import type { Diagnostic } from './Diagnostic.js';
-import { OPEN_FLAGS } from './DocumentReader.js';
-import type { FolderEntry } from './listFolderInside.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
-import { FSTAT_FIELDS, fstatInto, SharedFstat, type SharedFstatRun } from './SharedFstat.js';
-import { changedAfter, RACY_MS } from './statStamp.js';
 import { WatchBudget } from './WatchBudget.js';
 
 interface EntryState<T> {
@@ -30,11 +26,6 @@ interface EntryState<T> {
   links: number;
   /** True when the document could not be opened: checked by its path until it is read again. */
   unopenable: boolean;
-  /** The check ({@link FolderScanCache}'s `fstatRound`) whose shared `fstat`s hold this entry's numbers, at {@link fstatAt}. */
-  fstatRound: number;
-  fstatAt: number;
-  /** The descriptor those numbers are of: the entry uses them only while it still holds it. */
-  fstatFd: number;
 }
 
 interface FolderState<T> {
@@ -92,15 +83,7 @@ export interface FolderScanCacheOptions extends Partial<RootRetentionLimits> {
   readonly racyMs?: number;
   /** At most this many descriptors held on unwatched documents; by default a share of the process's open-file limit, shared by every cache of the process ({@link processDescriptorBudget}). */
   readonly descriptorBudget?: number;
-  /**
-   * From this many held descriptors to check, a check shares their `fstat`s with a helper thread
-   * ({@link SharedFstat}); {@link DEFAULT_SHARED_FSTAT_FROM} by default, `Infinity` never.
-   */
-  readonly sharedFstatFrom?: number;
 }
-
-/** Below this many descriptors to check, a helper thread's handshake is not worth it. */
-export const DEFAULT_SHARED_FSTAT_FROM = 2_048;
 
 /**
  * Keeps what a long-running process read from each kind folder and drops exactly what changed on
@@ -111,8 +94,7 @@ export const DEFAULT_SHARED_FSTAT_FROM = 2_048;
  * refused a watch — is checked at each {@link validate} by a stat of the folder and of the entry's
  * document, so a document is never served stale; only its cost changes. An unwatched document in
  * a watched kind folder is checked through a read-only descriptor held on it ({@link
- * DescriptorBudget}), which costs about half a stat of its path; with many of them a check shares
- * those `fstat`s with a helper thread ({@link SharedFstat}). A session open in a quiet, fully
+ * DescriptorBudget}), which costs about half a stat of its path. A session open in a quiet, fully
  * watched workspace reads nothing.
  *
  * What is kept is bounded by root: the roots of the session being opened, a few more recently
@@ -138,13 +120,6 @@ export class FolderScanCache<T = unknown> {
   private heldDescriptors = 0;
   private readonly idleMs: number;
   private readonly racyMs: number;
-  private readonly sharedFstat = new SharedFstat();
-  private readonly sharedFstatFrom: number;
-  /** Counts the checks whose held descriptors were gathered to be stat'ed together ({@link fstatHeld}). */
-  private fstatRound = 0;
-  private sharedChecks = 0;
-  /** The shared `fstat` of the check under way, until the helper is done with its descriptors. */
-  private sharedRun: SharedFstatRun | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private changes = 0;
   /** False once a whole {@link validate} found everything watched, until something may be unwatched again. */
@@ -164,7 +139,6 @@ export class FolderScanCache<T = unknown> {
     this.descriptors = options.descriptorBudget === undefined ? processDescriptorBudget() : new DescriptorBudget(options.descriptorBudget);
     this.idleMs = limits.idleMs;
     this.racyMs = options.racyMs ?? RACY_MS;
-    this.sharedFstatFrom = options.sharedFstatFrom ?? DEFAULT_SHARED_FSTAT_FROM;
   }
 
   /** Changes whenever a watcher fires or {@link validate} finds an unwatched folder or document changed. */
@@ -180,11 +154,6 @@ export class FolderScanCache<T = unknown> {
   /** The descriptors this cache holds open on unwatched documents. */
   get descriptorCount(): number {
     return this.heldDescriptors;
-  }
-
-  /** How many checks shared their held descriptors' `fstat`s with the helper thread ({@link SharedFstat}). */
-  get sharedFstatChecks(): number {
-    return this.sharedChecks;
   }
 
   /** The roots this cache keeps something for. */
@@ -223,18 +192,11 @@ export class FolderScanCache<T = unknown> {
       rootPolled = true;
       if (!stampHolds(root.probe, root.stamp, racyBefore)) this.forgetRoot(rootDir);
     }
-    const fstats = this.heldDescriptors >= this.sharedFstatFrom && this.sharedFstat.available() ? this.fstatHeld(kinds) : null;
-    this.sharedRun = fstats?.run ?? null;
     const polledKinds = new Set<string | undefined>();
     for (const state of this.folders.values()) {
       if (kinds !== undefined && (state.kind === undefined || !kinds.has(state.kind))) continue;
-      if (this.pollFolder(state, racyBefore, fstats)) polledKinds.add(state.kind);
+      if (this.pollFolder(state, racyBefore)) polledKinds.add(state.kind);
     }
-    // What waited for the helper thread's part, now that everything else was checked beside it.
-    if (fstats !== null) for (const { state, entry } of fstats.later) this.checkEntry(state, entry, racyBefore, fstats);
-    // The helper is done with every descriptor before the check returns and any may be closed.
-    this.sharedRun?.finish();
-    this.sharedRun = null;
     // Only what was checked and found watched through and through may be left unchecked next time.
     if (rootPolled) return;
     if (kinds === undefined) {
@@ -260,37 +222,8 @@ export class FolderScanCache<T = unknown> {
     return true;
   }
 
-  /**
-   * Every held descriptor of the folders `kinds` names (every folder when absent) stat'ed at once,
-   * about half of them on a helper thread ({@link SharedFstat}) while this thread walks the folders:
-   * each entry notes where its numbers are, for this check only. Null when fewer are held than
-   * sharing is worth, or the helper is not there; each is then stat'ed as its entry is checked.
-   * Taken after the check started, as each single `fstat` would be. A descriptor closed, and its
-   * number given to another file, while the helper's part is under way gets numbers nobody reads:
-   * an entry uses them only while it still holds the descriptor it was gathered with.
-   */
-  private fstatHeld(kinds: ReadonlySet<string> | undefined): SharedFstats<T> | null {
-    const fds: number[] = [];
-    const round = ++this.fstatRound;
-    for (const state of this.folders.values()) {
-      if (state.entries === null || (kinds !== undefined && (state.kind === undefined || !kinds.has(state.kind)))) continue;
-      for (const entry of state.entries.values()) {
-        if (entry.fd < 0) continue;
-        entry.fstatRound = round;
-        entry.fstatAt = fds.length * FSTAT_FIELDS;
-        entry.fstatFd = entry.fd;
-        fds.push(entry.fd);
-      }
-    }
-    if (fds.length < this.sharedFstatFrom) return null;
-    const run = this.sharedFstat.begin(fds);
-    if (run === null) return null;
-    this.sharedChecks += 1;
-    return { round, run, later: [] };
-  }
-
   /** Checks one folder's unwatched parts against their stamps; true when it has any. */
-  private pollFolder(state: FolderState<T>, racyBefore: number, fstats: SharedFstats<T> | null): boolean {
+  private pollFolder(state: FolderState<T>, racyBefore: number): boolean {
     let polled = false;
     // A missing kind folder directly in its root is told of by the root: its watch fires when the
     // folder is made, or its stamp (checked first, in the same validate) moves.
@@ -303,19 +236,11 @@ export class FolderScanCache<T = unknown> {
     for (const entry of state.entries.values()) {
       if (!this.isPolled(state, entry)) continue;
       polled = true;
-      if (entry.dirty) continue;
-      // Numbers the helper thread has not given yet: checked once the rest of the pass is done.
-      if (fstats !== null && entry.fstatRound === fstats.round && !fstats.run.hasNow(entry.fstatAt)) fstats.later.push({ state, entry });
-      else this.checkEntry(state, entry, racyBefore, fstats);
+      if (entry.dirty || this.entryHolds(state, entry, racyBefore)) continue;
+      markDirty(state, entry);
+      this.changes += 1;
     }
     return polled;
-  }
-
-  /** Checks one polled entry: marked to be read again, and the generation moved, when it no longer holds. */
-  private checkEntry(state: FolderState<T>, entry: EntryState<T>, racyBefore: number, fstats: SharedFstats<T> | null): void {
-    if (entry.dirty || this.entryHolds(state, entry, racyBefore, fstats)) return;
-    markDirty(state, entry);
-    this.changes += 1;
   }
 
   /**
@@ -427,7 +352,6 @@ export class FolderScanCache<T = unknown> {
 
   /** Stops every watcher. */
   close(): void {
-    this.sharedFstat.close();
     this.stopSweeping();
     for (const [folder, state] of this.folders) this.closeFolder(folder, state);
     this.folders.clear();
@@ -454,17 +378,13 @@ export class FolderScanCache<T = unknown> {
    * be listed again; otherwise by the stat of its path, as always (and a descriptor is let go).
    * After a path stat that holds, a descriptor is opened for the next check ({@link holdDocument}).
    */
-  private entryHolds(state: FolderState<T>, entry: EntryState<T>, racyBefore: number, fstats: SharedFstats<T> | null = null): boolean {
+  private entryHolds(state: FolderState<T>, entry: EntryState<T>, racyBefore: number): boolean {
     // What a descriptor cannot see — the entry folder renamed, replaced, or its mode changed — its
     // kind folder's watch tells of (by the entry's name), so only such a folder's entries may be
     // checked by one. A link's target is not watched at all.
     const byDescriptor = entry.mayHold && state.watcher !== null && !state.listingDirty && !state.linked;
     if (entry.fd >= 0) {
-      if (byDescriptor) {
-        return fstats !== null && entry.fstatRound === fstats.round && entry.fstatFd === entry.fd && fstats.run.has(entry.fstatAt)
-          ? fstatNumbersHold(entry, fstats.run.numbers, entry.fstatAt, racyBefore)
-          : descriptorHolds(entry, racyBefore);
-      }
+      if (byDescriptor) return descriptorHolds(entry, racyBefore);
       this.letGo(entry);
     }
     if (!stampHolds(entry.probe, entry.stamp, racyBefore)) return false;
@@ -513,11 +433,6 @@ export class FolderScanCache<T = unknown> {
   /** Closes the entry's held descriptor, if any. */
   private letGo(entry: EntryState<T>): void {
     if (entry.fd < 0) return;
-    // Never closed while the helper thread may still stat it: its number could name another file by then.
-    if (this.sharedRun !== null) {
-      this.sharedRun.finish();
-      this.sharedRun = null;
-    }
     try {
       fs.closeSync(entry.fd);
     } catch {
@@ -610,7 +525,7 @@ export class FolderScanCache<T = unknown> {
       if (known !== undefined) this.closeEntry(path.join(folder, dirent.name), known);
       const probe = probeOf(folder, dirent.name, dirent.isDirectory, state);
       const mayHold = state.documentAlone && dirent.isDirectory && dirent.realPath === undefined && dirent.refusal === undefined && probe !== null && probe.length === 1;
-      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, probe, stamp: null, mayHold, fd: -1, links: 0, unopenable: false, fstatRound: 0, fstatAt: 0, fstatFd: -1 };
+      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, probe, stamp: null, mayHold, fd: -1, links: 0, unopenable: false };
       if (this.isPolled(state, entry)) entry.stamp = takeStamp(probe, racyBefore);
       entry.value = read(dirent);
       if (dirent.isDirectory && dirent.refusal === undefined) this.unwatchedEntries.set(path.join(folder, dirent.name), { folder: state, entry });
@@ -852,40 +767,15 @@ function sameStamp(stats: fs.Stats, stamp: readonly number[]): boolean {
  * changed too recently to be trusted, as for a path stat.
  */
 function descriptorHolds(entry: { readonly fd: number; readonly links: number; readonly stamp: readonly number[] | null }, racyBefore: number): boolean {
-  if (entry.stamp === null) return false;
-  fstatInto(entry.fd, ownFstat, 0);
-  return fstatNumbersHold(entry, ownFstat, 0, racyBefore);
-}
-
-/** One `fstat`'s numbers ({@link fstatInto}) for a check on this thread, reused. */
-const ownFstat = new Float64Array(FSTAT_FIELDS);
-
-/** The held descriptors' numbers of one check ({@link FolderScanCache}'s `fstatHeld`). */
-interface SharedFstats<T> {
-  readonly round: number;
-  readonly run: SharedFstatRun;
-  /** Entries whose numbers were the helper's and not in yet when the pass came to them. */
-  readonly later: { readonly state: FolderState<T>; readonly entry: EntryState<T> }[];
-}
-
-/**
- * {@link descriptorHolds}'s comparison, from the numbers of one `fstat` ({@link FSTAT_FIELDS} at
- * `at`): this thread's own, or those a shared check's helper took.
- */
-function fstatNumbersHold(entry: { readonly links: number; readonly stamp: readonly number[] | null }, numbers: Float64Array, at: number, racyBefore: number): boolean {
   const stamp = entry.stamp;
-  if (stamp === null || numbers[at] !== 1) return false;
-  const ctimeMs = numbers[at + 5] as number;
-  const mtimeMs = numbers[at + 4] as number;
-  if (ctimeMs > racyBefore || mtimeMs > racyBefore) return false;
-  return (
-    numbers[at + 6] === entry.links &&
-    stamp[0] === numbers[at + 1] &&
-    stamp[1] === numbers[at + 2] &&
-    stamp[2] === numbers[at + 3] &&
-    stamp[3] === mtimeMs &&
-    stamp[4] === ctimeMs
-  );
+  if (stamp === null) return false;
+  let stats: fs.Stats;
+  try {
+    stats = fs.fstatSync(entry.fd);
+  } catch {
+    return false;
+  }
+  return !changedAfter(stats, racyBefore) && stats.nlink === entry.links && sameStamp(stats, stamp);
 }
 
 /** The folder a path names now: device, inode, birth and change times; null when it cannot be stat'ed. */

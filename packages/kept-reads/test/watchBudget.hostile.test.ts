@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '../../src/index.js';
-import { FolderScanCache } from '../../src/FolderScanCache.js';
-import { noteKind, removeTestdirs, testdir, writeTree } from '../../src/testing/index.js';
-import { card, cardKind } from './support.js';
+import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { noteKind, removeTestdirs, testdir, writeTree } from '@loadout/kernel/testing';
+import { card, cardKind, keepReads } from './support.js';
 
 // S1 of the hardening issue ("says more than it does"): when the system refused a watch, the watch
 // cache stopped telling of changes without a word. Now a watch it cannot have is a diagnostic, and
@@ -28,8 +27,7 @@ function cardsKernel(home: string, reads: { count: number }, budget: number, fil
       contribute(c, PluginSource, { listInstalledPlugins: () => [] });
     },
   ]);
-  const cache = new FolderScanCache({ watchBudget: budget, racyMs: RACY_MS });
-  container.register(FolderScanCache, { useValue: cache });
+  const cache = keepReads(container, { watchBudget: budget, racyMs: RACY_MS });
   return { container, cache, loader: container.resolve(SessionLoader) };
 }
 
@@ -195,18 +193,19 @@ describe('S1 a watch the cache cannot have', () => {
   it('S1 with watches to spare: every folder is watched and no diagnostic is given', async () => {
     const home = testdir({ capabilities: { cards: { a: { 'CARD.md': card('a', 1) } } }, plugins: {} });
     const reads = { count: 0 };
-    const container = createKernel({ places: resolvePlaces({}, home), watch: true, watchBudget: 100 }, [
+    const container = createKernel({ places: resolvePlaces({}, home) }, [
       (c) => {
         contribute(c, CapabilityKinds, cardKind(reads));
         contribute(c, PluginSource, { listInstalledPlugins: () => [] });
       },
     ]);
+    const cache = keepReads(container, { watchBudget: 100 });
     try {
       const session = await container.resolve(SessionLoader).open();
       expect(session.diagnostics.filter((diagnostic) => diagnostic.code.startsWith('WATCH_'))).toEqual([]);
       session.dispose();
       // The root, its kind folder and the entry folder.
-      expect(container.resolve(FolderScanCache).watchCount).toBe(3);
+      expect(cache.watchCount).toBe(3);
     } finally {
       closeKernel(container);
     }

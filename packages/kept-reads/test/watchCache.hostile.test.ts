@@ -7,9 +7,9 @@ import {
   PluginSource,
   resolvePlaces,
   SessionLoader,
-} from '../../src/index.js';
-import { FolderScanCache } from '../../src/FolderScanCache.js';
-import { noteKind, removeTestdirs, testdir, type TreeDescription } from '../../src/testing/index.js';
+} from '@loadout/kernel';
+import { noteKind, removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { keepReads } from './support.js';
 
 // Item 7 of the hardening issue: every distinct `?project=` added watches and cached scans that
 // were never released. The cache keeps the roots of the session being opened, a bounded number of
@@ -28,15 +28,14 @@ const WATCHES_PER_PROJECT = 7;
 describe('7 the watch cache', () => {
   it('7 holds the watches of a bounded number of projects however many are opened, and none once idle', async () => {
     const home = testdir({ capabilities: { notes: { 'own.md': '---\nname: own\ndescription: the owner\n---\n' } }, plugins: {} });
-    const container = createKernel({ places: resolvePlaces({}, home), watch: true }, [
+    const container = createKernel({ places: resolvePlaces({}, home) }, [
       (c) => {
         contribute(c, CapabilityKinds, noteKind);
         contribute(c, PluginSource, { listInstalledPlugins: () => [] });
       },
     ]);
     let clock = 0;
-    const cache = new FolderScanCache({ spareRoots: 4, idleMs: 60_000, now: () => clock });
-    container.register(FolderScanCache, { useValue: cache });
+    const cache = keepReads(container, { spareRoots: 4, idleMs: 60_000, now: () => clock });
     const loader = container.resolve(SessionLoader);
     try {
       const owner = await loader.open();

@@ -2,11 +2,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader, settleWatchers } from '../../src/index.js';
-import { descriptorLimit, processDescriptorBudget } from '../../src/DescriptorBudget.js';
-import { FolderScanCache } from '../../src/FolderScanCache.js';
-import { removeTestdirs, testdir, writeTree } from '../../src/testing/index.js';
-import { card, cardKind } from './support.js';
+import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { descriptorLimit, processDescriptorBudget } from '../src/DescriptorBudget.js';
+import { removeTestdirs, testdir, writeTree } from '@loadout/kernel/testing';
+import { card, cardKind, keepReads } from './support.js';
 
 // Under a spent watch budget an unwatched document is checked through a read-only descriptor held
 // on it (an `fstat`, no walk of its path) while its kind folder is watched. It must stay exactly as
@@ -26,7 +25,7 @@ const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
  * a folder above the root can be replaced, and a kernel with a watch cache of `watchBudget`
  * watches and `descriptorBudget` descriptors.
  */
-function workspace(options: { watchBudget: number; descriptorBudget?: number; sharedFstatFrom?: number; cards?: Record<string, string> }) {
+function workspace(options: { watchBudget: number; descriptorBudget?: number; cards?: Record<string, string> }) {
   const base = testdir();
   const home = path.join(base, 'above', 'home');
   const cards = options.cards ?? { a: card('a', 1), b: card('b', 1), c: card('c', 1) };
@@ -38,13 +37,11 @@ function workspace(options: { watchBudget: number; descriptorBudget?: number; sh
       contribute(c, PluginSource, { listInstalledPlugins: () => [] });
     },
   ]);
-  const cache = new FolderScanCache({
+  const cache = keepReads(container, {
     watchBudget: options.watchBudget,
     racyMs: RACY_MS,
     ...(options.descriptorBudget === undefined ? {} : { descriptorBudget: options.descriptorBudget }),
-    ...(options.sharedFstatFrom === undefined ? {} : { sharedFstatFrom: options.sharedFstatFrom }),
   });
-  container.register(FolderScanCache, { useValue: cache });
   const loader = container.resolve(SessionLoader);
   const root = path.join(home, 'capabilities');
   const open = async (): Promise<string[]> => {
@@ -60,15 +57,6 @@ function workspace(options: { watchBudget: number; descriptorBudget?: number; sh
     return open();
   };
   return { base, home, root, cards: path.join(root, 'cards'), reads, container, cache, loader, open, settle };
-}
-
-/** Checks until one check shared its `fstat`s with the helper thread, which starts with the first check that could. */
-async function helperReady(w: ReturnType<typeof workspace>): Promise<void> {
-  for (let tries = 0; w.cache.sharedFstatChecks === 0; tries += 1) {
-    if (tries === 100) throw new Error('the helper thread never took a share of a check');
-    w.loader.changeStamp();
-    await pause(20);
-  }
 }
 
 /** The files this process holds a descriptor of. */
@@ -215,16 +203,14 @@ const changes: readonly Change[] = [
 
 /**
  * The ways a document is checked: through a descriptor held on it (`a`, its kind folder and root
- * watched), the same stat'ed on the helper thread (`c`: with every check sharing its `fstat`s, the
- * second half of the three goes to the helper), by path because the descriptor budget is spent
+ * watched), by path because the descriptor budget is spent
  * (`b`: one descriptor, held by `a`), and by path because its kind folder has no watch (budget 0:
  * no descriptor at all).
  */
 const modes = [
-  { name: 'a descriptor held on it', watchBudget: 2, descriptorBudget: undefined, sharedFstatFrom: undefined, x: 'a', held: true },
-  { name: 'a descriptor held on it, stat on the helper thread', watchBudget: 2, descriptorBudget: undefined, sharedFstatFrom: 1, x: 'c', held: true },
-  { name: 'the descriptor budget spent', watchBudget: 2, descriptorBudget: 1, sharedFstatFrom: undefined, x: 'b', held: false },
-  { name: 'its kind folder unwatched', watchBudget: 0, descriptorBudget: undefined, sharedFstatFrom: undefined, x: 'a', held: false },
+  { name: 'a descriptor held on it', watchBudget: 2, descriptorBudget: undefined, x: 'a', held: true },
+  { name: 'the descriptor budget spent', watchBudget: 2, descriptorBudget: 1, x: 'b', held: false },
+  { name: 'its kind folder unwatched', watchBudget: 0, descriptorBudget: undefined, x: 'a', held: false },
 ] as const;
 
 describe('an unwatched document checked through a held descriptor', () => {
@@ -245,15 +231,11 @@ describe('an unwatched document checked through a held descriptor', () => {
           expect(await w.open()).toEqual(['a:version 1', 'b:version 1', 'c:version 1']);
           expect(w.reads.count).toBe(0);
 
-          if (mode.sharedFstatFrom === 1 && change.link !== true) await helperReady(w);
           const stamp = w.loader.changeStamp();
-          const shared = w.cache.sharedFstatChecks;
           change.make(w.cards, x, { home: w.home, root: w.root, base: w.base });
           // As a server asks: queued watcher events first, then the stamp.
-          await settleWatchers();
+          await w.loader.settle();
           expect(w.loader.changeStamp()).not.toBe(stamp);
-          // The helper thread took its share of the check that saw the change.
-          if (mode.sharedFstatFrom === 1 && change.link !== true) expect(w.cache.sharedFstatChecks).toBe(shared + 1);
           const expected = ['a', 'b', 'c'].flatMap((name) => (name !== x ? [`${name}:version 1`] : change.after === null ? [] : [`${name}:${change.after}`]));
           expect(await w.open()).toEqual(expected);
           // Settled again: still right, and nothing read.
@@ -289,7 +271,7 @@ describe('an unwatched document checked through a held descriptor', () => {
         const stamp = w.loader.changeStamp();
         w.reads.count = 0;
         fs.chmodSync(path.join(w.cards, mode.x, 'CARD.md'), 0o600);
-        await settleWatchers();
+        await w.loader.settle();
         expect(w.loader.changeStamp()).not.toBe(stamp);
         await w.open();
         expect(w.reads.count).toBe(1);
@@ -356,7 +338,7 @@ describe('after the kind folder or the root is replaced', () => {
         try {
           await w.settle();
           replacement.make(w);
-          await settleWatchers();
+          await w.loader.settle();
           await w.open();
           expect(await w.settle()).toEqual(['a:version 1', 'b:version 1', 'c:version 1']);
 
@@ -364,13 +346,13 @@ describe('after the kind folder or the root is replaced', () => {
           fs.renameSync(path.join(w.cards, x), moved);
           writeTree(w.cards, { [x]: { 'CARD.md': card(x, 2) } });
           writeKeepingTimes(path.join(w.cards, x, 'CARD.md'), card(x, 2), path.join(moved, 'CARD.md'));
-          await settleWatchers();
+          await w.loader.settle();
           await pause();
           const expected = ['a', 'b', 'c'].map((name) => `${name}:version ${name === x ? 2 : 1}`);
           expect(await w.open()).toEqual(expected);
 
           writeTree(w.cards, { d: { 'CARD.md': card('d', 1) } });
-          await settleWatchers();
+          await w.loader.settle();
           await pause();
           expect(await w.open()).toEqual([...expected, 'd:version 1']);
           expect(await w.settle()).toEqual([...expected, 'd:version 1']);
@@ -396,8 +378,7 @@ describe('the descriptors held', () => {
         contribute(c, PluginSource, { listInstalledPlugins: () => [] });
       },
     ]);
-    const cache = new FolderScanCache({ watchBudget: 4, racyMs: RACY_MS, idleMs: 60_000, now: () => clock });
-    container.register(FolderScanCache, { useValue: cache });
+    const cache = keepReads(container, { watchBudget: 4, racyMs: RACY_MS, idleMs: 60_000, now: () => clock });
     const loader = container.resolve(SessionLoader);
     const cards = path.join(home, 'capabilities/cards');
     const open = async () => (await loader.open()).dispose();
@@ -465,8 +446,7 @@ describe('the descriptors held', () => {
         },
       ]);
       // Three watches: the kind folder and the root, nothing for the entries.
-      const cache = new FolderScanCache({ watchBudget: 3, racyMs: RACY_MS });
-      container.register(FolderScanCache, { useValue: cache });
+      const cache = keepReads(container, { watchBudget: 3, racyMs: RACY_MS });
       return { container, cache, loader: container.resolve(SessionLoader) };
     });
     try {
