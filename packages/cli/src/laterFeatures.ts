@@ -4,7 +4,7 @@
 // and the task store are here too, so a session does not evaluate what only they import.
 export { configureJobRetention, configureJobWorkers, describeFailure, TaskExecution } from '@loadout/jobs';
 export { CapabilityLevels, parseLevelEndArgument } from '@loadout/levels';
-export { findProjectFolder, serveMcpOverStdio } from '@loadout/mcp';
+export { serveMcpOverStdio } from '@loadout/mcp';
 export { isMarketplaceEntryId, MarketplaceManager, PluginLockSync, PluginManager } from '@loadout/plugins';
 export { explainSkill, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
 export { startServer } from '@loadout/server';
