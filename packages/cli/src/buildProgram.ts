@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { type CliContext, UnknownCommandError, UsageError } from './CliContext.js';
 import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
+import { registerJobsCommand } from './commands/jobsCommand.js';
 import { registerMarketplaceCommand } from './commands/marketplaceCommand.js';
 import { registerMcpCommand } from './commands/mcpCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
@@ -35,6 +36,7 @@ export function buildProgram(cli: CliContext): Command {
   });
   registerSessionCommand(program, cli);
   registerTaskRunCommand(registerTasksCommand(program, cli), cli);
+  registerJobsCommand(program, cli);
   registerServeCommand(program, cli);
   registerMcpCommand(program, cli);
   registerTrustCommands(program, registerPluginsCommand(program, cli), cli);
