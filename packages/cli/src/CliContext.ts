@@ -136,15 +136,23 @@ export class CliContext<F extends SessionFeatures = Features> {
     json: boolean,
     action: () => T | Promise<T>,
     human: (result: T) => string,
-    options: { failure?: (result: T) => string | null; printed?: (result: T, stdout: string, failed: boolean) => void } = {},
+    options: {
+      failure?: (result: T) => string | null;
+      printed?: (result: T, stdout: string, failed: boolean) => void;
+      /** What the action does, e.g. `updating plugins`: said on a terminal's stderr once it takes over a second. */
+      progress?: string;
+    } = {},
   ): Promise<void> {
     let result: T;
+    const stopProgress = options.progress === undefined ? () => undefined : this.progressLines(options.progress);
     try {
       result = await action();
     } catch (error) {
+      stopProgress();
       this.fail(json, error);
       return;
     }
+    stopProgress();
     const printed = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(human(result));
     if (!json && this.foundProject !== null) {
       this.stdout.write(`${colorsFor(this.stdout, this.env).dim(`(project ${this.foundProject}, found from the working folder; --project DIR picks another)`)}\n`);
@@ -154,6 +162,26 @@ export class CliContext<F extends SessionFeatures = Features> {
     if (failure !== null) this.stderr.write(this.errorLine(redactCredentials(failure), null));
     this.settle(failure === null ? { kind: 'done' } : { kind: 'failed' });
     options.printed?.(result, printed, failure !== null);
+  }
+
+  /**
+   * Progress for a person waiting at a terminal: a line on stderr once the work took a second, then
+   * one every five seconds with the time so far. Nothing when stderr is no terminal (scripts, logs,
+   * tests), so stdout and the exit status never change with it. Returns the stop.
+   */
+  private progressLines(label: string): () => void {
+    if ((this.stderr as { isTTY?: boolean }).isTTY !== true) return () => undefined;
+    const started = Date.now();
+    const colors = colorsFor(this.stderr, this.env);
+    const say = (): void => void this.stderr.write(colors.dim(`loadout: ${label}… (${Math.round((Date.now() - started) / 1000)} s)\n`));
+    let timer = setTimeout(function first() {
+      say();
+      timer = setInterval(say, 5000);
+    }, 1000);
+    return () => {
+      clearTimeout(timer);
+      clearInterval(timer);
+    };
   }
 
   /** Reports an error the way {@link run} does. */

@@ -59,3 +59,8 @@ function serverRefusal(status: number, code: string, message: string): LoadoutEr
   if (status === 400) return new InvalidInputError(code, message);
   return new OperationFailedError(code, message);
 }
+
+/** The screen's address with the token in its fragment, which the screen takes and removes (web/public/api.js); the fragment never reaches a server. */
+export function screenAddress(url: string, token: string): string {
+  return `${url}/#token=${encodeURIComponent(token)}`;
+}

@@ -36,7 +36,8 @@ export function loadoutBridge(cli: CliContext, mode: BridgeRequest['mode']): Bri
   return onPath ? { mode, command: 'loadout', args: ['mcp'], env } : { mode, command: process.execPath, args: [CLI_MAIN, 'mcp'], env };
 }
 
-function isExecutable(file: string): boolean {
+/** Whether `file` is a file this user may run. */
+export function isExecutable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();
@@ -197,6 +198,7 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
         if (result.mode === 'apply' && !result.ok) return refusedSummary(result);
         return null;
       },
+      progress: 'planning the runtimes (and writing, unless --dry-run or --check)',
       // Only a run that wrote nothing and ended well proves that the next one would print the same.
       printed: (result, stdout, failed) => recorder?.finish(stdout, !failed && result.mode === 'apply' && result.upToDate && !result.applied && result.retired.length === 0),
     },
