@@ -11,7 +11,6 @@ const FIXES: Readonly<Record<string, string>> = {
   PROJECT_NOT_FOUND: 'give --project a folder that exists',
   CAPABILITY_UNTRUSTED: '`loadout audit` shows what is held and why; `loadout plugins approve NAME` or `loadout trust PROJECT` lifts it',
   TASK_INPUT_INVALID: '`loadout tasks show DIR` shows the input the task declares',
-  NATIVE_MODULE_MISMATCH: 'run `pnpm rebuild better-sqlite3` in the Loadout checkout (or `bash scripts/setup.sh`)',
 };
 
 /** The next step for an error with this code, or null when the message says all there is. */

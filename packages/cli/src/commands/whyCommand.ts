@@ -24,8 +24,9 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
           const session = await cli.app().resolve(SessionLoader).open({ project });
           try {
             const report = cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
-            // No runtime would see any copy under that name: an unknown name, not an answer.
-            if (report.runtimes.every((runtime) => runtime.copies.length === 0)) {
+            // No runtime would see any copy under that name, and Loadout has no such skill, not even
+            // a switched-off one: an unknown name, not an answer.
+            if (report.runtimes.every((runtime) => runtime.copies.length === 0) && !(await knowsSkill(cli, name, project))) {
               throw new NotFoundError('SKILL_NOT_FOUND', `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else`);
             }
             return report;
@@ -36,6 +37,13 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
         formatWhy,
       );
     });
+}
+
+/** Whether any root of the session holds a skill of that id or name, switched off and shadowed ones included. */
+async function knowsSkill(cli: CliContext, name: string, project: string | null): Promise<boolean> {
+  const listed = await resolve(cli.app(), cli.features.CapabilityLevels).list('skill', project);
+  const wanted = name.toLowerCase();
+  return listed.some((record) => record.id.toLowerCase() === wanted || record.name.toLowerCase() === wanted);
 }
 
 function formatWhy(report: WhyReport): string {
