@@ -41,4 +41,4 @@ export { changedPlaces } from './sameItems.js';
 export { checkWriteInside, WriteRefusedError } from './writeFileInside.js';
 export { isJsonObject, isTextWithin } from './plainJson.js';
 export { plainFirstShape, zodShape } from './zodShape.js';
-export { findProjectFolder, type ProjectMarkers } from './findProjectFolder.js';
+export { findProjectFolder } from './findProjectFolder.js';

@@ -3,5 +3,4 @@ export { readTaskEntry, TASK_KIND } from './taskKind.js';
 export type { TaskRecord } from './TaskRecord.js';
 export { tasksModule } from './tasksModule.js';
 export { type NewTask, type TaskPatch, TaskStore } from './TaskStore.js';
-export { TaskRunInputRefusedError } from './TaskErrors.js';
 export { checkTaskInput, FREE_FORM_INPUT, type InputCheck, TaskInputSchemas } from './TaskInputSchemas.js';

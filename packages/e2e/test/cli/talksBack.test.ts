@@ -49,6 +49,10 @@ describe('loadout talks back', () => {
     expect(why).toMatchObject({ code: 1, stdout: '' });
     expect(why.stderr.split('\n')).toHaveLength(2);
     expect(why.stderr).toMatch(/^loadout: no runtime would see a skill named "nosuch".*\(fix: `loadout skills list`/);
+    // A skill that is only switched off is still explained.
+    const off = machine({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } } });
+    expect((await loadout(off, ['capability', 'set', 'skill/notes', '--disable'])).code).toBe(0);
+    expect((await loadout(off, ['why', 'notes'])).code).toBe(0);
     const plugin = await loadout(m, ['plugins', 'enable', 'nosuch']);
     expect(plugin).toMatchObject({ code: 1, stdout: '', stderr: 'loadout: no plugin named "nosuch" is installed (fix: `loadout plugins list` shows the installed plugins)\n' });
     const usage = await loadout(m, ['tasks', 'create', 'x', '--json']);
@@ -104,7 +108,7 @@ describe('loadout talks back', () => {
     const sick = await loadout(m, ['doctor']);
     expect(sick.code).toBe(1);
     expect(sick.stdout).toMatch(/problem runtime claude-code: out of date: 1 change to write \(\w+ notes\)\n\s+fix: `loadout apply`/);
-    expect(sick.stdout).toMatch(/note    server: no server running/);
+    expect(sick.stdout).toMatch(/note {4}server: no server running/);
     expect(sick.stderr).toMatch(/^loadout: \d+ problems? found/);
     const json = JSON.parse((await loadout(m, ['doctor', '--json'])).stdout) as { problems: number; checks: { check: string; status: string; fix: string | null }[] };
     expect(json.problems).toBeGreaterThan(0);
