@@ -13,7 +13,7 @@ dir="${1:-${XDG_BIN_HOME:-$HOME/.local/bin}}"
 main="$root/packages/cli/dist/main.js"
 node_bin="$(command -v node || true)"
 if [ ! -f "$main" ]; then
-  echo "install-bin: $main is missing; run 'pnpm build' (or 'pnpm setup') first" >&2
+  echo "install-bin: $main is missing; run 'bash scripts/setup.sh start' first" >&2
   exit 1
 fi
 case "$root$node_bin" in

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole suite: typecheck, lint, the unit tests (every package's own; no build needed) and the
+# The whole suite: typecheck, lint, the unit tests (every package's own; no build needed), a few
+# packages' unit tests and a smoke test on Node 22 and 24 (scripts/test-node-versions.sh) and the
 # end-to-end tests (packages/e2e: the built command line, the HTTP server, Chromium; turbo builds
 # first). Ends with one plain "N passed, N failed" line covering both runs.
 set -uo pipefail
@@ -23,12 +24,18 @@ fi
 # A developer's own LOADOUT_DATABASE_URL must not send every test's tables to their server.
 unset LOADOUT_DATABASE_URL
 pnpm --silent test:unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json || status=1
+# Node 22 and 24 (from the npm registry, cached outside the repository): a few packages' unit
+# tests and a smoke test of the command line and server, each in a copy built for that Node.
+if [ "${LOADOUT_SKIP_NODE_VERSIONS:-}" != 1 ]; then
+  bash scripts/test-node-versions.sh || status=1
+fi
 bash scripts/ensure-chromium.sh || status=1
 pnpm --silent test:e2e -- --reporter=default --reporter=json --outputFile.json="$PWD/test-results/e2e.json" || status=1
 node -e '
   const fs = require("node:fs");
   let passed = 0, failed = 0, skipped = 0, total = 0;
-  for (const name of ["unit", "e2e"]) {
+  const extra = fs.readdirSync("test-results").filter((f) => /^node\d+-unit\.json$/.test(f)).map((f) => f.replace(/\.json$/, ""));
+  for (const name of ["unit", "e2e", ...extra]) {
     const file = `test-results/${name}.json`;
     if (!fs.existsSync(file)) {
       console.error(`test-all: ${file} is missing: the ${name} tests did not run`);

@@ -1,6 +1,8 @@
-import { closeKernel, InvalidInputError, isLoadoutError, type LoadoutError, type Places, redactCredentials, resolvePlaces, visibleText } from '@loadout/kernel';
+import { closeKernel, findProjectFolder, InvalidInputError, isLoadoutError, type LoadoutError, NotFoundError, type Places, redactCredentials, resolvePlaces, visibleText } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
+import { fixFor } from './errorFixes.js';
+import { colorsFor } from './terminal.js';
 
 /** What features.ts exports: all that a session-only command ({@link CliContext.readsSessionsOnly}) has. */
 export type SessionFeatures = typeof import('./features.js');
@@ -8,10 +10,29 @@ export type SessionFeatures = typeof import('./features.js');
 /** The feature packages' values the commands' actions use (features.ts and laterFeatures.ts), once loaded. */
 export type Features = SessionFeatures & typeof import('./laterFeatures.js');
 
-/** A bad command line: exit status 2. */
+/** How `--project` reads where {@link CliContext.projectFor} looks for it. */
+export const PROJECT_OPTION_HELP = 'the folder the agent works in (default: the nearest folder at or above the working folder with .agents/)';
+
+/** A bad command line: exit status 2. `fix` names the help that shows what the command takes. */
 export class UsageError extends InvalidInputError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly fix: string | null = null,
+  ) {
     super('USAGE', message);
+  }
+}
+
+/**
+ * A command name the program does not have (`loadout sesion`): an unknown name like any other, so
+ * it exits 1, with commander's nearest match as its fix.
+ */
+export class UnknownCommandError extends NotFoundError {
+  constructor(
+    message: string,
+    readonly fix: string | null,
+  ) {
+    super('UNKNOWN_COMMAND', message);
   }
 }
 
@@ -28,6 +49,8 @@ export class CliContext<F extends SessionFeatures = Features> {
   databaseUrl: string | undefined;
   /** The build's identity (the bundle's content hash) when run from the bundle; null otherwise. */
   build: string | null = null;
+  /** The project {@link projectFor} found from the working folder, said before a text answer. */
+  private foundProject: string | null = null;
 
   constructor(
     readonly env: NodeJS.ProcessEnv = process.env,
@@ -74,6 +97,17 @@ export class CliContext<F extends SessionFeatures = Features> {
     return this.loaded as F;
   }
 
+  /**
+   * The project a command works on: `--project` when given, else the nearest folder at or above the
+   * working folder that holds `.agents/` (the home folder's own `.agents` never counts), else none.
+   * A found one is said in the text answer, so nobody wonders why project capabilities showed up.
+   */
+  projectFor(option: string | undefined, cwd: string = process.cwd()): string | null {
+    if (option !== undefined) return option;
+    this.foundProject = findProjectFolder(cwd, this.env.HOME ?? null, 'agents');
+    return this.foundProject;
+  }
+
   /** The root container; built on first use so `--help` opens no database. */
   app(options: { watch?: boolean } = {}): DependencyContainer {
     if (this.container === null) {
@@ -102,24 +136,55 @@ export class CliContext<F extends SessionFeatures = Features> {
     json: boolean,
     action: () => T | Promise<T>,
     human: (result: T) => string,
-    options: { failure?: (result: T) => string | null; printed?: (result: T, stdout: string, failed: boolean) => void } = {},
+    options: {
+      failure?: (result: T) => string | null;
+      printed?: (result: T, stdout: string, failed: boolean) => void;
+      /** What the action does, e.g. `updating plugins`: said on a terminal's stderr once it takes over a second. */
+      progress?: string;
+    } = {},
   ): Promise<void> {
     let result: T;
+    const stopProgress = options.progress === undefined ? () => undefined : this.progressLines(options.progress);
     try {
       result = await action();
     } catch (error) {
+      stopProgress();
       this.fail(json, error);
       return;
     }
+    stopProgress();
     // Text for people shows what others wrote (a plugin's command lines, names, diffs) with its
     // control characters visible, so none of it can move the cursor or erase what is under review;
     // JSON keeps every value as it is.
     const printed = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(visibleText(human(result), { keepLayout: true }));
+    if (!json && this.foundProject !== null) {
+      this.stdout.write(`${colorsFor(this.stdout, this.env).dim(`(project ${this.foundProject}, found from the working folder; --project DIR picks another)`)}\n`);
+    }
     this.stdout.write(printed);
     const failure = options.failure?.(result) ?? null;
-    if (failure !== null) this.stderr.write(`loadout: ${visibleText(redactCredentials(failure).split('\n')[0] as string)}\n`);
+    if (failure !== null) this.stderr.write(this.errorLine(redactCredentials(failure), null));
     this.settle(failure === null ? { kind: 'done' } : { kind: 'failed' });
     options.printed?.(result, printed, failure !== null);
+  }
+
+  /**
+   * Progress for a person waiting at a terminal: a line on stderr once the work took a second, then
+   * one every five seconds with the time so far. Nothing when stderr is no terminal (scripts, logs,
+   * tests), so stdout and the exit status never change with it. Returns the stop.
+   */
+  private progressLines(label: string): () => void {
+    if ((this.stderr as { isTTY?: boolean }).isTTY !== true) return () => undefined;
+    const started = Date.now();
+    const colors = colorsFor(this.stderr, this.env);
+    const say = (): void => void this.stderr.write(colors.dim(`loadout: ${label}… (${Math.round((Date.now() - started) / 1000)} s)\n`));
+    let timer = setTimeout(function first() {
+      say();
+      timer = setInterval(say, 5000);
+    }, 1000);
+    return () => {
+      clearTimeout(timer);
+      clearInterval(timer);
+    };
   }
 
   /** Reports an error the way {@link run} does. */
@@ -128,9 +193,26 @@ export class CliContext<F extends SessionFeatures = Features> {
     const code = known?.code ?? 'INTERNAL';
     const message = redactCredentials(known?.message ?? (error instanceof Error ? error.message : String(error)));
     if (json) this.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
-    this.stderr.write(`loadout: ${visibleText(message.split('\n')[0] as string)}\n`);
+    const fix = error instanceof UnknownCommandError || (error instanceof UsageError && error.fix !== null) ? error.fix : fixFor(code);
+    this.stderr.write(this.errorLine(message, fix));
     if (known === null && this.env.LOADOUT_DEBUG === '1' && error instanceof Error) this.stderr.write(`${error.stack}\n`);
     this.settle({ kind: 'error', error });
+  }
+
+  /**
+   * An error as people read it: one line on stderr, the whole message (a multi-line one joined,
+   * never cut at its first line) and its fix after it, `loadout:` in red on a terminal.
+   */
+  private errorLine(message: string, fix: string | null): string {
+    const colors = colorsFor(this.stderr, this.env);
+    const whole = visibleText(
+      message
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '')
+        .join(' '),
+    );
+    return `${colors.red('loadout:')} ${whole}${fix === null ? '' : colors.dim(` (fix: ${fix})`)}\n`;
   }
 
   /** Sets the process's exit status for how the command ended: the only place that does. */

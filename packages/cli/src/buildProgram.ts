@@ -1,7 +1,11 @@
 import { Command, CommanderError } from 'commander';
-import { type CliContext, UsageError } from './CliContext.js';
+import { type CliContext, UnknownCommandError, UsageError } from './CliContext.js';
 import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
+import { registerCompletionCommand } from './commands/completionCommand.js';
+import { registerDoctorCommand } from './commands/doctorCommand.js';
+import { registerOpenCommand } from './commands/openCommand.js';
+import { registerJobsCommand } from './commands/jobsCommand.js';
 import { registerMarketplaceCommand } from './commands/marketplaceCommand.js';
 import { registerMcpCommand } from './commands/mcpCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
@@ -23,7 +27,7 @@ export function buildProgram(cli: CliContext): Command {
   const program = new Command('loadout')
     .description('AI-agent capabilities, loaded where they live')
     // Answered by main.ts before the command line loads; listed here so help shows it.
-    .version(cliVersion(), '-V, --version', 'print the version (with --json: { "version": … })')
+    .version(cliVersion(), '-v, --version', 'print the version (with --json: { "version": … }); -V works too')
     .showHelpAfterError(false)
     .configureOutput({ writeErr: () => undefined })
     .option('--database-url <url>', 'share the job queue, inbox, switches, trust and transfer journal through this PostgreSQL database (postgres://…) instead of the SQLite file; plugins stay per host; default LOADOUT_DATABASE_URL')
@@ -35,6 +39,7 @@ export function buildProgram(cli: CliContext): Command {
   });
   registerSessionCommand(program, cli);
   registerTaskRunCommand(registerTasksCommand(program, cli), cli);
+  registerJobsCommand(program, cli);
   registerServeCommand(program, cli);
   registerMcpCommand(program, cli);
   registerTrustCommands(program, registerPluginsCommand(program, cli), cli);
@@ -44,20 +49,52 @@ export function buildProgram(cli: CliContext): Command {
   registerServersCommand(program, cli);
   registerApplyCommand(program, cli);
   registerWhyCommand(program, cli);
+  registerCompletionCommand(program, cli);
+  registerDoctorCommand(program, cli);
+  registerOpenCommand(program, cli);
+  addUsualAliases(program);
   applyUsageErrors(program, cli);
   return program;
+}
+
+/** The short names people type from habit: `ls` for list, `rm` for uninstall, remove and delete, `i` for install. */
+const USUAL_ALIASES: Readonly<Record<string, string>> = { list: 'ls', uninstall: 'rm', remove: 'rm', delete: 'rm', install: 'i' };
+
+function addUsualAliases(command: Command): void {
+  for (const sub of command.commands) {
+    const alias = USUAL_ALIASES[sub.name()];
+    if (alias !== undefined && sub.aliases().length === 0) sub.alias(alias);
+    addUsualAliases(sub);
+  }
+}
+
+/** Commander's error as Loadout's: an unknown command carries its nearest match as its fix. */
+function commandLineError(error: CommanderError, command: Command): UsageError | UnknownCommandError {
+  const names: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  const path = names.join(' ');
+  const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
+  if (error.code !== 'commander.unknownCommand') return new UsageError(error.message.replace(/^error: /, ''), `\`${path} --help\` shows what it takes`);
+  const suggestion = /Did you mean (.+)\?/.exec(rest.join(' '))?.[1] ?? null;
+  // The suggestion is the fix, said in the message itself; without one, the group's help lists what there is.
+  return suggestion === null ? new UnknownCommandError(first, `\`${path} --help\` lists its commands`) : new UnknownCommandError(`${first}. Did you mean ${suggestion}?`, null);
 }
 
 /** Turns commander's own errors into Loadout's usage errors, on every subcommand. */
 function applyUsageErrors(command: Command, cli: CliContext): void {
   command.exitOverride((error: CommanderError) => {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-      // Help shown for a command group given no subcommand is an answer, not an error.
+    if (error.code === 'commander.help') {
+      // Bare `loadout`, or a command group given no subcommand: its help is the answer, on stdout.
+      process.stdout.write(command.helpInformation());
+      cli.settle({ kind: 'done' });
+      throw error;
+    }
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') {
       cli.settle({ kind: 'done' });
       throw error;
     }
     const json = process.argv.includes('--json');
-    cli.fail(json, new UsageError(error.message.replace(/^error: /, '')));
+    cli.fail(json, commandLineError(error, command));
     throw error;
   });
   command.configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) });

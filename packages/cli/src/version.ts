@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { CLI_PACKAGE_JSON } from './cliPaths.js';
 
-/** `loadout --version` (or `-V`), with or without `--json`, and nothing else. */
+/** `loadout --version` (or `-v`, or `-V`), with or without `--json`, and nothing else. */
 export function wantsVersion(args: readonly string[]): boolean {
   const rest = args.filter((arg) => arg !== '--json');
-  return rest.length === 1 && (rest[0] === '--version' || rest[0] === '-V');
+  return rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v' || rest[0] === '-V');
 }
 
 /** The command's version, from its package manifest. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { markSessionChanged, openDatabase, sessionChangeCounter, writeTransaction } from './Database.js';
+import { markSessionChanged, nativeModuleMismatch, openDatabase, sessionChangeCounter, writeTransaction } from './Database.js';
 
 afterEach(removeTestdirs);
 
@@ -121,5 +121,26 @@ describe('opening a database', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('a native module built for another Node version', () => {
+  it('is retold whole in one line, with the command that rebuilds it in the checkout', () => {
+    // Node's own words when it loads an addon of another ABI (lib/internal/modules: dlopen).
+    const node = Object.assign(
+      new Error(
+        "The module '/home/me/loadout/node_modules/.pnpm/better-sqlite3@12.4.1/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\n" +
+          'was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\n' +
+          'NODE_MODULE_VERSION 127. Please try re-compiling or re-installing\nthe module (for instance, using `npm rebuild` or `npm install`).',
+      ),
+      { code: 'ERR_DLOPEN_FAILED' },
+    );
+    const error = nativeModuleMismatch(node);
+    expect(error?.code).toBe('NATIVE_MODULE_MISMATCH');
+    expect(error?.message).not.toContain('\n');
+    expect(error?.message).toContain('NODE_MODULE_VERSION 115');
+    expect(error?.message).toContain('needs 127');
+    expect(error?.message).toContain('`cd /home/me/loadout && pnpm rebuild better-sqlite3`');
+    expect(nativeModuleMismatch(new Error('SQLITE_CANTOPEN'))).toBeNull();
   });
 });

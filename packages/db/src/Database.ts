@@ -145,7 +145,28 @@ function databaseError(file: string, error: unknown): DatabaseError {
   if ((typeof code === 'string' && code.startsWith('SQLITE_READONLY')) || code === 'SQLITE_PERM' || code === 'EROFS') {
     return new DatabaseError('DATABASE_READ_ONLY', `${file} cannot be written by this user (${reason}); check who owns the data folder`, { cause: error });
   }
+  const mismatch = nativeModuleMismatch(error);
+  if (mismatch !== null) return mismatch;
   return new DatabaseError('DATABASE_UNAVAILABLE', `cannot open the database ${file} (${reason})`, { cause: error });
+}
+
+/**
+ * SQLite's native module built for another Node version (after switching Node, say): Node's own
+ * message spans several lines and names the numbers but not the fix, so it is retold in one line
+ * with the one command that rebuilds the module for the Node now running.
+ */
+export function nativeModuleMismatch(error: unknown): DatabaseError | null {
+  const message = error instanceof Error ? error.message : '';
+  const versions = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(message);
+  if (versions === null) return null;
+  const modulePath = /The module '([^']+)'/.exec(message)?.[1] ?? '';
+  const checkout = modulePath.includes(`${path.sep}node_modules${path.sep}`) ? modulePath.slice(0, modulePath.indexOf(`${path.sep}node_modules${path.sep}`)) : null;
+  const rebuild = checkout === null ? 'pnpm rebuild better-sqlite3' : `cd ${checkout} && pnpm rebuild better-sqlite3`;
+  return new DatabaseError(
+    'NATIVE_MODULE_MISMATCH',
+    `SQLite's native module (better-sqlite3) was built for another Node version (NODE_MODULE_VERSION ${versions[1]}); Node ${process.version} needs ${versions[2]}: rebuild it with \`${rebuild}\``,
+    { cause: error },
+  );
 }
 
 function statOf(file: string): fs.Stats | undefined {

@@ -34,3 +34,13 @@ export class NotificationUndeclaredError extends ConflictError {
     super('NOTIFICATION_UNDECLARED', `notification "${notification}" is not declared by any enabled notification catalogue`);
   }
 }
+
+/** A job that has already finished, or runs in a process this one cannot stop: nothing was changed. */
+export class JobNotCancellableError extends ConflictError {
+  constructor(id: number, status: string) {
+    super(
+      'JOB_NOT_CANCELLABLE',
+      status === 'running' ? `job ${id} is running in another server, which alone can stop it` : `job ${id} has already ended (${status}); nothing to cancel`,
+    );
+  }
+}

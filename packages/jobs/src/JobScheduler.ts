@@ -1,5 +1,5 @@
 import { resolve, type Session } from '@loadout/kernel';
-import { type TaskRecord, TaskStore } from '@loadout/tasks';
+import { checkTaskInput, TaskInputSchemas, type TaskRecord, TaskStore } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobEvents } from './JobEvents.js';
@@ -37,11 +37,15 @@ const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skippe
 
 /**
  * The one way a run is queued, whoever asks (HTTP, MCP): the task is resolved in the caller's
- * session through `getTaskByDirName` and checked runnable before anything is stored, the job keeps
+ * session through `getTaskByDirName` and checked runnable, and its input checked against the
+ * task's declared input schema, before anything is stored, the job keeps
  * the task's `dirName`, and the workers are woken.
  */
 @injectable()
 export class JobScheduler {
+  /** Each distinct input schema compiled once for this scheduler's life. */
+  private readonly schemas = new TaskInputSchemas();
+
   constructor(
     @inject(JobQueue) private readonly queue: JobQueue,
     @inject(JobWorkers) private readonly workers: JobWorkers,
@@ -108,6 +112,7 @@ export class JobScheduler {
   private newJob(session: Session, dirName: string, input: unknown): { request: NewJob; task: TaskRecord } {
     const task = resolve(session.container, TaskStore).getTaskByDirName(dirName);
     checkRunnable(task);
+    checkTaskInput(this.schemas, task, input);
     return { request: { taskDirName: task.dirName, project: session.project, input, maxAttempts: 1 + task.retries }, task };
   }
 
@@ -117,6 +122,8 @@ export class JobScheduler {
     const resolved = steps.map((step) => {
       const task = store.getTaskByDirName(step.task);
       checkRunnable(task);
+      // A step with its own input is checked now; one fed the previous step's output, as it starts.
+      if ('input' in step || step === steps[0]) checkTaskInput(this.schemas, task, step.input);
       return { taskDirName: task.dirName, hasInput: 'input' in step, input: step.input, maxAttempts: 1 + task.retries };
     });
     const pipeline = await this.queue.enqueuePipeline(session.project, resolved);

@@ -29,6 +29,8 @@ export const JobWorkerOptions = token<Partial<JobWorkerSettings>>('jobs.workerOp
 
 /** Why a job that was running when its server stopped is not running any more. */
 export const SERVER_STOPPED_REASON = 'server stopped while running';
+/** The error of a job its owner stopped (`POST /api/jobs/:id/cancel`, `loadout jobs cancel`). */
+export const JOB_CANCELLED_BY_OWNER = 'cancelled by the owner';
 
 /** A caller's session and the task resolved in it, offered for the first attempt of its job (see {@link JobWorkers.offer}). */
 interface Offer {
@@ -114,7 +116,7 @@ export class JobWorkers {
   }
 
   /**
-   * Stops a job for good: a job one of these workers runs has its process group stopped and is
+   * Stops a job for good (the reason, e.g. {@link JOB_CANCELLED_BY_OWNER}): a job one of these workers runs has its process group stopped and is
    * failed with `reason` (no retry); a job not yet started is failed at once. Returns false when
    * the job is neither (finished, or run by another process).
    */

@@ -1,5 +1,5 @@
 import { resolve, type Session, SessionLoader, token } from '@loadout/kernel';
-import { TASK_KIND, type TaskRecord, TaskStore } from '@loadout/tasks';
+import { checkTaskInput, TASK_KIND, TaskInputSchemas, type TaskRecord, TaskStore } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { NotificationInbox, type NotificationEvent } from './NotificationInbox.js';
 import { NotificationUndeclaredError } from './JobErrors.js';
@@ -59,6 +59,9 @@ export const RUN_NOTIFICATIONS = {
 
 @injectable()
 export class SessionTaskExecution implements TaskExecution {
+  /** Each distinct input schema compiled once for this execution's life. */
+  private readonly schemas = new TaskInputSchemas();
+
   constructor(
     @inject(SessionLoader) private readonly loader: SessionLoader,
     @inject(TaskRunner) private readonly runner: TaskRunner,
@@ -72,6 +75,9 @@ export class SessionTaskExecution implements TaskExecution {
     const session = resolved?.session ?? (await this.loader.open({ project: request.project, kinds: [TASK_KIND, 'notification'] }));
     try {
       const task = resolved?.task ?? resolve(session.container, TaskStore).getTaskByDirName(request.taskDirName);
+      // The same contract the scheduler holds a submission to: here it covers `loadout tasks run`
+      // and a pipeline step fed the previous step's output. Refused before anything is announced.
+      checkTaskInput(this.schemas, task, request.input);
       const data = { ...request.context, taskDirName: task.dirName, plugin: task.plugin };
       await this.announce(session, { notification: RUN_NOTIFICATIONS.started, message: `${task.name} started`, data });
       let result: TaskRunResult;

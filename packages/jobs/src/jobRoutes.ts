@@ -3,7 +3,9 @@ import { TASK_KIND } from '@loadout/tasks';
 import { z } from 'zod';
 import { type JobEvent, JobEvents } from './JobEvents.js';
 import { type Job, JobQueue, type JobStatus } from './JobQueue.js';
+import { JobNotCancellableError } from './JobErrors.js';
 import { JobScheduler } from './JobScheduler.js';
+import { JOB_CANCELLED_BY_OWNER, JobWorkers } from './JobWorkers.js';
 
 const FINAL: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skipped']);
 /** `GET /api/jobs?limit&status&task&before`: one page, newest first; `before` is the last id of the previous page. */
@@ -86,6 +88,27 @@ export const jobRoutes: readonly ApiRoute[] = [
     deps,
     params: IdParams,
     handle: async ({ params }, { queue, events }) => withLiveOutput(events, await queue.get(params.id)),
+  }),
+
+  /**
+   * Stops a job for good: a running one has its process group stopped, a queued or waiting one is
+   * ended before it runs; either is failed with the reason "cancelled by the owner" and the rest
+   * of its pipeline skipped. 202 once asked (a running job ends as its process group does); 409
+   * for a job that has already ended.
+   */
+  defineRoute({
+    method: 'POST',
+    path: '/api/jobs/:id/cancel',
+    access: 'token',
+    deps: { queue: JobQueue, workers: JobWorkers },
+    params: IdParams,
+    handle: async ({ params }, { queue, workers }) => {
+      const { id } = params;
+      const before = await queue.get(id); // a 404 for a job that does not exist
+      if (!(await workers.cancel(id, JOB_CANCELLED_BY_OWNER))) throw new JobNotCancellableError(id, (await queue.get(id)).status);
+      const after = await queue.get(id);
+      return reply(202, { job: { id, status: after.status, was: before.status } });
+    },
   }),
 
   /**

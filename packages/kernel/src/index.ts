@@ -45,3 +45,4 @@ export { checkWriteInside } from './writeFileInside.js';
 export { isJsonObject, isTextWithin } from './plainJson.js';
 export { plainFirstShape, zodShape } from './zodShape.js';
 export { isRegularFile, realPathOrSame } from './filePaths.js';
+export { findProjectFolder } from './findProjectFolder.js';

@@ -1,7 +1,7 @@
 import { type Session, SessionLoader } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { exposeSession, type SessionExposure } from './SessionExposure.js';
-import { TaskInputSchemas } from './TaskInputSchemas.js';
+import { TaskInputSchemas } from '@loadout/tasks';
 
 /** How many projects' exposures are kept at once; the least recently used goes first. */
 const KEPT_PROJECTS = 8;

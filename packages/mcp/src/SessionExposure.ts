@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CapabilityRecord, Session } from '@loadout/kernel';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
-import type { TaskRecord } from '@loadout/tasks';
-import { FREE_FORM_INPUT, type InputCheck, type TaskInputSchemas } from './TaskInputSchemas.js';
+import { FREE_FORM_INPUT, type InputCheck, type TaskInputSchemas, type TaskRecord } from '@loadout/tasks';
 import { assignToolNames } from './toolName.js';
 
 /** A task that is on, as an MCP tool. */

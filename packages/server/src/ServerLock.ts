@@ -5,12 +5,16 @@ import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
 /** Held while a server owns a data folder. */
 export interface ServerLock {
+  /** Says where the server listens (`<dataDir>/server.url`), for commands that talk to it. */
+  announce(url: string): void;
   release(): Promise<void>;
 }
 
 /** The lock is the folder `server.lock` in the data folder. */
 const LOCK_TARGET = 'server';
 const PID_FILE = 'server.pid';
+/** Where the server holding the lock listens; gone with the lock. */
+const URL_FILE = 'server.url';
 /** proper-lockfile's shortest staleness: a lock not refreshed for this long belonged to a dead process. */
 const STALE_MS = 5000;
 
@@ -43,8 +47,14 @@ export async function acquireServerLock(dataDir: string, onLost: (error: Error) 
   const pidFile = path.join(dataDir, PID_FILE);
   fs.writeFileSync(pidFile, `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
   narrowMode(pidFile, PRIVATE_FILE_MODE);
+  const urlFile = path.join(dataDir, URL_FILE);
   return {
+    announce(url) {
+      fs.writeFileSync(urlFile, `${url}\n`, { mode: PRIVATE_FILE_MODE });
+      narrowMode(urlFile, PRIVATE_FILE_MODE);
+    },
     async release() {
+      fs.rmSync(urlFile, { force: true });
       fs.rmSync(pidFile, { force: true });
       await lock.release();
     },
@@ -57,4 +67,17 @@ function isBusy(error: unknown): boolean {
 
 function lockFailed(dataDir: string, error: unknown): ServerStartError {
   return new ServerStartError(`cannot lock the data folder ${dataDir}: ${(error as Error).message}`, { cause: error });
+}
+
+/**
+ * Where the server of this data folder said it listens, or null when none did. A server that was
+ * killed leaves its address behind: whoever reads it must be ready to find nobody there.
+ */
+export function announcedServerUrl(dataDir: string): string | null {
+  try {
+    const url = fs.readFileSync(path.join(dataDir, URL_FILE), 'utf8').trim();
+    return /^http:\/\/[^\s/]+$/.test(url) ? url : null;
+  } catch {
+    return null;
+  }
 }

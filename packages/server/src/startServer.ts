@@ -100,7 +100,9 @@ export async function startServer(container: DependencyContainer, options: Serve
     };
     lockLost = () => void close();
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    return { url: `http://${urlHost}:${port}`, host, port, token, reports, stopped, close };
+    const url = `http://${urlHost}:${port}`;
+    lock.announce(url);
+    return { url, host, port, token, reports, stopped, close };
   } catch (error) {
     await app?.close().catch(() => undefined);
     await stopServices();

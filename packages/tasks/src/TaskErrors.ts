@@ -28,6 +28,13 @@ export class TaskUnreadableError extends OperationFailedError {
   }
 }
 
+/** A run's input that the task's declared input schema refuses (or a schema that cannot be applied): nothing ran. */
+export class TaskRunInputRefusedError extends InvalidInputError {
+  constructor(dirName: string, reason: string) {
+    super('TASK_INPUT_INVALID', `task "${dirName}" refuses this input: ${reason}`);
+  }
+}
+
 /** A field a client sent back that only the task's place decides (`dirName`, `level`, `path` …), with another value. */
 export class TaskFieldReadOnlyError extends InvalidInputError {
   constructor(field: string) {

@@ -36,7 +36,8 @@ export function loadoutBridge(cli: CliContext, mode: BridgeRequest['mode']): Bri
   return onPath ? { mode, command: 'loadout', args: ['mcp'], env } : { mode, command: process.execPath, args: [CLI_MAIN, 'mcp'], env };
 }
 
-function isExecutable(file: string): boolean {
+/** Whether `file` is a file this user may run. */
+export function isExecutable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();
@@ -56,7 +57,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
     .command('apply')
     .description("write the session's skills into agent runtimes' folders and its MCP servers into their configuration (every verified runtime by default; the others only report)")
     .option('--runtime <name>', 'only this runtime (repeatable); default: every verified one', (value: string, all: string[]) => [...all, value], [])
-    .option('--project <dir>', 'the folder the agent works in: its project skills and folders are planned too')
+    .option('--project <dir>', 'the folder the agent works in: its project skills and folders are planned too (default: the nearest folder at or above the working folder with .agents/)')
     .option('--dry-run', 'print the plan, write nothing')
     .option('--check', 'print the plan, write nothing, exit 1 when the runtime folders differ from it')
     .option('--mcp-bridge', "register Loadout itself (loadout mcp) in the runtimes' user MCP configuration; remembered until --no-mcp-bridge")
@@ -187,7 +188,7 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
       if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
       const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
       const bridge = loadoutBridge(cli, options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off');
-      return resolve(cli.app(), cli.features.RuntimeApplier).apply({ project: options.project ?? null, runtimes: options.runtime, mode, mcpBridge: bridge });
+      return resolve(cli.app(), cli.features.RuntimeApplier).apply({ project: cli.projectFor(options.project), runtimes: options.runtime, mode, mcpBridge: bridge });
     },
     formatResult,
     {
@@ -197,6 +198,7 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
         if (result.mode === 'apply' && !result.ok) return refusedSummary(result);
         return null;
       },
+      progress: 'planning the runtimes (and writing, unless --dry-run or --check)',
       // Only a run that wrote nothing and ended well proves that the next one would print the same.
       printed: (result, stdout, failed) => recorder?.finish(stdout, !failed && result.mode === 'apply' && result.upToDate && !result.applied && result.retired.length === 0),
     },

@@ -26,15 +26,18 @@ export function registerCapabilityCommand(program: Command, cli: CliContext): Co
   capability
     .command('state')
     .description('every capability of the owner and of each installed plugin, with what decided its state')
-    .option('--project <dir>', 'describe the sessions of this project folder')
+    .option('--project <dir>', 'describe the sessions of this project folder (default: the nearest folder at or above the working folder with .agents/)')
     .option('--json', 'print one JSON document')
     .action(async (options: StateOptions) => {
       await cli.run(
         options.json === true,
-        async () => ({
-          project: options.project === undefined ? null : SessionLoader.resolveProject(options.project),
-          capabilities: await service().resolveCapabilityState({ project: options.project ?? null }),
-        }),
+        async () => {
+          const project = cli.projectFor(options.project);
+          return {
+            project: project === null ? null : SessionLoader.resolveProject(project),
+            capabilities: await service().resolveCapabilityState({ project }),
+          };
+        },
         ({ capabilities }) => formatEntries(capabilities),
       );
     });
@@ -61,8 +64,7 @@ export function registerCapabilityCommand(program: Command, cli: CliContext): Co
         },
         (result) => formatResult(result, target),
         {
-          failure: ({ errors }) =>
-            errors.length === 0 ? null : `${errors[0]?.message ?? ''}${errors.length === 1 ? '' : ` (and ${errors.length - 1} more)`}`,
+          failure: ({ errors }) => (errors.length === 0 ? null : errors.map((error) => error.message).join('; ')),
         },
       );
     });
@@ -115,8 +117,8 @@ function formatTable(entries: readonly CapabilityStateEntry[]): string {
 }
 
 function formatResult(result: SetCapabilityStateResult, target: string): string {
+  // The errors go to stderr, once (the failure line); stdout says what came of the request.
   const lines: string[] = [];
-  for (const error of result.errors) lines.push(`error: ${error.message}`);
   for (const warning of result.warnings) lines.push(`warning: ${warning}`);
   if (result.errors.length === 0) {
     const key = target.toLowerCase();

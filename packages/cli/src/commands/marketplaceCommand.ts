@@ -29,6 +29,7 @@ export function registerMarketplaceCommand(program: Command, cli: CliContext): C
         options.json === true,
         () => manager().add(url, { ...(options.name === undefined ? {} : { name: options.name }), ...(options.ref === undefined ? {} : { ref: options.ref }) }),
         (added) => [`added marketplace ${added.name} (${added.plugins} plugins) at ${added.commit.slice(0, 12)} from ${added.url}`, ...problems(added)].join('\n'),
+        { progress: `cloning ${url.slice(0, 120)}` },
       );
     });
 
@@ -57,6 +58,7 @@ export function registerMarketplaceCommand(program: Command, cli: CliContext): C
           updates.length === 0
             ? 'no marketplace added'
             : updates.map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status}`)).join('\n'),
+        { progress: 'fetching marketplaces' },
       );
     });
 

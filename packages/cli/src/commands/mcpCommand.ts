@@ -1,4 +1,4 @@
-import { SessionLoader } from '@loadout/kernel';
+import { findProjectFolder, SessionLoader } from '@loadout/kernel';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
 
@@ -26,7 +26,7 @@ export function registerMcpCommand(program: Command, cli: CliContext): void {
       let project: string | null;
       try {
         project =
-          options.project === undefined ? cli.features.findProjectFolder(process.cwd(), cli.env.HOME ?? null) : SessionLoader.resolveProject(options.project);
+          options.project === undefined ? findProjectFolder(process.cwd(), cli.env.HOME ?? null, 'agents-or-git') : SessionLoader.resolveProject(options.project);
       } catch (error) {
         cli.fail(options.json === true, error);
         return;

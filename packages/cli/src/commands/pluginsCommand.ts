@@ -37,6 +37,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
         options.json === true,
         async () => withConsent(cli, await installFrom(), options.yes === true),
         formatInstall,
+        { progress: `cloning ${source.slice(0, 120)}` },
       );
 
       async function installFrom(): Promise<PluginInstall> {
@@ -69,6 +70,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
             : updates
                 .map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status} at ${u.to.slice(0, 12)}`) + formatHeld(u))
                 .join('\n'),
+        { progress: 'fetching and updating plugins' },
       );
     });
 
@@ -163,6 +165,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
                 ['PLUGIN', 'LOCKED', 'UPSTREAM', 'BEHIND', 'VIA'],
                 ...found.map((o) => [o.name, o.locked.slice(0, 12), o.upstream.slice(0, 12), o.behind === null ? '?' : String(o.behind), o.via]),
               ]),
+        { progress: 'fetching every plugin to compare with the lock' },
       );
     });
 

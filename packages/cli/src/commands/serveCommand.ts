@@ -2,6 +2,7 @@ import { DEFAULT_JOB_RETENTION } from '@loadout/jobs/retention';
 import type { RunningServer } from '@loadout/server';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
+import { screenAddress } from '../serverClient.js';
 
 interface ServeOptions {
   port?: string;
@@ -61,6 +62,8 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
         (described) =>
           [
             `Loadout is serving ${described.url}`,
+            // The address that opens the screen signed in, for the person at this terminal only: never into a log file or a pipe.
+            ...(process.stdout.isTTY === true && server !== null ? [`  open the screen: ${screenAddress(described.url, (server as RunningServer).token.value)}`] : []),
             described.token.source === 'file'
               ? `  token: in ${described.token.file} (readable only by you)`
               : '  token: the value of LOADOUT_TOKEN',

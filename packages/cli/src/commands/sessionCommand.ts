@@ -1,6 +1,6 @@
 import { CapabilityKinds, resolveAll, SessionLoader } from '@loadout/kernel';
 import type { Command } from 'commander';
-import type { CliContext } from '../CliContext.js';
+import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
 import { formatDiagnostics } from '../format.js';
 
 /** `loadout session [--project DIR]`: what an agent in that folder would get. */
@@ -8,7 +8,7 @@ export function registerSessionCommand(program: Command, context: CliContext): v
   const command = program
     .command('session')
     .description('open a session and print its roots, capabilities, blocks and diagnostics')
-    .option('--project <dir>', 'the folder the agent works in')
+    .option('--project <dir>', PROJECT_OPTION_HELP)
     .option('--json', 'print one JSON document');
   // Only features.ts is loaded for this command, and this context's type says so.
   const cli = context.readsSessionsOnly(command);
@@ -16,7 +16,7 @@ export function registerSessionCommand(program: Command, context: CliContext): v
     await cli.run(
       options.json === true,
       async () => {
-        const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null });
+        const session = await cli.app().resolve(SessionLoader).open({ project: cli.projectFor(options.project) });
         try {
           return session.toJSON();
         } finally {

@@ -1,7 +1,7 @@
 import { resolve } from '@loadout/kernel';
 import type { CapabilityLevels, ListedCapability, TransferableKind, TransferResult } from '@loadout/levels';
 import type { Command } from 'commander';
-import type { CliContext } from '../CliContext.js';
+import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
 
 /** How one kind's `list` / `transfer` commands are named and described. */
@@ -46,10 +46,10 @@ export function registerLevelCommand(program: Command, cli: CliContext, spec: Le
   group
     .command('list')
     .description(`every ${spec.kind} in the session's roots, shadowed and switched-off ones included`)
-    .option('--project <dir>', 'the folder the agent works in')
+    .option('--project <dir>', PROJECT_OPTION_HELP)
     .option('--json', 'print one JSON document')
     .action(async (options: ListOptions) => {
-      await cli.run(options.json === true, () => levels().list(spec.kind, options.project ?? null), formatListed);
+      await cli.run(options.json === true, () => levels().list(spec.kind, cli.projectFor(options.project)), formatListed);
     });
 
   group

@@ -4,7 +4,7 @@ import type { NewTask, TaskPatch, TaskRecord, TaskStore } from '@loadout/tasks';
 import { describeRunnableExtensions } from '@loadout/tasks/interpreters';
 import type { Command } from 'commander';
 import path from 'node:path';
-import { type CliContext, UsageError } from '../CliContext.js';
+import { type CliContext, PROJECT_OPTION_HELP, UsageError } from '../CliContext.js';
 import { table } from '../format.js';
 
 interface TaskOptions {
@@ -20,8 +20,10 @@ interface TaskOptions {
 /** `loadout tasks list | show | create | update | delete` (and `run`, added by the runner). */
 export function registerTasksCommand(program: Command, cli: CliContext): Command {
   const tasks = program.command('tasks').description("list, read and edit tasks; a plugin's tasks are read-only");
-  const withSession = async <T>(options: TaskOptions, work: (store: TaskStore, session: Session) => T): Promise<T> => {
-    const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null, kinds: [cli.features.TASK_KIND] });
+  // Reading finds the project from the working folder; a write goes where --project and --level say.
+  const withSession = async <T>(options: TaskOptions, work: (store: TaskStore, session: Session) => T, reads = false): Promise<T> => {
+    const project = reads ? cli.projectFor(options.project) : (options.project ?? null);
+    const session = await cli.app().resolve(SessionLoader).open({ project, kinds: [cli.features.TASK_KIND] });
     try {
       return work(session.container.resolve(cli.features.TaskStore), session);
     } finally {
@@ -32,12 +34,12 @@ export function registerTasksCommand(program: Command, cli: CliContext): Command
   tasks
     .command('list')
     .description('every task of the session, owner first')
-    .option('--project <dir>', 'the folder the agent works in')
+    .option('--project <dir>', PROJECT_OPTION_HELP)
     .option('--json', 'print one JSON document')
     .action(async (options: TaskOptions) => {
       await cli.run(
         options.json === true,
-        () => withSession(options, (store) => [...store.listTasks()]),
+        () => withSession(options, (store) => [...store.listTasks()], true),
         (records) =>
           records.length === 0
             ? 'no tasks'
@@ -49,10 +51,10 @@ export function registerTasksCommand(program: Command, cli: CliContext): Command
     .command('show')
     .argument('<dir>', "the task's folder name")
     .description('one task as the session resolves it')
-    .option('--project <dir>', 'the folder the agent works in')
+    .option('--project <dir>', PROJECT_OPTION_HELP)
     .option('--json', 'print one JSON document')
     .action(async (dirName: string, options: TaskOptions) => {
-      await cli.run(options.json === true, () => withSession(options, (store) => store.getTaskByDirName(dirName)), describeTask);
+      await cli.run(options.json === true, () => withSession(options, (store) => store.getTaskByDirName(dirName), true), describeTask);
     });
 
   tasks

@@ -1,7 +1,7 @@
-import { resolve, SessionLoader } from '@loadout/kernel';
+import { NotFoundError, resolve, SessionLoader } from '@loadout/kernel';
 import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
-import type { CliContext } from '../CliContext.js';
+import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
 import { table } from '../format.js';
 
 /**
@@ -14,15 +14,22 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
     .command('why')
     .argument('<name>', 'the skill name as a runtime lists it, or its Loadout id')
     .description('every copy of a skill each runtime would see, and which one wins')
-    .option('--project <dir>', 'the folder the agent works in')
+    .option('--project <dir>', PROJECT_OPTION_HELP)
     .option('--json', 'print one JSON document')
     .action(async (name: string, options: { project?: string; json?: boolean }) => {
+      const project = cli.projectFor(options.project);
       await cli.run(
         options.json === true,
         async () => {
-          const session = await cli.app().resolve(SessionLoader).open({ project: options.project ?? null });
+          const session = await cli.app().resolve(SessionLoader).open({ project });
           try {
-            return cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
+            const report = cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
+            // No runtime would see any copy under that name, and Loadout has no such skill, not even
+            // a switched-off one: an unknown name, not an answer.
+            if (report.runtimes.every((runtime) => runtime.copies.length === 0) && !(await knowsSkill(cli, name, project))) {
+              throw new NotFoundError('SKILL_NOT_FOUND', `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else`);
+            }
+            return report;
           } finally {
             session.dispose();
           }
@@ -30,6 +37,13 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
         formatWhy,
       );
     });
+}
+
+/** Whether any root of the session holds a skill of that id or name, switched off and shadowed ones included. */
+async function knowsSkill(cli: CliContext, name: string, project: string | null): Promise<boolean> {
+  const listed = await resolve(cli.app(), cli.features.CapabilityLevels).list('skill', project);
+  const wanted = name.toLowerCase();
+  return listed.some((record) => record.id.toLowerCase() === wanted || record.name.toLowerCase() === wanted);
 }
 
 function formatWhy(report: WhyReport): string {

@@ -43,13 +43,13 @@ describe('loadout session and tasks, end to end', () => {
   it('prints its version, bare or as one JSON document, without opening the workspace', () => {
     const home = testdir({});
     const { version } = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../cli/package.json'), 'utf8')) as { version: string };
-    for (const flag of ['--version', '-V']) {
+    for (const flag of ['--version', '-v', '-V']) {
       const run = runCli(home, [flag], { LOADOUT_DATA_DIR: path.join(home, 'data') });
       expect(run).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
     }
     expect(runCli(home, ['--version', '--json']).json()).toEqual({ version });
     expect(fs.existsSync(path.join(home, 'data'))).toBe(false);
-    expect(runCli(home, ['--help']).stdout).toContain('-V, --version');
+    expect(runCli(home, ['--help']).stdout).toContain('-v, --version');
   });
 
   it('puts a project level first and its documents over the owner’s', () => {

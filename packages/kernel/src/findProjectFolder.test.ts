@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from './testing/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findProjectFolder } from './findProjectFolder.js';
 
@@ -17,5 +17,11 @@ describe('findProjectFolder', () => {
     const root = testdir({ home: { '.agents': { skills: {} }, work: { '.agents': 'not a folder' } } });
     expect(findProjectFolder(path.join(root, 'home/work'), path.join(root, 'home'))).toBeNull();
     expect(findProjectFolder(path.join(root, 'home/work'), null)).toBe(path.join(root, 'home'));
+  });
+
+  it('with the .agents marker alone, passes over a repository without .agents/', () => {
+    const root = testdir({ outer: { '.agents': {}, repo: { '.git': {}, src: {} } } });
+    expect(findProjectFolder(path.join(root, 'outer/repo/src'), null, 'agents')).toBe(path.join(root, 'outer'));
+    expect(findProjectFolder(path.join(root, 'outer/repo/src'), null)).toBe(path.join(root, 'outer/repo'));
   });
 });

@@ -1,5 +1,7 @@
 import { type Schema, type SchemaDraft, Validator } from '@cfworker/json-schema';
 import { forArguments, isPatternFormat, type LinearSchema, withLinearPatterns } from './linearPatterns.js';
+import { TaskRunInputRefusedError } from './TaskErrors.js';
+import type { TaskRecord } from './TaskRecord.js';
 
 /** The schema of a task that declares none: any JSON object. */
 export const FREE_FORM_INPUT: Readonly<Record<string, unknown>> = { type: 'object', additionalProperties: true };
@@ -8,7 +10,7 @@ export const FREE_FORM_INPUT: Readonly<Record<string, unknown>> = { type: 'objec
 const MAX_MESSAGES = 5;
 
 /** A usable schema: checks arguments, answering null when they match or a message when not. */
-export type InputCheck = (args: Record<string, unknown>) => string | null;
+export type InputCheck = (args: unknown) => string | null;
 
 /**
  * Checks tool arguments against the JSON Schema a task declares in its `input:` frontmatter. The
@@ -74,4 +76,19 @@ function draftOf(schema: Readonly<Record<string, unknown>>): SchemaDraft {
   if (declared.includes('draft-07') || declared.includes('draft-06')) return '7';
   if (declared.includes('2019-09')) return '2019-09';
   return '2020-12';
+}
+
+/**
+ * The one input contract of a task, on every path that runs it (the job scheduler behind HTTP,
+ * pipelines and MCP, and `loadout tasks run`): `input` (absent: `{}`) must match the schema the task
+ * declares; a task without one takes any JSON. Throws {@link TaskRunInputRefusedError} otherwise, so
+ * nothing is queued or started.
+ */
+export function checkTaskInput(schemas: TaskInputSchemas, task: TaskRecord, input: unknown): void {
+  if (task.inputSchemaError !== null) throw new TaskRunInputRefusedError(task.dirName, task.inputSchemaError);
+  if (task.inputSchema === null) return;
+  const check = schemas.prepare(task.inputSchema);
+  if ('error' in check) throw new TaskRunInputRefusedError(task.dirName, check.error);
+  const problem = check(input === undefined ? {} : input);
+  if (problem !== null) throw new TaskRunInputRefusedError(task.dirName, problem);
 }
