@@ -46,7 +46,10 @@ for (const name of fs.readdirSync(packagesDir).sort()) {
   const manifestFile = path.join(packagesDir, name, 'package.json');
   if (!fs.existsSync(manifestFile)) continue;
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
-  const ours = (list) => Object.keys(list ?? {}).filter((dep) => dep.startsWith('@loadout/')).map((dep) => dep.slice('@loadout/'.length));
+  const ours = (list) =>
+    Object.keys(list ?? {})
+      .filter((dep) => dep.startsWith('@loadout/'))
+      .map((dep) => dep.slice('@loadout/'.length));
   for (const [entry, conditions] of Object.entries(manifest.exports ?? {})) {
     for (const target of Object.values(typeof conditions === 'string' ? { default: conditions } : conditions)) {
       // dist/ appears with a build; every other target must be there now.
@@ -90,8 +93,14 @@ for (const [name, pkg] of packages) {
   const sources = pkg.files.filter(({ file }) => isProductionSource(pkg, file)).map(({ source }) => source.text);
   if (sources.some((text) => /contribute\([^,()]+,\s*ScanSource\b/.test(text))) keepers.add(name);
 }
-if (keepers.size === 0) problems.push('found no package that contributes a ScanSource: the checks that keep the kept reads below the features would pass blindly');
-if (kindWords.size === 0) problems.push('found no kind declarations (kind, folder, sessionKey) in any store: the check that the kernel names no kind would pass blindly');
+if (keepers.size === 0)
+  problems.push(
+    'found no package that contributes a ScanSource: the checks that keep the kept reads below the features would pass blindly',
+  );
+if (kindWords.size === 0)
+  problems.push(
+    'found no kind declarations (kind, folder, sessionKey) in any store: the check that the kernel names no kind would pass blindly',
+  );
 
 // Imports: declared, through public faces only, the kernel naming no kind.
 const used = new Map([...packages.keys()].map((name) => [name, new Set()]));
@@ -112,17 +121,22 @@ for (const [name, pkg] of packages) {
       const [, target, subpath] = match;
       if (target === name) continue;
       if (!allowed.includes(target)) {
-        problems.push(`${relative(file)} imports @loadout/${target}, which ${name}'s package.json does not list${production ? ' as a dependency' : ''}`);
+        problems.push(
+          `${relative(file)} imports @loadout/${target}, which ${name}'s package.json does not list${production ? ' as a dependency' : ''}`,
+        );
       }
       if (subpath !== undefined && !packages.get(target)?.entries.has(`.${subpath}`)) {
-        problems.push(`${relative(file)} imports ${specifier}: internals of @loadout/${target}; use its public face (its package.json exports)`);
+        problems.push(
+          `${relative(file)} imports ${specifier}: internals of @loadout/${target}; use its public face (its package.json exports)`,
+        );
       }
       if (subpath === undefined) for (const imported of names) used.get(target)?.add(imported);
     }
     if (name === 'kernel' && production) {
       for (const { text, at } of stringsOf(source)) {
         const named = [...kindWords].find((word) => new RegExp(`(^|[^A-Za-z])${word}([^A-Za-z]|$)`).test(text));
-        if (named !== undefined) problems.push(`${relative(file)}:${at}: the kernel names the kind '${named}' ("${text.slice(0, 60)}"); let the kind declare it`);
+        if (named !== undefined)
+          problems.push(`${relative(file)}:${at}: the kernel names the kind '${named}' ("${text.slice(0, 60)}"); let the kind declare it`);
       }
     }
   }
@@ -131,7 +145,12 @@ for (const [name, pkg] of packages) {
 // The repository's own scripts (the benchmarks) use the built packages as another package would.
 for (const file of walk(path.join(root, 'scripts'))) {
   for (const { specifier, names } of importsOf(parse(file))) {
-    const target = /^packages\/([a-z0-9-]+)\/dist\/index\.js$/.exec(path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/'));
+    const target = /^packages\/([a-z0-9-]+)\/dist\/index\.js$/.exec(
+      path
+        .relative(root, path.resolve(path.dirname(file), specifier))
+        .split(path.sep)
+        .join('/'),
+    );
     if (target !== null) for (const imported of names) used.get(target[1])?.add(imported);
   }
 }
@@ -141,25 +160,36 @@ for (const [name, pkg] of packages) {
   if (name === 'kernel' && pkg.deps.length > 0) problems.push(`kernel must not depend on ${pkg.deps.join(', ')}`);
   if (stores.has(name)) {
     const extra = pkg.deps.filter((dep) => !STORE_MAY_USE.has(dep));
-    if (extra.length > 0) problems.push(`store ${name} depends on ${extra.join(', ')}; a store depends on the kernel (and the database and api contracts) only`);
+    if (extra.length > 0)
+      problems.push(
+        `store ${name} depends on ${extra.join(', ')}; a store depends on the kernel (and the database and api contracts) only`,
+      );
   }
   if (keepers.has(name) && pkg.deps.some((dep) => dep !== 'kernel')) {
-    problems.push(`${name} keeps reads and depends on ${pkg.deps.filter((dep) => dep !== 'kernel').join(', ')}; it sits below the features and depends on the kernel only`);
+    problems.push(
+      `${name} keeps reads and depends on ${pkg.deps.filter((dep) => dep !== 'kernel').join(', ')}; it sits below the features and depends on the kernel only`,
+    );
   }
-  if (stores.has(name) && pkg.deps.some((dep) => keepers.has(dep))) problems.push(`store ${name} depends on ${pkg.deps.filter((dep) => keepers.has(dep)).join(', ')}, which keeps reads; a store never relies on reads being kept`);
+  if (stores.has(name) && pkg.deps.some((dep) => keepers.has(dep)))
+    problems.push(
+      `store ${name} depends on ${pkg.deps.filter((dep) => keepers.has(dep)).join(', ')}, which keeps reads; a store never relies on reads being kept`,
+    );
   if (name === 'kernel') {
     const named = [...pkg.deps, ...pkg.devDeps].filter((dep) => keepers.has(dep));
-    if (named.length > 0) problems.push(`kernel depends on ${named.join(', ')}, which keeps reads; the kernel knows only its ScanSource contract`);
+    if (named.length > 0)
+      problems.push(`kernel depends on ${named.join(', ')}, which keeps reads; the kernel knows only its ScanSource contract`);
     for (const { file, source } of pkg.files) {
       for (const { specifier } of importsOf(source)) {
         const keeper = /^@loadout\/([a-z0-9-]+)/.exec(specifier)?.[1];
-        if (keeper !== undefined && keepers.has(keeper)) problems.push(`${relative(file)} imports ${specifier}; the kernel knows only its ScanSource contract`);
+        if (keeper !== undefined && keepers.has(keeper))
+          problems.push(`${relative(file)} imports ${specifier}; the kernel knows only its ScanSource contract`);
       }
     }
   }
   if (name === 'server') {
     const named = [...pkg.deps, ...pkg.devDeps].filter((dep) => stores.has(dep));
-    if (named.length > 0) problems.push(`server depends on the store ${named.join(', ')}; a store reaches the server through its contributions only`);
+    if (named.length > 0)
+      problems.push(`server depends on the store ${named.join(', ')}; a store reaches the server through its contributions only`);
   }
 }
 const state = new Map();
@@ -185,10 +215,14 @@ for (const [name, pkg] of packages) {
   const allowList = new Set(EXTENSION_POINTS[name] ?? []);
   const imported = used.get(name);
   const unused = [...names].filter((exportedName) => !imported.has(exportedName) && !allowList.has(exportedName)).sort();
-  if (unused.length > 0) problems.push(`${relative(index)} exports what no other package imports: ${unused.join(', ')} (export it from its own file for the package's tests, or list a documented extension point in EXTENSION_POINTS)`);
+  if (unused.length > 0)
+    problems.push(
+      `${relative(index)} exports what no other package imports: ${unused.join(', ')} (export it from its own file for the package's tests, or list a documented extension point in EXTENSION_POINTS)`,
+    );
   for (const allowed of allowList) {
     if (!names.has(allowed)) problems.push(`EXTENSION_POINTS lists ${name}'s ${allowed}, which ${relative(index)} no longer exports`);
-    else if (imported.has(allowed)) problems.push(`EXTENSION_POINTS lists ${name}'s ${allowed}, which another package imports now: take it off the list`);
+    else if (imported.has(allowed))
+      problems.push(`EXTENSION_POINTS lists ${name}'s ${allowed}, which another package imports now: take it off the list`);
   }
 }
 
@@ -216,11 +250,16 @@ function parse(file) {
 function importsOf(source) {
   const found = [];
   const visitNode = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       const names = [];
       if (ts.isImportDeclaration(node)) {
         const bindings = node.importClause?.namedBindings;
-        if (bindings !== undefined && ts.isNamedImports(bindings)) for (const element of bindings.elements) names.push((element.propertyName ?? element.name).text);
+        if (bindings !== undefined && ts.isNamedImports(bindings))
+          for (const element of bindings.elements) names.push((element.propertyName ?? element.name).text);
         else if (bindings !== undefined) names.push('*');
         if (node.importClause?.name !== undefined) names.push('default');
       } else if (node.exportClause !== undefined && ts.isNamedExports(node.exportClause)) {
@@ -230,8 +269,17 @@ function importsOf(source) {
       }
       found.push({ specifier: node.moduleSpecifier.text, names });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      found.push({ specifier: node.argument.literal.text, names: node.qualifier === undefined ? ['*'] : [ts.isIdentifier(node.qualifier) ? node.qualifier.text : node.qualifier.left.getText()] });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])) {
+      found.push({
+        specifier: node.argument.literal.text,
+        names:
+          node.qualifier === undefined ? ['*'] : [ts.isIdentifier(node.qualifier) ? node.qualifier.text : node.qualifier.left.getText()],
+      });
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       found.push({ specifier: node.arguments[0].text, names: dynamicImportNames(node) });
     }
     ts.forEachChild(node, visitNode);
@@ -249,7 +297,13 @@ function dynamicImportNames(call) {
   if (node !== undefined && ts.isAwaitExpression(node)) {
     const awaited = node;
     node = awaited.parent;
-    if (node !== undefined && ts.isParenthesizedExpression(node) && ts.isPropertyAccessExpression(node.parent) && ts.isIdentifier(node.parent.name)) return [node.parent.name.text];
+    if (
+      node !== undefined &&
+      ts.isParenthesizedExpression(node) &&
+      ts.isPropertyAccessExpression(node.parent) &&
+      ts.isIdentifier(node.parent.name)
+    )
+      return [node.parent.name.text];
     if (node !== undefined && ts.isVariableDeclaration(node) && ts.isObjectBindingPattern(node.name)) {
       return node.name.elements.map((element) => (element.propertyName ?? element.name).getText());
     }
@@ -261,7 +315,13 @@ function dynamicImportNames(call) {
 function stringsOf(source) {
   const found = [];
   const visitNode = (node) => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+    if (
+      ts.isStringLiteral(node) ||
+      ts.isNoSubstitutionTemplateLiteral(node) ||
+      ts.isTemplateHead(node) ||
+      ts.isTemplateMiddle(node) ||
+      ts.isTemplateTail(node)
+    ) {
       if (!ts.isImportDeclaration(node.parent) && !ts.isExportDeclaration(node.parent)) {
         found.push({ text: node.text, at: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
       }
@@ -291,7 +351,8 @@ function exportsOf(file, seen) {
     const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
     if (!modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue;
     if (ts.isVariableStatement(statement)) {
-      for (const declaration of statement.declarationList.declarations) if (ts.isIdentifier(declaration.name)) names.add(declaration.name.text);
+      for (const declaration of statement.declarationList.declarations)
+        if (ts.isIdentifier(declaration.name)) names.add(declaration.name.text);
     } else if (statement.name !== undefined && ts.isIdentifier(statement.name)) {
       names.add(statement.name.text);
     }

@@ -61,7 +61,8 @@ function unjournaledExt4(dir) {
       if (separator < 0) continue;
       const mountPoint = fields[4];
       const inside = mountPoint === '/' || dir === mountPoint || dir.startsWith(`${mountPoint}/`);
-      if (inside && (mount === null || mountPoint.length >= mount.mountPoint.length)) mount = { mountPoint, type: fields[separator + 1], source: fields[separator + 2] };
+      if (inside && (mount === null || mountPoint.length >= mount.mountPoint.length))
+        mount = { mountPoint, type: fields[separator + 1], source: fields[separator + 2] };
     }
     if (mount === null || mount.type !== 'ext4') return null;
     const device = path.basename(mount.source);
@@ -96,7 +97,10 @@ function makeSkillRepository(count) {
     );
   }
   const git = (...args) => {
-    const run = spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, encoding: 'utf8' });
+    const run = spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', '-c', 'init.defaultBranch=main', ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
     if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
   };
   git('init', '-q');
@@ -108,14 +112,19 @@ function makeSkillRepository(count) {
 /** Runs `command args` to its exit in `env`; returns its time and output, or throws on a non-zero status. */
 async function run(command, args, env) {
   const started = now();
-  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env }, cwd: env.HOME ?? scratch, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
+    cwd: env.HOME ?? scratch,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   await exited(child);
   const ms = now() - started;
-  if (child.exitCode !== 0) throw new Error(`${path.basename(args[0] ?? command)} ${args.slice(1).join(' ')} exited ${child.exitCode}: ${stderr.slice(0, 400)}`);
+  if (child.exitCode !== 0)
+    throw new Error(`${path.basename(args[0] ?? command)} ${args.slice(1).join(' ')} exited ${child.exitCode}: ${stderr.slice(0, 400)}`);
   return { ms, stdout };
 }
 
@@ -147,7 +156,11 @@ async function installAndApply(url, home) {
 /** The peer's side; null with the reason when it cannot run here. */
 async function peerAdd(url, home) {
   const env = { HOME: home, DISABLE_TELEMETRY: '1', DO_NOT_TRACK: '1', CI: '1' };
-  const added = await run(process.execPath, [PEER, 'add', url, '-g', '--copy', '-a', 'claude-code', '-a', 'codex', '-y', '--skill', '*'], env);
+  const added = await run(
+    process.execPath,
+    [PEER, 'add', url, '-g', '--copy', '-a', 'claude-code', '-a', 'codex', '-y', '--skill', '*'],
+    env,
+  );
   checkInstalled(home, 'skills add');
   return added.ms;
 }
@@ -155,15 +168,30 @@ async function peerAdd(url, home) {
 /** Why the peer cannot run here, or null when it can. */
 function peerUnavailable() {
   if (!fs.existsSync(PEER)) return 'npm `skills` is not installed (root devDependency)';
-  const probe = spawnSync(process.execPath, [PEER, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: scratch, DISABLE_TELEMETRY: '1' } });
-  if (probe.status !== 0) return `npm \`skills\` does not run on Node ${process.versions.node}: ${(probe.stderr.trim().split('\n').find((line) => line.includes('Error')) ?? probe.stderr.trim()).slice(0, 200)}`;
+  const probe = spawnSync(process.execPath, [PEER, '--version'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: scratch, DISABLE_TELEMETRY: '1' },
+  });
+  if (probe.status !== 0)
+    return `npm \`skills\` does not run on Node ${process.versions.node}: ${(
+      probe.stderr
+        .trim()
+        .split('\n')
+        .find((line) => line.includes('Error')) ?? probe.stderr.trim()
+    ).slice(0, 200)}`;
   return null;
 }
 
 try {
   const url = makeSkillRepository(SKILLS);
   const peerProblem = peerUnavailable();
-  const peerVersion = peerProblem === null ? spawnSync(process.execPath, [PEER, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: scratch, DISABLE_TELEMETRY: '1' } }).stdout.trim() : null;
+  const peerVersion =
+    peerProblem === null
+      ? spawnSync(process.execPath, [PEER, '--version'], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '', HOME: scratch, DISABLE_TELEMETRY: '1' },
+        }).stdout.trim()
+      : null;
   const ours = [];
   const peer = [];
   for (let i = 0; i < RUNS; i += 1) {
@@ -176,7 +204,10 @@ try {
     }
   }
   // `apply` again in the last run's HOME: nothing changed since it applied.
-  const againEnv = { HOME: path.join(scratch, `loadout-${RUNS - 1}`), LOADOUT_HOME: path.join(scratch, `loadout-${RUNS - 1}`, 'workspace') };
+  const againEnv = {
+    HOME: path.join(scratch, `loadout-${RUNS - 1}`),
+    LOADOUT_HOME: path.join(scratch, `loadout-${RUNS - 1}`, 'workspace'),
+  };
   const again = [];
   const baseline = [];
   await run(process.execPath, [MAIN, 'apply', ...RUNTIMES, '--json'], againEnv);
@@ -184,7 +215,8 @@ try {
     baseline.push((await run(process.execPath, ['-e', ''], { HOME: againEnv.HOME })).ms);
     const applied = await run(process.execPath, [MAIN, 'apply', ...RUNTIMES, '--json'], againEnv);
     const result = JSON.parse(applied.stdout);
-    if (result.changeCount !== 0 || result.applied !== false) throw new Error(`apply with nothing changed planned ${result.changeCount} changes`);
+    if (result.changeCount !== 0 || result.applied !== false)
+      throw new Error(`apply with nothing changed planned ${result.changeCount} changes`);
     again.push(applied.ms);
   }
   const oursMs = median(ours.map((r) => r.ms));
@@ -198,7 +230,10 @@ try {
     againRuns: AGAIN_RUNS,
     peer: peerProblem === null ? { package: 'skills', version: peerVersion } : { package: 'skills', unavailable: peerProblem },
     baseline: { spawnNodeMs: round(spawnNodeMs), ...(peer.length === 0 ? {} : { peerAddMs: round(peerMs) }) },
-    settle: settleReason === null ? { waited: false } : { waited: true, why: settleReason, afterDeleteMs: SETTLE_MS, totalWaitMs: round(settledMs) },
+    settle:
+      settleReason === null
+        ? { waited: false }
+        : { waited: true, why: settleReason, afterDeleteMs: SETTLE_MS, totalWaitMs: round(settledMs) },
     figures: {
       installAndApplyMs: round(oursMs),
       installMs: round(median(ours.map((r) => r.installMs))),

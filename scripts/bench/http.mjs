@@ -40,7 +40,9 @@ try {
       const first = await timed(() => request(server, 'GET', '/api/session'));
       figures.firstMs = round(first.ms);
       bodyBytes = first.answer.body.length;
-      figures.watchDiagnostics = JSON.parse(first.answer.body).diagnostics.filter((d) => d.code.startsWith('WATCH_')).map((d) => d.code);
+      figures.watchDiagnostics = JSON.parse(first.answer.body)
+        .diagnostics.filter((d) => d.code.startsWith('WATCH_'))
+        .map((d) => d.code);
       const etag = first.answer.headers.etag;
       const full = [];
       const bare = [];
@@ -81,7 +83,15 @@ try {
       const empty = { seconds: 0, failed: 0 };
       const batch = Math.ceil(TASKS / TASK_ROUNDS);
       for (let turn = 0; turn < TASK_ROUNDS; turn += 1) {
-        for (const [to, total] of turn % 2 === 0 ? [[server, big], [small, empty]] : [[small, empty], [server, big]]) {
+        for (const [to, total] of turn % 2 === 0
+          ? [
+              [server, big],
+              [small, empty],
+            ]
+          : [
+              [small, empty],
+              [server, big],
+            ]) {
           const ran = await runNoops(to, batch);
           total.seconds += ran.seconds;
           total.failed += ran.failed;
@@ -103,10 +113,15 @@ try {
     targets.push(
       target(`[${mode}] GET /api/session warm (200) ≤ 1.5× a bare server sending the same body`, figures.warmOverBare, 1.5),
       target(`[${mode}] GET /api/session revalidation (304) ≤ 3× /api/health`, figures.notModifiedMs / figures.healthMs, 3),
-      target(`[${mode}] queued no-op task, 10,000 skills ≤ 1.3× the same in an empty workspace`, figures.queue.tenThousandSkills.msPerTask / figures.queue.emptyWorkspace.msPerTask, 1.3, {
-        holds: failed === 0,
-        note: `${failed} runs failed`,
-      }),
+      target(
+        `[${mode}] queued no-op task, 10,000 skills ≤ 1.3× the same in an empty workspace`,
+        figures.queue.tenThousandSkills.msPerTask / figures.queue.emptyWorkspace.msPerTask,
+        1.3,
+        {
+          holds: failed === 0,
+          note: `${failed} runs failed`,
+        },
+      ),
     );
   }
   const result = { benchmark: 'http', documents: 10_000, responseBytes: bodyBytes, modes, targets, cores: os.cpus().length };

@@ -53,7 +53,10 @@ export function makeNoopTaskWorkspace(prefix) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const capabilitiesDir = path.join(scratch, 'capabilities');
   fs.mkdirSync(path.join(capabilitiesDir, 'tasks', 'noop'), { recursive: true });
-  fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'TASK.md'), '---\nname: No-op\ndescription: Does nothing.\nimplementation: run.mjs\n---\n');
+  fs.writeFileSync(
+    path.join(capabilitiesDir, 'tasks', 'noop', 'TASK.md'),
+    '---\nname: No-op\ndescription: Does nothing.\nimplementation: run.mjs\n---\n',
+  );
   fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop', 'run.mjs'), '');
   const emptyHome = path.join(scratch, 'small');
   fs.mkdirSync(emptyHome);

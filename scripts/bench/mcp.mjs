@@ -37,7 +37,9 @@ const { scratch, capabilitiesDir, emptyHome } = makeNoopTaskWorkspace('loadout-b
  * a variable such as NODE_EXTRA_CA_CERTS in this process's environment makes every node start
  * load a certificate bundle, which the tasks never pay, and would flatter the ratio.
  */
-const RUNNER_ENV = Object.fromEntries(['PATH', 'HOME', 'LANG', 'TMPDIR'].filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
+const RUNNER_ENV = Object.fromEntries(
+  ['PATH', 'HOME', 'LANG', 'TMPDIR'].filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]),
+);
 
 const envFor = (workspace) => ({
   PATH: process.env.PATH,
@@ -102,14 +104,29 @@ try {
   for (const [name, figures] of Object.entries(transports)) {
     targets.push({ target: `${name} tools/list warm ≤ 20× ping`, ratio: figures.toolsList.overPing, limit: 20 });
     targets.push({ target: `${name} resources/list warm ≤ 20× ping`, ratio: figures.resourcesList.overPing, limit: 20 });
-    targets.push({ target: `${name} callTool no-op (10,000 skills) ≤ 1.5× node -e ''`, ratio: figures.callTool.tenThousandSkillsOverSpawn, limit: 1.5 });
-    targets.push({ target: `${name} callTool no-op (empty workspace) ≤ 1.5× node -e ''`, ratio: figures.callTool.emptyWorkspaceOverSpawn, limit: 1.5 });
+    targets.push({
+      target: `${name} callTool no-op (10,000 skills) ≤ 1.5× node -e ''`,
+      ratio: figures.callTool.tenThousandSkillsOverSpawn,
+      limit: 1.5,
+    });
+    targets.push({
+      target: `${name} callTool no-op (empty workspace) ≤ 1.5× node -e ''`,
+      ratio: figures.callTool.emptyWorkspaceOverSpawn,
+      limit: 1.5,
+    });
   }
   for (const target of targets) {
     target.met = target.ratio <= target.limit;
     process.stderr.write(`bench mcp: ${target.target}: ${target.ratio}× — ${target.met ? 'met' : 'NOT met'}\n`);
   }
-  const result = { benchmark: 'mcp', skills: 10_000, baseline: { spawnNodeMs: round(spawnNodeMs) }, transports, targets, cores: os.cpus().length };
+  const result = {
+    benchmark: 'mcp',
+    skills: 10_000,
+    baseline: { spawnNodeMs: round(spawnNodeMs) },
+    transports,
+    targets,
+    cores: os.cpus().length,
+  };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
@@ -186,13 +203,22 @@ async function measureCalls(client, spawnMs) {
 
 async function connectStdio(workspace) {
   const client = new Client({ name: 'bench', version: '1' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp'], env: envFor(workspace), cwd: scratch, stderr: 'inherit' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN, 'mcp'],
+    env: envFor(workspace),
+    cwd: scratch,
+    stderr: 'inherit',
+  });
   await client.connect(transport);
   return { client, close: () => client.close() };
 }
 
 async function connectHttp(workspace) {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json'], { env: envFor(workspace), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json'], {
+    env: envFor(workspace),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (data) => {
@@ -206,7 +232,11 @@ async function connectHttp(workspace) {
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
   });
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
   return {
     client,
     close: async () => {

@@ -54,7 +54,11 @@ try {
   await registerWorkspacePlugins(home);
   const baseline = [];
   const versionMs = await measure([MAIN, '--version'], {}, baseline);
-  const shippedMs = await measure([MAIN, 'session', '--json'], { LOADOUT_HOME: root, LOADOUT_DATA_DIR: path.join(scratch, 'data') }, baseline);
+  const shippedMs = await measure(
+    [MAIN, 'session', '--json'],
+    { LOADOUT_HOME: root, LOADOUT_DATA_DIR: path.join(scratch, 'data') },
+    baseline,
+  );
   const tenThousandMs = await measure([MAIN, 'session', '--json'], { LOADOUT_HOME: home }, baseline);
   const spawnNodeMs = median(baseline);
   const result = {

@@ -50,7 +50,11 @@ try {
       // The first request of each server opens its session cache and (on PostgreSQL) its pool.
       for (const server of servers) await request(server, 'GET', '/api/jobs?limit=1');
       const workers = setup.servers * WORKERS;
-      queue[setup.label] = { servers: setup.servers, workers, ...noopThroughput(await runNoops(servers, TASKS), TASKS, workers, spawnNodeMs) };
+      queue[setup.label] = {
+        servers: setup.servers,
+        workers,
+        ...noopThroughput(await runNoops(servers, TASKS), TASKS, workers, spawnNodeMs),
+      };
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
     }

@@ -26,7 +26,11 @@ let failed = false;
 const targets = [];
 for (const bench of benches) {
   process.stderr.write(`bench: ${bench.name}\n`);
-  const run = spawnSync(process.execPath, [...bench.args, path.join(here, bench.file)], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const run = spawnSync(process.execPath, [...bench.args, path.join(here, bench.file)], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (run.status !== 0) {
     failed = true;
     process.stderr.write(`bench: ${bench.name} failed (exit ${run.status})\n`);
@@ -38,5 +42,8 @@ for (const bench of benches) {
 }
 const missed = targets.filter((t) => !t.met);
 process.stderr.write(`\nbench targets: ${targets.length - missed.length} met, ${missed.length} not met\n`);
-for (const t of targets) process.stderr.write(`  ${t.met ? 'met    ' : 'NOT met'}  ${t.ratio}× (limit ${t.limit}×)  ${t.bench}: ${t.target}${t.note ? ` (${t.note})` : ''}\n`);
+for (const t of targets)
+  process.stderr.write(
+    `  ${t.met ? 'met    ' : 'NOT met'}  ${t.ratio}× (limit ${t.limit}×)  ${t.bench}: ${t.target}${t.note ? ` (${t.note})` : ''}\n`,
+  );
 process.exitCode = failed || (strict && missed.length > 0) ? 1 : 0;

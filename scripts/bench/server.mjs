@@ -21,7 +21,6 @@ const home = given === undefined || given === '' ? makeWorkspace({ plugins: 100,
 // The no-op task lives in a capabilities folder of our own, so a given workspace is not written to.
 const { scratch, capabilitiesDir, emptyHome: smallHome } = makeNoopTaskWorkspace('loadout-bench-server-');
 
-
 try {
   await registerWorkspacePlugins(home);
 

@@ -28,7 +28,22 @@ export function serve(workspace, { workers = 2, capabilitiesDir, env = {} }) {
     LOADOUT_DATA_DIR: path.join(workspace, '.loadout'),
     ...env,
   };
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`, '--cpu-prof-interval=100'] : []), MAIN, 'serve', '--port', '0', '--json', '--workers', String(workers)], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_SERVER_PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`, '--cpu-prof-interval=100']
+        : []),
+      MAIN,
+      'serve',
+      '--port',
+      '0',
+      '--json',
+      '--workers',
+      String(workers),
+    ],
+    { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (data) => {
@@ -134,7 +149,10 @@ export async function runNoops(servers, count) {
   const all = Array.isArray(servers) ? servers : [servers];
   const started = now();
   const ids = await Promise.all(
-    Array.from({ length: count }, async (_, n) => JSON.parse((await request(all[n % all.length], 'POST', '/api/tasks/noop/runs', '{}')).body).job.id),
+    Array.from(
+      { length: count },
+      async (_, n) => JSON.parse((await request(all[n % all.length], 'POST', '/api/tasks/noop/runs', '{}')).body).job.id,
+    ),
   );
   const wanted = new Set(ids);
   for (;;) {

@@ -93,7 +93,9 @@ try {
     app = createLoadout({ places, watch: true, ...(watchBudget === undefined ? {} : { watchBudget }) });
     const loader = app.resolve(SessionLoader);
     const primed = await timeAsync(() => loader.open());
-    const diagnostics = primed.result.diagnostics.filter((diagnostic) => diagnostic.code.startsWith('WATCH_')).map((diagnostic) => diagnostic.code);
+    const diagnostics = primed.result.diagnostics
+      .filter((diagnostic) => diagnostic.code.startsWith('WATCH_'))
+      .map((diagnostic) => diagnostic.code);
     primed.result.dispose();
     const warmRuns = [];
     for (let i = 0; i < RUNS * 3; i += 1) {
@@ -152,8 +154,14 @@ try {
       holds: budget100.changeSeen,
       note: 'an edited document was not seen',
     }),
-    target('one changed document ≤ 2× warm (watches available)', watches.oneChangeMs / watches.warmMs, 2, { holds: watches.changeSeen, note: 'the change was not seen' }),
-    target('one changed document ≤ 2× warm (LOADOUT_WATCH_BUDGET=100)', budget100.oneChangeMs / budget100.warmMs, 2, { holds: budget100.changeSeen, note: 'the change was not seen' }),
+    target('one changed document ≤ 2× warm (watches available)', watches.oneChangeMs / watches.warmMs, 2, {
+      holds: watches.changeSeen,
+      note: 'the change was not seen',
+    }),
+    target('one changed document ≤ 2× warm (LOADOUT_WATCH_BUDGET=100)', budget100.oneChangeMs / budget100.warmMs, 2, {
+      holds: budget100.changeSeen,
+      note: 'the change was not seen',
+    }),
     target('heap per document ≤ 2 KiB (ratio to 2,048 B)', bytesPerDocument / 2048, 1),
   ];
   printTargets('sessions', result.targets);

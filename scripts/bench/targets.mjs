@@ -17,6 +17,8 @@ export function target(name, ratio, limit, also = { holds: true, note: '' }) {
 /** Prints one line per target on stderr: `bench <name>: <target>: <ratio>× (limit <limit>×) — met | NOT met`. */
 export function printTargets(bench, targets) {
   for (const t of targets) {
-    process.stderr.write(`bench ${bench}: ${t.target}: ${t.ratio}× (limit ${t.limit}×) — ${t.met ? 'met' : 'NOT met'}${t.note ? ` (${t.note})` : ''}\n`);
+    process.stderr.write(
+      `bench ${bench}: ${t.target}: ${t.ratio}× (limit ${t.limit}×) — ${t.met ? 'met' : 'NOT met'}${t.note ? ` (${t.note})` : ''}\n`,
+    );
   }
 }

@@ -20,7 +20,14 @@ function readAffordanceEntry(entry: KindFolderEntry): EntryScan<AffordanceRecord
   if (read === null) return { records: [], diagnostics: [] };
   const diagnostics =
     read.draft.description.trim() === ''
-      ? [{ code: 'DESCRIPTION_MISSING', severity: 'warning' as const, path: read.relative, message: `${read.relative}: has no description` }]
+      ? [
+          {
+            code: 'DESCRIPTION_MISSING',
+            severity: 'warning' as const,
+            path: read.relative,
+            message: `${read.relative}: has no description`,
+          },
+        ]
       : [];
   return { records: [read.draft], diagnostics };
 }

@@ -8,8 +8,7 @@ export const AFFORDANCE_BLOCK_BUDGET = 6_000;
 export const affordancesModule: LoadoutModule = (container) => {
   contribute(container, CapabilityKinds, affordanceKind);
   contribute(container, SessionSections, {
-      key: 'affordanceBlock',
-      render: (session) =>
-        session.renderBlock('Affordances', session.recordsOf('affordance'), AFFORDANCE_BLOCK_BUDGET),
+    key: 'affordanceBlock',
+    render: (session) => session.renderBlock('Affordances', session.recordsOf('affordance'), AFFORDANCE_BLOCK_BUDGET),
   });
 };

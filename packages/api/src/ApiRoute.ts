@@ -41,7 +41,11 @@ export interface RouteContext {
    * Opens a session (for `project` when given), hands it to `work` and disposes it after. With
    * `kinds`, only those kinds are read (a task lookup needs tasks alone).
    */
-  withSession<T>(project: string | null | undefined, work: (session: Session) => T | Promise<T>, options?: { readonly kinds?: readonly string[] }): Promise<T>;
+  withSession<T>(
+    project: string | null | undefined,
+    work: (session: Session) => T | Promise<T>,
+    options?: { readonly kinds?: readonly string[] },
+  ): Promise<T>;
   /** Reports a problem in the server's log. */
   log(line: string): void;
 }
@@ -95,9 +99,12 @@ export interface ApiRoute {
 export const HttpRoutes = token<ApiRoute>('api.httpRoutes');
 
 /** Types a route's handler from its dependencies and schemas where it is written; registered as is. */
-export function defineRoute<D extends Dependencies = Record<never, never>, P = RouteRequest['params'], Q = RouteRequest['query'], B = unknown>(
-  route: RouteDefinition<D, P, Q, B>,
-): ApiRoute {
+export function defineRoute<
+  D extends Dependencies = Record<never, never>,
+  P = RouteRequest['params'],
+  Q = RouteRequest['query'],
+  B = unknown,
+>(route: RouteDefinition<D, P, Q, B>): ApiRoute {
   return { ...route, deps: route.deps ?? {} } as unknown as ApiRoute;
 }
 

@@ -25,13 +25,25 @@ export const SessionQuery = z.lazy(() =>
     kinds: z
       .string()
       .max(1024)
-      .transform((value) => value.split(',').map((kind) => kind.trim()).filter((kind) => kind !== ''))
+      .transform((value) =>
+        value
+          .split(',')
+          .map((kind) => kind.trim())
+          .filter((kind) => kind !== ''),
+      )
       .optional(),
   }),
 );
 
 /** A positive integer id in a path, e.g. `/api/jobs/:id`. */
-export const IdParams = z.lazy(() => z.strictObject({ id: z.string().regex(/^[1-9][0-9]{0,14}$/, 'must be a positive whole number').transform(Number) }));
+export const IdParams = z.lazy(() =>
+  z.strictObject({
+    id: z
+      .string()
+      .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive whole number')
+      .transform(Number),
+  }),
+);
 
 /** `?limit=N` on a list; `.unwrap()` is the object, to extend. */
 export const ListQuery = z.lazy(() =>

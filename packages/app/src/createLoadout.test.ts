@@ -29,7 +29,16 @@ afterEach(removeTestdirs);
 
 // Everything a session reads. A module the app loads later must contribute to none of them:
 // `loadout session` makes its container without those modules.
-const sessionContributions: readonly Token<unknown>[] = [CapabilityKinds, CapabilityFilters, CapabilityHolds, SessionSections, Migrations, PostgresMigrations, ChangeStamps, PluginSource];
+const sessionContributions: readonly Token<unknown>[] = [
+  CapabilityKinds,
+  CapabilityFilters,
+  CapabilityHolds,
+  SessionSections,
+  Migrations,
+  PostgresMigrations,
+  ChangeStamps,
+  PluginSource,
+];
 
 /** A contribution as it can be compared across containers: its class, or its data without functions. */
 function described(value: unknown): unknown {
@@ -54,11 +63,16 @@ describe('the app made for a session only, and whole', () => {
     const whole = container(home);
     try {
       for (const contribution of sessionContributions) {
-        expect(resolveAll(sessionOnly, contribution).map(described), contribution.description).toEqual(resolveAll(whole, contribution).map(described));
+        expect(resolveAll(sessionOnly, contribution).map(described), contribution.description).toEqual(
+          resolveAll(whole, contribution).map(described),
+        );
         expect(sessionOnly.isRegistered(contribution, true), contribution.description).toBe(whole.isRegistered(contribution, true));
       }
       const project = path.join(home, 'work');
-      const [a, b] = await Promise.all([sessionOnly.resolve(SessionLoader).open({ project }), whole.resolve(SessionLoader).open({ project })]);
+      const [a, b] = await Promise.all([
+        sessionOnly.resolve(SessionLoader).open({ project }),
+        whole.resolve(SessionLoader).open({ project }),
+      ]);
       expect(a.toJSON()).toEqual(b.toJSON());
       expect((a.toJSON().skills as { id: string }[]).map((skill) => skill.id)).toEqual(['notes', 'pdf']);
       a.dispose();
@@ -66,7 +80,17 @@ describe('the app made for a session only, and whole', () => {
 
       // The later modules, and the later parts of the modules made of two: the job queue's runner,
       // the levels mover, the plugin and marketplace managers, the state and trust services.
-      const later = { RuntimeApplier, RuntimePlanner, JobQueue, JobScheduler, CapabilityLevels, PluginManager, MarketplaceManager, CapabilityStateService, TrustService };
+      const later = {
+        RuntimeApplier,
+        RuntimePlanner,
+        JobQueue,
+        JobScheduler,
+        CapabilityLevels,
+        PluginManager,
+        MarketplaceManager,
+        CapabilityStateService,
+        TrustService,
+      };
       for (const [name, service] of Object.entries(later)) {
         expect(whole.isRegistered(service, true), name).toBe(true);
         expect(sessionOnly.isRegistered(service, true), name).toBe(false);

@@ -60,7 +60,10 @@ export interface LoadoutOptions {
  * the first service needing it could not be made, and drop the reason's code.
  */
 export function createLoadout(options: LoadoutOptions): DependencyContainer {
-  const modules = options.watch === true ? [keptReadsModule(options.watchBudget === undefined ? {} : { watchBudget: options.watchBudget }), ...loadoutModules] : loadoutModules;
+  const modules =
+    options.watch === true
+      ? [keptReadsModule(options.watchBudget === undefined ? {} : { watchBudget: options.watchBudget }), ...loadoutModules]
+      : loadoutModules;
   const container = createKernel(options, modules);
   if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
     container.register(DatabaseLocation, { useValue: databaseLocationOf(options.databaseUrl) });

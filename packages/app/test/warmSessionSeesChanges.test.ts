@@ -31,7 +31,10 @@ afterEach(() => {
 
 const pause = (ms = 60) => new Promise((done) => setTimeout(done, ms));
 const skill = (name: string, extra = '') => ({ 'SKILL.md': `---\nname: ${name}\ndescription: The ${name} skill\n${extra}---\nUse it.\n` });
-const task = (name: string) => ({ 'TASK.md': `---\nname: ${name}\ndescription: ${name} task\nimplementation: run.mjs\n---\n`, 'run.mjs': 'console.log("ran");\n' });
+const task = (name: string) => ({
+  'TASK.md': `---\nname: ${name}\ndescription: ${name} task\nimplementation: run.mjs\n---\n`,
+  'run.mjs': 'console.log("ran");\n',
+});
 
 function workspace(watchBudget: number | undefined) {
   const work = testdir({
@@ -126,7 +129,10 @@ describe.each([
     expect((await open()).find('skill', 'pdf')?.gates).toEqual({ ocr: false });
     await warm();
     // Edited in place to the same length: the text, not its size, is what is compared.
-    fs.writeFileSync(path.join(places.capabilitiesDir, 'config.json'), JSON.stringify({ gates: { 'skill/pdf': { ocr: true } } }).replace('true', 'true '));
+    fs.writeFileSync(
+      path.join(places.capabilitiesDir, 'config.json'),
+      JSON.stringify({ gates: { 'skill/pdf': { ocr: true } } }).replace('true', 'true '),
+    );
     expect((await open()).find('skill', 'pdf')?.gates).toEqual({ ocr: true });
   });
 
@@ -178,7 +184,10 @@ describe.each([
 
   it('decides an edited document again: a gate it declares, and a name a gate is configured for', async () => {
     const { places, open, warm } = workspace(watchBudget);
-    fs.writeFileSync(path.join(places.capabilitiesDir, 'config.json'), JSON.stringify({ gates: { 'skill/a-one': { fast: false }, 'skill/b-renamed': { fast: false } } }));
+    fs.writeFileSync(
+      path.join(places.capabilitiesDir, 'config.json'),
+      JSON.stringify({ gates: { 'skill/a-one': { fast: false }, 'skill/b-renamed': { fast: false } } }),
+    );
     const before = await warm();
     expect(before.find('skill', 'a-one')?.gates).toEqual({});
     // The same document now declares a gate the owner configured off: its configured value applies.
@@ -237,7 +246,14 @@ describe.each([
     expect(both.find('skill', 'a-one')?.description).toBe('The edited a-one skill');
     // Switched on again with the edited document itself switched off, in one open.
     await warm();
-    expect((await state.setCapabilityState({}, [{ kind: 'skill', id: 'b-one', enabled: true }, { kind: 'skill', id: 'a-one', enabled: false }])).errors).toEqual([]);
+    expect(
+      (
+        await state.setCapabilityState({}, [
+          { kind: 'skill', id: 'b-one', enabled: true },
+          { kind: 'skill', id: 'a-one', enabled: false },
+        ])
+      ).errors,
+    ).toEqual([]);
     fs.writeFileSync(alphaSkill, skill('a-one')['SKILL.md']);
     expect(skillIds(await open())).toEqual(['b-one', 'pdf']);
   });

@@ -34,12 +34,17 @@ const keepModuleLocations = {
       const text = await fs.promises.readFile(args.path, 'utf8');
       const usesMeta = text.includes('import.meta.');
       // A CommonJS module's own names for its place, which an ES bundle does not give it.
-      const usesNames = ['__filename', '__dirname'].filter((name) => text.includes(name) && !new RegExp(`(?:const|let|var|function)\\s+${name}\\b`).test(text));
+      const usesNames = ['__filename', '__dirname'].filter(
+        (name) => text.includes(name) && !new RegExp(`(?:const|let|var|function)\\s+${name}\\b`).test(text),
+      );
       if (!usesMeta && usesNames.length === 0) return undefined;
       const url = `new URL(${JSON.stringify(fromBundle(args.path))}, __loadoutBundleUrl)`;
       const file = `decodeURIComponent(${url}.pathname)`;
       const dir = `decodeURIComponent(new URL('.', ${url}).pathname).replace(/\\/$/, '')`;
-      let contents = text.replaceAll('import.meta.dirname', dir).replaceAll('import.meta.filename', file).replaceAll('import.meta.url', `${url}.href`);
+      let contents = text
+        .replaceAll('import.meta.dirname', dir)
+        .replaceAll('import.meta.filename', file)
+        .replaceAll('import.meta.url', `${url}.href`);
       if (usesNames.includes('__filename')) contents = `var __filename = ${file};\n${contents}`;
       if (usesNames.includes('__dirname')) contents = `var __dirname = ${dir};\n${contents}`;
       return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
@@ -63,7 +68,11 @@ const nativeAddonOutside = {
       const text = await fs.promises.readFile(args.path, 'utf8');
       const lookup = "require('bindings')('better_sqlite3.node')";
       if (!text.includes(lookup)) throw new Error(`better-sqlite3 no longer loads its addon with ${lookup}: see native-addon-outside`);
-      return { contents: text.replace(lookup, `require(${JSON.stringify(`./${fromBundle(addon)}`)})`), loader: 'js', resolveDir: path.dirname(args.path) };
+      return {
+        contents: text.replace(lookup, `require(${JSON.stringify(`./${fromBundle(addon)}`)})`),
+        loader: 'js',
+        resolveDir: path.dirname(args.path),
+      };
     });
     build.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path, external: true }));
   },
@@ -96,7 +105,8 @@ const commanderChildProcessOnUse = {
     build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
       const text = await fs.promises.readFile(args.path, 'utf8');
       const eager = "const childProcess = require('node:child_process');";
-      if (!text.includes(eager)) throw new Error(`commander no longer loads child_process with ${eager}: see commander-child-process-on-use`);
+      if (!text.includes(eager))
+        throw new Error(`commander no longer loads child_process with ${eager}: see commander-child-process-on-use`);
       const onUse = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
       return { contents: text.replace(eager, onUse), loader: 'js', resolveDir: path.dirname(args.path) };
     });
@@ -119,7 +129,8 @@ const SHARED_BUILTIN = [
 ];
 function builtinNamespacesOnce(bundle) {
   const site = /__toESM\(require\("(node:[a-z_/]+)"\), ?1\)/g;
-  if (!site.test(bundle)) throw new Error('esbuild no longer imports builtins with __toESM(require("node:…"),1): see builtinNamespacesOnce');
+  if (!site.test(bundle))
+    throw new Error('esbuild no longer imports builtins with __toESM(require("node:…"),1): see builtinNamespacesOnce');
   return bundle.replace(site, (_, id) => `__loadoutBuiltin(${JSON.stringify(id)})`);
 }
 

@@ -18,7 +18,11 @@ try {
   Object.assign(process.env, { HOME: scratch, LOADOUT_HOME: repository, LOADOUT_DATA_DIR: path.join(scratch, 'data') });
   const files = { bundle, bundleHash, cache: `${bundle}.v8cache` };
   const loaded = loadCachedScript(files);
-  for (const args of [['session', '--json'], ['apply', '--dry-run', '--json'], ['plugins', 'list', '--json']]) {
+  for (const args of [
+    ['session', '--json'],
+    ['apply', '--dry-run', '--json'],
+    ['plugins', 'list', '--json'],
+  ]) {
     await loaded.exports.runCli([process.execPath, bundle, ...args]);
     if (process.exitCode !== undefined && process.exitCode !== 0) throw new Error(`loadout ${args.join(' ')} exited ${process.exitCode}`);
   }

@@ -2,10 +2,34 @@ import childProcess from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { APPLY_PROOF_FILE, BUNDLE_STAMPS_FILE, DATABASE_FILE, errorStamp, folderIdentity, formatProof, isChangedSince, LOCK_FOLDER, type ProofContext, proofKey, RACY_MS, stampFromLstat, stampOf, walStamp } from './applyProof.js';
+import {
+  APPLY_PROOF_FILE,
+  BUNDLE_STAMPS_FILE,
+  DATABASE_FILE,
+  errorStamp,
+  folderIdentity,
+  formatProof,
+  isChangedSince,
+  LOCK_FOLDER,
+  type ProofContext,
+  proofKey,
+  RACY_MS,
+  stampFromLstat,
+  stampOf,
+  walStamp,
+} from './applyProof.js';
 
 /** The `fs` functions that only look (their first argument is the path looked at). */
-const READERS = ['accessSync', 'existsSync', 'statSync', 'readdirSync', 'opendirSync', 'readFileSync', 'readlinkSync', 'statfsSync'] as const;
+const READERS = [
+  'accessSync',
+  'existsSync',
+  'statSync',
+  'readdirSync',
+  'opendirSync',
+  'readFileSync',
+  'readlinkSync',
+  'statfsSync',
+] as const;
 /** The `fs` functions that change something; a call on a path Loadout does not keep for itself leaves no proof. */
 const WRITERS = [
   'appendFileSync',
@@ -28,7 +52,31 @@ const WRITERS = [
   'writeFileSync',
 ] as const;
 /** Whatever else takes a path and cannot be followed here: callback and stream forms. */
-const UNFOLLOWED = ['access', 'appendFile', 'copyFile', 'cp', 'createReadStream', 'createWriteStream', 'exists', 'lstat', 'mkdir', 'open', 'opendir', 'readdir', 'readFile', 'readlink', 'realpath', 'rename', 'rm', 'rmdir', 'stat', 'unlink', 'watch', 'watchFile', 'writeFile'] as const;
+const UNFOLLOWED = [
+  'access',
+  'appendFile',
+  'copyFile',
+  'cp',
+  'createReadStream',
+  'createWriteStream',
+  'exists',
+  'lstat',
+  'mkdir',
+  'open',
+  'opendir',
+  'readdir',
+  'readFile',
+  'readlink',
+  'realpath',
+  'rename',
+  'rm',
+  'rmdir',
+  'stat',
+  'unlink',
+  'watch',
+  'watchFile',
+  'writeFile',
+] as const;
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
@@ -56,7 +104,13 @@ export class ApplyProofRecorder {
   ) {
     const data = context.dataDir;
     // This process's own `/proc` files (its start time, which names it as a claimant) are new in every run.
-    this.ownPrefixes = [path.join(data, LOCK_FOLDER), path.join(data, BUNDLE_STAMPS_FILE), path.join(data, APPLY_PROOF_FILE), `/proc/${process.pid}`, '/proc/self'];
+    this.ownPrefixes = [
+      path.join(data, LOCK_FOLDER),
+      path.join(data, BUNDLE_STAMPS_FILE),
+      path.join(data, APPLY_PROOF_FILE),
+      `/proc/${process.pid}`,
+      '/proc/self',
+    ];
     this.key = proofKey(context);
     for (const file of readBefore) this.stampFirst(file);
     this.wrapFs();
@@ -141,7 +195,8 @@ export class ApplyProofRecorder {
     for (const name of WRITERS) {
       this.wrap(fs, name, (args) => {
         this.changes(args[0], name === 'rmSync' || name === 'rmdirSync' || name === 'unlinkSync');
-        if (name === 'renameSync' || name === 'copyFileSync' || name === 'cpSync' || name === 'linkSync' || name === 'symlinkSync') this.changes(args[1], false);
+        if (name === 'renameSync' || name === 'copyFileSync' || name === 'cpSync' || name === 'linkSync' || name === 'symlinkSync')
+          this.changes(args[1], false);
       });
     }
     for (const name of UNFOLLOWED) this.wrap(fs, name, (args) => this.unfollowed(args[0]));
@@ -245,7 +300,6 @@ export class ApplyProofRecorder {
   }
 }
 
-
 /**
  * The absolute, normal path a path argument names; null for anything else (a descriptor). A path
  * already absolute and normal (no empty, `.` or `..` step, no trailing separator) is what
@@ -253,7 +307,14 @@ export class ApplyProofRecorder {
  */
 function absolute(raw: unknown): string | null {
   if (typeof raw === 'string') {
-    const normal = raw.startsWith('/') && !raw.includes('//') && !raw.includes('/./') && !raw.includes('/../') && !raw.endsWith('/.') && !raw.endsWith('/..') && (raw.length === 1 || !raw.endsWith('/'));
+    const normal =
+      raw.startsWith('/') &&
+      !raw.includes('//') &&
+      !raw.includes('/./') &&
+      !raw.includes('/../') &&
+      !raw.endsWith('/.') &&
+      !raw.endsWith('/..') &&
+      (raw.length === 1 || !raw.endsWith('/'));
     return normal ? raw : path.resolve(raw);
   }
   if (raw instanceof URL) return fileURLToPath(raw);

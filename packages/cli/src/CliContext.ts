@@ -1,4 +1,15 @@
-import { closeKernel, findProjectFolder, InvalidInputError, isLoadoutError, type LoadoutError, NotFoundError, type Places, redactCredentials, resolvePlaces, visibleText } from '@loadout/kernel';
+import {
+  closeKernel,
+  findProjectFolder,
+  InvalidInputError,
+  isLoadoutError,
+  type LoadoutError,
+  NotFoundError,
+  type Places,
+  redactCredentials,
+  resolvePlaces,
+  visibleText,
+} from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 import { fixFor } from './errorFixes.js';
@@ -11,7 +22,8 @@ export type SessionFeatures = typeof import('./features.js');
 export type Features = SessionFeatures & typeof import('./laterFeatures.js');
 
 /** How `--project` reads where {@link CliContext.projectFor} looks for it. */
-export const PROJECT_OPTION_HELP = 'the folder the agent works in (default: the nearest folder at or above the working folder with .agents/)';
+export const PROJECT_OPTION_HELP =
+  'the folder the agent works in (default: the nearest folder at or above the working folder with .agents/)';
 
 /** A bad command line: exit status 2. `fix` names the help that shows what the command takes. */
 export class UsageError extends InvalidInputError {
@@ -158,7 +170,9 @@ export class CliContext<F extends SessionFeatures = Features> {
     // JSON keeps every value as it is.
     const printed = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(visibleText(human(result), { keepLayout: true }));
     if (!json && this.foundProject !== null) {
-      this.stdout.write(`${colorsFor(this.stdout, this.env).dim(`(project ${this.foundProject}, found from the working folder; --project DIR picks another)`)}\n`);
+      this.stdout.write(
+        `${colorsFor(this.stdout, this.env).dim(`(project ${this.foundProject}, found from the working folder; --project DIR picks another)`)}\n`,
+      );
     }
     this.stdout.write(printed);
     const failure = options.failure?.(result) ?? null;

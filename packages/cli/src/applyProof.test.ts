@@ -15,7 +15,14 @@ let base = '';
 
 /** A context of its own data folder under the fixture. */
 function context(name: string, change: Partial<ProofContext> = {}): ProofContext {
-  return { argv: ['node', 'main.js', 'apply', '--json'], env: { HOME: base, PATH: '/usr/bin' }, cwd: base, build: 'build-1', dataDir: path.join(base, `data-${name}`), ...change };
+  return {
+    argv: ['node', 'main.js', 'apply', '--json'],
+    env: { HOME: base, PATH: '/usr/bin' },
+    cwd: base,
+    build: 'build-1',
+    dataDir: path.join(base, `data-${name}`),
+    ...change,
+  };
 }
 
 /** Records `look` as a run of `apply` and keeps its proof when the run allows one. */
@@ -43,7 +50,23 @@ beforeAll(async () => {
     written: {},
     'racy-later.txt': 'later\n',
   });
-  for (const name of ['read', 'lstat', 'listed', 'absent', 'real', 'wal', 'key', 'damaged', 'own', 'outside', 'async', 'child', 'stderr', 'racy', 'refused']) {
+  for (const name of [
+    'read',
+    'lstat',
+    'listed',
+    'absent',
+    'real',
+    'wal',
+    'key',
+    'damaged',
+    'own',
+    'outside',
+    'async',
+    'child',
+    'stderr',
+    'racy',
+    'refused',
+  ]) {
     fs.mkdirSync(path.join(base, `data-${name}`, 'runtimes'), { recursive: true });
     fs.writeFileSync(path.join(base, `data-${name}`, 'loadout.db'), 'db');
   }
@@ -123,7 +146,14 @@ describe('the proof of an apply', () => {
     const kept = fs.readFileSync(file, 'utf8');
     expect(provenOutput(ofRun)).not.toBeNull();
     const header = kept.slice(0, kept.indexOf('\n') + 1);
-    for (const damaged of [kept.slice(0, kept.length - 3), kept.replace(/\t/, ' '), kept.replace(/ \d+\n/, ' 99999\n'), `${header}`, `x${kept}`, `${kept}=-\t${base}/file/a.txt\n`]) {
+    for (const damaged of [
+      kept.slice(0, kept.length - 3),
+      kept.replace(/\t/, ' '),
+      kept.replace(/ \d+\n/, ' 99999\n'),
+      `${header}`,
+      `x${kept}`,
+      `${kept}=-\t${base}/file/a.txt\n`,
+    ]) {
       fs.writeFileSync(file, damaged);
       expect(provenOutput(ofRun)).toBeNull();
     }
@@ -139,7 +169,10 @@ describe('recording a run', () => {
       fs.mkdirSync(path.join(base, 'data-own', 'runtimes.lock'));
       fs.rmdirSync(path.join(base, 'data-own', 'runtimes.lock'));
       fs.writeFileSync(path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json.tmp'), '{}');
-      fs.renameSync(path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json.tmp'), path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json'));
+      fs.renameSync(
+        path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json.tmp'),
+        path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json'),
+      );
       // Removing what is not there changes nothing.
       fs.rmSync(path.join(base, 'file', 'staging'), { recursive: true, force: true });
     });
@@ -163,7 +196,13 @@ describe('recording a run', () => {
   });
 
   it('finds the data folder where the kernel does', () => {
-    for (const env of [{}, { LOADOUT_HOME: '/h' }, { LOADOUT_HOME: 'rel' }, { LOADOUT_DATA_DIR: 'd', LOADOUT_HOME: '/h' }, { LOADOUT_DATA_DIR: '', LOADOUT_HOME: '' }]) {
+    for (const env of [
+      {},
+      { LOADOUT_HOME: '/h' },
+      { LOADOUT_HOME: 'rel' },
+      { LOADOUT_DATA_DIR: 'd', LOADOUT_HOME: '/h' },
+      { LOADOUT_DATA_DIR: '', LOADOUT_HOME: '' },
+    ]) {
       expect(proofDataDir(env, '/repo', '/work')).toBe(resolvePlaces(env, '/repo', '/work').dataDir);
     }
   });

@@ -92,7 +92,18 @@ export function proofKey(context: ProofContext): string {
   const env = Object.entries(context.env)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const facts = [context.argv, env, context.cwd, context.build, process.version, process.execPath, process.platform, process.arch, process.getuid?.() ?? null, process.getgid?.() ?? null];
+  const facts = [
+    context.argv,
+    env,
+    context.cwd,
+    context.build,
+    process.version,
+    process.execPath,
+    process.platform,
+    process.arch,
+    process.getuid?.() ?? null,
+    process.getgid?.() ?? null,
+  ];
   return crypto.createHash('sha256').update(JSON.stringify(facts)).digest('hex');
 }
 

@@ -30,7 +30,10 @@ export function buildProgram(cli: CliContext): Command {
     .version(cliVersion(), '-v, --version', 'print the version (with --json: { "version": … }); -V works too')
     .showHelpAfterError(false)
     .configureOutput({ writeErr: () => undefined })
-    .option('--database-url <url>', 'share the job queue, inbox, switches, trust and transfer journal through this PostgreSQL database (postgres://…) instead of the SQLite file; plugins stay per host; default LOADOUT_DATABASE_URL')
+    .option(
+      '--database-url <url>',
+      'share the job queue, inbox, switches, trust and transfer journal through this PostgreSQL database (postgres://…) instead of the SQLite file; plugins stay per host; default LOADOUT_DATABASE_URL',
+    )
     .exitOverride();
   program.hook('preAction', async (_program, action) => {
     const url = program.opts<{ databaseUrl?: string }>().databaseUrl;
@@ -74,10 +77,13 @@ function commandLineError(error: CommanderError, command: Command): UsageError |
   for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
   const path = names.join(' ');
   const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
-  if (error.code !== 'commander.unknownCommand') return new UsageError(error.message.replace(/^error: /, ''), `\`${path} --help\` shows what it takes`);
+  if (error.code !== 'commander.unknownCommand')
+    return new UsageError(error.message.replace(/^error: /, ''), `\`${path} --help\` shows what it takes`);
   const suggestion = /Did you mean (.+)\?/.exec(rest.join(' '))?.[1] ?? null;
   // The suggestion is the fix, said in the message itself; without one, the group's help lists what there is.
-  return suggestion === null ? new UnknownCommandError(first, `\`${path} --help\` lists its commands`) : new UnknownCommandError(`${first}. Did you mean ${suggestion}?`, null);
+  return suggestion === null
+    ? new UnknownCommandError(first, `\`${path} --help\` lists its commands`)
+    : new UnknownCommandError(`${first}. Did you mean ${suggestion}?`, null);
 }
 
 /** Turns commander's own errors into Loadout's usage errors, on every subcommand. */

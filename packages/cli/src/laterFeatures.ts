@@ -2,7 +2,16 @@
 // the app's later modules (CliContext.load), never by a session. The server, the job queue's
 // settings, the levels mover, the plugin and marketplace managers, the state and trust services
 // and the task store are here too, so a session does not evaluate what only they import.
-export { configureJobRetention, configureJobWorkers, describeFailure, JOB_CANCELLED_BY_OWNER, JobNotCancellableError, JobQueue, JobWorkers, TaskExecution } from '@loadout/jobs';
+export {
+  configureJobRetention,
+  configureJobWorkers,
+  describeFailure,
+  JOB_CANCELLED_BY_OWNER,
+  JobNotCancellableError,
+  JobQueue,
+  JobWorkers,
+  TaskExecution,
+} from '@loadout/jobs';
 export { CapabilityLevels, parseLevelEndArgument } from '@loadout/levels';
 export { serveMcpOverStdio } from '@loadout/mcp';
 export { isMarketplaceEntryId, MarketplaceManager, PluginLockSync, PluginManager } from '@loadout/plugins';

@@ -77,9 +77,15 @@ describe('loadCachedScript', () => {
   it('ignores a cache made by another Node or for another architecture', () => {
     const files = bundle('app.cjs', SOURCE, 'a'.repeat(64));
     const data = makeCache(files);
-    for (const [from, to] of [[process.version, 'v99.0.0'], [` ${process.arch} `, ' elsewhere ']] as const) {
+    for (const [from, to] of [
+      [process.version, 'v99.0.0'],
+      [` ${process.arch} `, ' elsewhere '],
+    ] as const) {
       const text = codeCacheFile(files, data);
-      const header = text.subarray(0, text.indexOf(0x0a) + 1).toString('latin1').replace(from, to);
+      const header = text
+        .subarray(0, text.indexOf(0x0a) + 1)
+        .toString('latin1')
+        .replace(from, to);
       fs.writeFileSync(files.cache, Buffer.concat([Buffer.from(header, 'latin1'), data]));
       const { answer, use } = run(files);
       expect(use).toBe('foreign');
@@ -93,7 +99,13 @@ describe('loadCachedScript', () => {
     const whole = fs.readFileSync(files.cache);
     const damaged = Buffer.from(whole);
     damaged[damaged.length - 20] = (damaged[damaged.length - 20] as number) ^ 0xff;
-    for (const bytes of [damaged, whole.subarray(0, whole.length - 100), whole.subarray(0, 10), Buffer.alloc(0), Buffer.alloc(4096, 0x61)]) {
+    for (const bytes of [
+      damaged,
+      whole.subarray(0, whole.length - 100),
+      whole.subarray(0, 10),
+      Buffer.alloc(0),
+      Buffer.alloc(4096, 0x61),
+    ]) {
       fs.writeFileSync(files.cache, bytes);
       const { answer, use } = run(files);
       expect(use).toBe('foreign');

@@ -36,7 +36,10 @@ else if (typeof LOADOUT_BUNDLE === 'undefined') {
     const bundle = path.join(here, LOADOUT_BUNDLE.file);
     const loaded = loadCachedScript({ bundle, bundleHash: LOADOUT_BUNDLE.hash, cache: `${bundle}.v8cache` });
     if (process.env.LOADOUT_DEBUG_CODE_CACHE === '1') process.stderr.write(`loadout: code cache ${loaded.cache}\n`);
-    void (loaded.exports as { runCli: (argv: readonly string[], build: string) => Promise<void> }).runCli(process.argv, LOADOUT_BUNDLE.hash);
+    void (loaded.exports as { runCli: (argv: readonly string[], build: string) => Promise<void> }).runCli(
+      process.argv,
+      LOADOUT_BUNDLE.hash,
+    );
   }
 }
 

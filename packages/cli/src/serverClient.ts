@@ -20,7 +20,11 @@ export function serverAddress(cli: CliContext): ServerAddress & { readonly annou
   const announced = cli.features.announcedServerUrl(cli.places.dataDir);
   const port = (cli.env.LOADOUT_PORT ?? '') === '' ? '4477' : (cli.env.LOADOUT_PORT as string);
   const fromEnv = cli.env.LOADOUT_TOKEN ?? '';
-  return { url: announced ?? `http://127.0.0.1:${port}`, token: fromEnv !== '' ? fromEnv : readToken(path.join(cli.places.dataDir, cli.features.TOKEN_FILE)), announced: announced !== null };
+  return {
+    url: announced ?? `http://127.0.0.1:${port}`,
+    token: fromEnv !== '' ? fromEnv : readToken(path.join(cli.places.dataDir, cli.features.TOKEN_FILE)),
+    announced: announced !== null,
+  };
 }
 
 function readToken(file: string): string | null {
@@ -49,7 +53,11 @@ export async function askServer<T>(server: ServerAddress, method: 'GET' | 'POST'
   }
   const body = (await response.json().catch(() => null)) as (T & { error?: { code?: string; message?: string } }) | null;
   if (response.ok && body !== null) return body;
-  throw serverRefusal(response.status, body?.error?.code ?? 'SERVER_REFUSED', body?.error?.message ?? `the server answered ${response.status}`);
+  throw serverRefusal(
+    response.status,
+    body?.error?.code ?? 'SERVER_REFUSED',
+    body?.error?.message ?? `the server answered ${response.status}`,
+  );
 }
 
 /** The server's refusal in the category its HTTP status says, so the exit status matches. */

@@ -97,7 +97,11 @@ describe('opening a database', () => {
     const raw = new BetterSqlite3(path.join(dir, 'loadout.db'), { readonly: true, fileMustExist: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual(['schema_migrations', 'session_change_stamp', 'things']);
+      expect(raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual([
+        'schema_migrations',
+        'session_change_stamp',
+        'things',
+      ]);
     } finally {
       raw.close();
     }

@@ -64,7 +64,10 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[]):
   if (stats === undefined) {
     createDatabase(file, migrations);
   } else if (!stats.isFile()) {
-    throw new DatabaseError('DATABASE_UNAVAILABLE', `${file} is ${stats.isDirectory() ? 'a folder' : 'not a regular file'}, not a database; nothing was changed`);
+    throw new DatabaseError(
+      'DATABASE_UNAVAILABLE',
+      `${file} is ${stats.isDirectory() ? 'a folder' : 'not a regular file'}, not a database; nothing was changed`,
+    );
   } else if (stats.size === 0) {
     throw new DatabaseError(
       'DATABASE_EMPTY',
@@ -143,7 +146,9 @@ function databaseError(file: string, error: unknown): DatabaseError {
     );
   }
   if ((typeof code === 'string' && code.startsWith('SQLITE_READONLY')) || code === 'SQLITE_PERM' || code === 'EROFS') {
-    return new DatabaseError('DATABASE_READ_ONLY', `${file} cannot be written by this user (${reason}); check who owns the data folder`, { cause: error });
+    return new DatabaseError('DATABASE_READ_ONLY', `${file} cannot be written by this user (${reason}); check who owns the data folder`, {
+      cause: error,
+    });
   }
   const mismatch = nativeModuleMismatch(error);
   if (mismatch !== null) return mismatch;
@@ -160,7 +165,9 @@ export function nativeModuleMismatch(error: unknown): DatabaseError | null {
   const versions = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(message);
   if (versions === null) return null;
   const modulePath = /The module '([^']+)'/.exec(message)?.[1] ?? '';
-  const checkout = modulePath.includes(`${path.sep}node_modules${path.sep}`) ? modulePath.slice(0, modulePath.indexOf(`${path.sep}node_modules${path.sep}`)) : null;
+  const checkout = modulePath.includes(`${path.sep}node_modules${path.sep}`)
+    ? modulePath.slice(0, modulePath.indexOf(`${path.sep}node_modules${path.sep}`))
+    : null;
   const rebuild = checkout === null ? 'pnpm rebuild better-sqlite3' : `cd ${checkout} && pnpm rebuild better-sqlite3`;
   return new DatabaseError(
     'NATIVE_MODULE_MISMATCH',
@@ -178,7 +185,7 @@ function statOf(file: string): fs.Stats | undefined {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
 }
 
 function migrate(db: Database, migrations: readonly Migration[]): void {

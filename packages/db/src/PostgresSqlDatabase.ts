@@ -120,7 +120,9 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private async waitablePool(): Promise<pg.Pool> {
     const pool = await this.pool();
     if (pool.waitingCount >= MAX_WAITING_STATEMENTS) {
-      throw new DatabaseUnreachableError(`the PostgreSQL database ${redactCredentials(this.url)} is not answering: ${pool.waitingCount} statements already wait for it`);
+      throw new DatabaseUnreachableError(
+        `the PostgreSQL database ${redactCredentials(this.url)} is not answering: ${pool.waitingCount} statements already wait for it`,
+      );
     }
     return pool;
   }
@@ -220,7 +222,9 @@ export class PostgresSqlDatabase implements SqlDatabase {
   private migrated(): Promise<void> {
     this.ready ??= this.migrate().catch((error: unknown) => {
       this.ready = null;
-      throw new DatabaseUnreachableError(`cannot use the PostgreSQL database ${redactCredentials(this.url)} (${errorText(error)})`, { cause: error });
+      throw new DatabaseUnreachableError(`cannot use the PostgreSQL database ${redactCredentials(this.url)} (${errorText(error)})`, {
+        cause: error,
+      });
     });
     return this.ready;
   }
@@ -273,7 +277,8 @@ export class PostgresSqlDatabase implements SqlDatabase {
   /** Moves the shared counter inside `tx` and announces its new value on commit; returns it. */
   private async bumpSessionCounter(tx: SqlClient): Promise<number> {
     const row = await tx.queryOne<{ stamp: number }>('UPDATE session_change_stamp SET stamp = stamp + 1 WHERE id = 1 RETURNING stamp');
-    if (row === undefined) throw new DatabaseError('DATABASE_UNAVAILABLE', 'the session change stamp row is missing from the PostgreSQL database');
+    if (row === undefined)
+      throw new DatabaseError('DATABASE_UNAVAILABLE', 'the session change stamp row is missing from the PostgreSQL database');
     await this.notify(tx, SESSION_CHANNEL, String(row.stamp));
     return row.stamp;
   }
@@ -351,9 +356,11 @@ function unreachable(url: string, error: unknown): unknown {
   const sqlState = (error as { code?: unknown }).code;
   const answered = typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState) && !/^(08|53|57)/.test(sqlState);
   if (answered || !(error instanceof Error)) return error;
-  return new DatabaseUnreachableError(`the PostgreSQL database ${redactCredentials(url)} is not answering (${errorText(error)})`, { cause: error });
+  return new DatabaseUnreachableError(`the PostgreSQL database ${redactCredentials(url)} is not answering (${errorText(error)})`, {
+    cause: error,
+  });
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
 }

@@ -21,10 +21,14 @@ export const dbModule: LoadoutModule = (container) => {
     name: 'database',
     current: () => {
       const shared = resolve(container, SqlDatabase);
-      return shared.dialect === 'sqlite' ? shared.sessionStamp() : `${sessionChangeCounter(resolve(container, Database))}+${shared.sessionStamp()}`;
+      return shared.dialect === 'sqlite'
+        ? shared.sessionStamp()
+        : `${sessionChangeCounter(resolve(container, Database))}+${shared.sessionStamp()}`;
     },
   });
-  container.register(DatabaseLocation, { useFactory: instanceCachingFactory(() => databaseLocationOf(process.env[DATABASE_URL_VARIABLE])) });
+  container.register(DatabaseLocation, {
+    useFactory: instanceCachingFactory(() => databaseLocationOf(process.env[DATABASE_URL_VARIABLE])),
+  });
   container.register(SqlDatabase, {
     useFactory: instanceCachingFactory((c): SqlDatabase => {
       const { url } = resolve(c, DatabaseLocation);

@@ -34,7 +34,10 @@ export class InlineJobRunner {
    * @param resolved the task as the caller just resolved it: the first attempt, which starts at
    *   once, runs it in the caller's session; a retry, after its wait, reads it again
    */
-  async run(request: NewJob, options: { signal: AbortSignal; cancelReason: string; onStored?: (job: Job) => void; resolved?: ResolvedTask }): Promise<Job> {
+  async run(
+    request: NewJob,
+    options: { signal: AbortSignal; cancelReason: string; onStored?: (job: Job) => void; resolved?: ResolvedTask },
+  ): Promise<Job> {
     const baseMs = this.options.retryBaseMs ?? DEFAULT_JOB_WORKER_SETTINGS.retryBaseMs;
     let claimedAt = monotonicNow();
     let job = await this.queue.enqueueClaimed(request, this.claimant);

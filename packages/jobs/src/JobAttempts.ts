@@ -33,7 +33,8 @@ export interface AttemptOptions {
 export const LEASE_LOST_REASON = 'its lease ran out and another worker took the job';
 
 /** Why an attempt was stopped when its lease could not be renewed in time. */
-export const LEASE_EXPIRED_REASON = 'its lease could not be renewed in time (the database was out of reach or this process stalled), so the task was stopped';
+export const LEASE_EXPIRED_REASON =
+  'its lease could not be renewed in time (the database was out of reach or this process stalled), so the task was stopped';
 
 /** The delay before the retry after attempt `attempt`: `baseMs`, then twice as long each time, at most 5 minutes. */
 export function retryDelayAfter(attempt: number, baseMs: number): number {
@@ -109,7 +110,9 @@ export class JobAttempts {
         this.events.changed(released);
         return released;
       }
-      const notes = [result.succeeded ? null : describeFailure(result), result.truncated ? 'output truncated' : null].filter((note) => note !== null);
+      const notes = [result.succeeded ? null : describeFailure(result), result.truncated ? 'output truncated' : null].filter(
+        (note) => note !== null,
+      );
       outcome = {
         succeeded: result.succeeded,
         exitCode: result.exitCode,
@@ -122,7 +125,14 @@ export class JobAttempts {
       if (lease.isTaken) return null;
       // A refusal (the task is gone, cannot be run, the project folder vanished) will not change
       // on another attempt; anything else might.
-      outcome = { succeeded: false, exitCode: null, output: '', stderr: '', error: (error as Error).message, retryable: !isLoadoutError(error) };
+      outcome = {
+        succeeded: false,
+        exitCode: null,
+        output: '',
+        stderr: '',
+        error: (error as Error).message,
+        retryable: !isLoadoutError(error),
+      };
     }
     let finished: Job | null;
     try {
@@ -130,7 +140,9 @@ export class JobAttempts {
     } catch (error) {
       // The result could not be stored: hand the job back rather than leave it "running" until
       // its lease runs out.
-      const released = await this.queue.releaseInterrupted(job.id, `its result could not be recorded: ${(error as Error).message}`, { claimant });
+      const released = await this.queue.releaseInterrupted(job.id, `its result could not be recorded: ${(error as Error).message}`, {
+        claimant,
+      });
       this.events.changed(released);
       return released;
     }

@@ -40,7 +40,9 @@ export class JobNotCancellableError extends ConflictError {
   constructor(id: number, status: string) {
     super(
       'JOB_NOT_CANCELLABLE',
-      status === 'running' ? `job ${id} is running in another server, which alone can stop it` : `job ${id} has already ended (${status}); nothing to cancel`,
+      status === 'running'
+        ? `job ${id} is running in another server, which alone can stop it`
+        : `job ${id} has already ended (${status}); nothing to cancel`,
     );
   }
 }

@@ -102,9 +102,11 @@ export class JobEventHub implements JobEvents {
   /** Listens for other servers' news once someone here follows a job. */
   private listen(): void {
     if (this.db.dialect !== 'postgres') return;
-    this.listening ??= this.db.listen(EVENTS_CHANNEL, (payload) => void this.heard(payload)).catch(() => {
-      this.listening = null;
-    });
+    this.listening ??= this.db
+      .listen(EVENTS_CHANNEL, (payload) => void this.heard(payload))
+      .catch(() => {
+        this.listening = null;
+      });
   }
 
   private async heard(payload: string): Promise<void> {

@@ -63,7 +63,12 @@ describe.each(sqlBackends)('JobQueue on $name', (backend) => {
     const job = await queue.enqueue({ taskDirName: 'flaky', project: null, maxAttempts: 2 });
     await queue.claim('w');
     const retried = await queue.finish(job.id, 'w', failed, 60_000);
-    expect(retried).toMatchObject({ status: 'queued', attempts: 1, exitCode: 1, error: 'attempt 1 of 2 failed (exit status 1); trying again' });
+    expect(retried).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      exitCode: 1,
+      error: 'attempt 1 of 2 failed (exit status 1); trying again',
+    });
     expect(await queue.claim('w')).toBeNull();
     expect(await queue.nextDueAt()).toBeGreaterThan(Date.now() + 50_000);
 
@@ -107,19 +112,22 @@ describe.each(sqlBackends)('JobQueue on $name', (backend) => {
     expect(await queue.finish(job.id, 'b', succeeded('mine'), 0)).toMatchObject({ status: 'succeeded', output: 'mine', attempts: 2 });
   });
 
-  it.skipIf(skip !== null)('fails a job whose lease ran out again after its one extra start, and skips the rest of its pipeline', async () => {
-    const pipeline = await queue.enqueuePipeline(null, [
-      { taskDirName: 'crashy', hasInput: false, maxAttempts: 1 },
-      { taskDirName: 'after', hasInput: false, maxAttempts: 1 },
-    ]);
-    const id = pipeline.jobs[0]?.id ?? 0;
-    await queue.claim('a', Date.now());
-    await queue.claim('b', Date.now() + LEASE_MS + GRACE_MS + 1000);
-    expect(await queue.claim('c', Date.now() + 2 * (LEASE_MS + GRACE_MS) + 2000)).toBeNull();
-    const after = await queue.getPipeline(pipeline.id);
-    expect(after.jobs.map((job) => job.status)).toEqual(['failed', 'skipped']);
-    expect(after.jobs[0]).toMatchObject({ id, attempts: 2, error: expect.stringContaining('lease ran out') });
-  });
+  it.skipIf(skip !== null)(
+    'fails a job whose lease ran out again after its one extra start, and skips the rest of its pipeline',
+    async () => {
+      const pipeline = await queue.enqueuePipeline(null, [
+        { taskDirName: 'crashy', hasInput: false, maxAttempts: 1 },
+        { taskDirName: 'after', hasInput: false, maxAttempts: 1 },
+      ]);
+      const id = pipeline.jobs[0]?.id ?? 0;
+      await queue.claim('a', Date.now());
+      await queue.claim('b', Date.now() + LEASE_MS + GRACE_MS + 1000);
+      expect(await queue.claim('c', Date.now() + 2 * (LEASE_MS + GRACE_MS) + 2000)).toBeNull();
+      const after = await queue.getPipeline(pipeline.id);
+      expect(after.jobs.map((job) => job.status)).toEqual(['failed', 'skipped']);
+      expect(after.jobs[0]).toMatchObject({ id, attempts: 2, error: expect.stringContaining('lease ran out') });
+    },
+  );
 
   it.skipIf(skip !== null)('runs a pipeline step by step, handing output on as JSON when it is JSON and as text otherwise', async () => {
     const pipeline = await queue.enqueuePipeline('/p', [
@@ -167,25 +175,34 @@ describe.each(sqlBackends)('JobQueue on $name', (backend) => {
     expect(await queue.claim('w')).toBeNull();
   });
 
-  it.skipIf(skip !== null)('settles a job interrupted by a stopped server: again while attempts remain, else failed with the reason', async () => {
-    const retryable = await queue.enqueue({ taskDirName: 'a', project: null, maxAttempts: 2 });
-    const once = await queue.enqueue({ taskDirName: 'b', project: null, maxAttempts: 1 });
-    await queue.claim('w');
-    await queue.claim('w');
-    await queue.recordProcess(retryable.id, 'w', 4242, '123');
-    expect((await queue.listRunning()).map((job) => [job.id, job.process])).toEqual([
-      [retryable.id, { pid: 4242, start: '123' }],
-      [once.id, null],
-    ]);
-    expect(await queue.releaseInterrupted(retryable.id, 'server stopped while running')).toMatchObject({
-      status: 'queued',
-      error: 'server stopped while running; queued again',
-    });
-    expect(await queue.releaseInterrupted(once.id, 'server stopped while running')).toMatchObject({ status: 'failed', error: 'server stopped while running' });
-    await queue.claim('w');
-    expect(await queue.releaseInterrupted(retryable.id, 'could not stop it', { mayRetry: false })).toMatchObject({ status: 'failed', attempts: 2 });
-    expect(await queue.listRunning()).toEqual([]);
-  });
+  it.skipIf(skip !== null)(
+    'settles a job interrupted by a stopped server: again while attempts remain, else failed with the reason',
+    async () => {
+      const retryable = await queue.enqueue({ taskDirName: 'a', project: null, maxAttempts: 2 });
+      const once = await queue.enqueue({ taskDirName: 'b', project: null, maxAttempts: 1 });
+      await queue.claim('w');
+      await queue.claim('w');
+      await queue.recordProcess(retryable.id, 'w', 4242, '123');
+      expect((await queue.listRunning()).map((job) => [job.id, job.process])).toEqual([
+        [retryable.id, { pid: 4242, start: '123' }],
+        [once.id, null],
+      ]);
+      expect(await queue.releaseInterrupted(retryable.id, 'server stopped while running')).toMatchObject({
+        status: 'queued',
+        error: 'server stopped while running; queued again',
+      });
+      expect(await queue.releaseInterrupted(once.id, 'server stopped while running')).toMatchObject({
+        status: 'failed',
+        error: 'server stopped while running',
+      });
+      await queue.claim('w');
+      expect(await queue.releaseInterrupted(retryable.id, 'could not stop it', { mayRetry: false })).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+      });
+      expect(await queue.listRunning()).toEqual([]);
+    },
+  );
 
   it.skipIf(skip !== null)('holds a retry for its claimant: only claimById by that claimant takes it, until unheld', async () => {
     const job = await queue.enqueueClaimed({ taskDirName: 'mine', project: null, maxAttempts: 2 }, 'inline');

@@ -51,7 +51,6 @@ export interface JobListOptions {
   readonly before?: number;
 }
 
-
 /** A running job with the process it started, for recovery after a crash. */
 export interface RunningJob extends Job {
   readonly claimedBy: string | null;
@@ -225,7 +224,10 @@ export function jobLeaseFromEnvironment(environment: NodeJS.ProcessEnv = process
   if (raw === undefined || raw === '') return DEFAULT_JOB_LEASE;
   const seconds = Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
-    throw new InvalidInputError('JOB_LEASE_INVALID', `${JOB_LEASE_VARIABLE} must be a number of seconds between 0 and 86400, got "${raw.slice(0, 40)}"`);
+    throw new InvalidInputError(
+      'JOB_LEASE_INVALID',
+      `${JOB_LEASE_VARIABLE} must be a number of seconds between 0 and 86400, got "${raw.slice(0, 40)}"`,
+    );
   }
   return { ms: Math.round(seconds * 1000) };
 }
@@ -302,7 +304,10 @@ export class SqlJobQueue implements JobQueue {
 
   enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Promise<Pipeline> {
     return this.db.transaction(async (tx) => {
-      const { id } = (await tx.queryOne<{ id: number }>('INSERT INTO pipelines (project, created_at) VALUES (?, ?) RETURNING id', [project, isoNow()])) as {
+      const { id } = (await tx.queryOne<{ id: number }>('INSERT INTO pipelines (project, created_at) VALUES (?, ?) RETURNING id', [
+        project,
+        isoNow(),
+      ])) as {
         id: number;
       };
       for (const [index, step] of steps.entries()) {
@@ -374,7 +379,12 @@ export class SqlJobQueue implements JobQueue {
   }
 
   async recordProcess(id: number, workerId: string, pid: number, start: string | null): Promise<void> {
-    await this.db.run("UPDATE pipeline_jobs SET pid = ?, pid_start = ? WHERE id = ? AND claimed_by = ? AND status = 'running'", [pid, start, id, workerId]);
+    await this.db.run("UPDATE pipeline_jobs SET pid = ?, pid_start = ? WHERE id = ? AND claimed_by = ? AND status = 'running'", [
+      pid,
+      start,
+      id,
+      workerId,
+    ]);
   }
 
   async heartbeat(workerId: string, ids: readonly number[]): Promise<number[]> {
@@ -383,12 +393,10 @@ export class SqlJobQueue implements JobQueue {
       const lost: number[] = [];
       for (const id of ids) {
         const now = Date.now();
-        const renewed = await tx.run("UPDATE pipeline_jobs SET heartbeat = ?, lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'running'", [
-          now,
-          now + this.lease.ms,
-          id,
-          workerId,
-        ]);
+        const renewed = await tx.run(
+          "UPDATE pipeline_jobs SET heartbeat = ?, lease_until = ? WHERE id = ? AND claimed_by = ? AND status = 'running'",
+          [now, now + this.lease.ms, id, workerId],
+        );
         if (renewed === 0) lost.push(id);
       }
       return lost;
@@ -397,7 +405,10 @@ export class SqlJobQueue implements JobQueue {
 
   finish(id: number, workerId: string, outcome: JobOutcome, retryDelayMs: number, options: FinishOptions = {}): Promise<Job | null> {
     return this.db.transaction(async (tx) => {
-      const row = await tx.queryOne<JobRow>(`SELECT * FROM pipeline_jobs WHERE id = ? AND claimed_by = ? AND status = 'running'${this.db.forUpdate}`, [id, workerId]);
+      const row = await tx.queryOne<JobRow>(
+        `SELECT * FROM pipeline_jobs WHERE id = ? AND claimed_by = ? AND status = 'running'${this.db.forUpdate}`,
+        [id, workerId],
+      );
       if (row === undefined) return null;
       const retry = !outcome.succeeded && outcome.retryable && row.attempts < row.max_attempts;
       const status: JobStatus = outcome.succeeded ? 'succeeded' : retry ? 'queued' : 'failed';
@@ -431,7 +442,10 @@ export class SqlJobQueue implements JobQueue {
 
   cancelPending(id: number, reason: string): Promise<Job | null> {
     return this.db.transaction(async (tx) => {
-      const row = await tx.queryOne<JobRow>(`SELECT * FROM pipeline_jobs WHERE id = ? AND status IN ('queued', 'waiting')${this.db.forUpdate}`, [id]);
+      const row = await tx.queryOne<JobRow>(
+        `SELECT * FROM pipeline_jobs WHERE id = ? AND status IN ('queued', 'waiting')${this.db.forUpdate}`,
+        [id],
+      );
       if (row === undefined) {
         await jobOf(tx, id); // a job that does not exist is an error, not a quiet null
         return null;
@@ -452,7 +466,9 @@ export class SqlJobQueue implements JobQueue {
   }
 
   async listHeld(): Promise<RunningJob[]> {
-    return (await this.db.query<JobRow>("SELECT * FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NOT NULL ORDER BY id")).map(toRunningJob);
+    return (await this.db.query<JobRow>("SELECT * FROM pipeline_jobs WHERE status = 'queued' AND claimed_by IS NOT NULL ORDER BY id")).map(
+      toRunningJob,
+    );
   }
 
   unhold(id: number): Promise<Job> {
@@ -514,9 +530,10 @@ export class SqlJobQueue implements JobQueue {
   prune(retention: JobRetention, now = Date.now()): Promise<number> {
     return this.db.transaction(async (tx) => {
       // The id of the keepJobs-th newest finished job: finished jobs below it are beyond the count.
-      const newest = await tx.queryOne<{ id: number }>(`SELECT id FROM pipeline_jobs WHERE status IN ${FINISHED} ORDER BY id DESC LIMIT 1 OFFSET ?`, [
-        Math.max(retention.keepJobs, 1) - 1,
-      ]);
+      const newest = await tx.queryOne<{ id: number }>(
+        `SELECT id FROM pipeline_jobs WHERE status IN ${FINISHED} ORDER BY id DESC LIMIT 1 OFFSET ?`,
+        [Math.max(retention.keepJobs, 1) - 1],
+      );
       const cutoff = new Date(now - retention.keepDays * 24 * 60 * 60 * 1000).toISOString();
       const floor = newest?.id ?? 0;
       const prunable = (row: string): string => `(${row}.status IN ${FINISHED} AND (${row}.id < ? OR ${row}.finished_at < ?))`;
@@ -528,7 +545,8 @@ export class SqlJobQueue implements JobQueue {
                SELECT 1 FROM pipeline_jobs k WHERE k.pipeline_id = j.pipeline_id AND NOT ${prunable('k')})))`,
         [floor, cutoff, floor, cutoff],
       );
-      if (deleted > 0) await tx.run('DELETE FROM pipelines WHERE NOT EXISTS (SELECT 1 FROM pipeline_jobs WHERE pipeline_id = pipelines.id)');
+      if (deleted > 0)
+        await tx.run('DELETE FROM pipelines WHERE NOT EXISTS (SELECT 1 FROM pipeline_jobs WHERE pipeline_id = pipelines.id)');
       return deleted;
     });
   }
@@ -549,9 +567,10 @@ async function jobOf(client: SqlClient, id: number): Promise<Job> {
 }
 
 async function pipelineOf(client: SqlClient, id: number): Promise<Pipeline> {
-  const pipeline = await client.queryOne<{ id: number; project: string | null; created_at: string }>('SELECT id, project, created_at FROM pipelines WHERE id = ?', [
-    id,
-  ]);
+  const pipeline = await client.queryOne<{ id: number; project: string | null; created_at: string }>(
+    'SELECT id, project, created_at FROM pipelines WHERE id = ?',
+    [id],
+  );
   if (pipeline === undefined) throw new PipelineNotFoundError(id);
   const jobs = (await client.query<JobRow>('SELECT * FROM pipeline_jobs WHERE pipeline_id = ? ORDER BY step', [id])).map(toJob);
   return { id: pipeline.id, project: pipeline.project, status: pipelineStatus(jobs), createdAt: pipeline.created_at, jobs };
@@ -566,7 +585,11 @@ async function advancePipeline(tx: SqlClient, row: JobRow, output: string): Prom
   );
   if (next === undefined) return;
   if (next.input_from_previous === 1) {
-    await tx.run("UPDATE pipeline_jobs SET status = 'queued', input = ?, run_after = ? WHERE id = ?", [JSON.stringify(outputAsInput(output)), Date.now(), next.id]);
+    await tx.run("UPDATE pipeline_jobs SET status = 'queued', input = ?, run_after = ? WHERE id = ?", [
+      JSON.stringify(outputAsInput(output)),
+      Date.now(),
+      next.id,
+    ]);
   } else {
     await tx.run("UPDATE pipeline_jobs SET status = 'queued', run_after = ? WHERE id = ?", [Date.now(), next.id]);
   }

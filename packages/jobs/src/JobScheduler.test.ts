@@ -1,6 +1,17 @@
 import { spawn } from 'node:child_process';
 import { dbModule } from '@loadout/db';
-import { contribute, createKernel, isProcessAlive, loadModules, PluginSource, processStartTime, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import {
+  contribute,
+  createKernel,
+  isProcessAlive,
+  loadModules,
+  PluginSource,
+  processStartTime,
+  resolve,
+  resolvePlaces,
+  type Session,
+  SessionLoader,
+} from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { tasksModule } from '@loadout/tasks';
@@ -87,10 +98,15 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const { container } = workspace();
     const chunks: string[] = [];
     let queued: number | null = null;
-    const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'echo', { hello: 'world' }, {
-      onQueued: (stored) => (queued = stored.id),
-      onOutput: (chunk) => chunks.push(chunk.text),
-    });
+    const job = await container.resolve(JobScheduler).runToEnd(
+      await session(container),
+      'echo',
+      { hello: 'world' },
+      {
+        onQueued: (stored) => (queued = stored.id),
+        onOutput: (chunk) => chunks.push(chunk.text),
+      },
+    );
     expect(job).toMatchObject({ id: queued, taskDirName: 'echo', status: 'succeeded', exitCode: 0, attempts: 1 });
     expect(JSON.parse(job.output)).toEqual({ input: { hello: 'world' } });
     expect(chunks.join('')).toBe(job.output);
@@ -133,24 +149,34 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const { container } = workspace();
     const abort = new AbortController();
     let pids: { pid: number; child: number } | null = null;
-    const running = container.resolve(JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
-      signal: abort.signal,
-      cancelReason: 'cancelled by the test',
-      onOutput: (chunk) => {
-        pids = JSON.parse(chunk.text) as { pid: number; child: number };
-        abort.abort();
+    const running = container.resolve(JobScheduler).runToEnd(
+      await session(container),
+      'sleeper',
+      {},
+      {
+        signal: abort.signal,
+        cancelReason: 'cancelled by the test',
+        onOutput: (chunk) => {
+          pids = JSON.parse(chunk.text) as { pid: number; child: number };
+          abort.abort();
+        },
       },
-    });
+    );
     const job = await running;
     expect(job).toMatchObject({ status: 'failed', error: 'cancelled by the test', attempts: 1 });
     const seen = pids as { pid: number; child: number } | null;
     expect(seen).not.toBeNull();
-    await waitFor(() => (!isProcessAlive(seen?.pid ?? 0) && !isProcessAlive(seen?.child ?? 0) ? true : undefined), 'the process group to stop');
+    await waitFor(
+      () => (!isProcessAlive(seen?.pid ?? 0) && !isProcessAlive(seen?.child ?? 0) ? true : undefined),
+      'the process group to stop',
+    );
   });
 
   it('refuses a task that is not in the session before storing anything', async () => {
     const { container } = workspace();
-    await expect(container.resolve(JobScheduler).runToEnd(await session(container), 'nope', {})).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(container.resolve(JobScheduler).runToEnd(await session(container), 'nope', {})).rejects.toMatchObject({
+      code: 'TASK_NOT_FOUND',
+    });
     expect(await resolve(container, JobQueue).list()).toEqual([]);
   });
 });
@@ -176,10 +202,16 @@ describe('JobScheduler.runToEnd with workers (the server)', () => {
       asked += 1;
       return true;
     };
-    expect(await scheduler.runToEnd(caller, 'echo', { n: 1 }, { stillCurrent: current })).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await scheduler.runToEnd(caller, 'echo', { n: 1 }, { stillCurrent: current })).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
     expect(asked).toBe(1);
     expect(opened).not.toHaveBeenCalled();
-    expect(await scheduler.runToEnd(caller, 'echo', { n: 2 }, { stillCurrent: async () => false })).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await scheduler.runToEnd(caller, 'echo', { n: 2 }, { stillCurrent: async () => false })).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
     expect(opened).toHaveBeenCalledTimes(1);
     expect(opened.mock.calls[0]?.[0]).toMatchObject({ project: null, kinds: ['task', 'notification'] });
     const retried = await scheduler.runToEnd(caller, 'flaky', {}, { stillCurrent: current });
@@ -192,17 +224,22 @@ describe('JobScheduler.runToEnd with workers (the server)', () => {
     const { container } = workspace();
     await container.resolve(JobWorkers).start({ count: 1, pollMs: 50 });
     const abort = new AbortController();
-    const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'sleeper', {}, {
-      signal: abort.signal,
-      cancelReason: 'cancelled by the client',
-      onOutput: () => abort.abort(),
-    });
+    const job = await container.resolve(JobScheduler).runToEnd(
+      await session(container),
+      'sleeper',
+      {},
+      {
+        signal: abort.signal,
+        cancelReason: 'cancelled by the client',
+        onOutput: () => abort.abort(),
+      },
+    );
     expect(job).toMatchObject({ status: 'failed', error: 'cancelled by the client' });
   });
 });
 
 describe('recovery and claimants', () => {
-  it("leaves a job claimed by another live process alone, and settles one whose claimant died", async () => {
+  it('leaves a job claimed by another live process alone, and settles one whose claimant died', async () => {
     const { container } = workspace();
     const queue = resolve(container, JobQueue);
     const alive = spawn('sleep', ['30'], { stdio: 'ignore' });
@@ -216,9 +253,21 @@ describe('recovery and claimants', () => {
     const live = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 1 }, liveClaimant);
     const orphan = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
     const heldForLive = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, liveClaimant);
-    await queue.finish(heldForLive.id, liveClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
+    await queue.finish(
+      heldForLive.id,
+      liveClaimant,
+      { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true },
+      0,
+      { holdRetry: true },
+    );
     const heldForDead = await queue.enqueueClaimed({ taskDirName: 'echo', project: null, maxAttempts: 2 }, deadClaimant);
-    await queue.finish(heldForDead.id, deadClaimant, { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true }, 0, { holdRetry: true });
+    await queue.finish(
+      heldForDead.id,
+      deadClaimant,
+      { succeeded: false, exitCode: 1, output: '', stderr: '', error: 'x', retryable: true },
+      0,
+      { holdRetry: true },
+    );
 
     const settled = await container.resolve(JobWorkers).recover();
     expect(settled.map((job) => job.id)).toEqual([orphan.id]);

@@ -81,7 +81,8 @@ export class JobScheduler {
       options.onQueued?.(job);
     };
     try {
-      if (!this.workers.isRunning) return await this.inline.run(request, { signal, cancelReason, onStored: follow, resolved: { session, task } });
+      if (!this.workers.isRunning)
+        return await this.inline.run(request, { signal, cancelReason, onStored: follow, resolved: { session, task } });
       const job = await this.queue.enqueue(request);
       follow(job);
       if (options.stillCurrent !== undefined) withdraw = this.workers.offer(job.id, { session, task }, options.stillCurrent);

@@ -98,9 +98,13 @@ export class JobWorkers {
       const stopped = job.process === null ? true : await stopOrphanGroup(job.process.pid, job.process.start);
       const released = stopped
         ? await this.queue.releaseInterrupted(job.id, SERVER_STOPPED_REASON)
-        : await this.queue.releaseInterrupted(job.id, `${SERVER_STOPPED_REASON}, and its process ${job.process?.pid ?? ''} could not be stopped`, {
-            mayRetry: false,
-          });
+        : await this.queue.releaseInterrupted(
+            job.id,
+            `${SERVER_STOPPED_REASON}, and its process ${job.process?.pid ?? ''} could not be stopped`,
+            {
+              mayRetry: false,
+            },
+          );
       this.events.changed(released);
       settled.push(released);
     }
@@ -210,11 +214,14 @@ export class JobWorkers {
     let letGo = (): void => undefined;
     if (offer !== undefined) offer.taken = new Promise((done) => (letGo = done));
     try {
-      const resolved = offer !== undefined && job.attempts === 1 && (await offer.stillCurrent().catch(() => false)) ? offer.resolved : undefined;
+      const resolved =
+        offer !== undefined && job.attempts === 1 && (await offer.stillCurrent().catch(() => false)) ? offer.resolved : undefined;
       await this.attempts.run(job, workerId, {
         signal: active.controller.signal,
         interruption: () =>
-          active.cancelledBecause === null ? { reason: SERVER_STOPPED_REASON, mayRetry: true } : { reason: active.cancelledBecause, mayRetry: false },
+          active.cancelledBecause === null
+            ? { reason: SERVER_STOPPED_REASON, mayRetry: true }
+            : { reason: active.cancelledBecause, mayRetry: false },
         retryDelayMs: retryDelayAfter(job.attempts, this.settings.retryBaseMs),
         claimedAt,
         ...(resolved === undefined ? {} : { resolved }),

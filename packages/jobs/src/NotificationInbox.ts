@@ -117,10 +117,12 @@ export class SqlNotificationInbox implements NotificationInbox {
   }
 
   subscribe(listener: (notification: StoredNotification) => void): () => void {
-    this.listening ??= this.db.listen(INBOX_CHANNEL, (payload) => void this.storedElsewhere(payload)).catch(() => {
-      // Without the listening connection only this process's notifications reach its streams.
-      this.listening = null;
-    });
+    this.listening ??= this.db
+      .listen(INBOX_CHANNEL, (payload) => void this.storedElsewhere(payload))
+      .catch(() => {
+        // Without the listening connection only this process's notifications reach its streams.
+        this.listening = null;
+      });
     this.events.on('stored', listener);
     return () => this.events.off('stored', listener);
   }
@@ -129,7 +131,9 @@ export class SqlNotificationInbox implements NotificationInbox {
   private async storedElsewhere(payload: string): Promise<void> {
     const separator = payload.lastIndexOf(':');
     if (payload.slice(0, separator) === this.origin) return;
-    const row = await this.db.queryOne<InboxRow>('SELECT * FROM notification_inbox WHERE id = ?', [Number(payload.slice(separator + 1))]).catch(() => undefined);
+    const row = await this.db
+      .queryOne<InboxRow>('SELECT * FROM notification_inbox WHERE id = ?', [Number(payload.slice(separator + 1))])
+      .catch(() => undefined);
     if (row !== undefined) this.events.emit('stored', toNotification(row));
   }
 }

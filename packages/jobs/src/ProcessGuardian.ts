@@ -54,7 +54,8 @@ class GuardedProcess extends EventEmitter implements TaskProcess {
   constructor(letGo: () => void) {
     super();
     // Destroying either stream (the runner gives up on a grandchild holding them) lets go of both in the guardian.
-    const stream = (): Readable => new Readable({ read: () => undefined, autoDestroy: false, destroy: (error, done) => (letGo(), done(error)) });
+    const stream = (): Readable =>
+      new Readable({ read: () => undefined, autoDestroy: false, destroy: (error, done) => (letGo(), done(error)) });
     this.stdout = stream();
     this.stderr = stream();
   }
@@ -236,5 +237,6 @@ function lost(guardian: Guardian): void {
 
 /** Lets go of a process the guardian started; with none left, its reports keep this process alive no longer. */
 function forget(guardian: Guardian, id: number): void {
-  if (guardian.started.delete(id) && guardian.started.size === 0) (guardian.process.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+  if (guardian.started.delete(id) && guardian.started.size === 0)
+    (guardian.process.stdout as unknown as { unref?: () => void } | null)?.unref?.();
 }

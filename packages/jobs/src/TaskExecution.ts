@@ -91,14 +91,22 @@ export class SessionTaskExecution implements TaskExecution {
           ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
         });
       } catch (error) {
-        await this.announce(session, { notification: RUN_NOTIFICATIONS.failed, message: `${task.name} could not start: ${(error as Error).message}`, data });
+        await this.announce(session, {
+          notification: RUN_NOTIFICATIONS.failed,
+          message: `${task.name} could not start: ${(error as Error).message}`,
+          data,
+        });
         throw error;
       }
       await this.announce(
         session,
         result.succeeded
           ? { notification: RUN_NOTIFICATIONS.succeeded, message: `${task.name} succeeded`, data: { ...data, exitCode: result.exitCode } }
-          : { notification: RUN_NOTIFICATIONS.failed, message: `${task.name} failed: ${describeFailure(result)}`, data: { ...data, exitCode: result.exitCode } },
+          : {
+              notification: RUN_NOTIFICATIONS.failed,
+              message: `${task.name} failed: ${describeFailure(result)}`,
+              data: { ...data, exitCode: result.exitCode },
+            },
       );
       return { ...result, task, project: session.project };
     } finally {

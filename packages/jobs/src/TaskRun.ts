@@ -90,7 +90,9 @@ export class TaskRun {
     if (this.state.phase === 'ending' || this.state.phase === 'settled') return;
     if (this.state.phase === 'running') this.state.unguard();
     const { task, interpreter } = this.context;
-    this.settle({ error: new TaskNotRunnableError(task.dirName, `could not start ${path.basename(interpreter)}: ${error.code ?? error.message}`) });
+    this.settle({
+      error: new TaskNotRunnableError(task.dirName, `could not start ${path.basename(interpreter)}: ${error.code ?? error.message}`),
+    });
   }
 
   private spawned(): void {
@@ -155,7 +157,9 @@ export class TaskRun {
       state.unguard();
       this.context.onExit?.();
       if (state.processes !== null) {
-        cleared = state.processes.killAll().catch((error: Error) => process.emitWarning(`stopping what task ${this.context.task.dirName} left running: ${error.message}`));
+        cleared = state.processes
+          .killAll()
+          .catch((error: Error) => process.emitWarning(`stopping what task ${this.context.task.dirName} left running: ${error.message}`));
       } else if (state.pid !== undefined) signalGroup(state.pid, 'SIGKILL');
     } else this.context.onExit?.();
     this.state = { phase: 'ending', exit, cleared };
@@ -242,7 +246,10 @@ class BoundedText {
       return text;
     }
     // Cut at the budget; a character split in two is dropped rather than shown broken.
-    const kept = Buffer.from(text).subarray(0, this.limit - this.bytes).toString('utf8').replace(/\uFFFD+$/, '');
+    const kept = Buffer.from(text)
+      .subarray(0, this.limit - this.bytes)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '');
     this.bytes = this.limit;
     this.text += kept;
     this.truncated = true;

@@ -168,9 +168,16 @@ setInterval(() => {}, 1000);
 
   it('refuses a held task before anything starts, with CAPABILITY_UNTRUSTED', async () => {
     const marker = path.join(testdir(), 'ran');
-    const task = makeTask('held', taskTree({ name: 'Held', implementation: 'run.sh' }, { 'run.sh': `touch ${JSON.stringify(marker)}\n` }), 'acme');
+    const task = makeTask(
+      'held',
+      taskTree({ name: 'Held', implementation: 'run.sh' }, { 'run.sh': `touch ${JSON.stringify(marker)}\n` }),
+      'acme',
+    );
     const held: TaskRecord = { ...task, held: { decidedBy: 'unapproved-plugin', reason: 'plugin acme is not approved' } };
-    await expect(runner().run(held, { project: null })).rejects.toMatchObject({ code: 'CAPABILITY_UNTRUSTED', message: 'task/held is held (unapproved-plugin): plugin acme is not approved' });
+    await expect(runner().run(held, { project: null })).rejects.toMatchObject({
+      code: 'CAPABILITY_UNTRUSTED',
+      message: 'task/held is held (unapproved-plugin): plugin acme is not approved',
+    });
     expect(fs.existsSync(marker)).toBe(false);
     expect((await runner().run(task, { project: null })).succeeded).toBe(true);
     expect(fs.existsSync(marker)).toBe(true);
@@ -198,7 +205,8 @@ describe('ProcessTaskRunner, a task writing faster than its output is read', () 
     const guardian = new ProcessGuardian();
     await guardian.whenReady();
     // 128 MiB as fast as the pipe takes it: relayed as base64 lines, more than the runner reads in time.
-    const flood = "const chunk = Buffer.alloc(1 << 16, 97);\nlet left = 2048;\nconst write = () => { while (left > 0) { left -= 1; if (!process.stdout.write(chunk)) return void process.stdout.once('drain', write); } };\nwrite();\n";
+    const flood =
+      "const chunk = Buffer.alloc(1 << 16, 97);\nlet left = 2048;\nconst write = () => { while (left > 0) { left -= 1; if (!process.stdout.write(chunk)) return void process.stdout.once('drain', write); } };\nwrite();\n";
     const task = makeTask('flood', taskTree({ name: 'Flood', implementation: 'run.mjs' }, { 'run.mjs': flood }));
     let pid = 0;
     let guardianPid = 0;
@@ -227,7 +235,10 @@ describe('ProcessTaskRunner, when the guardian that started a task dies', () => 
     const project = testdir();
     const task = makeTask('slow', taskTree({ name: 'Slow', implementation: 'run.sh' }, { 'run.sh': script }));
     let pid = 0;
-    const running = new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200 }, guardian).run(task, { project, onSpawn: (spawned) => (pid = spawned) });
+    const running = new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200 }, guardian).run(task, {
+      project,
+      onSpawn: (spawned) => (pid = spawned),
+    });
     await expect.poll(() => fs.existsSync(path.join(project, 'background.pid'))).toBe(true);
     const background = Number(fs.readFileSync(path.join(project, 'background.pid'), 'utf8'));
     // The task's parent is the guardian.

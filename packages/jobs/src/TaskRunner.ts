@@ -5,7 +5,14 @@ import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '
 import { inject, injectable } from 'tsyringe';
 import { ProcessGuardian, type TaskProcess } from './ProcessGuardian.js';
 import type { RunDeadline } from './RunDeadline.js';
-import { makeScratchFolder, newRunId, processesBefore, removeEmptyScratchFolder, removeScratchFolder, RUN_ID_VARIABLE } from './runProcesses.js';
+import {
+  makeScratchFolder,
+  newRunId,
+  processesBefore,
+  removeEmptyScratchFolder,
+  removeScratchFolder,
+  RUN_ID_VARIABLE,
+} from './runProcesses.js';
 import { TaskRun } from './TaskRun.js';
 import { TaskNotRunnableError } from './JobErrors.js';
 
@@ -106,7 +113,8 @@ export function checkRunnable(task: TaskRecord): { interpreter: string; file: st
   try {
     real = realpathInside(task.folder, task.implementationPath);
   } catch (error) {
-    if (error instanceof DocumentRefusedError) throw new TaskNotRunnableError(task.dirName, `implementation "${task.implementation}" leads outside the task folder`);
+    if (error instanceof DocumentRefusedError)
+      throw new TaskNotRunnableError(task.dirName, `implementation "${task.implementation}" leads outside the task folder`);
     throw error;
   }
   if (real === null || !fs.statSync(real).isFile()) {
@@ -185,4 +193,3 @@ export class ProcessTaskRunner implements TaskRunner {
     }).result();
   }
 }
-

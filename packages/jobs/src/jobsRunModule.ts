@@ -57,7 +57,12 @@ function retentionService(container: DependencyContainer): ServerService {
       }, PRUNE_INTERVAL_MS);
       timer.unref();
       return {
-        lines: pruned === 0 ? [] : [`pruned ${pruned} finished job${pruned === 1 ? '' : 's'} (keeping the newest ${retention.keepJobs}, none older than ${retention.keepDays} days)`],
+        lines:
+          pruned === 0
+            ? []
+            : [
+                `pruned ${pruned} finished job${pruned === 1 ? '' : 's'} (keeping the newest ${retention.keepJobs}, none older than ${retention.keepDays} days)`,
+              ],
         json: { jobRetention: { ...retention, pruned } },
       };
     },

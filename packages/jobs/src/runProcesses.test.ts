@@ -4,7 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { isProcessAlive } from '@loadout/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeScratchFolder, newRunId, processesBefore, removeEmptyScratchFolder, removeScratchFolder, RUN_ID_VARIABLE, RunProcesses } from './runProcesses.js';
+import {
+  makeScratchFolder,
+  newRunId,
+  processesBefore,
+  removeEmptyScratchFolder,
+  removeScratchFolder,
+  RUN_ID_VARIABLE,
+  RunProcesses,
+} from './runProcesses.js';
 
 const started: ChildProcess[] = [];
 afterEach(() => {

@@ -281,7 +281,20 @@ export class FolderScanCache<T = unknown> {
     const root = this.rootState(rootDir);
     let state = this.folders.get(folder);
     if (state === undefined) {
-      state = { folder, rootDir, kind: of.kind, documentFile, documentAlone: of.documentAlone === true, entries: null, listingDirty: true, watcher: null, stamp: null, values: null, dirtyEntries: false, linked: false };
+      state = {
+        folder,
+        rootDir,
+        kind: of.kind,
+        documentFile,
+        documentAlone: of.documentAlone === true,
+        entries: null,
+        listingDirty: true,
+        watcher: null,
+        stamp: null,
+        values: null,
+        dirtyEntries: false,
+        linked: false,
+      };
       this.folders.set(folder, state);
     }
     if (root.missing) {
@@ -515,7 +528,11 @@ export class FolderScanCache<T = unknown> {
       const known = previous.get(dirent.name);
       previous.delete(dirent.name);
       const reusable =
-        known !== undefined && !known.dirty && known.isDirectory === dirent.isDirectory && known.refusal === undefined && dirent.refusal === undefined;
+        known !== undefined &&
+        !known.dirty &&
+        known.isDirectory === dirent.isDirectory &&
+        known.refusal === undefined &&
+        dirent.refusal === undefined;
       if (reusable) {
         // Its descriptor was opened before this listing; one is opened afresh after a path stat.
         this.letGo(known as EntryState<T>);
@@ -524,11 +541,30 @@ export class FolderScanCache<T = unknown> {
       }
       if (known !== undefined) this.closeEntry(path.join(folder, dirent.name), known);
       const probe = probeOf(folder, dirent.name, dirent.isDirectory, state);
-      const mayHold = state.documentAlone && dirent.isDirectory && dirent.realPath === undefined && dirent.refusal === undefined && probe !== null && probe.length === 1;
-      const entry: EntryState<T> = { value: undefined as T, isDirectory: dirent.isDirectory, refusal: dirent.refusal, dirty: false, watcher: null, probe, stamp: null, mayHold, fd: -1, links: 0, unopenable: false };
+      const mayHold =
+        state.documentAlone &&
+        dirent.isDirectory &&
+        dirent.realPath === undefined &&
+        dirent.refusal === undefined &&
+        probe !== null &&
+        probe.length === 1;
+      const entry: EntryState<T> = {
+        value: undefined as T,
+        isDirectory: dirent.isDirectory,
+        refusal: dirent.refusal,
+        dirty: false,
+        watcher: null,
+        probe,
+        stamp: null,
+        mayHold,
+        fd: -1,
+        links: 0,
+        unopenable: false,
+      };
       if (this.isPolled(state, entry)) entry.stamp = takeStamp(probe, racyBefore);
       entry.value = read(dirent);
-      if (dirent.isDirectory && dirent.refusal === undefined) this.unwatchedEntries.set(path.join(folder, dirent.name), { folder: state, entry });
+      if (dirent.isDirectory && dirent.refusal === undefined)
+        this.unwatchedEntries.set(path.join(folder, dirent.name), { folder: state, entry });
       next.set(dirent.name, entry);
     }
     for (const [name, gone] of previous) this.closeEntry(path.join(folder, name), gone);
@@ -575,7 +611,13 @@ export class FolderScanCache<T = unknown> {
     const own = takeStamp([rootDir], racyBefore);
     const probe = rootProbe(rootDir);
     const files = takeStamp(probe.slice(1), racyBefore);
-    const state: RootState = { watcher: null, missing: false, probe, stamp: own === null || files === null ? null : [...own, ...files], identity: null };
+    const state: RootState = {
+      watcher: null,
+      missing: false,
+      probe,
+      stamp: own === null || files === null ? null : [...own, ...files],
+      identity: null,
+    };
     this.roots.set(rootDir, state);
     this.unwatchedRoots.add(rootDir);
     return state;
@@ -642,7 +684,12 @@ export class FolderScanCache<T = unknown> {
     if (this.unwatchedEntries.get(entryPath)?.entry === entry) this.unwatchedEntries.delete(entryPath);
   }
 
-  private watch(dir: string, priority: 'structure' | 'entry', onChange: (name: string | null) => void, onError: () => void): fs.FSWatcher | null {
+  private watch(
+    dir: string,
+    priority: 'structure' | 'entry',
+    onChange: (name: string | null) => void,
+    onError: () => void,
+  ): fs.FSWatcher | null {
     return this.budget.watch(
       dir,
       priority,
@@ -668,7 +715,8 @@ export class FolderScanCache<T = unknown> {
 function rootProbe(rootDir: string): string[] {
   const probe = [rootDir];
   try {
-    for (const dirent of fs.readdirSync(rootDir, { withFileTypes: true })) if (!dirent.isDirectory()) probe.push(path.join(rootDir, dirent.name));
+    for (const dirent of fs.readdirSync(rootDir, { withFileTypes: true }))
+      if (!dirent.isDirectory()) probe.push(path.join(rootDir, dirent.name));
   } catch {
     // missing or unreadable: the folder's own stat tells which
   }
@@ -682,7 +730,12 @@ function rootProbe(rootDir: string): string[] {
  * itself, and the document's identity with it). Null for a folder entry whose kind names no
  * document: it is read at every open. Kept on the entry, so a check joins no paths.
  */
-function probeOf(folder: string, name: string, isDirectory: boolean, of: { readonly documentFile: string | undefined; readonly documentAlone: boolean }): string[] | null {
+function probeOf(
+  folder: string,
+  name: string,
+  isDirectory: boolean,
+  of: { readonly documentFile: string | undefined; readonly documentAlone: boolean },
+): string[] | null {
   const entryPath = path.join(folder, name);
   if (!isDirectory) return [entryPath];
   if (of.documentFile === undefined) return null;
@@ -755,7 +808,9 @@ function stampHolds(paths: readonly string[] | null, stamp: readonly number[] | 
 
 /** Whether `stats` (of a held descriptor) show the very file `stamp` was taken of, unchanged. */
 function sameStamp(stats: fs.Stats, stamp: readonly number[]): boolean {
-  return stamp[0] === stats.ino && stamp[1] === stats.size && stamp[2] === stats.mode && stamp[3] === stats.mtimeMs && stamp[4] === stats.ctimeMs;
+  return (
+    stamp[0] === stats.ino && stamp[1] === stats.size && stamp[2] === stats.mode && stamp[3] === stats.mtimeMs && stamp[4] === stats.ctimeMs
+  );
 }
 
 /**
@@ -766,7 +821,10 @@ function sameStamp(stats: fs.Stats, stamp: readonly number[]): boolean {
  * lowers its links — and the held file's inode cannot be reused while it is open. False when it
  * changed too recently to be trusted, as for a path stat.
  */
-function descriptorHolds(entry: { readonly fd: number; readonly links: number; readonly stamp: readonly number[] | null }, racyBefore: number): boolean {
+function descriptorHolds(
+  entry: { readonly fd: number; readonly links: number; readonly stamp: readonly number[] | null },
+  racyBefore: number,
+): boolean {
   const stamp = entry.stamp;
   if (stamp === null) return false;
   let stats: fs.Stats;

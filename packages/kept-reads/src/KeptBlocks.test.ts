@@ -28,13 +28,17 @@ describe('KeptBlocks', () => {
     const leftOutEdited = [records[0], records[1], record('c', 'Edited'), records[3]] as CapabilityRecord[];
     expect(blocks.render('Cut', leftOutEdited, budget)).toBe(first);
     // A line in the text edited: new text. A left-out record renamed: a new list of what was left out.
-    expect(blocks.render('Cut', [records[0], record('b', 'Tex2'), ...records.slice(2)] as CapabilityRecord[], budget).text).toContain('- b: Tex2');
+    expect(blocks.render('Cut', [records[0], record('b', 'Tex2'), ...records.slice(2)] as CapabilityRecord[], budget).text).toContain(
+      '- b: Tex2',
+    );
     const renamed = blocks.render('Cut', [...records.slice(0, 3), record('e', 'Text')] as CapabilityRecord[], budget);
     expect(renamed.diagnostics).toMatchObject([{ subjects: ['c', 'e'] }]);
     // Records out of id order are sorted, and their block is never kept by position.
     const shuffled = [records[3], records[2], records[1], records[0]] as CapabilityRecord[];
     const sorted = blocks.render('Cut', shuffled, budget);
-    expect(blocks.render('Cut', [records[3], record('c', 'Edited'), records[1], records[0]] as CapabilityRecord[], budget)).not.toBe(sorted);
+    expect(blocks.render('Cut', [records[3], record('c', 'Edited'), records[1], records[0]] as CapabilityRecord[], budget)).not.toBe(
+      sorted,
+    );
   });
 
   it('keeps a block for its own loader only: another keeper renders the same records afresh', () => {

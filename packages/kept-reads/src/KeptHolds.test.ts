@@ -11,7 +11,8 @@ let kept = new KeptHolds();
 beforeEach(() => {
   kept = new KeptHolds();
 });
-const withHolds = (records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>) => kept.withHolds(records, holds);
+const withHolds = (records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>) =>
+  kept.withHolds(records, holds);
 const list = (count: number) => Array.from({ length: count }, (_, i) => record(`s${i}`));
 
 describe('KeptHolds.withHolds with nothing to hold', () => {

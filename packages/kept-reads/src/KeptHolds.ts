@@ -22,7 +22,10 @@ export class KeptHolds {
    */
   private lastUnheld: WeakRef<readonly CapabilityRecord[]> | null = null;
   /** The last list with holds put on each list. */
-  private readonly lastHeld = new WeakMap<readonly CapabilityRecord[], { readonly holds: ReadonlyMap<CapabilityRecord, CapabilityHold>; readonly result: readonly CapabilityRecord[] }>();
+  private readonly lastHeld = new WeakMap<
+    readonly CapabilityRecord[],
+    { readonly holds: ReadonlyMap<CapabilityRecord, CapabilityHold>; readonly result: readonly CapabilityRecord[] }
+  >();
   /** Each record's copy carrying a hold, by the record. */
   private readonly heldCopies = new WeakMap<CapabilityRecord, CapabilityRecord & { readonly held: CapabilityHold }>();
 
@@ -50,7 +53,9 @@ export class KeptHolds {
     const previous = this.lastUnheld?.deref();
     const places = previous === undefined ? null : changedPlaces(previous, records, MAX_PLACES_LOOKED_AT);
     const none =
-      places === null ? records.every((record) => record.held === undefined) : places.every((place) => (records[place] as CapabilityRecord).held === undefined);
+      places === null
+        ? records.every((record) => record.held === undefined)
+        : places.every((place) => (records[place] as CapabilityRecord).held === undefined);
     if (none) {
       this.unheldLists.add(records);
       if (records.length > 1) this.lastUnheld = new WeakRef(records);

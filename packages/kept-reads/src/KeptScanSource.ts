@@ -78,7 +78,13 @@ export class KeptScanSource implements ScanSource {
     await new Promise<void>((done) => setImmediate(done));
   }
 
-  scanFolder(rootDir: string, name: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => StampedScan, of: FolderKind): readonly StampedScan[] {
+  scanFolder(
+    rootDir: string,
+    name: string,
+    list: () => readonly FolderEntry[] | null,
+    read: (entry: FolderEntry) => StampedScan,
+    of: FolderKind,
+  ): readonly StampedScan[] {
     return this.cache.scan(rootDir, this.folderPath(rootDir, name), list, read, of);
   }
 
@@ -92,8 +98,14 @@ export class KeptScanSource implements ScanSource {
    * moved; after a change, a kind whose entries were only edited in place (same ids, same paths)
    * is patched rather than shadowed again from scratch.
    */
-  shadowed(roots: readonly Root[], wanted: readonly CapabilityKind[], collect: (kinds: readonly CapabilityKind[]) => ReadonlyMap<string, KindParts>): ShadowedScan {
-    const key = roots.map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : this.layoutId(root.layout)}`).join('\n');
+  shadowed(
+    roots: readonly Root[],
+    wanted: readonly CapabilityKind[],
+    collect: (kinds: readonly CapabilityKind[]) => ReadonlyMap<string, KindParts>,
+  ): ShadowedScan {
+    const key = roots
+      .map((root) => `${root.level}\0${root.plugin ?? ''}\0${root.dir}\0${root.layout === undefined ? '' : this.layoutId(root.layout)}`)
+      .join('\n');
     const generation = this.cache.generation;
     const memo = this.memo !== null && this.memo.key === key ? this.memo : null;
     const shadowed = new Map<string, ShadowedKind>();
@@ -131,7 +143,11 @@ export class KeptScanSource implements ScanSource {
    * key as the one it replaces), each takes its predecessor's place in a copy of its kind's list:
    * sorting keeps order within a kind, so that is exactly where it would have gone.
    */
-  grouped(winners: readonly CapabilityRecord[], kinds: readonly CapabilityKind[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]> {
+  grouped(
+    winners: readonly CapabilityRecord[],
+    kinds: readonly CapabilityKind[],
+    kindKeys: ReadonlyMap<string, string>,
+  ): Map<string, readonly CapabilityRecord[]> {
     const kept = this.grouping;
     if (kept !== null && kept.winners === winners && sameItems(kept.kinds, kinds)) return new Map(kept.byKey);
     const patched = kept !== null && sameItems(kept.kinds, kinds) ? patchGroups(kept, winners, kindKeys) : null;
@@ -205,7 +221,11 @@ interface Grouped {
  * `kept`'s grouping with the records that changed put in their predecessors' places, or null when
  * the winners differ by more than a few records changed in place under the same session key.
  */
-function patchGroups(kept: Grouped, winners: readonly CapabilityRecord[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]> | null {
+function patchGroups(
+  kept: Grouped,
+  winners: readonly CapabilityRecord[],
+  kindKeys: ReadonlyMap<string, string>,
+): Map<string, readonly CapabilityRecord[]> | null {
   const changed = changedPlaces(kept.winners, winners, MAX_PATCHED_ENTRIES);
   if (changed === null) return null;
   const byKey = new Map(kept.byKey);

@@ -108,7 +108,10 @@ export function watchBudgetFrom(env: Readonly<Record<string, string | undefined>
   const value = env.LOADOUT_WATCH_BUDGET;
   if (value === undefined || value.trim() === '') return undefined;
   if (!/^\d+$/.test(value.trim())) {
-    throw new InvalidInputError('WATCH_BUDGET_INVALID', `LOADOUT_WATCH_BUDGET must be a whole number of file watches (0 or more), not "${value}"`);
+    throw new InvalidInputError(
+      'WATCH_BUDGET_INVALID',
+      `LOADOUT_WATCH_BUDGET must be a whole number of file watches (0 or more), not "${value}"`,
+    );
   }
   return Number(value.trim());
 }
@@ -116,7 +119,10 @@ export function watchBudgetFrom(env: Readonly<Record<string, string | undefined>
 /** The lower of the system's and this user namespace's inotify limit, or null when neither can be read. */
 function inotifyLimit(setting: 'max_user_watches' | 'max_user_instances'): number | null {
   const values: number[] = [];
-  for (const file of [`/proc/sys/fs/inotify/${setting}`, `/proc/sys/user/max_inotify_${setting === 'max_user_watches' ? 'watches' : 'instances'}`]) {
+  for (const file of [
+    `/proc/sys/fs/inotify/${setting}`,
+    `/proc/sys/user/max_inotify_${setting === 'max_user_watches' ? 'watches' : 'instances'}`,
+  ]) {
     try {
       const value = Number(fs.readFileSync(file, 'utf8').trim());
       if (Number.isFinite(value)) values.push(value);

@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CapabilityKinds, type CapabilityRecord, closeKernel, contribute, createKernel, type InstalledPlugin, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import {
+  CapabilityKinds,
+  type CapabilityRecord,
+  closeKernel,
+  contribute,
+  createKernel,
+  type InstalledPlugin,
+  PluginSource,
+  resolvePlaces,
+  SessionLoader,
+} from '@loadout/kernel';
 import { countingKind, freezeReads, loaderWorkspace, noteKind, removeTestdirs, writeTree } from '@loadout/kernel/testing';
 import { keptReadsModule } from '../src/keptReadsModule.js';
 
@@ -106,7 +116,10 @@ describe('a loader that keeps its reads, for some kinds only', () => {
     try {
       expect((await loader.open({ kinds: ['card'] })).recordsOf('card').map((record) => record.id)).toEqual(['b', 'c']);
       expect((await loader.listRecords('note', null)).map((record) => [record.id, record.on])).toEqual([['a', true]]);
-      expect([...reads]).toEqual([['card', 2], ['note', 2]]);
+      expect([...reads]).toEqual([
+        ['card', 2],
+        ['note', 2],
+      ]);
       reads.clear();
       const whole = await loader.open();
       expect(whole.toJSON()).toMatchObject({ notes: [{ id: 'a' }], cards: [{ id: 'b' }, { id: 'c' }] });
@@ -138,7 +151,11 @@ describe('a kept session of the test kernel', () => {
       await new Promise((done) => setTimeout(done, 50));
       const patched = await loader.open();
       tamper(patched.recordsOf('note') as CapabilityRecord[]);
-      expect((await loader.open()).recordsOf('note').map((record) => `${record.name}:${record.description}`)).toEqual(['a:a note', 'b:edited', 'c:c note']);
+      expect((await loader.open()).recordsOf('note').map((record) => `${record.name}:${record.description}`)).toEqual([
+        'a:a note',
+        'b:edited',
+        'c:c note',
+      ]);
     } finally {
       closeKernel(container);
     }

@@ -29,7 +29,10 @@ function workspace(options: { watchBudget: number; descriptorBudget?: number; ca
   const base = testdir();
   const home = path.join(base, 'above', 'home');
   const cards = options.cards ?? { a: card('a', 1), b: card('b', 1), c: card('c', 1) };
-  writeTree(home, { capabilities: { cards: Object.fromEntries(Object.entries(cards).map(([name, text]) => [name, { 'CARD.md': text }])) }, plugins: {} });
+  writeTree(home, {
+    capabilities: { cards: Object.fromEntries(Object.entries(cards).map(([name, text]) => [name, { 'CARD.md': text }])) },
+    plugins: {},
+  });
   const reads = { count: 0 };
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     (c) => {
@@ -98,8 +101,16 @@ interface Change {
 }
 
 const changes: readonly Change[] = [
-  { name: 'edited in place, same size, times set back', make: (cards, x) => writeKeepingTimes(path.join(cards, x, 'CARD.md'), card(x, 2)), after: 'version 2' },
-  { name: 'edited in place, bytes unchanged', make: (cards, x) => fs.writeFileSync(path.join(cards, x, 'CARD.md'), card(x, 1)), after: 'version 1' },
+  {
+    name: 'edited in place, same size, times set back',
+    make: (cards, x) => writeKeepingTimes(path.join(cards, x, 'CARD.md'), card(x, 2)),
+    after: 'version 2',
+  },
+  {
+    name: 'edited in place, bytes unchanged',
+    make: (cards, x) => fs.writeFileSync(path.join(cards, x, 'CARD.md'), card(x, 1)),
+    after: 'version 1',
+  },
   { name: 'removed', make: (cards, x) => fs.rmSync(path.join(cards, x, 'CARD.md')), after: null },
   { name: 'replaced by a rename over it, same size and times', make: renameOver, after: 'version 2' },
   {
@@ -236,7 +247,9 @@ describe('an unwatched document checked through a held descriptor', () => {
           // As a server asks: queued watcher events first, then the stamp.
           await w.loader.settle();
           expect(w.loader.changeStamp()).not.toBe(stamp);
-          const expected = ['a', 'b', 'c'].flatMap((name) => (name !== x ? [`${name}:version 1`] : change.after === null ? [] : [`${name}:${change.after}`]));
+          const expected = ['a', 'b', 'c'].flatMap((name) =>
+            name !== x ? [`${name}:version 1`] : change.after === null ? [] : [`${name}:${change.after}`],
+          );
           expect(await w.open()).toEqual(expected);
           // Settled again: still right, and nothing read.
           expect(await w.settle()).toEqual(expected);
@@ -371,7 +384,17 @@ describe('the descriptors held', () => {
     let clock = 0;
     const base = testdir();
     const home = path.join(base, 'home');
-    writeTree(home, { capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) }, d: { 'CARD.md': card('d', 1) } } }, plugins: {} });
+    writeTree(home, {
+      capabilities: {
+        cards: {
+          a: { 'CARD.md': card('a', 1) },
+          b: { 'CARD.md': card('b', 1) },
+          c: { 'CARD.md': card('c', 1) },
+          d: { 'CARD.md': card('d', 1) },
+        },
+      },
+      plugins: {},
+    });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       (c) => {
         contribute(c, CapabilityKinds, cardKind({ count: 0 }, true));
@@ -436,7 +459,11 @@ describe('the descriptors held', () => {
   it('count against one budget for the whole process when a cache is given no limit of its own', async () => {
     const base = testdir();
     const homes = ['one', 'two'].map((name) => path.join(base, name));
-    for (const home of homes) writeTree(home, { capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) } } }, plugins: {} });
+    for (const home of homes)
+      writeTree(home, {
+        capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) } } },
+        plugins: {},
+      });
     const before = processDescriptorBudget().held;
     const opened = homes.map((home) => {
       const container = createKernel({ places: resolvePlaces({}, home) }, [
@@ -462,7 +489,8 @@ describe('the descriptors held', () => {
   });
 
   it('are at most the budget derived from the open-file limit, less than half of it', () => {
-    const limits = (soft: string) => `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft}                20000                files     \n`;
+    const limits = (soft: string) =>
+      `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft}                20000                files     \n`;
     expect(descriptorLimit(limits('20000'))).toBe(9488);
     expect(descriptorLimit(limits('1024'))).toBe(0);
     expect(descriptorLimit(limits('4096'))).toBe(1536);

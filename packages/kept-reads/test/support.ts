@@ -30,7 +30,6 @@ export function cardKind(reads: { count: number }, fileAlone = false): Capabilit
 
 export const card = (name: string, version: number): string => `---\nname: ${name}\ndescription: version ${version}\n---\n`;
 
-
 /**
  * Gives `container`'s loader a source that keeps its reads with `options`, handing out only frozen
  * things as in every test kernel ({@link freezeReads}); its watch cache, to look into.

@@ -40,7 +40,10 @@ describe('S1 a watch the cache cannot have', () => {
   ] as const) {
     it(`S1 with LOADOUT_WATCH_BUDGET=${budget}${fileAlone ? ', records from the document alone' : ''}: says so once, reads nothing unchanged, and sees every edit, addition and removal`, async () => {
       const home = testdir({
-        capabilities: { cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) } }, notes: { 'x.md': card('x', 1) } },
+        capabilities: {
+          cards: { a: { 'CARD.md': card('a', 1) }, b: { 'CARD.md': card('b', 1) }, c: { 'CARD.md': card('c', 1) } },
+          notes: { 'x.md': card('x', 1) },
+        },
         plugins: {},
       });
       const reads = { count: 0 };

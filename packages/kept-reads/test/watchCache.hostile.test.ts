@@ -1,13 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  CapabilityKinds,
-  closeKernel,
-  contribute,
-  createKernel,
-  PluginSource,
-  resolvePlaces,
-  SessionLoader,
-} from '@loadout/kernel';
+import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { noteKind, removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { keepReads } from './support.js';
 
@@ -77,4 +69,3 @@ describe('7 the watch cache', () => {
     expect(cache.watchCount).toBe(0);
   });
 });
-

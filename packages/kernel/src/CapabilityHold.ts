@@ -36,7 +36,10 @@ export const CapabilityHolds = token<CapabilityHolder>('kernel.capabilityHolds')
  * record. With nothing to hold and nothing held, the very same list: what was derived from it
  * (a session's grouping by kind) can be kept by its identity.
  */
-export function withHolds(records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>): readonly CapabilityRecord[] {
+export function withHolds(
+  records: readonly CapabilityRecord[],
+  holds: ReadonlyMap<CapabilityRecord, CapabilityHold>,
+): readonly CapabilityRecord[] {
   if (holds.size === 0 && records.every((record) => record.held === undefined)) return records;
   return records.map((record) => {
     const hold = holds.get(record);

@@ -4,7 +4,14 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTestdirs, testdir } from './testing/index.js';
-import { DocumentRefusedError, findFrontmatter, parseMarkdown, readFrontmatterInside, readMarkdownInside, readTextInside } from './DocumentReader.js';
+import {
+  DocumentRefusedError,
+  findFrontmatter,
+  parseMarkdown,
+  readFrontmatterInside,
+  readMarkdownInside,
+  readTextInside,
+} from './DocumentReader.js';
 
 afterEach(removeTestdirs);
 
@@ -66,7 +73,9 @@ describe('parseMarkdown', () => {
     const names = 'bcdefghijk'.split('');
     let previous = 'a';
     for (const name of names) {
-      lines.push(`${name}: &${name} [*${previous},*${previous},*${previous},*${previous},*${previous},*${previous},*${previous},*${previous},*${previous}]`);
+      lines.push(
+        `${name}: &${name} [*${previous},*${previous},*${previous},*${previous},*${previous},*${previous},*${previous},*${previous},*${previous}]`,
+      );
       previous = name;
     }
     const text = `---\nname: bomb\n${lines.join('\n')}\n---\n`;
@@ -144,7 +153,28 @@ describe('readFrontmatterInside', () => {
   const part = (text: string): Buffer => Buffer.from(text, 'utf8');
   const piece = fc.oneof(
     fc.constantFrom(
-      ...['---', '---yaml', '--- ', '---js', '----', '...', ' ---', '--- x', '---\r', '...\r', '---\r\r', 'name: a', 'description: "b"', 'x: [1, 2]', 'a: b: c', '# body', '', 'é', '😀', '---x'].map(part),
+      ...[
+        '---',
+        '---yaml',
+        '--- ',
+        '---js',
+        '----',
+        '...',
+        ' ---',
+        '--- x',
+        '---\r',
+        '...\r',
+        '---\r\r',
+        'name: a',
+        'description: "b"',
+        'x: [1, 2]',
+        'a: b: c',
+        '# body',
+        '',
+        'é',
+        '😀',
+        '---x',
+      ].map(part),
       BOM,
       Buffer.from([0xff]),
       Buffer.from([0xe2, 0x82]), // a character cut short
@@ -154,7 +184,12 @@ describe('readFrontmatterInside', () => {
   );
   const line = fc.array(piece, { maxLength: 3 }).map((pieces) => Buffer.concat(pieces));
   const yamlLine = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('name: a', 'description: "b c"', 'x: [1, 2]', 'meta:', '  k: v', 'a: b: c', '', "q: 'it''s'", 'é: 😀').map(part) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .constantFrom('name: a', 'description: "b c"', 'x: [1, 2]', 'meta:', '  k: v', 'a: b: c', '', "q: 'it''s'", 'é: 😀')
+        .map(part),
+    },
     { weight: 1, arbitrary: line },
   );
   /** A document laid out as fence, YAML, closing fence and body, each part free to be wrong. */
@@ -173,7 +208,10 @@ describe('readFrontmatterInside', () => {
       const joined = lines.flatMap((one, index) => (index < lines.length - 1 || lastNewline ? [one, part(eol)] : [one]));
       return Buffer.concat([...(bom ? [BOM] : []), ...joined]);
     });
-  const document = fc.oneof({ weight: 3, arbitrary: shaped }, { weight: 1, arbitrary: fc.array(line, { maxLength: 8 }).map((lines) => Buffer.concat(lines.flatMap((one) => [one, part('\n')]))) });
+  const document = fc.oneof(
+    { weight: 3, arbitrary: shaped },
+    { weight: 1, arbitrary: fc.array(line, { maxLength: 8 }).map((lines) => Buffer.concat(lines.flatMap((one) => [one, part('\n')]))) },
+  );
 
   it('reads what readMarkdownInside reads, from real files of every shape', () => {
     const dir = testdir({});
@@ -197,7 +235,10 @@ describe('readFrontmatterInside', () => {
       'bom.md': '\uFEFF---\r\nname: bom\r\n...\r\nbody',
       'plain.md': '# no frontmatter\n---\nname: not-read\n---\n',
     });
-    expect(readFrontmatterInside(dir, path.join(dir, 'long.md'), 'long.md')).toEqual({ frontmatter: { name: 'long' }, hasFrontmatter: true });
+    expect(readFrontmatterInside(dir, path.join(dir, 'long.md'), 'long.md')).toEqual({
+      frontmatter: { name: 'long' },
+      hasFrontmatter: true,
+    });
     expect(refusal(() => readFrontmatterInside(dir, path.join(dir, 'unclosed.md'), 'unclosed.md'))).toBe('FRONTMATTER_UNCLOSED');
     expect(refusal(() => readFrontmatterInside(dir, path.join(dir, 'js.md'), 'js.md'))).toBe('FRONTMATTER_ENGINE_REFUSED');
     expect(readFrontmatterInside(dir, path.join(dir, 'bom.md'), 'bom.md')).toEqual({ frontmatter: { name: 'bom' }, hasFrontmatter: true });
@@ -208,7 +249,9 @@ describe('readFrontmatterInside', () => {
   it('keeps the reading rules: no link out of the root, no FIFO', () => {
     const dir = testdir({ secret: '---\nname: secret\n---\n', root: {} });
     fs.symlinkSync(path.join(dir, 'secret'), path.join(dir, 'root/leak.md'));
-    expect(refusal(() => readFrontmatterInside(path.join(dir, 'root'), path.join(dir, 'root/leak.md'), 'leak.md'))).toBe('PATH_OUTSIDE_ROOT');
+    expect(refusal(() => readFrontmatterInside(path.join(dir, 'root'), path.join(dir, 'root/leak.md'), 'leak.md'))).toBe(
+      'PATH_OUTSIDE_ROOT',
+    );
     execFileSync('mkfifo', [path.join(dir, 'root/fifo.md')]);
     expect(refusal(() => readFrontmatterInside(path.join(dir, 'root'), path.join(dir, 'root/fifo.md'), 'fifo.md'))).toBe('NOT_A_FILE');
   });

@@ -95,7 +95,9 @@ export function findFrontmatter(text: string): FrontmatterBlock | null {
 export function parseMarkdown(text: string, file: string): MarkdownDocument {
   const block = findFrontmatter(text);
   const frontmatter = frontmatterOf(text, block, file);
-  return block === null ? { frontmatter, hasFrontmatter: false, body: text } : { frontmatter, hasFrontmatter: true, body: text.slice(block.bodyStart) };
+  return block === null
+    ? { frontmatter, hasFrontmatter: false, body: text }
+    : { frontmatter, hasFrontmatter: true, body: text.slice(block.bodyStart) };
 }
 
 /** The frontmatter of `text` whose block is `block` (null: it has none), or the refusal of it. */
@@ -117,10 +119,7 @@ function blockFrontmatter(yamlText: string, fence: string, file: string): Readon
   const language = fence === '---' ? '' : fence.slice(3).trim().toLowerCase();
   if (language !== '' && language !== 'yaml' && language !== 'yml') refuseLanguage(language, file);
   if (yamlText.length > MAX_FRONTMATTER_BYTES) {
-    throw new DocumentRefusedError(
-      'FRONTMATTER_TOO_LARGE',
-      `${file}: frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes`,
-    );
+    throw new DocumentRefusedError('FRONTMATTER_TOO_LARGE', `${file}: frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes`);
   }
   let parsed: unknown;
   try {
@@ -252,7 +251,8 @@ export function readFrontmatterInside(root: string, file: string, relative: stri
   // decoded; every other document is decoded up to where its block ends and read as text.
   const yamlStart = bareFenceEnd(buffer, length);
   const yamlEnd = yamlStart === -1 ? -1 : closingLineStart(buffer, length, yamlStart);
-  if (yamlEnd !== -1) return { frontmatter: blockFrontmatter(buffer.toString('utf8', yamlStart, yamlEnd), '---', relative), hasFrontmatter: true };
+  if (yamlEnd !== -1)
+    return { frontmatter: blockFrontmatter(buffer.toString('utf8', yamlStart, yamlEnd), '---', relative), hasFrontmatter: true };
   const text = buffer.toString('utf8', 0, frontmatterBytes(buffer, length));
   const block = findFrontmatter(text);
   return { frontmatter: frontmatterOf(text, block, relative), hasFrontmatter: block !== null };
@@ -371,9 +371,15 @@ export function realpathInside(root: string, file: string, files: FileReader = n
   if (found.kind === 'inside') return found.real;
   if (found.kind === 'missing') return null;
   if (found.kind === 'loop') {
-    throw new DocumentRefusedError('LINK_LOOP', `${path.relative(root, file) || '.'}: is a link that leads back to itself (a loop); it is not read`);
+    throw new DocumentRefusedError(
+      'LINK_LOOP',
+      `${path.relative(root, file) || '.'}: is a link that leads back to itself (a loop); it is not read`,
+    );
   }
-  throw new DocumentRefusedError('PATH_OUTSIDE_ROOT', `${path.relative(root, file) || '.'}: is a link that leads outside its root; it is not read`);
+  throw new DocumentRefusedError(
+    'PATH_OUTSIDE_ROOT',
+    `${path.relative(root, file) || '.'}: is a link that leads outside its root; it is not read`,
+  );
 }
 
 /** Reads and parses a Markdown document under `root`; null when it does not exist. */
@@ -390,16 +396,17 @@ export function readJsonInside(root: string, file: string, files: FileReader = n
   try {
     value = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new DocumentRefusedError(
-      'JSON_MALFORMED',
-      `${relativeInside(root, file)}: not valid JSON (${(error as Error).message})`,
-      { cause: error },
-    );
+    throw new DocumentRefusedError('JSON_MALFORMED', `${relativeInside(root, file)}: not valid JSON (${(error as Error).message})`, {
+      cause: error,
+    });
   }
   // A manifest or index from a repository is untrusted: nested deeper than the one limit, whatever
   // walks it next (a schema, a fingerprint) would exhaust the stack.
   if (exceedsJsonDepth(value)) {
-    throw new DocumentRefusedError('JSON_TOO_DEEP', `${relativeInside(root, file)}: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new DocumentRefusedError(
+      'JSON_TOO_DEEP',
+      `${relativeInside(root, file)}: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   }
   return value;
 }

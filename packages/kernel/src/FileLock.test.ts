@@ -41,7 +41,11 @@ describe('withFileLock', () => {
 
   it('passes the work’s own error through and still releases', async () => {
     const target = path.join(testdir(), 'config.json');
-    await expect(withFileLock(target, () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      withFileLock(target, () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(fs.existsSync(`${target}.lock`)).toBe(false);
   });
 

@@ -24,7 +24,12 @@ const lockFs: typeof fs = Object.assign(Object.defineProperties({}, Object.getOw
         return;
       }
       // Without a holder file the lock is still whole; a waiter then goes by its age.
-      fs.writeFile(path.join(dir, HOLDER_FILE), `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE }, () => callback(null));
+      fs.writeFile(
+        path.join(dir, HOLDER_FILE),
+        `${process.pid} ${processStartTime(process.pid) ?? ''}\n`,
+        { mode: PRIVATE_FILE_MODE },
+        () => callback(null),
+      );
     });
   },
   rmdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void): void => {
@@ -217,7 +222,8 @@ export async function withFileLock<T>(
   work: () => T | Promise<T>,
   options: FileLockOptions & { readonly lockError?: (error: FileLockError) => Error } = {},
 ): Promise<T> {
-  const fail = (error: unknown): unknown => (error instanceof FileLockError && options.lockError !== undefined ? options.lockError(error) : error);
+  const fail = (error: unknown): unknown =>
+    error instanceof FileLockError && options.lockError !== undefined ? options.lockError(error) : error;
   let lock: FileLock;
   try {
     lock = await acquireFileLock(target, options);
@@ -227,7 +233,9 @@ export async function withFileLock<T>(
   try {
     const result = await work();
     if (lock.compromised !== null) {
-      throw fail(new FileLockError('FILE_LOCK_COMPROMISED', `the lock of ${target} was lost while it was held`, { cause: lock.compromised }));
+      throw fail(
+        new FileLockError('FILE_LOCK_COMPROMISED', `the lock of ${target} was lost while it was held`, { cause: lock.compromised }),
+      );
     }
     return result;
   } finally {

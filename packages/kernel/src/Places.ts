@@ -17,11 +17,7 @@ export interface Places {
  * Reads `LOADOUT_HOME`, `LOADOUT_CAPABILITIES_DIR` and `LOADOUT_DATA_DIR`. An empty variable counts
  * as unset; a relative one is taken from `cwd`.
  */
-export function resolvePlaces(
-  env: Readonly<Record<string, string | undefined>>,
-  defaultHome: string,
-  cwd: string = process.cwd(),
-): Places {
+export function resolvePlaces(env: Readonly<Record<string, string | undefined>>, defaultHome: string, cwd: string = process.cwd()): Places {
   const fromEnv = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value === '' ? undefined : path.resolve(cwd, value);

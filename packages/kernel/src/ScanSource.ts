@@ -52,17 +52,31 @@ export interface ScanSource {
    * Step 3 for one folder directly in a root (`name`): every entry's scan, in name order. `list`
    * lists the folder (null when it is missing), `read` reads one entry. Never change what it hands.
    */
-  scanFolder(rootDir: string, name: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => StampedScan, of: FolderKind): readonly StampedScan[];
+  scanFolder(
+    rootDir: string,
+    name: string,
+    list: () => readonly FolderEntry[] | null,
+    read: (entry: FolderEntry) => StampedScan,
+    of: FolderKind,
+  ): readonly StampedScan[];
   /** Told once every folder of an open was scanned, with the open's roots: the source may let go of others. */
   scanned(rootDirs: ReadonlySet<string>): void;
   /** What a session should say about the source (a watch refused, a budget spent). */
   readonly diagnostics: readonly Diagnostic[];
   /** Steps 3 and 4: each kind of `kinds` read over `roots` (by `collect`) and shadowed. */
-  shadowed(roots: readonly Root[], kinds: readonly CapabilityKind[], collect: (kinds: readonly CapabilityKind[]) => ReadonlyMap<string, KindParts>): ShadowedScan;
+  shadowed(
+    roots: readonly Root[],
+    kinds: readonly CapabilityKind[],
+    collect: (kinds: readonly CapabilityKind[]) => ReadonlyMap<string, KindParts>,
+  ): ShadowedScan;
   /** Step 5's holds put on the records that are on ({@link withHolds}). */
   held(records: readonly CapabilityRecord[], holds: ReadonlyMap<CapabilityRecord, CapabilityHold>): readonly CapabilityRecord[];
   /** The admitted winners per session key, in the order of `kinds` ({@link groupByKey}). */
-  grouped(winners: readonly CapabilityRecord[], kinds: readonly CapabilityKind[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]>;
+  grouped(
+    winners: readonly CapabilityRecord[],
+    kinds: readonly CapabilityKind[],
+    kindKeys: ReadonlyMap<string, string>,
+  ): Map<string, readonly CapabilityRecord[]>;
   /** Step 6: one kind's block ({@link renderCapabilityBlock}). */
   rendered(title: string, records: readonly CapabilityRecord[], budget: number): RenderedBlock;
   /** Lets go of whatever the source holds open. */
@@ -83,13 +97,22 @@ export class DirectScanSource implements ScanSource {
 
   async settle(): Promise<void> {}
 
-  scanFolder(_rootDir: string, _name: string, list: () => readonly FolderEntry[] | null, read: (entry: FolderEntry) => StampedScan): readonly StampedScan[] {
+  scanFolder(
+    _rootDir: string,
+    _name: string,
+    list: () => readonly FolderEntry[] | null,
+    read: (entry: FolderEntry) => StampedScan,
+  ): readonly StampedScan[] {
     return (list() ?? []).map(read);
   }
 
   scanned(): void {}
 
-  shadowed(_roots: readonly Root[], kinds: readonly CapabilityKind[], collect: (kinds: readonly CapabilityKind[]) => ReadonlyMap<string, KindParts>): ShadowedScan {
+  shadowed(
+    _roots: readonly Root[],
+    kinds: readonly CapabilityKind[],
+    collect: (kinds: readonly CapabilityKind[]) => ReadonlyMap<string, KindParts>,
+  ): ShadowedScan {
     return joinKinds([...collect(kinds).values()].map(shadowKind));
   }
 
@@ -97,7 +120,11 @@ export class DirectScanSource implements ScanSource {
     return withHolds(records, holds);
   }
 
-  grouped(winners: readonly CapabilityRecord[], kinds: readonly CapabilityKind[], kindKeys: ReadonlyMap<string, string>): Map<string, readonly CapabilityRecord[]> {
+  grouped(
+    winners: readonly CapabilityRecord[],
+    kinds: readonly CapabilityKind[],
+    kindKeys: ReadonlyMap<string, string>,
+  ): Map<string, readonly CapabilityRecord[]> {
     return groupByKey(winners, kinds, kindKeys).byKey;
   }
 

@@ -94,7 +94,11 @@ describe('SessionLoader', () => {
     const filter: CapabilityFilter = { forSession: () => () => ({ records: [], diagnostics: [] }) };
     const holder: CapabilityHolder = {
       forSession: (scope) => (records) =>
-        new Map(records.filter((r) => r.level === 'project').map((r) => [r, { decidedBy: 'untrusted-project' as const, reason: `${scope.project ?? ''} is not trusted` }])),
+        new Map(
+          records
+            .filter((r) => r.level === 'project')
+            .map((r) => [r, { decidedBy: 'untrusted-project' as const, reason: `${scope.project ?? ''} is not trusted` }]),
+        ),
     };
     const loader = kernel(home, plugins, { filter, holder }).resolve(SessionLoader);
     const roots = loader.buildRoots(project);
@@ -106,25 +110,44 @@ describe('SessionLoader', () => {
   });
 
   it('keeps what a holder holds, marked with why, after the filters; later lookups get the same hold', async () => {
-    const { home, plugins, project } = workspace({ project: { notes: { 'p.md': note('p') } }, owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } } });
+    const { home, plugins, project } = workspace({
+      project: { notes: { 'p.md': note('p') } },
+      owner: { notes: { 'a.md': note('a'), 'b.md': note('b') } },
+    });
     const filter: CapabilityFilter = { forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'b'), diagnostics: [] }) };
     const asked: string[] = [];
     const holder: CapabilityHolder = {
       forSession: (scope) => (records) => {
         asked.push(...records.map((r) => r.id));
-        return new Map(records.filter((r) => r.level === 'project').map((r) => [r, { decidedBy: 'untrusted-project' as const, reason: `${scope.project ?? ''} is not trusted` }]));
+        return new Map(
+          records
+            .filter((r) => r.level === 'project')
+            .map((r) => [r, { decidedBy: 'untrusted-project' as const, reason: `${scope.project ?? ''} is not trusted` }]),
+        );
       },
     };
     const session = await kernel(home, plugins, { filter, holder }).resolve(SessionLoader).open({ project });
     expect(asked.sort()).toEqual(['a', 'p']);
-    expect(session.recordsOf('note').map((n) => [n.id, n.held?.decidedBy ?? null]).sort()).toEqual([['a', null], ['p', 'untrusted-project']]);
+    expect(
+      session
+        .recordsOf('note')
+        .map((n) => [n.id, n.held?.decidedBy ?? null])
+        .sort(),
+    ).toEqual([
+      ['a', null],
+      ['p', 'untrusted-project'],
+    ]);
     const p = session.find('note', 'p')!;
-    expect(() => refuseHeld(p)).toThrow(expect.objectContaining({ code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('is not trusted') }));
+    expect(() => refuseHeld(p)).toThrow(
+      expect.objectContaining({ code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('is not trusted') }),
+    );
     expect(() => refuseHeld(session.find('note', 'a')!)).not.toThrow();
     // A record read again on its own (a direct lookup) is held the same way; one held before and freed now loses its hold.
     const { held: _held, ...bare } = p;
     expect(session.admitted<CapabilityRecord>(bare)?.held?.decidedBy).toBe('untrusted-project');
-    expect(session.admitted({ ...session.find('note', 'a')!, held: { decidedBy: 'unapproved-plugin', reason: 'stale' } })?.held).toBeUndefined();
+    expect(
+      session.admitted({ ...session.find('note', 'a')!, held: { decidedBy: 'unapproved-plugin', reason: 'stale' } })?.held,
+    ).toBeUndefined();
     expect(session.admitted({ ...bare, id: 'b' })).toBeUndefined();
     const listed = (JSON.parse(JSON.stringify(session.toJSON())) as { notes: { id: string; held?: unknown }[] }).notes;
     expect(listed.find((n) => n.id === 'p')?.held).toEqual({ decidedBy: 'untrusted-project', reason: expect.any(String) });
@@ -134,10 +157,15 @@ describe('SessionLoader', () => {
     const { home, plugins, project } = workspace({
       project: { notes: { 'a.md': note('Shared') } },
       owner: { notes: { 'a.md': note('shared'), 'off.md': note('off') } },
-      plugins: { alpha: { notes: { 'only.md': note('only'), 'x.md': note('shared') } }, beta: { notes: { 'b.md': note('beta-only'), 'o.md': note('only') } } },
+      plugins: {
+        alpha: { notes: { 'only.md': note('only'), 'x.md': note('shared') } },
+        beta: { notes: { 'b.md': note('beta-only'), 'o.md': note('only') } },
+      },
     });
     plugins[0] = { ...plugins[0]!, enabled: false };
-    const filter: CapabilityFilter = { forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'off'), diagnostics: [] }) };
+    const filter: CapabilityFilter = {
+      forSession: () => (records) => ({ records: records.filter((r) => r.id !== 'off'), diagnostics: [] }),
+    };
     const loader = kernel(home, plugins, { filter }).resolve(SessionLoader);
     const shown = (listed: Awaited<ReturnType<SessionLoader['listRecords']>>) =>
       listed.map((r) => [r.id, r.plugin ?? r.level, r.on, r.shadowedBy === null ? null : path.relative(home, r.shadowedBy)]);
@@ -163,7 +191,11 @@ describe('SessionLoader', () => {
 
   it('refuses a project folder that does not exist', async () => {
     const { home, plugins } = workspace({});
-    await expect(kernel(home, plugins).resolve(SessionLoader).open({ project: path.join(home, 'nope') })).rejects.toThrow(/does not exist/);
+    await expect(
+      kernel(home, plugins)
+        .resolve(SessionLoader)
+        .open({ project: path.join(home, 'nope') }),
+    ).rejects.toThrow(/does not exist/);
   });
 });
 
@@ -200,7 +232,13 @@ describe('SessionLoader with a plugin root layout', () => {
         enabled: true,
         layout: {
           kinds: {
-            notes: [{ folder: 'more' }, { entry: 'single/one.md' }, { folder: '../../capabilities' }, { entry: 'out' }, { entry: 'missing.md' }],
+            notes: [
+              { folder: 'more' },
+              { entry: 'single/one.md' },
+              { folder: '../../capabilities' },
+              { entry: 'out' },
+              { entry: 'missing.md' },
+            ],
             jnotes: [{ document: { name: 'inline.json', path: path.join(dir, 'manifest.json'), content: { name: 'inline' } } }],
           },
           onlyListed: false,
@@ -241,7 +279,10 @@ describe('SessionLoader for some kinds only', () => {
           contribute(c, CapabilityKinds, counted('note', 'notes'));
           contribute(c, CapabilityKinds, counted('card', 'cards'));
           contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
-          contribute(c, SessionSections, { key: 'block', render: (session) => ({ text: `${session.recordsOf('card').length} cards`, diagnostics: [] }) });
+          contribute(c, SessionSections, {
+            key: 'block',
+            render: (session) => ({ text: `${session.recordsOf('card').length} cards`, diagnostics: [] }),
+          });
         },
       ]);
       const loader = container.resolve(SessionLoader);
@@ -260,7 +301,10 @@ describe('SessionLoader for some kinds only', () => {
         const full = await loader.open();
         expect(full.toJSON()).toMatchObject({ notes: [{ id: 'a' }], cards: [{ id: 'b' }, { id: 'c' }], block: '2 cards' });
         // Nothing is kept without a source that keeps reads (see @loadout/kept-reads): all is read again.
-        expect([...reads]).toEqual([['note', 1], ['card', 2]]);
+        expect([...reads]).toEqual([
+          ['note', 1],
+          ['card', 2],
+        ]);
       } finally {
         closeKernel(container);
       }

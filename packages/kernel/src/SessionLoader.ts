@@ -11,7 +11,14 @@ import type { FolderEntry } from './listFolderInside.js';
 import { InvalidInputError } from './LoadoutError.js';
 import { PluginSource } from './PluginSource.js';
 import { PROJECT_ROOT_FOLDER, type Root, RootList } from './Root.js';
-import { DirectScanSource, flattenParts, type KindParts, type ScanSource, ScanSource as ScanSourceToken, type ShadowedScan } from './ScanSource.js';
+import {
+  DirectScanSource,
+  flattenParts,
+  type KindParts,
+  type ScanSource,
+  ScanSource as ScanSourceToken,
+  type ShadowedScan,
+} from './ScanSource.js';
 import { Session } from './Session.js';
 import { SessionSections } from './SessionSection.js';
 import { Places } from './Places.js';
@@ -94,7 +101,13 @@ export class SessionLoader {
     roots.push({ dir: places.capabilitiesDir, level: 'global', plugin: null, writable: true });
     for (const plugin of resolve(this.container, PluginSource).listInstalledPlugins()) {
       if (plugin.enabled || options.includeDisabled === true) {
-        roots.push({ dir: plugin.dir, level: 'global', plugin: plugin.name, writable: false, ...(plugin.layout === undefined ? {} : { layout: plugin.layout }) });
+        roots.push({
+          dir: plugin.dir,
+          level: 'global',
+          plugin: plugin.name,
+          writable: false,
+          ...(plugin.layout === undefined ? {} : { layout: plugin.layout }),
+        });
       }
     }
     return roots;
@@ -186,7 +199,10 @@ export class SessionLoader {
   }
 
   /** Step 5 for one session: every filter, then every holder, each read once for the session's scope. */
-  private async admission(project: string | null, roots: readonly Root[]): Promise<(records: readonly CapabilityRecord[], report?: Diagnostic[]) => readonly CapabilityRecord[]> {
+  private async admission(
+    project: string | null,
+    roots: readonly Root[],
+  ): Promise<(records: readonly CapabilityRecord[], report?: Diagnostic[]) => readonly CapabilityRecord[]> {
     const filters = await Promise.all(resolveAll(this.container, CapabilityFilters).map((filter) => filter.forSession({ project, roots })));
     const holders = await Promise.all(resolveAll(this.container, CapabilityHolds).map((holder) => holder.forSession({ project, roots })));
     const source = this.source();
@@ -259,7 +275,11 @@ export class SessionLoader {
    * Every entry's scan, per kind (singular name): one part per root, in root order, each folder
    * through `source` (which may hand a folder's very same array while nothing in it changed).
    */
-  private collectScans(roots: readonly Root[], kinds: readonly CapabilityKind[], source: ScanSource = this.source()): Map<string, KindParts> {
+  private collectScans(
+    roots: readonly Root[],
+    kinds: readonly CapabilityKind[],
+    source: ScanSource = this.source(),
+  ): Map<string, KindParts> {
     const byKind = new Map<string, KindParts>();
     const rootListings = new Map<string, Map<string, fs.Dirent> | null>();
     const listRoot = (root: Root): Map<string, fs.Dirent> | null => {
@@ -281,7 +301,8 @@ export class SessionLoader {
           return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
         let at: { readonly folder: string } | undefined;
-        const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, (at ??= { folder: path.join(root.dir, kind.folder) }));
+        const read = (entry: FolderEntry): StampedScan =>
+          readKindFolderEntry(kind, root, entry, (at ??= { folder: path.join(root.dir, kind.folder) }));
         parts.push(source.scanFolder(root.dir, kind.folder, list, read, of));
       }
     }
@@ -296,7 +317,9 @@ export class SessionLoader {
   }
 
   private source(): ScanSource {
-    this.scanSource ??= this.container.isRegistered(ScanSourceToken, true) ? resolve(this.container, ScanSourceToken) : new DirectScanSource();
+    this.scanSource ??= this.container.isRegistered(ScanSourceToken, true)
+      ? resolve(this.container, ScanSourceToken)
+      : new DirectScanSource();
     return this.scanSource;
   }
 }
@@ -328,7 +351,12 @@ function checkRoot(root: Root): Diagnostic | null {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     const reason = code === 'ELOOP' ? 'it is a link in a loop' : code;
-    return { code: 'ROOT_UNREADABLE', severity: 'warning', path: root.dir, message: `${which} ${root.dir} cannot be read (${reason}); nothing in it is loaded` };
+    return {
+      code: 'ROOT_UNREADABLE',
+      severity: 'warning',
+      path: root.dir,
+      message: `${which} ${root.dir} cannot be read (${reason}); nothing in it is loaded`,
+    };
   }
   if (stats === undefined) {
     if (root.plugin === null) return null;
@@ -340,7 +368,12 @@ function checkRoot(root: Root): Diagnostic | null {
     };
   }
   if (!stats.isDirectory()) {
-    return { code: 'ROOT_NOT_A_FOLDER', severity: 'warning', path: root.dir, message: `${which} ${root.dir} is not a folder; nothing in it is loaded` };
+    return {
+      code: 'ROOT_NOT_A_FOLDER',
+      severity: 'warning',
+      path: root.dir,
+      message: `${which} ${root.dir} is not a folder; nothing in it is loaded`,
+    };
   }
   return null;
 }

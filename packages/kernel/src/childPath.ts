@@ -8,7 +8,15 @@ import path from 'node:path';
  * ends with one (the file system's root) take `path.join` itself, so the answer never differs.
  */
 export function childPath(folder: string, name: string): string {
-  if (name === '' || name === '.' || name === '..' || folder === '' || folder.endsWith(path.sep) || name.includes(path.sep) || name.includes('/')) {
+  if (
+    name === '' ||
+    name === '.' ||
+    name === '..' ||
+    folder === '' ||
+    folder.endsWith(path.sep) ||
+    name.includes(path.sep) ||
+    name.includes('/')
+  ) {
     return path.join(folder, name);
   }
   return `${folder}${path.sep}${name}`;

@@ -3,7 +3,8 @@ import { editJsonText } from './editJsonText.js';
 
 describe('editJsonText: the one JSON edit', () => {
   it('sets, adds and removes values, keeping every other byte, the indentation and CRLF', () => {
-    const before = '{\r\n    "theme": "dark",  \r\n    "gates": {\r\n        "skill/old": { "x": true }\r\n    },\r\n    "z": [1,2]\r\n}\r\n';
+    const before =
+      '{\r\n    "theme": "dark",  \r\n    "gates": {\r\n        "skill/old": { "x": true }\r\n    },\r\n    "z": [1,2]\r\n}\r\n';
     const after = editJsonText(before, [
       { path: ['gates', 'skill/pdf', 'ocr'], value: false },
       { path: ['gates', 'skill/old'], value: undefined },
@@ -24,7 +25,9 @@ describe('editJsonText: the one JSON edit', () => {
 
   it('replaces a top-level name literal only, never a nested one', () => {
     const before = '{"env":{"name":"inner"},"name" : "Outer","url":"https://x.example"}';
-    expect(editJsonText(before, [{ path: ['name'], value: 'Outer (2)\n' }])).toBe('{"env":{"name":"inner"},"name" : "Outer (2)\\n","url":"https://x.example"}');
+    expect(editJsonText(before, [{ path: ['name'], value: 'Outer (2)\n' }])).toBe(
+      '{"env":{"name":"inner"},"name" : "Outer (2)\\n","url":"https://x.example"}',
+    );
   });
 
   it('is null when the text would read differently than asked: a key written twice', () => {

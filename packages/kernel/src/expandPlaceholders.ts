@@ -6,5 +6,7 @@
  * expandPlaceholders('${PLUGIN_ROOT}/bin ${HOME}', { PLUGIN_ROOT: '/p' }) // '/p/bin ${HOME}'
  */
 export function expandPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (match, name: string) => (Object.hasOwn(values, name) ? (values[name] as string) : match));
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (match, name: string) =>
+    Object.hasOwn(values, name) ? (values[name] as string) : match,
+  );
 }

@@ -1,14 +1,46 @@
 export { type CapabilityFilter, CapabilityFilters, type FilterResult, type SessionFilter, type SessionScope } from './CapabilityFilter.js';
-export { type CapabilityHold, type CapabilityHolder, CapabilityHolds, CapabilityUntrustedError, refuseHeld, type SessionHolder, withHolds } from './CapabilityHold.js';
+export {
+  type CapabilityHold,
+  type CapabilityHolder,
+  CapabilityHolds,
+  CapabilityUntrustedError,
+  refuseHeld,
+  type SessionHolder,
+  withHolds,
+} from './CapabilityHold.js';
 export { childPath } from './childPath.js';
 export { capabilityId, collisionKey, displayNameOf, MAX_ID_LENGTH, slugify } from './capabilityId.js';
-export { type CapabilityKind, CapabilityKinds, type CapabilityRecord, type DraftRecord, type EntryScan, type KindDocument, type KindFolderEntry, type RunnableParts } from './CapabilityKind.js';
+export {
+  type CapabilityKind,
+  CapabilityKinds,
+  type CapabilityRecord,
+  type DraftRecord,
+  type EntryScan,
+  type KindDocument,
+  type KindFolderEntry,
+  type RunnableParts,
+} from './CapabilityKind.js';
 export { type ChangeStamp, ChangeStamps } from './ChangeStamp.js';
 export { closeKernel, createKernel, type KernelOptions, type LoadoutModule } from './createKernel.js';
 export { contributeLater, laterModule, loadLaterModules, loadModules, splitModule } from './laterModule.js';
 export { declaredGates, parseSwitch } from './declaredGates.js';
 export type { Diagnostic } from './Diagnostic.js';
-export { DocumentRefusedError, DocumentUnreadableError, findFrontmatter, isInside, type MarkdownDocument, MAX_DOCUMENT_BYTES, parseMarkdown, readJsonInside, readMarkdownInside, readTextInside, OPEN_FLAGS, realpathInside, resolveInside, unreadable } from './DocumentReader.js';
+export {
+  DocumentRefusedError,
+  DocumentUnreadableError,
+  findFrontmatter,
+  isInside,
+  type MarkdownDocument,
+  MAX_DOCUMENT_BYTES,
+  parseMarkdown,
+  readJsonInside,
+  readMarkdownInside,
+  readTextInside,
+  OPEN_FLAGS,
+  realpathInside,
+  resolveInside,
+  unreadable,
+} from './DocumentReader.js';
 export { ensurePrivateFolder, narrowMode, PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
 export { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, type FileLockRetries, withFileLock } from './FileLock.js';
 export { type FileReader, nodeFileReader } from './FileReader.js';
@@ -18,7 +50,17 @@ export { exceedsJsonDepth, MAX_JSON_DEPTH } from './jsonDepth.js';
 export { AnswerBudget, answerBytes, boundedJson, MAX_ANSWER_BYTES, MAX_BATCH_CALLS, responseTooLarge } from './answerBounds.js';
 export { expandPlaceholders } from './expandPlaceholders.js';
 export { type FolderEntry, type FolderListing, listFolderInside } from './listFolderInside.js';
-export { ConflictError, type ErrorCategory, InvalidInputError, isLoadoutError, LoadoutError, NotFoundError, OperationFailedError, ServiceUnavailableError, WiringError } from './LoadoutError.js';
+export {
+  ConflictError,
+  type ErrorCategory,
+  InvalidInputError,
+  isLoadoutError,
+  LoadoutError,
+  NotFoundError,
+  OperationFailedError,
+  ServiceUnavailableError,
+  WiringError,
+} from './LoadoutError.js';
 export { Places, resolvePlaces } from './Places.js';
 export { type InstalledPlugin, PluginSource } from './PluginSource.js';
 export { isProcessAlive, processStartTime } from './processIdentity.js';
@@ -27,7 +69,16 @@ export { type JsonShape, readJsonCapability } from './readJsonCapability.js';
 export { readMarkdownCapability } from './readMarkdownCapability.js';
 export { redactArguments, redactCredentials, redactSecrets } from './redactCredentials.js';
 export { renderBlock, renderCapabilityBlock, type RenderedBlock } from './renderBlock.js';
-export { type FolderKind, groupByKey, joinKinds, type KindParts, ScanSource, shadowKind, type ShadowedKind, type ShadowedScan } from './ScanSource.js';
+export {
+  type FolderKind,
+  groupByKey,
+  joinKinds,
+  type KindParts,
+  ScanSource,
+  shadowKind,
+  type ShadowedKind,
+  type ShadowedScan,
+} from './ScanSource.js';
 export { visibleText } from './terminalText.js';
 export { type Level, PROJECT_ROOT_FOLDER, type Root } from './Root.js';
 export type { InlineDocument, RootLayout, RootLayoutSource } from './RootLayout.js';

@@ -29,7 +29,10 @@ describe('moveEntry: the one mover', () => {
     fs.symlinkSync('scripts/run.sh', path.join(base, 'from', 'link'));
     const source = path.join(base, 'from');
     const staged: string[][] = [];
-    const how = moveEntry(source, path.join(base, 'dest', 'to'), { files: acrossFileSystems(source), onStaged: () => staged.push(fs.readdirSync(path.join(base, 'dest'))) });
+    const how = moveEntry(source, path.join(base, 'dest', 'to'), {
+      files: acrossFileSystems(source),
+      onStaged: () => staged.push(fs.readdirSync(path.join(base, 'dest'))),
+    });
     expect(how).toBe('copied');
     expect(staged).toEqual([[expect.stringMatching(/^\.loadout-move-/)]]);
     expect(fs.readdirSync(path.join(base, 'dest'))).toEqual(['to']);
@@ -40,7 +43,16 @@ describe('moveEntry: the one mover', () => {
   it('keepSource leaves the source for the caller; a copy that fails leaves no staging behind', () => {
     const base = testdir({ from: { 'a.md': 'a\n' }, dest: { to: {} } });
     const source = path.join(base, 'from');
-    expect(() => moveEntry(source, path.join(base, 'dest', 'to', 'a.md'), { files: { ...acrossFileSystems(source), copy: () => { throw new Error('disk full'); } } })).toThrow('disk full');
+    expect(() =>
+      moveEntry(source, path.join(base, 'dest', 'to', 'a.md'), {
+        files: {
+          ...acrossFileSystems(source),
+          copy: () => {
+            throw new Error('disk full');
+          },
+        },
+      }),
+    ).toThrow('disk full');
     expect(fs.readdirSync(path.join(base, 'dest', 'to'))).toEqual([]);
     expect(moveEntry(source, path.join(base, 'dest', 'moved'), { files: acrossFileSystems(source), keepSource: true })).toBe('copied');
     expect(fs.existsSync(path.join(source, 'a.md'))).toBe(true);

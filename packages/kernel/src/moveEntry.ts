@@ -15,7 +15,8 @@ export interface EntryMoves {
 /** {@link EntryMoves} on the real disk. */
 export const nodeEntryMoves: EntryMoves = {
   rename: (from, to) => fs.renameSync(from, to),
-  copy: (from, to) => fs.cpSync(from, to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true }),
+  copy: (from, to) =>
+    fs.cpSync(from, to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true }),
   remove: (target) => fs.rmSync(target, { recursive: true, force: true }),
 };
 

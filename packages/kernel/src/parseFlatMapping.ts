@@ -227,7 +227,16 @@ function doubleQuoted(text: string, from: number, stop: number): string | undefi
  */
 function characterWidth(text: string, at: number, code: number): number {
   if (code >= 0x20 && code <= 0x7e) return 1;
-  if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || code === 0xfeff || code === 0xfffe || code === 0xffff) return 0;
+  if (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0xfeff ||
+    code === 0xfffe ||
+    code === 0xffff
+  )
+    return 0;
   if (code >= 0xd800 && code <= 0xdbff) {
     const low = text.charCodeAt(at + 1);
     return low >= 0xdc00 && low <= 0xdfff ? 2 : 0;
@@ -247,7 +256,18 @@ function onlySpaces(text: string, from: number, stop: number): boolean {
  * scalar is its text, and js-yaml's types are not asked.
  */
 function mayBeTyped(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2e || code === 0x7e || code === 0x6e || code === 0x4e || code === 0x74 || code === 0x54 || code === 0x66 || code === 0x46;
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2b ||
+    code === 0x2e ||
+    code === 0x7e ||
+    code === 0x6e ||
+    code === 0x4e ||
+    code === 0x74 ||
+    code === 0x54 ||
+    code === 0x66 ||
+    code === 0x46
+  );
 }
 
 /** A plain scalar as the core schema types it: null, a boolean, a number, else the text itself. */

@@ -74,7 +74,9 @@ describe('readRegularFile', () => {
         ['pipe', 'a FIFO'],
         ['socket', 'a socket'],
       ] as const) {
-        expect(() => readRegularFile(root, path.join(root, name), 100, emptyFileBytes(), reading)).toThrow(new RegExp(`^${name}: is ${kind}`));
+        expect(() => readRegularFile(root, path.join(root, name), 100, emptyFileBytes(), reading)).toThrow(
+          new RegExp(`^${name}: is ${kind}`),
+        );
         expect(codeOf(() => readRegularFile(root, path.join(root, name), 100, emptyFileBytes(), reading))).toBe('NOT_A_FILE');
       }
     } finally {
@@ -97,7 +99,9 @@ describe('readRegularFile', () => {
   it('refuses any final link when links are not followed', () => {
     const root = testdir({ 'target.txt': 'inside' });
     fs.symlinkSync(path.join(root, 'target.txt'), path.join(root, 'inner'));
-    const refused = codeOf(() => readRegularFile(root, path.join(root, 'inner'), 100, emptyFileBytes(), { ...reading, followLinks: false }));
+    const refused = codeOf(() =>
+      readRegularFile(root, path.join(root, 'inner'), 100, emptyFileBytes(), { ...reading, followLinks: false }),
+    );
     expect(refused).toBe('PATH_OUTSIDE_ROOT');
   });
 

@@ -56,7 +56,10 @@ export function readRegularFile(root: string, file: string, limit: number, into:
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     if (code !== 'ELOOP') throw error;
     if (options.followLinks === false) {
-      throw new DocumentRefusedError('PATH_OUTSIDE_ROOT', `${shownName(root, file)}: was replaced by a link while being read; it is not read`);
+      throw new DocumentRefusedError(
+        'PATH_OUTSIDE_ROOT',
+        `${shownName(root, file)}: was replaced by a link while being read; it is not read`,
+      );
     }
     const real = realpathInside(root, file, files);
     if (real === null) return false;
@@ -101,7 +104,10 @@ function openFile(root: string, file: string, target: string, flags: number, fil
 }
 
 function notAFile(root: string, file: string, stats: fs.Stats): DocumentRefusedError {
-  return new DocumentRefusedError('NOT_A_FILE', `${shownName(root, file)}: is ${describeFileType(stats)}, not a regular file; it is not read`);
+  return new DocumentRefusedError(
+    'NOT_A_FILE',
+    `${shownName(root, file)}: is ${describeFileType(stats)}, not a regular file; it is not read`,
+  );
 }
 
 /** How a refusal names the file: its path inside the root, or its name. */

@@ -7,7 +7,19 @@ const REDACTED = '[redacted]';
 /** Names whose last word alone says "credential" (`--api-key`, `X-Api-Key`, `auth`). */
 const CREDENTIAL_WORDS = new Set(['key', 'pass', 'pwd', 'auth', 'sig', 'pat', 'jwt', 'bearer', 'sas']);
 /** Endings that say "credential" even run together (`apikey`, `PRIVATE_TOKEN`, `clientSecret`). */
-const CREDENTIAL_ENDINGS = ['token', 'secret', 'password', 'passwd', 'passphrase', 'apikey', 'credential', 'credentials', 'signature', 'authorization', 'cookie'];
+const CREDENTIAL_ENDINGS = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'passphrase',
+  'apikey',
+  'credential',
+  'credentials',
+  'signature',
+  'authorization',
+  'cookie',
+];
 
 /**
  * Whether a flag, query parameter, variable or header name names a credential: judged by its last
@@ -48,7 +60,9 @@ export function redactCredentials(text: string): string {
         if (isSsh && /^[a-z0-9._-]+$/i.test(userinfo)) return `${scheme}://${userinfo}@`;
         return `${scheme}://`;
       }),
-    ).replace(URL_PARAMETER, (match, separator: string, name: string) => (isCredentialName(safeDecode(name)) ? `${separator}${name}=${REDACTED}` : match)),
+    ).replace(URL_PARAMETER, (match, separator: string, name: string) =>
+      isCredentialName(safeDecode(name)) ? `${separator}${name}=${REDACTED}` : match,
+    ),
   );
 }
 
@@ -73,13 +87,17 @@ function redactUrlPath(url: string): string {
   const host = authority.replace(/^[^:]*:\/\//, '');
   const webhook = WEBHOOK_HOST.test(host) || segments.some((segment) => WEBHOOK_SEGMENT.test(segment));
   const last = segments.findLastIndex((segment) => segment !== '');
-  const shown = segments.map((segment, index) => ((webhook && index === last && segment.length >= 6) || isKeyShaped(segment) ? REDACTED : segment));
+  const shown = segments.map((segment, index) =>
+    (webhook && index === last && segment.length >= 6) || isKeyShaped(segment) ? REDACTED : segment,
+  );
   return `${authority}${shown.join('/')}${rest}`;
 }
 
 /** Whether a path segment looks generated: long, and mixing upper case, lower case and digits. */
 function isKeyShaped(segment: string): boolean {
-  return segment.length >= 20 && /^[A-Za-z0-9_-]+$/.test(segment) && /[A-Z]/.test(segment) && /[a-z]/.test(segment) && /[0-9]/.test(segment);
+  return (
+    segment.length >= 20 && /^[A-Za-z0-9_-]+$/.test(segment) && /[A-Z]/.test(segment) && /[a-z]/.test(segment) && /[0-9]/.test(segment)
+  );
 }
 
 /**

@@ -35,7 +35,11 @@ export interface RenderedBlock {
  * the records came in id order (null when they were sorted first): what a keeper of blocks needs
  * to tell that an edit touched only records left out.
  */
-export function renderBlock(title: string, records: readonly CapabilityRecord[], budget: number): { block: RenderedBlock; fittedInOrder: number | null } {
+export function renderBlock(
+  title: string,
+  records: readonly CapabilityRecord[],
+  budget: number,
+): { block: RenderedBlock; fittedInOrder: number | null } {
   const byId = (a: CapabilityRecord, b: CapabilityRecord): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const inOrder = isSorted(records, byId);
   const sorted = inOrder ? records : [...records].sort(byId);

@@ -19,7 +19,11 @@ const noteKind: CapabilityKind = {
   readEntry: (entry) => {
     if (entry.name === 'bad.md') throw new DocumentRefusedError('NOTE_BAD', `${entry.name}: bad`);
     if (!entry.isDirectory && !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
-    const read = readMarkdownCapability(entry.root.dir, entry.isDirectory ? path.join(entry.path, 'NOTE.md') : entry.path, noteKind.document);
+    const read = readMarkdownCapability(
+      entry.root.dir,
+      entry.isDirectory ? path.join(entry.path, 'NOTE.md') : entry.path,
+      noteKind.document,
+    );
     const diagnostics = read?.draft.description === '' ? [{ code: 'NO_DESCRIPTION', severity: 'warning' as const, message: 'none' }] : [];
     return { records: read === null ? [] : [read.draft], diagnostics };
   },
@@ -33,7 +37,10 @@ function root(tree: TreeDescription, plugin: string | null = null): Root {
 
 describe('scanKindFolder', () => {
   it('reads every entry from the disk with the kind’s reader and stamps the root on each record', () => {
-    const at = root({ notes: { 'a.md': note('alpha'), folder: { 'NOTE.md': note('beta', '') }, '.draft.md': note('hidden'), 'readme.txt': 'x' } }, 'tools');
+    const at = root(
+      { notes: { 'a.md': note('alpha'), folder: { 'NOTE.md': note('beta', '') }, '.draft.md': note('hidden'), 'readme.txt': 'x' } },
+      'tools',
+    );
     const scan = scanKindFolder(noteKind, at);
     expect(scan.folder).toBe(path.join(at.dir, 'notes'));
     expect(scan.names).toEqual(['.draft.md', 'a.md', 'folder', 'readme.txt']);
@@ -75,7 +82,9 @@ describe('listKindFolder', () => {
     const at = root({});
     fs.mkdirSync(path.join(at.dir, '..', 'outside'));
     fs.symlinkSync('../outside', path.join(at.dir, 'notes'));
-    expect(listKindFolder(noteKind, at)).toEqual([{ name: '', isDirectory: false, refusal: expect.objectContaining({ code: 'PATH_OUTSIDE_ROOT' }) }]);
+    expect(listKindFolder(noteKind, at)).toEqual([
+      { name: '', isDirectory: false, refusal: expect.objectContaining({ code: 'PATH_OUTSIDE_ROOT' }) },
+    ]);
     expect(listKindFolder(noteKind, root({}))).toBeNull();
   });
 });

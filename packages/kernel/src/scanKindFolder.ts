@@ -46,7 +46,12 @@ export interface KindFolderScan {
  * read (a link out of its root, a folder the process cannot open) is listed as one refused entry,
  * so the session reports it at every open. Null when the folder is missing.
  */
-export function listKindFolder(kind: CapabilityKind, root: Root, folderType?: EntryType, folder = path.join(root.dir, kind.folder)): readonly FolderEntry[] | null {
+export function listKindFolder(
+  kind: CapabilityKind,
+  root: Root,
+  folderType?: EntryType,
+  folder = path.join(root.dir, kind.folder),
+): readonly FolderEntry[] | null {
   try {
     return listFolderInside(root.dir, folder, folderType)?.entries ?? null;
   } catch (error) {
@@ -136,7 +141,12 @@ export function readKindEntry(kind: CapabilityKind, root: Root, name: string): S
 }
 
 function refused(refusal: DocumentRefusedError | DocumentUnreadableError, entryPath: string): StampedScan {
-  return { records: [], diagnostics: [{ code: refusal.code, severity: 'warning', path: entryPath, message: refusal.message }], refused: true, refusal };
+  return {
+    records: [],
+    diagnostics: [{ code: refusal.code, severity: 'warning', path: entryPath, message: refusal.message }],
+    refused: true,
+    refusal,
+  };
 }
 
 /**
@@ -170,10 +180,12 @@ export function scanRootLayout(
     const relative = 'folder' in source ? source.folder : source.entry;
     const target = path.resolve(root.dir, relative);
     if (!isInside(root.dir, target)) {
-      scans.push(refused(
+      scans.push(
+        refused(
           new DocumentRefusedError('PATH_OUTSIDE_ROOT', `${relative}: a layout path must stay inside its plugin's root; it is not read`),
           target,
-        ),);
+        ),
+      );
       continue;
     }
     if ('entry' in source) {
@@ -184,7 +196,10 @@ export function scanRootLayout(
     const list = (): readonly FolderEntry[] | null => listKindFolder(kind, root, undefined, target);
     const at = { folder: target };
     const read = (entry: FolderEntry): StampedScan => readKindFolderEntry(kind, root, entry, at);
-    const found = path.dirname(target) === root.dir ? scanSource.scanFolder(root.dir, path.basename(target), list, read, folderKindOf(kind)) : (list() ?? []).map(read);
+    const found =
+      path.dirname(target) === root.dir
+        ? scanSource.scanFolder(root.dir, path.basename(target), list, read, folderKindOf(kind))
+        : (list() ?? []).map(read);
     for (const scan of found) scans.push(scan);
   }
   return scans;

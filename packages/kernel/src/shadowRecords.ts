@@ -31,7 +31,8 @@ export interface ShadowOptions<R extends CapabilityRecord> {
  */
 export function shadowRecords<R extends CapabilityRecord>(records: readonly R[], options: ShadowOptions<R> = {}): Shadowing<R> {
   const { isRead } = options;
-  const ordered = isRead === undefined ? records : [...records.filter((record) => isRead(record)), ...records.filter((record) => !isRead(record))];
+  const ordered =
+    isRead === undefined ? records : [...records.filter((record) => isRead(record)), ...records.filter((record) => !isRead(record))];
   const keys = ordered.map((record) => collisionKey(record.id));
   // Keys strictly ascending (the common case: each root lists its entries in name order, and
   // plugins seldom share an id) hold no duplicate: every record wins, in this order.

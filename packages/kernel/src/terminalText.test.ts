@@ -8,7 +8,9 @@ describe('37 M1 visibleText', () => {
   });
 
   it('37 M1 shows the bidirectional controls and line separators that reorder or break what is shown', () => {
-    expect(visibleText('echo \u202eharmless\u202c \u2066x\u2069 \u200f\u2028')).toBe('echo \\u202eharmless\\u202c \\u2066x\\u2069 \\u200f\\u2028');
+    expect(visibleText('echo \u202eharmless\u202c \u2066x\u2069 \u200f\u2028')).toBe(
+      'echo \\u202eharmless\\u202c \\u2066x\\u2069 \\u200f\\u2028',
+    );
   });
 
   it('37 M1 escapes line feeds and tabs in one value; keeps them in whole output with keepLayout', () => {

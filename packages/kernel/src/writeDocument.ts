@@ -49,7 +49,11 @@ export function writeFileAtomicSync(file: string, content: string | Buffer, opti
   // Named after the target, so whoever keeps the target keeps its temporary files too.
   const temporary = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   const createMode = existing !== undefined ? 0o600 : (options.mode ?? 0o666);
-  const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, createMode);
+  const fd = fs.openSync(
+    temporary,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    createMode,
+  );
   let renamed = false;
   try {
     try {
@@ -84,15 +88,26 @@ function writableTarget(file: string, followLink: boolean): string {
   if (stats === undefined) return file;
   if (stats.isSymbolicLink()) {
     if (!followLink) {
-      throw new WriteRefusedError('PATH_IS_LINK', `${file} is a link; Loadout does not write through links, so nothing was written (edit what it points to instead)`);
+      throw new WriteRefusedError(
+        'PATH_IS_LINK',
+        `${file} is a link; Loadout does not write through links, so nothing was written (edit what it points to instead)`,
+      );
     }
     let real: string;
     try {
       real = fs.realpathSync(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw new WriteRefusedError('LINK_LOOP', `${file} is a link that leads back to itself (a loop); nothing was written`, { cause: error });
-      if (code === 'ENOENT') throw new WriteRefusedError('PATH_IS_LINK', `${file} is a link to nothing; nothing was written (make the file it points to first)`, { cause: error });
+      if (code === 'ELOOP')
+        throw new WriteRefusedError('LINK_LOOP', `${file} is a link that leads back to itself (a loop); nothing was written`, {
+          cause: error,
+        });
+      if (code === 'ENOENT')
+        throw new WriteRefusedError(
+          'PATH_IS_LINK',
+          `${file} is a link to nothing; nothing was written (make the file it points to first)`,
+          { cause: error },
+        );
       throw error;
     }
     return writableTarget(real, false);

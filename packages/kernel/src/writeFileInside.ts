@@ -29,7 +29,10 @@ export function checkWriteInside(rootDir: string, target: string, options: { fol
     if (stats === undefined) return;
     const shown = path.relative(root, current);
     if (stats.isSymbolicLink()) {
-      throw new WriteRefusedError('PATH_IS_LINK', `${shown} is a link; Loadout does not write through links, so nothing was written (edit what it points to instead)`);
+      throw new WriteRefusedError(
+        'PATH_IS_LINK',
+        `${shown} is a link; Loadout does not write through links, so nothing was written (edit what it points to instead)`,
+      );
     }
     const last = i === parts.length - 1;
     const wanted = last && options.folder !== true ? stats.isFile() : stats.isDirectory();

@@ -199,13 +199,17 @@ export class FileCapabilityLevels implements CapabilityLevels {
         // left for that move's own recovery.
         const hidden = hiddenSourceOf(plan.sourceEntry, id);
         if (!exists(plan.sourceEntry) && !exists(plan.destEntry) && exists(hidden)) this.files.rename(hidden, plan.sourceEntry);
-        const others = new Set(pending.filter((other) => other.id !== id).map((other) => path.basename(hiddenSourceOf(other.plan.sourceEntry, other.id))));
+        const others = new Set(
+          pending.filter((other) => other.id !== id).map((other) => path.basename(hiddenSourceOf(other.plan.sourceEntry, other.id))),
+        );
         this.removeLeftovers(path.dirname(plan.sourceEntry), others);
         this.removeLeftovers(path.dirname(plan.destEntry), others);
         const sourceThere = exists(plan.sourceEntry);
         const landed = exists(plan.destEntry);
         if (!sourceThere && !landed) {
-          resolved.push(`an interrupted move of ${plan.label} found neither ${plan.sourceEntry} nor ${plan.destEntry}: both were removed since; nothing was changed`);
+          resolved.push(
+            `an interrupted move of ${plan.label} found neither ${plan.sourceEntry} nor ${plan.destEntry}: both were removed since; nothing was changed`,
+          );
         } else if (!stateMoved) {
           // Before the commit point: back to where it was. A landing beside a kept source is a
           // whole copy (it was renamed into place in one step); a landing without one is the
@@ -246,7 +250,12 @@ export class FileCapabilityLevels implements CapabilityLevels {
       });
     }
     if (gates.values.length > 0) {
-      await applyGateCarry({ values: new Map(gates.values), sourceHasEntry: true }, plan.kind, { from: gates.ids.to, to: gates.ids.from }, { from: gates.roots.to, to: gates.roots.from });
+      await applyGateCarry(
+        { values: new Map(gates.values), sourceHasEntry: true },
+        plan.kind,
+        { from: gates.ids.to, to: gates.ids.from },
+        { from: gates.roots.to, to: gates.roots.from },
+      );
     }
   }
 
@@ -263,7 +272,12 @@ export class FileCapabilityLevels implements CapabilityLevels {
    * values it carries. Everything that can refuse the move refuses here, before anything is
    * touched. Both ends in one folder is the finished result of a move that does nothing.
    */
-  private async planMove(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd, to: ResolvedEnd): Promise<MovePlan | TransferResult> {
+  private async planMove(
+    request: TransferRequest,
+    kind: CapabilityKind,
+    from: ResolvedEnd,
+    to: ResolvedEnd,
+  ): Promise<MovePlan | TransferResult> {
     const { record: source, entry } = this.findSource(request, kind, from);
     const previous = { id: source.id, name: source.name, path: source.path };
     if (sameFolder(from.root.dir, to.root.dir)) {
@@ -279,7 +293,8 @@ export class FileCapabilityLevels implements CapabilityLevels {
     const bytes = this.files.read(source.path);
     const text = bytes.toString('utf8');
     const shown = decideSurfaced('installed', await this.state.surfacedFor(kind.kind, source.id, from.context)).surfaced;
-    const viewRoots = from.context === null ? [from.root.dir] : [...new Set([path.join(from.context, PROJECT_ROOT_FOLDER), this.places.capabilitiesDir])];
+    const viewRoots =
+      from.context === null ? [from.root.dir] : [...new Set([path.join(from.context, PROJECT_ROOT_FOLDER), this.places.capabilitiesDir])];
     const gatePlan = planGateCarry(kind.kind, source.id, source.gates, from.root.dir, viewRoots);
     const placement = planPlacement(
       {
@@ -364,12 +379,19 @@ export class FileCapabilityLevels implements CapabilityLevels {
         label: label(plan.source),
         sourceEntry: plan.sourceEntry,
         destEntry: plan.destEntry,
-        gates: { values: [...plan.gatePlan.values], sourceHasEntry: plan.gatePlan.sourceHasEntry, ids: plan.gateIds, roots: plan.gateRoots },
+        gates: {
+          values: [...plan.gatePlan.values],
+          sourceHasEntry: plan.gatePlan.sourceHasEntry,
+          ids: plan.gateIds,
+          roots: plan.gateRoots,
+        },
         state: { from: plan.from.project, to: plan.to.project, surfaced: plan.shown },
       });
     } catch (error) {
       removeEmptyFolders(plan.destFolder, run.createdFolder);
-      throw new TransferFailedError(`${label(plan.source)} was not moved: the database could not record the move (${messageOf(error)})`, { cause: error });
+      throw new TransferFailedError(`${label(plan.source)} was not moved: the database could not record the move (${messageOf(error)})`, {
+        cause: error,
+      });
     }
   }
 
@@ -398,13 +420,20 @@ export class FileCapabilityLevels implements CapabilityLevels {
     const { plan } = run;
     try {
       await this.db.transaction(async (tx) => {
-        await this.state.forget(plan.kind.kind, plan.source.id, plan.from.project === null ? { allProjects: true } : { project: plan.from.project }, tx);
+        await this.state.forget(
+          plan.kind.kind,
+          plan.source.id,
+          plan.from.project === null ? { allProjects: true } : { project: plan.from.project },
+          tx,
+        );
         await this.state.setSurfaced(plan.kind.kind, landed.id, plan.to.project, plan.shown, tx);
         await this.journal.markStateMoved(plan.transferId, tx);
       });
     } catch (error) {
       await this.rollBackMove(run);
-      throw new TransferFailedError(`${label(plan.source)} was not moved: its state could not be carried (${messageOf(error)})`, { cause: error });
+      throw new TransferFailedError(`${label(plan.source)} was not moved: its state could not be carried (${messageOf(error)})`, {
+        cause: error,
+      });
     }
     transferStep('state-moved');
   }
@@ -428,9 +457,12 @@ export class FileCapabilityLevels implements CapabilityLevels {
       else this.files.rename(plan.destEntry, plan.sourceEntry);
       removeEmptyFolders(plan.destFolder, run.createdFolder);
     } catch (error) {
-      throw new TransferFailedError(`${label(plan.source)}: the move failed and could not be undone: ${messageOf(error)}; it is at ${plan.destEntry}`, {
-        cause: error,
-      });
+      throw new TransferFailedError(
+        `${label(plan.source)}: the move failed and could not be undone: ${messageOf(error)}; it is at ${plan.destEntry}`,
+        {
+          cause: error,
+        },
+      );
     }
     if (!this.files.read(plan.source.path).equals(plan.bytes)) {
       throw new TransferFailedError(`${label(plan.source)}: the move failed and ${plan.source.path} does not hold its original bytes`);
@@ -512,7 +544,8 @@ export class FileCapabilityLevels implements CapabilityLevels {
       return `the scanner shows ${where} as "${record.name}", not the planned "${placement.displayName}"`;
     }
     const sameId = scan.records.filter((other) => collisionKey(other.id) === collisionKey(record.id));
-    if (sameId.length > 1) return `"${record.id}" is also the id of ${sameId.find((other) => other !== record)?.path ?? 'another document'}`;
+    if (sameId.length > 1)
+      return `"${record.id}" is also the id of ${sameId.find((other) => other !== record)?.path ?? 'another document'}`;
     return { record, diagnostics: [...entry.diagnostics] };
   }
 
@@ -565,7 +598,11 @@ export class FileCapabilityLevels implements CapabilityLevels {
   }
 
   /** The owner's document at the source end and the entry that holds it, or the refusal that says why there is none. */
-  private findSource(request: TransferRequest, kind: CapabilityKind, from: ResolvedEnd): { record: CapabilityRecord; entry: KindEntryScan } {
+  private findSource(
+    request: TransferRequest,
+    kind: CapabilityKind,
+    from: ResolvedEnd,
+  ): { record: CapabilityRecord; entry: KindEntryScan } {
     const wanted = collisionKey(request.id);
     const found = findById(scanKindFolder(kind, from.root), wanted);
     if (found !== null) return found;
@@ -632,7 +669,9 @@ export class FileCapabilityLevels implements CapabilityLevels {
       stale: 10_000,
       retries: TRANSFER_LOCK_RETRIES,
       lockError: (error) =>
-        error.code === 'FILE_LOCK_COMPROMISED' ? error : new TransferBusyError('another transfer is running in this workspace; try again', { cause: error }),
+        error.code === 'FILE_LOCK_COMPROMISED'
+          ? error
+          : new TransferBusyError('another transfer is running in this workspace; try again', { cause: error }),
     });
   }
 }

@@ -74,7 +74,12 @@ export class TransferJournal {
   ) {}
 
   async begin(id: string, plan: JournalPlan): Promise<void> {
-    await this.db.run('INSERT INTO level_transfers (id, plan, started_at, place) VALUES (?, ?, ?, ?)', [id, JSON.stringify(plan), new Date().toISOString(), this.place]);
+    await this.db.run('INSERT INTO level_transfers (id, plan, started_at, place) VALUES (?, ?, ?, ?)', [
+      id,
+      JSON.stringify(plan),
+      new Date().toISOString(),
+      this.place,
+    ]);
   }
 
   /** Call inside the transaction that carries the state. */

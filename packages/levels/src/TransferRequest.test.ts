@@ -15,18 +15,33 @@ describe('transfer requests', () => {
   });
 
   it.each([
-    ['a project end without a project path', { kind: 'skill', id: 'pdf', from: { level: 'project' }, to: { level: 'global' } }, 'from.projectPath'],
+    [
+      'a project end without a project path',
+      { kind: 'skill', id: 'pdf', from: { level: 'project' }, to: { level: 'global' } },
+      'from.projectPath',
+    ],
     ['an unknown kind', { kind: 'task', id: 'pdf', from: { level: 'global' }, to: { level: 'global' } }, 'kind'],
     ['an empty id', { kind: 'skill', id: '', from: { level: 'global' }, to: { level: 'global' } }, 'id'],
     ['an unknown level', { kind: 'skill', id: 'pdf', from: { level: 'home' }, to: { level: 'global' } }, 'from.level'],
     ['an extra field', { kind: 'skill', id: 'pdf', from: { level: 'global' }, to: { level: 'global', force: true } }, 'to'],
-    ['a NUL in a path', { kind: 'skill', id: 'pdf', from: { level: 'global' }, to: { level: 'project', projectPath: 'a\0b' } }, 'to.projectPath'],
+    [
+      'a NUL in a path',
+      { kind: 'skill', id: 'pdf', from: { level: 'global' }, to: { level: 'project', projectPath: 'a\0b' } },
+      'to.projectPath',
+    ],
   ])('refuses %s as CAPABILITY_INVALID, naming where', (_title, input, where) => {
-    expect(() => parseTransferRequest(input)).toThrow(expect.objectContaining({ code: 'CAPABILITY_INVALID', message: expect.stringContaining(where) }));
+    expect(() => parseTransferRequest(input)).toThrow(
+      expect.objectContaining({ code: 'CAPABILITY_INVALID', message: expect.stringContaining(where) }),
+    );
   });
 
   it('keeps a projectPath on a global end: the state context', () => {
-    const request = parseTransferRequest({ kind: 'server', id: 'gh', from: { level: 'global', projectPath: '/p' }, to: { level: 'project', projectPath: '/q' } });
+    const request = parseTransferRequest({
+      kind: 'server',
+      id: 'gh',
+      from: { level: 'global', projectPath: '/p' },
+      to: { level: 'project', projectPath: '/q' },
+    });
     expect(request.from).toEqual({ level: 'global', projectPath: '/p' });
   });
 });

@@ -79,8 +79,15 @@ export function withoutGateEntry(text: string, kind: string, id: string): string
   const wanted = gateKey(kind, id);
   const keys = Object.keys(gates).filter((key) => collisionKey(key) === wanted);
   if (keys.length === 0) return null;
-  const edited = editJsonText(text, keys.map((key) => ({ path: ['gates', key], value: undefined })));
-  if (edited === null) throw new GateConfigInvalidError(file, `cannot lose the gates of ${wanted} without changing other settings (a key written twice?); edit it by hand`);
+  const edited = editJsonText(
+    text,
+    keys.map((key) => ({ path: ['gates', key], value: undefined })),
+  );
+  if (edited === null)
+    throw new GateConfigInvalidError(
+      file,
+      `cannot lose the gates of ${wanted} without changing other settings (a key written twice?); edit it by hand`,
+    );
   return edited;
 }
 

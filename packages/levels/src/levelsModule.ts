@@ -15,7 +15,10 @@ const registerJournal: LoadoutModule = (container) => {
   container.register(MoveFileSystem, { useValue: nodeMoveFileSystem });
   // The methods load with the server, never in a one-shot command.
   contributeLater(container, async () => {
-    const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([import('./capabilityRpcMethods.js'), import('./levelsRpcMethods.js')]);
+    const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([
+      import('./capabilityRpcMethods.js'),
+      import('./levelsRpcMethods.js'),
+    ]);
     return (c) => contributeRpcMethods(c, 'levels', [...capabilityRpcMethods, ...levelsRpcMethods]);
   });
 };
@@ -26,4 +29,7 @@ const registerJournal: LoadoutModule = (container) => {
  * skill/server kinds. The mover (with its plan and the gate rewrites) is the module's later part,
  * which a session never loads.
  */
-export const levelsModule: LoadoutModule = splitModule(registerJournal, async () => (await import('./levelsMoverModule.js')).levelsMoverModule);
+export const levelsModule: LoadoutModule = splitModule(
+  registerJournal,
+  async () => (await import('./levelsMoverModule.js')).levelsMoverModule,
+);

@@ -20,4 +20,7 @@ function transferMethod(name: string, kind: TransferableKind): RpcMethod {
 }
 
 /** `skills.transfer` and `mcp.transfer`: move an owner's skill or MCP server between levels (packages/levels). */
-export const levelsRpcMethods: readonly RpcMethod[] = [transferMethod('skills.transfer', 'skill'), transferMethod('mcp.transfer', 'server')];
+export const levelsRpcMethods: readonly RpcMethod[] = [
+  transferMethod('skills.transfer', 'skill'),
+  transferMethod('mcp.transfer', 'server'),
+];

@@ -1,6 +1,13 @@
 import { capabilityId, type KindDocument, MAX_ID_LENGTH } from '@loadout/kernel';
 import { describe, expect, it } from 'vitest';
-import { type Placement, type PlacementDestination, type PlacementSource, planPlacement, suffixedName, suffixedStem } from './planPlacement.js';
+import {
+  type Placement,
+  type PlacementDestination,
+  type PlacementSource,
+  planPlacement,
+  suffixedName,
+  suffixedStem,
+} from './planPlacement.js';
 
 /** The planner knows kinds only by these declarations: the skill kind's and the server kind's. */
 const SKILL_DOCUMENT: KindDocument = { file: 'SKILL.md', idRule: 'name', nameField: 'frontmatter' };
@@ -9,15 +16,32 @@ const SERVER_DOCUMENT: KindDocument = { idRule: 'entry', nameField: 'json' };
 const skill = (entryName: string, writtenName: unknown, isFolder = true): PlacementSource => {
   const relative = isFolder ? `skills/${entryName}/SKILL.md` : `skills/${entryName}`;
   const id = capabilityId(writtenName, relative, SKILL_DOCUMENT);
-  return { kind: 'skill', document: SKILL_DOCUMENT, entryName, isFolder, writtenName, displayName: typeof writtenName === 'string' && writtenName.trim() !== '' ? writtenName : id };
+  return {
+    kind: 'skill',
+    document: SKILL_DOCUMENT,
+    entryName,
+    isFolder,
+    writtenName,
+    displayName: typeof writtenName === 'string' && writtenName.trim() !== '' ? writtenName : id,
+  };
 };
-const server = (stem: string, name: string): PlacementSource => ({ kind: 'server', document: SERVER_DOCUMENT, entryName: `${stem}.json`, isFolder: false, writtenName: name, displayName: name });
+const server = (stem: string, name: string): PlacementSource => ({
+  kind: 'server',
+  document: SERVER_DOCUMENT,
+  entryName: `${stem}.json`,
+  isFolder: false,
+  writtenName: name,
+  displayName: name,
+});
 const skills = (names: string[], records: [string, string][]): PlacementDestination => ({
   kindFolder: 'skills',
   names,
   records: records.map(([id, name]) => ({ id, name })),
 });
-const servers = (names: string[], records: [string, string][]): PlacementDestination => ({ ...skills(names, records), kindFolder: 'servers' });
+const servers = (names: string[], records: [string, string][]): PlacementDestination => ({
+  ...skills(names, records),
+  kindFolder: 'servers',
+});
 
 describe('planPlacement', () => {
   const cases: { title: string; source: PlacementSource; destination: PlacementDestination; expected: Partial<Placement> }[] = [
@@ -42,7 +66,14 @@ describe('planPlacement', () => {
     {
       title: 'the next free suffix is taken',
       source: skill('pdf', 'pdf'),
-      destination: skills(['pdf', 'pdf-2', 'x'], [['pdf', 'pdf'], ['pdf-2', 'pdf (2)'], ['pdf-3', 'Something']]),
+      destination: skills(
+        ['pdf', 'pdf-2', 'x'],
+        [
+          ['pdf', 'pdf'],
+          ['pdf-2', 'pdf (2)'],
+          ['pdf-3', 'Something'],
+        ],
+      ),
       expected: { entryName: 'pdf-4', id: 'pdf-4', displayName: 'pdf (4)' },
     },
     {
@@ -54,7 +85,13 @@ describe('planPlacement', () => {
     {
       title: 'a Chinese name whose suffix id is taken goes on to the next',
       source: skill('翻译', '翻译'),
-      destination: skills(['翻译', 'two.md'], [[capabilityId('翻译', 'skills/翻译/SKILL.md', SKILL_DOCUMENT), '翻译'], ['2', 'two']]),
+      destination: skills(
+        ['翻译', 'two.md'],
+        [
+          [capabilityId('翻译', 'skills/翻译/SKILL.md', SKILL_DOCUMENT), '翻译'],
+          ['2', 'two'],
+        ],
+      ),
       expected: { id: '3', displayName: '翻译 (3)' },
     },
     {

@@ -95,7 +95,9 @@ export function planPlacement(source: PlacementSource, destination: PlacementDes
     // it; under the entry rule the id is the stem, so one whose display name alone collides keeps
     // its file.
     const renamed =
-      document.idRule === 'name' ? (candidate(newStem, newName) ?? candidate(stem, newName)) : (candidate(stem, newName) ?? candidate(newStem, newName));
+      document.idRule === 'name'
+        ? (candidate(newStem, newName) ?? candidate(stem, newName))
+        : (candidate(stem, newName) ?? candidate(newStem, newName));
     const found = (mustRename ? null : candidate(newStem, null)) ?? renamed;
     if (found !== null) return found;
   }
@@ -136,7 +138,11 @@ export function suffixedStem(document: KindDocument, stem: string, ext: string, 
  * A document's path relative to its root: the kind's document file inside a folder entry, else
  * the entry itself.
  */
-export function documentPath(kindFolder: string, entryName: string, source: Pick<PlacementSource, 'kind' | 'document' | 'isFolder'>): string {
+export function documentPath(
+  kindFolder: string,
+  entryName: string,
+  source: Pick<PlacementSource, 'kind' | 'document' | 'isFolder'>,
+): string {
   if (!source.isFolder) return path.join(kindFolder, entryName);
   if (source.document.file === undefined) {
     throw new TransferRefusedError(`${kindFolder}/${entryName}: the ${source.kind} kind declares no document file for a folder entry`);

@@ -12,7 +12,8 @@ describe('rewriteMarkdownName', () => {
     },
     {
       title: 'CRLF with extra fields, comments, odd spacing and a trailing body without a newline',
-      before: '---\r\n# owner notes\r\nlicense: MIT\r\nname:    Report Maker\r\ndescription:  "Makes reports"\r\nmetadata:\r\n  team: docs\r\n  tags: [a, b]\r\n---\r\n\r\n# Report\r\nText',
+      before:
+        '---\r\n# owner notes\r\nlicense: MIT\r\nname:    Report Maker\r\ndescription:  "Makes reports"\r\nmetadata:\r\n  team: docs\r\n  tags: [a, b]\r\n---\r\n\r\n# Report\r\nText',
       name: 'Report Maker (2)',
       after:
         '---\r\n# owner notes\r\nlicense: MIT\r\nname:    Report Maker (2)\r\ndescription:  "Makes reports"\r\nmetadata:\r\n  team: docs\r\n  tags: [a, b]\r\n---\r\n\r\n# Report\r\nText',

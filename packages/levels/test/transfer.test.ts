@@ -24,12 +24,17 @@ afterEach(() => {
   removeTestdirs();
 });
 
-const crlfSkill = '---\r\nlicense: MIT\r\nname: Report Maker\r\ndescription: Makes reports\r\nmetadata:\r\n  team: docs\r\n---\r\n\r\n# Report\r\nText\r\n';
+const crlfSkill =
+  '---\r\nlicense: MIT\r\nname: Report Maker\r\ndescription: Makes reports\r\nmetadata:\r\n  team: docs\r\n---\r\n\r\n# Report\r\nText\r\n';
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
 
 /** Every document and config under the owner's roots (not the database), to prove nothing changed. */
 function roots(ws: LevelsWorkspace) {
-  return { global: snapshot(ws.places.capabilitiesDir), project: snapshot(path.join(ws.project, '.agents')), other: snapshot(path.join(ws.other, '.agents')) };
+  return {
+    global: snapshot(ws.places.capabilitiesDir),
+    project: snapshot(path.join(ws.project, '.agents')),
+    other: snapshot(path.join(ws.other, '.agents')),
+  };
 }
 
 /** Names a move may leave only while it runs. */
@@ -90,8 +95,12 @@ describe('transfer moves a document between levels', () => {
         const landed = path.join(ws.places.capabilitiesDir, 'skills/pdf-2');
         expect(snapshot(landed)).toMatchObject({ 'scripts/extract.py': expect.any(String), 'reference/forms/a.md': expect.any(String) });
         expect(fs.readFileSync(path.join(landed, 'reference/forms/logo.png'))).toEqual(png);
-        expect(fs.readFileSync(path.join(landed, 'SKILL.md'), 'utf8')).toBe(skillText('pdf', 'the project one').replace('name: pdf\n', 'name: pdf (2)\n'));
-        expect(snapshot(path.join(ws.places.capabilitiesDir, 'skills/pdf'))).toEqual({ 'SKILL.md': before.global?.['skills/pdf/SKILL.md'] });
+        expect(fs.readFileSync(path.join(landed, 'SKILL.md'), 'utf8')).toBe(
+          skillText('pdf', 'the project one').replace('name: pdf\n', 'name: pdf (2)\n'),
+        );
+        expect(snapshot(path.join(ws.places.capabilitiesDir, 'skills/pdf'))).toEqual({
+          'SKILL.md': before.global?.['skills/pdf/SKILL.md'],
+        });
         expect(result).toMatchObject({ renamed: true, previous: { id: 'pdf', name: 'pdf' } });
       },
     },
@@ -127,7 +136,9 @@ describe('transfer moves a document between levels', () => {
       source: 'project/.agents/skills/notes.md',
       landed: { path: 'capabilities/skills/notes-2.md', id: 'notes-2', name: 'notes (2)' },
       check: (ws) =>
-        expect(fs.readFileSync(path.join(ws.places.capabilitiesDir, 'skills/notes-2.md'), 'utf8')).toBe('---\nname: notes (2)\n---\nPlain text.\n'),
+        expect(fs.readFileSync(path.join(ws.places.capabilitiesDir, 'skills/notes-2.md'), 'utf8')).toBe(
+          '---\nname: notes (2)\n---\nPlain text.\n',
+        ),
     },
     {
       title: 'MyServer.json against myserver.json: the id and the colliding name are suffixed',
@@ -173,7 +184,10 @@ describe('transfer moves a document between levels', () => {
     const before = roots(ws);
     const { levels } = openLevels(ws.places);
     const result = await levels.transfer(request(ws));
-    expect(result).toMatchObject({ moved: true, record: { id: landed.id, name: landed.name, path: path.join(ws.places.home, landed.path), plugin: null } });
+    expect(result).toMatchObject({
+      moved: true,
+      record: { id: landed.id, name: landed.name, path: path.join(ws.places.home, landed.path), plugin: null },
+    });
     expect(fs.existsSync(path.join(ws.places.home, source))).toBe(false);
     expect(fs.existsSync(path.join(ws.places.home, landed.path))).toBe(true);
     expect(leftovers(ws)).toEqual([]);
@@ -208,7 +222,8 @@ describe('transfer refuses, and changes nothing', () => {
     {
       title: "a plugin's document, naming the plugin",
       workspace: {},
-      arrange: (ws, container) => installPlugin(container, ws.places, 'extras', { skills: { charts: { 'SKILL.md': skillText('charts') } } }),
+      arrange: (ws, container) =>
+        installPlugin(container, ws.places, 'extras', { skills: { charts: { 'SKILL.md': skillText('charts') } } }),
       request: (ws) => ({ kind: 'skill', id: 'charts', from: global, to: project(ws) }),
       error: { code: 'CAPABILITY_FROM_PLUGIN', message: /plugin "extras"/ },
     },
@@ -221,7 +236,12 @@ describe('transfer refuses, and changes nothing', () => {
     {
       title: 'a project folder that does not exist',
       workspace: { capabilities: { skills: { 'notes.md': skillText('notes') } } },
-      request: (ws) => ({ kind: 'skill', id: 'notes', from: global, to: { level: 'project', projectPath: path.join(ws.places.home, 'missing') } }),
+      request: (ws) => ({
+        kind: 'skill',
+        id: 'notes',
+        from: global,
+        to: { level: 'project', projectPath: path.join(ws.places.home, 'missing') },
+      }),
       error: { code: 'PROJECT_NOT_FOUND' },
     },
     {
@@ -272,7 +292,7 @@ describe('transfer refuses, and changes nothing', () => {
       error: { code: 'TRANSFER_FAILED', message: /ENOSPC.*source was left as it was/ },
     },
     {
-      title: "a destination config.json that cannot be read, before anything moves",
+      title: 'a destination config.json that cannot be read, before anything moves',
       workspace: { project: { skills: { 'notes.md': skillText('notes') }, 'config.json': '{ broken' } },
       request: (ws) => ({ kind: 'skill', id: 'notes', from: project(ws), to: global }),
       error: { code: 'STATE_CONFIG_INVALID' },
@@ -285,7 +305,10 @@ describe('transfer refuses, and changes nothing', () => {
     arrange?.(ws, container);
     await state.setSurfaced('skill', 'notes', ws.project, false);
     const before = roots(ws);
-    await expect(levels.transfer(request(ws))).rejects.toMatchObject({ code: error.code, ...(error.message ? { message: expect.stringMatching(error.message) } : {}) });
+    await expect(levels.transfer(request(ws))).rejects.toMatchObject({
+      code: error.code,
+      ...(error.message ? { message: expect.stringMatching(error.message) } : {}),
+    });
     expect(roots(ws)).toEqual(before);
     expect(leftovers(ws)).toEqual([]);
     expect(await state.surfacedAt('skill', 'notes', ws.project)).toBe(false);
@@ -295,13 +318,19 @@ describe('transfer refuses, and changes nothing', () => {
 describe('transfer between one folder is a no-op', () => {
   it.each([
     ['a project to itself', (ws: LevelsWorkspace) => ({ from: project(ws), to: project(ws) })],
-    ["a project whose .agents is the owner's folder, to global", (ws: LevelsWorkspace) => {
-      fs.rmSync(path.join(ws.project, '.agents'), { recursive: true });
-      fs.symlinkSync(ws.places.capabilitiesDir, path.join(ws.project, '.agents'));
-      return { from: project(ws), to: global };
-    }],
+    [
+      "a project whose .agents is the owner's folder, to global",
+      (ws: LevelsWorkspace) => {
+        fs.rmSync(path.join(ws.project, '.agents'), { recursive: true });
+        fs.symlinkSync(ws.places.capabilitiesDir, path.join(ws.project, '.agents'));
+        return { from: project(ws), to: global };
+      },
+    ],
   ])('%s returns the current record and touches nothing', async (_title, ends) => {
-    const ws = levelsWorkspace({ capabilities: { skills: { 'notes.md': skillText('notes') } }, project: { skills: { 'notes.md': skillText('notes') } } });
+    const ws = levelsWorkspace({
+      capabilities: { skills: { 'notes.md': skillText('notes') } },
+      project: { skills: { 'notes.md': skillText('notes') } },
+    });
     const request = { kind: 'skill', id: 'notes', ...ends(ws) };
     const { levels, state } = openLevels(ws.places);
     await state.setSurfaced('skill', 'notes', ws.project, false);
@@ -330,7 +359,12 @@ describe('the global root', () => {
 
 describe('across file systems', () => {
   it.each([
-    ['a folder skill with resources', { skills: { pdf: { 'SKILL.md': skillText('pdf'), deep: { 'x.bin': png } } } }, 'pdf', 'skills/pdf/SKILL.md'],
+    [
+      'a folder skill with resources',
+      { skills: { pdf: { 'SKILL.md': skillText('pdf'), deep: { 'x.bin': png } } } },
+      'pdf',
+      'skills/pdf/SKILL.md',
+    ],
     ['a single file that must be renamed', { skills: { 'notes.md': skillText('notes') } }, 'notes', 'skills/notes-2.md'],
     ['a server JSON', { servers: { 'gh.json': JSON.stringify({ name: 'gh', url: 'https://gh.example' }) } }, 'gh', 'servers/gh.json'],
   ])('copies then removes %s when rename says EXDEV', async (_title, tree, id, landed) => {
@@ -343,13 +377,20 @@ describe('across file systems', () => {
     expect(leftovers(ws)).toEqual([]);
     if (id === 'pdf') expect(fs.readFileSync(path.join(ws.places.capabilitiesDir, 'skills/pdf/deep/x.bin'))).toEqual(png);
     // No rename ever crossed the two disks: the copy was renamed into place on the destination.
-    expect(files.renames.every(([from, to]) => path.dirname(from as string) === path.dirname(to as string) || !(from as string).startsWith(ws.project))).toBe(true);
+    expect(
+      files.renames.every(
+        ([from, to]) => path.dirname(from as string) === path.dirname(to as string) || !(from as string).startsWith(ws.project),
+      ),
+    ).toBe(true);
   });
 });
 
 describe('state follows the document', () => {
   it('a project skill that is off there arrives off as the global default; the project override goes', async () => {
-    const ws = levelsWorkspace({ capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf') } } }, project: { skills: { pdf: { 'SKILL.md': skillText('pdf') } } } });
+    const ws = levelsWorkspace({
+      capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf') } } },
+      project: { skills: { pdf: { 'SKILL.md': skillText('pdf') } } },
+    });
     const { levels, state } = openLevels(ws.places);
     await state.setSurfaced('skill', 'pdf', ws.project, false);
     const result = await levels.transfer({ kind: 'skill', id: 'pdf', from: project(ws), to: global });
@@ -393,7 +434,9 @@ describe('state follows the document', () => {
     });
     const result = await openLevels(ws.places).levels.transfer({ kind: 'skill', id: 'pdf', from: global, to: project(ws) });
     expect(result).toMatchObject({ record: { id: 'pdf-2' }, gates: { ocr: false } });
-    expect(JSON.parse(fs.readFileSync(path.join(ws.project, '.agents/config.json'), 'utf8'))).toEqual({ gates: { 'skill/pdf-2': { ocr: false } } });
+    expect(JSON.parse(fs.readFileSync(path.join(ws.project, '.agents/config.json'), 'utf8'))).toEqual({
+      gates: { 'skill/pdf-2': { ocr: false } },
+    });
     const globalConfig = fs.readFileSync(path.join(ws.places.capabilitiesDir, 'config.json'), 'utf8');
     expect(JSON.parse(globalConfig)).toEqual({ theme: 'dark', gates: { 'skill/other': { x: 'on' } } });
     expect(globalConfig).toMatch(/^\{\n {4}"theme"/);
@@ -403,12 +446,16 @@ describe('state follows the document', () => {
 
 describe('a move that stops half-way', () => {
   it('reports a source it could not remove, and the next transfer finishes the move', async () => {
-    const ws = levelsWorkspace({ capabilities: { skills: { 'notes.md': skillText('notes', 'global') } }, project: { skills: { 'notes.md': skillText('notes') } } });
+    const ws = levelsWorkspace({
+      capabilities: { skills: { 'notes.md': skillText('notes', 'global') } },
+      project: { skills: { 'notes.md': skillText('notes') } },
+    });
     let refuse = true;
     const files: MoveFileSystem = {
       ...nodeMoveFileSystem,
       rename: (from, to) => {
-        if (refuse && path.basename(to).startsWith('.loadout-moved-')) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+        if (refuse && path.basename(to).startsWith('.loadout-moved-'))
+          throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
         nodeMoveFileSystem.rename(from, to);
       },
     };
@@ -422,7 +469,9 @@ describe('a move that stops half-way', () => {
     expect(await state.surfacedAt('skill', 'notes-2', null)).toBe(false);
 
     refuse = false;
-    expect(await levels.recover()).toEqual([expect.stringMatching(/^finished an interrupted move of skill "notes": it is at .*notes-2\.md$/)]);
+    expect(await levels.recover()).toEqual([
+      expect.stringMatching(/^finished an interrupted move of skill "notes": it is at .*notes-2\.md$/),
+    ]);
     expect(fs.readdirSync(path.join(ws.project, '.agents/skills'))).toEqual([]);
     expect(fs.readdirSync(path.join(ws.places.capabilitiesDir, 'skills')).sort()).toEqual(['notes-2.md', 'notes.md']);
     expect(await levels.recover()).toEqual([]);
@@ -454,12 +503,14 @@ describe('37 M2 a transfer never lifts a hold', () => {
   // The trust package's rule in small: a project's own server is held while its project is not in `trusted`.
   const trusted = new Set<string>();
   const holder: CapabilityHolder = {
-    forSession: ({ project }) => (records) =>
-      new Map(
-        records
-          .filter((record) => record.kind === 'server' && record.level === 'project' && (project === null || !trusted.has(project)))
-          .map((record) => [record, { decidedBy: 'untrusted-project' as const, reason: `project ${project} is not trusted` }]),
-      ),
+    forSession:
+      ({ project }) =>
+      (records) =>
+        new Map(
+          records
+            .filter((record) => record.kind === 'server' && record.level === 'project' && (project === null || !trusted.has(project)))
+            .map((record) => [record, { decidedBy: 'untrusted-project' as const, reason: `project ${project} is not trusted` }]),
+        ),
   };
   afterEach(() => trusted.clear());
   const held = { servers: { 'evil.json': JSON.stringify({ name: 'evil', command: 'sh', args: ['-c', 'true'] }) } };
@@ -470,16 +521,25 @@ describe('37 M2 a transfer never lifts a hold', () => {
     trusted.add(fs.realpathSync(ws.other));
     const before = roots(ws);
     for (const to of [global, other(ws)]) {
-      await expect(levels.transfer({ kind: 'server', id: 'evil', from: project(ws), to })).rejects.toMatchObject({ code: 'TRANSFER_HELD', message: /nothing was moved/ });
+      await expect(levels.transfer({ kind: 'server', id: 'evil', from: project(ws), to })).rejects.toMatchObject({
+        code: 'TRANSFER_HELD',
+        message: /nothing was moved/,
+      });
     }
     expect(roots(ws)).toEqual(before);
   });
 
   it('37 M2 moves a held server into another untrusted project (held there too), and any server once its project is trusted', async () => {
-    const ws = levelsWorkspace({ project: held, other: { servers: { 'mine.json': JSON.stringify({ name: 'mine', url: 'https://a.example/mcp' }) } } });
+    const ws = levelsWorkspace({
+      project: held,
+      other: { servers: { 'mine.json': JSON.stringify({ name: 'mine', url: 'https://a.example/mcp' }) } },
+    });
     const { levels } = openLevels(ws.places, nodeMoveFileSystem, holder);
     expect(await levels.transfer({ kind: 'server', id: 'evil', from: project(ws), to: other(ws) })).toMatchObject({ moved: true });
     trusted.add(fs.realpathSync(ws.other));
-    expect(await levels.transfer({ kind: 'server', id: 'evil', from: other(ws), to: global })).toMatchObject({ moved: true, record: { level: 'global' } });
+    expect(await levels.transfer({ kind: 'server', id: 'evil', from: other(ws), to: global })).toMatchObject({
+      moved: true,
+      record: { level: 'global' },
+    });
   });
 });

@@ -24,7 +24,15 @@ const skill = (description: string) => `---\nname: notes\ndescription: ${descrip
 /** A workspace with one skill and a kernel that may place no watch at all: every document is checked by stat. */
 function unwatched() {
   const home = testdir({ capabilities: { skills: { notes: { 'SKILL.md': skill('first words') } } } });
-  const container = createKernel({ places: resolvePlaces({}, home) }, [keptReadsModule({ watchBudget: 0 }), dbModule, pluginsModule, skillsModule, tasksModule, jobsModule, stateModule]);
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
+    keptReadsModule({ watchBudget: 0 }),
+    dbModule,
+    pluginsModule,
+    skillsModule,
+    tasksModule,
+    jobsModule,
+    stateModule,
+  ]);
   containers.push(container);
   return { file: path.join(home, 'capabilities/skills/notes/SKILL.md'), exposures: new LiveExposures(container, 25) };
 }

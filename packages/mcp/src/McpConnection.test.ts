@@ -45,7 +45,8 @@ afterEach(async () => {
   removeTestdirs();
 });
 
-const skill = (name: string, description: string, body = `# ${name}\nDo it well.\n`): string => `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
+const skill = (name: string, description: string, body = `# ${name}\nDo it well.\n`): string =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
 
 /** Prints its pid and its child's, then waits to be stopped. */
 const sleeper = `
@@ -72,12 +73,23 @@ function workspace(extra: TreeDescription = {}): TreeDescription {
       },
       tasks: {
         echo: taskTree(
-          { name: 'Echo', description: 'Prints its input back.', implementation: 'run.mjs', input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+          {
+            name: 'Echo',
+            description: 'Prints its input back.',
+            implementation: 'run.mjs',
+            input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+          },
           { 'run.mjs': echoTask },
         ),
         'make report': taskTree({ name: 'Report', implementation: 'run.sh' }, { 'run.sh': 'echo report\n' }),
-        fails: taskTree({ name: 'Fails', implementation: 'run.sh' }, { 'run.sh': 'echo partial\nfor i in $(seq 1 2000); do echo "noise $i" >&2; done\necho "the real error" >&2\nexit 3\n' }),
-        chatty: taskTree({ name: 'Chatty', implementation: 'run.mjs' }, { 'run.mjs': `process.stdout.write('x'.repeat(${MAX_RESULT_CHARS + 5000}));\n` }),
+        fails: taskTree(
+          { name: 'Fails', implementation: 'run.sh' },
+          { 'run.sh': 'echo partial\nfor i in $(seq 1 2000); do echo "noise $i" >&2; done\necho "the real error" >&2\nexit 3\n' },
+        ),
+        chatty: taskTree(
+          { name: 'Chatty', implementation: 'run.mjs' },
+          { 'run.mjs': `process.stdout.write('x'.repeat(${MAX_RESULT_CHARS + 5000}));\n` },
+        ),
         sleeper: taskTree({ name: 'Sleeper', implementation: 'run.mjs' }, { 'run.mjs': sleeper }),
         slow: taskTree({ name: 'Slow', implementation: 'run.sh', timeout: 1 }, { 'run.sh': 'echo begun\nsleep 30\n' }),
         'bad-schema': taskTree({ name: 'Bad schema', implementation: 'run.sh', input: { type: 'array' } }, { 'run.sh': 'echo never\n' }),
@@ -171,8 +183,13 @@ describe('tools', () => {
 
   it('answers an unknown tool, or one whose schema cannot be used, with a JSON-RPC error', async () => {
     const { client, container } = await connect();
-    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no tool named "nope"') });
-    await expect(client.callTool({ name: 'bad-schema', arguments: {} })).rejects.toMatchObject({ message: expect.stringContaining('type: object') });
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('no tool named "nope"'),
+    });
+    await expect(client.callTool({ name: 'bad-schema', arguments: {} })).rejects.toMatchObject({
+      message: expect.stringContaining('type: object'),
+    });
     expect(await resolve(container, JobQueue).list()).toEqual([]);
   });
 
@@ -241,7 +258,10 @@ describe('resources', () => {
     expect((await client.readResource({ uri: 'skill://pdf' })).contents[0]).toMatchObject({ text: skill('pdf', 'Work with PDF files.') });
     const block = await client.readResource({ uri: 'loadout://session/skills-block' });
     expect(block.contents[0]).toMatchObject({ text: expect.stringContaining('Only in this project.') });
-    const server = JSON.parse(text({ content: (await client.readResource({ uri: 'loadout://servers/github' })).contents })) as Record<string, unknown>;
+    const server = JSON.parse(text({ content: (await client.readResource({ uri: 'loadout://servers/github' })).contents })) as Record<
+      string,
+      unknown
+    >;
     expect(server).toMatchObject({ id: 'github', command: 'gh-mcp', env: { GITHUB_TOKEN: '[redacted]' } });
   });
 
@@ -272,13 +292,17 @@ describe('prompts', () => {
     const { prompts } = await client.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toEqual(['skill:local', 'skill:pdf', 'skill:quick']);
     const prompt = await client.getPrompt({ name: 'skill:pdf' });
-    expect(prompt).toMatchObject({ description: 'Work with PDF files.', messages: [{ role: 'user', content: { type: 'text', text: '# pdf\nDo it well.\n' } }] });
+    expect(prompt).toMatchObject({
+      description: 'Work with PDF files.',
+      messages: [{ role: 'user', content: { type: 'text', text: '# pdf\nDo it well.\n' } }],
+    });
     await expect(client.getPrompt({ name: 'skill:nosuch' })).rejects.toMatchObject({ data: { code: 'PROMPT_NOT_FOUND' } });
   });
 
   it('pages long lists and refuses a cursor it did not hand out', async () => {
     const many: Record<string, string> = {};
-    for (let i = 0; i < RESOURCE_PAGE_SIZE + 3; i += 1) many[`s${String(i).padStart(4, '0')}.md`] = skill(`s${String(i).padStart(4, '0')}`, `Skill ${i}.`);
+    for (let i = 0; i < RESOURCE_PAGE_SIZE + 3; i += 1)
+      many[`s${String(i).padStart(4, '0')}.md`] = skill(`s${String(i).padStart(4, '0')}`, `Skill ${i}.`);
     const { client } = await connect(workspace({ skills: many }));
     const first = await client.listResources();
     expect(first.resources).toHaveLength(RESOURCE_PAGE_SIZE);
@@ -298,7 +322,9 @@ describe('when the session changes', () => {
   it('tells the client its tools changed when a task is switched off, and refuses the call naming who decided', async () => {
     const { client, container, project, notices } = await connect();
     await client.listTools();
-    const result = await resolve(container, CapabilityStateService).setCapabilityState({ project }, [{ kind: 'task', id: 'echo', enabled: false }]);
+    const result = await resolve(container, CapabilityStateService).setCapabilityState({ project }, [
+      { kind: 'task', id: 'echo', enabled: false },
+    ]);
     expect(result.errors).toEqual([]);
     await waitFor(() => notices.includes('tools'), 'tools/list_changed');
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('echo');
@@ -320,7 +346,9 @@ describe('when the session changes', () => {
     fs.writeFileSync(path.join(home, 'capabilities/skills/pdf/SKILL.md'), skill('pdf', 'Work with PDF files, now better.'));
     await waitFor(() => notices.includes('resources') && notices.includes('prompts'), 'resources and prompts list_changed');
     expect(notices).not.toContain('tools');
-    expect((await client.listPrompts()).prompts.find((prompt) => prompt.name === 'skill:pdf')?.description).toBe('Work with PDF files, now better.');
+    expect((await client.listPrompts()).prompts.find((prompt) => prompt.name === 'skill:pdf')?.description).toBe(
+      'Work with PDF files, now better.',
+    );
     fs.mkdirSync(path.join(home, 'capabilities/skills/fresh'));
     fs.writeFileSync(path.join(home, 'capabilities/skills/fresh/SKILL.md'), skill('fresh', 'Just made.'));
     await waitFor(() => notices.filter((notice) => notice === 'prompts').length === 2, 'a second prompts list_changed');

@@ -1,6 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { type Job, JobScheduler } from '@loadout/jobs';
-import { type AnswerBudget, answerBytes, type CapabilityRecord, isInside, readMarkdownInside, readTextInside, refuseHeld, resolve, responseTooLarge, type Root, type Session, SessionLoader } from '@loadout/kernel';
+import {
+  type AnswerBudget,
+  answerBytes,
+  type CapabilityRecord,
+  isInside,
+  readMarkdownInside,
+  readTextInside,
+  refuseHeld,
+  resolve,
+  responseTooLarge,
+  type Root,
+  type Session,
+  SessionLoader,
+} from '@loadout/kernel';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { CapabilityStateService } from '@loadout/state';
@@ -176,117 +189,161 @@ export class McpConnection {
   }
 
   private registerHandlers(): void {
-    const handle = <T>(work: (request: T, extra: Extra) => Promise<unknown>) => async (request: T, extra: Extra) => {
-      try {
-        const budget = this.budgets.get(extra.requestId);
-        if (budget?.full === true) throw responseTooLarge('batch');
-        const result = await work(request, extra);
-        if (budget !== undefined && !budget.admit(answerBytes(JSON.stringify(result)))) throw responseTooLarge('batch');
-        return result;
-      } catch (error) {
-        if (error instanceof JsonRpcError) throw error;
-        const answer = jsonRpcErrorFor(error);
-        if (answer.data === undefined) this.log(`mcp: ${(error as Error).stack ?? String(error)}`);
-        throw new JsonRpcError(answer.code, answer.message, answer.data);
-      }
-    };
-    // The SDK types each handler's result by its schema; ours are built to those shapes.
-    const on = this.server.setRequestHandler.bind(this.server) as (schema: unknown, handler: (request: never, extra: Extra) => Promise<unknown>) => void;
-
-    on(ListToolsRequestSchema, handle(async (request: { params?: { cursor?: string } }, extra) => {
-      const exposure = await this.exposure(extra, 'tools');
-      const page = paginate(exposure.tools, request.params?.cursor);
-      return {
-        tools: page.items.map((tool) => ({
-          name: tool.name,
-          title: tool.task.name,
-          description: tool.task.description,
-          inputSchema: tool.inputSchema,
-          _meta: { 'loadout/dirName': tool.task.dirName, 'loadout/plugin': tool.task.plugin },
-        })),
-        ...page.next,
-      };
-    }));
-
-    on(CallToolRequestSchema, handle(async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra) => {
-      const call = this.callTool(request.params.name, request.params.arguments ?? {}, extra);
-      this.running.add(call);
-      try {
-        return await call;
-      } finally {
-        this.running.delete(call);
-      }
-    }));
-
-    on(ListResourcesRequestSchema, handle(async (request: { params?: { cursor?: string } }, extra) => {
-      const exposure = await this.exposure(extra, 'resources');
-      const page = paginate(exposure.resources, request.params?.cursor, RESOURCE_PAGE_SIZE);
-      const resources: ResourceDescription[] = [];
-      for (const entry of page.items) {
-        resources.push(entry.description);
-        if (entry.kind !== 'skill') continue;
-        for (const relative of listSkillFiles(entry.record)) {
-          const mimeType = mimeTypeOf(relative);
-          resources.push({ uri: skillUri(entry.record.id, relative), name: `${entry.record.id}/${relative}`, ...(mimeType === null ? {} : { mimeType }) } as ResourceDescription);
+    const handle =
+      <T>(work: (request: T, extra: Extra) => Promise<unknown>) =>
+      async (request: T, extra: Extra) => {
+        try {
+          const budget = this.budgets.get(extra.requestId);
+          if (budget?.full === true) throw responseTooLarge('batch');
+          const result = await work(request, extra);
+          if (budget !== undefined && !budget.admit(answerBytes(JSON.stringify(result)))) throw responseTooLarge('batch');
+          return result;
+        } catch (error) {
+          if (error instanceof JsonRpcError) throw error;
+          const answer = jsonRpcErrorFor(error);
+          if (answer.data === undefined) this.log(`mcp: ${(error as Error).stack ?? String(error)}`);
+          throw new JsonRpcError(answer.code, answer.message, answer.data);
         }
-      }
-      return { resources, ...page.next };
-    }));
+      };
+    // The SDK types each handler's result by its schema; ours are built to those shapes.
+    const on = this.server.setRequestHandler.bind(this.server) as (
+      schema: unknown,
+      handler: (request: never, extra: Extra) => Promise<unknown>,
+    ) => void;
 
-    on(ListResourceTemplatesRequestSchema, handle(async () => ({
-      resourceTemplates: [
-        { uriTemplate: 'skill://{id}', name: 'skill', title: 'A skill', description: "A skill's SKILL.md", mimeType: 'text/markdown' },
-        { uriTemplate: 'skill://{id}/{+path}', name: 'skill-file', title: 'A file of a skill', description: 'Any other file inside a skill folder' },
-        { uriTemplate: 'loadout://servers/{id}', name: 'server', title: 'An MCP server document', description: 'Credential values redacted', mimeType: 'application/json' },
-      ],
-    })));
+    on(
+      ListToolsRequestSchema,
+      handle(async (request: { params?: { cursor?: string } }, extra) => {
+        const exposure = await this.exposure(extra, 'tools');
+        const page = paginate(exposure.tools, request.params?.cursor);
+        return {
+          tools: page.items.map((tool) => ({
+            name: tool.name,
+            title: tool.task.name,
+            description: tool.task.description,
+            inputSchema: tool.inputSchema,
+            _meta: { 'loadout/dirName': tool.task.dirName, 'loadout/plugin': tool.task.plugin },
+          })),
+          ...page.next,
+        };
+      }),
+    );
 
-    on(ReadResourceRequestSchema, handle(async (request: { params: { uri: string } }, extra) => {
-      const uri = request.params.uri;
-      const address = parseResourceUri(uri);
-      const exposure = await this.exposure(extra, null);
-      const session = exposure.session;
-      if (address.kind === 'block') return { contents: [{ uri, mimeType: 'text/markdown', text: session.sections.get(address.section) ?? '' }] };
-      if (address.kind === 'server') {
-        const record = session.find<ServerRecord>('server', address.id);
-        const document = record === undefined ? null : readRedactedServerDocument(record, sessionRootOf(session, record));
-        if (document === null) throw new ResourceNotFoundError(uri, `no MCP server "${address.id}" is on in this session`);
-        return { contents: [{ uri, mimeType: 'application/json', text: `${JSON.stringify(document, null, 2)}\n` }] };
-      }
-      const skill = session.find<SkillRecord>('skill', address.id);
-      if (skill === undefined) throw new ResourceNotFoundError(uri, `no skill "${address.id}" is on in this session`);
-      if (address.segments.length === 0) {
-        const text = readTextInside(rootOf(session, skill), skill.path);
-        if (text === null) throw new ResourceNotFoundError(uri, `the SKILL.md of "${skill.id}" is gone`);
-        return { contents: [{ uri, mimeType: 'text/markdown', text }] };
-      }
-      return { contents: [{ uri, ...readSkillFile(skill, address.segments, uri) }] };
-    }));
+    on(
+      CallToolRequestSchema,
+      handle(async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra) => {
+        const call = this.callTool(request.params.name, request.params.arguments ?? {}, extra);
+        this.running.add(call);
+        try {
+          return await call;
+        } finally {
+          this.running.delete(call);
+        }
+      }),
+    );
 
-    on(ListPromptsRequestSchema, handle(async (request: { params?: { cursor?: string } }, extra) => {
-      const exposure = await this.exposure(extra, 'prompts');
-      const page = paginate(exposure.prompts, request.params?.cursor);
-      return {
-        prompts: page.items.map((prompt) => ({
-          name: prompt.name,
-          title: prompt.skill.name,
+    on(
+      ListResourcesRequestSchema,
+      handle(async (request: { params?: { cursor?: string } }, extra) => {
+        const exposure = await this.exposure(extra, 'resources');
+        const page = paginate(exposure.resources, request.params?.cursor, RESOURCE_PAGE_SIZE);
+        const resources: ResourceDescription[] = [];
+        for (const entry of page.items) {
+          resources.push(entry.description);
+          if (entry.kind !== 'skill') continue;
+          for (const relative of listSkillFiles(entry.record)) {
+            const mimeType = mimeTypeOf(relative);
+            resources.push({
+              uri: skillUri(entry.record.id, relative),
+              name: `${entry.record.id}/${relative}`,
+              ...(mimeType === null ? {} : { mimeType }),
+            } as ResourceDescription);
+          }
+        }
+        return { resources, ...page.next };
+      }),
+    );
+
+    on(
+      ListResourceTemplatesRequestSchema,
+      handle(async () => ({
+        resourceTemplates: [
+          { uriTemplate: 'skill://{id}', name: 'skill', title: 'A skill', description: "A skill's SKILL.md", mimeType: 'text/markdown' },
+          {
+            uriTemplate: 'skill://{id}/{+path}',
+            name: 'skill-file',
+            title: 'A file of a skill',
+            description: 'Any other file inside a skill folder',
+          },
+          {
+            uriTemplate: 'loadout://servers/{id}',
+            name: 'server',
+            title: 'An MCP server document',
+            description: 'Credential values redacted',
+            mimeType: 'application/json',
+          },
+        ],
+      })),
+    );
+
+    on(
+      ReadResourceRequestSchema,
+      handle(async (request: { params: { uri: string } }, extra) => {
+        const uri = request.params.uri;
+        const address = parseResourceUri(uri);
+        const exposure = await this.exposure(extra, null);
+        const session = exposure.session;
+        if (address.kind === 'block')
+          return { contents: [{ uri, mimeType: 'text/markdown', text: session.sections.get(address.section) ?? '' }] };
+        if (address.kind === 'server') {
+          const record = session.find<ServerRecord>('server', address.id);
+          const document = record === undefined ? null : readRedactedServerDocument(record, sessionRootOf(session, record));
+          if (document === null) throw new ResourceNotFoundError(uri, `no MCP server "${address.id}" is on in this session`);
+          return { contents: [{ uri, mimeType: 'application/json', text: `${JSON.stringify(document, null, 2)}\n` }] };
+        }
+        const skill = session.find<SkillRecord>('skill', address.id);
+        if (skill === undefined) throw new ResourceNotFoundError(uri, `no skill "${address.id}" is on in this session`);
+        if (address.segments.length === 0) {
+          const text = readTextInside(rootOf(session, skill), skill.path);
+          if (text === null) throw new ResourceNotFoundError(uri, `the SKILL.md of "${skill.id}" is gone`);
+          return { contents: [{ uri, mimeType: 'text/markdown', text }] };
+        }
+        return { contents: [{ uri, ...readSkillFile(skill, address.segments, uri) }] };
+      }),
+    );
+
+    on(
+      ListPromptsRequestSchema,
+      handle(async (request: { params?: { cursor?: string } }, extra) => {
+        const exposure = await this.exposure(extra, 'prompts');
+        const page = paginate(exposure.prompts, request.params?.cursor);
+        return {
+          prompts: page.items.map((prompt) => ({
+            name: prompt.name,
+            title: prompt.skill.name,
+            ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
+          })),
+          ...page.next,
+        };
+      }),
+    );
+
+    on(
+      GetPromptRequestSchema,
+      handle(async (request: { params: { name: string } }, extra) => {
+        const exposure = await this.exposure(extra, null);
+        const prompt = exposure.promptsByName.get(request.params.name);
+        if (prompt === undefined) throw new PromptNotFoundError(request.params.name);
+        const document = readMarkdownInside(rootOf(exposure.session, prompt.skill), prompt.skill.path);
+        if (document === null) throw new PromptNotFoundError(request.params.name);
+        return {
           ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
-        })),
-        ...page.next,
-      };
-    }));
-
-    on(GetPromptRequestSchema, handle(async (request: { params: { name: string } }, extra) => {
-      const exposure = await this.exposure(extra, null);
-      const prompt = exposure.promptsByName.get(request.params.name);
-      if (prompt === undefined) throw new PromptNotFoundError(request.params.name);
-      const document = readMarkdownInside(rootOf(exposure.session, prompt.skill), prompt.skill.path);
-      if (document === null) throw new PromptNotFoundError(request.params.name);
-      return {
-        ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
-        messages: [{ role: 'user', content: { type: 'text', text: document.body.trim() === '' ? prompt.skill.description : document.body } }],
-      };
-    }));
+          messages: [
+            { role: 'user', content: { type: 'text', text: document.body.trim() === '' ? prompt.skill.description : document.body } },
+          ],
+        };
+      }),
+    );
 
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       this.projects.rootsChanged();
@@ -349,7 +406,9 @@ export class McpConnection {
 
   /** Why `name` is not a tool of this session: a task that is off (and who decided), else unknown. */
   private async whyNoTool(name: string, project: string | null): Promise<Error> {
-    const entries = (await resolve(this.container, CapabilityStateService).resolveCapabilityState({ project })).filter((entry) => entry.kind === 'task');
+    const entries = (await resolve(this.container, CapabilityStateService).resolveCapabilityState({ project })).filter(
+      (entry) => entry.kind === 'task',
+    );
     const names = assignToolNames(entries.map((entry) => ({ dirName: entry.id, plugin: entry.plugin, level: entry.level })));
     const entry = entries.find((candidate) => names.get(candidate.id) === name);
     if (entry === undefined || entry.enabled) return new ToolNotFoundError(name);
@@ -408,17 +467,24 @@ function rootOf(session: Session, record: CapabilityRecord): string {
 
 /** The session root a record was read from (a plugin's root carries its layout: a manifest's servers). */
 function sessionRootOf(session: Session, record: CapabilityRecord): Root {
-  const root = session.roots.find((candidate) => candidate.plugin === record.plugin && candidate.level === record.level && isInside(candidate.dir, record.path));
+  const root = session.roots.find(
+    (candidate) => candidate.plugin === record.plugin && candidate.level === record.level && isInside(candidate.dir, record.path),
+  );
   if (root === undefined) throw new ResourceNotFoundError(record.path, 'its root is no longer part of this session');
   return root;
 }
 
 /** One page of a list: `cursor` is the offset a previous page handed out. */
-function paginate<T>(items: readonly T[], cursor: string | undefined, size = PAGE_SIZE): { items: readonly T[]; next: { nextCursor?: string } } {
+function paginate<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  size = PAGE_SIZE,
+): { items: readonly T[]; next: { nextCursor?: string } } {
   let offset = 0;
   if (cursor !== undefined) {
     offset = /^[0-9]{1,9}$/.test(cursor) ? Number(cursor) : -1;
-    if (offset < 0 || offset > items.length) throw new JsonRpcError(-32602, `the cursor "${cursor.slice(0, 40)}" is not one this server handed out (the list may have changed)`);
+    if (offset < 0 || offset > items.length)
+      throw new JsonRpcError(-32602, `the cursor "${cursor.slice(0, 40)}" is not one this server handed out (the list may have changed)`);
   }
   const end = Math.min(items.length, offset + size);
   return { items: items.slice(offset, end), next: end < items.length ? { nextCursor: String(end) } : {} };
@@ -433,7 +499,10 @@ export function toolResult(job: Job): CallToolResult {
   }
   const parts = [`task ${job.taskDirName} failed: ${job.error ?? `exit status ${job.exitCode ?? 'unknown'}`}`];
   if (job.stderr !== '') {
-    const tail = job.stderr.length > STDERR_TAIL_CHARS ? `[… ${job.stderr.length - STDERR_TAIL_CHARS} characters before this]\n${job.stderr.slice(-STDERR_TAIL_CHARS)}` : job.stderr;
+    const tail =
+      job.stderr.length > STDERR_TAIL_CHARS
+        ? `[… ${job.stderr.length - STDERR_TAIL_CHARS} characters before this]\n${job.stderr.slice(-STDERR_TAIL_CHARS)}`
+        : job.stderr;
     parts.push(`stderr:\n${tail}`);
   }
   if (job.output !== '') parts.push(`stdout:\n${clipped(job.output, job.id, runnerCut)}`);

@@ -34,7 +34,10 @@ export class ToolSwitchedOffError extends ConflictError {
     readonly decidedBy: string,
     reason: string,
   ) {
-    super('CAPABILITY_OFF', `tool "${clip(name)}" runs task "${dirName}", which is off in this session: ${reason} (decided by ${decidedBy})`);
+    super(
+      'CAPABILITY_OFF',
+      `tool "${clip(name)}" runs task "${dirName}", which is off in this session: ${reason} (decided by ${decidedBy})`,
+    );
   }
 }
 
@@ -63,7 +66,12 @@ const INTERNAL_ERROR = -32603;
  */
 export function jsonRpcErrorFor(error: unknown): { code: number; message: string; data?: { code: string } } {
   if (!isLoadoutError(error)) return { code: INTERNAL_ERROR, message: 'internal error' };
-  const code = error.category === 'not_found' && error.code.startsWith('RESOURCE_') ? RESOURCE_NOT_FOUND : error.category === 'failed' || error.category === 'unavailable' ? INTERNAL_ERROR : INVALID_PARAMS;
+  const code =
+    error.category === 'not_found' && error.code.startsWith('RESOURCE_')
+      ? RESOURCE_NOT_FOUND
+      : error.category === 'failed' || error.category === 'unavailable'
+        ? INTERNAL_ERROR
+        : INVALID_PARAMS;
   return { code, message: redactCredentials(error.message), data: { code: error.code } };
 }
 

@@ -104,7 +104,13 @@ export class McpHttpEndpoint {
 
   private async start(request: IncomingMessage, response: ServerResponse, body: unknown, fallback: string | null): Promise<void> {
     if (this.sessions.size >= MAX_SESSIONS) this.closeLeastRecentlyUsed();
-    const connection = new McpConnection(this.container, this.exposures, projectFromRoots(fallback, this.log), this.log, MCP_SERVER_VERSION);
+    const connection = new McpConnection(
+      this.container,
+      this.exposures,
+      projectFromRoots(fallback, this.log),
+      this.log,
+      MCP_SERVER_VERSION,
+    );
     let session: HttpSession | null = null;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -138,7 +144,8 @@ export class McpHttpEndpoint {
     const ids: RequestId[] = [];
     for (const message of Array.isArray(body) ? body : [body]) {
       const candidate = message as { method?: unknown; id?: unknown } | null;
-      if (typeof candidate?.method === 'string' && (typeof candidate.id === 'string' || typeof candidate.id === 'number')) ids.push(candidate.id);
+      if (typeof candidate?.method === 'string' && (typeof candidate.id === 'string' || typeof candidate.id === 'number'))
+        ids.push(candidate.id);
     }
     if (ids.length === 0) return;
     const release = session.connection.shareBudget(ids, new AnswerBudget());

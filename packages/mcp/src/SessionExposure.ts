@@ -62,10 +62,11 @@ export interface ExposureBasis {
 }
 
 /** The session's blocks as resources: section key → URI and name. */
-export const BLOCK_RESOURCES: readonly { readonly section: string; readonly uri: string; readonly name: string; readonly title: string }[] = [
-  { section: 'skillsBlock', uri: 'loadout://session/skills-block', name: 'skills-block', title: 'Skills block' },
-  { section: 'affordanceBlock', uri: 'loadout://session/affordance-block', name: 'affordance-block', title: 'Affordance block' },
-];
+export const BLOCK_RESOURCES: readonly { readonly section: string; readonly uri: string; readonly name: string; readonly title: string }[] =
+  [
+    { section: 'skillsBlock', uri: 'loadout://session/skills-block', name: 'skills-block', title: 'Skills block' },
+    { section: 'affordanceBlock', uri: 'loadout://session/affordance-block', name: 'affordance-block', title: 'Affordance block' },
+  ];
 
 export const SKILL_URI_PREFIX = 'skill://';
 export const SERVER_URI_PREFIX = 'loadout://servers/';
@@ -73,7 +74,9 @@ export const PROMPT_PREFIX = 'skill:';
 
 /** The URI of a skill (`skill://<id>`), or of one of its files (`skill://<id>/<path>`, each segment encoded). */
 export function skillUri(id: string, relative?: string): string {
-  return relative === undefined ? `${SKILL_URI_PREFIX}${id}` : `${SKILL_URI_PREFIX}${id}/${relative.split('/').map(encodeURIComponent).join('/')}`;
+  return relative === undefined
+    ? `${SKILL_URI_PREFIX}${id}`
+    : `${SKILL_URI_PREFIX}${id}/${relative.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 /**
@@ -118,7 +121,8 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas, previ
   const blocks = BLOCK_RESOURCES.filter((block) => session.sections.has(block.section))
     .map((block) => block.section)
     .join(',');
-  const unchanged = previous !== undefined && previous.blocks === blocks && sameItems(previous.skills, skills) && sameItems(previous.servers, servers);
+  const unchanged =
+    previous !== undefined && previous.blocks === blocks && sameItems(previous.skills, skills) && sameItems(previous.servers, servers);
   const inherited = unchanged ? previous.digests() : {};
 
   const resources = once(() => listResources(session));
@@ -128,13 +132,18 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas, previ
   const resourcesDigest = once(
     () => inherited.resources ?? digest(resources().map((entry) => [entry.description, entry.kind === 'skill' ? entry.record.path : null])),
   );
-  const promptsDigest = once(() => inherited.prompts ?? digest(prompts().map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])));
+  const promptsDigest = once(
+    () => inherited.prompts ?? digest(prompts().map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])),
+  );
   return {
     basis: {
       skills,
       servers,
       blocks,
-      digests: () => ({ ...(resourcesDigest.made() ? { resources: resourcesDigest() } : {}), ...(promptsDigest.made() ? { prompts: promptsDigest() } : {}) }),
+      digests: () => ({
+        ...(resourcesDigest.made() ? { resources: resourcesDigest() } : {}),
+        ...(promptsDigest.made() ? { prompts: promptsDigest() } : {}),
+      }),
     },
     session,
     tools,
@@ -171,21 +180,39 @@ function listResources(session: Session): ResourceEntry[] {
     resources.push({
       kind: 'block',
       section: block.section,
-      description: { uri: block.uri, name: block.name, title: block.title, description: `The session's ${block.title.toLowerCase()}, as an agent's context gets it`, mimeType: 'text/markdown' },
+      description: {
+        uri: block.uri,
+        name: block.name,
+        title: block.title,
+        description: `The session's ${block.title.toLowerCase()}, as an agent's context gets it`,
+        mimeType: 'text/markdown',
+      },
     });
   }
   for (const record of session.recordsOf<ServerRecord>('server')) {
     resources.push({
       kind: 'server',
       record,
-      description: { uri: `${SERVER_URI_PREFIX}${record.id}`, name: `server:${record.id}`, title: record.name, ...described(record.description), mimeType: 'application/json' },
+      description: {
+        uri: `${SERVER_URI_PREFIX}${record.id}`,
+        name: `server:${record.id}`,
+        title: record.name,
+        ...described(record.description),
+        mimeType: 'application/json',
+      },
     });
   }
   for (const record of session.recordsOf<SkillRecord>('skill')) {
     resources.push({
       kind: 'skill',
       record,
-      description: { uri: skillUri(record.id), name: record.id, title: record.name, ...described(record.description), mimeType: 'text/markdown' },
+      description: {
+        uri: skillUri(record.id),
+        name: record.id,
+        title: record.name,
+        ...described(record.description),
+        mimeType: 'text/markdown',
+      },
     });
   }
   return resources;

@@ -17,7 +17,8 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  */
 export function parseResourceUri(uri: string): ResourceAddress {
   if (uri.length > 4096) throw new ResourceUriInvalidError(uri, 'the URI is too long');
-  if (/[?#\\]/.test(uri) || hasControlCharacter(uri)) throw new ResourceUriInvalidError(uri, 'the URI holds a query, a fragment, a backslash or a control character');
+  if (/[?#\\]/.test(uri) || hasControlCharacter(uri))
+    throw new ResourceUriInvalidError(uri, 'the URI holds a query, a fragment, a backslash or a control character');
   const block = BLOCK_RESOURCES.find((candidate) => candidate.uri === uri);
   if (block !== undefined) return { kind: 'block', section: block.section };
   if (uri.startsWith(SERVER_URI_PREFIX)) {
@@ -41,8 +42,10 @@ function decodeSegment(raw: string, uri: string): string {
   } catch {
     throw new ResourceUriInvalidError(uri, 'a path segment is not valid percent-encoding');
   }
-  if (segment === '' || segment === '.' || segment === '..') throw new ResourceUriInvalidError(uri, 'empty, "." and ".." path segments are refused');
-  if (/[/\\]/.test(segment) || hasControlCharacter(segment)) throw new ResourceUriInvalidError(uri, 'a separator or NUL in a path segment is refused');
+  if (segment === '' || segment === '.' || segment === '..')
+    throw new ResourceUriInvalidError(uri, 'empty, "." and ".." path segments are refused');
+  if (/[/\\]/.test(segment) || hasControlCharacter(segment))
+    throw new ResourceUriInvalidError(uri, 'a separator or NUL in a path segment is refused');
   return segment;
 }
 

@@ -123,7 +123,7 @@ export function readSkillFile(skill: SkillRecord, segments: readonly string[], u
 }
 
 function isTextType(mimeType: string): boolean {
-  return mimeType.startsWith('text/') || mimeType.startsWith('application/') && !/pdf|zip/.test(mimeType) || mimeType === 'image/svg+xml';
+  return mimeType.startsWith('text/') || (mimeType.startsWith('application/') && !/pdf|zip/.test(mimeType)) || mimeType === 'image/svg+xml';
 }
 
 /** The bytes as UTF-8 text, or null when they are not text (invalid UTF-8 or a NUL byte). */

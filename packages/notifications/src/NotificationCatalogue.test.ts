@@ -14,14 +14,44 @@ const catalogue = { name: 'runs', description: 'What runs say', notifications: [
 const catalogueVariants: Record<string, readonly unknown[]> = {
   name: ['runs', '', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(100), '😀'.repeat(101), '😀'.repeat(150), 'é', 1, null, [], undefined],
   description: [undefined, '', 'x'.repeat(1024), 'x'.repeat(1025), '😀'.repeat(600), null, 0, {}],
-  notifications: [[], [item, item], Array.from({ length: 1000 }, () => item), Array.from({ length: 1001 }, () => item), {}, 'x', null, undefined],
+  notifications: [
+    [],
+    [item, item],
+    Array.from({ length: 1000 }, () => item),
+    Array.from({ length: 1001 }, () => item),
+    {},
+    'x',
+    null,
+    undefined,
+  ],
   gates: [undefined, null, 0, 'x', [], { requires: [] }, { anything: { deep: [1, 2] } }],
   extra: [undefined, 'dropped', { nested: true }],
 };
 
 /** Each field of one notification, the same way. */
 const itemVariants: Record<string, readonly unknown[]> = {
-  id: ['a', '0', 'task.run-x_y', '', '.a', '-a', 'A', 'aB', 'a.B', 'ab-C', 'a_b.c-d', 'a b', 'a/b', 'x'.repeat(128), 'x'.repeat(129), 'é', 'a\n', 1, null, undefined],
+  id: [
+    'a',
+    '0',
+    'task.run-x_y',
+    '',
+    '.a',
+    '-a',
+    'A',
+    'aB',
+    'a.B',
+    'ab-C',
+    'a_b.c-d',
+    'a b',
+    'a/b',
+    'x'.repeat(128),
+    'x'.repeat(129),
+    'é',
+    'a\n',
+    1,
+    null,
+    undefined,
+  ],
   title: ['T', '', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(100), '😀'.repeat(101), 1, null, undefined],
   severity: ['info', 'success', 'warning', 'error', 'INFO', 'Info', 'debug', 'loud', '', 1, null, undefined],
   extra: [undefined, 'dropped'],
@@ -29,13 +59,16 @@ const itemVariants: Record<string, readonly unknown[]> = {
 
 describe('plainNotificationCatalogue, the catalogue check without the schema', () => {
   it('accepts the shipped catalogue as the schema builds it', () => {
-    const shipped: unknown = JSON.parse(fs.readFileSync(new URL('../../../capabilities/notifications/loadout-runs.json', import.meta.url), 'utf8'));
+    const shipped: unknown = JSON.parse(
+      fs.readFileSync(new URL('../../../capabilities/notifications/loadout-runs.json', import.meta.url), 'utf8'),
+    );
     expect(compare(shipped)).toEqual({ plain: true, schema: true });
   });
 
   it('agrees with the schema on every field around each rule, and leaves to it only what it must', () => {
     const cases: unknown[] = [catalogue, null, [], 'x', 1];
-    for (const [field, values] of Object.entries(catalogueVariants)) for (const value of values) cases.push(withField(catalogue, field, value));
+    for (const [field, values] of Object.entries(catalogueVariants))
+      for (const value of values) cases.push(withField(catalogue, field, value));
     for (const [field, values] of Object.entries(itemVariants)) {
       for (const value of values) cases.push({ ...catalogue, notifications: [item, withField(item, field, value)] });
     }
@@ -48,8 +81,15 @@ describe('plainNotificationCatalogue, the catalogue check without the schema', (
 
   it('agrees with the schema on generated catalogues, most of them valid', () => {
     // Mostly what a catalogue holds, now and then a bound, a near miss or another JSON value.
-    const anything = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }));
-    const mostly = <T>(valid: fc.Arbitrary<T>, edges: readonly unknown[]) => fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: anything, weight: 1 });
+    const anything = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.integer(),
+      fc.constant(null),
+      fc.boolean(),
+      fc.array(fc.integer(), { maxLength: 2 }),
+    );
+    const mostly = <T>(valid: fc.Arbitrary<T>, edges: readonly unknown[]) =>
+      fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: anything, weight: 1 });
     const words = fc.string({ minLength: 1, maxLength: 12 });
     const notification = fc.record(
       {
@@ -93,6 +133,9 @@ describe('plainNotificationCatalogue, the catalogue check without the schema', (
   });
 
   it('refuses, not throws, a value zod’s own length check throws on', () => {
-    expect(notificationCatalogueShape({ name: { length: { toString: 0 } }, notifications: [] })).toEqual({ ok: false, reason: expect.stringMatching(/^✖ not the expected shape \(/) });
+    expect(notificationCatalogueShape({ name: { length: { toString: 0 } }, notifications: [] })).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^✖ not the expected shape \(/),
+    });
   });
 });

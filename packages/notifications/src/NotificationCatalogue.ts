@@ -41,7 +41,13 @@ export function plainNotificationCatalogue(raw: unknown): NotificationCatalogueF
   for (const item of notifications as unknown[]) {
     if (!isJsonObject(item)) return null;
     const { id, title, severity } = item;
-    if (typeof id !== 'string' || !NOTIFICATION_ID.test(id) || !isTextWithin(title, 1, 200) || !(SEVERITIES as readonly unknown[]).includes(severity)) return null;
+    if (
+      typeof id !== 'string' ||
+      !NOTIFICATION_ID.test(id) ||
+      !isTextWithin(title, 1, 200) ||
+      !(SEVERITIES as readonly unknown[]).includes(severity)
+    )
+      return null;
     definitions.push({ id, title, severity: severity as NotificationDefinition['severity'] });
   }
   return {

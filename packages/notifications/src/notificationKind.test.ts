@@ -23,6 +23,11 @@ describe('notification catalogues', () => {
     const session = await container.resolve(SessionLoader).open();
     const catalogues = session.recordsOf<NotificationCatalogueRecord>('notification');
     expect(catalogues.map((c) => [c.id, c.notifications.map((n) => n.id)])).toEqual([['runs', ['task.run.failed']]]);
-    expect(session.diagnostics).toEqual([expect.objectContaining({ code: 'DOCUMENT_INVALID', message: expect.stringMatching(/bad\.json: ✖ .+ → at notifications\[0\]\.severity$/) })]);
+    expect(session.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'DOCUMENT_INVALID',
+        message: expect.stringMatching(/bad\.json: ✖ .+ → at notifications\[0\]\.severity$/),
+      }),
+    ]);
   });
 });

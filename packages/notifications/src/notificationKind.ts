@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { type CapabilityKind, capabilityId, declaredGates, type EntryScan, type KindFolderEntry, readJsonCapability } from '@loadout/kernel';
+import {
+  type CapabilityKind,
+  capabilityId,
+  declaredGates,
+  type EntryScan,
+  type KindFolderEntry,
+  readJsonCapability,
+} from '@loadout/kernel';
 import { notificationCatalogueShape, type NotificationCatalogueRecord } from './NotificationCatalogue.js';
 
 /** The notification catalogue kind: `notifications/<file>.json`. */

@@ -17,13 +17,7 @@ import {
   PluginUpdateRefusedError,
 } from './PluginErrors.js';
 import type { PluginGit } from './PluginGit.js';
-import {
-  GitPluginManagerParts,
-  type InstallPluginOptions,
-  type PluginInstall,
-  PluginManager,
-  pluginGit,
-} from './PluginManager.js';
+import { GitPluginManagerParts, type InstallPluginOptions, type PluginInstall, PluginManager, pluginGit } from './PluginManager.js';
 import { makeStaging, sweepStale, TRASH_PREFIX } from './stagingFolders.js';
 import { PluginRegistry } from './PluginRegistry.js';
 import { type MarketplaceEntry, type MarketplaceIndex, type MarketplaceSource, readMarketplaceIndex } from './readMarketplaceIndex.js';
@@ -117,10 +111,18 @@ export class GitMarketplaceManager implements MarketplaceManager {
       const clone = this.git(staging, allowFileProtocol);
       const commit = await clone.commitOf('HEAD');
       if (await clone.hasSubmodules(commit)) {
-        throw new PluginRepositoryRefusedError('PLUGIN_HAS_SUBMODULES', `${source.displayUrl} has git submodules; a marketplace is refused with them`);
+        throw new PluginRepositoryRefusedError(
+          'PLUGIN_HAS_SUBMODULES',
+          `${source.displayUrl} has git submodules; a marketplace is refused with them`,
+        );
       }
       const index = readIndex(staging, source.displayUrl);
-      const name = requested ?? parseMarketplaceName(index.name ?? source.baseName, index.name === null ? 'the repository name; give --name' : `${index.file}; give --name`);
+      const name =
+        requested ??
+        parseMarketplaceName(
+          index.name ?? source.baseName,
+          index.name === null ? 'the repository name; give --name' : `${index.file}; give --name`,
+        );
       moveWithRecord({
         from: staging,
         to: path.join(parent, name),
@@ -152,7 +154,10 @@ export class GitMarketplaceManager implements MarketplaceManager {
       }
     }
     if (refusals.length > 0) {
-      throw new PluginUpdateRefusedError('MARKETPLACE_UPDATE_INCOMPLETE', `${refusals.length} of ${rows.length} marketplaces were not updated: ${refusals.join('; ')}`);
+      throw new PluginUpdateRefusedError(
+        'MARKETPLACE_UPDATE_INCOMPLETE',
+        `${refusals.length} of ${rows.length} marketplaces were not updated: ${refusals.join('; ')}`,
+      );
     }
     return updates;
   }
@@ -172,7 +177,10 @@ export class GitMarketplaceManager implements MarketplaceManager {
   }
 
   search(text: string): MarketplaceHit[] {
-    const words = text.toLowerCase().split(/\s+/).filter((word) => word !== '');
+    const words = text
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((word) => word !== '');
     const installed = this.plugins.list();
     const hits: MarketplaceHit[] = [];
     for (const row of this.registry.list()) {
@@ -195,7 +203,8 @@ export class GitMarketplaceManager implements MarketplaceManager {
           source: describeSource(entry.source, row),
           installable: reason === null,
           reason: reason === null ? null : redactCredentials(reason),
-          installed: installed.find((plugin) => plugin.marketplace?.name === row.name && plugin.marketplace.plugin === entry.name)?.name ?? null,
+          installed:
+            installed.find((plugin) => plugin.marketplace?.name === row.name && plugin.marketplace.plugin === entry.name)?.name ?? null,
         });
       }
     }
@@ -204,12 +213,14 @@ export class GitMarketplaceManager implements MarketplaceManager {
 
   async install(id: string, options: { name?: string } = {}): Promise<PluginInstall> {
     const match = ENTRY_ID.exec(id);
-    if (match === null) throw new PluginInputRefusedError('MARKETPLACE_ENTRY_INVALID', `${JSON.stringify(id.slice(0, 160))} is not NAME@MARKETPLACE`);
+    if (match === null)
+      throw new PluginInputRefusedError('MARKETPLACE_ENTRY_INVALID', `${JSON.stringify(id.slice(0, 160))} is not NAME@MARKETPLACE`);
     const [, entryName = '', marketplaceName = ''] = match;
     const row = this.require(marketplaceName);
     const index = readIndex(row.dir, row.url);
     const entry = index.entries.find((candidate) => candidate.name === entryName);
-    if (entry === undefined) throw new MarketplaceNotFoundError('MARKETPLACE_PLUGIN_NOT_FOUND', `marketplace ${row.name} lists no plugin named ${entryName}`);
+    if (entry === undefined)
+      throw new MarketplaceNotFoundError('MARKETPLACE_PLUGIN_NOT_FOUND', `marketplace ${row.name} lists no plugin named ${entryName}`);
     const reason = installReason(entry);
     if (reason !== null) throw new MarketplaceRefusedError('MARKETPLACE_SOURCE_UNSUPPORTED', `${id} cannot be installed: ${reason}`);
     const name = options.name ?? parsePluginName(entry.name, `marketplace ${row.name}; give --name to choose another`);
@@ -245,7 +256,10 @@ export class GitMarketplaceManager implements MarketplaceManager {
     const git = this.git(row.dir, source.transport === 'file');
     const changed = await git.changedPaths();
     if (changed.length > 0) {
-      throw new PluginUpdateRefusedError('MARKETPLACE_LOCAL_CHANGES', `marketplace ${row.name} has local changes in its clone (${changed.slice(0, 3).join(', ')}); remove and add it again`);
+      throw new PluginUpdateRefusedError(
+        'MARKETPLACE_LOCAL_CHANGES',
+        `marketplace ${row.name} has local changes in its clone (${changed.slice(0, 3).join(', ')}); remove and add it again`,
+      );
     }
     const from = await git.commitOf('HEAD');
     const branch = await git.currentBranch();
@@ -277,17 +291,27 @@ export class GitMarketplaceManager implements MarketplaceManager {
 
   private require(name: string): MarketplaceRow {
     const row = typeof name === 'string' ? this.registry.get(name) : undefined;
-    if (row === undefined) throw new MarketplaceNotFoundError('MARKETPLACE_NOT_FOUND', `no marketplace named ${JSON.stringify(String(name).slice(0, 80))} has been added`);
+    if (row === undefined)
+      throw new MarketplaceNotFoundError(
+        'MARKETPLACE_NOT_FOUND',
+        `no marketplace named ${JSON.stringify(String(name).slice(0, 80))} has been added`,
+      );
     return row;
   }
 
   private assertNameFree(name: string): void {
     const existing = this.registry.get(name);
     if (existing !== undefined) {
-      throw new MarketplaceExistsError('MARKETPLACE_EXISTS', `a marketplace named ${name} is already added (from ${existing.url}); remove it first or choose another --name`);
+      throw new MarketplaceExistsError(
+        'MARKETPLACE_EXISTS',
+        `a marketplace named ${name} is already added (from ${existing.url}); remove it first or choose another --name`,
+      );
     }
     if (fs.existsSync(path.join(marketplacesDir(this.places.dataDir), name))) {
-      throw new MarketplaceExistsError('MARKETPLACE_FOLDER_EXISTS', `${path.join(marketplacesDir(this.places.dataDir), name)} already exists but is not an added marketplace; move it away`);
+      throw new MarketplaceExistsError(
+        'MARKETPLACE_FOLDER_EXISTS',
+        `${path.join(marketplacesDir(this.places.dataDir), name)} already exists but is not an added marketplace; move it away`,
+      );
     }
   }
 
@@ -300,7 +324,10 @@ export class GitMarketplaceManager implements MarketplaceManager {
 export function parseMarketplaceName(name: unknown, origin: string): string {
   if (typeof name === 'string' && PLUGIN_NAME_PATTERN.test(name)) return name;
   const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : String(name);
-  throw new PluginInputRefusedError('MARKETPLACE_NAME_INVALID', `marketplace name ${shown} (from ${origin}) must be 1-64 lower-case letters, digits, "-" or ".", starting with a letter or digit`);
+  throw new PluginInputRefusedError(
+    'MARKETPLACE_NAME_INVALID',
+    `marketplace name ${shown} (from ${origin}) must be 1-64 lower-case letters, digits, "-" or ".", starting with a letter or digit`,
+  );
 }
 
 function readIndex(dir: string, shown: string): MarketplaceIndex {

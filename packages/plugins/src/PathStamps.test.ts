@@ -54,10 +54,13 @@ describe('PathStamps', () => {
     ['an entry added to a folder listed', (root) => fs.mkdirSync(path.join(root, 'skills', 'b'))],
     ['an entry removed from a folder listed', (root) => fs.rmSync(path.join(root, 'skills', 'a'), { recursive: true })],
     ['a file appearing where the work found none', (root) => fs.writeFileSync(path.join(root, 'extra.json'), '{}')],
-    ['a file replaced by a rename over it', (root) => {
-      fs.writeFileSync(path.join(root, 'next.json'), '{"name":"p"}');
-      fs.renameSync(path.join(root, 'next.json'), path.join(root, '.claude-plugin', 'plugin.json'));
-    }],
+    [
+      'a file replaced by a rename over it',
+      (root) => {
+        fs.writeFileSync(path.join(root, 'next.json'), '{"name":"p"}');
+        fs.renameSync(path.join(root, 'next.json'), path.join(root, '.claude-plugin', 'plugin.json'));
+      },
+    ],
   ];
   for (const [change, make] of changes) {
     it(`says the work would read differently after ${change}`, async () => {

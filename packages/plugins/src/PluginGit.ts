@@ -173,7 +173,14 @@ export class PluginGit {
         completion,
         config: hardenedConfig(this.allowFileProtocol),
         timeout: { block: this.timeoutMs },
-        allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_ASKPASS', 'GIT_SSH_COMMAND', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0'],
+        allowEnvironment: [
+          'GIT_TERMINAL_PROMPT',
+          'GIT_ASKPASS',
+          'GIT_SSH_COMMAND',
+          'GIT_CONFIG_COUNT',
+          'GIT_CONFIG_KEY_0',
+          'GIT_CONFIG_VALUE_0',
+        ],
         abort: stopping.signal,
         // Only what the settings above need; each one is given a fixed value here, never user input.
         unsafe: {
@@ -206,7 +213,12 @@ export class PluginGit {
     if (credential === null) {
       await this.run('clone', [...args, '--', url, target]);
     } else {
-      const env = { ...this.environment, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: credential.header };
+      const env = {
+        ...this.environment,
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'http.extraHeader',
+        GIT_CONFIG_VALUE_0: credential.header,
+      };
       await this.run('clone', [...args, '--', credential.url, target], env);
     }
     fs.chmodSync(path.join(target, '.git', 'config'), 0o600);
@@ -230,7 +242,9 @@ export class PluginGit {
    * installed), asked of one git process instead of two.
    */
   async head(): Promise<{ readonly commit: string; readonly branch: string | null }> {
-    const [commit = '', name = ''] = (await this.run('rev-parse', ['rev-parse', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'])).trim().split('\n');
+    const [commit = '', name = ''] = (await this.run('rev-parse', ['rev-parse', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD']))
+      .trim()
+      .split('\n');
     if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new PluginGitError('PLUGIN_GIT_FAILED', `git cannot find HEAD in ${this.dir}`);
     return { commit, branch: name.startsWith('refs/heads/') ? name.slice('refs/heads/'.length) : null };
   }
@@ -259,7 +273,14 @@ export class PluginGit {
 
   /** Fetches `branch` from origin into `refs/remotes/origin/<branch>`. */
   async fetchBranch(branch: string): Promise<void> {
-    await this.run('fetch', ['fetch', '--quiet', '--no-recurse-submodules', '--no-tags', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`]);
+    await this.run('fetch', [
+      'fetch',
+      '--quiet',
+      '--no-recurse-submodules',
+      '--no-tags',
+      'origin',
+      `+refs/heads/${branch}:refs/remotes/origin/${branch}`,
+    ]);
   }
 
   /** The best common ancestor of two commits, or null when they share no history. */
@@ -338,13 +359,30 @@ export class PluginGit {
    */
   async diffSince(from: string, paths: readonly string[], maxBytes: number): Promise<{ text: string; truncated: boolean }> {
     if (paths.length === 0) return { text: '', truncated: false };
-    const args = ['--literal-pathspecs', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', '--end-of-options', from, 'HEAD', '--', ...paths];
+    const args = [
+      '--literal-pathspecs',
+      'diff',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-color',
+      '--end-of-options',
+      from,
+      'HEAD',
+      '--',
+      ...paths,
+    ];
     if (stopping.signal.aborted) throw new PluginGitError('PLUGIN_GIT_STOPPED', 'git diff was not started: Loadout is stopping');
     const config = hardenedConfig(this.allowFileProtocol).flatMap((setting) => ['-c', setting]);
     return whileRunning(
       () =>
         new Promise((done, fail) => {
-          const git = spawn('git', [...config, ...args], { cwd: this.dir, env: this.environment, stdio: ['ignore', 'pipe', 'pipe'], signal: stopping.signal, timeout: this.timeoutMs });
+          const git = spawn('git', [...config, ...args], {
+            cwd: this.dir,
+            env: this.environment,
+            stdio: ['ignore', 'pipe', 'pipe'],
+            signal: stopping.signal,
+            timeout: this.timeoutMs,
+          });
           const chunks: Buffer[] = [];
           let read = 0;
           let truncated = false;
@@ -360,13 +398,18 @@ export class PluginGit {
             }
           });
           git.stderr.on('data', (chunk: Buffer) => (stderr = `${stderr}${chunk.toString()}`.slice(-4000)));
-          git.once('error', (error) => fail(new PluginGitError('PLUGIN_GIT_FAILED', `git diff could not run (${redactCredentials(error.message)})`, { cause: error })));
+          git.once('error', (error) =>
+            fail(new PluginGitError('PLUGIN_GIT_FAILED', `git diff could not run (${redactCredentials(error.message)})`, { cause: error })),
+          );
           git.once('close', (code, signal) => {
             const text = Buffer.concat(chunks).toString('utf8');
             if (truncated) done({ text: text.slice(0, text.lastIndexOf('\n') + 1), truncated: true });
             else if (code === 0) done({ text, truncated: false });
             else if (signal !== null) fail(new PluginGitError('PLUGIN_GIT_TIMEOUT', `git diff timed out or was stopped (${signal})`));
-            else fail(new PluginGitError('PLUGIN_GIT_FAILED', `git diff failed: ${redactCredentials(stderr.trim().split('\n').at(-1) ?? '')}`));
+            else
+              fail(
+                new PluginGitError('PLUGIN_GIT_FAILED', `git diff failed: ${redactCredentials(stderr.trim().split('\n').at(-1) ?? '')}`),
+              );
           });
         }),
     );
@@ -399,7 +442,17 @@ export class PluginGit {
  * whenever the output closed first, kept the command line alive up to 50 ms after its last
  * git command. A read whose output never closed would end as a timeout, never as a short answer.
  */
-const LOCAL_READS: ReadonlySet<string> = new Set(['rev-parse', 'ls-tree', 'symbolic-ref', 'remote', 'status', 'merge-base', 'rev-list', 'ls-files', 'diff']);
+const LOCAL_READS: ReadonlySet<string> = new Set([
+  'rev-parse',
+  'ls-tree',
+  'symbolic-ref',
+  'remote',
+  'status',
+  'merge-base',
+  'rev-list',
+  'ls-files',
+  'diff',
+]);
 
 /** Whether a failed git command answered (a plain failure), rather than being stopped or timing out. */
 function isGitAnswer(error: unknown): boolean {
@@ -414,7 +467,8 @@ function translateGitError(what: string, error: unknown, GitPluginError: typeof 
     if (error.plugin === 'timeout') {
       return new PluginGitError('PLUGIN_GIT_TIMEOUT', `git ${what} timed out: no progress within the time limit`, { cause: error });
     }
-    if (error.plugin === 'abort') return new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was stopped: Loadout is stopping`, { cause: error });
+    if (error.plugin === 'abort')
+      return new PluginGitError('PLUGIN_GIT_STOPPED', `git ${what} was stopped: Loadout is stopping`, { cause: error });
     if (error.plugin === 'unsafe' || error.plugin === 'allowEnvironment') {
       return new PluginInputRefusedError('PLUGIN_GIT_REFUSED', `git ${what} was refused: ${redactCredentials(error.message)}`);
     }

@@ -103,7 +103,9 @@ export class PluginLockFile implements PluginLock {
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      throw new PluginLockInvalidError(`${this.file} is not valid JSON (${(error as Error).message}); fix it (a merge left conflict markers?) before changing plugins`);
+      throw new PluginLockInvalidError(
+        `${this.file} is not valid JSON (${(error as Error).message}); fix it (a merge left conflict markers?) before changing plugins`,
+      );
     }
     const parsed = lockShape(raw);
     if (!parsed.ok) throw new PluginLockInvalidError(`${this.file} is not a valid lock file: ${parsed.reason}`);

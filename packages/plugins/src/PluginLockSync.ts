@@ -79,9 +79,14 @@ export class GitPluginLockSync implements PluginLockSync {
     if (options.frozen) {
       const reorder = this.needsReorder(lock);
       if (pending.length > 0 || reorder) {
-        const lines = pending.map((planned) => planned.refusal ?? `${planned.name}: would ${planned.changes.map(describeChange).join(', ')}`);
+        const lines = pending.map(
+          (planned) => planned.refusal ?? `${planned.name}: would ${planned.changes.map(describeChange).join(', ')}`,
+        );
         if (reorder) lines.push('the order of plugins would change');
-        throw new PluginSyncRefusedError('PLUGINS_OUT_OF_SYNC', `plugins/ does not match ${this.lock.file} (--frozen changes nothing): ${lines.join('; ')}`);
+        throw new PluginSyncRefusedError(
+          'PLUGINS_OUT_OF_SYNC',
+          `plugins/ does not match ${this.lock.file} (--frozen changes nothing): ${lines.join('; ')}`,
+        );
       }
       return { changes: [], unchanged: lock.plugins.map((entry) => entry.name), reordered: false };
     }
@@ -103,10 +108,15 @@ export class GitPluginLockSync implements PluginLockSync {
     }
     const reordered = this.needsReorder(lock);
     if (reordered) this.registry.setOrder(lock.plugins.map((entry) => entry.name));
-    for (const entry of lock.plugins) if (this.registry.get(entry.name) !== undefined) fs.mkdirSync(pluginDataDir(this.places.dataDir, entry.name), { recursive: true });
+    for (const entry of lock.plugins)
+      if (this.registry.get(entry.name) !== undefined) fs.mkdirSync(pluginDataDir(this.places.dataDir, entry.name), { recursive: true });
     if (refused.length > 0) {
-      const summary = done.length === 0 ? 'nothing was changed' : `done: ${done.map((change) => `${change.name} ${change.action}`).join(', ')}`;
-      throw new PluginSyncRefusedError('PLUGINS_SYNC_INCOMPLETE', `${refused.length} plugin${refused.length === 1 ? '' : 's'} could not be made to match the lock: ${refused.join('; ')} (${summary})`);
+      const summary =
+        done.length === 0 ? 'nothing was changed' : `done: ${done.map((change) => `${change.name} ${change.action}`).join(', ')}`;
+      throw new PluginSyncRefusedError(
+        'PLUGINS_SYNC_INCOMPLETE',
+        `${refused.length} plugin${refused.length === 1 ? '' : 's'} could not be made to match the lock: ${refused.join('; ')} (${summary})`,
+      );
     }
     const changed = new Set(done.map((change) => change.name));
     return { changes: done, unchanged: lock.plugins.map((entry) => entry.name).filter((name) => !changed.has(name)), reordered };
@@ -124,7 +134,8 @@ export class GitPluginLockSync implements PluginLockSync {
         continue;
       }
       const pin = this.marketplacePin(this.registry.get(upstream.name));
-      if (pin !== null && pin.sha !== commit) found.push({ name: upstream.name, locked: commit, upstream: pin.sha, via: `marketplace ${pin.marketplace}`, behind: null });
+      if (pin !== null && pin.sha !== commit)
+        found.push({ name: upstream.name, locked: commit, upstream: pin.sha, via: `marketplace ${pin.marketplace}`, behind: null });
     }
     return found;
   }
@@ -145,7 +156,11 @@ export class GitPluginLockSync implements PluginLockSync {
 
   private requireLock(): PluginLockDocument {
     const lock = this.lock.read();
-    if (lock === null) throw new PluginSyncRefusedError('PLUGIN_LOCK_MISSING', `there is no ${this.lock.file} to sync from; install a plugin (or copy the owner's fork) first`);
+    if (lock === null)
+      throw new PluginSyncRefusedError(
+        'PLUGIN_LOCK_MISSING',
+        `there is no ${this.lock.file} to sync from; install a plugin (or copy the owner's fork) first`,
+      );
     return lock;
   }
 
@@ -156,7 +171,9 @@ export class GitPluginLockSync implements PluginLockSync {
       const row = this.registry.get(wanted.name);
       if (row === undefined) {
         const folder = path.join(this.places.pluginsDir, wanted.name);
-        const refusal = fs.existsSync(folder) ? `${wanted.name}: plugins/${wanted.name} exists but is not an installed plugin; move it away, then sync again` : null;
+        const refusal = fs.existsSync(folder)
+          ? `${wanted.name}: plugins/${wanted.name} exists but is not an installed plugin; move it away, then sync again`
+          : null;
         plan.push({ name: wanted.name, changes: [{ name: wanted.name, action: 'install', to: wanted.commit }], refusal });
         continue;
       }
@@ -169,11 +186,18 @@ export class GitPluginLockSync implements PluginLockSync {
         continue;
       }
       const changes: PluginSyncChange[] = [];
-      if (row.commit !== wanted.commit || row.pinned !== wanted.pinned) changes.push({ name: wanted.name, action: 'move', from: row.commit, to: wanted.commit });
+      if (row.commit !== wanted.commit || row.pinned !== wanted.pinned)
+        changes.push({ name: wanted.name, action: 'move', from: row.commit, to: wanted.commit });
       if (row.enabled !== wanted.enabled) changes.push({ name: wanted.name, action: wanted.enabled ? 'enable' : 'disable' });
-      if (JSON.stringify(row.definition ?? null) !== JSON.stringify(wanted.definition ?? null)) changes.push({ name: wanted.name, action: 'redefine' });
+      if (JSON.stringify(row.definition ?? null) !== JSON.stringify(wanted.definition ?? null))
+        changes.push({ name: wanted.name, action: 'redefine' });
       const local = changes.some((change) => change.action === 'move') ? await this.manager.localChanges(wanted.name) : [];
-      plan.push({ name: wanted.name, changes, refusal: local.length > 0 ? `${wanted.name}: its clone has local changes (${local.slice(0, 3).join(', ')}), so it is not moved` : null });
+      plan.push({
+        name: wanted.name,
+        changes,
+        refusal:
+          local.length > 0 ? `${wanted.name}: its clone has local changes (${local.slice(0, 3).join(', ')}), so it is not moved` : null,
+      });
     }
     const listed = new Set(lock.plugins.map((entry) => entry.name));
     for (const row of this.registry.list()) {
@@ -182,7 +206,10 @@ export class GitPluginLockSync implements PluginLockSync {
       plan.push({
         name: row.name,
         changes: [{ name: row.name, action: 'remove' }],
-        refusal: local.length > 0 ? `${row.name}: the lock does not list it, but its clone has local changes (${local.slice(0, 3).join(', ')}), so it is kept` : null,
+        refusal:
+          local.length > 0
+            ? `${row.name}: the lock does not list it, but its clone has local changes (${local.slice(0, 3).join(', ')}), so it is kept`
+            : null,
       });
     }
     return plan;

@@ -186,7 +186,10 @@ export class GitPluginManager implements PluginManager {
       const root = subdir === '' ? staging : path.join(staging, ...subdir.split('/'));
       const shown = subdir === '' ? source.displayUrl : `${source.displayUrl} (${subdir})`;
       if (subdir !== '' && pathInside(staging, subdir).type !== 'folder') {
-        throw new PluginRepositoryRefusedError('PLUGIN_PATH_MISSING', `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`);
+        throw new PluginRepositoryRefusedError(
+          'PLUGIN_PATH_MISSING',
+          `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`,
+        );
       }
       if (options.definition === undefined) this.assertIsPlugin(root, shown);
       const name = readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
@@ -453,7 +456,14 @@ export class GitPluginManager implements PluginManager {
       await git.fetchBranch(parsePluginRef(branch));
       const upstream = await git.commitOf(`refs/remotes/origin/${branch}`);
       const fastForward = (await git.mergeBase(commit, upstream)) === commit;
-      found.push({ name: entry.name, branch, commit, upstream, behind: fastForward ? await git.countCommits(commit, upstream) : null, fastForward });
+      found.push({
+        name: entry.name,
+        branch,
+        commit,
+        upstream,
+        behind: fastForward ? await git.countCommits(commit, upstream) : null,
+        fastForward,
+      });
     }
     return found;
   }
@@ -543,7 +553,10 @@ export class GitPluginManager implements PluginManager {
       );
     }
     const strays = straySkills(root, 'repository', [], { deep: true })[0]?.subjects ?? [];
-    const hint = strays.length === 0 ? '' : `; it has SKILL.md files where no plugin layout puts them (${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ' …' : ''})`;
+    const hint =
+      strays.length === 0
+        ? ''
+        : `; it has SKILL.md files where no plugin layout puts them (${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ' …' : ''})`;
     throw new PluginRepositoryRefusedError(
       'PLUGIN_NOT_A_PLUGIN',
       `${shown} is not a plugin: it has no plugin manifest, no SKILL.md and none of the folders ${folders.join(', ')} at its root${hint}`,

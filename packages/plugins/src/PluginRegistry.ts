@@ -175,7 +175,9 @@ export class SqlitePluginRegistry implements PluginRegistry {
 
   setDefinition(name: string, definition: PluginDefinition | null): void {
     this.write(() =>
-      this.db.prepare('UPDATE plugins SET definition = ? WHERE name = ?').run(definition === null ? null : JSON.stringify(definition), name),
+      this.db
+        .prepare('UPDATE plugins SET definition = ? WHERE name = ?')
+        .run(definition === null ? null : JSON.stringify(definition), name),
     );
   }
 

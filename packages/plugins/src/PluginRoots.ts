@@ -33,7 +33,12 @@ export class PluginRoots implements PluginSource {
     const entries = this.registry.list();
     const listed = new Set(entries.map((entry) => entry.name));
     for (const name of this.kept.keys()) if (!listed.has(name)) this.kept.delete(name);
-    return entries.map((entry) => ({ name: entry.name, dir: entry.root, enabled: entry.enabled, layout: this.layoutOf(entry.name, entry.root, entry.definition) }));
+    return entries.map((entry) => ({
+      name: entry.name,
+      dir: entry.root,
+      enabled: entry.enabled,
+      layout: this.layoutOf(entry.name, entry.root, entry.definition),
+    }));
   }
 
   private layoutOf(name: string, root: string, definition: PluginDefinition | null): RootLayout {

@@ -78,7 +78,9 @@ export function checkAgentPluginsManifest(raw: unknown): AgentPluginsManifest | 
   if (typeof schema !== 'string' || schema === '') return { rejected: 'the required field "$schema" is missing or not a non-empty string' };
   const version = agentPluginsVersionOf(schema, 'plugin');
   if (version === null) {
-    return { rejected: `"$schema" names ${JSON.stringify(schema.slice(0, 200))}, an Agent Plugins version Loadout does not support (it reads 1.0.0 and 1.1.0)` };
+    return {
+      rejected: `"$schema" names ${JSON.stringify(schema.slice(0, 200))}, an Agent Plugins version Loadout does not support (it reads 1.0.0 and 1.1.0)`,
+    };
   }
   const name = manifest.name;
   if (typeof name !== 'string' || name === '') return { rejected: 'the required field "name" is missing or not a non-empty string' };

@@ -51,7 +51,8 @@ export function readAgentPluginsServers(places: PluginPlaces, version: AgentPlug
   }
   if (!isJsonObject(raw)) return disabled(collector, 'it must hold a JSON object');
   const extra = Object.keys(raw).filter((key) => key !== '$schema' && key !== 'mcpServers');
-  if (extra.length > 0) return disabled(collector, `only "$schema" and "mcpServers" are allowed, not ${extra.map((key) => JSON.stringify(key)).join(', ')}`);
+  if (extra.length > 0)
+    return disabled(collector, `only "$schema" and "mcpServers" are allowed, not ${extra.map((key) => JSON.stringify(key)).join(', ')}`);
   const schema = raw.$schema;
   const mcpVersion = typeof schema === 'string' ? agentPluginsVersionOf(schema, 'mcp') : null;
   if (mcpVersion === null) return disabled(collector, '"$schema" is missing or names an Agent Plugins version Loadout does not support');
@@ -102,13 +103,15 @@ function addStdio(collector: ServerCollector, places: PluginPlaces, name: string
 /** A bare executable name stays as it is; a `./` path becomes absolute inside the plugin's root. */
 function resolveCommand(places: PluginPlaces, command: string, files: FileReader): { resolved: string } | { invalid: string } {
   if (!command.startsWith('./')) {
-    if (/[/\\]/.test(command)) return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} must be a bare executable name or a ./ path inside the plugin` };
+    if (/[/\\]/.test(command))
+      return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} must be a bare executable name or a ./ path inside the plugin` };
     return { resolved: command };
   }
   const target = path.resolve(places.realRoot, command);
   if (!isInside(places.realRoot, target)) return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} leads outside the plugin` };
   const found = pathInside(places.realRoot, command, files);
-  if (found.type === 'outside') return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} is a link that leads outside the plugin` };
+  if (found.type === 'outside')
+    return { invalid: `"command" ${JSON.stringify(command.slice(0, 80))} is a link that leads outside the plugin` };
   return { resolved: target };
 }
 
@@ -130,7 +133,8 @@ function resolveCwd(places: PluginPlaces, cwd: string, values: Record<string, st
 function addRemote(collector: ServerCollector, name: string, server: Remote): void {
   const problem = urlProblem(server.url) ?? headersProblem(server.headers ?? {});
   if (problem !== null) return collector.skip(name, problem);
-  if (server.type === 'sse') return collector.skip(name, 'the legacy HTTP+SSE transport is not one Loadout supports (stdio and streamable-http are)');
+  if (server.type === 'sse')
+    return collector.skip(name, 'the legacy HTTP+SSE transport is not one Loadout supports (stdio and streamable-http are)');
   collector.add(name, { name, url: server.url, ...(server.headers === undefined ? {} : { headers: server.headers }) });
 }
 
@@ -145,7 +149,8 @@ function urlProblem(text: string): string | null {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return '"url" must be an http or https URL';
   if (url.username !== '' || url.password !== '') return '"url" may not carry user information';
   if (url.hash !== '' || text.includes('#')) return '"url" may not carry a fragment';
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) return '"url" must use https unless its host is localhost or a loopback address';
+  if (url.protocol === 'http:' && !isLoopback(url.hostname))
+    return '"url" must use https unless its host is localhost or a loopback address';
   return null;
 }
 
@@ -170,7 +175,8 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (issue.code === 'invalid_union' || (issue.code === 'invalid_value' && issue.path[0] === 'type')) {
     return '"type" must be one of stdio, streamable-http or sse';
   }
-  if (issue.code === 'unrecognized_keys') return `${issue.keys.map((key) => JSON.stringify(key)).join(', ')} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed for this type`;
+  if (issue.code === 'unrecognized_keys')
+    return `${issue.keys.map((key) => JSON.stringify(key)).join(', ')} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed for this type`;
   const where = issue.path.length === 0 ? 'the entry' : `"${issue.path.map(String).join('.')}"`;
   return `${where}: ${issue.message}`;
 }

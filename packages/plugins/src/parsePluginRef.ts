@@ -40,8 +40,15 @@ export function parsePluginPath(value: string, origin: string): string {
   const trimmed = value.replace(/^\.\/+/, '').replace(/\/+$/, '');
   if (trimmed === '' || trimmed === '.') return '';
   const parts = trimmed.split('/');
-  if (trimmed.length > 1024 || /[\\\p{Cc}]/u.test(trimmed) || parts.some((part) => part === '' || part === '.' || part === '..' || part.startsWith('-'))) {
-    throw new PluginInputRefusedError('PLUGIN_PATH_INVALID', `plugin path ${JSON.stringify(value.slice(0, 80))} (from ${origin}) must be a relative path inside the repository`);
+  if (
+    trimmed.length > 1024 ||
+    /[\\\p{Cc}]/u.test(trimmed) ||
+    parts.some((part) => part === '' || part === '.' || part === '..' || part.startsWith('-'))
+  ) {
+    throw new PluginInputRefusedError(
+      'PLUGIN_PATH_INVALID',
+      `plugin path ${JSON.stringify(value.slice(0, 80))} (from ${origin}) must be a relative path inside the repository`,
+    );
   }
   return parts.join('/');
 }

@@ -86,7 +86,11 @@ export function leavesFolder(base: string, target: string, files: FileReader = n
  * `--config=${PLUGIN_DATA}/../x`), or null when every such path stays inside. The path is what
  * follows the placeholder to the end of the word, expanded.
  */
-export function placeholderLeaving(word: string, folders: Readonly<Record<string, string>>, files: FileReader = nodeFileReader): string | null {
+export function placeholderLeaving(
+  word: string,
+  folders: Readonly<Record<string, string>>,
+  files: FileReader = nodeFileReader,
+): string | null {
   for (const [name, folder] of Object.entries(folders)) {
     const placeholder = `\${${name}}`;
     for (let at = word.indexOf(placeholder); at !== -1; at = word.indexOf(placeholder, at + placeholder.length)) {

@@ -34,7 +34,13 @@ export const UNLOADED_FIELDS: Readonly<Record<string, string>> = {
  * hooks, LSP servers, output styles, rules … found at their usual place or declared by a field,
  * plus `extra` (manifests not read, a server file no manifest names). Null when there is none.
  */
-export function unloadedParts(root: string, plugin: string, declared: Readonly<Record<string, unknown>>, extra: readonly string[], files: FileReader): Diagnostic | null {
+export function unloadedParts(
+  root: string,
+  plugin: string,
+  declared: Readonly<Record<string, unknown>>,
+  extra: readonly string[],
+  files: FileReader,
+): Diagnostic | null {
   const parts: string[] = [];
   for (const [part, place] of DEFAULT_PARTS) {
     const found = pathInside(root, place, files);
@@ -42,7 +48,8 @@ export function unloadedParts(root: string, plugin: string, declared: Readonly<R
     else if (found.type === 'file') parts.push(`${part} (${place})`);
   }
   for (const [field, part] of Object.entries(UNLOADED_FIELDS)) {
-    if (declared[field] !== undefined && !parts.some((named) => named.startsWith(`${part} `))) parts.push(`${part} ("${field}" in the manifest)`);
+    if (declared[field] !== undefined && !parts.some((named) => named.startsWith(`${part} `)))
+      parts.push(`${part} ("${field}" in the manifest)`);
   }
   parts.push(...extra);
   if (parts.length === 0) return null;

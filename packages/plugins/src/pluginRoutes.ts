@@ -20,7 +20,13 @@ const deps = { plugins: PluginManager, marketplaces: MarketplaceManager };
 /** Plugins: list, install, update, enable, disable, uninstall — the same operations as `loadout plugins`. */
 export const pluginRoutes: readonly ApiRoute[] = [
   defineRoute({ method: 'GET', path: '/api/plugins', access: 'public', deps, handle: (_input, { plugins }) => plugins.list() }),
-  defineRoute({ method: 'GET', path: '/api/marketplaces', access: 'public', deps, handle: (_input, { marketplaces }) => marketplaces.list() }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/marketplaces',
+    access: 'public',
+    deps,
+    handle: (_input, { marketplaces }) => marketplaces.list(),
+  }),
   defineRoute({
     method: 'POST',
     path: '/api/plugins',
@@ -47,7 +53,28 @@ export const pluginRoutes: readonly ApiRoute[] = [
       return update;
     },
   }),
-  defineRoute({ method: 'POST', path: '/api/plugins/:name/enable', access: 'token', deps, params: PluginParams, handle: ({ params }, { plugins }) => plugins.enable(pluginName(params)) }),
-  defineRoute({ method: 'POST', path: '/api/plugins/:name/disable', access: 'token', deps, params: PluginParams, handle: ({ params }, { plugins }) => plugins.disable(pluginName(params)) }),
-  defineRoute({ method: 'DELETE', path: '/api/plugins/:name', access: 'token', deps, params: PluginParams, handle: ({ params }, { plugins }) => plugins.uninstall(pluginName(params)) }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/plugins/:name/enable',
+    access: 'token',
+    deps,
+    params: PluginParams,
+    handle: ({ params }, { plugins }) => plugins.enable(pluginName(params)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/plugins/:name/disable',
+    access: 'token',
+    deps,
+    params: PluginParams,
+    handle: ({ params }, { plugins }) => plugins.disable(pluginName(params)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/plugins/:name',
+    access: 'token',
+    deps,
+    params: PluginParams,
+    handle: ({ params }, { plugins }) => plugins.uninstall(pluginName(params)),
+  }),
 ];

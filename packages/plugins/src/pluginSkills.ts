@@ -30,7 +30,11 @@ export function agentPluginsSkills(root: string, plugin: string, files: FileRead
   const folder = pathInside(root, SKILLS, files);
   if (folder.type === 'missing') return { sources: [], diagnostics };
   if (folder.type !== 'folder') {
-    report('PLUGIN_SKILLS_INVALID', SKILLS, `no skill is loaded: skills ${folder.type === 'outside' ? 'leads outside the plugin' : 'is not a folder'}`);
+    report(
+      'PLUGIN_SKILLS_INVALID',
+      SKILLS,
+      `no skill is loaded: skills ${folder.type === 'outside' ? 'leads outside the plugin' : 'is not a folder'}`,
+    );
     return { sources: [], diagnostics };
   }
   const sources: RootLayoutSource[] = [];
@@ -49,7 +53,11 @@ export function agentPluginsSkills(root: string, plugin: string, files: FileRead
     }
     const file = pathInside(root, `${relative}/${SKILL_FILE}`, files);
     if (file.type === 'outside') {
-      report('PATH_OUTSIDE_ROOT', `${relative}/${SKILL_FILE}`, `skill ${relative} is skipped: its SKILL.md is a link that leads outside the plugin`);
+      report(
+        'PATH_OUTSIDE_ROOT',
+        `${relative}/${SKILL_FILE}`,
+        `skill ${relative} is skipped: its SKILL.md is a link that leads outside the plugin`,
+      );
       continue;
     }
     if (file.type !== 'file') continue;
@@ -78,7 +86,8 @@ function agentSkillProblem(root: string, relative: string, folderName: string, f
   if (normal.length > 64 || normal !== normal.toLowerCase() || !/^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*$/u.test(normal)) {
     return `name ${JSON.stringify(name.slice(0, 80))} breaks the Agent Skills rules (1-64 lower-case letters, digits and single hyphens)`;
   }
-  if (normal !== folderName.normalize('NFKC')) return `name ${JSON.stringify(name.slice(0, 80))} is not the folder's name ${JSON.stringify(folderName)}`;
+  if (normal !== folderName.normalize('NFKC'))
+    return `name ${JSON.stringify(name.slice(0, 80))} is not the folder's name ${JSON.stringify(folderName)}`;
   if (typeof description !== 'string' || description.trim() === '' || description.length > MAX_DESCRIPTION) {
     return `description must be 1-${MAX_DESCRIPTION} characters`;
   }
@@ -96,7 +105,14 @@ function agentSkillProblem(root: string, relative: string, folderName: string, f
  * definition), unless none of them exists. With no `skills/` and nothing listed, a `SKILL.md` at
  * the root makes a one-skill plugin.
  */
-export function vendorSkillSources(root: string, plugin: string, listed: unknown, file: string, complete: boolean, files: FileReader): SkillSources {
+export function vendorSkillSources(
+  root: string,
+  plugin: string,
+  listed: unknown,
+  file: string,
+  complete: boolean,
+  files: FileReader,
+): SkillSources {
   const diagnostics: Diagnostic[] = [];
   const report = (message: string): void => {
     diagnostics.push({ code: 'PLUGIN_SKILLS_INVALID', severity: 'warning', path: file, message: `plugin ${plugin}: ${message}` });
@@ -107,7 +123,8 @@ export function vendorSkillSources(root: string, plugin: string, listed: unknown
     if (items === null) report(`"skills" in ${path.basename(file)} must be a path or a list of paths; it is ignored`);
     for (const item of items ?? []) {
       const relative = typeof item === 'string' ? manifestPath(item) : null;
-      if (relative === null) report(`skills path ${JSON.stringify(item)?.slice(0, 80)} must start with ./ and stay inside the plugin; it is ignored`);
+      if (relative === null)
+        report(`skills path ${JSON.stringify(item)?.slice(0, 80)} must start with ./ and stay inside the plugin; it is ignored`);
       else if (!paths.includes(relative)) paths.push(relative);
     }
   }
@@ -160,17 +177,26 @@ export interface StraySearch {
  * owner knows why they are absent. A skills folder's immediate children are the layout's own
  * (loaded, or reported on their own).
  */
-export function straySkills(root: string, plugin: string, sources: readonly RootLayoutSource[], search: StraySearch, files: FileReader = nodeFileReader): Diagnostic[] {
+export function straySkills(
+  root: string,
+  plugin: string,
+  sources: readonly RootLayoutSource[],
+  search: StraySearch,
+  files: FileReader = nodeFileReader,
+): Diagnostic[] {
   const covered = new Set<string>();
   const folders = new Set<string>();
   for (const source of sources) {
     if ('folder' in source) folders.add(source.folder);
     if ('entry' in source) covered.add(source.entry);
   }
-  const strays = search.deep ? walkForSkills(root, folders, covered, files) : lookForSkills(root, folders, covered, search.groups ?? [], files);
+  const strays = search.deep
+    ? walkForSkills(root, folders, covered, files)
+    : lookForSkills(root, folders, covered, search.groups ?? [], files);
   strays.sort();
   if (strays.length === 0) return [];
-  const shown = strays.slice(0, SHOWN_STRAYS).join(', ') + (strays.length > SHOWN_STRAYS ? ` and ${strays.length - SHOWN_STRAYS} more` : '');
+  const shown =
+    strays.slice(0, SHOWN_STRAYS).join(', ') + (strays.length > SHOWN_STRAYS ? ` and ${strays.length - SHOWN_STRAYS} more` : '');
   return [
     {
       code: 'PLUGIN_SKILLS_NOT_IN_LAYOUT',
@@ -244,11 +270,24 @@ function holdsSkillFile(root: string, relative: string, files: FileReader): bool
   }
 }
 
-function lookForSkills(root: string, folders: ReadonlySet<string>, covered: ReadonlySet<string>, groups: readonly string[], files: FileReader): string[] {
+function lookForSkills(
+  root: string,
+  folders: ReadonlySet<string>,
+  covered: ReadonlySet<string>,
+  groups: readonly string[],
+  files: FileReader,
+): string[] {
   const strays: string[] = [];
   const tops = new Set([...folders].map((folder) => folder.split('/')[0]));
   for (const child of rootNames(root, files) ?? namesIn(root, '', files)) {
-    if (!child.startsWith('.') && !tops.has(child) && !covered.has(child) && !NEVER_SEARCHED.has(child) && holdsSkillFile(root, child, files)) strays.push(`${child}/${SKILL_FILE}`);
+    if (
+      !child.startsWith('.') &&
+      !tops.has(child) &&
+      !covered.has(child) &&
+      !NEVER_SEARCHED.has(child) &&
+      holdsSkillFile(root, child, files)
+    )
+      strays.push(`${child}/${SKILL_FILE}`);
   }
   // Names only (no file types): a skills folder may hold thousands of entries, and only hidden ones matter here.
   const deeper = [...groups];

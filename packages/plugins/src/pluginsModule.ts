@@ -16,7 +16,9 @@ const registerRegistries: LoadoutModule = (container) => {
   contribute(container, Migrations, marketplaceRegistryMigration);
   container.register(PluginRegistry, { useClass: SqlitePluginRegistry }, { lifecycle: Lifecycle.Singleton });
   // One per container: it keeps each plugin's layout until a path its reading looked at moves.
-  container.register(PluginSource, { useFactory: instanceCachingFactory((c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir)) });
+  container.register(PluginSource, {
+    useFactory: instanceCachingFactory((c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir)),
+  });
   container.register(MarketplaceRegistry, { useClass: SqliteMarketplaceRegistry }, { lifecycle: Lifecycle.Singleton });
   // The routes load with the server, never in a one-shot command.
   contributeLater(container, async () => {
@@ -30,4 +32,7 @@ const registerRegistries: LoadoutModule = (container) => {
  * The manager, the marketplaces' manager, the lock file and its sync (git, the install's staging)
  * are the module's later part (pluginManagersModule.ts), which a session never loads.
  */
-export const pluginsModule: LoadoutModule = splitModule(registerRegistries, async () => (await import('./pluginManagersModule.js')).pluginManagersModule);
+export const pluginsModule: LoadoutModule = splitModule(
+  registerRegistries,
+  async () => (await import('./pluginManagersModule.js')).pluginManagersModule,
+);

@@ -15,10 +15,26 @@ describe('readMarketplaceIndex', () => {
     ['a ./ folder', './plugins/x', { kind: 'folder', path: 'plugins/x' }],
     ['the marketplace root', './', { kind: 'folder', path: '' }],
     ['a bare name (no pluginRoot)', 'x', { kind: 'folder', path: 'x' }],
-    ['github', { source: 'github', repo: 'acme/kit', ref: 'v2' }, { kind: 'git', url: 'https://github.com/acme/kit.git', path: '', ref: 'v2', sha: null }],
-    ['a url with a sha', { source: 'url', url: 'https://git.example.com/k.git', sha: SHA }, { kind: 'git', url: 'https://git.example.com/k.git', path: '', ref: null, sha: SHA }],
-    ['a url with a path', { source: 'url', url: 'https://git.example.com/k.git', path: 'plugins/k' }, { kind: 'git', url: 'https://git.example.com/k.git', path: 'plugins/k', ref: null, sha: null }],
-    ['git-subdir with owner/repo', { source: 'git-subdir', url: 'acme/mono', path: './tools/k/' }, { kind: 'git', url: 'https://github.com/acme/mono.git', path: 'tools/k', ref: null, sha: null }],
+    [
+      'github',
+      { source: 'github', repo: 'acme/kit', ref: 'v2' },
+      { kind: 'git', url: 'https://github.com/acme/kit.git', path: '', ref: 'v2', sha: null },
+    ],
+    [
+      'a url with a sha',
+      { source: 'url', url: 'https://git.example.com/k.git', sha: SHA },
+      { kind: 'git', url: 'https://git.example.com/k.git', path: '', ref: null, sha: SHA },
+    ],
+    [
+      'a url with a path',
+      { source: 'url', url: 'https://git.example.com/k.git', path: 'plugins/k' },
+      { kind: 'git', url: 'https://git.example.com/k.git', path: 'plugins/k', ref: null, sha: null },
+    ],
+    [
+      'git-subdir with owner/repo',
+      { source: 'git-subdir', url: 'acme/mono', path: './tools/k/' },
+      { kind: 'git', url: 'https://github.com/acme/mono.git', path: 'tools/k', ref: null, sha: null },
+    ],
     ['a relative url (the marketplace itself)', { source: 'url', url: './' }, { kind: 'folder', path: '' }],
     ['Codex local', { source: 'local', path: './plugins/y' }, { kind: 'folder', path: 'plugins/y' }],
   ])('reads %s', (_what, source, expected) => {
@@ -26,7 +42,10 @@ describe('readMarketplaceIndex', () => {
   });
 
   it('resolves bare names under metadata.pluginRoot', () => {
-    expect(index([{ name: 'p', source: 'formatter' }], { metadata: { pluginRoot: './plugins' } }).entries[0]?.source).toEqual({ kind: 'folder', path: 'plugins/formatter' });
+    expect(index([{ name: 'p', source: 'formatter' }], { metadata: { pluginRoot: './plugins' } }).entries[0]?.source).toEqual({
+      kind: 'folder',
+      path: 'plugins/formatter',
+    });
   });
 
   it.each([
@@ -43,7 +62,18 @@ describe('readMarketplaceIndex', () => {
 
   it('keeps what search needs and what the plugin reads: strict, skills, servers and parts not loaded', () => {
     const { entries, skipped } = index([
-      { name: 'doc', source: './', strict: false, skills: ['./skills/a'], description: 'Docs', keywords: ['x'], tags: ['y'], category: 'z', commands: ['./c'], lspServers: {} },
+      {
+        name: 'doc',
+        source: './',
+        strict: false,
+        skills: ['./skills/a'],
+        description: 'Docs',
+        keywords: ['x'],
+        tags: ['y'],
+        category: 'z',
+        commands: ['./c'],
+        lspServers: {},
+      },
       { source: './nameless' },
       'not an object',
     ]);
@@ -53,7 +83,13 @@ describe('readMarketplaceIndex', () => {
         description: 'Docs',
         keywords: ['x', 'y', 'z'],
         source: { kind: 'folder', path: '' },
-        definition: { format: 'claude-code', strict: false, skills: ['./skills/a'], parts: ['commands', 'lspServers'], atMarketplaceRoot: true },
+        definition: {
+          format: 'claude-code',
+          strict: false,
+          skills: ['./skills/a'],
+          parts: ['commands', 'lspServers'],
+          atMarketplaceRoot: true,
+        },
       },
     ]);
     expect(skipped).toEqual(['entry 2 has no name and is skipped', 'entry 3 has no name and is skipped']);

@@ -56,7 +56,9 @@ export function readMarketplaceIndex(root: string, files: FileReader = nodeFileR
     throw new MarketplaceRefusedError(
       'MARKETPLACE_INDEX_MISSING',
       `it has no ${MARKETPLACE_INDEXES.map((index) => index.file).join(' or ')} at its root, so it is not a marketplace` +
-        (deeper.length === 0 ? '' : ` (${deeper.join(', ')} ${deeper.length === 1 ? 'is' : 'are'} one folder down, where no client reads an index)`),
+        (deeper.length === 0
+          ? ''
+          : ` (${deeper.join(', ')} ${deeper.length === 1 ? 'is' : 'are'} one folder down, where no client reads an index)`),
     );
   }
   let raw: unknown;
@@ -80,7 +82,8 @@ export function readMarketplaceIndex(root: string, files: FileReader = nodeFileR
     }
     entries.push(readEntry(item, found.format, pluginRoot));
   });
-  const description = typeof raw.description === 'string' ? raw.description : typeof metadata.description === 'string' ? metadata.description : null;
+  const description =
+    typeof raw.description === 'string' ? raw.description : typeof metadata.description === 'string' ? metadata.description : null;
   return { format: found.format, file: found.file, name: typeof raw.name === 'string' ? raw.name : null, description, entries, skipped };
 }
 
@@ -115,7 +118,8 @@ function readEntry(item: Record<string, unknown>, format: 'claude-code' | 'codex
  */
 function readSource(value: unknown, pluginRoot: string | null, item: Record<string, unknown>): MarketplaceSource {
   const policy = isJsonObject(item.policy) ? item.policy : {};
-  if (policy.installation === 'NOT_AVAILABLE') return { kind: 'unsupported', reason: 'its marketplace marks it not available for installation' };
+  if (policy.installation === 'NOT_AVAILABLE')
+    return { kind: 'unsupported', reason: 'its marketplace marks it not available for installation' };
   try {
     if (typeof value === 'string') return folderSource(value, pluginRoot);
     if (!isJsonObject(value)) return { kind: 'unsupported', reason: 'its source is neither a path nor an object' };
@@ -124,20 +128,29 @@ function readSource(value: unknown, pluginRoot: string | null, item: Record<stri
     const subdir = typeof value.path === 'string' ? parsePluginPath(value.path, 'its marketplace entry') : '';
     switch (value.source) {
       case 'local':
-        return typeof value.path === 'string' ? folderSource(value.path, null) : { kind: 'unsupported', reason: 'its local source has no path' };
+        return typeof value.path === 'string'
+          ? folderSource(value.path, null)
+          : { kind: 'unsupported', reason: 'its local source has no path' };
       case 'github':
-        if (typeof value.repo !== 'string' || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(value.repo)) return { kind: 'unsupported', reason: 'its github source has no owner/repo' };
+        if (typeof value.repo !== 'string' || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(value.repo))
+          return { kind: 'unsupported', reason: 'its github source has no owner/repo' };
         return { kind: 'git', url: `https://github.com/${value.repo.replace(/\.git$/, '')}.git`, path: subdir, ref, sha };
       case 'url':
       case 'git-subdir': {
-        if (typeof value.url !== 'string' || value.url === '') return { kind: 'unsupported', reason: `its ${value.source} source has no url` };
+        if (typeof value.url !== 'string' || value.url === '')
+          return { kind: 'unsupported', reason: `its ${value.source} source has no url` };
         // A relative "url" is a folder of the marketplace itself.
         if (value.url.startsWith('./') || value.url === '.') return folderSource(`./${path.posix.join(value.url, subdir)}`, null);
-        const url = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(value.url) ? `https://github.com/${value.url.replace(/\.git$/, '')}.git` : value.url;
+        const url = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(value.url)
+          ? `https://github.com/${value.url.replace(/\.git$/, '')}.git`
+          : value.url;
         return { kind: 'git', url, path: subdir, ref, sha };
       }
       default:
-        return { kind: 'unsupported', reason: `its source kind ${JSON.stringify(String(value.source)).slice(0, 40)} is not one Loadout installs (folders and git repositories are)` };
+        return {
+          kind: 'unsupported',
+          reason: `its source kind ${JSON.stringify(String(value.source)).slice(0, 40)} is not one Loadout installs (folders and git repositories are)`,
+        };
     }
   } catch (error) {
     return { kind: 'unsupported', reason: (error as Error).message };
@@ -150,7 +163,10 @@ function folderSource(value: string, pluginRoot: string | null): MarketplaceSour
     const base = pluginRoot === null ? '' : parsePluginPath(pluginRoot, 'the marketplace');
     return { kind: 'folder', path: parsePluginPath(base === '' ? value : `${base}/${value}`, 'its marketplace entry') };
   }
-  return { kind: 'unsupported', reason: `its source ${JSON.stringify(value.slice(0, 80))} must start with ./ and stay inside the marketplace` };
+  return {
+    kind: 'unsupported',
+    reason: `its source ${JSON.stringify(value.slice(0, 80))} must start with ./ and stay inside the marketplace`,
+  };
 }
 
 /** Index files one folder below the root: named when a repository keeps its index where no client looks. */

@@ -1,6 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Diagnostic, type FileReader, type InlineDocument, nodeFileReader, type RootLayout, type RootLayoutSource } from '@loadout/kernel';
+import {
+  type Diagnostic,
+  type FileReader,
+  type InlineDocument,
+  nodeFileReader,
+  type RootLayout,
+  type RootLayoutSource,
+} from '@loadout/kernel';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';
 import { pathInside, withRootListing } from './pathInside.js';
@@ -82,7 +89,11 @@ function readLayout(options: ReadPluginOptions, files: FileReader): PluginReadin
   const read = new Set<string>();
   const defaultFile = DEFAULT_SERVER_FILE[format];
   const extra: string[] = [...manifest.others.map((other) => `${other} (another manifest; ${manifest.file ?? 'none'} is read)`)];
-  if (defaultFile !== null && !(wholeDefinition && definition.mcpServers !== undefined) && pathInside(places.root, defaultFile, files).type !== 'missing') {
+  if (
+    defaultFile !== null &&
+    !(wholeDefinition && definition.mcpServers !== undefined) &&
+    pathInside(places.root, defaultFile, files).type !== 'missing'
+  ) {
     read.add(defaultFile);
     take(readVendorServerFile(places, defaultFile, files));
   }
@@ -100,7 +111,8 @@ function readLayout(options: ReadPluginOptions, files: FileReader): PluginReadin
 
   const kinds: Record<string, readonly RootLayoutSource[]> = {};
   if (wholeDefinition || !isDefaultSkills(skills.sources)) kinds.skills = skills.sources;
-  if (servers.length > 0 || wholeDefinition) kinds.servers = [...(wholeDefinition ? [] : [{ folder: 'servers' }]), ...servers.map((document) => ({ document }))];
+  if (servers.length > 0 || wholeDefinition)
+    kinds.servers = [...(wholeDefinition ? [] : [{ folder: 'servers' }]), ...servers.map((document) => ({ document }))];
   return {
     format,
     manifest: manifest.file,
@@ -110,7 +122,11 @@ function readLayout(options: ReadPluginOptions, files: FileReader): PluginReadin
 }
 
 /** An Agent Plugins package: skills from `skills/`, servers from `mcp.json`, nothing from the manifest but its metadata. */
-function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginManifest, { agentPlugins: unknown }>, files: FileReader): PluginReading {
+function readAgentPlugin(
+  options: ReadPluginOptions,
+  manifest: Extract<PluginManifest, { agentPlugins: unknown }>,
+  files: FileReader,
+): PluginReading {
   const { places } = options;
   const diagnostics: Diagnostic[] = manifest.agentPlugins.ignored.map((message) => ({
     code: 'PLUGIN_MANIFEST_FIELD_IGNORED',
@@ -123,10 +139,19 @@ function readAgentPlugin(options: ReadPluginOptions, manifest: Extract<PluginMan
   const servers = readAgentPluginsServers(places, manifest.agentPlugins.version, files);
   diagnostics.push(...servers.diagnostics);
   const extra = manifest.others.map((other) => `${other} (another manifest; plugin.json is read)`);
-  if (pathInside(places.root, '.mcp.json', files).type === 'file') extra.push('MCP servers in .mcp.json (an Agent Plugins package declares them in mcp.json)');
+  if (pathInside(places.root, '.mcp.json', files).type === 'file')
+    extra.push('MCP servers in .mcp.json (an Agent Plugins package declares them in mcp.json)');
   const parts = unloadedParts(places.root, places.plugin, {}, extra, files);
   if (parts !== null) diagnostics.push(parts);
-  diagnostics.push(...straySkills(places.root, places.plugin, [{ folder: 'skills' }, ...skills.sources], { ...straySearch(places.root, files), groups: skills.groups ?? [] }, files));
+  diagnostics.push(
+    ...straySkills(
+      places.root,
+      places.plugin,
+      [{ folder: 'skills' }, ...skills.sources],
+      { ...straySearch(places.root, files), groups: skills.groups ?? [] },
+      files,
+    ),
+  );
   return {
     format: 'agent-plugins',
     manifest: manifest.file,
@@ -166,7 +191,10 @@ function straySearch(root: string, files: FileReader): StraySearch {
     return { deep: false };
   }
   if (!index.entries.some((entry) => entry.source.kind === 'folder' && entry.source.path !== '')) return { deep: false };
-  return { deep: true, hint: `; this repository is also a marketplace (${index.file}): add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE` };
+  return {
+    deep: true,
+    hint: `; this repository is also a marketplace (${index.file}): add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`,
+  };
 }
 
 function asList(value: unknown): unknown[] {

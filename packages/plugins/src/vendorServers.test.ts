@@ -27,7 +27,11 @@ describe('vendor (Claude Code, Codex, Cursor) servers', () => {
         relativeCwd: { command: 'node', cwd: '../..' },
         dataCwd: { command: 'node', cwd: '${CLAUDE_PLUGIN_DATA}/../other' },
         arg: { command: 'node', args: ['--require=${CLAUDE_PLUGIN_ROOT}/../other/x.js'] },
-        inside: { command: '${CLAUDE_PLUGIN_ROOT}/bin/run', args: ['${CLAUDE_PLUGIN_ROOT}/server.mjs', '--root=${CLAUDE_PLUGIN_ROOT}'], cwd: '${CLAUDE_PLUGIN_DATA}' },
+        inside: {
+          command: '${CLAUDE_PLUGIN_ROOT}/bin/run',
+          args: ['${CLAUDE_PLUGIN_ROOT}/server.mjs', '--root=${CLAUDE_PLUGIN_ROOT}'],
+          cwd: '${CLAUDE_PLUGIN_DATA}',
+        },
         system: { command: '/usr/bin/node', args: ['x'], cwd: '/tmp' },
       },
       nodeFileReader,
@@ -58,7 +62,8 @@ describe('vendor (Claude Code, Codex, Cursor) servers', () => {
     );
     const read = readAgentPluginsServers(at, '1.0.0', nodeFileReader);
     expect(read.documents.map((document) => document.name)).toEqual(['inside.json']);
-    expect(read.diagnostics.map((diagnostic) => diagnostic.message)).toEqual([expect.stringMatching(/"arg" in mcp.json is skipped: "args" "\$\{PLUGIN_ROOT\}\/..\/other\/server.mjs" leads outside the plugin/)]);
+    expect(read.diagnostics.map((diagnostic) => diagnostic.message)).toEqual([
+      expect.stringMatching(/"arg" in mcp.json is skipped: "args" "\$\{PLUGIN_ROOT\}\/..\/other\/server.mjs" leads outside the plugin/),
+    ]);
   });
 });
-

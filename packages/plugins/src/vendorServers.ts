@@ -44,7 +44,12 @@ export function readVendorServerFile(places: PluginPlaces, relative: string, fil
 }
 
 /** Servers declared inline in `file` (a manifest or a marketplace entry), under the same rules. */
-export function readInlineVendorServers(places: PluginPlaces, file: string, servers: Record<string, unknown>, files: FileReader): PluginServers {
+export function readInlineVendorServers(
+  places: PluginPlaces,
+  file: string,
+  servers: Record<string, unknown>,
+  files: FileReader,
+): PluginServers {
   const collector = new ServerCollector(places, file);
   addVendorServers(collector, places, servers, files);
   return collector.result();
@@ -54,7 +59,13 @@ export function readInlineVendorServers(places: PluginPlaces, file: string, serv
  * A manifest's `mcpServers` value: a `./` path, an inline map, or (Cursor) a list of either.
  * Paths already read (the default file) are not read twice.
  */
-export function readManifestServers(places: PluginPlaces, file: string, value: unknown, alreadyRead: Set<string>, files: FileReader): PluginServers {
+export function readManifestServers(
+  places: PluginPlaces,
+  file: string,
+  value: unknown,
+  alreadyRead: Set<string>,
+  files: FileReader,
+): PluginServers {
   const documents: PluginServers['documents'][number][] = [];
   const diagnostics: PluginServers['diagnostics'][number][] = [];
   const take = (servers: PluginServers): void => {
@@ -104,7 +115,9 @@ function addVendorServers(collector: ServerCollector, places: PluginPlaces, serv
       collector.add(name, {
         name,
         url: expand(entry.url),
-        ...(Object.keys(headers).length === 0 ? {} : { headers: Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, expand(value)])) }),
+        ...(Object.keys(headers).length === 0
+          ? {}
+          : { headers: Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, expand(value)])) }),
       });
       continue;
     }
@@ -112,7 +125,12 @@ function addVendorServers(collector: ServerCollector, places: PluginPlaces, serv
       collector.skip(name, `"type" ${JSON.stringify(type)} is not stdio, http or streamable-http`);
       continue;
     }
-    const args = Array.isArray(entry.args) && entry.args.every((arg) => typeof arg === 'string') ? (entry.args as string[]) : entry.args === undefined ? [] : null;
+    const args =
+      Array.isArray(entry.args) && entry.args.every((arg) => typeof arg === 'string')
+        ? (entry.args as string[])
+        : entry.args === undefined
+          ? []
+          : null;
     const env = stringMap(entry.env);
     if (typeof entry.command !== 'string' || entry.command === '') collector.skip(name, '"command" is missing');
     else if (args === null) collector.skip(name, '"args" must be a list of strings');
@@ -125,11 +143,14 @@ function addVendorServers(collector: ServerCollector, places: PluginPlaces, serv
       // What is built on the plugin's folders stays in them, as the Agent Plugins reader requires:
       // a `./` command, a relative or placeholder cwd, a placeholder path in an argument.
       const leaving =
-        (command.startsWith('./') && leavesFolder(places.realRoot, absolute, files)) || placeholderLeaving(entry.command, values, files) !== null
+        (command.startsWith('./') && leavesFolder(places.realRoot, absolute, files)) ||
+        placeholderLeaving(entry.command, values, files) !== null
           ? `"command" ${JSON.stringify(entry.command.slice(0, 80))}`
           : typeof entry.cwd === 'string' && cwdLeaves(entry.cwd, cwd, values, files)
             ? `"cwd" ${JSON.stringify(entry.cwd.slice(0, 80))}`
-            : args.filter((arg) => placeholderLeaving(arg, values, files) !== null).map((arg) => `"args" ${JSON.stringify(arg.slice(0, 80))}`)[0];
+            : args
+                .filter((arg) => placeholderLeaving(arg, values, files) !== null)
+                .map((arg) => `"args" ${JSON.stringify(arg.slice(0, 80))}`)[0];
       if (leaving !== undefined) {
         collector.skip(name, `${leaving} leads outside the plugin`);
         continue;

@@ -69,7 +69,11 @@ describe('PluginManager.install', () => {
 
   it.each([
     ['a plugin.json name that is not a valid name', { 'plugin.json': agentPluginsManifest('../Escape') }, 'PLUGIN_MANIFEST_INVALID'],
-    ['a .claude-plugin/plugin.json name that is not a valid name', { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: '../Escape' }) } }, 'PLUGIN_NAME_INVALID'],
+    [
+      'a .claude-plugin/plugin.json name that is not a valid name',
+      { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: '../Escape' }) } },
+      'PLUGIN_NAME_INVALID',
+    ],
     ['a plugin.json without $schema', { 'plugin.json': JSON.stringify({ name: 'no-schema' }) }, 'PLUGIN_MANIFEST_INVALID'],
     ['a malformed plugin.json', { 'plugin.json': '{ "name": ' }, 'PLUGIN_MANIFEST_INVALID'],
     ['a plugin.json that is not an object', { 'plugin.json': '["x"]' }, 'PLUGIN_MANIFEST_INVALID'],
@@ -84,7 +88,10 @@ describe('PluginManager.install', () => {
   it('refuses a repository base name that is not a valid name, with a hint, and accepts --name instead', async () => {
     const ws = workspace();
     const upstream = pluginRepo(ws.work, 'My_Skills', 'e', null);
-    await expect(ws.manager.install(upstream)).rejects.toMatchObject({ code: 'PLUGIN_NAME_INVALID', message: expect.stringContaining('--name') });
+    await expect(ws.manager.install(upstream)).rejects.toMatchObject({
+      code: 'PLUGIN_NAME_INVALID',
+      message: expect.stringContaining('--name'),
+    });
     expect(pluginFolders(ws)).toEqual([]);
     expect((await ws.manager.install(upstream, { name: 'my-skills' })).name).toBe('my-skills');
   });
@@ -96,7 +103,10 @@ describe('PluginManager.install', () => {
     const upstream = pluginRepo(ws.work, 'linky', 'f', null);
     fs.symlinkSync(secret, path.join(upstream, 'plugin.json'));
     gitCommit(upstream, {}, 'link manifest');
-    await expect(ws.manager.install(upstream)).rejects.toMatchObject({ code: 'PLUGIN_MANIFEST_INVALID', message: expect.stringContaining('outside') });
+    await expect(ws.manager.install(upstream)).rejects.toMatchObject({
+      code: 'PLUGIN_MANIFEST_INVALID',
+      message: expect.stringContaining('outside'),
+    });
     expect(pluginFolders(ws)).toEqual([]);
   });
 
@@ -117,7 +127,10 @@ describe('PluginManager.install', () => {
   it('refuses a repository with no kind folder at its root; a linked kind folder does not count', async () => {
     const ws = workspace();
     const plain = gitRepo(path.join(ws.work, 'not-a-plugin'), { 'README.md': 'hello', docs: { 'skills.md': 'x' } });
-    await expect(ws.manager.install(plain)).rejects.toMatchObject({ code: 'PLUGIN_NOT_A_PLUGIN', message: expect.stringContaining('skills') });
+    await expect(ws.manager.install(plain)).rejects.toMatchObject({
+      code: 'PLUGIN_NOT_A_PLUGIN',
+      message: expect.stringContaining('skills'),
+    });
     const linked = gitRepo(path.join(ws.work, 'linked'), { 'README.md': 'hello', elsewhere: { 'a.md': 'x' } });
     fs.symlinkSync('elsewhere', path.join(linked, 'skills'));
     gitCommit(linked, {}, 'link');
@@ -207,17 +220,23 @@ describe('PluginManager.install', () => {
     await ws.manager.install(pluginRepo(ws.work, 'kept', 'l', 'kept'));
     const before = installedState(ws);
     const marker = path.join(ws.work, 'marker');
-    await expect(ws.manager.install(template.replace('MARKER', marker))).rejects.toMatchObject({ category: 'invalid', code: 'PLUGIN_URL_REFUSED' });
+    await expect(ws.manager.install(template.replace('MARKER', marker))).rejects.toMatchObject({
+      category: 'invalid',
+      code: 'PLUGIN_URL_REFUSED',
+    });
     expect(fs.existsSync(marker)).toBe(false);
     expect(installedState(ws)).toEqual(before);
   });
 
-  it.each([['..'], ['../escape'], ['Upper'], ['x'.repeat(65)], ['-x'], ['a/b'], ['']])('refuses the name %j before git starts', async (name) => {
-    const ws = workspace();
-    const upstream = pluginRepo(ws.work, 'named', 'm', 'named');
-    await expect(ws.manager.install(upstream, { name })).rejects.toMatchObject({ code: 'PLUGIN_NAME_INVALID' });
-    expect(pluginFolders(ws)).toEqual([]);
-  });
+  it.each([['..'], ['../escape'], ['Upper'], ['x'.repeat(65)], ['-x'], ['a/b'], ['']])(
+    'refuses the name %j before git starts',
+    async (name) => {
+      const ws = workspace();
+      const upstream = pluginRepo(ws.work, 'named', 'm', 'named');
+      await expect(ws.manager.install(upstream, { name })).rejects.toMatchObject({ code: 'PLUGIN_NAME_INVALID' });
+      expect(pluginFolders(ws)).toEqual([]);
+    },
+  );
 
   it.each([['--upload-pack=touch'], ['-c'], ['main;touch'], ['a..b'], ['x y']])('refuses the ref %j before git starts', async (ref) => {
     const ws = workspace();
@@ -228,18 +247,23 @@ describe('PluginManager.install', () => {
 
   it('reports a failed clone as a git error and leaves no folder and no row', async () => {
     const ws = workspace();
-    await expect(ws.manager.install(`file://${ws.work}/missing-repo`)).rejects.toMatchObject({ code: 'PLUGIN_GIT_FAILED', category: 'failed' });
+    await expect(ws.manager.install(`file://${ws.work}/missing-repo`)).rejects.toMatchObject({
+      code: 'PLUGIN_GIT_FAILED',
+      category: 'failed',
+    });
     const upstream = pluginRepo(ws.work, 'no-such-ref', 'o', 'no-such-ref');
     const refused = await ws.manager.install(upstream, { ref: 'does-not-exist' }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'PLUGIN_GIT_FAILED' });
     // The reason as git gives it, first; never the line naming the staging folder the clone went to.
-    expect((refused as Error).message).toMatch(/^git clone failed: warning: Could not find remote branch does-not-exist to clone\. fatal: Remote branch does-not-exist not found/);
+    expect((refused as Error).message).toMatch(
+      /^git clone failed: warning: Could not find remote branch does-not-exist to clone\. fatal: Remote branch does-not-exist not found/,
+    );
     expect((refused as Error).message).not.toContain('Cloning into');
     expect(pluginFolders(ws)).toEqual([]);
     expect(ws.registry.list()).toEqual([]);
   });
 
-  it("installs at a branch or a tag given with --ref; a tag is pinned and update leaves it alone", async () => {
+  it('installs at a branch or a tag given with --ref; a tag is pinned and update leaves it alone', async () => {
     const ws = workspace();
     const upstream = pluginRepo(ws.work, 'versions', 'p', 'versions');
     git(upstream, 'tag', 'v1');
@@ -278,11 +302,17 @@ describe('PluginManager.update', () => {
     const ws = workspace();
     const upstream = pluginRepo(ws.work, 'live', 'r', 'live');
     const installed = await ws.manager.install(upstream);
-    gitCommit(upstream, { skills: { 'r-reading': { 'SKILL.md': skillMarkdown({ name: 'r-reading', description: 'Read r files, second edition' }) } } }, 'v2');
+    gitCommit(
+      upstream,
+      { skills: { 'r-reading': { 'SKILL.md': skillMarkdown({ name: 'r-reading', description: 'Read r files, second edition' }) } } },
+      'v2',
+    );
     const [result] = await ws.manager.update(['live']);
     expect(result).toEqual({ name: 'live', status: 'updated', from: installed.commit, to: head(upstream) });
     expect(ws.registry.get('live')?.commit).toBe(head(upstream));
-    expect((await session(ws)).skills).toContainEqual(expect.objectContaining({ id: 'r-reading', description: 'Read r files, second edition' }));
+    expect((await session(ws)).skills).toContainEqual(
+      expect.objectContaining({ id: 'r-reading', description: 'Read r files, second edition' }),
+    );
     expect(await ws.manager.update()).toEqual([{ name: 'live', status: 'up-to-date', from: head(upstream), to: head(upstream) }]);
     // The lock file is the one change in the owner's repository: it is meant to travel with it.
     expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
@@ -297,7 +327,11 @@ describe('PluginManager.update', () => {
     const installed = await ws.manager.install(upstream);
     gitCommit(upstream, { 'README.md': 'upstream\n' }, 'v2');
     change(installed.dir);
-    await expect(ws.manager.update(['dirty'])).rejects.toMatchObject({ code: 'PLUGIN_LOCAL_CHANGES', category: 'conflict', message: expect.stringContaining('local changes') });
+    await expect(ws.manager.update(['dirty'])).rejects.toMatchObject({
+      code: 'PLUGIN_LOCAL_CHANGES',
+      category: 'conflict',
+      message: expect.stringContaining('local changes'),
+    });
     expect(head(installed.dir)).toBe(installed.commit);
     expect(ws.registry.get('dirty')?.commit).toBe(installed.commit);
   });
@@ -341,7 +375,10 @@ describe('PluginManager.update', () => {
     gitCommit(good, { 'README.md': 'v2\n' }, 'v2');
     gitCommit(bad, { 'README.md': 'v2\n' }, 'v2');
     fs.writeFileSync(path.join(badEntry.dir, 'README.md'), 'edited in place\n');
-    await expect(ws.manager.update()).rejects.toMatchObject({ code: 'PLUGIN_UPDATE_INCOMPLETE', message: expect.stringMatching(/plugin bad has local changes.*good updated/) });
+    await expect(ws.manager.update()).rejects.toMatchObject({
+      code: 'PLUGIN_UPDATE_INCOMPLETE',
+      message: expect.stringMatching(/plugin bad has local changes.*good updated/),
+    });
     expect(ws.registry.get('good')?.commit).toBe(head(good));
     expect(ws.registry.get('bad')?.commit).toBe(badEntry.commit);
   });

@@ -42,7 +42,9 @@ async function installAndLoad(ws: Workspace, repo: string): Promise<Loaded> {
   const json = await session(ws);
   const documents = await withSession(ws, (opened) => {
     const root = opened.roots.find((candidate) => candidate.plugin === entry.name);
-    const docs = (root?.layout?.kinds.servers ?? []).flatMap((source) => ('document' in source ? [source.document] : [])) as InlineDocument[];
+    const docs = (root?.layout?.kinds.servers ?? []).flatMap((source) =>
+      'document' in source ? [source.document] : [],
+    ) as InlineDocument[];
     return Object.fromEntries(docs.map((doc) => [doc.name.replace(/\.json$/, ''), doc.content as Record<string, unknown>]));
   });
   const ofPlugin = json.diagnostics.filter((d) => d.message.includes(`plugin ${entry.name}`) || d.code === 'PATH_OUTSIDE_ROOT');
@@ -74,8 +76,16 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
     ['not an object', '["x"]', /JSON object/],
     ['missing $schema', JSON.stringify({ name: 'conformant' }), /"\$schema" is missing/],
     ['an empty $schema', JSON.stringify({ $schema: '', name: 'conformant' }), /"\$schema" is missing/],
-    ['an unknown $schema version (S3)', JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/2.0.0/plugin.schema.json', name: 'conformant' }), /version Loadout does not support/],
-    ['a $schema that is not Agent Plugins', JSON.stringify({ $schema: 'https://json.schemastore.org/claude-code-plugin-manifest.json', name: 'x' }), /does not support/],
+    [
+      'an unknown $schema version (S3)',
+      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/2.0.0/plugin.schema.json', name: 'conformant' }),
+      /version Loadout does not support/,
+    ],
+    [
+      'a $schema that is not Agent Plugins',
+      JSON.stringify({ $schema: 'https://json.schemastore.org/claude-code-plugin-manifest.json', name: 'x' }),
+      /does not support/,
+    ],
     ['missing name', JSON.stringify({ $schema: PLUGIN_1_0 }), /"name" is missing/],
     ['an empty name', manifest({ name: '' }), /"name" is missing/],
     ['an upper-case name (L3)', manifest({ name: 'My-Plugin' }), /naming rules/],
@@ -103,7 +113,9 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
     const ws = workspace();
     const loaded = await installAndLoad(
       ws,
-      plugin(ws, { 'plugin.json': manifest({ version: 'banana', homepage: 'not a url', license: 'Mine', author: { email: 'nobody' }, keywords: [] }) }),
+      plugin(ws, {
+        'plugin.json': manifest({ version: 'banana', homepage: 'not a url', license: 'Mine', author: { email: 'nobody' }, keywords: [] }),
+      }),
     );
     expect(loaded.skills).toEqual(['good']);
     expect(loaded.codes).toEqual([]);
@@ -131,7 +143,10 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
     expect(reported.skills).toEqual(['good']);
     expect(reported.messages).toMatch(/"extensions" is not an object/);
     const quiet = workspace();
-    const ignored = await installAndLoad(quiet, plugin(quiet, { 'plugin.json': manifest({ extensions: { 'com.example.client': 5, 'org.other': { a: [1] } } }) }));
+    const ignored = await installAndLoad(
+      quiet,
+      plugin(quiet, { 'plugin.json': manifest({ extensions: { 'com.example.client': 5, 'org.other': { a: [1] } } }) }),
+    );
     expect(ignored.skills).toEqual(['good']);
     expect(ignored.codes).toEqual([]);
   });
@@ -139,7 +154,10 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
   it('L4a/L4c (1.1.0): presentation is a closed object; an icon that is not a ./ path is ignored, never fetched', async () => {
     const ws = workspace();
     const v11 = (presentation: unknown) => JSON.stringify({ $schema: PLUGIN_1_1, name: 'conformant', presentation });
-    const loaded = await installAndLoad(ws, plugin(ws, { 'plugin.json': v11({ displayName: 'Conformant', icon: 'https://example.invalid/i.png' }) }));
+    const loaded = await installAndLoad(
+      ws,
+      plugin(ws, { 'plugin.json': v11({ displayName: 'Conformant', icon: 'https://example.invalid/i.png' }) }),
+    );
     expect(loaded.skills).toEqual(['good']);
     expect(loaded.messages).toMatch(/"presentation.icon" is not a \.\/ path/);
     const empty = workspace();
@@ -155,7 +173,9 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
     }
     // In a 1.0.0 manifest, presentation is only an unknown field.
     const older = workspace();
-    expect((await installAndLoad(older, plugin(older, { 'plugin.json': manifest({ presentation: 'big' }) }))).messages).toMatch(/unknown field "presentation"/);
+    expect((await installAndLoad(older, plugin(older, { 'plugin.json': manifest({ presentation: 'big' }) }))).messages).toMatch(
+      /unknown field "presentation"/,
+    );
   });
 
   it('L6/S1/S2: plugin.json that is a directory or a link out of the root rejects the plugin; a link inside is read', async () => {
@@ -177,7 +197,10 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
 
   it('a plugin whose manifest turns invalid in an update is rejected by the next session: nothing of it loads', async () => {
     const ws = workspace();
-    const repo = plugin(ws, { 'mcp.json': mcp({ tool: { type: 'stdio', command: 'node' } }), tasks: { t: { 'TASK.md': '---\nname: t\ndescription: t\nimplementation: run.sh\n---\n', 'run.sh': 'true\n' } } });
+    const repo = plugin(ws, {
+      'mcp.json': mcp({ tool: { type: 'stdio', command: 'node' } }),
+      tasks: { t: { 'TASK.md': '---\nname: t\ndescription: t\nimplementation: run.sh\n---\n', 'run.sh': 'true\n' } },
+    });
     const before = await installAndLoad(ws, repo);
     expect(before.skills).toEqual(['good']);
     expect(before.servers).toEqual(['tool']);
@@ -185,7 +208,12 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
     await ws.manager.update(['conformant']);
     const after = await session(ws);
     expect([...after.skills, ...after.servers, ...after.tasks].filter((record) => record.plugin === 'conformant')).toEqual([]);
-    expect(after.diagnostics).toContainEqual(expect.objectContaining({ code: 'PLUGIN_REJECTED', message: expect.stringMatching(/plugin conformant is not loaded: .*naming rules/) }));
+    expect(after.diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: 'PLUGIN_REJECTED',
+        message: expect.stringMatching(/plugin conformant is not loaded: .*naming rules/),
+      }),
+    );
   });
 });
 
@@ -199,7 +227,10 @@ describe('Agent Plugins conformance: component discovery (D1, D2, S6, S8–S10, 
 
   it('S6: skills that is a file makes skills invalid while MCP still loads; mcp.json that is a folder disables MCP while skills load', async () => {
     const ws = workspace();
-    const fileSkills = await installAndLoad(ws, plugin(ws, { skills: 'not a folder', 'mcp.json': mcp({ tool: { type: 'stdio', command: 'node' } }) }));
+    const fileSkills = await installAndLoad(
+      ws,
+      plugin(ws, { skills: 'not a folder', 'mcp.json': mcp({ tool: { type: 'stdio', command: 'node' } }) }),
+    );
     expect(fileSkills.skills).toEqual([]);
     expect(fileSkills.servers).toEqual(['tool']);
     expect(fileSkills.messages).toMatch(/no skill is loaded: skills is not a folder/);
@@ -282,7 +313,11 @@ describe('Agent Plugins conformance: mcp.json (M1–M4, R2, R3, S11–S19)', () 
     ['an extra top-level key', JSON.stringify({ $schema: MCP_1_0, mcpServers: {}, servers: {} }), /only "\$schema" and "mcpServers"/],
     ['no mcpServers', JSON.stringify({ $schema: MCP_1_0 }), /"mcpServers" is missing/],
     ['no $schema', JSON.stringify({ mcpServers: {} }), /"\$schema" is missing/],
-    ['an unknown version', JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/9.9.9/mcp.schema.json', mcpServers: {} }), /does not support/],
+    [
+      'an unknown version',
+      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/9.9.9/mcp.schema.json', mcpServers: {} }),
+      /does not support/,
+    ],
     ['broken JSON', '{ "mcpServers": ', /not valid JSON/],
   ])('S12: mcp.json with %s disables MCP; skills still load', async (_what, text, reason) => {
     const ws = workspace();
@@ -436,15 +471,29 @@ describe('Agent Plugins conformance: mcp.json (M1–M4, R2, R3, S11–S19)', () 
       name: 'local',
       command: 'node',
       args: [`${root}/server.mjs`, `--data=${data}/db`, '${HOME}', '$PLUGIN_ROOT', '${PLUGIN_ROOT:-x}'],
-      env: { CONFIG: `${root}/config.json`, '${PLUGIN_ROOT}': 'key stays', plugin_root: 'other case', PLUGIN_ROOT: root, PLUGIN_DATA: data },
+      env: {
+        CONFIG: `${root}/config.json`,
+        '${PLUGIN_ROOT}': 'key stays',
+        plugin_root: 'other case',
+        PLUGIN_ROOT: root,
+        PLUGIN_DATA: data,
+      },
       cwd: root,
     });
-    expect(loaded.documents.remote).toEqual({ name: 'remote', url: 'https://mcp.example.com/${PLUGIN_ROOT}', headers: { 'X-Root': '${PLUGIN_ROOT}' } });
+    expect(loaded.documents.remote).toEqual({
+      name: 'remote',
+      url: 'https://mcp.example.com/${PLUGIN_ROOT}',
+      headers: { 'X-Root': '${PLUGIN_ROOT}' },
+    });
     // E1: the data folder exists before any runtime could start the server, and is writable.
     fs.writeFileSync(path.join(data, 'probe'), 'x');
     // The session lists the server as it would run, without its environment's values.
     const listed = (await session(ws)).servers.find((server) => server.id === 'local') as unknown as Record<string, unknown>;
-    expect(listed).toMatchObject({ command: 'node', cwd: root, args: [`${root}/server.mjs`, `--data=${data}/db`, '${HOME}', '$PLUGIN_ROOT', '${PLUGIN_ROOT:-x}'] });
+    expect(listed).toMatchObject({
+      command: 'node',
+      cwd: root,
+      args: [`${root}/server.mjs`, `--data=${data}/db`, '${HOME}', '$PLUGIN_ROOT', '${PLUGIN_ROOT:-x}'],
+    });
     expect(listed.envKeys).toEqual(['CONFIG', '${PLUGIN_ROOT}', 'plugin_root', 'PLUGIN_ROOT', 'PLUGIN_DATA']);
   });
 

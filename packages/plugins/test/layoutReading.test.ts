@@ -36,7 +36,10 @@ function pathsAskedOfNodeFs<T>(work: () => T): { value: T; asked: Set<string> } 
     const call = module[name];
     if (typeof call !== 'function' || !/^[a-z]/.test(name)) continue;
     originals.set(name, call);
-    module[name] = Object.assign(wrap(call as (...args: unknown[]) => unknown), name === 'realpathSync' ? { native: wrap(fs.realpathSync.native as (...args: unknown[]) => unknown) } : {});
+    module[name] = Object.assign(
+      wrap(call as (...args: unknown[]) => unknown),
+      name === 'realpathSync' ? { native: wrap(fs.realpathSync.native as (...args: unknown[]) => unknown) } : {},
+    );
   }
   syncBuiltinESMExports();
   try {
@@ -74,7 +77,14 @@ const plugins: [string, TreeDescription, ((root: string) => void)?][] = [
   [
     'a Claude Code plugin with listed skills, server files, parts not loaded and strays',
     {
-      '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'cc', skills: ['./extra', './one'], mcpServers: ['./more.json', { inline: { command: './bin/run' } }], commands: './commands' }) },
+      '.claude-plugin': {
+        'plugin.json': JSON.stringify({
+          name: 'cc',
+          skills: ['./extra', './one'],
+          mcpServers: ['./more.json', { inline: { command: './bin/run' } }],
+          commands: './commands',
+        }),
+      },
       '.codex-plugin': { 'plugin.json': JSON.stringify({ name: 'cc' }) },
       skills: { base: skill('base'), '.curated': { hidden: skill('hidden') } },
       extra: { two: skill('two') },
@@ -92,7 +102,10 @@ const plugins: [string, TreeDescription, ((root: string) => void)?][] = [
     'an Agent Plugins package with servers, a group folder and a skill that breaks the rules',
     {
       'plugin.json': agentPluginsManifest('ap'),
-      'mcp.json': JSON.stringify({ $schema: AGENT_PLUGINS_1_0.replace('plugin.schema', 'mcp.schema'), mcpServers: { run: { type: 'stdio', command: './bin/run', cwd: '${PLUGIN_DATA}/work' } } }),
+      'mcp.json': JSON.stringify({
+        $schema: AGENT_PLUGINS_1_0.replace('plugin.schema', 'mcp.schema'),
+        mcpServers: { run: { type: 'stdio', command: './bin/run', cwd: '${PLUGIN_DATA}/work' } },
+      }),
       '.mcp.json': '{}',
       bin: { run: '#!/bin/sh\n' },
       skills: { good: skill('good'), bad: skill('Not-Good'), group: { deeper: skill('deeper') } },
@@ -116,7 +129,9 @@ describe('the layout reading looks at the file system only through the reader it
       more?.(root);
       const places = pluginPlaces('p', root, testdir());
       await pause();
-      const { value: recorded, asked } = pathsAskedOfNodeFs(() => PathStamps.record((files) => readPluginLayout({ places, definition: null, files }), SHORT_RACY_MS));
+      const { value: recorded, asked } = pathsAskedOfNodeFs(() =>
+        PathStamps.record((files) => readPluginLayout({ places, definition: null, files }), SHORT_RACY_MS),
+      );
       const { value, stamps } = recorded;
       expect(stamps).not.toBeNull();
       // The recorder hands `node:fs` only paths it noted, and the stamps then look at each once more:

@@ -34,8 +34,19 @@ function acmeMarketplace(ws: Workspace) {
         metadata: { description: 'Acme plugins' },
         plugins: [
           { name: 'pdf-kit', source: './plugins/pdf-kit', description: 'Read and write PDF files', keywords: ['documents'] },
-          { name: 'remote-kit', source: { source: 'url', url: `file://${remote}`, sha: pinned }, description: 'Tools kept elsewhere', category: 'remote' },
-          { name: 'office-skills', source: './', strict: false, skills: ['./skills/xlsx', './skills/docx'], description: 'Spreadsheets and letters' },
+          {
+            name: 'remote-kit',
+            source: { source: 'url', url: `file://${remote}`, sha: pinned },
+            description: 'Tools kept elsewhere',
+            category: 'remote',
+          },
+          {
+            name: 'office-skills',
+            source: './',
+            strict: false,
+            skills: ['./skills/xlsx', './skills/docx'],
+            description: 'Spreadsheets and letters',
+          },
           { name: 'npm-kit', source: { source: 'npm', package: '@acme/kit' }, description: 'Published on npm' },
         ],
       }),
@@ -44,12 +55,19 @@ function acmeMarketplace(ws: Workspace) {
       'pdf-kit': {
         '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'pdf-kit', description: 'PDF' }) },
         skills: { 'pdf-read': skill('pdf-read'), 'pdf-write': skill('pdf-write') },
-        '.mcp.json': JSON.stringify({ 'pdf-server': { command: '${CLAUDE_PLUGIN_ROOT}/bin/server', args: ['--data', '${CLAUDE_PLUGIN_DATA}'] } }),
+        '.mcp.json': JSON.stringify({
+          'pdf-server': { command: '${CLAUDE_PLUGIN_ROOT}/bin/server', args: ['--data', '${CLAUDE_PLUGIN_DATA}'] },
+        }),
         commands: { 'render.md': '# render' },
       },
     },
     skills: { xlsx: skill('xlsx'), docx: skill('docx'), pptx: skill('pptx') },
-    tasks: { 'market-task': { 'TASK.md': '---\nname: market-task\ndescription: not part of any plugin\nimplementation: run.sh\n---\n', 'run.sh': 'true\n' } },
+    tasks: {
+      'market-task': {
+        'TASK.md': '---\nname: market-task\ndescription: not part of any plugin\nimplementation: run.sh\n---\n',
+        'run.sh': 'true\n',
+      },
+    },
   });
   return { remote, pinned, market };
 }
@@ -62,19 +80,49 @@ describe('marketplaces', () => {
     expect(added).toMatchObject({ name: 'acme', format: 'claude-code', plugins: 4, commit: head(market), description: 'Acme plugins' });
     expect(fs.existsSync(path.join(ws.places.dataDir, 'marketplaces', 'acme', '.claude-plugin', 'marketplace.json'))).toBe(true);
 
-    expect(marketplaces(ws).search('').map((hit) => hit.id)).toEqual(['pdf-kit@acme', 'remote-kit@acme', 'office-skills@acme', 'npm-kit@acme']);
-    expect(marketplaces(ws).search('pdf').map((hit) => hit.id)).toEqual(['pdf-kit@acme']);
-    expect(marketplaces(ws).search('DOCUMENTS').map((hit) => hit.id)).toEqual(['pdf-kit@acme']);
-    expect(marketplaces(ws).search('remote').map((hit) => hit.id)).toEqual(['remote-kit@acme']);
-    expect(marketplaces(ws).search('spreadsheets letters').map((hit) => hit.id)).toEqual(['office-skills@acme']);
+    expect(
+      marketplaces(ws)
+        .search('')
+        .map((hit) => hit.id),
+    ).toEqual(['pdf-kit@acme', 'remote-kit@acme', 'office-skills@acme', 'npm-kit@acme']);
+    expect(
+      marketplaces(ws)
+        .search('pdf')
+        .map((hit) => hit.id),
+    ).toEqual(['pdf-kit@acme']);
+    expect(
+      marketplaces(ws)
+        .search('DOCUMENTS')
+        .map((hit) => hit.id),
+    ).toEqual(['pdf-kit@acme']);
+    expect(
+      marketplaces(ws)
+        .search('remote')
+        .map((hit) => hit.id),
+    ).toEqual(['remote-kit@acme']);
+    expect(
+      marketplaces(ws)
+        .search('spreadsheets letters')
+        .map((hit) => hit.id),
+    ).toEqual(['office-skills@acme']);
     expect(marketplaces(ws).search('npm')[0]).toMatchObject({ installable: false, reason: expect.stringMatching(/source kind "npm"/) });
 
     const pdf = await marketplaces(ws).install('pdf-kit@acme');
-    expect(pdf).toMatchObject({ name: 'pdf-kit', path: 'plugins/pdf-kit', commit: head(market), pinned: false, marketplace: { name: 'acme', plugin: 'pdf-kit' } });
+    expect(pdf).toMatchObject({
+      name: 'pdf-kit',
+      path: 'plugins/pdf-kit',
+      commit: head(market),
+      pinned: false,
+      marketplace: { name: 'acme', plugin: 'pdf-kit' },
+    });
     const remoteKit = await marketplaces(ws).install('remote-kit@acme');
     expect(remoteKit).toMatchObject({ name: 'remote-kit', commit: pinned, pinned: true, url: `file://${remote}` });
     const office = await marketplaces(ws).install('office-skills@acme');
-    expect(office).toMatchObject({ name: 'office-skills', path: '', definition: { strict: false, skills: ['./skills/xlsx', './skills/docx'] } });
+    expect(office).toMatchObject({
+      name: 'office-skills',
+      path: '',
+      definition: { strict: false, skills: ['./skills/xlsx', './skills/docx'] },
+    });
     await expect(marketplaces(ws).install('npm-kit@acme')).rejects.toMatchObject({ code: 'MARKETPLACE_SOURCE_UNSUPPORTED' });
     expect(marketplaces(ws).search('pdf')[0]?.installed).toBe('pdf-kit');
 
@@ -95,7 +143,12 @@ describe('marketplaces', () => {
       return sources.flatMap((source) => ('document' in source ? [(source.document.content as { env: unknown }).env] : []));
     });
     expect(env).toEqual([{ CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: data }]);
-    expect(s.diagnostics).toContainEqual(expect.objectContaining({ code: 'PLUGIN_PARTS_NOT_LOADED', message: expect.stringMatching(/plugin pdf-kit: .*commands \(commands\/\)/) }));
+    expect(s.diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: 'PLUGIN_PARTS_NOT_LOADED',
+        message: expect.stringMatching(/plugin pdf-kit: .*commands \(commands\/\)/),
+      }),
+    );
     // Nothing was copied into the owner's repository; only the lock file changed there.
     expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
   });
@@ -106,12 +159,18 @@ describe('marketplaces', () => {
     await marketplaces(ws).add(market, { name: 'mine' });
     await marketplaces(ws).install('pdf-kit@mine');
     gitCommit(market, { plugins: { 'pdf-kit': { skills: { 'pdf-merge': skill('pdf-merge') } } } }, 'a new skill');
-    expect(await marketplaces(ws).update(['mine'])).toEqual([expect.objectContaining({ name: 'mine', status: 'updated', to: head(market) })]);
+    expect(await marketplaces(ws).update(['mine'])).toEqual([
+      expect.objectContaining({ name: 'mine', status: 'updated', to: head(market) }),
+    ]);
     expect(marketplaces(ws).list()).toEqual([expect.objectContaining({ name: 'mine', commit: head(market) })]);
     // The plugin is its own clone: it moves with `plugins update`, not with the marketplace.
     expect((await session(ws)).skills.filter((k) => k.plugin === 'pdf-kit').map((k) => k.id)).toEqual(['pdf-read', 'pdf-write']);
     await ws.manager.update(['pdf-kit']);
-    expect((await session(ws)).skills.filter((k) => k.plugin === 'pdf-kit').map((k) => k.id)).toEqual(['pdf-merge', 'pdf-read', 'pdf-write']);
+    expect((await session(ws)).skills.filter((k) => k.plugin === 'pdf-kit').map((k) => k.id)).toEqual([
+      'pdf-merge',
+      'pdf-read',
+      'pdf-write',
+    ]);
     expect(marketplaces(ws).remove('mine')).toMatchObject({ name: 'mine' });
     expect(marketplaces(ws).list()).toEqual([]);
     expect(ws.manager.list().map((p) => p.name)).toEqual(['pdf-kit']);
@@ -123,7 +182,9 @@ describe('marketplaces', () => {
     const { market } = acmeMarketplace(ws);
     const plain = gitRepo(path.join(ws.work, 'plain'), { skills: { a: skill('a') } });
     await expect(marketplaces(ws).add(plain)).rejects.toMatchObject({ code: 'MARKETPLACE_INDEX_MISSING' });
-    const nested = gitRepo(path.join(ws.work, 'nested'), { collection: { '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'n', plugins: [] }) } } });
+    const nested = gitRepo(path.join(ws.work, 'nested'), {
+      collection: { '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'n', plugins: [] }) } },
+    });
     await expect(marketplaces(ws).add(nested)).rejects.toMatchObject({
       code: 'MARKETPLACE_INDEX_MISSING',
       message: expect.stringMatching(/collection\/\.claude-plugin\/marketplace\.json is one folder down/),
@@ -138,7 +199,10 @@ describe('marketplaces', () => {
       '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'index-only', plugins: [{ name: 'p', source: './p' }] }) },
       p: { skills: { a: skill('a') } },
     });
-    await expect(ws.manager.install(indexOnly)).rejects.toMatchObject({ code: 'PLUGIN_IS_A_MARKETPLACE', message: expect.stringMatching(/loadout marketplace add/) });
+    await expect(ws.manager.install(indexOnly)).rejects.toMatchObject({
+      code: 'PLUGIN_IS_A_MARKETPLACE',
+      message: expect.stringMatching(/loadout marketplace add/),
+    });
     expect(pluginFolders(ws)).toEqual([]);
   });
 
@@ -150,19 +214,31 @@ describe('marketplaces', () => {
           'marketplace.json': JSON.stringify({
             name: 'codex-tools',
             plugins: [
-              { name: 'lint', source: { source: 'local', path: './plugins/lint' }, policy: { installation: 'AVAILABLE' }, category: 'Coding' },
+              {
+                name: 'lint',
+                source: { source: 'local', path: './plugins/lint' },
+                policy: { installation: 'AVAILABLE' },
+                category: 'Coding',
+              },
               { name: 'hidden', source: { source: 'local', path: './plugins/hidden' }, policy: { installation: 'NOT_AVAILABLE' } },
             ],
           }),
         },
       },
       plugins: {
-        lint: { '.codex-plugin': { 'plugin.json': JSON.stringify({ name: 'lint', skills: './skills/' }) }, skills: { 'lint-code': skill('lint-code') } },
+        lint: {
+          '.codex-plugin': { 'plugin.json': JSON.stringify({ name: 'lint', skills: './skills/' }) },
+          skills: { 'lint-code': skill('lint-code') },
+        },
         hidden: { skills: { h: skill('h') } },
       },
     });
     expect(await marketplaces(ws).add(market)).toMatchObject({ name: 'codex-tools', format: 'codex', plugins: 2 });
-    expect(marketplaces(ws).search('coding').map((hit) => hit.id)).toEqual(['lint@codex-tools']);
+    expect(
+      marketplaces(ws)
+        .search('coding')
+        .map((hit) => hit.id),
+    ).toEqual(['lint@codex-tools']);
     await expect(marketplaces(ws).install('hidden@codex-tools')).rejects.toMatchObject({ code: 'MARKETPLACE_SOURCE_UNSUPPORTED' });
     await marketplaces(ws).install('lint@codex-tools');
     expect((await session(ws)).skills.filter((k) => k.plugin === 'lint').map((k) => k.id)).toEqual(['lint-code']);

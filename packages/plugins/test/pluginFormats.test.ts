@@ -33,7 +33,13 @@ describe('Claude Code plugins', () => {
         'plugin.json': JSON.stringify({
           name: 'claude-kit',
           skills: ['./extra-skills', './single'],
-          mcpServers: { inline: { type: 'http', url: 'https://mcp.example.com/${CLAUDE_PLUGIN_ROOT}', headers: { Authorization: 'Bearer ${API_TOKEN}' } } },
+          mcpServers: {
+            inline: {
+              type: 'http',
+              url: 'https://mcp.example.com/${CLAUDE_PLUGIN_ROOT}',
+              headers: { Authorization: 'Bearer ${API_TOKEN}' },
+            },
+          },
           commands: ['./more-commands'],
         }),
       },
@@ -41,7 +47,10 @@ describe('Claude Code plugins', () => {
       'extra-skills': { extra: skill('extra') },
       single: skill('single'),
       // The flat shape real repositories use, with no mcpServers wrapper.
-      '.mcp.json': JSON.stringify({ files: { command: 'npx', args: ['files-server', '${CLAUDE_PLUGIN_ROOT}/data', '${HOME}'], env: { TOKEN: '${FILES_TOKEN}' } }, old: { type: 'sse', url: 'https://x.example/sse' } }),
+      '.mcp.json': JSON.stringify({
+        files: { command: 'npx', args: ['files-server', '${CLAUDE_PLUGIN_ROOT}/data', '${HOME}'], env: { TOKEN: '${FILES_TOKEN}' } },
+        old: { type: 'sse', url: 'https://x.example/sse' },
+      }),
       commands: { 'go.md': '# go' },
       agents: { 'reviewer.md': '# reviewer' },
       hooks: { 'hooks.json': JSON.stringify({ hooks: { SessionStart: [{ matcher: 'startup', hooks: [] }], Stop: [] } }) },
@@ -56,7 +65,10 @@ describe('Claude Code plugins', () => {
       cwd: result.root,
       envKeys: ['TOKEN', 'CLAUDE_PLUGIN_ROOT', 'CLAUDE_PLUGIN_DATA'],
     });
-    expect(result.servers.find((server) => server.id === 'inline')).toMatchObject({ transport: 'http', url: `https://mcp.example.com/${result.root}` });
+    expect(result.servers.find((server) => server.id === 'inline')).toMatchObject({
+      transport: 'http',
+      url: `https://mcp.example.com/${result.root}`,
+    });
     const messages = result.diagnostics.map((d) => d.message).join('\n');
     expect(messages).toMatch(/"old" .* skipped: the sse transport is not one Loadout supports/);
     const parts = result.diagnostics.filter((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED');
@@ -68,7 +80,9 @@ describe('Claude Code plugins', () => {
   it('reads a manifest mcpServers path and the wrapped .mcp.json shape; a path out of the plugin is refused', async () => {
     const ws = workspace();
     const repo = gitRepo(path.join(ws.work, 'paths'), {
-      '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'paths', mcpServers: ['./config/servers.json', './../escape.json'], skills: '../outside' }) },
+      '.claude-plugin': {
+        'plugin.json': JSON.stringify({ name: 'paths', mcpServers: ['./config/servers.json', './../escape.json'], skills: '../outside' }),
+      },
       config: { 'servers.json': JSON.stringify({ mcpServers: { wrapped: { command: './bin/run' } } }) },
       skills: { s: skill('s') },
     });
@@ -82,7 +96,10 @@ describe('Claude Code plugins', () => {
 
   it('loads a root SKILL.md as a one-skill plugin', async () => {
     const ws = workspace();
-    const repo = gitRepo(path.join(ws.work, 'lonely-skill'), { 'SKILL.md': skillMarkdown({ name: 'lonely-skill', description: 'One skill' }), 'README.md': 'x' });
+    const repo = gitRepo(path.join(ws.work, 'lonely-skill'), {
+      'SKILL.md': skillMarkdown({ name: 'lonely-skill', description: 'One skill' }),
+      'README.md': 'x',
+    });
     expect((await installed(ws, repo)).skills).toEqual(['lonely-skill']);
   });
 });
@@ -91,7 +108,15 @@ describe('Codex and Cursor plugins', () => {
   it('reads a Codex manifest: skills path, inline servers and the default .mcp.json', async () => {
     const ws = workspace();
     const repo = gitRepo(path.join(ws.work, 'codex-plugin'), {
-      '.codex-plugin': { 'plugin.json': JSON.stringify({ name: 'codex-kit', skills: './skills/', mcpServers: { docs: { command: 'docs-server' } }, interface: { displayName: 'Codex kit' }, apps: './.app.json' }) },
+      '.codex-plugin': {
+        'plugin.json': JSON.stringify({
+          name: 'codex-kit',
+          skills: './skills/',
+          mcpServers: { docs: { command: 'docs-server' } },
+          interface: { displayName: 'Codex kit' },
+          apps: './.app.json',
+        }),
+      },
       skills: { lint: skill('lint') },
       '.mcp.json': JSON.stringify({ mcpServers: { search: { url: 'https://search.example.com/mcp' } } }),
       '.app.json': '{}',
@@ -134,7 +159,13 @@ describe('a repository with several manifests, or none', () => {
     expect(three.diagnostics.find((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED')?.message).toMatch(
       /hooks \(hooks\/\), \.codex-plugin\/plugin\.json \(another manifest; \.claude-plugin\/plugin\.json is read\), \.cursor-plugin\/plugin\.json/,
     );
-    const four = await installed(ws, gitRepo(path.join(ws.work, 'four'), { ...manifests, 'plugin.json': JSON.stringify({ $schema: AGENT_PLUGINS_1_0, name: 'from-agent-plugins' }) }));
+    const four = await installed(
+      ws,
+      gitRepo(path.join(ws.work, 'four'), {
+        ...manifests,
+        'plugin.json': JSON.stringify({ $schema: AGENT_PLUGINS_1_0, name: 'from-agent-plugins' }),
+      }),
+    );
     expect(four.name).toBe('from-agent-plugins');
   });
 
@@ -150,11 +181,14 @@ describe('a repository with several manifests, or none', () => {
     const result = await installed(ws, repo);
     expect(result.skills).toEqual(['direct']);
     const stray = result.diagnostics.find((d) => d.code === 'PLUGIN_SKILLS_NOT_IN_LAYOUT');
-    expect(stray).toMatchObject({ severity: 'warning', subjects: ['skills/.curated/doc-tool/SKILL.md', 'skills/.curated/pdf-tool/SKILL.md', 'skills/.system/installer/SKILL.md'] });
+    expect(stray).toMatchObject({
+      severity: 'warning',
+      subjects: ['skills/.curated/doc-tool/SKILL.md', 'skills/.curated/pdf-tool/SKILL.md', 'skills/.system/installer/SKILL.md'],
+    });
     expect(stray?.message).toMatch(/3 SKILL.md files are where no layout Loadout reads puts a skill/);
   });
 
-  it('with no manifest, reads kind folders but not a .mcp.json (the repository\'s own project config), and says so', async () => {
+  it("with no manifest, reads kind folders but not a .mcp.json (the repository's own project config), and says so", async () => {
     const ws = workspace();
     const repo = gitRepo(path.join(ws.work, 'bare-kit'), {
       skills: { bare: skill('bare') },
@@ -163,27 +197,41 @@ describe('a repository with several manifests, or none', () => {
     const result = await installed(ws, repo);
     expect(result.skills).toEqual(['bare']);
     expect(result.servers).toEqual([]);
-    expect(result.diagnostics.find((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED')?.message).toMatch(/MCP servers in \.mcp\.json \(no plugin manifest names it/);
+    expect(result.diagnostics.find((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED')?.message).toMatch(
+      /MCP servers in \.mcp\.json \(no plugin manifest names it/,
+    );
   });
 
-  it('installed whole, a marketplace repository with a manifest of its own says where its plugins\' skills are and how to get them', async () => {
+  it("installed whole, a marketplace repository with a manifest of its own says where its plugins' skills are and how to get them", async () => {
     const ws = workspace();
     const repo = gitRepo(path.join(ws.work, 'workflows'), {
       '.cursor-plugin': { 'plugin.json': JSON.stringify({ name: 'workflows', description: 'many plugins' }) },
       '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'workflows', plugins: [{ name: 'py', source: './plugins/py' }] }) },
-      plugins: { py: { skills: { 'py-async': skill('py-async'), 'py-test': skill('py-test') } }, go: { skills: { 'go-mod': skill('go-mod') } } },
+      plugins: {
+        py: { skills: { 'py-async': skill('py-async'), 'py-test': skill('py-test') } },
+        go: { skills: { 'go-mod': skill('go-mod') } },
+      },
     });
     const result = await installed(ws, repo);
     expect(result.skills).toEqual([]);
     expect(result.diagnostics.find((d) => d.code === 'PLUGIN_SKILLS_NOT_IN_LAYOUT')).toMatchObject({
       subjects: ['plugins/go/skills/go-mod/SKILL.md', 'plugins/py/skills/py-async/SKILL.md', 'plugins/py/skills/py-test/SKILL.md'],
-      message: expect.stringMatching(/this repository is also a marketplace \(\.claude-plugin\/marketplace\.json\): add it with `loadout marketplace add`/),
+      message: expect.stringMatching(
+        /this repository is also a marketplace \(\.claude-plugin\/marketplace\.json\): add it with `loadout marketplace add`/,
+      ),
     });
   });
 
   it('refuses a repository with no plugin in it, naming skills found where no layout puts them', async () => {
     const ws = workspace();
-    const repo = gitRepo(path.join(ws.work, 'collection'), { 'README.md': '# list', 'brand-guidelines': skill('brand-guidelines'), docs: { 'a.md': 'x' } });
-    await expect(ws.manager.install(repo)).rejects.toMatchObject({ code: 'PLUGIN_NOT_A_PLUGIN', message: expect.stringMatching(/brand-guidelines\/SKILL\.md/) });
+    const repo = gitRepo(path.join(ws.work, 'collection'), {
+      'README.md': '# list',
+      'brand-guidelines': skill('brand-guidelines'),
+      docs: { 'a.md': 'x' },
+    });
+    await expect(ws.manager.install(repo)).rejects.toMatchObject({
+      code: 'PLUGIN_NOT_A_PLUGIN',
+      message: expect.stringMatching(/brand-guidelines\/SKILL\.md/),
+    });
   });
 });

@@ -14,7 +14,8 @@ afterEach(() => {
 
 const lockSync = (ws: Workspace): PluginLockSync => resolve(ws.container, PluginLockSync);
 const lockFile = (ws: Workspace) => path.join(ws.places.capabilitiesDir, 'loadout-lock.json');
-const readLock = (ws: Workspace) => JSON.parse(fs.readFileSync(lockFile(ws), 'utf8')) as { lockfileVersion: number; plugins: Record<string, unknown>[] };
+const readLock = (ws: Workspace) =>
+  JSON.parse(fs.readFileSync(lockFile(ws), 'utf8')) as { lockfileVersion: number; plugins: Record<string, unknown>[] };
 
 /** `plugins list` without what belongs to one machine (its folders and install times). */
 const portable = (entries: PluginEntry[]) => entries.map(({ dir: _dir, root: _root, installedAt: _at, ...rest }) => rest);
@@ -63,7 +64,13 @@ describe('capabilities/loadout-lock.json', () => {
     const ws = workspace();
     await ws.manager.install(pluginRepo(ws.work, 'alpha-repo', 'a', 'alpha'));
     const lock = readLock(ws);
-    const pulled = { name: 'from-elsewhere', source: { url: 'https://example.invalid/x.git', path: '', ref: null }, commit: 'c'.repeat(40), pinned: false, enabled: true };
+    const pulled = {
+      name: 'from-elsewhere',
+      source: { url: 'https://example.invalid/x.git', path: '', ref: null },
+      commit: 'c'.repeat(40),
+      pinned: false,
+      enabled: true,
+    };
     fs.writeFileSync(lockFile(ws), JSON.stringify({ ...lock, plugins: [...lock.plugins, pulled] }));
     ws.manager.disable('alpha');
     expect(readLock(ws).plugins.map((p) => [p.name, p.enabled])).toEqual([
@@ -89,7 +96,10 @@ describe('capabilities/loadout-lock.json', () => {
     a.manager.disable('beta');
 
     const b = secondMachine(a);
-    await expect(lockSync(b).sync({ frozen: true })).rejects.toMatchObject({ code: 'PLUGINS_OUT_OF_SYNC', message: expect.stringMatching(/alpha: would be installed/) });
+    await expect(lockSync(b).sync({ frozen: true })).rejects.toMatchObject({
+      code: 'PLUGINS_OUT_OF_SYNC',
+      message: expect.stringMatching(/alpha: would be installed/),
+    });
     expect(pluginFolders(b)).toEqual([]);
     const synced = await lockSync(b).sync({ frozen: false });
     expect(synced.changes.map((change) => `${change.name} ${change.action}`)).toEqual(['alpha install', 'beta install']);
@@ -102,15 +112,22 @@ describe('capabilities/loadout-lock.json', () => {
     // Upstream moves: the lock still pins the old commit, so nothing has to move yet; outdated says so.
     gitCommit(alpha, { 'README.md': 'v3' }, 'v3');
     expect(await lockSync(b).sync({ frozen: true })).toMatchObject({ changes: [] });
-    expect(await lockSync(b).outdated()).toEqual([{ name: 'alpha', locked: head(path.join(b.places.pluginsDir, 'alpha')), upstream: head(alpha), via: 'branch main', behind: 1 }]);
+    expect(await lockSync(b).outdated()).toEqual([
+      { name: 'alpha', locked: head(path.join(b.places.pluginsDir, 'alpha')), upstream: head(alpha), via: 'branch main', behind: 1 },
+    ]);
 
     // The first machine updates: the lock moves, and the second must follow.
     await a.manager.update(['alpha']);
     pullFork(b, a);
     const before = { list: b.manager.list(), folders: pluginFolders(b), alpha: head(path.join(b.places.pluginsDir, 'alpha')) };
-    await expect(lockSync(b).sync({ frozen: true })).rejects.toMatchObject({ code: 'PLUGINS_OUT_OF_SYNC', message: expect.stringMatching(/alpha: would move from/) });
+    await expect(lockSync(b).sync({ frozen: true })).rejects.toMatchObject({
+      code: 'PLUGINS_OUT_OF_SYNC',
+      message: expect.stringMatching(/alpha: would move from/),
+    });
     expect({ list: b.manager.list(), folders: pluginFolders(b), alpha: head(path.join(b.places.pluginsDir, 'alpha')) }).toEqual(before);
-    expect((await lockSync(b).sync({ frozen: false })).changes).toEqual([{ name: 'alpha', action: 'move', from: before.alpha, to: head(alpha) }]);
+    expect((await lockSync(b).sync({ frozen: false })).changes).toEqual([
+      { name: 'alpha', action: 'move', from: before.alpha, to: head(alpha) },
+    ]);
     expect(portable(b.manager.list())).toEqual(portable(a.manager.list()));
     expect(await lockSync(b).outdated()).toEqual([]);
     // The moved clone still follows its branch: a later update can fast-forward it.
@@ -133,7 +150,9 @@ describe('capabilities/loadout-lock.json', () => {
     fs.writeFileSync(path.join(b.places.pluginsDir, 'alpha', 'scratch.txt'), 'work in progress');
     await expect(lockSync(b).sync({ frozen: false })).rejects.toMatchObject({
       code: 'PLUGINS_SYNC_INCOMPLETE',
-      message: expect.stringMatching(/alpha: its clone has local changes.*edited: the lock does not list it, but its clone has local changes.*done: extra remove/),
+      message: expect.stringMatching(
+        /alpha: its clone has local changes.*edited: the lock does not list it, but its clone has local changes.*done: extra remove/,
+      ),
     });
     expect(pluginFolders(b)).toEqual(['alpha', 'edited']);
     expect(fs.existsSync(extra.dir)).toBe(false);
@@ -157,7 +176,9 @@ describe('capabilities/loadout-lock.json', () => {
             ],
           }),
         },
-        plugins: { kit: { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'kit' }) }, skills: { 'kit-skill': skill('kit-skill') } } },
+        plugins: {
+          kit: { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'kit' }) }, skills: { 'kit-skill': skill('kit-skill') } },
+        },
       },
       'index',
     );

@@ -60,7 +60,9 @@ describe('plugin layouts kept between sessions', () => {
     fs.writeFileSync(path.join(root, 'plugin.json'), JSON.stringify({ $schema: AGENT_PLUGINS_1_0, name: 'kept' }));
     const agentPlugins = layout();
     expect(agentPlugins).not.toBe(withServer);
-    expect(agentPlugins?.diagnostics.some((diagnostic) => diagnostic.message.includes('.claude-plugin/plugin.json (another manifest'))).toBe(true);
+    expect(
+      agentPlugins?.diagnostics.some((diagnostic) => diagnostic.message.includes('.claude-plugin/plugin.json (another manifest')),
+    ).toBe(true);
     await pause();
 
     // A stray SKILL.md where no layout puts a skill: reported from the next reading on.
@@ -81,7 +83,8 @@ describe('plugin layouts kept between sessions', () => {
     const { ws, root } = await installedPlugin();
     expect(resolve(ws.container, PluginSource)).toBe(resolve(ws.container, PluginSource));
     await pause(RACY_MS + 100);
-    const mine = (skills: { id: string; plugin: string | null }[]) => skills.filter((record) => record.plugin === 'kept').map((record) => record.id);
+    const mine = (skills: { id: string; plugin: string | null }[]) =>
+      skills.filter((record) => record.plugin === 'kept').map((record) => record.id);
     expect(mine((await session(ws)).skills)).toEqual(['base', 'one']);
     expect(mine((await session(ws)).skills)).toEqual(['base', 'one']);
     fs.writeFileSync(path.join(root, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'kept', skills: ['./more'] }));
@@ -92,7 +95,10 @@ describe('plugin layouts kept between sessions', () => {
 describe('the session change stamp and plugin rows', () => {
   it('moves with every write of a plugin row, and stays still with writes no session reads', async () => {
     const { ws } = await installedPlugin();
-    const stamp = (): string => resolveAll(ws.container, ChangeStamps).map((contributed) => contributed.current()).join('/');
+    const stamp = (): string =>
+      resolveAll(ws.container, ChangeStamps)
+        .map((contributed) => contributed.current())
+        .join('/');
     const db = resolve(ws.container, Database);
     db.exec('CREATE TABLE IF NOT EXISTS scratch_rows (id INTEGER PRIMARY KEY)');
     const before = stamp();

@@ -2,7 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { affordancesModule } from '@loadout/affordances';
 import { Database, dbModule } from '@loadout/db';
-import { CapabilityKinds, closeKernel, createKernel, loadModules, type Places, resolve, resolveAll, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import {
+  CapabilityKinds,
+  closeKernel,
+  createKernel,
+  loadModules,
+  type Places,
+  resolve,
+  resolveAll,
+  resolvePlaces,
+  type Session,
+  SessionLoader,
+} from '@loadout/kernel';
 import { git, gitRepo, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { serversModule } from '@loadout/servers';
@@ -54,10 +65,20 @@ export function workspace(options: WorkspaceOptions = {}): Workspace {
   const home = path.join(work, 'home');
   const places = resolvePlaces(options.capabilitiesDir === undefined ? {} : { LOADOUT_CAPABILITIES_DIR: options.capabilitiesDir }, home);
   if (options.capabilitiesDir === undefined) {
-    gitRepo(places.capabilitiesDir, { skills: { 'own-skill': { 'SKILL.md': skillMarkdown({ name: 'own-skill', description: "The owner's skill" }) } } });
+    gitRepo(places.capabilitiesDir, {
+      skills: { 'own-skill': { 'SKILL.md': skillMarkdown({ name: 'own-skill', description: "The owner's skill" }) } },
+    });
   }
   const gitHomeDir = gitHome(path.join(work, 'git-home'), options.gitConfig ?? { user: { name: 'Someone' } });
-  const container = createKernel({ places }, [dbModule, pluginsModule, skillsModule, affordancesModule, notificationsModule, serversModule, tasksModule]);
+  const container = createKernel({ places }, [
+    dbModule,
+    pluginsModule,
+    skillsModule,
+    affordancesModule,
+    notificationsModule,
+    serversModule,
+    tasksModule,
+  ]);
   kernels.push(container);
   for (const listener of options.listeners ?? []) container.register(PluginLifecycleListeners, { useValue: listener });
   container.register(GitPluginManagerParts, {
@@ -92,4 +113,5 @@ export async function withSession<T>(ws: Workspace, look: (session: Session) => 
 
 export const head = (dir: string): string => git(dir, 'rev-parse', 'HEAD').trim();
 
-export const pluginFolders = (ws: Workspace): string[] => (fs.existsSync(ws.places.pluginsDir) ? fs.readdirSync(ws.places.pluginsDir).sort() : []);
+export const pluginFolders = (ws: Workspace): string[] =>
+  fs.existsSync(ws.places.pluginsDir) ? fs.readdirSync(ws.places.pluginsDir).sort() : [];

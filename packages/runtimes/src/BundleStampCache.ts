@@ -1,5 +1,14 @@
 import path from 'node:path';
-import { DocumentRefusedError, emptyFileBytes, isJsonObject, PRIVATE_FILE_MODE, RACY_MS, readRegularFile, type RegularFileOptions, writeFileAtomicSync } from '@loadout/kernel';
+import {
+  DocumentRefusedError,
+  emptyFileBytes,
+  isJsonObject,
+  PRIVATE_FILE_MODE,
+  RACY_MS,
+  readRegularFile,
+  type RegularFileOptions,
+  writeFileAtomicSync,
+} from '@loadout/kernel';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */
@@ -21,8 +30,16 @@ function keptBundles(raw: unknown): Map<string, BundleStamps> {
   const kept = new Map<string, BundleStamps>();
   if (!isJsonObject(raw) || raw.version !== 1 || !isJsonObject(raw.bundles)) return kept;
   for (const [entry, stamps] of Object.entries(raw.bundles)) {
-    if (!path.isAbsolute(entry) || !isJsonObject(stamps) || typeof stamps.hash !== 'string' || !HASH.test(stamps.hash) || !isJsonObject(stamps.files)) return new Map();
-    for (const [relative, stamp] of Object.entries(stamps.files)) if (typeof stamp !== 'string' || !isBundlePath(relative)) return new Map();
+    if (
+      !path.isAbsolute(entry) ||
+      !isJsonObject(stamps) ||
+      typeof stamps.hash !== 'string' ||
+      !HASH.test(stamps.hash) ||
+      !isJsonObject(stamps.files)
+    )
+      return new Map();
+    for (const [relative, stamp] of Object.entries(stamps.files))
+      if (typeof stamp !== 'string' || !isBundlePath(relative)) return new Map();
     kept.set(entry, { hash: stamps.hash, files: stamps.files as Record<string, string> });
   }
   return kept;
@@ -129,7 +146,9 @@ export class BundleStampCache {
     }
     for (const [entry, stamps] of this.seen) if (stamps !== null) next.set(entry, stamps);
     const bundles = Object.fromEntries([...next].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    writeFileAtomicSync(path.join(this.dataDir, BUNDLE_STAMPS_FILE), `${JSON.stringify({ version: 1, bundles })}\n`, { mode: PRIVATE_FILE_MODE });
+    writeFileAtomicSync(path.join(this.dataDir, BUNDLE_STAMPS_FILE), `${JSON.stringify({ version: 1, bundles })}\n`, {
+      mode: PRIVATE_FILE_MODE,
+    });
   }
 }
 

@@ -30,7 +30,9 @@ describe('PathRedactor', () => {
   it('takes a path as it is only where path.resolve would give it back unchanged', () => {
     const steps = ['a', '.', '..', '', '.a', 'a.', '..a', 'a..', '...', ' ', 'é', 'a b'];
     const paths = ['/', '//', 'a', 'a/b', './a'];
-    for (const one of steps) for (const two of steps) for (const three of steps) paths.push(`/${one}/${two}`, `/${one}/${two}/${three}`, `/${one}/${two}/`, `${one}/${two}`);
+    for (const one of steps)
+      for (const two of steps)
+        for (const three of steps) paths.push(`/${one}/${two}`, `/${one}/${two}/${three}`, `/${one}/${two}/`, `${one}/${two}`);
     for (const target of paths) if (isNormalAbsolute(target)) expect(path.resolve(target), target).toBe(target);
     // Not a vacuous check: the plan's usual paths are taken as they are.
     expect(isNormalAbsolute('/home/ada/.claude/skills/pdf')).toBe(true);

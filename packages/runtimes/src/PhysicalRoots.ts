@@ -55,11 +55,21 @@ export function collectPhysicalRoots(
   loadoutSkillFolders: ReadonlySet<string>,
   stamps: BundleStampCache,
 ): { byRuntime: RuntimeRoots[]; roots: PhysicalRoot[] } {
-  const drafts = new Map<string, { dir: string; readers: string[]; writers: string[]; targets: Set<WriteTarget>; depth: number; scope: DiscoveryRoot['scope'] }>();
+  const drafts = new Map<
+    string,
+    { dir: string; readers: string[]; writers: string[]; targets: Set<WriteTarget>; depth: number; scope: DiscoveryRoot['scope'] }
+  >();
   const keysByRuntime = runtimes.map(({ adapter, judged, roots }) =>
     roots.map((root) => {
       const key = physicalPath(root.dir);
-      const draft = drafts.get(key) ?? { dir: root.dir, readers: [], writers: [], targets: new Set<WriteTarget>(), depth: 0, scope: root.scope };
+      const draft = drafts.get(key) ?? {
+        dir: root.dir,
+        readers: [],
+        writers: [],
+        targets: new Set<WriteTarget>(),
+        depth: 0,
+        scope: root.scope,
+      };
       drafts.set(key, draft);
       if (!draft.readers.includes(adapter.name)) draft.readers.push(adapter.name);
       draft.depth = Math.max(draft.depth, root.depth);
@@ -73,7 +83,9 @@ export function collectPhysicalRoots(
   const physical = new Map<string, PhysicalRoot>();
   for (const [key, draft] of drafts) {
     const contents: RootContents =
-      draft.scope === 'namespaced' ? { exists: false, skills: [], occupied: new Set() } : scanRuntimeRoot({ dir: draft.dir, scope: draft.scope, depth: draft.depth, writes: null, note: '' }, stamps);
+      draft.scope === 'namespaced'
+        ? { exists: false, skills: [], occupied: new Set() }
+        : scanRuntimeRoot({ dir: draft.dir, scope: draft.scope, depth: draft.depth, writes: null, note: '' }, stamps);
     let manifest: RuntimeManifest | null = null;
     let manifestProblem: string | null = null;
     if (draft.writers.length > 0 && contents.exists) {

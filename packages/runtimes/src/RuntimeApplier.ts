@@ -132,7 +132,14 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       trash.takeOut(entry, target);
       const manifest = RuntimeManifest.read(entry.rootDir);
       const hash = readSkillBundle(entry.rootDir, target)?.hash ?? entry.hash;
-      manifest.set({ kind: entry.kind, path: entry.entry, name: entry.name, hash, source: entry.source, writtenAt: new Date().toISOString() });
+      manifest.set({
+        kind: entry.kind,
+        path: entry.entry,
+        name: entry.name,
+        hash,
+        source: entry.source,
+        writtenAt: new Date().toISOString(),
+      });
       manifest.write();
       return { restored: this.retiredReport(entry) };
     });
@@ -150,7 +157,10 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     const roots = this.loader.buildRoots(project, { includeDisabled: true });
     const wanted = collisionKey(entry.source.id);
     const records = this.loader.scanRoots(roots, this.loader.kinds([entry.kind])).records.get(entry.kind) ?? [];
-    const record = records.find((candidate) => collisionKey(candidate.id) === wanted && candidate.plugin === entry.source.plugin && candidate.level === entry.source.level);
+    const record = records.find(
+      (candidate) =>
+        collisionKey(candidate.id) === wanted && candidate.plugin === entry.source.plugin && candidate.level === entry.source.level,
+    );
     if (record === undefined) return;
     const hold = await this.loader.holdOf(record, { project, roots });
     if (hold !== null) throw new CapabilityUntrustedError(record, hold);
@@ -191,14 +201,20 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     const byRoot = new Map<string, PlannedChange[]>();
     for (const change of plan.changes()) {
       // What is written or moved away will not have the stamps it was read with.
-      if (change.action === 'create' || change.action === 'update' || change.action === 'retire') plan.stamps.forget(path.join(change.rootDir, change.entry));
+      if (change.action === 'create' || change.action === 'update' || change.action === 'retire')
+        plan.stamps.forget(path.join(change.rootDir, change.entry));
       const list = byRoot.get(change.rootDir) ?? [];
       list.push(change);
       byRoot.set(change.rootDir, list);
     }
     const order: Record<PlannedChange['action'], number> = { retire: 0, release: 1, forget: 2, update: 3, create: 4, adopt: 5 };
     const retired: RetiredReport[] = [];
-    const roots = [...byRoot].map(([rootDir, changes]) => ({ rootDir, changes: changes.sort((a, b) => order[a.action] - order[b.action]), staging: path.join(rootDir, STAGING_FOLDER), staged: new Map<PlannedChange, string>() }));
+    const roots = [...byRoot].map(([rootDir, changes]) => ({
+      rootDir,
+      changes: changes.sort((a, b) => order[a.action] - order[b.action]),
+      staging: path.join(rootDir, STAGING_FOLDER),
+      staged: new Map<PlannedChange, string>(),
+    }));
     const begun: { manifest: RuntimeManifest; staging: string }[] = [];
     // Each root's flush, started as soon as that root is staged.
     const flushes: Promise<void>[] = [];
@@ -261,7 +277,13 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return new McpConfigWriter(McpManifest.read(this.places.dataDir), trash, (absolute) => redactor.path(absolute));
   }
 
-  private executeChange(change: PlannedChange, manifest: RuntimeManifest, staged: ReadonlyMap<PlannedChange, string>, trash: RuntimeTrash, plan: RuntimePlan): SkillTrashEntry | null {
+  private executeChange(
+    change: PlannedChange,
+    manifest: RuntimeManifest,
+    staged: ReadonlyMap<PlannedChange, string>,
+    trash: RuntimeTrash,
+    plan: RuntimePlan,
+  ): SkillTrashEntry | null {
     const target = path.join(change.rootDir, change.entry);
     const shown = (): ChangeReport => plan.reportChange(change);
     const expect = (): void => {
@@ -277,7 +299,14 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     };
     const record = (hash: string): void => {
       if (change.source === null) return;
-      manifest.set({ kind: change.kind, path: change.entry, name: change.name, hash, source: change.source, writtenAt: new Date().toISOString() });
+      manifest.set({
+        kind: change.kind,
+        path: change.entry,
+        name: change.name,
+        hash,
+        source: change.source,
+        writtenAt: new Date().toISOString(),
+      });
     };
     switch (change.action) {
       case 'retire': {

@@ -30,7 +30,9 @@ describe('RuntimeManifest', () => {
 
   it('reads an entry written before entries had a kind, and Unicode folder names', () => {
     const { kind: _kind, ...older } = entry;
-    const root = testdir({ [MANIFEST_FILE]: JSON.stringify({ version: 1, entries: [older, { ...older, path: 'café-skill', name: 'café-skill' }] }) });
+    const root = testdir({
+      [MANIFEST_FILE]: JSON.stringify({ version: 1, entries: [older, { ...older, path: 'café-skill', name: 'café-skill' }] }),
+    });
     const manifest = RuntimeManifest.read(root);
     expect(manifest.get('pdf')).toEqual(entry);
     expect(manifest.get('café-skill')?.kind).toBe('skill');
@@ -52,7 +54,21 @@ describe('plainEntries, the manifest check without the schema', () => {
   /** Each field of an entry with values around every rule the schema has. */
   const variants: Record<string, readonly unknown[]> = {
     kind: [undefined, 'skill', 'server', null, 1, ''],
-    path: ['pdf', 'café-skill', '', '.hidden', 'a/b', 'a\\b', 'a\0b', 'x'.repeat(255), 'é'.repeat(128), 'é'.repeat(127), 1, null, undefined],
+    path: [
+      'pdf',
+      'café-skill',
+      '',
+      '.hidden',
+      'a/b',
+      'a\\b',
+      'a\0b',
+      'x'.repeat(255),
+      'é'.repeat(128),
+      'é'.repeat(127),
+      1,
+      null,
+      undefined,
+    ],
     name: ['pdf', '', 'x'.repeat(64), 'x'.repeat(65), '😀'.repeat(32), '😀'.repeat(33), 1, null, undefined],
     hash: ['a'.repeat(64), 'A'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), `${'a'.repeat(64)}\n`, 'g'.repeat(64), 1, undefined],
     source: [
@@ -72,7 +88,15 @@ describe('plainEntries, the manifest check without the schema', () => {
     writtenAt: ['2026-12-02T00:00:00.000Z', '', 1, null, undefined],
     extra: [undefined, 'kept out', { nested: true }],
   };
-  const cases: unknown[] = [[], 'x', { version: 1 }, { version: 2, entries: [] }, { version: 1, entries: {} }, { version: 1, entries: [null] }, { version: 1, entries: [[]] }];
+  const cases: unknown[] = [
+    [],
+    'x',
+    { version: 1 },
+    { version: 2, entries: [] },
+    { version: 1, entries: {} },
+    { version: 1, entries: [null] },
+    { version: 1, entries: [[]] },
+  ];
   for (const [field, values] of Object.entries(variants)) {
     for (const value of values) {
       const changed: Record<string, unknown> = { ...entry, [field]: value };
@@ -98,7 +122,9 @@ describe('plainEntries, the manifest check without the schema', () => {
       expect(read).toMatchObject({ code: 'RUNTIME_MANIFEST_INVALID' });
     }
     if (fast !== null) {
-      const byPath = [...new Map(fast.map((one) => [one.path, one])).values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const byPath = [...new Map(fast.map((one) => [one.path, one])).values()].sort((a, b) =>
+        a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+      );
       expect(JSON.stringify(byPath)).toBe(JSON.stringify((read as RuntimeManifest).entries()));
     }
   });

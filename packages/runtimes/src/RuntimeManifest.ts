@@ -62,8 +62,16 @@ export function plainEntries(raw: unknown): ManifestEntry[] | null {
     if (!isTextWithin(name, 1, 64) || typeof hash !== 'string' || !SHA256.test(hash) || typeof writtenAt !== 'string') return null;
     if (!isJsonObject(source)) return null;
     const { id, level, plugin } = source;
-    if (!isTextWithin(id, 1, 64) || !(LEVELS as readonly unknown[]).includes(level) || !(plugin === null || isTextWithin(plugin, 0, 64))) return null;
-    entries.push({ kind: 'skill', path: entryPath, name, hash, source: { id, level: level as ManifestSource['level'], plugin }, writtenAt });
+    if (!isTextWithin(id, 1, 64) || !(LEVELS as readonly unknown[]).includes(level) || !(plugin === null || isTextWithin(plugin, 0, 64)))
+      return null;
+    entries.push({
+      kind: 'skill',
+      path: entryPath,
+      name,
+      hash,
+      source: { id, level: level as ManifestSource['level'], plugin },
+      writtenAt,
+    });
   }
   return entries;
 }
@@ -93,7 +101,8 @@ export class RuntimeManifest {
     let entries = plainEntries(raw);
     if (entries === null) {
       const parsed = zodShape(manifestSchema)(raw);
-      if (!parsed.ok) throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
+      if (!parsed.ok)
+        throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
       entries = parsed.value.entries;
     }
     const byPath = new Map<string, ManifestEntry>();

@@ -186,7 +186,9 @@ export class RuntimePlan {
 
   /** Findings that keep part of the plan from being applied. */
   blocking(): Diagnostic[] {
-    return [...this.findings, ...this.parts.flatMap((part) => [...part.findings, ...(part.mcp?.findings ?? [])])].filter((finding) => finding.severity === 'error');
+    return [...this.findings, ...this.parts.flatMap((part) => [...part.findings, ...(part.mcp?.findings ?? [])])].filter(
+      (finding) => finding.severity === 'error',
+    );
   }
 
   get ok(): boolean {
@@ -213,7 +215,10 @@ export class RuntimePlan {
           ...(part.mcp?.skips ?? []),
         ],
         sees: part.view.filter((copy) => copy.loaded && copy.state !== 'held').map((copy) => this.reportCopy(copy)),
-        mcp: part.mcp == null ? null : { status: part.mcp.status, verifiedOn: part.mcp.verifiedOn, files: part.mcp.files, sees: part.mcp.sees },
+        mcp:
+          part.mcp == null
+            ? null
+            : { status: part.mcp.status, verifiedOn: part.mcp.verifiedOn, files: part.mcp.files, sees: part.mcp.sees },
         findings: [...part.findings, ...(part.mcp?.findings ?? [])],
       })),
       findings: this.findings,
@@ -242,7 +247,12 @@ export class RuntimePlan {
       id: change.id,
       path: this.redactor.path(change.target.file),
       hash: shortHash(change.hash),
-      source: change.bridge && change.value !== null ? 'loadout mcp (the bridge)' : change.sourcePath === null ? null : this.redactor.path(change.sourcePath),
+      source:
+        change.bridge && change.value !== null
+          ? 'loadout mcp (the bridge)'
+          : change.sourcePath === null
+            ? null
+            : this.redactor.path(change.sourcePath),
       reason: change.reason,
     };
   }

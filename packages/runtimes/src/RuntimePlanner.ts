@@ -13,7 +13,14 @@ import { BundleStampCache } from './BundleStampCache.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
 import { planRuntimes } from './planRuntimes.js';
-import { type DiscoveryRoot, type RuntimeAdapter, RuntimeAdapters, type ServerHold, ServerHolds, type WriteTarget } from './RuntimeAdapter.js';
+import {
+  type DiscoveryRoot,
+  type RuntimeAdapter,
+  RuntimeAdapters,
+  type ServerHold,
+  ServerHolds,
+  type WriteTarget,
+} from './RuntimeAdapter.js';
 import { environmentFindings, RuntimeEnvironment } from './RuntimeEnvironment.js';
 import { RuntimeManifestInvalidError, RuntimeUnknownError } from './RuntimeErrors.js';
 import { RuntimePlan } from './RuntimePlan.js';
@@ -68,7 +75,8 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   redactor(project: string | null): PathRedactor {
     const { env, places } = this;
     const repository = project === null ? null : findRepositoryRoot(project);
-    const fromEnv = (folder: RuntimeEnvironment['claudeConfig'], label: string) => (folder.fromEnv && !folder.relative ? [{ dir: folder.dir, label }] : []);
+    const fromEnv = (folder: RuntimeEnvironment['claudeConfig'], label: string) =>
+      folder.fromEnv && !folder.relative ? [{ dir: folder.dir, label }] : [];
     return new PathRedactor([
       { dir: env.home, label: '~' },
       ...fromEnv(env.claudeConfig, '$CLAUDE_CONFIG_DIR'),
@@ -97,7 +105,11 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       const loadoutSkillFolders = new Set([...session.roots, ...global.roots].map((root) => physicalPath(path.join(root.dir, 'skills'))));
       const outside = new Map<string, Diagnostic[]>();
       const { byRuntime, roots } = collectPhysicalRoots(
-        selected.map((adapter) => ({ adapter, judged: adapter.verified, roots: this.rootsInPlace(adapter, session.project, outside, redactor) })),
+        selected.map((adapter) => ({
+          adapter,
+          judged: adapter.verified,
+          roots: this.rootsInPlace(adapter, session.project, outside, redactor),
+        })),
         loadoutSkillFolders,
         stamps,
       );
@@ -123,7 +135,12 @@ export class SkillRuntimePlanner implements RuntimePlanner {
    * A runtime's roots, with every root Loadout would write that a link takes out of the project
    * or the home folder turned into a root it only reads: the refusal is a finding of that runtime.
    */
-  private rootsInPlace(adapter: RuntimeAdapter, project: string | null, outside: Map<string, Diagnostic[]>, redactor: PathRedactor): DiscoveryRoot[] {
+  private rootsInPlace(
+    adapter: RuntimeAdapter,
+    project: string | null,
+    outside: Map<string, Diagnostic[]>,
+    redactor: PathRedactor,
+  ): DiscoveryRoot[] {
     return adapter.discoveryRoots(project, this.env).map((root) => {
       if (root.writes === null || !adapter.verified) return root;
       const escape = rootOutsideAnchor(root, project, this.env.home);
@@ -141,8 +158,17 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   }
 
   /** The MCP part of the plan, for the selected verified runtimes that keep MCP servers. */
-  private planMcp(session: Session, global: Session, selected: readonly RuntimeAdapter[], bridge: BridgeRequest | null, findings: Diagnostic[], redactor: PathRedactor): Map<string, ServerPlanPart> {
-    const runtimes = selected.flatMap((adapter) => (adapter.verified && adapter.mcp !== undefined ? [{ adapter, support: adapter.mcp }] : []));
+  private planMcp(
+    session: Session,
+    global: Session,
+    selected: readonly RuntimeAdapter[],
+    bridge: BridgeRequest | null,
+    findings: Diagnostic[],
+    redactor: PathRedactor,
+  ): Map<string, ServerPlanPart> {
+    const runtimes = selected.flatMap((adapter) =>
+      adapter.verified && adapter.mcp !== undefined ? [{ adapter, support: adapter.mcp }] : [],
+    );
     if (runtimes.length === 0) return new Map();
     const sources = this.wantedServers(session, global, findings);
     let manifest: McpManifest | null = null;
@@ -158,14 +184,28 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       for (const { adapter, support } of runtimes) {
         for (const target of support.files(session.project, this.env)) {
           try {
-            manifest.settle(adapter.name, target.file, entryHashes(openMcpConfig(target, readConfigText(target.file, target.file), target.file)), () => undefined);
+            manifest.settle(
+              adapter.name,
+              target.file,
+              entryHashes(openMcpConfig(target, readConfigText(target.file, target.file), target.file)),
+              () => undefined,
+            );
           } catch {
             // An unreadable file is reported by the plan itself.
           }
         }
       }
     }
-    return planServers({ runtimes, project: session.project, env: this.env, sources, manifest, manifestProblem, bridge, show: (absolute) => redactor.path(absolute) });
+    return planServers({
+      runtimes,
+      project: session.project,
+      env: this.env,
+      sources,
+      manifest,
+      manifestProblem,
+      bridge,
+      show: (absolute) => redactor.path(absolute),
+    });
   }
 
   /**
@@ -265,7 +305,8 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     const projectRecords = session.project === null ? [] : session.recordsOf<SkillRecord>('skill');
     const projectIds = new Set(projectRecords.map((record) => record.id));
     for (const record of projectRecords) {
-      if ((record.level === 'project' || !globalKeys.has(recordKey(record))) && free(record)) wants.push(readSourceSkill(record, 'project' satisfies WriteTarget, session, stamps));
+      if ((record.level === 'project' || !globalKeys.has(recordKey(record))) && free(record))
+        wants.push(readSourceSkill(record, 'project' satisfies WriteTarget, session, stamps));
     }
     for (const record of global.recordsOf<SkillRecord>('skill')) {
       if (!free(record)) continue;

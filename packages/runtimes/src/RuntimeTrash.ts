@@ -113,8 +113,18 @@ export class RuntimeTrash {
    * Keeps a server entry's value before it is removed from its file, and returns the entry that
    * puts it back. The value goes in last: until it is there the entry does not count.
    */
-  keepServer(details: Omit<ServerTrashEntry, 'version' | 'id' | 'retiredAt' | 'kind'>, value: unknown, now: Date = new Date()): ServerTrashEntry {
-    const entry: ServerTrashEntry = { version: 1, id: entryId(details.name, 'server', now), kind: 'server', retiredAt: now.toISOString(), ...details };
+  keepServer(
+    details: Omit<ServerTrashEntry, 'version' | 'id' | 'retiredAt' | 'kind'>,
+    value: unknown,
+    now: Date = new Date(),
+  ): ServerTrashEntry {
+    const entry: ServerTrashEntry = {
+      version: 1,
+      id: entryId(details.name, 'server', now),
+      kind: 'server',
+      retiredAt: now.toISOString(),
+      ...details,
+    };
     const folder = path.join(this.dir, entry.id);
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     writeFileAtomicSync(path.join(folder, ENTRY_FILE), `${JSON.stringify(entry, null, 2)}\n`);
@@ -163,7 +173,10 @@ export class RuntimeTrash {
     }
     const entries: TrashEntry[] = [];
     const damaged: DamagedTrashEntry[] = [];
-    for (const name of names.filter((candidate) => ENTRY_ID.test(candidate)).sort().reverse()) {
+    for (const name of names
+      .filter((candidate) => ENTRY_ID.test(candidate))
+      .sort()
+      .reverse()) {
       const read = this.read(name);
       if (read === null) continue;
       if ('problem' in read) damaged.push(read);
@@ -218,7 +231,10 @@ function isComplete(folder: string): boolean {
 
 /** `<UTC stamp>-<slug of the name>-<8 hex>`: sortable by time, unique, safe as a folder name. */
 function entryId(name: string, fallback: string, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${slugify(name) || fallback}-${randomBytes(4).toString('hex')}`;
 }
 

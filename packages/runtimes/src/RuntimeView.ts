@@ -60,7 +60,14 @@ function loadoutOwner(plugin: string | null): CopyOwner {
 
 /** The fields of a copy Loadout is to write from `source`. */
 function toWrite(source: SourceSkill): Pick<SkillCopy, 'owner' | 'plugin' | 'state' | 'source' | 'sourceId' | 'ours'> {
-  return { owner: loadoutOwner(source.source.plugin), plugin: source.source.plugin, state: 'to-write', source: source.sourceEntry, sourceId: source.source.id, ours: true };
+  return {
+    owner: loadoutOwner(source.source.plugin),
+    plugin: source.source.plugin,
+    state: 'to-write',
+    source: source.sourceEntry,
+    sourceId: source.source.id,
+    ours: true,
+  };
 }
 
 function depthOf(entry: string): number {
@@ -92,7 +99,18 @@ export function buildRuntimeView(
     }
     for (const skill of physical.contents.skills) {
       if (depthOf(skill.entry) > root.depth || live?.leaving.has(skill.entry) === true) continue;
-      copies.push(...scannedCopies(skill, rootIndex, root.scope, physical.isLoadoutRoot, live, physical.manifest?.get(skill.entry)?.source, sourcesByRealFolder, (facts) => adapter.refuses(facts)));
+      copies.push(
+        ...scannedCopies(
+          skill,
+          rootIndex,
+          root.scope,
+          physical.isLoadoutRoot,
+          live,
+          physical.manifest?.get(skill.entry)?.source,
+          sourcesByRealFolder,
+          (facts) => adapter.refuses(facts),
+        ),
+      );
     }
     for (const wanted of live?.wanted.values() ?? []) {
       const create = wanted.change;
@@ -117,7 +135,21 @@ export function buildRuntimeView(
 
 /** A skill the runtime brings itself: always loaded, content unknown to Loadout. */
 function fixedCopy(name: string, rootIndex: number, dir: string | null, state: 'installed-at-start' | 'compiled-in'): SkillCopy {
-  return { name, key: skillNameKey(name), rootIndex, dir, owner: 'builtin', plugin: null, state, source: null, sourceId: null, ours: false, loaded: true, refusal: null, hash: () => null };
+  return {
+    name,
+    key: skillNameKey(name),
+    rootIndex,
+    dir,
+    owner: 'builtin',
+    plugin: null,
+    state,
+    source: null,
+    sourceId: null,
+    ours: false,
+    loaded: true,
+    refusal: null,
+    hash: () => null,
+  };
 }
 
 /** A scanned folder as a copy, plus the bundle Loadout wanted there when its destination is blocked. */
@@ -140,7 +172,18 @@ function scannedCopies(
   }
   if (isLoadoutRoot) {
     const source = skill.realDir === null ? undefined : sourcesByRealFolder.get(realpathOrSelf(skill.realDir));
-    return [{ ...base, owner: loadoutOwner(source?.source.plugin ?? null), plugin: source?.source.plugin ?? null, state: 'in-place', source: source?.sourceEntry ?? null, sourceId: source?.source.id ?? null, ours: source !== undefined, hash: () => skill.hash() }];
+    return [
+      {
+        ...base,
+        owner: loadoutOwner(source?.source.plugin ?? null),
+        plugin: source?.source.plugin ?? null,
+        state: 'in-place',
+        source: source?.sourceEntry ?? null,
+        sourceId: source?.source.id ?? null,
+        ours: source !== undefined,
+        hash: () => skill.hash(),
+      },
+    ];
   }
   const managed = managedSource !== undefined && live?.released.has(skill.entry) !== true;
   const managedPlugin = managedSource?.plugin;
@@ -161,7 +204,9 @@ function scannedCopies(
       },
     ];
   }
-  const copies: SkillCopy[] = [{ ...base, owner: 'user', plugin: null, state: 'present', source: null, sourceId: null, ours: false, hash: () => skill.hash() }];
+  const copies: SkillCopy[] = [
+    { ...base, owner: 'user', plugin: null, state: 'present', source: null, sourceId: null, ours: false, hash: () => skill.hash() },
+  ];
   if (wanted?.blocked === 'other-bundle') {
     const bundle = wanted.source.bundle;
     copies.push({
@@ -185,7 +230,8 @@ export interface ViewVerdict {
 }
 
 const OWNER_WORDS: Record<CopyState, (copy: SkillCopy) => string> = {
-  present: (copy) => (copy.owner === 'managed' ? "an administrator's" : copy.owner === 'builtin' ? "the runtime's own" : 'not managed by Loadout'),
+  present: (copy) =>
+    copy.owner === 'managed' ? "an administrator's" : copy.owner === 'builtin' ? "the runtime's own" : 'not managed by Loadout',
   written: () => 'managed by Loadout',
   'to-write': (copy) => (copy.blocked === true ? 'wanted by Loadout, cannot be written' : 'to be written by Loadout'),
   'to-update': () => 'managed by Loadout, to be updated',

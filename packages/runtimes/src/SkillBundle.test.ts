@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BundleStamps, bundleFromStamps, flushWritten, hashBundle, readSkillBundle, type SkillBundle, writeBundle } from './SkillBundle.js';
+import {
+  type BundleStamps,
+  bundleFromStamps,
+  flushWritten,
+  hashBundle,
+  readSkillBundle,
+  type SkillBundle,
+  writeBundle,
+} from './SkillBundle.js';
 
 afterEach(() => removeTestdirs());
 
@@ -21,9 +29,22 @@ describe('readSkillBundle', () => {
   });
 
   it('a moved file or a changed byte is a different bundle', () => {
-    const one = hashBundle([{ path: 'SKILL.md', content: Buffer.from('x') }, { path: 'a.md', content: Buffer.from('y') }]);
-    expect(hashBundle([{ path: 'SKILL.md', content: Buffer.from('x') }, { path: 'b.md', content: Buffer.from('y') }])).not.toBe(one);
-    expect(hashBundle([{ path: 'SKILL.md', content: Buffer.from('x') }, { path: 'a.md', content: Buffer.from('z') }])).not.toBe(one);
+    const one = hashBundle([
+      { path: 'SKILL.md', content: Buffer.from('x') },
+      { path: 'a.md', content: Buffer.from('y') },
+    ]);
+    expect(
+      hashBundle([
+        { path: 'SKILL.md', content: Buffer.from('x') },
+        { path: 'b.md', content: Buffer.from('y') },
+      ]),
+    ).not.toBe(one);
+    expect(
+      hashBundle([
+        { path: 'SKILL.md', content: Buffer.from('x') },
+        { path: 'a.md', content: Buffer.from('z') },
+      ]),
+    ).not.toBe(one);
     // Path and content boundaries cannot be shifted into each other.
     expect(hashBundle([{ path: 'ab', content: Buffer.from('c') }])).not.toBe(hashBundle([{ path: 'a', content: Buffer.from('bc') }]));
   });
@@ -72,7 +93,12 @@ describe('writeBundle', () => {
 });
 
 describe('flushWritten', () => {
-  const bundle: SkillBundle = { hash: 'h', files: [{ path: 'SKILL.md', content: Buffer.from('x'), mode: 0o644 }], stamps: null, skillText: () => 'x' };
+  const bundle: SkillBundle = {
+    hash: 'h',
+    files: [{ path: 'SKILL.md', content: Buffer.from('x'), mode: 0o644 }],
+    stamps: null,
+    skillText: () => 'x',
+  };
 
   it('resolves once the staged files are flushed, and resolves at once with nothing written', async () => {
     const staging = testdir({});
@@ -90,7 +116,9 @@ describe('flushWritten', () => {
     process.env.PATH = testdir({});
     try {
       await expect(flushWritten([staging], written)).resolves.toBeUndefined();
-      await expect(flushWritten([staging], [...written, path.join(staging, 'gone')])).rejects.toThrow(expect.objectContaining({ code: 'ENOENT' }));
+      await expect(flushWritten([staging], [...written, path.join(staging, 'gone')])).rejects.toThrow(
+        expect.objectContaining({ code: 'ENOENT' }),
+      );
     } finally {
       process.env.PATH = saved;
     }
@@ -128,24 +156,33 @@ describe('bundle stamps', () => {
   });
 
   it.each([
-    ['an edit of the same size with its modification time set back', (entry: string) => {
-      const before = fs.statSync(path.join(entry, 'notes.md'));
-      fs.writeFileSync(path.join(entry, 'notes.md'), 'N');
-      fs.utimesSync(path.join(entry, 'notes.md'), before.atime, before.mtime);
-    }],
+    [
+      'an edit of the same size with its modification time set back',
+      (entry: string) => {
+        const before = fs.statSync(path.join(entry, 'notes.md'));
+        fs.writeFileSync(path.join(entry, 'notes.md'), 'N');
+        fs.utimesSync(path.join(entry, 'notes.md'), before.atime, before.mtime);
+      },
+    ],
     ['a file added', (entry: string) => fs.writeFileSync(path.join(entry, 'more.md'), 'm')],
     ['a file removed', (entry: string) => fs.rmSync(path.join(entry, 'notes.md'))],
     ['a file renamed', (entry: string) => fs.renameSync(path.join(entry, 'notes.md'), path.join(entry, 'NOTES.md'))],
     ['a file added in a subfolder', (entry: string) => fs.writeFileSync(path.join(entry, 'ref', 'b.md'), 'b')],
-    ['a file replaced by a link to the same bytes', (entry: string) => {
-      fs.writeFileSync(path.join(entry, '..', 'same.md'), 'n');
-      fs.rmSync(path.join(entry, 'notes.md'));
-      fs.symlinkSync(path.join(entry, '..', 'same.md'), path.join(entry, 'notes.md'));
-    }],
-    ['the folder replaced by an identical one', (entry: string) => {
-      fs.renameSync(entry, `${entry}-old`);
-      fs.cpSync(`${entry}-old`, entry, { recursive: true });
-    }],
+    [
+      'a file replaced by a link to the same bytes',
+      (entry: string) => {
+        fs.writeFileSync(path.join(entry, '..', 'same.md'), 'n');
+        fs.rmSync(path.join(entry, 'notes.md'));
+        fs.symlinkSync(path.join(entry, '..', 'same.md'), path.join(entry, 'notes.md'));
+      },
+    ],
+    [
+      'the folder replaced by an identical one',
+      (entry: string) => {
+        fs.renameSync(entry, `${entry}-old`);
+        fs.cpSync(`${entry}-old`, entry, { recursive: true });
+      },
+    ],
     ['the folder removed', (entry: string) => fs.rmSync(entry, { recursive: true })],
   ])('stop holding after %s', async (_what, change) => {
     const root = testdir({ skill: { 'SKILL.md': 'x', 'notes.md': 'n', ref: { 'a.md': 'a' } } });

@@ -2,7 +2,17 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { childPath, DocumentRefusedError, emptyFileBytes, RACY_MS, readRegularFile, readTextInside, realpathInside, type RegularFileOptions, statStamp } from '@loadout/kernel';
+import {
+  childPath,
+  DocumentRefusedError,
+  emptyFileBytes,
+  RACY_MS,
+  readRegularFile,
+  readTextInside,
+  realpathInside,
+  type RegularFileOptions,
+  statStamp,
+} from '@loadout/kernel';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 
@@ -129,7 +139,8 @@ export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleS
     get files(): readonly BundleFile[] {
       if (files === null) {
         const fresh = readSkillBundle(rootDir, entry);
-        if (fresh?.hash !== stamps.hash) throw new RuntimeChangedDuringApplyError(`${path.basename(entry)} changed while applying; run apply again`);
+        if (fresh?.hash !== stamps.hash)
+          throw new RuntimeChangedDuringApplyError(`${path.basename(entry)} changed while applying; run apply again`);
         files = fresh.files;
       }
       return files;

@@ -70,7 +70,9 @@ function winnerOf(rule: SameNameRule, loaded: readonly SkillCopy[]): SkillCopy |
 }
 
 function reasonFor(runtime: string, rule: SameNameRule, copies: readonly SkillCopy[], loaded: readonly SkillCopy[]): string {
-  const held = copies.some((copy) => copy.state === 'held') ? `; Loadout's copy is held back: ${runtime} would see two bundles of one name` : '';
+  const held = copies.some((copy) => copy.state === 'held')
+    ? `; Loadout's copy is held back: ${runtime} would see two bundles of one name`
+    : '';
   return `${seenReason(runtime, rule, loaded, copies.filter((copy) => !copy.loaded).length)}${held}`;
 }
 

@@ -37,7 +37,11 @@ export interface RootWritePlan {
  * a blocked destination), and for each managed entry nobody wants any more its retirement. Which
  * creates are redundant is decided later, across roots, per runtime.
  */
-export function planRootWrites(root: PhysicalRoot, sources: readonly SourceSkill[], adapters: ReadonlyMap<string, RuntimeAdapter>): RootWritePlan {
+export function planRootWrites(
+  root: PhysicalRoot,
+  sources: readonly SourceSkill[],
+  adapters: ReadonlyMap<string, RuntimeAdapter>,
+): RootWritePlan {
   const plan: RootWritePlan = { root, changes: [], wanted: new Map(), leaving: new Set(), released: new Set(), findings: [] };
   const held = new Set<string>();
   for (const source of sources) {
@@ -87,12 +91,24 @@ function planDestination(root: PhysicalRoot, source: SourceSkill, wantedBy: read
   });
   if (existing === undefined) {
     if (root.contents.occupied.has(folder)) return { source, wantedBy, blocked: 'not-a-skill' };
-    return { source, wantedBy, change: change('create', null, recorded === undefined ? 'wanted, not present' : 'managed, but the folder is gone') };
+    return {
+      source,
+      wantedBy,
+      change: change('create', null, recorded === undefined ? 'wanted, not present' : 'managed, but the folder is gone'),
+    };
   }
   const onDisk = existing.hash();
   if (onDisk === bundle.hash) {
     if (recorded?.hash === bundle.hash) return { source, wantedBy };
-    return { source, wantedBy, change: change('adopt', onDisk, recorded === undefined ? 'already holds exactly this bundle' : 'holds the wanted bundle; the manifest was behind') };
+    return {
+      source,
+      wantedBy,
+      change: change(
+        'adopt',
+        onDisk,
+        recorded === undefined ? 'already holds exactly this bundle' : 'holds the wanted bundle; the manifest was behind',
+      ),
+    };
   }
   if (recorded !== undefined && onDisk !== null && onDisk === recorded.hash) {
     return { source, wantedBy, change: change('update', onDisk, 'the source changed') };
@@ -121,17 +137,35 @@ function retireUnwanted(plan: RootWritePlan, held: ReadonlySet<string>): void {
     };
     const scanned = root.entry(recorded.path);
     if (scanned === undefined) {
-      plan.changes.push({ ...base, action: 'forget', hash: null, expectedHash: null, reason: 'no longer wanted; the folder is already gone' });
+      plan.changes.push({
+        ...base,
+        action: 'forget',
+        hash: null,
+        expectedHash: null,
+        reason: 'no longer wanted; the folder is already gone',
+      });
       plan.leaving.add(recorded.path);
       continue;
     }
     const onDisk = scanned.hash();
     if (onDisk !== null && onDisk === recorded.hash) {
-      plan.changes.push({ ...base, action: 'retire', hash: onDisk, expectedHash: onDisk, reason: 'no longer wanted (off, removed, not writable any more, or its plugin disabled)' });
+      plan.changes.push({
+        ...base,
+        action: 'retire',
+        hash: onDisk,
+        expectedHash: onDisk,
+        reason: 'no longer wanted (off, removed, not writable any more, or its plugin disabled)',
+      });
       plan.leaving.add(recorded.path);
       continue;
     }
-    plan.changes.push({ ...base, action: 'release', hash: onDisk, expectedHash: null, reason: 'no longer wanted, but edited since Loadout wrote it: left in place, no longer managed' });
+    plan.changes.push({
+      ...base,
+      action: 'release',
+      hash: onDisk,
+      expectedHash: null,
+      reason: 'no longer wanted, but edited since Loadout wrote it: left in place, no longer managed',
+    });
     plan.released.add(recorded.path);
     plan.findings.push({
       code: 'MANAGED_SKILL_EDITED',

@@ -48,12 +48,16 @@ export function planRuntimes(input: PlanRuntimesInput): RuntimePlanPart[] {
     get: (realFolder) => {
       if (byRealFolder === null) {
         byRealFolder = new Map();
-        for (const source of input.sources) if (source.realFolder !== null && !byRealFolder.has(source.realFolder)) byRealFolder.set(source.realFolder, source);
+        for (const source of input.sources)
+          if (source.realFolder !== null && !byRealFolder.has(source.realFolder)) byRealFolder.set(source.realFolder, source);
       }
       return byRealFolder.get(realFolder);
     },
   };
-  const holds: Holds = { frozen: new Set(input.roots.filter((root) => root.manifestProblem !== null).map((root) => root.key)), names: new Map() };
+  const holds: Holds = {
+    frozen: new Set(input.roots.filter((root) => root.manifestProblem !== null).map((root) => root.key)),
+    names: new Map(),
+  };
   const conflicts = new Map<string, { findings: Diagnostic[]; view: SkillCopy[] }>();
   let pass: Pass;
   for (;;) {
@@ -86,14 +90,21 @@ function hold(runtime: RuntimeRoots, keys: readonly string[], holds: Holds): voi
   }
 }
 
-function runPass(input: PlanRuntimesInput, adapters: ReadonlyMap<string, RuntimeAdapter>, holds: Holds, sourcesByRealFolder: SourcesByRealFolder): Pass {
+function runPass(
+  input: PlanRuntimesInput,
+  adapters: ReadonlyMap<string, RuntimeAdapter>,
+  holds: Holds,
+  sourcesByRealFolder: SourcesByRealFolder,
+): Pass {
   const plans = new Map<string, RootWritePlan>();
   for (const root of input.roots) {
     if (root.writers.length === 0 || holds.frozen.has(root.key)) continue;
     plans.set(root.key, withoutNames(planRootWrites(root, input.sources, adapters), holds.names.get(root.key)));
   }
   const none = new Set<PlannedChange>();
-  const full = new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, none, sourcesByRealFolder)]));
+  const full = new Map(
+    input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, none, sourcesByRealFolder)]),
+  );
   const skipped = new Set<PlannedChange>();
   // Each runtime's loaded copies by name key, made once: a first apply asks this of every create.
   const byKey = new Map<string, Map<string, SkillCopy[]>>();
@@ -115,12 +126,26 @@ function runPass(input: PlanRuntimesInput, adapters: ReadonlyMap<string, Runtime
     for (const change of plan.changes) {
       if (change.action !== 'create') continue;
       const key = skillNameKey(change.name);
-      const needed = change.runtimes.some((name) => needsCreate(input.runtimes.find((runtime) => runtime.adapter.name === name), copiesOf(name, key), change));
+      const needed = change.runtimes.some((name) =>
+        needsCreate(
+          input.runtimes.find((runtime) => runtime.adapter.name === name),
+          copiesOf(name, key),
+          change,
+        ),
+      );
       if (!needed) skipped.add(change);
     }
   }
   // With no create skipped the views are the full ones: built from the same plans, nothing left out.
-  const views = skipped.size === 0 ? full : new Map(input.runtimes.map((runtime) => [runtime.adapter.name, buildRuntimeView(runtime, plans, holds.frozen, skipped, sourcesByRealFolder)]));
+  const views =
+    skipped.size === 0
+      ? full
+      : new Map(
+          input.runtimes.map((runtime) => [
+            runtime.adapter.name,
+            buildRuntimeView(runtime, plans, holds.frozen, skipped, sourcesByRealFolder),
+          ]),
+        );
   return { plans, skipped, views };
 }
 
@@ -132,7 +157,10 @@ function withoutNames(plan: RootWritePlan, held: ReadonlyMap<string, string[]> |
   const wanted = new Map<string, WantedEntry>();
   for (const [folder, entry] of plan.wanted) {
     const changes = entry.change !== undefined || entry.blocked !== undefined;
-    wanted.set(folder, changes && isHeld(entry.source.key) ? { source: entry.source, wantedBy: entry.wantedBy, held: entry.change ?? true } : entry);
+    wanted.set(
+      folder,
+      changes && isHeld(entry.source.key) ? { source: entry.source, wantedBy: entry.wantedBy, held: entry.change ?? true } : entry,
+    );
   }
   return {
     ...plan,
@@ -163,7 +191,12 @@ function needsCreate(runtime: RuntimeRoots | undefined, view: readonly SkillCopy
 }
 
 /** Wanted skills whose destination is taken by something that is not a skill folder. */
-function blockedDestinations(runtime: RuntimeRoots, pass: Pass, frozen: ReadonlySet<string>, show: (absolute: string) => string): { key: string; finding: Diagnostic }[] {
+function blockedDestinations(
+  runtime: RuntimeRoots,
+  pass: Pass,
+  frozen: ReadonlySet<string>,
+  show: (absolute: string) => string,
+): { key: string; finding: Diagnostic }[] {
   const found: { key: string; finding: Diagnostic }[] = [];
   for (const root of new Set(runtime.physical)) {
     if (frozen.has(root.key)) continue;
@@ -194,17 +227,33 @@ function viewWithHeld(view: SkillCopy[], conflictView: readonly SkillCopy[] | un
   return [...view, ...held].sort((a, b) => a.rootIndex - b.rootIndex);
 }
 
-function partOf(runtime: RuntimeRoots, pass: Pass, holds: Holds, conflicts: ReadonlyMap<string, { findings: Diagnostic[]; view: SkillCopy[] }>, input: PlanRuntimesInput): RuntimePlanPart {
+function partOf(
+  runtime: RuntimeRoots,
+  pass: Pass,
+  holds: Holds,
+  conflicts: ReadonlyMap<string, { findings: Diagnostic[]; view: SkillCopy[] }>,
+  input: PlanRuntimesInput,
+): RuntimePlanPart {
   const name = runtime.adapter.name;
   const view = viewWithHeld(pass.views.get(name) ?? [], conflicts.get(name)?.view);
   const findings: Diagnostic[] = [];
   const writes = [...new Set(runtime.physical.filter((root) => root.writers.includes(name)))];
-  const verdict = judgeView(name, view.filter((copy) => copy.state !== 'held'), input.show);
+  const verdict = judgeView(
+    name,
+    view.filter((copy) => copy.state !== 'held'),
+    input.show,
+  );
   let status: RuntimeStatus = 'ok';
   if (!runtime.judged) {
     status = 'unconfirmed';
-    findings.push({ code: 'RUNTIME_UNCONFIRMED', severity: 'info', message: `${name}: how it ranks two skills of one name is not verified; Loadout writes nothing into folders only it reads` });
-    findings.push(...verdict.conflicts.map((conflict): Diagnostic => ({ ...conflict, code: 'RUNTIME_CONFLICT_UNCONFIRMED', severity: 'warning' })));
+    findings.push({
+      code: 'RUNTIME_UNCONFIRMED',
+      severity: 'info',
+      message: `${name}: how it ranks two skills of one name is not verified; Loadout writes nothing into folders only it reads`,
+    });
+    findings.push(
+      ...verdict.conflicts.map((conflict): Diagnostic => ({ ...conflict, code: 'RUNTIME_CONFLICT_UNCONFIRMED', severity: 'warning' })),
+    );
   } else if (conflicts.has(name)) {
     status = 'conflict';
     findings.push(...(conflicts.get(name)?.findings ?? []));
@@ -258,9 +307,19 @@ function rank(runtime: RuntimeRoots, change: PlannedChange): number {
   return runtime.physical.findIndex((root) => root.dir === change.rootDir);
 }
 
-function frozenFinding(root: PhysicalRoot, runtime: string, conflicts: ReadonlyMap<string, unknown>, show: (absolute: string) => string): Diagnostic {
+function frozenFinding(
+  root: PhysicalRoot,
+  runtime: string,
+  conflicts: ReadonlyMap<string, unknown>,
+  show: (absolute: string) => string,
+): Diagnostic {
   if (root.manifestProblem !== null) {
-    return { code: 'RUNTIME_MANIFEST_INVALID', severity: 'error', path: root.dir, message: `${runtime}: ${show(root.dir)}: ${root.manifestProblem}; nothing is written there` };
+    return {
+      code: 'RUNTIME_MANIFEST_INVALID',
+      severity: 'error',
+      path: root.dir,
+      message: `${runtime}: ${show(root.dir)}: ${root.manifestProblem}; nothing is written there`,
+    };
   }
   const by = root.writers.filter((writer) => conflicts.has(writer));
   return {
@@ -272,7 +331,12 @@ function frozenFinding(root: PhysicalRoot, runtime: string, conflicts: ReadonlyM
 }
 
 /** Creates this runtime asked for that were left out because it already finds the same bundle. */
-function skippedCreateNotes(runtime: RuntimeRoots, pass: Pass, view: readonly SkillCopy[], show: (absolute: string) => string): Diagnostic[] {
+function skippedCreateNotes(
+  runtime: RuntimeRoots,
+  pass: Pass,
+  view: readonly SkillCopy[],
+  show: (absolute: string) => string,
+): Diagnostic[] {
   const notes: Diagnostic[] = [];
   for (const change of pass.skipped) {
     if (!change.runtimes.includes(runtime.adapter.name)) continue;
@@ -294,7 +358,11 @@ function skippedCreateNotes(runtime: RuntimeRoots, pass: Pass, view: readonly Sk
  * not write anywhere (not a valid Agent Skills folder, or one that cannot be read: a link loop, over
  * the limits); and skills it reads in place but refuses. A skipped skill never holds back the rest.
  */
-function skipsOf(runtime: RuntimeRoots, input: PlanRuntimesInput, view: readonly SkillCopy[]): { reports: ChangeReport[]; findings: Diagnostic[] } {
+function skipsOf(
+  runtime: RuntimeRoots,
+  input: PlanRuntimesInput,
+  view: readonly SkillCopy[],
+): { reports: ChangeReport[]; findings: Diagnostic[] } {
   const name = runtime.adapter.name;
   const targets = new Set(runtime.roots.filter((root) => root.writes !== null).map((root) => root.writes));
   const reports: ChangeReport[] = [];
@@ -302,7 +370,8 @@ function skipsOf(runtime: RuntimeRoots, input: PlanRuntimesInput, view: readonly
   const seen = new Set<string>();
   // The first in-place copy of each source, found once rather than by a search of the view per source.
   const inPlaceBySource = new Map<string, SkillCopy>();
-  for (const copy of view) if (copy.state === 'in-place' && copy.source !== null && !inPlaceBySource.has(copy.source)) inPlaceBySource.set(copy.source, copy);
+  for (const copy of view)
+    if (copy.state === 'in-place' && copy.source !== null && !inPlaceBySource.has(copy.source)) inPlaceBySource.set(copy.source, copy);
   for (const source of input.sources) {
     if (!targets.has(source.target) || seen.has(source.key)) continue;
     seen.add(source.key);
@@ -311,10 +380,19 @@ function skipsOf(runtime: RuntimeRoots, input: PlanRuntimesInput, view: readonly
     const rule =
       source.unreadable !== null
         ? `it cannot be read as a bundle (${source.unreadable}); what ${name} holds of it is left as it is`
-        : (refusal ?? (inPlace === undefined && source.problems.length > 0 ? `not a valid Agent Skills folder (${source.problems.join('; ')})` : null));
+        : (refusal ??
+          (inPlace === undefined && source.problems.length > 0 ? `not a valid Agent Skills folder (${source.problems.join('; ')})` : null));
     if (rule === null) continue;
     const shown = source.folderName ?? source.record.id;
-    reports.push({ kind: 'skill', action: 'skip', name: shown, path: null, hash: null, source: input.show(source.sourceEntry), reason: rule });
+    reports.push({
+      kind: 'skill',
+      action: 'skip',
+      name: shown,
+      path: null,
+      hash: null,
+      source: input.show(source.sourceEntry),
+      reason: rule,
+    });
     findings.push({
       code: 'SKILL_SKIPPED',
       severity: 'warning',

@@ -27,10 +27,18 @@ describe('staging and flushing root by root', () => {
     const applier = resolve(openLoadout(m), RuntimeApplier);
     const result = await applier.apply({ runtimes: ['claude-code', 'codex'] });
     expect(result.changeCount).toBe(4);
-    const flushed = vi.mocked(bundles.flushWritten).mock.calls.map(([dirs, files]) => [dirs, files.map((file) => path.relative(m.home, file))]);
+    const flushed = vi
+      .mocked(bundles.flushWritten)
+      .mock.calls.map(([dirs, files]) => [dirs, files.map((file) => path.relative(m.home, file))]);
     expect(flushed).toEqual([
-      [[path.join(m.home, '.claude/skills', STAGING_FOLDER)], [`.claude/skills/${STAGING_FOLDER}/deploy-0/SKILL.md`, `.claude/skills/${STAGING_FOLDER}/notes-1/SKILL.md`]],
-      [[path.join(m.home, '.agents/skills', STAGING_FOLDER)], [`.agents/skills/${STAGING_FOLDER}/deploy-0/SKILL.md`, `.agents/skills/${STAGING_FOLDER}/notes-1/SKILL.md`]],
+      [
+        [path.join(m.home, '.claude/skills', STAGING_FOLDER)],
+        [`.claude/skills/${STAGING_FOLDER}/deploy-0/SKILL.md`, `.claude/skills/${STAGING_FOLDER}/notes-1/SKILL.md`],
+      ],
+      [
+        [path.join(m.home, '.agents/skills', STAGING_FOLDER)],
+        [`.agents/skills/${STAGING_FOLDER}/deploy-0/SKILL.md`, `.agents/skills/${STAGING_FOLDER}/notes-1/SKILL.md`],
+      ],
     ]);
     for (const root of ['.claude/skills', '.agents/skills']) {
       expect(fs.readdirSync(path.join(m.home, root)).sort()).toEqual(['.loadout-manifest.json', 'deploy', 'notes']);

@@ -128,7 +128,9 @@ describe('retire and restore', () => {
     const applier = resolve(container, RuntimeApplier);
     await applier.apply({ project: m.project, runtimes: ['claude-code'] });
     expect(fs.existsSync(path.join(m.project, '.claude/skills/deploy/SKILL.md'))).toBe(true);
-    await resolve(container, CapabilityStateService).setCapabilityState({ project: m.project }, [{ kind: 'skill', id: 'deploy', enabled: false }]);
+    await resolve(container, CapabilityStateService).setCapabilityState({ project: m.project }, [
+      { kind: 'skill', id: 'deploy', enabled: false },
+    ]);
     const result = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
     expect(result.retired.map((entry) => entry.path)).toEqual(['<project>/.claude/skills/deploy']);
     expect(fs.existsSync(path.join(m.home, '.claude/skills/notes/SKILL.md'))).toBe(true);
@@ -138,7 +140,9 @@ describe('retire and restore', () => {
     const m = fixture();
     const container = openLoadout(m);
     const applier = resolve(container, RuntimeApplier);
-    await resolve(container, CapabilityStateService).setCapabilityState({ project: m.project }, [{ kind: 'skill', id: 'notes', enabled: false }]);
+    await resolve(container, CapabilityStateService).setCapabilityState({ project: m.project }, [
+      { kind: 'skill', id: 'notes', enabled: false },
+    ]);
     const result = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
     expect(result.findings.map((finding) => finding.code)).toEqual(['SKILL_OFF_IN_PROJECT_ONLY']);
     expect(fs.existsSync(path.join(m.home, '.claude/skills/notes/SKILL.md'))).toBe(true);
@@ -163,7 +167,7 @@ describe('retire and restore', () => {
 });
 
 describe('updates and crash recovery', () => {
-  it('a changed source replaces Loadout\'s own unedited copy', async () => {
+  it("a changed source replaces Loadout's own unedited copy", async () => {
     const m = fixture();
     const container = openLoadout(m);
     const applier = resolve(container, RuntimeApplier);

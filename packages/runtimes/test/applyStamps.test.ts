@@ -17,7 +17,9 @@ const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'] as const
 /** Six owner skills, each with a note and a nested reference, applied into Claude Code; the stamps then taken and trusted. */
 async function settled(): Promise<{ m: Machine; applier: RuntimeApplier; stampsFile: string }> {
   const m = machine({
-    capabilities: { skills: Object.fromEntries(names.map((name) => [name, { 'SKILL.md': skill(name), 'notes.md': 'note\n', ref: { 'a.md': 'ref\n' } }])) },
+    capabilities: {
+      skills: Object.fromEntries(names.map((name) => [name, { 'SKILL.md': skill(name), 'notes.md': 'note\n', ref: { 'a.md': 'ref\n' } }])),
+    },
   });
   const applier = resolve(openLoadout(m), RuntimeApplier);
   expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(names.length);
@@ -43,7 +45,13 @@ describe('an apply with nothing changed knows the bundles by their stamps', () =
     const { m, applier, stampsFile } = await settled();
     const kept = JSON.parse(fs.readFileSync(stampsFile, 'utf8')) as { bundles: Record<string, { files: Record<string, string> }> };
     for (const name of names) {
-      expect(Object.keys(kept.bundles[source(m, name).replace(/\/$/, '')]?.files ?? {}).sort()).toEqual(['', 'SKILL.md', 'notes.md', 'ref', 'ref/a.md']);
+      expect(Object.keys(kept.bundles[source(m, name).replace(/\/$/, '')]?.files ?? {}).sort()).toEqual([
+        '',
+        'SKILL.md',
+        'notes.md',
+        'ref',
+        'ref/a.md',
+      ]);
       expect(kept.bundles[copy(m, name).replace(/\/$/, '')]).toBeDefined();
     }
     const before = fs.statSync(stampsFile);
@@ -61,10 +69,17 @@ describe('an apply with nothing changed knows the bundles by their stamps', () =
     fs.renameSync(source(m, 'delta', 'notes.md'), source(m, 'delta', 'NOTES.md'));
     editKeepingTimes(source(m, 'echo', 'ref/a.md'), 'REF\n');
     const result = await applier.apply({ runtimes: ['claude-code'] });
-    expect(result.runtimes[0]?.changes.map((change) => `${change.action} ${change.name}`).sort()).toEqual(['update alpha', 'update bravo', 'update charlie', 'update delta', 'update echo']);
+    expect(result.runtimes[0]?.changes.map((change) => `${change.action} ${change.name}`).sort()).toEqual([
+      'update alpha',
+      'update bravo',
+      'update charlie',
+      'update delta',
+      'update echo',
+    ]);
     for (const name of names) {
       for (const file of fs.readdirSync(source(m, name), { recursive: true }) as string[]) {
-        if (fs.statSync(source(m, name, file)).isFile()) expect(fs.readFileSync(copy(m, name, file), 'utf8')).toBe(fs.readFileSync(source(m, name, file), 'utf8'));
+        if (fs.statSync(source(m, name, file)).isFile())
+          expect(fs.readFileSync(copy(m, name, file), 'utf8')).toBe(fs.readFileSync(source(m, name, file), 'utf8'));
       }
     }
     expect(fs.existsSync(copy(m, 'charlie', 'notes.md'))).toBe(false);
@@ -72,16 +87,22 @@ describe('an apply with nothing changed knows the bundles by their stamps', () =
   });
 
   it.each([
-    ['an edit of the same size with its time set back', (m: Machine) => editKeepingTimes(copy(m, 'alpha', 'SKILL.md'), skill('alpha').replace('one thing', 'One thing'))],
+    [
+      'an edit of the same size with its time set back',
+      (m: Machine) => editKeepingTimes(copy(m, 'alpha', 'SKILL.md'), skill('alpha').replace('one thing', 'One thing')),
+    ],
     ['a nested edit with its time set back', (m: Machine) => editKeepingTimes(copy(m, 'alpha', 'ref/a.md'), 'REF\n')],
     ['a file added', (m: Machine) => fs.writeFileSync(copy(m, 'alpha', 'mine.md'), 'mine\n')],
     ['a file removed', (m: Machine) => fs.rmSync(copy(m, 'alpha', 'notes.md'))],
     ['a file renamed', (m: Machine) => fs.renameSync(copy(m, 'alpha', 'notes.md'), copy(m, 'alpha', 'NOTES.md'))],
-    ['the folder replaced by another of the same names and sizes', (m: Machine) => {
-      fs.rmSync(copy(m, 'alpha'), { recursive: true });
-      fs.cpSync(copy(m, 'bravo'), copy(m, 'alpha'), { recursive: true });
-      fs.writeFileSync(copy(m, 'alpha', 'SKILL.md'), skill('alpha').replace('one thing', 'One thing'));
-    }],
+    [
+      'the folder replaced by another of the same names and sizes',
+      (m: Machine) => {
+        fs.rmSync(copy(m, 'alpha'), { recursive: true });
+        fs.cpSync(copy(m, 'bravo'), copy(m, 'alpha'), { recursive: true });
+        fs.writeFileSync(copy(m, 'alpha', 'SKILL.md'), skill('alpha').replace('one thing', 'One thing'));
+      },
+    ],
   ])('still sees a copy the user changed: %s', async (_what, change) => {
     const { m, applier } = await settled();
     change(m);
@@ -117,14 +138,19 @@ describe('an apply with nothing changed knows the bundles by their stamps', () =
   });
 
   it('a copy known by its stamps is not listed again for nested skills, yet a skill nested in it since is seen', async () => {
-    const m = machine({ capabilities: { skills: { solo: { 'SKILL.md': skill('solo') }, pair: { 'SKILL.md': skill('pair'), docs: { 'a.md': 'a\n' } } } } });
+    const m = machine({
+      capabilities: { skills: { solo: { 'SKILL.md': skill('solo') }, pair: { 'SKILL.md': skill('pair'), docs: { 'a.md': 'a\n' } } } },
+    });
     const applier = resolve(openLoadout(m), RuntimeApplier);
     expect((await applier.apply({ runtimes: ['codex'] })).changeCount).toBe(2);
     await new Promise((done) => setTimeout(done, 1100));
     expect((await applier.apply({ runtimes: ['codex'] })).changeCount).toBe(0);
     // Codex looks for skills nested in folders; one appears inside each copy Loadout wrote.
     const codexCopy = (name: string, file = ''): string => path.join(m.home, '.agents/skills', name, file);
-    for (const [outer, inner] of [['solo', 'inner-solo'], ['pair', 'inner-pair']] as const) {
+    for (const [outer, inner] of [
+      ['solo', 'inner-solo'],
+      ['pair', 'inner-pair'],
+    ] as const) {
       fs.mkdirSync(codexCopy(outer, `docs/${inner}`), { recursive: true });
       fs.writeFileSync(codexCopy(outer, `docs/${inner}/SKILL.md`), skill(inner));
     }

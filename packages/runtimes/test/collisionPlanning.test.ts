@@ -154,7 +154,13 @@ describe('codex roots: the working folder, repository ancestors and the user roo
   it('CODEX_HOME moves the deprecated and system folders, HOME the user folder', async () => {
     const m = machine({ relocated: true });
     const roots = runtime(await planFor(m, ['codex'], null), 'codex').roots.map((root) => root.path);
-    expect(roots).toEqual(['~/.agents/skills', '$CODEX_HOME/skills', '$CODEX_HOME/skills/.system', '<codex-admin>/skills', '$CODEX_HOME/plugins']);
+    expect(roots).toEqual([
+      '~/.agents/skills',
+      '$CODEX_HOME/skills',
+      '$CODEX_HOME/skills/.system',
+      '<codex-admin>/skills',
+      '$CODEX_HOME/plugins',
+    ]);
   });
 });
 
@@ -173,7 +179,10 @@ describe('claude-code: precedence and plugin namespacing', () => {
   });
 
   it('a project skill goes to the project folder, global and plugin skills to the personal folder', async () => {
-    const m = machine({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } }, project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } } });
+    const m = machine({
+      capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } },
+      project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } },
+    });
     const container = openLoadout(m);
     installPlugin(container, m, 'charts', { skills: { 'charts.md': skill('charts') } });
     const session = await openSession(container, m.project);
@@ -200,7 +209,13 @@ describe('claude-code: precedence and plugin namespacing', () => {
   it("a plugin's namespaced skill of the same name never collides and is never touched", async () => {
     const m = machine({
       capabilities: { skills: { triage: { 'SKILL.md': skill('triage') } } },
-      home: { '.claude': { plugins: { cache: { market: { tools: { '1.0.0': { skills: { triage: { 'SKILL.md': skill('triage', 'The plugin one.\n') } } } } } } } } },
+      home: {
+        '.claude': {
+          plugins: {
+            cache: { market: { tools: { '1.0.0': { skills: { triage: { 'SKILL.md': skill('triage', 'The plugin one.\n') } } } } } },
+          },
+        },
+      },
     });
     const pluginTree = snapshot(path.join(m.home, '.claude/plugins'));
     const container = openLoadout(m);
@@ -226,7 +241,10 @@ describe('unmanaged, user-edited and built-in skills are never deleted or silent
   });
 
   it('a file that is not a skill folder blocks the destination', async () => {
-    const m = machine({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } }, home: { '.claude': { skills: { notes: 'a stray file\n' } } } });
+    const m = machine({
+      capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } },
+      home: { '.claude': { skills: { notes: 'a stray file\n' } } },
+    });
     const claude = runtime(await planFor(m, ['claude-code'], null), 'claude-code');
     expect(claude.status).toBe('conflict');
     expect(claude.findings[0]?.message).toContain('$CLAUDE_CONFIG_DIR/skills/notes is taken');
@@ -268,7 +286,10 @@ describe('unmanaged, user-edited and built-in skills are never deleted or silent
   it('an unmanaged skill of another name is left alone by every apply', async () => {
     const m = machine({
       capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } },
-      home: { '.claude': { skills: { mine: { 'SKILL.md': skill('mine') } } }, '.agents': { skills: { theirs: { 'SKILL.md': skill('theirs') } } } },
+      home: {
+        '.claude': { skills: { mine: { 'SKILL.md': skill('mine') } } },
+        '.agents': { skills: { theirs: { 'SKILL.md': skill('theirs') } } },
+      },
     });
     const container = openLoadout(m);
     const applier = resolve(container, RuntimeApplier);

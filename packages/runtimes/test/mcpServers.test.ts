@@ -9,7 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ApplyResult, type BridgeRequest, RuntimeApplier } from '../src/index.js';
 import { TRASH_FOLDER } from '../src/RuntimeTrash.js';
 import { MCP_MANIFEST_FILE } from '../src/mcp/McpManifest.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, serverDocument, snapshot } from '../src/testing/runtimeFixture.js';
+import {
+  closeLoadouts,
+  installPlugin,
+  machine,
+  type Machine,
+  openLoadout,
+  serverDocument,
+  snapshot,
+} from '../src/testing/runtimeFixture.js';
 
 afterEach(() => {
   closeLoadouts();
@@ -109,7 +117,9 @@ describe('apply writes MCP servers', () => {
     expect(findings).toContain('CODEX_PROJECT_NOT_TRUSTED');
     expect(findings).toContain('CLAUDE_PROJECT_SERVERS_NEED_APPROVAL');
 
-    const manifest = JSON.parse(fs.readFileSync(path.join(m.places.dataDir, MCP_MANIFEST_FILE), 'utf8')) as { entries: { runtime: string; name: string; file: string }[] };
+    const manifest = JSON.parse(fs.readFileSync(path.join(m.places.dataDir, MCP_MANIFEST_FILE), 'utf8')) as {
+      entries: { runtime: string; name: string; file: string }[];
+    };
     expect(manifest.entries.map((entry) => `${entry.runtime}:${path.relative(m.base, entry.file)}:${entry.name}`).sort()).toEqual([
       'claude-code:home/.claude/.claude.json:fs',
       'claude-code:home/.claude/.claude.json:remote',
@@ -142,7 +152,9 @@ describe('apply writes MCP servers', () => {
     const m = fixture();
     const f = files(m);
     fs.writeFileSync(f.codexUser, `${CODEX_TOML}[mcp_servers.fs]\r\ncommand = "other"\r\n`);
-    const claudeWithFs = JSON.stringify({ mcpServers: { fs: { type: 'stdio', command: 'node', args: ['/opt/fs-server.js', '/tmp'], env: { LOG_LEVEL: 'debug' } } } });
+    const claudeWithFs = JSON.stringify({
+      mcpServers: { fs: { type: 'stdio', command: 'node', args: ['/opt/fs-server.js', '/tmp'], env: { LOG_LEVEL: 'debug' } } },
+    });
     fs.writeFileSync(f.claudeUser, claudeWithFs);
     const codexBefore = fs.readFileSync(f.codexUser, 'utf8');
     const applier = resolve(openLoadout(m), RuntimeApplier);
@@ -150,7 +162,9 @@ describe('apply writes MCP servers', () => {
     const result = await applier.apply({ project: m.project, runtimes: bothRuntimes });
     expect(result.ok).toBe(false);
     expect(part(result, 'codex').mcp?.status).toBe('conflict');
-    expect(part(result, 'codex').findings.find((finding) => finding.code === 'SERVER_CONFLICT')?.message).toContain("holds a different entry of that name that is not Loadout's");
+    expect(part(result, 'codex').findings.find((finding) => finding.code === 'SERVER_CONFLICT')?.message).toContain(
+      "holds a different entry of that name that is not Loadout's",
+    );
     expect(fs.readFileSync(f.codexUser, 'utf8')).toBe(codexBefore);
     expect(fs.existsSync(f.codexProject)).toBe(false);
 
@@ -161,14 +175,17 @@ describe('apply writes MCP servers', () => {
     expect(Object.keys(claudeServers(f.claudeUser)).sort()).toEqual(['fs', 'remote']);
   });
 
-  it("never overwrites an entry the user edited, and lets it go when it is no longer wanted", async () => {
+  it('never overwrites an entry the user edited, and lets it go when it is no longer wanted', async () => {
     const m = fixture();
     const f = files(m);
     const applier = resolve(openLoadout(m), RuntimeApplier);
     await applier.apply({ project: m.project, runtimes: ['claude-code'] });
     const edited = fs.readFileSync(f.claudeUser, 'utf8').replace('"LOG_LEVEL": "debug"', '"LOG_LEVEL": "trace"');
     fs.writeFileSync(f.claudeUser, edited);
-    fs.writeFileSync(path.join(m.places.capabilitiesDir, 'servers', 'fs.json'), serverDocument({ command: 'node', args: ['/opt/fs-server-2.js'] }));
+    fs.writeFileSync(
+      path.join(m.places.capabilitiesDir, 'servers', 'fs.json'),
+      serverDocument({ command: 'node', args: ['/opt/fs-server-2.js'] }),
+    );
 
     const changed = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
     expect(part(changed, 'claude-code').mcp?.status).toBe('conflict');
@@ -187,12 +204,23 @@ describe('apply writes MCP servers', () => {
     const f = files(m);
     const container = openLoadout(m);
     installPlugin(container, m, 'tools', {
-      servers: { 'lint.json': serverDocument({ command: 'node', args: ['${PLUGIN_ROOT}/bin/lint.js'], env: { DATA: '${CLAUDE_PLUGIN_ROOT}/data', HOME_DIR: '${HOME}' } }) },
+      servers: {
+        'lint.json': serverDocument({
+          command: 'node',
+          args: ['${PLUGIN_ROOT}/bin/lint.js'],
+          env: { DATA: '${CLAUDE_PLUGIN_ROOT}/data', HOME_DIR: '${HOME}' },
+        }),
+      },
     });
     const root = fs.realpathSync(path.join(m.places.pluginsDir, 'tools'));
     const applier = resolve(container, RuntimeApplier);
     await applier.apply({ project: m.project, runtimes: bothRuntimes });
-    expect(claudeServers(f.claudeUser).lint).toEqual({ type: 'stdio', command: 'node', args: [`${root}/bin/lint.js`], env: { DATA: `${root}/data`, HOME_DIR: '${HOME}' } });
+    expect(claudeServers(f.claudeUser).lint).toEqual({
+      type: 'stdio',
+      command: 'node',
+      args: [`${root}/bin/lint.js`],
+      env: { DATA: `${root}/data`, HOME_DIR: '${HOME}' },
+    });
     const withLint = fs.readFileSync(f.claudeUser, 'utf8');
 
     resolve(container, PluginRegistry).setEnabled('tools', false);
@@ -215,17 +243,27 @@ describe('apply writes MCP servers', () => {
     const m = fixture();
     const f = files(m);
     const container = openLoadout(m);
-    installPlugin(container, m, 'tools', { servers: { 'lint.json': serverDocument({ command: 'node', args: ['${PLUGIN_ROOT}/bin/lint.js'] }) } });
+    installPlugin(container, m, 'tools', {
+      servers: { 'lint.json': serverDocument({ command: 'node', args: ['${PLUGIN_ROOT}/bin/lint.js'] }) },
+    });
     const applier = resolve(container, RuntimeApplier);
     await applier.apply({ project: m.project, runtimes: ['claude-code'] });
     resolve(container, PluginRegistry).setEnabled('tools', false);
     const retired = (await applier.apply({ project: m.project, runtimes: ['claude-code'] })).retired.find((entry) => entry.name === 'lint');
     // The trust package's rule in small: every server of plugin "tools" is held from now on.
     contribute(container, CapabilityHolds, {
-      forSession: () => (records) => new Map(records.filter((record) => record.plugin === 'tools').map((record) => [record, { decidedBy: 'unapproved-plugin' as const, reason: 'tools changed' }])),
+      forSession: () => (records) =>
+        new Map(
+          records
+            .filter((record) => record.plugin === 'tools')
+            .map((record) => [record, { decidedBy: 'unapproved-plugin' as const, reason: 'tools changed' }]),
+        ),
     });
     const before = fs.readFileSync(f.claudeUser, 'utf8');
-    await expect(applier.restore(retired?.id as string)).rejects.toMatchObject({ code: 'CAPABILITY_UNTRUSTED', message: /server\/lint is held \(unapproved-plugin\): tools changed/ });
+    await expect(applier.restore(retired?.id as string)).rejects.toMatchObject({
+      code: 'CAPABILITY_UNTRUSTED',
+      message: /server\/lint is held \(unapproved-plugin\): tools changed/,
+    });
     expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(before);
     expect(applier.listRetired().retired.map((entry) => entry.id)).toEqual([retired?.id]);
   });
@@ -268,7 +306,9 @@ describe('apply writes MCP servers', () => {
       passthrough: { command: 'node', args: ['s.js'], env: { MODE: 'fast' }, env_vars: ['GITHUB_TOKEN'] },
       headers: { url: 'https://h.example.com/mcp', http_headers: { 'X-Client': 'loadout' }, env_http_headers: { 'X-Team': 'TEAM_ID' } },
     });
-    const skips = part(result, 'codex').changes.filter((change) => change.action === 'skip').map((change) => `${change.name}: ${change.reason}`);
+    const skips = part(result, 'codex')
+      .changes.filter((change) => change.action === 'skip')
+      .map((change) => `${change.name}: ${change.reason}`);
     expect(skips).toEqual([
       expect.stringMatching(/^legacy: Codex speaks stdio and Streamable HTTP only, not HTTP\+SSE/),
       expect.stringMatching(/^renamed: Codex does not expand/),
@@ -287,7 +327,8 @@ describe('apply writes MCP servers', () => {
     const applier = resolve(container, RuntimeApplier);
     // Open the database first: that alone makes the data folder.
     resolve(container, PluginRegistry).list();
-    const tree = (): Record<string, string> => Object.fromEntries<string>(Object.entries(snapshot(m.base)).filter(([file]) => !/loadout\.db/.test(file)));
+    const tree = (): Record<string, string> =>
+      Object.fromEntries<string>(Object.entries(snapshot(m.base)).filter(([file]) => !/loadout\.db/.test(file)));
     const untouched = tree();
     const dry = await applier.apply({ project: m.project, runtimes: bothRuntimes, mode: 'dry-run' });
     const check = await applier.apply({ project: m.project, runtimes: bothRuntimes, mode: 'check' });
@@ -295,13 +336,17 @@ describe('apply writes MCP servers', () => {
     expect(dry.changeCount).toBe(6);
     expect(check.upToDate).toBe(false);
     await applier.apply({ project: m.project, runtimes: bothRuntimes });
-    fs.writeFileSync(path.join(m.places.capabilitiesDir, 'servers', 'fs.json'), serverDocument({ command: 'node', args: ['/opt/fs-server-2.js'] }));
+    fs.writeFileSync(
+      path.join(m.places.capabilitiesDir, 'servers', 'fs.json'),
+      serverDocument({ command: 'node', args: ['/opt/fs-server-2.js'] }),
+    );
     const drift = await applier.apply({ project: m.project, runtimes: bothRuntimes, mode: 'check' });
     expect(drift.upToDate).toBe(false);
-    expect(drift.runtimes.flatMap((runtime) => runtime.changes.filter((change) => change.kind === 'server').map((change) => `${runtime.runtime}:${change.action}:${change.name}`))).toEqual([
-      'claude-code:update:fs',
-      'codex:update:fs',
-    ]);
+    expect(
+      drift.runtimes.flatMap((runtime) =>
+        runtime.changes.filter((change) => change.kind === 'server').map((change) => `${runtime.runtime}:${change.action}:${change.name}`),
+      ),
+    ).toEqual(['claude-code:update:fs', 'codex:update:fs']);
   });
 
   it("waits for Claude Code's own lock on its configuration and keeps what was written under it", async () => {
@@ -334,7 +379,9 @@ describe('the MCP bridge', () => {
     expect(on.changeCount).toBe(2);
     expect(claudeServers(f.claudeUser).loadout).toEqual({ type: 'stdio', command: 'loadout', args: ['mcp'], env: {} });
     expect(codexServers(f.codexUser).loadout).toEqual({ command: 'loadout', args: ['mcp'] });
-    expect(part(on, 'codex').mcp?.sees).toEqual([{ name: 'loadout', id: 'loadout', path: '$CODEX_HOME/config.toml', scope: 'user', owner: 'bridge' }]);
+    expect(part(on, 'codex').mcp?.sees).toEqual([
+      { name: 'loadout', id: 'loadout', path: '$CODEX_HOME/config.toml', scope: 'user', owner: 'bridge' },
+    ]);
 
     expect((await applier.apply({ runtimes: bothRuntimes, mcpBridge: bridge('on') })).changeCount).toBe(0);
     expect((await applier.apply({ runtimes: bothRuntimes, mcpBridge: bridge('keep'), mode: 'check' })).upToDate).toBe(true);

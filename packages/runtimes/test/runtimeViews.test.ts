@@ -31,24 +31,41 @@ const statuses = (report: { runtimes: readonly RuntimeReport[] }): Record<string
 
 describe('built-in and managed skills are part of the plan', () => {
   it("a skill named like one of Codex's system skills is a conflict for codex on a fresh home; claude-code is applied", async () => {
-    const m = machine({ capabilities: { skills: { 'skill-creator': { 'SKILL.md': skill('skill-creator') }, notes: { 'SKILL.md': skill('notes') } } } });
+    const m = machine({
+      capabilities: { skills: { 'skill-creator': { 'SKILL.md': skill('skill-creator') }, notes: { 'SKILL.md': skill('notes') } } },
+    });
     const applier = resolve(openLoadout(m), RuntimeApplier);
     const result = await applier.apply({});
     expect(result.ok).toBe(false);
-    expect(statuses(result)).toMatchObject({ 'claude-code': 'ok', codex: 'conflict', goose: 'blocked', opencode: 'blocked', cursor: 'unconfirmed' });
+    expect(statuses(result)).toMatchObject({
+      'claude-code': 'ok',
+      codex: 'conflict',
+      goose: 'blocked',
+      opencode: 'blocked',
+      cursor: 'unconfirmed',
+    });
     const conflict = part(result, 'codex').findings.find((finding) => finding.code === 'RUNTIME_CONFLICT')?.message;
     expect(conflict).toContain('$CODEX_HOME/skills/.system/skill-creator (installed by the runtime at its first start)');
     expect(fs.existsSync(path.join(m.home, '.claude/skills/skill-creator/SKILL.md'))).toBe(true);
     expect(fs.existsSync(path.join(m.home, '.agents/skills'))).toBe(false);
-    expect(part(result, 'goose').findings.map((finding) => finding.message)).toContain('goose: nothing is written into ~/.agents/skills: codex also writes there and has a conflict');
+    expect(part(result, 'goose').findings.map((finding) => finding.message)).toContain(
+      'goose: nothing is written into ~/.agents/skills: codex also writes there and has a conflict',
+    );
     // The view says what codex lists: its own system skills, once each.
-    expect(seen(result, 'codex').sort()).toEqual(['create-statusline', 'imagegen', 'openai-docs', 'review-agent', 'skill-creator', 'skill-installer']);
+    expect(seen(result, 'codex').sort()).toEqual([
+      'create-statusline',
+      'imagegen',
+      'openai-docs',
+      'review-agent',
+      'skill-creator',
+      'skill-installer',
+    ]);
 
     // A previous conflict never fails a later apply of a runtime it does not touch.
     expect((await applier.apply({ runtimes: ['claude-code'] })).ok).toBe(true);
   });
 
-  it("a skill named like a Claude Code bundled skill is a conflict for claude-code; codex and the .agents readers are applied", async () => {
+  it('a skill named like a Claude Code bundled skill is a conflict for claude-code; codex and the .agents readers are applied', async () => {
     const m = machine({ capabilities: { skills: { 'claude-api': { 'SKILL.md': skill('claude-api') } } } });
     const result = await resolve(openLoadout(m), RuntimeApplier).apply({});
     expect(statuses(result)).toMatchObject({ 'claude-code': 'conflict', codex: 'ok', 'copilot-vscode': 'ok', goose: 'ok' });
@@ -84,7 +101,12 @@ describe('a conflict blocks only what it touches', () => {
     });
     const result = await resolve(openLoadout(m), RuntimeApplier).apply({});
     // Copilot, OpenCode and Goose read ~/.claude/skills too: writing notes there would show them two bundles.
-    expect(statuses(result)).toMatchObject({ 'claude-code': 'blocked', codex: 'conflict', 'copilot-vscode': 'conflict', goose: 'conflict' });
+    expect(statuses(result)).toMatchObject({
+      'claude-code': 'blocked',
+      codex: 'conflict',
+      'copilot-vscode': 'conflict',
+      goose: 'conflict',
+    });
     expect(part(result, 'claude-code').findings.find((finding) => finding.code === 'RUNTIME_BLOCKED')?.message).toBe(
       'claude-code: skill "notes" is not written into $CLAUDE_CONFIG_DIR/skills: copilot-vscode, opencode, goose also read that folder and would see two bundles of that name',
     );
@@ -111,24 +133,32 @@ describe('runtime admission and folder names', () => {
       ['nodesc', 'Codex does not load a skill without a description'],
       ['nofm', 'Codex does not load a SKILL.md without frontmatter'],
     ]);
-    const claudeSkip = part(result, 'claude-code').findings.find((finding) => finding.code === 'SKILL_SKIPPED' && finding.message.includes('nodesc'));
-    expect(claudeSkip?.message).toBe('claude-code: skill "nodesc" is skipped: not a valid Agent Skills folder (description is missing or empty)');
+    const claudeSkip = part(result, 'claude-code').findings.find(
+      (finding) => finding.code === 'SKILL_SKIPPED' && finding.message.includes('nodesc'),
+    );
+    expect(claudeSkip?.message).toBe(
+      'claude-code: skill "nodesc" is skipped: not a valid Agent Skills folder (description is missing or empty)',
+    );
     expect(fs.readdirSync(path.join(m.home, '.agents/skills')).sort()).toEqual([MANIFEST_FILE, 'notes']);
     expect(fs.readdirSync(path.join(m.home, '.claude/skills')).sort()).toEqual([MANIFEST_FILE, 'notes']);
   });
 
-  it("a project skill Codex reads in place but refuses is not in its view, and the plan says why", async () => {
+  it('a project skill Codex reads in place but refuses is not in its view, and the plan says why', async () => {
     const m = machine({ project: { skills: { nodesc } } });
     const container = openLoadout(m);
     const session = await openSession(container, m.project);
     const report = (await resolve(container, RuntimePlanner).plan(session, ['codex'])).report();
     session.dispose();
     expect(seen(report, 'codex')).not.toContain('nodesc');
-    expect(part(report, 'codex').changes).toEqual([expect.objectContaining({ action: 'skip', name: 'nodesc', reason: 'Codex does not load a skill without a description' })]);
+    expect(part(report, 'codex').changes).toEqual([
+      expect.objectContaining({ action: 'skip', name: 'nodesc', reason: 'Codex does not load a skill without a description' }),
+    ]);
   });
 
-  it('the folder written is the skill\'s valid Agent Skills name, Unicode included, and passes the validator\'s rules', async () => {
-    const m = machine({ capabilities: { skills: { 'café-skill': { 'SKILL.md': skill('café-skill') }, '日本語': { 'SKILL.md': skill('日本語') } } } });
+  it("the folder written is the skill's valid Agent Skills name, Unicode included, and passes the validator's rules", async () => {
+    const m = machine({
+      capabilities: { skills: { 'café-skill': { 'SKILL.md': skill('café-skill') }, 日本語: { 'SKILL.md': skill('日本語') } } },
+    });
     const container = openLoadout(m);
     const session = await openSession(container, null);
     expect(session.diagnostics.filter((finding) => finding.code === 'SKILL_NAME_RULES')).toEqual([]);
@@ -136,7 +166,10 @@ describe('runtime admission and folder names', () => {
     const result = await resolve(container, RuntimeApplier).apply({ runtimes: ['claude-code', 'codex'] });
     expect(result.ok).toBe(true);
     for (const root of ['.claude/skills', '.agents/skills']) {
-      const folders = fs.readdirSync(path.join(m.home, root)).filter((name) => name !== MANIFEST_FILE).sort();
+      const folders = fs
+        .readdirSync(path.join(m.home, root))
+        .filter((name) => name !== MANIFEST_FILE)
+        .sort();
       expect(folders).toEqual(['café-skill', '日本語']);
       for (const folder of folders) {
         expect(agentSkillFolderProblems(fs.readFileSync(path.join(m.home, root, folder, 'SKILL.md'), 'utf8'), folder)).toEqual([]);
@@ -147,7 +180,9 @@ describe('runtime admission and folder names', () => {
   it('a skill whose name is not a valid Agent Skills name is skipped, never written under a made-up folder name', async () => {
     const m = machine({ capabilities: { skills: { loud: { 'SKILL.md': skill('Loud Skill') } } } });
     const result = await resolve(openLoadout(m), RuntimeApplier).apply({ runtimes: ['claude-code'] });
-    expect(part(result, 'claude-code').changes).toEqual([expect.objectContaining({ action: 'skip', name: 'loud-skill', reason: expect.stringContaining('name must be lower-case') })]);
+    expect(part(result, 'claude-code').changes).toEqual([
+      expect.objectContaining({ action: 'skip', name: 'loud-skill', reason: expect.stringContaining('name must be lower-case') }),
+    ]);
     expect(fs.existsSync(path.join(m.home, '.claude/skills'))).toBe(false);
   });
 
@@ -158,7 +193,10 @@ describe('runtime admission and folder names', () => {
     fs.writeFileSync(path.join(root, 'caf-skill/SKILL.md'), skill('café-skill'));
     const hash = readSkillBundle(root, path.join(root, 'caf-skill'))?.hash;
     const source = { id: 'caf-skill', level: 'global', plugin: null };
-    fs.writeFileSync(path.join(root, MANIFEST_FILE), JSON.stringify({ version: 1, entries: [{ path: 'caf-skill', name: 'caf-skill', hash, source, writtenAt: 'then' }] }));
+    fs.writeFileSync(
+      path.join(root, MANIFEST_FILE),
+      JSON.stringify({ version: 1, entries: [{ path: 'caf-skill', name: 'caf-skill', hash, source, writtenAt: 'then' }] }),
+    );
     const result = await resolve(openLoadout(m), RuntimeApplier).apply({ runtimes: ['claude-code'] });
     expect(part(result, 'claude-code').changes.map((change) => [change.action, change.path])).toEqual([
       ['retire', '$CLAUDE_CONFIG_DIR/skills/caf-skill'],
@@ -189,7 +227,10 @@ describe('planning per physical root', () => {
     expect(result.ok).toBe(true);
     expect(result.changeCount).toBe(2);
     for (const name of ['codex', 'copilot-vscode', 'copilot-cli', 'opencode', 'goose']) {
-      expect(part(result, name).changes.map((change) => change.path), name).toEqual(['~/.agents/skills/notes']);
+      expect(
+        part(result, name).changes.map((change) => change.path),
+        name,
+      ).toEqual(['~/.agents/skills/notes']);
     }
     for (const name of ['cursor', 'windsurf', 'amp']) {
       expect(part(result, name).sees.filter((copy) => copy.name === 'notes').length, name).toBeGreaterThan(0);
@@ -237,7 +278,9 @@ describe('why', () => {
     expect(claude?.reason).toBe("claude-code loads one copy; Loadout's copy is held back: claude-code would see two bundles of one name");
     const pdf = explainSkill(plan, 'pdf');
     const codex = pdf.runtimes.find((entry) => entry.runtime === 'codex');
-    expect(codex?.copies).toEqual([expect.objectContaining({ path: '~/.agents/skills/pdf', owner: 'plugin', plugin: 'tools', wins: true })]);
+    expect(codex?.copies).toEqual([
+      expect.objectContaining({ path: '~/.agents/skills/pdf', owner: 'plugin', plugin: 'tools', wins: true }),
+    ]);
     expect(pdf.runtimes.find((entry) => entry.runtime === 'cursor')?.reason).toBe('cursor loads one copy');
   });
 });

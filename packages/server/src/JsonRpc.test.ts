@@ -69,7 +69,9 @@ describe('handleJsonRpc', () => {
       id: 1,
       error: { code: -32009, message: 'task "x" is provided by plugin p', data: { code: 'TASK_READ_ONLY', category: 'conflict' } },
     });
-    expect(await rpc({ jsonrpc: '2.0', id: 1, method: 'invalid' })).toMatchObject({ error: { code: -32602, data: { code: 'PROJECT_NOT_FOUND' } } });
+    expect(await rpc({ jsonrpc: '2.0', id: 1, method: 'invalid' })).toMatchObject({
+      error: { code: -32602, data: { code: 'PROJECT_NOT_FOUND' } },
+    });
   });
 
   it('hides the inside of an unexpected failure', async () => {

@@ -77,7 +77,13 @@ export async function handleJsonRpc(
     return JSON.stringify(failure(null, JSON_RPC_ERRORS.parse, 'Parse error: the body is not valid JSON'));
   }
   if (exceedsJsonDepth(parsed)) {
-    return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`));
+    return JSON.stringify(
+      failure(
+        null,
+        JSON_RPC_ERRORS.invalidRequest,
+        `Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+      ),
+    );
   }
   if (!Array.isArray(parsed)) {
     const response = await handleCall(parsed, methods, scope, log);
@@ -86,7 +92,8 @@ export async function handleJsonRpc(
     return answerBytes(text) > MAX_ANSWER_BYTES ? JSON.stringify(tooLarge(parsed, 'answer')) : text;
   }
   if (parsed.length === 0) return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: an empty batch'));
-  if (parsed.length > MAX_BATCH_CALLS) return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_CALLS} calls`));
+  if (parsed.length > MAX_BATCH_CALLS)
+    return JSON.stringify(failure(null, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_CALLS} calls`));
   const answers: string[] = [];
   // The brackets and commas of the batch's array count as well.
   const budget = new AnswerBudget();
@@ -164,7 +171,10 @@ async function handleCall(
   } catch (error) {
     if (isLoadoutError(error)) {
       return respond(
-        failure(replyId, RPC_CODE_BY_CATEGORY[error.category], redactCredentials(error.message), { code: error.code, category: error.category }),
+        failure(replyId, RPC_CODE_BY_CATEGORY[error.category], redactCredentials(error.message), {
+          code: error.code,
+          category: error.category,
+        }),
       );
     }
     log(error);

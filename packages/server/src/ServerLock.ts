@@ -1,6 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, narrowMode, PRIVATE_FILE_MODE, processStartTime } from '@loadout/kernel';
+import {
+  acquireFileLock,
+  type FileLock,
+  FileLockError,
+  type FileLockOptions,
+  narrowMode,
+  PRIVATE_FILE_MODE,
+  processStartTime,
+} from '@loadout/kernel';
 import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
 /** Held while a server owns a data folder. */
@@ -38,7 +46,10 @@ export async function acquireServerLock(dataDir: string, onLost: (error: Error) 
     if ((error as FileLockError).holder !== null) throw new ServerAlreadyRunningError(dataDir);
     try {
       // A lock that names no holder: wait until it is stale.
-      lock = await acquireFileLock(target, { ...options, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500, randomize: false } });
+      lock = await acquireFileLock(target, {
+        ...options,
+        retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500, randomize: false },
+      });
     } catch (again) {
       if (isBusy(again)) throw new ServerAlreadyRunningError(dataDir);
       throw lockFailed(dataDir, again);

@@ -26,7 +26,9 @@ describe('resolveServerToken', () => {
 
   it('refuses a weak LOADOUT_TOKEN', () => {
     expect(() => resolveServerToken(testdir(), 'short')).toThrow(expect.objectContaining({ code: 'TOKEN_TOO_WEAK' }));
-    expect(() => resolveServerToken(testdir(), 'has spaces in it, long enough')).toThrow(expect.objectContaining({ code: 'TOKEN_TOO_WEAK' }));
+    expect(() => resolveServerToken(testdir(), 'has spaces in it, long enough')).toThrow(
+      expect.objectContaining({ code: 'TOKEN_TOO_WEAK' }),
+    );
   });
 
   it('tightens a token file others could read, and refuses an empty one', () => {

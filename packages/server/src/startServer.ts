@@ -53,7 +53,8 @@ export async function startServer(container: DependencyContainer, options: Serve
   let app: FastifyInstance | null = null;
   const started: ServerService[] = [];
   const stopServices = async (): Promise<void> => {
-    for (const service of started.splice(0).reverse()) await service.stop().catch((error: Error) => log(`stopping ${service.name}: ${error.message}`));
+    for (const service of started.splice(0).reverse())
+      await service.stop().catch((error: Error) => log(`stopping ${service.name}: ${error.message}`));
   };
   try {
     const token = resolveServerToken(places.dataDir, options.token);
@@ -65,14 +66,19 @@ export async function startServer(container: DependencyContainer, options: Serve
     // Every package's routes and JSON-RPC methods (and any module the container was made
     // without), which one-shot commands never load.
     await loadLaterModules(container);
-    const listening = await createHttpApp({ container, route: createRouteContext(container, log), streams }, { token: token.value, ownHosts: () => ownHosts });
+    const listening = await createHttpApp(
+      { container, route: createRouteContext(container, log), streams },
+      { token: token.value, ownHosts: () => ownHosts },
+    );
     app = listening;
     try {
       await listening.listen({ port, host });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new ServerStartError(
-        code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use; choose another with --port` : `cannot listen on ${host}:${port}: ${(error as Error).message}`,
+        code === 'EADDRINUSE'
+          ? `port ${port} on ${host} is already in use; choose another with --port`
+          : `cannot listen on ${host}:${port}: ${(error as Error).message}`,
         { cause: error },
       );
     }

@@ -22,8 +22,34 @@ const variants: Record<string, readonly unknown[]> = {
   name: ['files', '', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(100), '😀'.repeat(101), 1, null, undefined],
   description: [undefined, '', 'x'.repeat(1024), 'x'.repeat(1025), '😀'.repeat(600), null, 0],
   command: ['npx', '', 'x'.repeat(4096), 'x'.repeat(4097), '😀'.repeat(2048), '😀'.repeat(2049), 1, null, ['npx'], undefined],
-  args: [undefined, [], ['', 'x'.repeat(4096)], ['x'.repeat(4097)], ['😀'.repeat(2049)], Array.from({ length: 256 }, () => 'a'), Array.from({ length: 257 }, () => 'a'), [1], 'a', null, {}],
-  env: [undefined, {}, { A: '' }, { A: 'x'.repeat(8192) }, { A: 'x'.repeat(8193) }, { A: '😀'.repeat(4097) }, { A: 1 }, { A: null }, { '': 'x' }, JSON.parse('{"__proto__":"x"}'), [], 'A=1', null],
+  args: [
+    undefined,
+    [],
+    ['', 'x'.repeat(4096)],
+    ['x'.repeat(4097)],
+    ['😀'.repeat(2049)],
+    Array.from({ length: 256 }, () => 'a'),
+    Array.from({ length: 257 }, () => 'a'),
+    [1],
+    'a',
+    null,
+    {},
+  ],
+  env: [
+    undefined,
+    {},
+    { A: '' },
+    { A: 'x'.repeat(8192) },
+    { A: 'x'.repeat(8193) },
+    { A: '😀'.repeat(4097) },
+    { A: 1 },
+    { A: null },
+    { '': 'x' },
+    JSON.parse('{"__proto__":"x"}'),
+    [],
+    'A=1',
+    null,
+  ],
   cwd: [undefined, 'sub', '', 'x'.repeat(4096), 'x'.repeat(4097), 1, null],
   gates: [undefined, null, 'x', { requires: [] }, [1]],
   url: [undefined, 'https://example.com/mcp', 'ftp://example.com', 'not a url', 1],
@@ -43,7 +69,8 @@ describe('plainServerDefinition, the command server check without the schema', (
   it('agrees with the schema on every field around each rule, and leaves to it only remote servers and what it must', () => {
     const minimal = { name: 'files', command: 'npx' };
     const cases: unknown[] = [definition, minimal, remote, null, [], 'x'];
-    for (const base of [definition, minimal, remote]) for (const [field, values] of Object.entries(variants)) for (const value of values) cases.push(withField(base, field, value));
+    for (const base of [definition, minimal, remote])
+      for (const [field, values] of Object.entries(variants)) for (const value of values) cases.push(withField(base, field, value));
     const { accepted, refused, leftToSchema } = compareAllWithSchema<ServerDefinitionFile>(plainServerDefinition, schema, cases);
     // Left to the schema: a remote server, a length of astral characters over the bound in UTF-16 units, a `__proto__` variable.
     for (const value of leftToSchema) {
@@ -56,16 +83,31 @@ describe('plainServerDefinition, the command server check without the schema', (
 
   it('agrees with the schema on generated definitions, most of them valid', () => {
     // Mostly what a definition holds, now and then a bound, a near miss or another JSON value.
-    const anything = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }));
-    const mostly = <T>(valid: fc.Arbitrary<T>, edges: readonly unknown[]) => fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: anything, weight: 1 });
+    const anything = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.integer(),
+      fc.constant(null),
+      fc.boolean(),
+      fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+    );
+    const mostly = <T>(valid: fc.Arbitrary<T>, edges: readonly unknown[]) =>
+      fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: anything, weight: 1 });
     const words = fc.string({ minLength: 1, maxLength: 12 });
     const generated = fc.record(
       {
         name: mostly(words, ['', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(101)]),
         description: mostly(fc.string({ maxLength: 20 }), ['x'.repeat(1024), 'x'.repeat(1025)]),
         command: mostly(words, ['', 'x'.repeat(4096), 'x'.repeat(4097), '😀'.repeat(2049)]),
-        args: mostly(fc.array(fc.string({ maxLength: 10 }), { maxLength: 4 }), [['x'.repeat(4097)], Array.from({ length: 257 }, () => 'a'), [1]]),
-        env: mostly(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.string({ maxLength: 10 }), { maxKeys: 3 }), [{ A: 'x'.repeat(8193) }, { A: 1 }, JSON.parse('{"__proto__":"x"}')]),
+        args: mostly(fc.array(fc.string({ maxLength: 10 }), { maxLength: 4 }), [
+          ['x'.repeat(4097)],
+          Array.from({ length: 257 }, () => 'a'),
+          [1],
+        ]),
+        env: mostly(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.string({ maxLength: 10 }), { maxKeys: 3 }), [
+          { A: 'x'.repeat(8193) },
+          { A: 1 },
+          JSON.parse('{"__proto__":"x"}'),
+        ]),
         cwd: mostly(words, ['', 'x'.repeat(4097)]),
         gates: anything,
         url: fc.constantFrom('https://example.com/mcp', 'not a url'),
@@ -88,6 +130,9 @@ describe('plainServerDefinition, the command server check without the schema', (
     expect(serverDefinitionShape(remote)).toEqual({ ok: true, value: schema.parse(remote) });
     expect(serverDefinitionShape({ name: 'x', command: 'npx', args: 'a' })).toEqual({ ok: false, reason: expect.stringMatching(/^✖ /) });
     expect(serverDefinitionShape(definition)).toEqual({ ok: true, value: schema.parse(definition) });
-    expect(serverDefinitionShape({ name: { length: { toString: 0 } }, command: 'npx' })).toEqual({ ok: false, reason: expect.stringMatching(/^✖ not the expected shape \(/) });
+    expect(serverDefinitionShape({ name: { length: { toString: 0 } }, command: 'npx' })).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^✖ not the expected shape \(/),
+    });
   });
 });

@@ -45,7 +45,8 @@ export function plainServerDefinition(raw: unknown): CommandServerDefinition | n
   const { name, description, gates, command, args, env, cwd } = raw;
   if (!isTextWithin(name, 1, 200) || (description !== undefined && !isTextWithin(description, 0, 1024))) return null;
   if (!isTextWithin(command, 1, 4096) || (cwd !== undefined && !isTextWithin(cwd, 1, 4096))) return null;
-  if (args !== undefined && !(Array.isArray(args) && args.length <= MAX_ARGS && args.every((arg) => isTextWithin(arg, 0, 4096)))) return null;
+  if (args !== undefined && !(Array.isArray(args) && args.length <= MAX_ARGS && args.every((arg) => isTextWithin(arg, 0, 4096))))
+    return null;
   if (env !== undefined && !isPlainEnvironment(env)) return null;
   return {
     name,

@@ -30,7 +30,8 @@ export interface RedactedServerDocument {
  * @param root the root the record was read from (or its folder): nothing outside it is followed
  */
 export function readRedactedServerDocument(record: ServerRecord, root: Root | string): RedactedServerDocument | null {
-  const file = typeof root === 'string' ? readServerFile(record, root) : (inlineDefinitionOf(record, root) ?? readServerFile(record, root.dir));
+  const file =
+    typeof root === 'string' ? readServerFile(record, root) : (inlineDefinitionOf(record, root) ?? readServerFile(record, root.dir));
   if (file === null) return null;
   const common = { id: record.id, name: file.name, description: file.description ?? '' };
   const hidden = (values: Readonly<Record<string, string>>): Record<string, string> =>
@@ -38,7 +39,12 @@ export function readRedactedServerDocument(record: ServerRecord, root: Root | st
   if ('command' in file) {
     return { ...common, transport: 'stdio', command: redactSecrets(file.command), args: redactArguments(file.args), env: hidden(file.env) };
   }
-  return { ...common, transport: 'http', url: redactCredentials(file.url), ...(file.headers === undefined ? {} : { headers: hidden(file.headers) }) };
+  return {
+    ...common,
+    transport: 'http',
+    url: redactCredentials(file.url),
+    ...(file.headers === undefined ? {} : { headers: hidden(file.headers) }),
+  };
 }
 
 function readServerFile(record: ServerRecord, rootDir: string): ServerDefinitionFile | null {

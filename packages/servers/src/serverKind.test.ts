@@ -38,8 +38,17 @@ describe('servers', () => {
     const home = testdir({
       capabilities: {
         servers: {
-          'local.json': JSON.stringify({ name: 'Local', command: 'node', args: ['srv.js', 'https://me:pw@x.example/'], env: { API_KEY: 'sk-secret' } }),
-          'remote.json': JSON.stringify({ name: 'Remote', url: 'https://user:tok3n@mcp.example.com/mcp', headers: { Authorization: 'Bearer abc' } }),
+          'local.json': JSON.stringify({
+            name: 'Local',
+            command: 'node',
+            args: ['srv.js', 'https://me:pw@x.example/'],
+            env: { API_KEY: 'sk-secret' },
+          }),
+          'remote.json': JSON.stringify({
+            name: 'Remote',
+            url: 'https://user:tok3n@mcp.example.com/mcp',
+            headers: { Authorization: 'Bearer abc' },
+          }),
         },
       },
     });
@@ -60,11 +69,18 @@ describe('servers', () => {
       args: ['srv.js', 'https://x.example/'],
       env: { API_KEY: REDACTED },
     });
-    expect(remote).toEqual({ id: 'remote', name: 'Remote', description: '', transport: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: REDACTED } });
+    expect(remote).toEqual({
+      id: 'remote',
+      name: 'Remote',
+      description: '',
+      transport: 'http',
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: REDACTED },
+    });
     expect(JSON.stringify([local, remote])).not.toMatch(/sk-secret|tok3n|Bearer abc|:pw@/);
   });
 
-  it('reads a server a plugin manifest declares inline, from its root\'s layout, redacted the same way', async () => {
+  it("reads a server a plugin manifest declares inline, from its root's layout, redacted the same way", async () => {
     const home = testdir({ capabilities: {}, plugins: { kit: { '.mcp.json': '{"files":{"command":"npx"}}' } } });
     const dir = path.join(home, 'plugins', 'kit');
     const manifest = path.join(dir, '.mcp.json');
@@ -74,13 +90,29 @@ describe('servers', () => {
       (c) =>
         contribute(c, PluginSource, {
           listInstalledPlugins: () => [
-            { name: 'kit', dir, enabled: true, layout: { kinds: { servers: [{ document: { name: 'files.json', path: manifest, content } }] }, onlyListed: false, diagnostics: [] } },
+            {
+              name: 'kit',
+              dir,
+              enabled: true,
+              layout: {
+                kinds: { servers: [{ document: { name: 'files.json', path: manifest, content } }] },
+                onlyListed: false,
+                diagnostics: [],
+              },
+            },
           ],
         }),
     ]);
     const session = await container.resolve(SessionLoader).open();
     const record = session.find<ServerRecord>('server', 'files') as ServerRecord;
-    expect(record).toMatchObject({ id: 'files', plugin: 'kit', path: manifest, command: '/opt/kit/bin/files', args: ['--root', dir], envKeys: ['TOKEN', 'PLUGIN_ROOT'] });
+    expect(record).toMatchObject({
+      id: 'files',
+      plugin: 'kit',
+      path: manifest,
+      command: '/opt/kit/bin/files',
+      args: ['--root', dir],
+      envKeys: ['TOKEN', 'PLUGIN_ROOT'],
+    });
     const root = session.roots.find((candidate) => candidate.plugin === 'kit');
     expect(readRedactedServerDocument(record, root!)).toEqual({
       id: 'files',

@@ -40,7 +40,8 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
   if (!SERVER_ID.test(id)) {
     throw new DocumentRefusedError('SERVER_ID_INVALID', `${relative}: a server's file name must be 1-64 letters, digits, ".", "_" or "-"`);
   }
-  const file = entry.content === undefined ? readJsonCapability(entry.root.dir, entry.path, serverDefinitionShape) : inlineDefinition(entry, relative);
+  const file =
+    entry.content === undefined ? readJsonCapability(entry.root.dir, entry.path, serverDefinitionShape) : inlineDefinition(entry, relative);
   if (file === null) return { records: [], diagnostics: [] };
   const common = {
     id,
@@ -66,6 +67,7 @@ function readServerEntry(entry: KindFolderEntry): EntryScan<ServerRecord> {
 /** A server a manifest declares, checked against the same format as a file. */
 function inlineDefinition(entry: KindFolderEntry, relative: string): ServerDefinitionFile {
   const checked = serverDefinitionShape(entry.content);
-  if (!checked.ok) throw new DocumentRefusedError('DOCUMENT_INVALID', `${relative} (server ${entry.name.replace(/\.json$/, '')}): ${checked.reason}`);
+  if (!checked.ok)
+    throw new DocumentRefusedError('DOCUMENT_INVALID', `${relative} (server ${entry.name.replace(/\.json$/, '')}): ${checked.reason}`);
   return checked.value;
 }

@@ -1,5 +1,15 @@
 import path from 'node:path';
-import { expandPlaceholders, isInside, isRegularFile, realPathOrSame, redactArguments, redactCredentials, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
+import {
+  expandPlaceholders,
+  isInside,
+  isRegularFile,
+  realPathOrSame,
+  redactArguments,
+  redactCredentials,
+  redactSecrets,
+  type Root,
+  type RunnableParts,
+} from '@loadout/kernel';
 import { serverDefinitionOf, type ServerRecord } from './ServerDefinition.js';
 
 /** The names a plugin's server may call its own root by in its command line. */
@@ -25,7 +35,10 @@ export function serverRunnableParts(record: ServerRecord, root: Root): RunnableP
 }
 
 /** The regular files of the root that a stdio server's command, arguments or environment name. */
-function filesNamed(definition: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string }, rootDir: string): string[] {
+function filesNamed(
+  definition: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string },
+  rootDir: string,
+): string[] {
   const roots = [...new Set([rootDir, realPathOrSame(rootDir)])];
   const placeholders = Object.fromEntries(ROOT_NAMES.map((name) => [name, rootDir]));
   const expandedCwd = definition.cwd === undefined ? rootDir : path.resolve(rootDir, expandPlaceholders(definition.cwd, placeholders));

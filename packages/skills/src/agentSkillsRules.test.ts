@@ -1,7 +1,13 @@
 import { parseFlatMapping } from '@loadout/kernel';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { agentSkillFolderProblems, agentSkillName, agentSkillNameProblems, checkAgentSkillsRules, validatorFields } from './agentSkillsRules.js';
+import {
+  agentSkillFolderProblems,
+  agentSkillName,
+  agentSkillNameProblems,
+  checkAgentSkillsRules,
+  validatorFields,
+} from './agentSkillsRules.js';
 
 const skillFile = (name: string, more = 'description: Does one thing.\n'): string => `---\nname: ${name}\n${more}---\nBody.\n`;
 
@@ -46,17 +52,42 @@ describe('agentSkillFolderProblems (skills-ref validate, as a function of SKILL.
     ['a valid skill', skillFile('pdf'), 'pdf', []],
     ['a Unicode name in its own folder', skillFile('café-skill'), 'café-skill', []],
     ['an NFD folder for an NFC name', skillFile('café-skill'), 'cafe\u0301-skill', []],
-    ['the allowed optional fields', skillFile('pdf', 'description: x\nlicense: MIT\ncompatibility: any\nallowed-tools: Read\nmetadata:\n  a: 1\n'), 'pdf', []],
+    [
+      'the allowed optional fields',
+      skillFile('pdf', 'description: x\nlicense: MIT\ncompatibility: any\nallowed-tools: Read\nmetadata:\n  a: 1\n'),
+      'pdf',
+      [],
+    ],
     ['a folder that is not the name', skillFile('name-b'), 'folder-a', ['the folder name must equal the name']],
     ['no description', skillFile('nodesc', ''), 'nodesc', ['description is missing or empty']],
     ['an empty description', skillFile('e', 'description: ""\n'), 'e', ['description is missing or empty']],
     ['a description over 1024', skillFile('d', `description: ${'x'.repeat(1025)}\n`), 'd', ['description is longer than 1024 characters']],
     ['no frontmatter', '# Heading\n', 'nofm', ['SKILL.md must start with a frontmatter block (---), with nothing before it']],
-    ['a byte order mark before ---', `\uFEFF${skillFile('bom')}`, 'bom', ['SKILL.md must start with a frontmatter block (---), with nothing before it']],
+    [
+      'a byte order mark before ---',
+      `\uFEFF${skillFile('bom')}`,
+      'bom',
+      ['SKILL.md must start with a frontmatter block (---), with nothing before it'],
+    ],
     ['an unclosed block', '---\nname: x\n', 'x', ['the frontmatter block is never closed with ---']],
-    ['a field outside the spec', skillFile('extra', 'description: x\nversion: 1\n'), 'extra', [expect.stringContaining('fields version are not Agent Skills fields')]],
-    ["Loadout's own gates field", skillFile('g', 'description: x\ngates:\n  beta: false\n'), 'g', [expect.stringContaining('fields gates are not')]],
-    ['a long compatibility', skillFile('c', `description: x\ncompatibility: ${'y'.repeat(501)}\n`), 'c', ['compatibility must be a text of at most 500 characters']],
+    [
+      'a field outside the spec',
+      skillFile('extra', 'description: x\nversion: 1\n'),
+      'extra',
+      [expect.stringContaining('fields version are not Agent Skills fields')],
+    ],
+    [
+      "Loadout's own gates field",
+      skillFile('g', 'description: x\ngates:\n  beta: false\n'),
+      'g',
+      [expect.stringContaining('fields gates are not')],
+    ],
+    [
+      'a long compatibility',
+      skillFile('c', `description: x\ncompatibility: ${'y'.repeat(501)}\n`),
+      'c',
+      ['compatibility must be a text of at most 500 characters'],
+    ],
     ['an upper-case name', skillFile('UpperCase'), 'UpperCase', ['name must be lower-case']],
     ['a name YAML reads as a number', skillFile('123'), '123', ['name is missing or not a text']],
     ['a name YAML reads as a date', skillFile('2024-01-01'), '2024-01-01', ['name is missing or not a text']],
@@ -65,7 +96,10 @@ describe('agentSkillFolderProblems (skills-ref validate, as a function of SKILL.
   });
 
   it('a --- inside the frontmatter ends the block for the validator, as skills-ref reads it', () => {
-    expect(agentSkillFolderProblems('---\nname: ab---c\ndescription: x\n---\n', 'ab---c')).toEqual(['the folder name must equal the name', 'description is missing or empty']);
+    expect(agentSkillFolderProblems('---\nname: ab---c\ndescription: x\n---\n', 'ab---c')).toEqual([
+      'the folder name must equal the name',
+      'description is missing or empty',
+    ]);
     // Cut at the ---, the description is still a non-empty text: skills-ref accepts it.
     expect(agentSkillFolderProblems('---\nname: pdf\ndescription: before --- after\n---\nBody.\n', 'pdf')).toEqual([]);
   });
@@ -91,14 +125,64 @@ describe('checkAgentSkillsRules', () => {
 describe('validatorFields (the frontmatter as the validator reads it, without js-yaml when it is flat)', () => {
   // Values around every difference between js-yaml's default and core schemas, and the flat shape's edges.
   const values = [
-    'pdf', 'Fills PDF forms.', '2024-01-01', '2024-1-1', '2024-01-01T10:00:00Z', '2024-01-01 10:00:00', '2024-01-01 is a date', '1999-',
-    "'2024-01-01'", '"2024-01-01"', '12', '0x1F', '0o17', '1_000', '1e3', '.5', '-.inf', '.NaN', '~', 'null', 'Null', 'true', 'False', 'yes', 'on',
-    '<<', "'quoted'", "'it''s'", '"double"', '"esc\\n"', '', 'a: b', 'a #b', '#x', '[a, b]', '{a: 1}', '&anchor x', '*alias', '!!str 2024-01-01',
-    '!!timestamp 2024-01-01', '|', '>', 'café', 'x\ty',
+    'pdf',
+    'Fills PDF forms.',
+    '2024-01-01',
+    '2024-1-1',
+    '2024-01-01T10:00:00Z',
+    '2024-01-01 10:00:00',
+    '2024-01-01 is a date',
+    '1999-',
+    "'2024-01-01'",
+    '"2024-01-01"',
+    '12',
+    '0x1F',
+    '0o17',
+    '1_000',
+    '1e3',
+    '.5',
+    '-.inf',
+    '.NaN',
+    '~',
+    'null',
+    'Null',
+    'true',
+    'False',
+    'yes',
+    'on',
+    '<<',
+    "'quoted'",
+    "'it''s'",
+    '"double"',
+    '"esc\\n"',
+    '',
+    'a: b',
+    'a #b',
+    '#x',
+    '[a, b]',
+    '{a: 1}',
+    '&anchor x',
+    '*alias',
+    '!!str 2024-01-01',
+    '!!timestamp 2024-01-01',
+    '|',
+    '>',
+    'café',
+    'x\ty',
   ];
-  const texts = values.flatMap((value) => [`\nname: ${value}\ndescription: ${value}\n`, `name: pdf\ndescription: ${value}\nlicense: MIT\n`, `\r\nname: ${value}\r\n`]);
+  const texts = values.flatMap((value) => [
+    `\nname: ${value}\ndescription: ${value}\n`,
+    `name: pdf\ndescription: ${value}\nlicense: MIT\n`,
+    `\r\nname: ${value}\r\n`,
+  ]);
   texts.push('\n<<: {a: 1}\nname: pdf\n', '\nname: pdf\nname: again\n', '\n  name: pdf\n', '\n', '', 'name: pdf\nmetadata:\n  a: 1\n');
-  texts.push(...values.flatMap((value) => [`name: pdf\nmetadata:\n  created: ${value}\n  tags: [x, y]\n`, `name: pdf\ntags: [${value}]\n`, `name: pdf\nmetadata:\n  tags: [a, ${value}]\n`]));
+  texts.push(
+    ...values.flatMap((value) => [
+      `name: pdf\nmetadata:\n  created: ${value}\n  tags: [x, y]\n`,
+      `name: pdf\ntags: [${value}]\n`,
+      `name: pdf\nmetadata:\n  tags: [a, ${value}]\n`,
+    ]),
+  );
 
   it.each(texts)('reads %j as js-yaml’s default schema does', (text) => {
     let expected: unknown;

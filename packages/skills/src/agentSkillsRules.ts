@@ -89,7 +89,9 @@ export function agentSkillFolderProblems(skillFileText: string, folderName: stri
   if (typeof fields !== 'object' || Array.isArray(fields)) return ['the frontmatter must be a mapping of fields'];
   const record = fields as Record<string, unknown>;
   const problems: string[] = [];
-  const extra = Object.keys(record).filter((key) => !AGENT_SKILL_FIELDS.includes(key)).sort();
+  const extra = Object.keys(record)
+    .filter((key) => !AGENT_SKILL_FIELDS.includes(key))
+    .sort();
   if (extra.length > 0) problems.push(`fields ${extra.join(', ')} are not Agent Skills fields (allowed: ${AGENT_SKILL_FIELDS.join(', ')})`);
   if (!('name' in record)) problems.push('name is missing');
   else {
@@ -150,7 +152,8 @@ const NO_FINDINGS: readonly Diagnostic[] = Object.freeze([]);
  */
 export function checkAgentSkillsRules(name: unknown, description: unknown, file: string): readonly Diagnostic[] {
   // Nearly every skill keeps the rules: a scan of 10,000 then makes no array for them.
-  if (typeof name === 'string' && name.length <= MAX_AGENT_SKILL_NAME && ASCII_NAME.test(name) && isDescription(description)) return NO_FINDINGS;
+  if (typeof name === 'string' && name.length <= MAX_AGENT_SKILL_NAME && ASCII_NAME.test(name) && isDescription(description))
+    return NO_FINDINGS;
   const findings: Diagnostic[] = [];
   const nameProblems = agentSkillNameProblems(name);
   if (nameProblems.length > 0) {

@@ -1,10 +1,22 @@
-import { type CapabilityKind, childPath, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
+import {
+  type CapabilityKind,
+  childPath,
+  type EntryScan,
+  type KindDocument,
+  type KindFolderEntry,
+  readMarkdownCapability,
+} from '@loadout/kernel';
 import { checkAgentSkillsRules } from './agentSkillsRules.js';
 import type { SkillRecord } from './SkillRecord.js';
 import { skillMayRun, skillRunnableParts, toolGrantsOf } from './skillRunnable.js';
 
 /** A skill is `skills/<dir>/SKILL.md` (with its resources beside it) or `skills/<file>.md`, named by its frontmatter. */
-export const SKILL_DOCUMENT = { file: 'SKILL.md', recordFromFileAlone: true, idRule: 'name', nameField: 'frontmatter' } as const satisfies KindDocument;
+export const SKILL_DOCUMENT = {
+  file: 'SKILL.md',
+  recordFromFileAlone: true,
+  idRule: 'name',
+  nameField: 'frontmatter',
+} as const satisfies KindDocument;
 
 /** The skill kind: reads `skills/<dir>/SKILL.md` folders and `skills/<file>.md` files. */
 export const skillKind: CapabilityKind<SkillRecord> = {

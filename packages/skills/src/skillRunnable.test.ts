@@ -11,7 +11,13 @@ afterEach(removeTestdirs);
 
 /** One skill entry of `root`, read as a session's scan reads it. */
 function readSkill(root: Root, entryPath: string): SkillRecord {
-  const entry = { root, folder: path.dirname(entryPath), name: path.basename(entryPath), path: entryPath, isDirectory: fs.statSync(entryPath).isDirectory() };
+  const entry = {
+    root,
+    folder: path.dirname(entryPath),
+    name: path.basename(entryPath),
+    path: entryPath,
+    isDirectory: fs.statSync(entryPath).isDirectory(),
+  };
   const [record] = readSkillEntry(entry).records;
   if (record === undefined) throw new Error(`${entryPath} is not a skill`);
   return record as SkillRecord;
@@ -20,7 +26,10 @@ function readSkill(root: Root, entryPath: string): SkillRecord {
 const TEXT_SKILL = '---\nname: s\ndescription: d\n---\nBody.\n';
 
 /** One skill folder `skills/s` in a root of the given whose, read as a session reads it. */
-function skillIn(tree: TreeDescription, whose: { level: 'global' | 'project'; plugin: string | null } = { level: 'global', plugin: 'kit' }) {
+function skillIn(
+  tree: TreeDescription,
+  whose: { level: 'global' | 'project'; plugin: string | null } = { level: 'global', plugin: 'kit' },
+) {
   const dir = testdir({ skills: { s: { 'SKILL.md': TEXT_SKILL, ...tree } } });
   const root: Root = { dir, ...whose, writable: false };
   const record = readSkill(root, path.join(dir, 'skills', 's'));
@@ -56,12 +65,18 @@ describe('37 M8 which skills run something', () => {
   });
 
   it('37 M8 a tool grant in the frontmatter makes even a single-file skill runnable', () => {
-    const dir = testdir({ skills: { 'one.md': '---\nname: one\ndescription: d\nallowed-tools: Bash(git:*) Read\ntools: [Write]\n---\nBody.\n' } });
+    const dir = testdir({
+      skills: { 'one.md': '---\nname: one\ndescription: d\nallowed-tools: Bash(git:*) Read\ntools: [Write]\n---\nBody.\n' },
+    });
     const root: Root = { dir, level: 'global', plugin: 'kit', writable: false };
     const record = readSkill(root, path.join(dir, 'skills/one.md'));
     expect(record.toolGrants).toEqual(['Bash(git:*) Read', 'Write']);
     expect(record.mayRun).toBe(true);
-    expect(skillRunnableParts(record, root)).toMatchObject({ files: [], definition: { toolGrants: ['Bash(git:*) Read', 'Write'] }, summary: 'grants tools Bash(git:*) Read, Write' });
+    expect(skillRunnableParts(record, root)).toMatchObject({
+      files: [],
+      definition: { toolGrants: ['Bash(git:*) Read', 'Write'] },
+      summary: 'grants tools Bash(git:*) Read, Write',
+    });
   });
 
   it("37 M8 the owner's own folder skills are not looked into when read (never held); what they run is read when asked", () => {

@@ -19,10 +19,45 @@ export const TOOL_GRANT_FIELDS = ['allowed-tools', 'tools'] as const;
  * it is executable, or when it has no extension and starts with `#!`.
  */
 const SCRIPT_EXTENSIONS = new Set([
-  '.sh', '.bash', '.zsh', '.fish', '.ksh', '.command',
-  '.py', '.pyw', '.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.jsx', '.tsx',
-  '.rb', '.pl', '.pm', '.php', '.lua', '.r', '.jl', '.tcl', '.awk', '.sed',
-  '.ps1', '.psm1', '.bat', '.cmd', '.vbs', '.exe', '.dll', '.so', '.dylib', '.jar', '.wasm', '.bin', '.appimage',
+  '.sh',
+  '.bash',
+  '.zsh',
+  '.fish',
+  '.ksh',
+  '.command',
+  '.py',
+  '.pyw',
+  '.js',
+  '.mjs',
+  '.cjs',
+  '.ts',
+  '.mts',
+  '.cts',
+  '.jsx',
+  '.tsx',
+  '.rb',
+  '.pl',
+  '.pm',
+  '.php',
+  '.lua',
+  '.r',
+  '.jl',
+  '.tcl',
+  '.awk',
+  '.sed',
+  '.ps1',
+  '.psm1',
+  '.bat',
+  '.cmd',
+  '.vbs',
+  '.exe',
+  '.dll',
+  '.so',
+  '.dylib',
+  '.jar',
+  '.wasm',
+  '.bin',
+  '.appimage',
 ]);
 
 /** The most entries of one skill folder that are looked at; a folder holding more is taken to run something. */
@@ -54,7 +89,10 @@ export function skillScripts(rootDir: string, folder: string, document: string):
     for (const name of fs.readdirSync(dir).sort()) {
       seen += 1;
       if (seen > MAX_SKILL_FILES) {
-        throw new DocumentRefusedError('SKILL_TOO_MANY_FILES', `${path.relative(rootDir, folder)}: holds more than ${MAX_SKILL_FILES} files; what it runs cannot be approved`);
+        throw new DocumentRefusedError(
+          'SKILL_TOO_MANY_FILES',
+          `${path.relative(rootDir, folder)}: holds more than ${MAX_SKILL_FILES} files; what it runs cannot be approved`,
+        );
       }
       const file = path.join(dir, name);
       if (file === document) continue;

@@ -39,8 +39,17 @@ describe('skills', () => {
       ['id', 'name', 'description', 'path', 'gates', 'folder', 'kind', 'level', 'plugin', 'toolGrants', 'mayRun'],
     ]);
     expect(skills[0]).toStrictEqual({
-      id: 'pdf', name: 'pdf', description: 'Read PDFs', path: `${home}/capabilities/skills/pdf/SKILL.md`, gates: {}, folder: `${home}/capabilities/skills/pdf`, kind: 'skill', level: 'global', plugin: null,
-      toolGrants: [], mayRun: true,
+      id: 'pdf',
+      name: 'pdf',
+      description: 'Read PDFs',
+      path: `${home}/capabilities/skills/pdf/SKILL.md`,
+      gates: {},
+      folder: `${home}/capabilities/skills/pdf`,
+      kind: 'skill',
+      level: 'global',
+      plugin: null,
+      toolGrants: [],
+      mayRun: true,
     });
   });
 

@@ -8,7 +8,7 @@ export const SKILLS_BLOCK_BUDGET = 12_000;
 export const skillsModule: LoadoutModule = (container) => {
   contribute(container, CapabilityKinds, skillKind);
   contribute(container, SessionSections, {
-      key: 'skillsBlock',
-      render: (session) => session.renderBlock('Skills', session.recordsOf('skill'), SKILLS_BLOCK_BUDGET),
+    key: 'skillsBlock',
+    render: (session) => session.renderBlock('Skills', session.recordsOf('skill'), SKILLS_BLOCK_BUDGET),
   });
 };

@@ -54,7 +54,13 @@ export class CapabilityStateFilter implements CapabilityFilter {
       const globalConfig = readConfigOf(globalDir, diagnostics);
       // A broken config.json is reported at every open and never kept.
       if (diagnostics.length > 0) return filterRecords(records, values, projectConfig, globalConfig, null, diagnostics).result;
-      const context: FilterContext = { values, projectDir, globalDir, projectText: projectConfig?.text ?? null, globalText: globalConfig?.text ?? null };
+      const context: FilterContext = {
+        values,
+        projectDir,
+        globalDir,
+        projectText: projectConfig?.text ?? null,
+        globalText: globalConfig?.text ?? null,
+      };
       const before = this.decided !== null && sameFilterContext(this.decided.context, context) ? this.decided : null;
       if (before !== null && this.last?.inputs.records === records) return this.last.result;
       const { result, decisions } = filterRecords(records, values, projectConfig, globalConfig, before, diagnostics);
@@ -130,7 +136,8 @@ function filterRecords(
   const decisions: (CapabilityRecord | null)[] = new Array(records.length);
   for (let i = 0; i < records.length; i += 1) {
     const record = records[i] as CapabilityRecord;
-    const decided = reusable !== null && reusable.records[i] === record ? (reusable.decisions[i] as CapabilityRecord | null) : decide(record);
+    const decided =
+      reusable !== null && reusable.records[i] === record ? (reusable.decisions[i] as CapabilityRecord | null) : decide(record);
     decisions[i] = decided;
     if (decided === null) off.push(`${record.kind}/${record.id}`);
     else kept.push(decided);
@@ -169,7 +176,11 @@ function replacedAllOn(
   return { kept, decisions };
 }
 
-function withConfiguredGates(record: CapabilityRecord, projectConfig: GateConfig | null, globalConfig: GateConfig | null): CapabilityRecord {
+function withConfiguredGates(
+  record: CapabilityRecord,
+  projectConfig: GateConfig | null,
+  globalConfig: GateConfig | null,
+): CapabilityRecord {
   if (!hasAny(record.gates)) return record;
   const names = Object.keys(record.gates);
   const gates: Record<string, boolean> = {};

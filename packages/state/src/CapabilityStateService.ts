@@ -182,22 +182,25 @@ export class StoredCapabilityStateService implements CapabilityStateService {
         }
         const gateStates = Object.values(gates);
         if (enabled) enabledWinners.push(winner);
-        pending.push({ winner, entry: {
-          kind,
-          id: winner.id,
-          name: winner.name,
-          path: winner.path,
-          level: winner.level,
-          plugin: winner.plugin,
-          installed: floor !== 'plugin-not-installed',
-          surfaced,
-          enabled,
-          gates,
-          active: enabled && (gateStates.length === 0 || gateStates.some((gate) => gate.active)),
-          decidedBy,
-          held: null,
-          shadowed: (setAside.get(winner) ?? []).map((record) => ({ level: record.level, plugin: record.plugin, path: record.path })),
-        } });
+        pending.push({
+          winner,
+          entry: {
+            kind,
+            id: winner.id,
+            name: winner.name,
+            path: winner.path,
+            level: winner.level,
+            plugin: winner.plugin,
+            installed: floor !== 'plugin-not-installed',
+            surfaced,
+            enabled,
+            gates,
+            active: enabled && (gateStates.length === 0 || gateStates.some((gate) => gate.active)),
+            decidedBy,
+            held: null,
+            shadowed: (setAside.get(winner) ?? []).map((record) => ({ level: record.level, plugin: record.plugin, path: record.path })),
+          },
+        });
       }
     }
     // The same holds a session of this scope puts on what is on: shown, with why, never active.
@@ -233,7 +236,10 @@ function validate(at: Resolution, requests: readonly DesiredCapability[]): { pla
     const key = `${kind}/${collisionKey(request.id)}`;
     const entry = at.byKey.get(key);
     if (entry === undefined) {
-      refuse('STATE_CAPABILITY_UNKNOWN', `unknown capability ${kind}/${clip(request.id)}${at.project === null ? '' : ` in project ${at.project}`}`);
+      refuse(
+        'STATE_CAPABILITY_UNKNOWN',
+        `unknown capability ${kind}/${clip(request.id)}${at.project === null ? '' : ` in project ${at.project}`}`,
+      );
       continue;
     }
     const label = `${entry.kind}/${entry.id}`;
@@ -249,7 +255,10 @@ function validate(at: Resolution, requests: readonly DesiredCapability[]): { pla
       } else if (enabled && !entry.installed) {
         refuse('STATE_PLUGIN_NOT_INSTALLED', `cannot enable ${label}: its plugin "${entry.plugin}" is not installed`);
       } else if (enabled && entry.decidedBy === 'plugin-disabled') {
-        refuse('STATE_PLUGIN_DISABLED', `cannot enable ${label}: it comes from plugin "${entry.plugin}", which is disabled; enable the plugin first`);
+        refuse(
+          'STATE_PLUGIN_DISABLED',
+          `cannot enable ${label}: it comes from plugin "${entry.plugin}", which is disabled; enable the plugin first`,
+        );
       } else {
         plan.enabled = enabled;
       }
@@ -300,7 +309,9 @@ function divergences(after: Resolution, plans: readonly Plan[]): LoadoutError[] 
       const state = entry.gates[gate];
       if (state === undefined) diverged(`${label}: gate "${gate}" is no longer declared after the write`);
       else if (state.configured !== value) {
-        diverged(`failed to turn gate "${gate}" of ${label} ${onOff(value)}: still ${onOff(state.configured)} (decided by ${state.decidedBy})`);
+        diverged(
+          `failed to turn gate "${gate}" of ${label} ${onOff(value)}: still ${onOff(state.configured)} (decided by ${state.decidedBy})`,
+        );
       }
     }
   }
@@ -332,5 +343,3 @@ function describe(value: unknown): string {
 function clip(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
-
-

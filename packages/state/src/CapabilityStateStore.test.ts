@@ -26,7 +26,8 @@ describe.each(sqlBackends)('CapabilityStateStore on $name', (backend) => {
     removeTestdirs();
   });
 
-  const ids = async (): Promise<string[]> => (await opened.db.query<{ id: string }>('SELECT id FROM capability_state ORDER BY id')).map((row) => row.id);
+  const ids = async (): Promise<string[]> =>
+    (await opened.db.query<{ id: string }>('SELECT id FROM capability_state ORDER BY id')).map((row) => row.id);
 
   it.skipIf(skip !== null)('stores a value per scope and reads exactly that scope back', async () => {
     expect(await store.surfacedAt('skill', 'pdf', null)).toBeUndefined();
@@ -60,20 +61,23 @@ describe.each(sqlBackends)('CapabilityStateStore on $name', (backend) => {
     expect((await store.surfacedMap(null)).get('skill/a')).toEqual({ project: undefined, global: false });
   });
 
-  it.skipIf(skip !== null)('writes a batch in one transaction: a bad change, or a failed write beside it, leaves nothing behind', async () => {
-    await expect(
-      store.applySurfaced([
-        { kind: 'skill', id: 'a', scope: null, surfaced: false, plugin: null },
-        { kind: 'skill', id: 'b', scope: 'relative/path', surfaced: false, plugin: null },
-      ]),
-    ).rejects.toMatchObject({ code: 'STATE_SCOPE_INVALID' });
-    await expect(
-      store.applySurfaced([{ kind: 'skill', id: 'a', scope: null, surfaced: false, plugin: null }], () => {
-        throw new Error('the config file could not be written');
-      }),
-    ).rejects.toThrow('the config file could not be written');
-    expect(await ids()).toEqual([]);
-  });
+  it.skipIf(skip !== null)(
+    'writes a batch in one transaction: a bad change, or a failed write beside it, leaves nothing behind',
+    async () => {
+      await expect(
+        store.applySurfaced([
+          { kind: 'skill', id: 'a', scope: null, surfaced: false, plugin: null },
+          { kind: 'skill', id: 'b', scope: 'relative/path', surfaced: false, plugin: null },
+        ]),
+      ).rejects.toMatchObject({ code: 'STATE_SCOPE_INVALID' });
+      await expect(
+        store.applySurfaced([{ kind: 'skill', id: 'a', scope: null, surfaced: false, plugin: null }], () => {
+          throw new Error('the config file could not be written');
+        }),
+      ).rejects.toThrow('the config file could not be written');
+      expect(await ids()).toEqual([]);
+    },
+  );
 
   it.skipIf(skip !== null)('refuses an empty or relative project scope', async () => {
     await expect(store.setSurfaced('skill', 'a', '', true)).rejects.toMatchObject({ code: 'STATE_SCOPE_INVALID' });
@@ -113,7 +117,7 @@ describe.each(sqlBackends)('CapabilityStateStore on $name', (backend) => {
     expect(await ids()).toEqual(['mine', 'theirs']);
   });
 
-  it.skipIf(skip !== null)("is one store for every connection: a switch written through one is read through another", async () => {
+  it.skipIf(skip !== null)('is one store for every connection: a switch written through one is read through another', async () => {
     const other = new SqlCapabilityStateStore(await opened.another());
     await store.setSurfaced('task', 'deploy', null, false);
     expect((await other.surfacedMap(null)).get('task/deploy')).toEqual({ project: undefined, global: false });

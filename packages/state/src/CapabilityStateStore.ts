@@ -137,12 +137,10 @@ export class SqlCapabilityStateStore implements CapabilityStateStore {
   }
 
   async surfacedFor(kind: string, id: string, project: string | null): Promise<SurfacedValues> {
-    const rows = await this.db.query<StateRow>('SELECT kind, id, scope, surfaced FROM capability_state WHERE kind = ? AND id = ? AND scope IN (?, ?)', [
-      kind,
-      collisionKey(id),
-      GLOBAL_SCOPE,
-      project === null ? GLOBAL_SCOPE : scopeKey(project),
-    ]);
+    const rows = await this.db.query<StateRow>(
+      'SELECT kind, id, scope, surfaced FROM capability_state WHERE kind = ? AND id = ? AND scope IN (?, ?)',
+      [kind, collisionKey(id), GLOBAL_SCOPE, project === null ? GLOBAL_SCOPE : scopeKey(project)],
+    );
     return valuesOf(rows, project);
   }
 

@@ -3,7 +3,10 @@ import { parseDesiredCapabilities, parseStateScope } from './DesiredCapability.j
 
 describe('parseDesiredCapabilities', () => {
   it('accepts the shape and leaves on/off values to the writer', () => {
-    const desired = [{ kind: 'skill', id: 'pdf', enabled: 'maybe', gates: { ocr: 'off' } }, { kind: 'server', id: 'GitHub' }];
+    const desired = [
+      { kind: 'skill', id: 'pdf', enabled: 'maybe', gates: { ocr: 'off' } },
+      { kind: 'server', id: 'GitHub' },
+    ];
     expect(parseDesiredCapabilities(desired)).toEqual(desired);
   });
 
@@ -13,7 +16,9 @@ describe('parseDesiredCapabilities', () => {
     ['an unknown field', [{ kind: 'skill', id: 'pdf', enable: true }], /^desired states: ✖ .+ → at \[0\]$/],
     ['gates that are not a mapping', [{ kind: 'skill', id: 'pdf', gates: ['ocr'] }], /^desired states: ✖ .+ → at \[0\]\.gates$/],
   ])('refuses %s with STATE_INPUT_INVALID', (_what, input, message) => {
-    expect(() => parseDesiredCapabilities(input)).toThrow(expect.objectContaining({ code: 'STATE_INPUT_INVALID', message: expect.stringMatching(message) }));
+    expect(() => parseDesiredCapabilities(input)).toThrow(
+      expect.objectContaining({ code: 'STATE_INPUT_INVALID', message: expect.stringMatching(message) }),
+    );
   });
 });
 

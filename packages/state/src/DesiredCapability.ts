@@ -12,12 +12,16 @@ import { DesiredStateInvalidError } from './StateErrors.js';
  */
 const gateRequests = () =>
   z
-    .custom<Record<string, unknown>>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'expected an object of gate names')
+    .custom<Record<string, unknown>>(
+      (value) => value !== null && typeof value === 'object' && !Array.isArray(value),
+      'expected an object of gate names',
+    )
     .superRefine((value, context) => {
       const names = Object.keys(value);
       if (names.length > 256) context.addIssue({ code: 'custom', message: 'at most 256 gates' });
       for (const name of names) {
-        if (name.length === 0 || name.length > 64) context.addIssue({ code: 'custom', path: [name], message: 'a gate name has 1-64 characters' });
+        if (name.length === 0 || name.length > 64)
+          context.addIssue({ code: 'custom', path: [name], message: 'a gate name has 1-64 characters' });
       }
     });
 

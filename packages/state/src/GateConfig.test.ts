@@ -15,7 +15,10 @@ describe('readGateConfig', () => {
 
   it('reads gates by capability key and gate name, case-insensitively, accepting on/off words', () => {
     const dir = testdir({
-      'config.json': JSON.stringify({ theme: 'dark', gates: { 'skill/PDF': { OCR: 'off', tables: true }, 'server/github': { write: false } } }),
+      'config.json': JSON.stringify({
+        theme: 'dark',
+        gates: { 'skill/PDF': { OCR: 'off', tables: true }, 'server/github': { write: false } },
+      }),
     });
     const config = readGateConfig(dir);
     expect(config.configured('skill', 'pdf', 'ocr')).toBe(false);
@@ -96,7 +99,11 @@ describe('withConfigLock', () => {
   it('releases the lock when the work throws', async () => {
     const dir = testdir();
     const file = path.join(dir, 'config.json');
-    await expect(withConfigLock(file, () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      withConfigLock(file, () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
     await expect(withConfigLock(file, () => 'again')).resolves.toBe('again');
   });

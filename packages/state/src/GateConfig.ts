@@ -1,5 +1,15 @@
 import path from 'node:path';
-import { collisionKey, DocumentRefusedError, editJsonText, type FileLockRetries, isLoadoutError, type JsonTextEdit, parseSwitch, readTextInside, withFileLock } from '@loadout/kernel';
+import {
+  collisionKey,
+  DocumentRefusedError,
+  editJsonText,
+  type FileLockRetries,
+  isLoadoutError,
+  type JsonTextEdit,
+  parseSwitch,
+  readTextInside,
+  withFileLock,
+} from '@loadout/kernel';
 import { GateConfigInvalidError, GateConfigLockedError, GateConfigUnreadableError } from './StateErrors.js';
 
 /** The file, directly in a root, that holds configured gates. */
@@ -76,7 +86,8 @@ export function applyGateChanges(text: string | null, changes: readonly GateChan
     edits.push({ path: ['gates', key, change.gate], value: change.value });
   }
   const edited = editJsonText(text, edits);
-  if (edited === null) throw new GateConfigInvalidError(file, 'cannot take the gates without changing other settings (a key written twice?); edit it by hand');
+  if (edited === null)
+    throw new GateConfigInvalidError(file, 'cannot take the gates without changing other settings (a key written twice?); edit it by hand');
   return edited;
 }
 
@@ -116,7 +127,8 @@ function readConfigText(rootDir: string, file: string): string | null {
   try {
     return readTextInside(rootDir, file);
   } catch (error) {
-    if (error instanceof DocumentRefusedError) throw new GateConfigInvalidError(file, error.message.replace(/^[^:]*: /, ''), { cause: error });
+    if (error instanceof DocumentRefusedError)
+      throw new GateConfigInvalidError(file, error.message.replace(/^[^:]*: /, ''), { cause: error });
     if (isLoadoutError(error)) throw error;
     throw new GateConfigUnreadableError(file, { cause: error });
   }
@@ -161,4 +173,3 @@ function parseGates(config: Record<string, unknown>, file: string): Map<string, 
   }
   return result;
 }
-

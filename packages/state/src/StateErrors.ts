@@ -23,7 +23,8 @@ export class GateConfigUnreadableError extends OperationFailedError {
     readonly file: string,
     options: { cause: unknown },
   ) {
-    const reason = (options.cause as NodeJS.ErrnoException).code ?? (options.cause instanceof Error ? options.cause.message : String(options.cause));
+    const reason =
+      (options.cause as NodeJS.ErrnoException).code ?? (options.cause instanceof Error ? options.cause.message : String(options.cause));
     super('STATE_CONFIG_UNREADABLE', `${file} cannot be read (${reason})`, options);
   }
 }

@@ -3,7 +3,12 @@ import { decideGate, decideSurfaced } from './decideState.js';
 import type { GateConfig } from './GateConfig.js';
 
 function config(values: Record<string, boolean>): GateConfig {
-  return { file: 'config.json', exists: true, text: JSON.stringify(values), configured: (kind, id, gate) => values[`${kind}/${id}/${gate}`] };
+  return {
+    file: 'config.json',
+    exists: true,
+    text: JSON.stringify(values),
+    configured: (kind, id, gate) => values[`${kind}/${id}/${gate}`],
+  };
 }
 
 describe('decideSurfaced', () => {
@@ -15,7 +20,10 @@ describe('decideSurfaced', () => {
   it('takes the project override, else the global default, else on', () => {
     expect(decideSurfaced('installed', { project: true, global: false })).toEqual({ surfaced: true, decidedBy: 'project-override' });
     expect(decideSurfaced('installed', { project: undefined, global: false })).toEqual({ surfaced: false, decidedBy: 'global-default' });
-    expect(decideSurfaced('installed', { project: undefined, global: undefined })).toEqual({ surfaced: true, decidedBy: 'declared-default' });
+    expect(decideSurfaced('installed', { project: undefined, global: undefined })).toEqual({
+      surfaced: true,
+      decidedBy: 'declared-default',
+    });
     expect(decideSurfaced('installed', undefined)).toEqual({ surfaced: true, decidedBy: 'declared-default' });
   });
 });

@@ -4,7 +4,12 @@ import { CapabilityFilters, contribute, contributeLater, type LoadoutModule, res
 import { PluginLifecycleListeners } from '@loadout/plugins/lifecycle';
 import { Lifecycle } from 'tsyringe';
 import { CapabilityStateFilter } from './CapabilityStateFilter.js';
-import { capabilityStateMigration, capabilityStatePostgresMigration, CapabilityStateStore, SqlCapabilityStateStore } from './CapabilityStateStore.js';
+import {
+  capabilityStateMigration,
+  capabilityStatePostgresMigration,
+  CapabilityStateStore,
+  SqlCapabilityStateStore,
+} from './CapabilityStateStore.js';
 
 /**
  * The state's table, its store, the session filter that makes off mean off, and the listener that
@@ -22,7 +27,9 @@ const registerStore: LoadoutModule = (container) => {
       pluginUninstalled: (name: string) =>
         void resolve(c, CapabilityStateStore)
           .forgetPlugin(name)
-          .catch((error: unknown) => process.emitWarning(`the switches of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`)),
+          .catch((error: unknown) =>
+            process.emitWarning(`the switches of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`),
+          ),
     }),
   });
   // The methods load with the server, never in a one-shot command.
@@ -39,4 +46,7 @@ const registerStore: LoadoutModule = (container) => {
  * desired-state schemas and the gate rewrites) is the module's later part, which a session never
  * loads.
  */
-export const stateModule: LoadoutModule = splitModule(registerStore, async () => (await import('./stateServiceModule.js')).stateServiceModule);
+export const stateModule: LoadoutModule = splitModule(
+  registerStore,
+  async () => (await import('./stateServiceModule.js')).stateServiceModule,
+);

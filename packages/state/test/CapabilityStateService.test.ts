@@ -6,7 +6,15 @@ import { removeTestdirs } from '@loadout/kernel/testing';
 import { PluginManager } from '@loadout/plugins';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapabilityStateEntry, CapabilityStateService, CapabilityStateStore } from '../src/index.js';
-import { capabilityMarkdown, closeContainers, installPlugin, openContainer, skillFolder, taskFolder, workspace } from '../src/testing/index.js';
+import {
+  capabilityMarkdown,
+  closeContainers,
+  installPlugin,
+  openContainer,
+  skillFolder,
+  taskFolder,
+  workspace,
+} from '../src/testing/index.js';
 
 afterEach(() => {
   closeContainers();
@@ -38,7 +46,9 @@ function entryOf(entries: readonly CapabilityStateEntry[], kind: string, id: str
 
 /** Everything a refused write must leave alone: the state rows and every config.json. */
 function snapshot(ws: { places: { capabilitiesDir: string }; project: string }, container: ReturnType<typeof openContainer>) {
-  const rows = resolve(container, Database).prepare('SELECT kind, id, scope, surfaced, plugin FROM capability_state ORDER BY kind, id, scope').all();
+  const rows = resolve(container, Database)
+    .prepare('SELECT kind, id, scope, surfaced, plugin FROM capability_state ORDER BY kind, id, scope')
+    .all();
   const read = (file: string): string | null => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null);
   return {
     rows,
@@ -91,15 +101,22 @@ describe('resolveCapabilityState', () => {
     // The enabled plugin's copy is the one sessions show, though the disabled plugin came first.
     const shared = entryOf(entries, 'skill', 'shared');
     expect(shared).toMatchObject({ plugin: 'tools', enabled: true, decidedBy: 'declared-default' });
-    expect(shared.shadowed).toEqual([{ level: 'global', plugin: 'old', path: path.join(places.pluginsDir, 'old', 'skills', 'shared', 'SKILL.md') }]);
+    expect(shared.shadowed).toEqual([
+      { level: 'global', plugin: 'old', path: path.join(places.pluginsDir, 'old', 'skills', 'shared', 'SKILL.md') },
+    ]);
     const notes = entryOf(entries, 'skill', 'notes');
     expect(notes.level).toBe('project');
-    expect(notes.shadowed).toEqual([{ level: 'global', plugin: null, path: path.join(places.capabilitiesDir, 'skills', 'notes', 'SKILL.md') }]);
+    expect(notes.shadowed).toEqual([
+      { level: 'global', plugin: null, path: path.join(places.capabilitiesDir, 'skills', 'notes', 'SKILL.md') },
+    ]);
   });
 
   it("reads gates from the project's config.json before the owner's", async () => {
     const { service, project, places } = fixture();
-    fs.writeFileSync(path.join(places.capabilitiesDir, 'config.json'), JSON.stringify({ gates: { 'skill/pdf': { ocr: false, tables: true } } }));
+    fs.writeFileSync(
+      path.join(places.capabilitiesDir, 'config.json'),
+      JSON.stringify({ gates: { 'skill/pdf': { ocr: false, tables: true } } }),
+    );
     fs.writeFileSync(path.join(project, '.agents', 'config.json'), JSON.stringify({ gates: { 'skill/pdf': { tables: false } } }));
     const inProject = entryOf(await service.resolveCapabilityState({ project }), 'skill', 'pdf');
     expect(inProject.gates).toEqual({
@@ -133,12 +150,18 @@ describe('setCapabilityState', () => {
     const off = await service.setCapabilityState({}, [{ kind: 'skill', id: 'PDF', enabled: false }]);
     expect(off.errors).toEqual([]);
     expect(entryOf(off.capabilities, 'skill', 'pdf')).toMatchObject({ enabled: false, active: false, decidedBy: 'global-default' });
-    expect(entryOf(await service.resolveCapabilityState({ project }), 'skill', 'pdf')).toMatchObject({ enabled: false, decidedBy: 'global-default' });
+    expect(entryOf(await service.resolveCapabilityState({ project }), 'skill', 'pdf')).toMatchObject({
+      enabled: false,
+      decidedBy: 'global-default',
+    });
 
     const on = await service.setCapabilityState({ project }, [{ kind: 'skill', id: 'pdf', enabled: 'on' }]);
     expect(on.errors).toEqual([]);
     expect(entryOf(on.capabilities, 'skill', 'pdf')).toMatchObject({ enabled: true, decidedBy: 'project-override' });
-    expect(entryOf(await service.resolveCapabilityState({}), 'skill', 'pdf')).toMatchObject({ enabled: false, decidedBy: 'global-default' });
+    expect(entryOf(await service.resolveCapabilityState({}), 'skill', 'pdf')).toMatchObject({
+      enabled: false,
+      decidedBy: 'global-default',
+    });
   });
 
   it("writes gates to the scope's own config.json, keeping every other key", async () => {
@@ -154,13 +177,21 @@ describe('setCapabilityState', () => {
 
     const local = await service.setCapabilityState({ project }, [{ kind: 'skill', id: 'local', gates: { FAST: 'off' } }]);
     expect(local.errors).toEqual([]);
-    expect(JSON.parse(fs.readFileSync(path.join(project, '.agents', 'config.json'), 'utf8'))).toEqual({ gates: { 'skill/local': { fast: false } } });
-    expect(entryOf(local.capabilities, 'skill', 'local').gates.fast).toEqual({ configured: false, active: false, decidedBy: 'project-config' });
+    expect(JSON.parse(fs.readFileSync(path.join(project, '.agents', 'config.json'), 'utf8'))).toEqual({
+      gates: { 'skill/local': { fast: false } },
+    });
+    expect(entryOf(local.capabilities, 'skill', 'local').gates.fast).toEqual({
+      configured: false,
+      active: false,
+      decidedBy: 'project-config',
+    });
   });
 
   it('warns when a capability is enabled with every gate off: present but dead', async () => {
     const { service, project } = fixture();
-    const result = await service.setCapabilityState({ project }, [{ kind: 'skill', id: 'pdf', enabled: true, gates: { ocr: false, tables: false } }]);
+    const result = await service.setCapabilityState({ project }, [
+      { kind: 'skill', id: 'pdf', enabled: true, gates: { ocr: false, tables: false } },
+    ]);
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual(['skill/pdf is enabled but every gate is off (ocr, tables): present but dead']);
     expect(entryOf(result.capabilities, 'skill', 'pdf')).toMatchObject({ enabled: true, active: false });
@@ -185,7 +216,10 @@ describe('setCapabilityState', () => {
       { code: 'STATE_GATE_UNDECLARED', message: 'skill/notes: gate "speed" is not declared (it declares no gates)' },
       { code: 'STATE_VALUE_INVALID', message: 'skill/pdf: gate "tables" must be on or off, not "maybe"' },
       { code: 'STATE_VALUE_INVALID', message: 'skill/lint: enabled must be on or off, not "sometimes"' },
-      { code: 'STATE_PLUGIN_DISABLED', message: 'cannot enable skill/legacy: it comes from plugin "old", which is disabled; enable the plugin first' },
+      {
+        code: 'STATE_PLUGIN_DISABLED',
+        message: 'cannot enable skill/legacy: it comes from plugin "old", which is disabled; enable the plugin first',
+      },
     ]);
     expect(result.warnings).toEqual([]);
     expect(result.written).toBe(false);
@@ -213,7 +247,7 @@ describe('setCapabilityState', () => {
     await expect(service.setCapabilityState({}, 'pdf' as never)).rejects.toMatchObject({ code: 'STATE_INPUT_INVALID' });
   });
 
-  it("refuses to write over a config.json it cannot read, and changes nothing", async () => {
+  it('refuses to write over a config.json it cannot read, and changes nothing', async () => {
     const { service, project, container, places } = fixture();
     fs.writeFileSync(path.join(project, '.agents', 'config.json'), '{ broken');
     const before = snapshot({ places, project }, container);
@@ -223,7 +257,7 @@ describe('setCapabilityState', () => {
     expect(snapshot({ places, project }, container)).toEqual(before);
   });
 
-  it('may disable a disabled plugin\'s capability and set its gates: they apply once the plugin is enabled', async () => {
+  it("may disable a disabled plugin's capability and set its gates: they apply once the plugin is enabled", async () => {
     const { service, container } = fixture();
     const result = await service.setCapabilityState({}, [{ kind: 'skill', id: 'legacy', enabled: false }]);
     expect(result.errors).toEqual([]);

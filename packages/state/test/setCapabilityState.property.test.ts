@@ -151,7 +151,8 @@ describe('setCapabilityState over random workspaces and random desired states', 
       }
       const service = resolve(container, CapabilityStateService);
       const db = resolve(container, Database);
-      const rows = (): unknown => db.prepare('SELECT kind, id, scope, surfaced, plugin FROM capability_state ORDER BY kind, id, scope').all();
+      const rows = (): unknown =>
+        db.prepare('SELECT kind, id, scope, surfaced, plugin FROM capability_state ORDER BY kind, id, scope').all();
       const files = (): (string | null)[] => configFiles.map((file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null));
 
       for (let write = 0; write < WRITES_PER_CASE; write += 1) {

@@ -14,7 +14,9 @@ export class TaskNameInvalidError extends InvalidInputError {
  */
 export class TaskNotFoundError extends NotFoundError {
   constructor(dirName: string, refusal?: { readonly message: string }) {
-    super('TASK_NOT_FOUND', `no task named "${dirName}" in this session${refusal === undefined ? '' : `: ${refusal.message}`}`, { cause: refusal });
+    super('TASK_NOT_FOUND', `no task named "${dirName}" in this session${refusal === undefined ? '' : `: ${refusal.message}`}`, {
+      cause: refusal,
+    });
   }
 }
 
@@ -49,7 +51,10 @@ export class PluginTaskReadOnlyError extends ConflictError {
     readonly plugin: string,
     action: 'update' | 'delete',
   ) {
-    super('TASK_READ_ONLY', `task "${dirName}" is provided by plugin ${plugin} and cannot be ${action === 'update' ? 'updated' : 'deleted'}; it is read-only`);
+    super(
+      'TASK_READ_ONLY',
+      `task "${dirName}" is provided by plugin ${plugin} and cannot be ${action === 'update' ? 'updated' : 'deleted'}; it is read-only`,
+    );
   }
 }
 

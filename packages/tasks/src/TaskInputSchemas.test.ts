@@ -8,7 +8,12 @@ function check(schema: Record<string, unknown>): InputCheck {
 }
 
 describe('TaskInputSchemas', () => {
-  const schema = { type: 'object', properties: { text: { type: 'string' }, count: { type: 'integer', minimum: 1 } }, required: ['text'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { text: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+    required: ['text'],
+    additionalProperties: false,
+  };
 
   it('accepts arguments that match', () => {
     expect(check(schema)({ text: 'hi', count: 2 })).toBeNull();
@@ -23,7 +28,11 @@ describe('TaskInputSchemas', () => {
   });
 
   it('reads draft-07 schemas as draft-07 and leaves the record’s schema untouched', () => {
-    const draft7 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'number', exclusiveMinimum: 0 } } };
+    const draft7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { n: { type: 'number', exclusiveMinimum: 0 } },
+    };
     const before = JSON.stringify(draft7);
     expect(check(draft7)({ n: 0 })).toMatch(/n:/);
     expect(check(draft7)({ n: 1 })).toBeNull();
@@ -77,8 +86,12 @@ describe('TaskInputSchemas', () => {
 
   it('37 M3 reports a pattern RE2 cannot run (a backreference, a lookahead) as an unusable schema', () => {
     for (const pattern of ['(a)\\1', '^(?=a)']) {
-      expect(new TaskInputSchemas().prepare({ type: 'object', properties: { w: { type: 'string', pattern } } })).toEqual({ error: expect.stringContaining('cannot run in linear time') });
+      expect(new TaskInputSchemas().prepare({ type: 'object', properties: { w: { type: 'string', pattern } } })).toEqual({
+        error: expect.stringContaining('cannot run in linear time'),
+      });
     }
-    expect(new TaskInputSchemas().prepare({ type: 'object', patternProperties: { '(?<=a)b': {} } })).toEqual({ error: expect.stringContaining('cannot run in linear time') });
+    expect(new TaskInputSchemas().prepare({ type: 'object', patternProperties: { '(?<=a)b': {} } })).toEqual({
+      error: expect.stringContaining('cannot run in linear time'),
+    });
   });
 });

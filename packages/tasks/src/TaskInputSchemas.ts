@@ -50,14 +50,18 @@ function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { read
     let result: ReturnType<Validator['validate']>;
     try {
       // `patternProperties` keys become literal alternations of these arguments' own names.
-      const checker = linearSchema.patternProperties ? new Validator(forArguments(linearSchema.schema, args) as Schema, draft, false) : validator;
+      const checker = linearSchema.patternProperties
+        ? new Validator(forArguments(linearSchema.schema, args) as Schema, draft, false)
+        : validator;
       result = checker.validate(args);
     } catch (error) {
       return `the input schema could not be applied: ${(error as Error).message}`;
     }
     if (result.valid) return null;
     // The deepest messages say what is wrong; the ones above them only repeat "does not match".
-    const messages = result.errors.filter((error) => !/does not match|not all|failed/i.test(error.error) || isPatternFormat(error.error)).map(describe);
+    const messages = result.errors
+      .filter((error) => !/does not match|not all|failed/i.test(error.error) || isPatternFormat(error.error))
+      .map(describe);
     const shown = (messages.length > 0 ? messages : result.errors.map(describe)).slice(0, MAX_MESSAGES);
     return `the arguments do not match the task's input schema: ${shown.join('; ')}`;
   };

@@ -75,16 +75,19 @@ describe('TaskStore', () => {
     expect(() => store.deleteTask('ghost')).toThrow(TaskNotFoundError);
   });
 
-  it.each(['', '.', '..', '../etc', 'a/b', 'a\\b', 'nul\0byte', 'x'.repeat(129)])('refuses the name %j before touching the disk', async (name) => {
-    const home = testdir({ capabilities: { tasks: { ok: task('ok') } } });
-    const { store } = await open(home);
-    expect(() => store.getTaskByDirName(name)).toThrow(TaskNameInvalidError);
-    expect(() => store.deleteTask(name)).toThrow(TaskNameInvalidError);
-    expect(() =>
-      store.createTask(name, { name: 'n', description: 'd', implementation: { filename: 'run.sh', content: '' } }),
-    ).toThrow(TaskNameInvalidError);
-    expect(fs.readdirSync(path.join(home, 'capabilities/tasks'))).toEqual(['ok']);
-  });
+  it.each(['', '.', '..', '../etc', 'a/b', 'a\\b', 'nul\0byte', 'x'.repeat(129)])(
+    'refuses the name %j before touching the disk',
+    async (name) => {
+      const home = testdir({ capabilities: { tasks: { ok: task('ok') } } });
+      const { store } = await open(home);
+      expect(() => store.getTaskByDirName(name)).toThrow(TaskNameInvalidError);
+      expect(() => store.deleteTask(name)).toThrow(TaskNameInvalidError);
+      expect(() => store.createTask(name, { name: 'n', description: 'd', implementation: { filename: 'run.sh', content: '' } })).toThrow(
+        TaskNameInvalidError,
+      );
+      expect(fs.readdirSync(path.join(home, 'capabilities/tasks'))).toEqual(['ok']);
+    },
+  );
 
   it('refuses an implementation outside the task folder', async () => {
     const home = testdir({ capabilities: { tasks: { sneaky: task('Sneaky', '../../../bin/sh') } } });
@@ -126,7 +129,9 @@ describe('TaskStore lookups agree with the session', () => {
 
   it('refuses a task folder or implementation that links out of its root', async () => {
     const outside = testdir({ evil: task('Evil'), 'payload.sh': 'echo pwned\n' });
-    const home = testdir({ capabilities: { tasks: { linked: { 'TASK.md': '---\nname: Linked\ndescription: d\nimplementation: run.sh\n---\n' } } } });
+    const home = testdir({
+      capabilities: { tasks: { linked: { 'TASK.md': '---\nname: Linked\ndescription: d\nimplementation: run.sh\n---\n' } } },
+    });
     fs.symlinkSync(path.join(outside, 'evil'), path.join(home, 'capabilities/tasks/evil'));
     fs.symlinkSync(path.join(outside, 'payload.sh'), path.join(home, 'capabilities/tasks/linked/run.sh'));
     const { session, store } = await open(home);
@@ -137,7 +142,9 @@ describe('TaskStore lookups agree with the session', () => {
 
   it('refuses TASK.md as the implementation file name', async () => {
     const { store } = await open(testdir({ capabilities: {} }));
-    expect(() => store.createTask('x', { name: 'n', description: 'd', implementation: { filename: 'task.MD', content: '' } })).toThrow(/TASK\.md/);
+    expect(() => store.createTask('x', { name: 'n', description: 'd', implementation: { filename: 'task.MD', content: '' } })).toThrow(
+      /TASK\.md/,
+    );
   });
 
   it('reads a declared input schema as data, taking a missing type as object and reporting one that is not', async () => {

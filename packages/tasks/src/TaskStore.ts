@@ -18,13 +18,7 @@ import {
   writeFileAtomicSync,
 } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
-import {
-  PluginTaskReadOnlyError,
-  TaskExistsError,
-  TaskInputInvalidError,
-  TaskNotFoundError,
-  TaskUnreadableError,
-} from './TaskErrors.js';
+import { PluginTaskReadOnlyError, TaskExistsError, TaskInputInvalidError, TaskNotFoundError, TaskUnreadableError } from './TaskErrors.js';
 import { TASK_DOCUMENT, taskKind } from './taskKind.js';
 import { assertTaskName, isPlainFileName } from './taskName.js';
 import type { TaskRecord } from './TaskRecord.js';

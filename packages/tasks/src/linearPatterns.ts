@@ -23,7 +23,19 @@ const PATTERN_FORMAT = 'loadout-linear-pattern:';
 /** Sub-schema places of JSON Schema (drafts 4 to 2020-12): maps, lists and single sub-schemas. */
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'];
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
-const SCHEMA_SINGLE = ['not', 'if', 'then', 'else', 'items', 'additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contains', 'propertyNames'];
+const SCHEMA_SINGLE = [
+  'not',
+  'if',
+  'then',
+  'else',
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+];
 
 const compiled = new Map<string, RE2JS>();
 
@@ -34,7 +46,9 @@ function linear(pattern: string): RE2JS {
     try {
       regex = RE2JS.compile(pattern);
     } catch (error) {
-      throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 80))} cannot run in linear time (${(error as Error).message}); backreferences and lookarounds are not supported`);
+      throw new Error(
+        `pattern ${JSON.stringify(pattern.slice(0, 80))} cannot run in linear time (${(error as Error).message}); backreferences and lookarounds are not supported`,
+      );
     }
     compiled.set(pattern, regex);
     // Entries stay: a check prepared earlier may still name this format, and a missing format is skipped by the validator.

@@ -45,23 +45,38 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   if (read === null) return { records: [], diagnostics: [] };
   const { implementation, timeout, retries, input } = read.document.frontmatter;
   if (typeof implementation !== 'string' || implementation.trim() === '') {
-    throw new DocumentRefusedError('TASK_IMPLEMENTATION_MISSING', `${read.relative}: frontmatter "implementation" must name a file in the task folder`);
+    throw new DocumentRefusedError(
+      'TASK_IMPLEMENTATION_MISSING',
+      `${read.relative}: frontmatter "implementation" must name a file in the task folder`,
+    );
   }
   if (hasControlCharacter(implementation)) {
-    throw new DocumentRefusedError('TASK_IMPLEMENTATION_INVALID', `${read.relative}: implementation ${JSON.stringify(implementation)} holds a line break or another control character`);
+    throw new DocumentRefusedError(
+      'TASK_IMPLEMENTATION_INVALID',
+      `${read.relative}: implementation ${JSON.stringify(implementation)} holds a line break or another control character`,
+    );
   }
   const implementationPath = path.resolve(entry.path, implementation);
   if (!isInside(entry.path, implementationPath) || implementationPath === entry.path) {
-    throw new DocumentRefusedError('TASK_IMPLEMENTATION_OUTSIDE', `${read.relative}: implementation "${implementation}" is outside the task folder`);
+    throw new DocumentRefusedError(
+      'TASK_IMPLEMENTATION_OUTSIDE',
+      `${read.relative}: implementation "${implementation}" is outside the task folder`,
+    );
   }
   // What runs is the real file: a link (or a linked folder on the way) must stay inside the task folder.
   const real = realpathInside(entry.root.dir, implementationPath);
   const realFolder = realpathInside(entry.root.dir, entry.path);
   if (real === null || realFolder === null || !fs.statSync(real).isFile()) {
-    throw new DocumentRefusedError('TASK_IMPLEMENTATION_MISSING', `${read.relative}: implementation "${implementation}" is not a file in the task folder`);
+    throw new DocumentRefusedError(
+      'TASK_IMPLEMENTATION_MISSING',
+      `${read.relative}: implementation "${implementation}" is not a file in the task folder`,
+    );
   }
   if (!isInside(realFolder, real)) {
-    throw new DocumentRefusedError('TASK_IMPLEMENTATION_OUTSIDE', `${read.relative}: implementation "${implementation}" leads outside the task folder`);
+    throw new DocumentRefusedError(
+      'TASK_IMPLEMENTATION_OUTSIDE',
+      `${read.relative}: implementation "${implementation}" leads outside the task folder`,
+    );
   }
   const schema = readInputSchema(input);
   return {

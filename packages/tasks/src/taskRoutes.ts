@@ -17,7 +17,10 @@ const NewTaskBody = z.strictObject({
   name: z.string().min(1).max(1024),
   description: z.string().min(1).max(1024),
   implementation,
-  body: z.string().max(1024 * 1024).optional(),
+  body: z
+    .string()
+    .max(1024 * 1024)
+    .optional(),
   level: z.enum(['global', 'project']).optional(),
   timeoutSeconds: z.number().positive().max(MAX_TASK_TIMEOUT_SECONDS).optional(),
   retries: z.number().int().min(0).max(MAX_TASK_RETRIES).optional(),
@@ -35,13 +38,19 @@ const TaskPatchBody = z
   .object({
     name: z.string().max(1024).optional(),
     description: z.string().max(1024).optional(),
-    body: z.string().max(1024 * 1024).optional(),
+    body: z
+      .string()
+      .max(1024 * 1024)
+      .optional(),
     implementation: implementation.optional(),
     timeoutSeconds: z.number().positive().max(MAX_TASK_TIMEOUT_SECONDS).nullable().optional(),
     retries: z.number().int().min(0).max(MAX_TASK_RETRIES).optional(),
   })
   .catchall(z.unknown())
-  .refine((patch) => Object.keys(patch).length > 0, 'nothing to change: give name, description, body, implementation, timeoutSeconds or retries');
+  .refine(
+    (patch) => Object.keys(patch).length > 0,
+    'nothing to change: give name, description, body, implementation, timeoutSeconds or retries',
+  );
 
 /** What `POST /api/tasks` and `PUT /api/tasks/:dirName` take, as a client writes it (the screen's wire types). */
 export type NewTaskBody = z.input<typeof NewTaskBody>;
@@ -137,6 +146,7 @@ export const taskRoutes: readonly ApiRoute[] = [
     access: 'token',
     params: TaskParams,
     query: ProjectQuery,
-    handle: ({ params, query }, _deps, context) => withStore(context, query.project, (store) => ({ deleted: store.deleteTask(params.dirName) })),
+    handle: ({ params, query }, _deps, context) =>
+      withStore(context, query.project, (store) => ({ deleted: store.deleteTask(params.dirName) })),
   }),
 ];

@@ -38,7 +38,10 @@ function filesOf(rootDir: string, folder: string): string[] {
       if (stats.isDirectory()) walk(file);
       else if (stats.isFile()) files.push(file);
       if (files.length > MAX_TASK_FILES) {
-        throw new DocumentRefusedError('TASK_TOO_MANY_FILES', `${path.relative(rootDir, folder)}: holds more than ${MAX_TASK_FILES} files; it cannot be approved`);
+        throw new DocumentRefusedError(
+          'TASK_TOO_MANY_FILES',
+          `${path.relative(rootDir, folder)}: holds more than ${MAX_TASK_FILES} files; it cannot be approved`,
+        );
       }
     }
   };

@@ -69,7 +69,8 @@ export class RunnableCapabilities {
       };
       return { ok: true, parts, fingerprint: fingerprintOf(named.definition, files, root.dir) };
     } catch (error) {
-      if (isLoadoutError(error) || (error as NodeJS.ErrnoException).code !== undefined) return { ok: false, problem: (error as Error).message };
+      if (isLoadoutError(error) || (error as NodeJS.ErrnoException).code !== undefined)
+        return { ok: false, problem: (error as Error).message };
       throw error;
     }
   }
@@ -85,7 +86,10 @@ export function fingerprintOf(definition: unknown, files: readonly RunnableFile[
   const roots = [...new Set([rootDir, realPathOrSame(rootDir)])].sort((a, b) => b.length - a.length);
   const written = canonicalJson(definition ?? null, (text) => roots.reduce((result, root) => placeholderFor(result, root), text));
   const hashed = files.map((file) => [file.name, file.hash]);
-  return crypto.createHash('sha256').update(`{"definition":${written},"files":${canonicalJson(hashed)}}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`{"definition":${written},"files":${canonicalJson(hashed)}}`)
+    .digest('hex');
 }
 
 /** `text` with every place it names `root` (itself, or a path below it) written as `${PLUGIN_ROOT}`. */
@@ -100,7 +104,6 @@ function placeholderFor(text: string, root: string): string {
   }
   return result + text.slice(from);
 }
-
 
 /** JSON with object keys sorted at every depth, so equal data always hashes alike. */
 function canonicalJson(value: unknown, text: (value: string) => string = (same) => same): string {

@@ -20,7 +20,13 @@ function refusalOf(work: () => unknown): string | null {
   return null;
 }
 
-const names = (root: string, entries: string[]) => new RunnableFiles().closure(entries.map((entry) => path.join(root, entry)), root).map((file) => file.name);
+const names = (root: string, entries: string[]) =>
+  new RunnableFiles()
+    .closure(
+      entries.map((entry) => path.join(root, entry)),
+      root,
+    )
+    .map((file) => file.name);
 
 describe('RunnableFiles', () => {
   it('37 H2 follows a task script into the shared files it imports, requires or sources, as far as they go', () => {
@@ -33,7 +39,14 @@ describe('RunnableFiles', () => {
           'run.sh': 'source "$(dirname "$0")/../../lib/env.sh"\n',
         },
       },
-      lib: { 'word.mjs': "export { more } from './more/index.mjs';\n", more: { 'index.mjs': '\n' }, 'helper.cjs': '\n', 'typed.ts': '\n', 'env.sh': '\n', 'unused.mjs': '\n' },
+      lib: {
+        'word.mjs': "export { more } from './more/index.mjs';\n",
+        more: { 'index.mjs': '\n' },
+        'helper.cjs': '\n',
+        'typed.ts': '\n',
+        'env.sh': '\n',
+        'unused.mjs': '\n',
+      },
     });
     expect(names(root, ['tasks/greet/lazy.js', 'tasks/greet/run.mjs', 'tasks/greet/run.sh', 'tasks/greet/run.ts']).sort()).toEqual([
       'lib/env.sh',
@@ -49,8 +62,22 @@ describe('RunnableFiles', () => {
   });
 
   it("37 H2 follows a Python script's imports of its sibling modules and packages", () => {
-    const root = testdir({ tasks: { t: { 'main.py': 'import helper\nfrom .pkg import tool\nfrom pkg.sub import x  # comment\nimport os, json\n', 'helper.py': '\n', pkg: { '__init__.py': '\n', 'tool.py': '\n', 'sub.py': '\n' } } } });
-    expect(names(root, ['tasks/t/main.py']).sort()).toEqual(['tasks/t/helper.py', 'tasks/t/main.py', 'tasks/t/pkg/__init__.py', 'tasks/t/pkg/sub.py', 'tasks/t/pkg/tool.py']);
+    const root = testdir({
+      tasks: {
+        t: {
+          'main.py': 'import helper\nfrom .pkg import tool\nfrom pkg.sub import x  # comment\nimport os, json\n',
+          'helper.py': '\n',
+          pkg: { '__init__.py': '\n', 'tool.py': '\n', 'sub.py': '\n' },
+        },
+      },
+    });
+    expect(names(root, ['tasks/t/main.py']).sort()).toEqual([
+      'tasks/t/helper.py',
+      'tasks/t/main.py',
+      'tasks/t/pkg/__init__.py',
+      'tasks/t/pkg/sub.py',
+      'tasks/t/pkg/tool.py',
+    ]);
   });
 
   it('37 H2 names a file reached outside the root by its real path, so a change there changes the fingerprint too', () => {
@@ -65,7 +92,12 @@ describe('RunnableFiles', () => {
   });
 
   it('reads a file that is not a script only for its hash, and a loop of imports once', () => {
-    const root = testdir({ 'a.mjs': "import './b.mjs';\n", 'b.mjs': "import './a.mjs';\nimport './data.bin';\n", 'data.bin': "import './c.mjs'\n", 'c.mjs': '\n' });
+    const root = testdir({
+      'a.mjs': "import './b.mjs';\n",
+      'b.mjs': "import './a.mjs';\nimport './data.bin';\n",
+      'data.bin': "import './c.mjs'\n",
+      'c.mjs': '\n',
+    });
     expect(names(root, ['a.mjs'])).toEqual(['a.mjs', 'b.mjs', 'data.bin']);
   });
 
@@ -79,7 +111,10 @@ describe('RunnableFiles', () => {
 describe('bounds', () => {
   it('refuses a script naming more relative paths than can be followed at every session', () => {
     const root = testdir();
-    fs.writeFileSync(path.join(root, 'many.js'), Array.from({ length: MAX_REFERENCES + 1 }, (_, index) => `require('./m${index}');`).join('\n'));
+    fs.writeFileSync(
+      path.join(root, 'many.js'),
+      Array.from({ length: MAX_REFERENCES + 1 }, (_, index) => `require('./m${index}');`).join('\n'),
+    );
     expect(refusalOf(() => names(root, ['many.js']))).toBe('RUNNABLE_TOO_MANY_REFERENCES');
     // The same path named many times is one reference.
     fs.writeFileSync(path.join(root, 'same.js'), "require('./same');\n".repeat(MAX_REFERENCES + 1));
@@ -94,13 +129,18 @@ describe('fingerprintOf', () => {
     const expanded = fingerprintOf({ command: 'node', args: [`${root}/server.mjs`], cwd: root }, files, root);
     expect(fingerprintOf({ command: 'node', args: ['${PLUGIN_ROOT}/server.mjs'], cwd: '${PLUGIN_ROOT}' }, files, root)).toBe(expanded);
     // A sibling folder whose name starts like the root's is not the root.
-    expect(fingerprintOf({ command: 'node', args: [`${root}-other/server.mjs`] }, files, root)).not.toBe(fingerprintOf({ command: 'node', args: ['${PLUGIN_ROOT}-other/server.mjs'] }, files, root));
+    expect(fingerprintOf({ command: 'node', args: [`${root}-other/server.mjs`] }, files, root)).not.toBe(
+      fingerprintOf({ command: 'node', args: ['${PLUGIN_ROOT}-other/server.mjs'] }, files, root),
+    );
   });
 });
 
 describe('fileReferences', () => {
   it('over-approximates: a relative path anywhere in the text is a reference, a bare package name is not', () => {
-    const refs = fileReferences('/p/x.js', "// see ./notes.md\nimport 'lodash';\nconst a = 'b/../c';\nfs.readFileSync(`./data.json?x=1`);\n").map((candidates) => candidates[0]);
+    const refs = fileReferences(
+      '/p/x.js',
+      "// see ./notes.md\nimport 'lodash';\nconst a = 'b/../c';\nfs.readFileSync(`./data.json?x=1`);\n",
+    ).map((candidates) => candidates[0]);
     expect(refs).toEqual(['/p/notes.md', '/c', '/p/data.json']);
   });
 });

@@ -54,7 +54,10 @@ export class RunnableFiles {
       if (seen.has(key)) continue;
       seen.add(key);
       if (found.length >= MAX_RUNNABLE_FILES) {
-        throw new DocumentRefusedError('RUNNABLE_TOO_MANY_FILES', `what it runs reaches more than ${MAX_RUNNABLE_FILES} files; it cannot be approved`);
+        throw new DocumentRefusedError(
+          'RUNNABLE_TOO_MANY_FILES',
+          `what it runs reaches more than ${MAX_RUNNABLE_FILES} files; it cannot be approved`,
+        );
       }
       const name = nameOf(file, real, rootDir, realRoot);
       const facts = real === null ? null : this.factsOf(real, name);
@@ -84,7 +87,10 @@ export class RunnableFiles {
     const bytes = fs.readFileSync(real);
     const script = isScript(real, bytes.subarray(0, 2));
     if (script && bytes.length > MAX_SCANNED_BYTES) {
-      throw new DocumentRefusedError('RUNNABLE_FILE_TOO_LARGE', `${name}: a script over ${MAX_SCANNED_BYTES / 1024 / 1024} MiB is not read for what it loads; it cannot be approved`);
+      throw new DocumentRefusedError(
+        'RUNNABLE_FILE_TOO_LARGE',
+        `${name}: a script over ${MAX_SCANNED_BYTES / 1024 / 1024} MiB is not read for what it loads; it cannot be approved`,
+      );
     }
     const facts: FileFacts = {
       stamp,
@@ -112,7 +118,11 @@ function realOrNull(file: string): string | null {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    if (code === 'ELOOP') throw new DocumentRefusedError('LINK_LOOP', `${path.basename(file)}: is a link that leads back to itself (a loop); it cannot be approved`);
+    if (code === 'ELOOP')
+      throw new DocumentRefusedError(
+        'LINK_LOOP',
+        `${path.basename(file)}: is a link that leads back to itself (a loop); it cannot be approved`,
+      );
     throw error;
   }
 }

@@ -56,9 +56,14 @@ export class SqlTrustStore implements TrustStore {
 
   trustProject(project: string): Promise<TrustedProject> {
     return this.db.transaction(async (tx) => {
-      const added = await tx.run('INSERT INTO trusted_projects (path, trusted_at) VALUES (?, ?) ON CONFLICT (path) DO NOTHING', [project, new Date().toISOString()]);
+      const added = await tx.run('INSERT INTO trusted_projects (path, trusted_at) VALUES (?, ?) ON CONFLICT (path) DO NOTHING', [
+        project,
+        new Date().toISOString(),
+      ]);
       if (added > 0) await this.db.sessionChanged(tx);
-      const row = (await tx.queryOne<TrustedProject>('SELECT path, trusted_at AS "trustedAt" FROM trusted_projects WHERE path = ?', [project])) as TrustedProject;
+      const row = (await tx.queryOne<TrustedProject>('SELECT path, trusted_at AS "trustedAt" FROM trusted_projects WHERE path = ?', [
+        project,
+      ])) as TrustedProject;
       return { path: row.path, trustedAt: row.trustedAt };
     });
   }
@@ -80,7 +85,13 @@ export class SqlTrustStore implements TrustStore {
     const names = [...new Set(plugins)];
     if (names.length === 0) return new Map();
     // One statement, so an approval replaced meanwhile is never read half old, half new.
-    const rows = await this.db.query<{ plugin: string; commitId: string; approvedAt: string; key: string | null; fingerprint: string | null }>(
+    const rows = await this.db.query<{
+      plugin: string;
+      commitId: string;
+      approvedAt: string;
+      key: string | null;
+      fingerprint: string | null;
+    }>(
       `SELECT a.plugin, a.commit_id AS "commitId", a.approved_at AS "approvedAt", p.key, p.fingerprint
        FROM plugin_approvals a LEFT JOIN plugin_approved_parts p ON p.plugin = a.plugin
        WHERE a.plugin IN (${names.map(() => '?').join(', ')}) ORDER BY a.plugin, p.key`,
@@ -103,7 +114,8 @@ export class SqlTrustStore implements TrustStore {
     await this.db.transaction(async (tx) => {
       await tx.run('DELETE FROM plugin_approvals WHERE plugin = ?', [plugin]);
       await tx.run('INSERT INTO plugin_approvals (plugin, commit_id, approved_at) VALUES (?, ?, ?)', [plugin, commit, approvedAt]);
-      for (const [key, fingerprint] of fingerprints) await tx.run('INSERT INTO plugin_approved_parts (plugin, key, fingerprint) VALUES (?, ?, ?)', [plugin, key, fingerprint]);
+      for (const [key, fingerprint] of fingerprints)
+        await tx.run('INSERT INTO plugin_approved_parts (plugin, key, fingerprint) VALUES (?, ?, ?)', [plugin, key, fingerprint]);
       await this.db.sessionChanged(tx);
     });
     return { plugin, commit, approvedAt, fingerprints: new Map(fingerprints) };

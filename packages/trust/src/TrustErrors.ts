@@ -10,7 +10,10 @@ export class ProjectNotTrustedError extends NotFoundError {
 /** `plugins diff` of a plugin that was never approved: there is no approved commit to compare with. */
 export class PluginNotApprovedError extends ConflictError {
   constructor(plugin: string) {
-    super('PLUGIN_NOT_APPROVED', `plugin ${plugin} was never approved, so there is nothing to compare with; \`loadout audit\` lists what it runs`);
+    super(
+      'PLUGIN_NOT_APPROVED',
+      `plugin ${plugin} was never approved, so there is nothing to compare with; \`loadout audit\` lists what it runs`,
+    );
   }
 }
 
@@ -35,6 +38,9 @@ export class DiffBusyError extends ServiceUnavailableError {
  */
 export class PluginApprovalStaleError extends ConflictError {
   constructor(plugin: string, why: string) {
-    super('PLUGIN_APPROVAL_STALE', `plugin ${plugin} is not what was reviewed: ${why}; nothing was approved. Run \`loadout plugins diff ${plugin}\` again and approve the commit it shows`);
+    super(
+      'PLUGIN_APPROVAL_STALE',
+      `plugin ${plugin} is not what was reviewed: ${why}; nothing was approved. Run \`loadout plugins diff ${plugin}\` again and approve the commit it shows`,
+    );
   }
 }

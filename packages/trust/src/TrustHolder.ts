@@ -60,7 +60,9 @@ export class TrustHolder implements CapabilityHolder {
     // The same list but for a few records, none of them runnable before or after: the runnable
     // ones are the very same records in the same order, so the list found last time stands.
     const runnable =
-      last !== null && this.sameRunnable(last.records, records) ? last.runnable : records.filter((record) => this.runnable.isRunnable(record));
+      last !== null && this.sameRunnable(last.records, records)
+        ? last.runnable
+        : records.filter((record) => this.runnable.isRunnable(record));
     // A single record is a lookup (Session.admitted): not worth displacing a whole session's list.
     if (records.length > 1) this.runnableOfLast = { records, runnable };
     return runnable;
@@ -69,11 +71,20 @@ export class TrustHolder implements CapabilityHolder {
   /** Whether `records` differs from `before` only at places where neither record is runnable (and not at too many of them). */
   private sameRunnable(before: readonly CapabilityRecord[], records: readonly CapabilityRecord[]): boolean {
     const changed = changedPlaces(before, records, MAX_CHANGED);
-    return changed !== null && changed.every((i) => !this.runnable.isRunnable(before[i] as CapabilityRecord) && !this.runnable.isRunnable(records[i] as CapabilityRecord));
+    return (
+      changed !== null &&
+      changed.every(
+        (i) => !this.runnable.isRunnable(before[i] as CapabilityRecord) && !this.runnable.isRunnable(records[i] as CapabilityRecord),
+      )
+    );
   }
 
-
-  private pluginHold(record: CapabilityRecord, plugin: string, approval: PluginApproval | null, scope: SessionScope): CapabilityHold | null {
+  private pluginHold(
+    record: CapabilityRecord,
+    plugin: string,
+    approval: PluginApproval | null,
+    scope: SessionScope,
+  ): CapabilityHold | null {
     const root = scope.roots.find((candidate) => candidate.plugin === plugin);
     if (approval === null || root === undefined) {
       return {

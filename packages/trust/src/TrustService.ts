@@ -6,7 +6,13 @@ import { inject, injectable } from 'tsyringe';
 import { type AuditFinding, auditFindings } from './auditFindings.js';
 import { approvalKey, RunnableCapabilities } from './RunnableCapabilities.js';
 import { BoundedTurns } from './BoundedTurns.js';
-import { DiffBusyError, PluginApprovalStaleError, PluginNotApprovedError, ProjectNotTrustedError, TrustPluginNotFoundError } from './TrustErrors.js';
+import {
+  DiffBusyError,
+  PluginApprovalStaleError,
+  PluginNotApprovedError,
+  ProjectNotTrustedError,
+  TrustPluginNotFoundError,
+} from './TrustErrors.js';
 import { TrustHolder } from './TrustHolder.js';
 import { type TrustedProject, TrustStore } from './TrustStore.js';
 
@@ -150,7 +156,14 @@ export class StoredTrustService implements TrustService {
     const git = new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env });
     const diff = await git.diffSince(approval.commit, this.sourcesOf(entry, found), MAX_DIFF_BYTES);
     const described = await this.describe(null, found);
-    return { plugin, from: approval.commit, to: entry.commit, held: described.filter((item) => item.status === 'held'), diff: diff.text, truncated: diff.truncated };
+    return {
+      plugin,
+      from: approval.commit,
+      to: entry.commit,
+      held: described.filter((item) => item.status === 'held'),
+      diff: diff.text,
+      truncated: diff.truncated,
+    };
   }
 
   async audit(project: string | null): Promise<AuditEntry[]> {
@@ -210,10 +223,15 @@ export class StoredTrustService implements TrustService {
     if (head !== commit || entry.commit !== commit) {
       throw new PluginApprovalStaleError(entry.name, `it is at ${head.slice(0, 12)} now, not at the reviewed ${commit.slice(0, 12)}`);
     }
-    const changed = (await git.changedPaths()).filter((changedPath) => sources.some((source) => source === '.' || changedPath === source || changedPath.startsWith(`${source}/`)));
+    const changed = (await git.changedPaths()).filter((changedPath) =>
+      sources.some((source) => source === '.' || changedPath === source || changedPath.startsWith(`${source}/`)),
+    );
     if (changed.length > 0) {
       const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '');
-      throw new PluginApprovalStaleError(entry.name, `its clone has changes of its own to what it runs (${shown}) that commit ${commit.slice(0, 12)} does not hold`);
+      throw new PluginApprovalStaleError(
+        entry.name,
+        `its clone has changes of its own to what it runs (${shown}) that commit ${commit.slice(0, 12)} does not hold`,
+      );
     }
   }
 

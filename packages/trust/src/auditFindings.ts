@@ -39,18 +39,31 @@ export function auditFindings(parts: RunnableParts, rootDir: string): AuditFindi
     if (text === null) continue;
     const relative = path.relative(rootDir, file).split(path.sep).join('/');
     const fetch = lineOf(text, FETCH_PIPED_TO_SHELL);
-    if (fetch !== null) findings.push({ code: 'fetch-piped-to-shell', message: `line ${fetch}: fetches from the network and pipes it to a shell`, file: relative });
+    if (fetch !== null)
+      findings.push({
+        code: 'fetch-piped-to-shell',
+        message: `line ${fetch}: fetches from the network and pipes it to a shell`,
+        file: relative,
+      });
     for (const pattern of WRITES_OUTSIDE) {
       const line = lineOf(text, pattern);
       if (line === null) continue;
-      findings.push({ code: 'writes-outside-project', message: `line ${line}: writes outside its own folder (the home folder, a system folder or a parent)`, file: relative });
+      findings.push({
+        code: 'writes-outside-project',
+        message: `line ${line}: writes outside its own folder (the home folder, a system folder or a parent)`,
+        file: relative,
+      });
       break;
     }
   }
   const definition = JSON.stringify(parts.definition ?? null);
-  if (FETCH_PIPED_TO_SHELL.test(definition)) findings.push({ code: 'fetch-piped-to-shell', message: 'its command line fetches from the network and pipes it to a shell' });
+  if (FETCH_PIPED_TO_SHELL.test(definition))
+    findings.push({ code: 'fetch-piped-to-shell', message: 'its command line fetches from the network and pipes it to a shell' });
   for (const where of secretsIn(parts.definition, [])) {
-    findings.push({ code: 'secret-in-definition', message: `${where} holds what looks like a secret written into the definition; pass it from the environment instead` });
+    findings.push({
+      code: 'secret-in-definition',
+      message: `${where} holds what looks like a secret written into the definition; pass it from the environment instead`,
+    });
   }
   return findings;
 }
@@ -62,7 +75,8 @@ function secretsIn(value: unknown, at: readonly string[]): string[] {
     const literal = value.trim() !== '' && !VARIABLE_REFERENCE.test(value.trim());
     return redactSecrets(value) !== value || (named && literal) ? [at.join('.') || 'the definition'] : [];
   }
-  if (Array.isArray(value)) return value.flatMap((item, index) => secretsIn(item, [...at.slice(0, -1), `${at[at.length - 1] ?? ''}[${index}]`]));
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => secretsIn(item, [...at.slice(0, -1), `${at[at.length - 1] ?? ''}[${index}]`]));
   if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => secretsIn(item, [...at, key]));
   return [];
 }

@@ -20,7 +20,10 @@ export function fileReferences(file: string, text: string): string[][] {
     const first = candidates[0] as string;
     if (references.has(first)) return;
     if (references.size >= MAX_REFERENCES) {
-      throw new DocumentRefusedError('RUNNABLE_TOO_MANY_REFERENCES', `${path.basename(file)}: names more than ${MAX_REFERENCES} relative paths; what it loads cannot be followed, so it cannot be approved`);
+      throw new DocumentRefusedError(
+        'RUNNABLE_TOO_MANY_REFERENCES',
+        `${path.basename(file)}: names more than ${MAX_REFERENCES} relative paths; what it loads cannot be followed, so it cannot be approved`,
+      );
     }
     references.set(first, candidates);
   };

@@ -25,7 +25,9 @@ const registerHolder: LoadoutModule = (container) => {
       pluginUninstalled: (name: string) =>
         void resolve(c, TrustStore)
           .forgetPlugin(name)
-          .catch((error: unknown) => process.emitWarning(`the approval of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`)),
+          .catch((error: unknown) =>
+            process.emitWarning(`the approval of uninstalled plugin ${name} could not be forgotten: ${(error as Error).message}`),
+          ),
     }),
   });
   // The routes load with the server, never in a one-shot command.
@@ -41,4 +43,7 @@ const registerHolder: LoadoutModule = (container) => {
  * (which reads plugins' git heads for an audit) is the module's later part, which a session never
  * loads.
  */
-export const trustModule: LoadoutModule = splitModule(registerHolder, async () => (await import('./trustServiceModule.js')).trustServiceModule);
+export const trustModule: LoadoutModule = splitModule(
+  registerHolder,
+  async () => (await import('./trustServiceModule.js')).trustServiceModule,
+);

@@ -7,7 +7,12 @@ const ProjectBody = z.strictObject({ project: projectPath });
 /** What `POST /api/trust` takes, as a client writes it. */
 export type TrustProjectBody = z.input<typeof ProjectBody>;
 const RequiredProjectQuery = z.object({ project: projectPath });
-const ApproveBody = z.strictObject({ commit: z.string().regex(/^[0-9a-f]{40,64}$/, 'a full commit id, as `plugins diff` shows it').optional() });
+const ApproveBody = z.strictObject({
+  commit: z
+    .string()
+    .regex(/^[0-9a-f]{40,64}$/, 'a full commit id, as `plugins diff` shows it')
+    .optional(),
+});
 /** What `POST /api/plugins/:name/approve` takes: the commit `plugins diff` showed, to approve only that. */
 export type PluginApproveBody = z.input<typeof ApproveBody>;
 const PluginParams = z.strictObject({ name: z.string().max(1024) });

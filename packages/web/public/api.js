@@ -180,7 +180,8 @@ export function follow(stream, params, handlers, onError) {
     if (ended) return;
     // A stream the server refused (bad token, unknown job) never opens; one that opened and broke
     // reconnects by itself, which is right for the inbox and harmless for a job (it replays).
-    if (source.readyState === EventSource.CLOSED) onError?.(new ApiError('The live stream was refused or closed by the server.', { code: 'STREAM_CLOSED' }));
+    if (source.readyState === EventSource.CLOSED)
+      onError?.(new ApiError('The live stream was refused or closed by the server.', { code: 'STREAM_CLOSED' }));
   });
   return { close: () => source.close() };
 }

@@ -60,7 +60,8 @@ const context = {
 };
 
 function describeError(error) {
-  if (error instanceof ApiError) return error.code && !error.message.includes(error.code) ? `${error.message} (${error.code})` : error.message;
+  if (error instanceof ApiError)
+    return error.code && !error.message.includes(error.code) ? `${error.message} (${error.code})` : error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -113,7 +114,10 @@ function updateProjectPicker() {
   projectInput.value = context.project ?? '';
   projectClear.hidden = context.project === null;
   const list = document.getElementById('recent-projects');
-  replaceChildren(list, recentProjects().map((dir) => h('option', { value: dir })));
+  replaceChildren(
+    list,
+    recentProjects().map((dir) => h('option', { value: dir })),
+  );
 }
 
 /**
@@ -123,7 +127,12 @@ function updateProjectPicker() {
  */
 async function openProject(project) {
   let wanted = typeof project === 'string' && project.trim() !== '' ? project.trim() : null;
-  if (wanted !== null && getToken() === null && !(await askForToken(`Opening the project ${wanted} needs the token of this Loadout server.`))) wanted = null;
+  if (
+    wanted !== null &&
+    getToken() === null &&
+    !(await askForToken(`Opening the project ${wanted} needs the token of this Loadout server.`))
+  )
+    wanted = null;
   if (wanted === null) {
     context.project = null;
   } else {
@@ -196,12 +205,16 @@ function startInboxStream() {
   request('GET /api/notifications', { query: { unread: 'true', limit: 1000 } })
     .then((items) => context.setUnread(Array.isArray(items) ? items.length : 0))
     .catch((error) => context.fail('Could not count unread notifications', error));
-  inboxStream = follow('/api/notifications/stream', {}, {
-    notification: () => {
-      context.setUnread(Number(unreadCount.textContent || '0') + 1);
-      if (currentView() === 'inbox') void render();
+  inboxStream = follow(
+    '/api/notifications/stream',
+    {},
+    {
+      notification: () => {
+        context.setUnread(Number(unreadCount.textContent || '0') + 1);
+        if (currentView() === 'inbox') void render();
+      },
     },
-  });
+  );
 }
 
 projectForm.addEventListener('submit', (event) => {

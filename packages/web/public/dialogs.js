@@ -3,7 +3,8 @@
 
 import { h, uniqueId } from './dom.js';
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
  * @typedef {object} DialogOptions
@@ -28,14 +29,29 @@ const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select
  * @param {DialogOptions} options
  * @returns {Promise<boolean>}
  */
-export function openDialog({ title, body, submitLabel = 'Save', cancelLabel = 'Cancel', onSubmit = () => undefined, danger = false, wide = false }) {
+export function openDialog({
+  title,
+  body,
+  submitLabel = 'Save',
+  cancelLabel = 'Cancel',
+  onSubmit = () => undefined,
+  danger = false,
+  wide = false,
+}) {
   const opener = document.activeElement;
   const titleId = uniqueId('dialog-title');
   const error = h('p', { class: 'dialog-error', role: 'alert' });
   error.hidden = true;
   const submit = h('button', { type: 'submit', class: danger ? 'button danger' : 'button primary', text: submitLabel });
   const cancel = h('button', { type: 'button', class: 'button', text: cancelLabel });
-  const form = h('form', { class: 'dialog-form', novalidate: true }, h('h2', { id: titleId, text: title }), h('div', { class: 'dialog-body' }, body), error, h('div', { class: 'dialog-actions' }, cancel, submit));
+  const form = h(
+    'form',
+    { class: 'dialog-form', novalidate: true },
+    h('h2', { id: titleId, text: title }),
+    h('div', { class: 'dialog-body' }, body),
+    error,
+    h('div', { class: 'dialog-actions' }, cancel, submit),
+  );
   const dialog = h('dialog', { class: wide ? 'dialog wide' : 'dialog', 'aria-labelledby': titleId }, form);
   document.body.append(dialog);
 
@@ -104,5 +120,11 @@ export function field(label, control, hint) {
   control.id = id;
   const hintId = hint === undefined ? undefined : `${id}-hint`;
   if (hintId !== undefined) control.setAttribute('aria-describedby', hintId);
-  return h('div', { class: 'field' }, h('label', { for: id, text: label }), control, hint === undefined ? null : h('p', { class: 'hint', id: hintId, text: hint }));
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id, text: label }),
+    control,
+    hint === undefined ? null : h('p', { class: 'hint', id: hintId, text: hint }),
+  );
 }

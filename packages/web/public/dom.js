@@ -57,7 +57,9 @@ export function relativeTime(iso) {
 
 /** The last folder of a path, for short labels: `/home/me/work/app` → `app`. */
 export function baseName(dir) {
-  const parts = String(dir).split(/[\\/]+/).filter(Boolean);
+  const parts = String(dir)
+    .split(/[\\/]+/)
+    .filter(Boolean);
   return parts.length === 0 ? String(dir) : parts[parts.length - 1];
 }
 

@@ -25,14 +25,26 @@ export function liftHoldButton(item, context) {
   const plugin = item.plugin;
   const project = context.project;
   const label = plugin === null ? 'Trust project…' : 'Approve…';
-  const button = h('button', { type: 'button', class: 'button small primary', text: label, 'aria-label': `${plugin === null ? 'Trust the project of' : 'Approve'} ${item.name}`, dataset: { focusKey: `lift-hold:${item.kind}/${item.id}` } });
+  const button = h('button', {
+    type: 'button',
+    class: 'button small primary',
+    text: label,
+    'aria-label': `${plugin === null ? 'Trust the project of' : 'Approve'} ${item.name}`,
+    dataset: { focusKey: `lift-hold:${item.kind}/${item.id}` },
+  });
   button.addEventListener('click', () => {
     const body =
       plugin === null
-        ? [h('p', { text: `Every task and MCP server in ${project ?? 'this project'}/.agents will be able to run, as it is now and as it changes.` })]
+        ? [
+            h('p', {
+              text: `Every task and MCP server in ${project ?? 'this project'}/.agents will be able to run, as it is now and as it changes.`,
+            }),
+          ]
         : [
             h('p', { text: `Every task and MCP server of plugin ${plugin} will be able to run as it is now.` }),
-            h('p', { text: `A later update that changes what one of them runs holds it again; \`loadout plugins diff ${plugin}\` shows the change.` }),
+            h('p', {
+              text: `A later update that changes what one of them runs holds it again; \`loadout plugins diff ${plugin}\` shows the change.`,
+            }),
           ];
     void openDialog({
       title: plugin === null ? `Trust ${baseName(project ?? '')}?` : `Approve ${plugin}?`,
@@ -44,7 +56,9 @@ export function liftHoldButton(item, context) {
       },
     }).then((done) => {
       if (!done) return;
-      context.notify(plugin === null ? `Trusted ${project ?? ''}: its tasks and servers can run.` : `Approved ${plugin}: its tasks and servers can run.`);
+      context.notify(
+        plugin === null ? `Trusted ${project ?? ''}: its tasks and servers can run.` : `Approved ${plugin}: its tasks and servers can run.`,
+      );
       void context.refresh();
     });
   });

@@ -71,14 +71,26 @@ export interface Routes {
   'POST /api/plugins/:name/update': Route<Awaited<ReturnType<PluginManager['update']>>[number], { params: { name: string } }>;
   'POST /api/plugins/:name/enable': Route<ReturnType<PluginManager['enable']>, { params: { name: string } }>;
   'POST /api/plugins/:name/disable': Route<ReturnType<PluginManager['disable']>, { params: { name: string } }>;
-  'POST /api/plugins/:name/approve': Route<ReturnType<TrustService['approvePlugin']>, { params: { name: string }; body?: PluginApproveBody }>;
+  'POST /api/plugins/:name/approve': Route<
+    ReturnType<TrustService['approvePlugin']>,
+    { params: { name: string }; body?: PluginApproveBody }
+  >;
   'POST /api/trust': Route<ReturnType<TrustService['trustProject']>, { body: TrustProjectBody }>;
   'DELETE /api/plugins/:name': Route<ReturnType<PluginManager['uninstall']>, { params: { name: string } }>;
   'GET /api/tasks': Route<ReturnType<TaskStore['listTasks']>[number][], { query?: ProjectQuery }>;
   'POST /api/tasks': Route<ReturnType<TaskStore['createTask']>, { query?: ProjectQuery; body: NewTaskBody }>;
-  'PUT /api/tasks/:dirName': Route<ReturnType<TaskStore['updateTask']>, { params: { dirName: string }; query?: ProjectQuery; body: TaskPatchBody }>;
-  'DELETE /api/tasks/:dirName': Route<{ deleted: ReturnType<TaskStore['deleteTask']> }, { params: { dirName: string }; query?: ProjectQuery }>;
-  'POST /api/tasks/:dirName/runs': Route<{ job: Pick<Job, 'id' | 'status'> }, { params: { dirName: string }; query?: ProjectQuery; body: RunBody }>;
+  'PUT /api/tasks/:dirName': Route<
+    ReturnType<TaskStore['updateTask']>,
+    { params: { dirName: string }; query?: ProjectQuery; body: TaskPatchBody }
+  >;
+  'DELETE /api/tasks/:dirName': Route<
+    { deleted: ReturnType<TaskStore['deleteTask']> },
+    { params: { dirName: string }; query?: ProjectQuery }
+  >;
+  'POST /api/tasks/:dirName/runs': Route<
+    { job: Pick<Job, 'id' | 'status'> },
+    { params: { dirName: string }; query?: ProjectQuery; body: RunBody }
+  >;
   'GET /api/jobs': Route<Job[], { query?: QueryInput<JobListQuery> }>;
   'GET /api/jobs/:id': Route<Job, { params: { id: number } }>;
 }

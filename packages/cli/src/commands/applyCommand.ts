@@ -30,7 +30,11 @@ const PLACE_VARIABLES = ['LOADOUT_HOME', 'LOADOUT_CAPABILITIES_DIR', 'LOADOUT_DA
  * it serves the same workspace; without them it finds its default one exactly as this command did.
  */
 export function loadoutBridge(cli: CliContext, mode: BridgeRequest['mode']): BridgeRequest {
-  const places = { LOADOUT_HOME: cli.places.home, LOADOUT_CAPABILITIES_DIR: cli.places.capabilitiesDir, LOADOUT_DATA_DIR: cli.places.dataDir };
+  const places = {
+    LOADOUT_HOME: cli.places.home,
+    LOADOUT_CAPABILITIES_DIR: cli.places.capabilitiesDir,
+    LOADOUT_DATA_DIR: cli.places.dataDir,
+  };
   const env = Object.fromEntries(PLACE_VARIABLES.filter((name) => (cli.env[name] ?? '') !== '').map((name) => [name, places[name]]));
   const onPath = (cli.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && isExecutable(path.join(dir, 'loadout')));
   return onPath ? { mode, command: 'loadout', args: ['mcp'], env } : { mode, command: process.execPath, args: [CLI_MAIN, 'mcp'], env };
@@ -55,12 +59,25 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
   const applier = (): RuntimeApplier => resolve(cli.app(), cli.features.RuntimeApplier);
   const apply = program
     .command('apply')
-    .description("write the session's skills into agent runtimes' folders and its MCP servers into their configuration (every verified runtime by default; the others only report)")
-    .option('--runtime <name>', 'only this runtime (repeatable); default: every verified one', (value: string, all: string[]) => [...all, value], [])
-    .option('--project <dir>', 'the folder the agent works in: its project skills and folders are planned too (default: the nearest folder at or above the working folder with .agents/)')
+    .description(
+      "write the session's skills into agent runtimes' folders and its MCP servers into their configuration (every verified runtime by default; the others only report)",
+    )
+    .option(
+      '--runtime <name>',
+      'only this runtime (repeatable); default: every verified one',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
+    .option(
+      '--project <dir>',
+      'the folder the agent works in: its project skills and folders are planned too (default: the nearest folder at or above the working folder with .agents/)',
+    )
     .option('--dry-run', 'print the plan, write nothing')
     .option('--check', 'print the plan, write nothing, exit 1 when the runtime folders differ from it')
-    .option('--mcp-bridge', "register Loadout itself (loadout mcp) in the runtimes' user MCP configuration; remembered until --no-mcp-bridge")
+    .option(
+      '--mcp-bridge',
+      "register Loadout itself (loadout mcp) in the runtimes' user MCP configuration; remembered until --no-mcp-bridge",
+    )
     .option('--no-mcp-bridge', 'remove the registration of Loadout itself')
     .option('--json', 'print one JSON document')
     .action(async (options: ApplyOptions) => {
@@ -95,12 +112,16 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
 /** Which runtimes got nothing, for the one line on stderr; the plan on stdout says why. */
 function refusedSummary(result: ApplyResult): string {
   const refused = [
-    ...result.runtimes.filter((part) => part.status === 'conflict' || part.status === 'blocked').map((part) => `${part.runtime} (${part.status})`),
+    ...result.runtimes
+      .filter((part) => part.status === 'conflict' || part.status === 'blocked')
+      .map((part) => `${part.runtime} (${part.status})`),
     ...result.runtimes.filter((part) => part.mcp?.status === 'conflict').map((part) => `${part.runtime} MCP configuration (conflict)`),
     // A runtime applied but for one root (a root a link takes out of the project, say).
     ...result.runtimes
       .filter((part) => part.status === 'ok')
-      .flatMap((part) => [...new Set(part.findings.filter((finding) => finding.severity === 'error').map((finding) => `${part.runtime} (${finding.code})`))]),
+      .flatMap((part) => [
+        ...new Set(part.findings.filter((finding) => finding.severity === 'error').map((finding) => `${part.runtime} (${finding.code})`)),
+      ]),
   ];
   const others = result.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.code);
   const what = [...refused, ...others].join(', ');
@@ -115,13 +136,24 @@ function formatResult(result: ApplyResult): string {
       lines.push(`${part.runtime}: unconfirmed, writes nothing of its own (sees ${part.sees.length} skills)`);
       continue;
     }
-    lines.push(`${part.runtime} (verified ${part.verifiedOn ?? '?'}): ${part.status}${part.mcp === null ? '' : `; MCP configuration: ${part.mcp.status}`}`);
+    lines.push(
+      `${part.runtime} (verified ${part.verifiedOn ?? '?'}): ${part.status}${part.mcp === null ? '' : `; MCP configuration: ${part.mcp.status}`}`,
+    );
     if (part.changes.length === 0) lines.push('  nothing to change');
     else {
-      const shownName = (change: (typeof part.changes)[number]): string => (change.id !== undefined && change.id !== change.name ? `${change.name} (${change.id})` : change.name);
+      const shownName = (change: (typeof part.changes)[number]): string =>
+        change.id !== undefined && change.id !== change.name ? `${change.name} (${change.id})` : change.name;
       lines.push(
         indent(
-          table(part.changes.map((change) => [change.action, change.kind, shownName(change), change.path ?? '-', change.action === 'skip' || change.source === null ? change.reason : `from ${change.source}`])),
+          table(
+            part.changes.map((change) => [
+              change.action,
+              change.kind,
+              shownName(change),
+              change.path ?? '-',
+              change.action === 'skip' || change.source === null ? change.reason : `from ${change.source}`,
+            ]),
+          ),
         ),
       );
     }
@@ -138,7 +170,8 @@ function formatResult(result: ApplyResult): string {
 function summary(result: ApplyResult): string {
   const count = `${result.changeCount} change${result.changeCount === 1 ? '' : 's'}`;
   if (!result.ok) {
-    if (result.mode === 'apply') return result.applied ? `applied ${count} to the runtimes not blocked; the others got nothing` : 'blocked: nothing was written';
+    if (result.mode === 'apply')
+      return result.applied ? `applied ${count} to the runtimes not blocked; the others got nothing` : 'blocked: nothing was written';
     return `blocked: apply would write ${count} to the runtimes not blocked, nothing to the others`;
   }
   if (result.mode === 'dry-run') return `dry run: ${count} planned, nothing written`;
@@ -147,7 +180,15 @@ function summary(result: ApplyResult): string {
 }
 
 function formatRetired({ retired, damaged }: RetiredListing): string {
-  const lines = retired.length === 0 ? ['nothing retired'] : [table([['ID', 'KIND', 'NAME', 'RUNTIME', 'WAS IN'], ...retired.map((entry) => [entry.id, entry.kind, entry.name, entry.runtime, entry.path])])];
+  const lines =
+    retired.length === 0
+      ? ['nothing retired']
+      : [
+          table([
+            ['ID', 'KIND', 'NAME', 'RUNTIME', 'WAS IN'],
+            ...retired.map((entry) => [entry.id, entry.kind, entry.name, entry.runtime, entry.path]),
+          ]),
+        ];
   for (const entry of damaged) lines.push(`damaged: ${entry.id}: ${entry.problem}`);
   return lines.join('\n');
 }
@@ -175,7 +216,10 @@ async function proofRecorder(cli: CliContext, options: ApplyOptions): Promise<Ap
   const dataDir = proofDataDir(cli.env, REPOSITORY_ROOT, cwd);
   if (dataDir !== cli.places.dataDir) return null;
   const { ApplyProofRecorder } = await import('../ApplyProofRecorder.js');
-  return new ApplyProofRecorder({ argv: process.argv, env: cli.env, cwd, build: cli.build, dataDir }, [CLI_PACKAGE_JSON, path.resolve(process.argv[1] ?? CLI_MAIN)]);
+  return new ApplyProofRecorder({ argv: process.argv, env: cli.env, cwd, build: cli.build, dataDir }, [
+    CLI_PACKAGE_JSON,
+    path.resolve(process.argv[1] ?? CLI_MAIN),
+  ]);
 }
 
 async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyProofRecorder | null): Promise<void> {
@@ -183,12 +227,19 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
     options.json === true,
     async () => {
       if (options.dryRun === true && options.check === true) throw new UsageError('--dry-run and --check cannot be combined');
-      const known = resolve(cli.app(), cli.features.RuntimePlanner).adapters().map((adapter) => adapter.name);
+      const known = resolve(cli.app(), cli.features.RuntimePlanner)
+        .adapters()
+        .map((adapter) => adapter.name);
       const unknown = options.runtime.find((name) => !known.includes(name));
       if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
       const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
       const bridge = loadoutBridge(cli, options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off');
-      return resolve(cli.app(), cli.features.RuntimeApplier).apply({ project: cli.projectFor(options.project), runtimes: options.runtime, mode, mcpBridge: bridge });
+      return resolve(cli.app(), cli.features.RuntimeApplier).apply({
+        project: cli.projectFor(options.project),
+        runtimes: options.runtime,
+        mode,
+        mcpBridge: bridge,
+      });
     },
     formatResult,
     {
@@ -200,7 +251,8 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
       },
       progress: 'planning the runtimes (and writing, unless --dry-run or --check)',
       // Only a run that wrote nothing and ended well proves that the next one would print the same.
-      printed: (result, stdout, failed) => recorder?.finish(stdout, !failed && result.mode === 'apply' && result.upToDate && !result.applied && result.retired.length === 0),
+      printed: (result, stdout, failed) =>
+        recorder?.finish(stdout, !failed && result.mode === 'apply' && result.upToDate && !result.applied && result.retired.length === 0),
     },
   );
 }

@@ -26,7 +26,10 @@ export function registerCapabilityCommand(program: Command, cli: CliContext): Co
   capability
     .command('state')
     .description('every capability of the owner and of each installed plugin, with what decided its state')
-    .option('--project <dir>', 'describe the sessions of this project folder (default: the nearest folder at or above the working folder with .agents/)')
+    .option(
+      '--project <dir>',
+      'describe the sessions of this project folder (default: the nearest folder at or above the working folder with .agents/)',
+    )
     .option('--json', 'print one JSON document')
     .action(async (options: StateOptions) => {
       await cli.run(

@@ -19,10 +19,15 @@ export function registerCompletionCommand(program: Command, cli: CliContext): vo
   program
     .command('completion')
     .argument('<shell>', SHELLS.join(', '))
-    .description('print a completion script: eval "$(loadout completion bash)" in ~/.bashrc (zsh: ~/.zshrc; fish: loadout completion fish | source)')
+    .description(
+      'print a completion script: eval "$(loadout completion bash)" in ~/.bashrc (zsh: ~/.zshrc; fish: loadout completion fish | source)',
+    )
     .action((shell: string) => {
       if (!(SHELLS as readonly string[]).includes(shell)) {
-        cli.fail(false, new UsageError(`no completion for "${shell.slice(0, 40)}": give ${SHELLS.join(', ')}`, '`loadout completion bash`'));
+        cli.fail(
+          false,
+          new UsageError(`no completion for "${shell.slice(0, 40)}": give ${SHELLS.join(', ')}`, '`loadout completion bash`'),
+        );
         return;
       }
       process.stdout.write(completionScript(shell as Shell, nodesOf(program)));
@@ -34,15 +39,22 @@ function nodesOf(command: Command, path: readonly string[] = []): CompletionNode
   const visible = command.commands.filter((sub) => sub.name() !== 'help');
   const node: CompletionNode = {
     path,
-    commands: visible.flatMap((sub) => [sub.name(), ...sub.aliases()].map((name) => ({ name, description: sub.description().split(/[;(]/)[0]?.trim() ?? '' }))),
-    options: [...command.options.flatMap((option) => [option.long, option.short].filter((flag): flag is string => flag !== undefined)), '--help'],
+    commands: visible.flatMap((sub) =>
+      [sub.name(), ...sub.aliases()].map((name) => ({ name, description: sub.description().split(/[;(]/)[0]?.trim() ?? '' })),
+    ),
+    options: [
+      ...command.options.flatMap((option) => [option.long, option.short].filter((flag): flag is string => flag !== undefined)),
+      '--help',
+    ],
   };
   return [node, ...visible.flatMap((sub) => nodesOf(sub, [...path, sub.name()]))];
 }
 
 function completionScript(shell: Shell, nodes: readonly CompletionNode[]): string {
   if (shell === 'fish') return fishScript(nodes);
-  const cases = nodes.map((node) => `    '${node.path.join(' ')}') words='${[...node.commands.map((c) => c.name), ...node.options].join(' ')}' ;;`).join('\n');
+  const cases = nodes
+    .map((node) => `    '${node.path.join(' ')}') words='${[...node.commands.map((c) => c.name), ...node.options].join(' ')}' ;;`)
+    .join('\n');
   const bash = `_loadout_complete() {
   local current=\${COMP_WORDS[COMP_CWORD]} path='' word words
   # The command words typed so far (options left out) pick the list to complete from.
@@ -65,8 +77,10 @@ function fishScript(nodes: readonly CompletionNode[]): string {
   const lines = ['complete -c loadout -f'];
   for (const node of nodes) {
     // fish's own test for "the words so far are exactly this path".
-    const condition = node.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${node.path[node.path.length - 1] ?? ''}`;
-    for (const command of node.commands) lines.push(`complete -c loadout -n '${condition}' -a '${command.name}' -d '${command.description.replace(/'/g, "\\'")}'`);
+    const condition =
+      node.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${node.path[node.path.length - 1] ?? ''}`;
+    for (const command of node.commands)
+      lines.push(`complete -c loadout -n '${condition}' -a '${command.name}' -d '${command.description.replace(/'/g, "\\'")}'`);
   }
   return `${lines.join('\n')}\n`;
 }

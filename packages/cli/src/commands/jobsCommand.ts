@@ -32,7 +32,10 @@ export function registerJobsCommand(program: Command, cli: CliContext): Command 
         (rows: readonly JobSummary[]) =>
           rows.length === 0
             ? 'no jobs'
-            : table([['ID', 'TASK', 'STATUS', 'CREATED', 'ERROR'], ...rows.map((job) => [String(job.id), job.taskDirName, job.status, job.createdAt, job.error ?? ''])]),
+            : table([
+                ['ID', 'TASK', 'STATUS', 'CREATED', 'ERROR'],
+                ...rows.map((job) => [String(job.id), job.taskDirName, job.status, job.createdAt, job.error ?? '']),
+              ]),
       );
     });
 
@@ -59,9 +62,11 @@ export function registerJobsCommand(program: Command, cli: CliContext): Command 
           }
           return { id, status: 'failed', by: 'queue' };
         },
-        (done) => (done.by === 'server' && done.status === 'running' ? `job ${done.id}: stopping its process group (cancelled by the owner)` : `job ${done.id} cancelled`),
+        (done) =>
+          done.by === 'server' && done.status === 'running'
+            ? `job ${done.id}: stopping its process group (cancelled by the owner)`
+            : `job ${done.id} cancelled`,
       );
     });
   return jobs;
 }
-

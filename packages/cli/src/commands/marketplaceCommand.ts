@@ -14,12 +14,17 @@ interface MarketplaceOptions {
 export function registerMarketplaceCommand(program: Command, cli: CliContext): Command {
   const marketplace = program
     .command('marketplace')
-    .description('marketplaces are index repositories of plugins, cloned into the data folder; install from them with `plugins install NAME@MARKETPLACE`');
+    .description(
+      'marketplaces are index repositories of plugins, cloned into the data folder; install from them with `plugins install NAME@MARKETPLACE`',
+    );
   const manager = (): MarketplaceManager => resolve(cli.app(), cli.features.MarketplaceManager);
 
   marketplace
     .command('add')
-    .argument('<git-url>', 'an https, ssh, git or file URL, or a local repository folder, holding .claude-plugin/marketplace.json or .agents/plugins/marketplace.json')
+    .argument(
+      '<git-url>',
+      'an https, ssh, git or file URL, or a local repository folder, holding .claude-plugin/marketplace.json or .agents/plugins/marketplace.json',
+    )
     .description('clone a marketplace and record it')
     .option('--name <name>', "the marketplace's name (default: its index's name, else the repository's)")
     .option('--ref <ref>', 'a branch or tag to follow instead of the default branch')
@@ -27,8 +32,16 @@ export function registerMarketplaceCommand(program: Command, cli: CliContext): C
     .action(async (url: string, options: MarketplaceOptions) => {
       await cli.run(
         options.json === true,
-        () => manager().add(url, { ...(options.name === undefined ? {} : { name: options.name }), ...(options.ref === undefined ? {} : { ref: options.ref }) }),
-        (added) => [`added marketplace ${added.name} (${added.plugins} plugins) at ${added.commit.slice(0, 12)} from ${added.url}`, ...problems(added)].join('\n'),
+        () =>
+          manager().add(url, {
+            ...(options.name === undefined ? {} : { name: options.name }),
+            ...(options.ref === undefined ? {} : { ref: options.ref }),
+          }),
+        (added) =>
+          [
+            `added marketplace ${added.name} (${added.plugins} plugins) at ${added.commit.slice(0, 12)} from ${added.url}`,
+            ...problems(added),
+          ].join('\n'),
         { progress: `cloning ${url.slice(0, 120)}` },
       );
     });
@@ -38,10 +51,19 @@ export function registerMarketplaceCommand(program: Command, cli: CliContext): C
     .description('added marketplaces')
     .option('--json', 'print one JSON document')
     .action(async (options: MarketplaceOptions) => {
-      await cli.run(options.json === true, () => manager().list(), (rows) =>
-        rows.length === 0
-          ? 'no marketplace added'
-          : [table([['NAME', 'PLUGINS', 'COMMIT', 'URL'], ...rows.map((row) => [row.name, String(row.plugins), row.commit.slice(0, 12), row.url])]), ...rows.flatMap(problems)].join('\n'),
+      await cli.run(
+        options.json === true,
+        () => manager().list(),
+        (rows) =>
+          rows.length === 0
+            ? 'no marketplace added'
+            : [
+                table([
+                  ['NAME', 'PLUGINS', 'COMMIT', 'URL'],
+                  ...rows.map((row) => [row.name, String(row.plugins), row.commit.slice(0, 12), row.url]),
+                ]),
+                ...rows.flatMap(problems),
+              ].join('\n'),
       );
     });
 
@@ -57,7 +79,11 @@ export function registerMarketplaceCommand(program: Command, cli: CliContext): C
         (updates) =>
           updates.length === 0
             ? 'no marketplace added'
-            : updates.map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status}`)).join('\n'),
+            : updates
+                .map((u) =>
+                  u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status}`,
+                )
+                .join('\n'),
         { progress: 'fetching marketplaces' },
       );
     });
@@ -68,7 +94,11 @@ export function registerMarketplaceCommand(program: Command, cli: CliContext): C
     .description('remove a marketplace; plugins installed from it stay installed')
     .option('--json', 'print one JSON document')
     .action(async (name: string, options: MarketplaceOptions) => {
-      await cli.run(options.json === true, () => manager().remove(name), (removed) => `removed marketplace ${removed.name}`);
+      await cli.run(
+        options.json === true,
+        () => manager().remove(name),
+        (removed) => `removed marketplace ${removed.name}`,
+      );
     });
   return marketplace;
 }

@@ -26,7 +26,9 @@ export function registerMcpCommand(program: Command, cli: CliContext): void {
       let project: string | null;
       try {
         project =
-          options.project === undefined ? findProjectFolder(process.cwd(), cli.env.HOME ?? null, 'agents-or-git') : SessionLoader.resolveProject(options.project);
+          options.project === undefined
+            ? findProjectFolder(process.cwd(), cli.env.HOME ?? null, 'agents-or-git')
+            : SessionLoader.resolveProject(options.project);
       } catch (error) {
         cli.fail(options.json === true, error);
         return;

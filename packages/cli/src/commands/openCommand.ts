@@ -9,7 +9,10 @@ import { isExecutable } from './applyCommand.js';
 /** The server has made no token yet: it has never run on this data folder. */
 class ServerTokenMissingError extends NotFoundError {
   constructor(dataDir: string) {
-    super('SERVER_TOKEN_MISSING', `no server token in ${dataDir} yet, so no address can sign the screen in: start the server once with \`loadout serve\` (or \`npm start\`)`);
+    super(
+      'SERVER_TOKEN_MISSING',
+      `no server token in ${dataDir} yet, so no address can sign the screen in: start the server once with \`loadout serve\` (or \`npm start\`)`,
+    );
   }
 }
 
@@ -51,7 +54,11 @@ export function registerOpenCommand(program: Command, cli: CliContext): void {
 /** xdg-open, when a display exists and the command is there; the browser goes on without this process. */
 function openInBrowser(cli: CliContext, address: string): boolean {
   if ((cli.env.DISPLAY ?? '') === '' && (cli.env.WAYLAND_DISPLAY ?? '') === '') return false;
-  const opener = (cli.env.PATH ?? '').split(path.delimiter).filter((dir) => dir !== '').map((dir) => path.join(dir, 'xdg-open')).find(isExecutable);
+  const opener = (cli.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir !== '')
+    .map((dir) => path.join(dir, 'xdg-open'))
+    .find(isExecutable);
   if (opener === undefined) return false;
   const child = spawn(opener, [address], { detached: true, stdio: 'ignore' });
   child.on('error', () => undefined);

@@ -19,39 +19,39 @@ interface PluginsOptions {
 export function registerPluginsCommand(program: Command, cli: CliContext): Command {
   const plugins = program
     .command('plugins')
-    .description("plugins are git repositories cloned into plugins/<name>; their capabilities are read where they are");
+    .description('plugins are git repositories cloned into plugins/<name>; their capabilities are read where they are');
   const manager = (): PluginManager => resolve(cli.app(), cli.features.PluginManager);
 
   plugins
     .command('install')
     .argument('<source>', 'NAME@MARKETPLACE, or an https, ssh, git or file URL, or a local repository folder')
-    .description('clone a plugin and record it (and in capabilities/loadout-lock.json); nothing is copied into the owner\'s repository')
+    .description("clone a plugin and record it (and in capabilities/loadout-lock.json); nothing is copied into the owner's repository")
     .option('--name <name>', "the plugin's name (default: the marketplace entry's, else its manifest's, else the repository's)")
     .option('--ref <ref>', 'a branch or tag to install instead of the default branch (not with NAME@MARKETPLACE)')
     .option('--path <folder>', "the plugin's folder inside the repository, when it is not the whole repository (not with NAME@MARKETPLACE)")
-    .option('--yes', 'approve what the plugin can run in the same step (for scripts); without it, its tasks and MCP servers are held until `plugins approve`')
+    .option(
+      '--yes',
+      'approve what the plugin can run in the same step (for scripts); without it, its tasks and MCP servers are held until `plugins approve`',
+    )
     .option('--json', 'print one JSON document')
     .action(async (source: string, options: PluginsOptions) => {
       const name = options.name === undefined ? {} : { name: options.name };
-      await cli.run(
-        options.json === true,
-        async () => withConsent(cli, await installFrom(), options.yes === true),
-        formatInstall,
-        { progress: `cloning ${source.slice(0, 120)}` },
-      );
+      await cli.run(options.json === true, async () => withConsent(cli, await installFrom(), options.yes === true), formatInstall, {
+        progress: `cloning ${source.slice(0, 120)}`,
+      });
 
       async function installFrom(): Promise<PluginInstall> {
-          if (!cli.features.isMarketplaceEntryId(source)) {
-            return manager().install(source, {
-              ...name,
-              ...(options.ref === undefined ? {} : { ref: options.ref }),
-              ...(options.path === undefined ? {} : { path: options.path }),
-            });
-          }
-          if (options.ref !== undefined || options.path !== undefined) {
-            throw new UsageError('--ref and --path do not go with NAME@MARKETPLACE: the marketplace entry says where the plugin is');
-          }
-          return resolve(cli.app(), cli.features.MarketplaceManager).install(source, name);
+        if (!cli.features.isMarketplaceEntryId(source)) {
+          return manager().install(source, {
+            ...name,
+            ...(options.ref === undefined ? {} : { ref: options.ref }),
+            ...(options.path === undefined ? {} : { path: options.path }),
+          });
+        }
+        if (options.ref !== undefined || options.path !== undefined) {
+          throw new UsageError('--ref and --path do not go with NAME@MARKETPLACE: the marketplace entry says where the plugin is');
+        }
+        return resolve(cli.app(), cli.features.MarketplaceManager).install(source, name);
       }
     });
 
@@ -68,7 +68,12 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
           updates.length === 0
             ? 'no plugins installed'
             : updates
-                .map((u) => (u.status === 'updated' ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}` : `${u.name}: ${u.status} at ${u.to.slice(0, 12)}`) + formatHeld(u))
+                .map(
+                  (u) =>
+                    (u.status === 'updated'
+                      ? `${u.name}: updated ${u.from.slice(0, 12)} -> ${u.to.slice(0, 12)}`
+                      : `${u.name}: ${u.status} at ${u.to.slice(0, 12)}`) + formatHeld(u),
+                )
                 .join('\n'),
         { progress: 'fetching and updating plugins' },
       );
@@ -115,7 +120,7 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
 
   plugins
     .command('search')
-    .argument('[text...]', 'words that must all appear in a plugin\'s name, description or keywords (none: every plugin)')
+    .argument('[text...]', "words that must all appear in a plugin's name, description or keywords (none: every plugin)")
     .description('search every added marketplace')
     .option('--json', 'print one JSON document')
     .action(async (words: string[], options: PluginsOptions) => {
@@ -127,14 +132,20 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
             ? 'no plugin found (add a marketplace with `loadout marketplace add <git-url>`)'
             : table([
                 ['PLUGIN', 'INSTALLED', 'DESCRIPTION'],
-                ...hits.map((hit) => [hit.id, hit.installed ?? (hit.installable ? '' : `cannot: ${hit.reason ?? ''}`), hit.description.slice(0, 100)]),
+                ...hits.map((hit) => [
+                  hit.id,
+                  hit.installed ?? (hit.installable ? '' : `cannot: ${hit.reason ?? ''}`),
+                  hit.description.slice(0, 100),
+                ]),
               ]),
       );
     });
 
   plugins
     .command('sync')
-    .description('make plugins/ match capabilities/loadout-lock.json: clone what is missing, check out recorded commits, set flags and order')
+    .description(
+      'make plugins/ match capabilities/loadout-lock.json: clone what is missing, check out recorded commits, set flags and order',
+    )
     .option('--frozen', 'change nothing; fail if any plugin would have to change')
     .option('--json', 'print one JSON document')
     .action(async (options: PluginsOptions) => {
@@ -143,8 +154,10 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
         () => resolve(cli.app(), cli.features.PluginLockSync).sync({ frozen: options.frozen === true }),
         (result) => {
           if (result.changes.length === 0 && !result.reordered) return `plugins match the lock (${result.unchanged.length} plugins)`;
-          const lines = result.changes.map((c) => (c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`));
-          if (result.reordered) lines.push('order set to the lock\'s');
+          const lines = result.changes.map((c) =>
+            c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`,
+          );
+          if (result.reordered) lines.push("order set to the lock's");
           return lines.join('\n');
         },
       );
@@ -163,7 +176,13 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
             ? 'every plugin is at its upstream'
             : table([
                 ['PLUGIN', 'LOCKED', 'UPSTREAM', 'BEHIND', 'VIA'],
-                ...found.map((o) => [o.name, o.locked.slice(0, 12), o.upstream.slice(0, 12), o.behind === null ? '?' : String(o.behind), o.via]),
+                ...found.map((o) => [
+                  o.name,
+                  o.locked.slice(0, 12),
+                  o.upstream.slice(0, 12),
+                  o.behind === null ? '?' : String(o.behind),
+                  o.via,
+                ]),
               ]),
         { progress: 'fetching every plugin to compare with the lock' },
       );
@@ -179,9 +198,12 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
         options.json === true,
         () => manager().migrate({ apply: options.apply === true }),
         (result) => {
-          if (result.files.length === 0) return 'no copies of plugin files in the owner\'s repository';
+          if (result.files.length === 0) return "no copies of plugin files in the owner's repository";
           const lines = result.files.map((f) => `  ${f.path}  (same as plugin ${f.plugin})`);
-          return [result.applied ? `deleted ${result.files.length} copies:` : `${result.files.length} copies (run with --apply to delete them):`, ...lines].join('\n');
+          return [
+            result.applied ? `deleted ${result.files.length} copies:` : `${result.files.length} copies (run with --apply to delete them):`,
+            ...lines,
+          ].join('\n');
         },
       );
     });
@@ -189,7 +211,10 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
 }
 
 function formatInstall(entry: ConsentedInstall): string {
-  const from = entry.marketplace === null ? entry.url : `marketplace ${entry.marketplace.name} (${entry.url}${entry.path === '' ? '' : `, ${entry.path}`})`;
+  const from =
+    entry.marketplace === null
+      ? entry.url
+      : `marketplace ${entry.marketplace.name} (${entry.url}${entry.path === '' ? '' : `, ${entry.path}`})`;
   return [
     `installed plugin ${entry.name} (${entry.format}${entry.manifest === null ? '' : `, ${entry.manifest}`}) at ${entry.commit.slice(0, 12)} from ${from}`,
     `  ${entry.root}`,

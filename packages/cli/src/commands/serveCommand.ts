@@ -27,7 +27,10 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
     .option('--host <address>', 'address to listen on; anything but loopback exposes the server to the network', '127.0.0.1')
     .option('--workers <n>', 'how many jobs run at once (default: LOADOUT_WORKERS, else 2)')
     .option('--keep-jobs <n>', `how many finished jobs are kept (default: LOADOUT_KEEP_JOBS, else ${DEFAULT_JOB_RETENTION.keepJobs})`)
-    .option('--keep-job-days <n>', `how many days a finished job is kept (default: LOADOUT_KEEP_JOB_DAYS, else ${DEFAULT_JOB_RETENTION.keepDays})`)
+    .option(
+      '--keep-job-days <n>',
+      `how many days a finished job is kept (default: LOADOUT_KEEP_JOB_DAYS, else ${DEFAULT_JOB_RETENTION.keepDays})`,
+    )
     .option('--json', 'print one JSON document describing the server once it listens')
     .action(async (options: ServeOptions) => {
       let server: RunningServer | null = null;
@@ -37,11 +40,22 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
           const port = whole(options.port ?? nonEmpty(cli.env.LOADOUT_PORT) ?? '4477', '--port', 0, 65535);
           const count = whole(options.workers ?? nonEmpty(cli.env.LOADOUT_WORKERS) ?? '2', '--workers', 1, 64);
           const retention = {
-            keepJobs: whole(options.keepJobs ?? nonEmpty(cli.env.LOADOUT_KEEP_JOBS) ?? String(DEFAULT_JOB_RETENTION.keepJobs), '--keep-jobs', 1, 999_999),
-            keepDays: whole(options.keepJobDays ?? nonEmpty(cli.env.LOADOUT_KEEP_JOB_DAYS) ?? String(DEFAULT_JOB_RETENTION.keepDays), '--keep-job-days', 1, 36_500),
+            keepJobs: whole(
+              options.keepJobs ?? nonEmpty(cli.env.LOADOUT_KEEP_JOBS) ?? String(DEFAULT_JOB_RETENTION.keepJobs),
+              '--keep-jobs',
+              1,
+              999_999,
+            ),
+            keepDays: whole(
+              options.keepJobDays ?? nonEmpty(cli.env.LOADOUT_KEEP_JOB_DAYS) ?? String(DEFAULT_JOB_RETENTION.keepDays),
+              '--keep-job-days',
+              1,
+              36_500,
+            ),
           };
           const host = options.host ?? '127.0.0.1';
-          if (!LOOPBACK.has(host)) process.stderr.write(`loadout serve: listening on ${host}: anyone who can reach it and has the token can run tasks\n`);
+          if (!LOOPBACK.has(host))
+            process.stderr.write(`loadout serve: listening on ${host}: anyone who can reach it and has the token can run tasks\n`);
           const app = cli.app({ watch: true });
           cli.features.configureJobWorkers(app, { count });
           cli.features.configureJobRetention(app, retention);
@@ -54,7 +68,8 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
             url: server.url,
             host: server.host,
             port: server.port,
-            token: server.token.source === 'file' ? { source: 'file', file: server.token.file } : { source: 'env', variable: 'LOADOUT_TOKEN' },
+            token:
+              server.token.source === 'file' ? { source: 'file', file: server.token.file } : { source: 'env', variable: 'LOADOUT_TOKEN' },
             ...(Object.assign({}, ...server.reports.map((report) => report.json)) as Record<string, unknown>),
             notes: server.reports.flatMap((report) => report.lines),
           };
@@ -63,7 +78,9 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
           [
             `Loadout is serving ${described.url}`,
             // The address that opens the screen signed in, for the person at this terminal only: never into a log file or a pipe.
-            ...(process.stdout.isTTY === true && server !== null ? [`  open the screen: ${screenAddress(described.url, (server as RunningServer).token.value)}`] : []),
+            ...(process.stdout.isTTY === true && server !== null
+              ? [`  open the screen: ${screenAddress(described.url, (server as RunningServer).token.value)}`]
+              : []),
             described.token.source === 'file'
               ? `  token: in ${described.token.file} (readable only by you)`
               : '  token: the value of LOADOUT_TOKEN',
@@ -94,6 +111,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 function whole(text: string, option: string, min: number, max: number): number {
   const value = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${option} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new UsageError(`${option} must be a whole number from ${min} to ${max}`);
   return value;
 }

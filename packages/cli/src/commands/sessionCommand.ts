@@ -16,7 +16,10 @@ export function registerSessionCommand(program: Command, context: CliContext): v
     await cli.run(
       options.json === true,
       async () => {
-        const session = await cli.app().resolve(SessionLoader).open({ project: cli.projectFor(options.project) });
+        const session = await cli
+          .app()
+          .resolve(SessionLoader)
+          .open({ project: cli.projectFor(options.project) });
         try {
           return session.toJSON();
         } finally {
@@ -26,12 +29,15 @@ export function registerSessionCommand(program: Command, context: CliContext): v
       (json) => {
         const lines = [`project: ${String(json.project ?? '(none)')}`, 'roots:'];
         for (const root of json.roots as { dir: string; level: string; plugin: string | null; writable: boolean }[]) {
-          lines.push(`  ${root.level.padEnd(7)} ${root.plugin === null ? 'owner' : `plugin ${root.plugin}`}${root.writable ? '' : ' (read-only)'}  ${root.dir}`);
+          lines.push(
+            `  ${root.level.padEnd(7)} ${root.plugin === null ? 'owner' : `plugin ${root.plugin}`}${root.writable ? '' : ' (read-only)'}  ${root.dir}`,
+          );
         }
         // Every registered kind, in registration order: a kind added by its package shows up here too.
         for (const { sessionKey: key } of resolveAll(cli.app(), CapabilityKinds)) {
           const records = (json[key] ?? []) as { id: string; plugin: string | null; held?: { decidedBy: string } }[];
-          const label = (r: (typeof records)[number]): string => `${r.plugin === null ? r.id : `${r.id} [${r.plugin}]`}${r.held === undefined ? '' : ` (held: ${r.held.decidedBy})`}`;
+          const label = (r: (typeof records)[number]): string =>
+            `${r.plugin === null ? r.id : `${r.id} [${r.plugin}]`}${r.held === undefined ? '' : ` (held: ${r.held.decidedBy})`}`;
           lines.push(`${key} (${records.length}): ${records.map(label).join(', ')}`);
         }
         lines.push(...formatDiagnostics(json.diagnostics as { severity: string; code: string; message: string }[]));

@@ -23,7 +23,10 @@ export function registerTasksCommand(program: Command, cli: CliContext): Command
   // Reading finds the project from the working folder; a write goes where --project and --level say.
   const withSession = async <T>(options: TaskOptions, work: (store: TaskStore, session: Session) => T, reads = false): Promise<T> => {
     const project = reads ? cli.projectFor(options.project) : (options.project ?? null);
-    const session = await cli.app().resolve(SessionLoader).open({ project, kinds: [cli.features.TASK_KIND] });
+    const session = await cli
+      .app()
+      .resolve(SessionLoader)
+      .open({ project, kinds: [cli.features.TASK_KIND] });
     try {
       return work(session.container.resolve(cli.features.TaskStore), session);
     } finally {
@@ -43,7 +46,10 @@ export function registerTasksCommand(program: Command, cli: CliContext): Command
         (records) =>
           records.length === 0
             ? 'no tasks'
-            : table([['DIR', 'LEVEL', 'SOURCE', 'HELD', 'DESCRIPTION'], ...records.map((t) => [t.dirName, t.level, t.plugin ?? 'owner', t.held?.decidedBy ?? '', t.description])]),
+            : table([
+                ['DIR', 'LEVEL', 'SOURCE', 'HELD', 'DESCRIPTION'],
+                ...records.map((t) => [t.dirName, t.level, t.plugin ?? 'owner', t.held?.decidedBy ?? '', t.description]),
+              ]),
       );
     });
 
@@ -106,7 +112,8 @@ export function registerTasksCommand(program: Command, cli: CliContext): Command
             ...(options.body === undefined ? {} : { body: options.body }),
             ...(options.implementation === undefined ? {} : { implementation: readImplementation(options.implementation) }),
           };
-          if (Object.keys(patch).length === 0) throw new UsageError('nothing to change: give --name, --description, --body or --implementation');
+          if (Object.keys(patch).length === 0)
+            throw new UsageError('nothing to change: give --name, --description, --body or --implementation');
           return withSession(options, (store) => store.updateTask(dirName, patch));
         },
         (record) => `updated task ${record.dirName}`,

@@ -17,22 +17,30 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
 
   program
     .command('trust')
-    .argument('[project]', "the project folder whose own tasks and MCP servers (in its .agents folder) may run")
+    .argument('[project]', 'the project folder whose own tasks and MCP servers (in its .agents folder) may run')
     .description("trust a project's runnable capabilities; until then they are listed but held")
     .option('--list', 'list the trusted projects')
     .option('--json', 'print one JSON document')
     .action(async (project: string | undefined, options: { list?: boolean; json?: boolean }) => {
       if (options.list === true) {
-        await cli.run(options.json === true, () => {
-          if (project !== undefined) throw new UsageError('trust --list takes no project');
-          return service().listTrustedProjects();
-        }, (projects) => (projects.length === 0 ? 'no trusted projects' : table(projects.map((p) => [p.path, p.trustedAt]))));
+        await cli.run(
+          options.json === true,
+          () => {
+            if (project !== undefined) throw new UsageError('trust --list takes no project');
+            return service().listTrustedProjects();
+          },
+          (projects) => (projects.length === 0 ? 'no trusted projects' : table(projects.map((p) => [p.path, p.trustedAt]))),
+        );
         return;
       }
-      await cli.run(options.json === true, () => {
-        if (project === undefined) throw new UsageError('name the project to trust, or use --list');
-        return service().trustProject(project);
-      }, (trusted) => `trusted project ${trusted.path}: its tasks and MCP servers may run`);
+      await cli.run(
+        options.json === true,
+        () => {
+          if (project === undefined) throw new UsageError('name the project to trust, or use --list');
+          return service().trustProject(project);
+        },
+        (trusted) => `trusted project ${trusted.path}: its tasks and MCP servers may run`,
+      );
     });
 
   program
@@ -41,12 +49,18 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
     .description("hold a project's tasks and MCP servers again")
     .option('--json', 'print one JSON document')
     .action(async (project: string, options: { json?: boolean }) => {
-      await cli.run(options.json === true, () => service().untrustProject(project), (result) => `project ${result.path} is no longer trusted: its tasks and MCP servers are held`);
+      await cli.run(
+        options.json === true,
+        () => service().untrustProject(project),
+        (result) => `project ${result.path} is no longer trusted: its tasks and MCP servers are held`,
+      );
     });
 
   program
     .command('audit')
-    .description('every runnable capability (tasks, MCP servers, skills with scripts or tool grants): whose it is, approved or held, and what simple checks found in what it runs')
+    .description(
+      'every runnable capability (tasks, MCP servers, skills with scripts or tool grants): whose it is, approved or held, and what simple checks found in what it runs',
+    )
     .option('--project <dir>', "include the project's own")
     .option('--json', 'print one JSON document')
     .action(async (options: { project?: string; json?: boolean }) => {
@@ -56,15 +70,20 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
   plugins
     .command('approve')
     .argument('<name>', 'the plugin')
-    .description('approve what the plugin runs now (its task files, server scripts, what they import, input schemas and server definitions are fingerprinted); a later change holds it again')
+    .description(
+      'approve what the plugin runs now (its task files, server scripts, what they import, input schemas and server definitions are fingerprinted); a later change holds it again',
+    )
     .option('--commit <sha>', 'approve only if the plugin is still exactly this commit, as `plugins diff` showed it')
     .option('--json', 'print one JSON document')
     .action(async (name: string, options: { commit?: string; json?: boolean }) => {
-      await cli.run(options.json === true, () => {
-        if (options.commit !== undefined && !/^[0-9a-f]{40,64}$/.test(options.commit)) throw new UsageError('--commit takes the full commit id `plugins diff` shows');
-        return service().approvePlugin(name, options.commit === undefined ? {} : { commit: options.commit });
-      }, (result) =>
-        [`approved plugin ${result.plugin} at ${result.commit.slice(0, 12)}`, ...formatRunnable(result.approved)].join('\n'),
+      await cli.run(
+        options.json === true,
+        () => {
+          if (options.commit !== undefined && !/^[0-9a-f]{40,64}$/.test(options.commit))
+            throw new UsageError('--commit takes the full commit id `plugins diff` shows');
+          return service().approvePlugin(name, options.commit === undefined ? {} : { commit: options.commit });
+        },
+        (result) => [`approved plugin ${result.plugin} at ${result.commit.slice(0, 12)}`, ...formatRunnable(result.approved)].join('\n'),
       );
     });
 
@@ -74,14 +93,19 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
     .description('what changed in the parts the plugin runs since it was approved (a git diff limited to them)')
     .option('--json', 'print one JSON document')
     .action(async (name: string, options: { json?: boolean }) => {
-      await cli.run(options.json === true, () => service().diffPlugin(name), (result) =>
-        [
-          `plugin ${result.plugin}: approved at ${result.from.slice(0, 12)}, now at ${result.to.slice(0, 12)}`,
-          ...(result.held.length === 0 ? ['nothing is held'] : [`held (${result.held.length}):`, ...formatRunnable(result.held)]),
-          result.diff === '' ? 'no change to what it runs' : result.diff,
-          ...(result.truncated ? [`[… the diff is cut here; the rest is in \`git diff ${result.from.slice(0, 12)} HEAD\` in the plugin's folder]`] : []),
-          `to approve what you reviewed here: loadout plugins approve ${result.plugin} --commit ${result.to}`,
-        ].join('\n'),
+      await cli.run(
+        options.json === true,
+        () => service().diffPlugin(name),
+        (result) =>
+          [
+            `plugin ${result.plugin}: approved at ${result.from.slice(0, 12)}, now at ${result.to.slice(0, 12)}`,
+            ...(result.held.length === 0 ? ['nothing is held'] : [`held (${result.held.length}):`, ...formatRunnable(result.held)]),
+            result.diff === '' ? 'no change to what it runs' : result.diff,
+            ...(result.truncated
+              ? [`[… the diff is cut here; the rest is in \`git diff ${result.from.slice(0, 12)} HEAD\` in the plugin's folder]`]
+              : []),
+            `to approve what you reviewed here: loadout plugins approve ${result.plugin} --commit ${result.to}`,
+          ].join('\n'),
       );
     });
 }
@@ -100,7 +124,8 @@ export type UpdateWithHeld = Awaited<ReturnType<PluginManager['update']>>[number
 export async function withHeld(cli: CliContext, updates: Awaited<ReturnType<PluginManager['update']>>): Promise<UpdateWithHeld[]> {
   const service = resolve(cli.app(), cli.features.TrustService);
   const held: UpdateWithHeld[] = [];
-  for (const update of updates) held.push({ ...update, held: (await service.runnableOfPlugin(update.name)).filter((item) => item.held !== null) });
+  for (const update of updates)
+    held.push({ ...update, held: (await service.runnableOfPlugin(update.name)).filter((item) => item.held !== null) });
   return held;
 }
 
@@ -116,9 +141,7 @@ export function formatConsent(install: ConsentedInstall): string[] {
   return [
     `  it can run (${install.runnable.length}):`,
     ...formatRunnable(install.runnable),
-    install.approved
-      ? '  approved (--yes)'
-      : `  held until you approve: loadout plugins approve ${install.name}`,
+    install.approved ? '  approved (--yes)' : `  held until you approve: loadout plugins approve ${install.name}`,
   ];
 }
 
@@ -126,16 +149,28 @@ export function formatConsent(install: ConsentedInstall): string[] {
 // line breaks shown as escapes: the output's own lines are the only lines (CliContext makes the
 // other control characters visible in the whole output).
 function formatRunnable(items: readonly RunnableCapability[]): string[] {
-  return items.map((item) => `    ${visibleText(`${item.kind}/${item.id}`)}: ${visibleText(item.runs)}${item.held === null ? '' : `  [held: ${item.held.decidedBy}]`}`);
+  return items.map(
+    (item) =>
+      `    ${visibleText(`${item.kind}/${item.id}`)}: ${visibleText(item.runs)}${item.held === null ? '' : `  [held: ${item.held.decidedBy}]`}`,
+  );
 }
 
 function formatAudit(entries: readonly AuditEntry[]): string {
   if (entries.length === 0) return 'nothing runnable';
   const rows = [
     ['CAPABILITY', 'OWNER', 'STATUS', 'RUNS'],
-    ...entries.map((e) => [visibleText(`${e.kind}/${e.id}`), visibleText(e.owner), e.held === null ? 'approved' : `held (${e.held.decidedBy})`, visibleText(e.runs)]),
+    ...entries.map((e) => [
+      visibleText(`${e.kind}/${e.id}`),
+      visibleText(e.owner),
+      e.held === null ? 'approved' : `held (${e.held.decidedBy})`,
+      visibleText(e.runs),
+    ]),
   ];
   const lines = table(rows).split('\n');
-  const findings = entries.flatMap((e) => e.findings.map((f) => `  ${visibleText(`${e.kind}/${e.id}`)}: ${f.code}: ${visibleText(`${f.file === undefined ? '' : `${f.file} `}${f.message}`)}`));
+  const findings = entries.flatMap((e) =>
+    e.findings.map(
+      (f) => `  ${visibleText(`${e.kind}/${e.id}`)}: ${f.code}: ${visibleText(`${f.file === undefined ? '' : `${f.file} `}${f.message}`)}`,
+    ),
+  );
   return [...lines, ...(findings.length === 0 ? ['no findings'] : [`findings (${findings.length}):`, ...findings])].join('\n');
 }

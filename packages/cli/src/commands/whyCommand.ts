@@ -27,7 +27,10 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
             // No runtime would see any copy under that name, and Loadout has no such skill, not even
             // a switched-off one: an unknown name, not an answer.
             if (report.runtimes.every((runtime) => runtime.copies.length === 0) && !(await knowsSkill(cli, name, project))) {
-              throw new NotFoundError('SKILL_NOT_FOUND', `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else`);
+              throw new NotFoundError(
+                'SKILL_NOT_FOUND',
+                `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else`,
+              );
             }
             return report;
           } finally {
@@ -59,7 +62,11 @@ function formatWhy(report: WhyReport): string {
       copy.loaded ? copy.state : `refused: ${copy.refusal ?? ''}`,
       copy.hash ?? '',
     ]);
-    lines.push(...table(rows).split('\n').map((line) => `  ${line}`));
+    lines.push(
+      ...table(rows)
+        .split('\n')
+        .map((line) => `  ${line}`),
+    );
   }
   return lines.join('\n');
 }

@@ -106,7 +106,8 @@ let warned = false;
 /** Why `backend` cannot run here, said once on stderr so a skipped PostgreSQL leg is never silent; null when it can. */
 export function backendSkipReason(backend: SqlBackend): string | null {
   if (backend.available) return null;
-  const reason = 'LOADOUT_TEST_DATABASE_URL is not set, so the PostgreSQL leg of the store contract tests is SKIPPED (run `pnpm test`, which starts a cluster)';
+  const reason =
+    'LOADOUT_TEST_DATABASE_URL is not set, so the PostgreSQL leg of the store contract tests is SKIPPED (run `pnpm test`, which starts a cluster)';
   if (!warned) {
     warned = true;
     process.stderr.write(`\n*** ${reason} ***\n\n`);

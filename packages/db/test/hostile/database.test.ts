@@ -73,7 +73,9 @@ describe('hostile data folders', () => {
 
   it('11.20 a database path that is a folder is a clear error', () => {
     const dataDir = testdir({ [DATABASE_FILE]: {} });
-    expect(() => openIn(dataDir)).toThrow(expect.objectContaining({ code: 'DATABASE_UNAVAILABLE', message: expect.stringMatching(/is a folder/) }));
+    expect(() => openIn(dataDir)).toThrow(
+      expect.objectContaining({ code: 'DATABASE_UNAVAILABLE', message: expect.stringMatching(/is a folder/) }),
+    );
   });
 
   it('11.20 a new database appears whole: a crash while it is made leaves nothing to mistake for it', () => {

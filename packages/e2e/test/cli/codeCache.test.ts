@@ -58,7 +58,10 @@ describe('the bundled command and its code cache', () => {
     const header = whole.subarray(0, whole.indexOf(0x0a) + 1).toString('latin1');
     const damaged = Buffer.from(whole);
     damaged[Math.floor(damaged.length / 2)] = (damaged[Math.floor(damaged.length / 2)] as number) ^ 0xff;
-    const otherBundle = Buffer.concat([Buffer.from(header.replace(/ [0-9a-f]{64} /, ` ${'0'.repeat(64)} `), 'latin1'), whole.subarray(header.length)]);
+    const otherBundle = Buffer.concat([
+      Buffer.from(header.replace(/ [0-9a-f]{64} /, ` ${'0'.repeat(64)} `), 'latin1'),
+      whole.subarray(header.length),
+    ]);
     const cases: Array<[string, Buffer | undefined, string]> = [
       // Copied as it is: made for the build's place, so not offered to V8 here (issue 37 L12).
       ['made where the build put the bundle', whole, 'moved'],

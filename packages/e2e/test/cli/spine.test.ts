@@ -42,7 +42,9 @@ describe('loadout session and tasks, end to end', () => {
 
   it('prints its version, bare or as one JSON document, without opening the workspace', () => {
     const home = testdir({});
-    const { version } = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../cli/package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../cli/package.json'), 'utf8')) as {
+      version: string;
+    };
     for (const flag of ['--version', '-v', '-V']) {
       const run = runCli(home, [flag], { LOADOUT_DATA_DIR: path.join(home, 'data') });
       expect(run).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
@@ -64,7 +66,18 @@ describe('loadout session and tasks, end to end', () => {
   it('lets the owner create, update and delete a task; refuses a missing one; keeps the fork clean of anything else', () => {
     const home = workspace({ tasks: { keep: task('Keep') } });
     const impl = path.join(testdir({ 'hello.mjs': 'console.log("hello")\n' }), 'hello.mjs');
-    const created = runCli(home, ['tasks', 'create', 'hello', '--name', 'Hello', '--description', 'Says hello', '--implementation', impl, '--json']);
+    const created = runCli(home, [
+      'tasks',
+      'create',
+      'hello',
+      '--name',
+      'Hello',
+      '--description',
+      'Says hello',
+      '--implementation',
+      impl,
+      '--json',
+    ]);
     expect(created.status).toBe(0);
     expect(created.json()).toMatchObject({ dirName: 'hello', plugin: null, implementation: 'hello.mjs' });
 
@@ -87,7 +100,11 @@ describe('loadout session and tasks, end to end', () => {
     ['x'.repeat(300), 'TASK_NAME_INVALID'],
   ])('refuses the task name %j with a clear error', (name, code) => {
     const home = workspace({ tasks: { keep: task('Keep') } });
-    for (const command of [['show', name], ['delete', name], ['update', name, '--name', 'x']]) {
+    for (const command of [
+      ['show', name],
+      ['delete', name],
+      ['update', name, '--name', 'x'],
+    ]) {
       const run = runCli(home, ['tasks', ...command, '--json']);
       expect(run.status).toBe(1);
       expect(run.json<{ error: { code: string } }>().error.code).toBe(code);
@@ -109,7 +126,9 @@ describe('loadout session and tasks, end to end', () => {
       skills: {
         good: { 'SKILL.md': skillMarkdown({ name: 'good', description: 'fine' }) },
         code: { 'SKILL.md': `---js\n{ name: require('fs').writeFileSync(${JSON.stringify(marker)}, 'x') }\n---\n` },
-        bomb: { 'SKILL.md': `---\na: &a [x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d]\n---\n` },
+        bomb: {
+          'SKILL.md': `---\na: &a [x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d]\n---\n`,
+        },
         broken: { 'SKILL.md': '---\nname: [unclosed\n---\n' },
       },
     });
@@ -131,7 +150,10 @@ describe('loadout session and tasks, end to end', () => {
   });
 
   it('prints a line per registered kind without --json', () => {
-    const home = workspace({ tasks: { keep: task('Keep') }, skills: { good: { 'SKILL.md': skillMarkdown({ name: 'good', description: 'A good skill' }) } } });
+    const home = workspace({
+      tasks: { keep: task('Keep') },
+      skills: { good: { 'SKILL.md': skillMarkdown({ name: 'good', description: 'A good skill' }) } },
+    });
     const run = runCli(home, ['session']);
     expect(run.status).toBe(0);
     const kindLines = run.stdout.split('\n').filter((line) => /^[a-z]+ \(\d+\):/.test(line));

@@ -40,7 +40,9 @@ describe('loadout talks back', () => {
     expect(text.stderr).toBe("loadout: unknown command 'sesion'. Did you mean session?\n");
     const json = await loadout(m, ['sesion', '--json']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'UNKNOWN_COMMAND', message: "unknown command 'sesion'. Did you mean session?" } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'UNKNOWN_COMMAND', message: "unknown command 'sesion'. Did you mean session?" },
+    });
   });
 
   it('says each error once, on stderr, with its fix; an unknown name exits 1', async () => {
@@ -54,7 +56,11 @@ describe('loadout talks back', () => {
     expect((await loadout(off, ['capability', 'set', 'skill/notes', '--disable'])).code).toBe(0);
     expect((await loadout(off, ['why', 'notes'])).code).toBe(0);
     const plugin = await loadout(m, ['plugins', 'enable', 'nosuch']);
-    expect(plugin).toMatchObject({ code: 1, stdout: '', stderr: 'loadout: no plugin named "nosuch" is installed (fix: `loadout plugins list` shows the installed plugins)\n' });
+    expect(plugin).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'loadout: no plugin named "nosuch" is installed (fix: `loadout plugins list` shows the installed plugins)\n',
+    });
     const usage = await loadout(m, ['tasks', 'create', 'x', '--json']);
     expect(usage.code).toBe(2);
     expect(Object.keys(JSON.parse(usage.stdout) as object)).toEqual(['error']);
@@ -71,12 +77,17 @@ describe('loadout talks back', () => {
   });
 
   it('finds the project from a folder inside it and names it; --project still wins', async () => {
-    const m = machine({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } }, project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } } });
+    const m = machine({
+      capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } },
+      project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } },
+    });
     const inside = path.join(m.project, 'src', 'deep');
     fs.mkdirSync(inside, { recursive: true });
     const session = await loadout(m, ['session'], inside);
     expect(session.code).toBe(0);
-    expect(session.stdout.split('\n')[0]).toBe(`(project ${fs.realpathSync(m.project)}, found from the working folder; --project DIR picks another)`);
+    expect(session.stdout.split('\n')[0]).toBe(
+      `(project ${fs.realpathSync(m.project)}, found from the working folder; --project DIR picks another)`,
+    );
     expect(session.stdout).toMatch(/skills \(2\): .*deploy/);
     const json = await loadout(m, ['session', '--json'], inside);
     expect((JSON.parse(json.stdout) as { project: string }).project).toBe(fs.realpathSync(m.project));
@@ -110,9 +121,17 @@ describe('loadout talks back', () => {
     expect(sick.stdout).toMatch(/problem runtime claude-code: out of date: 1 change to write \(\w+ notes\)\n\s+fix: `loadout apply`/);
     expect(sick.stdout).toMatch(/note {4}server: no server running/);
     expect(sick.stderr).toMatch(/^loadout: \d+ problems? found/);
-    const json = JSON.parse((await loadout(m, ['doctor', '--json'])).stdout) as { problems: number; checks: { check: string; status: string; fix: string | null }[] };
+    const json = JSON.parse((await loadout(m, ['doctor', '--json'])).stdout) as {
+      problems: number;
+      checks: { check: string; status: string; fix: string | null }[];
+    };
     expect(json.problems).toBeGreaterThan(0);
-    expect(json.checks).toContainEqual({ check: 'runtime claude-code', status: 'problem', message: expect.any(String), fix: '`loadout apply`' });
+    expect(json.checks).toContainEqual({
+      check: 'runtime claude-code',
+      status: 'problem',
+      message: expect.any(String),
+      fix: '`loadout apply`',
+    });
     expect((await loadout(m, ['apply'])).code).toBe(0);
     const well = await loadout(m, ['doctor']);
     expect(well.stdout).toContain('ok      runtime claude-code: in sync');

@@ -71,11 +71,17 @@ interface ApplyJson {
   retired: { name: string }[];
   runtimes: { runtime: string; findings: { code: string; message: string }[] }[];
 }
-const codes = (result: ApplyJson, code: string) => result.runtimes.flatMap((part) => part.findings.filter((finding) => finding.code === code).map((finding) => ({ runtime: part.runtime, message: finding.message })));
+const codes = (result: ApplyJson, code: string) =>
+  result.runtimes.flatMap((part) =>
+    part.findings.filter((finding) => finding.code === code).map((finding) => ({ runtime: part.runtime, message: finding.message })),
+  );
 
 describe('loadout apply against hostile runtime folders', () => {
   it('3 a committed .claude/skills link out of the project is a refused root: exit 1, nothing written through it', () => {
-    const ws = workspace({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } }, project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } } });
+    const ws = workspace({
+      capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } },
+      project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } },
+    });
     fs.mkdirSync(path.join(ws.home, '.claude', 'skills'), { recursive: true });
     fs.mkdirSync(path.join(ws.project, '.claude'));
     fs.symlinkSync(path.join(ws.home, '.claude', 'skills'), path.join(ws.project, '.claude', 'skills'));
@@ -104,7 +110,10 @@ describe('loadout apply against hostile runtime folders', () => {
 
   it('24 a self-link in one plugin skill skips that skill; every runtime gets the rest and apply succeeds', () => {
     const ws = workspace({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } } });
-    const repo = pluginRepo({ skills: { loop: { 'SKILL.md': skill('loop') }, fine: { 'SKILL.md': skill('fine') } } }, { 'skills/loop/self': 'self' });
+    const repo = pluginRepo(
+      { skills: { loop: { 'SKILL.md': skill('loop') }, fine: { 'SKILL.md': skill('fine') } } },
+      { 'skills/loop/self': 'self' },
+    );
     expect(loadout(ws.home, ['plugins', 'install', repo, '--name', 'kit', '--json']).status).toBe(0);
     const run = loadout(ws.home, ['apply', '--json']);
     expect(run.status).toBe(0);
@@ -222,7 +231,7 @@ describe('loadout plugins killed while git works', () => {
   }, 40_000);
 });
 
-describe('a credential in a plugin URL\'s query', () => {
+describe("a credential in a plugin URL's query", () => {
   it('18 is redacted in `loadout plugins search`', () => {
     const ws = workspace();
     const market = pluginRepo({
@@ -230,7 +239,13 @@ describe('a credential in a plugin URL\'s query', () => {
         'marketplace.json': JSON.stringify({
           name: 'corp',
           owner: { name: 'Corp' },
-          plugins: [{ name: 'kit', source: { source: 'url', url: 'https://gitlab.example.com/team/kit.git?private_token=glpat-SEARCHSECRET42' }, description: 'Kit' }],
+          plugins: [
+            {
+              name: 'kit',
+              source: { source: 'url', url: 'https://gitlab.example.com/team/kit.git?private_token=glpat-SEARCHSECRET42' },
+              description: 'Kit',
+            },
+          ],
         }),
       },
     });

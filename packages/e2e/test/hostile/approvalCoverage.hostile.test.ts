@@ -43,7 +43,11 @@ function machine() {
 function claudeMarketplace(work: string, server: Record<string, unknown>, files: Record<string, string>) {
   return gitRepo(path.join(work, 'market'), {
     '.claude-plugin': {
-      'marketplace.json': JSON.stringify({ name: 'market', owner: { name: 'Someone' }, plugins: [{ name: 'chat', source: './plugins/chat', description: 'Chat bridge' }] }),
+      'marketplace.json': JSON.stringify({
+        name: 'market',
+        owner: { name: 'Someone' },
+        plugins: [{ name: 'chat', source: './plugins/chat', description: 'Chat bridge' }],
+      }),
     },
     plugins: {
       chat: {
@@ -58,7 +62,11 @@ function claudeMarketplace(work: string, server: Record<string, unknown>, files:
 describe('37 H1 a plugin server script is in the approval', () => {
   it('37 H1 holds a Claude Code plugin server again when an update changes its ${CLAUDE_PLUGIN_ROOT} script, and diff names the script', () => {
     const { work, loadout } = machine();
-    const market = claudeMarketplace(work, { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/server.mjs'] }, { 'server.mjs': "console.log('v1');\n" });
+    const market = claudeMarketplace(
+      work,
+      { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/server.mjs'] },
+      { 'server.mjs': "console.log('v1');\n" },
+    );
     expect(loadout('marketplace', 'add', market).status).toBe(0);
     const installed = loadout('plugins', 'install', 'chat@market', '--json');
     expect(installed.status, installed.stderr).toBe(0);
@@ -70,23 +78,30 @@ describe('37 H1 a plugin server script is in the approval', () => {
     const updated = loadout('plugins', 'update', 'chat');
     expect(updated.status, updated.stderr).toBe(0);
     expect(updated.stdout).toContain('held until approved (1): server/x');
-    expect(loadout('audit', '--json').json<Listed[]>()).toEqual([expect.objectContaining({ kind: 'server', id: 'x', status: 'held', held: expect.objectContaining({ decidedBy: 'unapproved-plugin' }) })]);
+    expect(loadout('audit', '--json').json<Listed[]>()).toEqual([
+      expect.objectContaining({
+        kind: 'server',
+        id: 'x',
+        status: 'held',
+        held: expect.objectContaining({ decidedBy: 'unapproved-plugin' }),
+      }),
+    ]);
     const diff = loadout('plugins', 'diff', 'chat', '--json').json<Diff>();
     expect(diff.held.map((item) => `${item.kind}/${item.id}`)).toEqual(['server/x']);
     expect(diff.diff).toContain('server.mjs');
     expect(diff.diff).toContain("+console.log('v2, unreviewed');");
     // The session an agent runtime is given leaves the held server out.
     const session = loadout('session', '--json').json<{ servers: { id: string; held?: unknown }[] }>();
-    expect(session.servers.filter((server) => server.held === undefined || server.held === null).map((server) => server.id)).not.toContain('x');
+    expect(session.servers.filter((server) => server.held === undefined || server.held === null).map((server) => server.id)).not.toContain(
+      'x',
+    );
   });
 
   it('37 H1 fingerprints a server script named relative to its working folder, and what the script imports', () => {
     const { work, loadout } = machine();
-    const market = claudeMarketplace(
-      work,
-      { command: 'node', args: ['dist/index.js'], cwd: '${CLAUDE_PLUGIN_ROOT}' },
-      { dist: { 'index.js': "require('./tools');\n", 'tools.js': "module.exports = 'v1';\n" } } as never,
-    );
+    const market = claudeMarketplace(work, { command: 'node', args: ['dist/index.js'], cwd: '${CLAUDE_PLUGIN_ROOT}' }, {
+      dist: { 'index.js': "require('./tools');\n", 'tools.js': "module.exports = 'v1';\n" },
+    } as never);
     expect(loadout('marketplace', 'add', market).status).toBe(0);
     expect(loadout('plugins', 'install', 'chat@market').status).toBe(0);
     expect(loadout('plugins', 'approve', 'chat').status).toBe(0);
@@ -117,7 +132,9 @@ describe('37 H2 files a task imports from outside its folder are in the approval
     expect(updated.status, updated.stderr).toBe(0);
     expect(updated.stdout).toContain('held until approved (1): task/greet');
     const refused = loadout('tasks', 'run', 'greet', '--json');
-    expect(refused.json()).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('plugins diff acme') } });
+    expect(refused.json()).toMatchObject({
+      error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('plugins diff acme') },
+    });
     expect(refused.stdout).not.toContain('unreviewed');
     const diff = loadout('plugins', 'diff', 'acme', '--json').json<Diff>();
     expect(diff.diff).toContain('lib/word.mjs');
@@ -137,12 +154,18 @@ describe('37 M3 input-schema patterns', () => {
     const served = await serve(home);
     const client = new Client({ name: 'hostile-37', version: '1.0.0' });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${served.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${served.token}` } } }));
-      const started = Date.now();
-      const answer = await client.callTool({ name: 'match', arguments: { word: `${'a'.repeat(32)}!` } }, undefined, { timeout: 10_000 }).then(
-        (result) => JSON.stringify(result),
-        (error: Error) => error.message,
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${served.port}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${served.token}` } },
+        }),
       );
+      const started = Date.now();
+      const answer = await client
+        .callTool({ name: 'match', arguments: { word: `${'a'.repeat(32)}!` } }, undefined, { timeout: 10_000 })
+        .then(
+          (result) => JSON.stringify(result),
+          (error: Error) => error.message,
+        );
       expect(Date.now() - started).toBeLessThan(3000);
       expect(answer).toContain('does not match pattern');
       expect(answer).not.toContain('ran');
@@ -157,8 +180,11 @@ describe('37 M3 input-schema patterns', () => {
 
   it('37 M3 a plugin task whose input pattern changes in an update is held again', () => {
     const { work, loadout } = machine();
-    const schema = (pattern: string) => `input:\n  type: object\n  properties:\n    word:\n      type: string\n      pattern: '${pattern}'\n`;
-    const upstream = gitRepo(path.join(work, 'acme'), { tasks: { match: { 'TASK.md': taskDoc('match', schema('^[a-z]+$')), 'run.mjs': 'console.log("ran");\n' } } });
+    const schema = (pattern: string) =>
+      `input:\n  type: object\n  properties:\n    word:\n      type: string\n      pattern: '${pattern}'\n`;
+    const upstream = gitRepo(path.join(work, 'acme'), {
+      tasks: { match: { 'TASK.md': taskDoc('match', schema('^[a-z]+$')), 'run.mjs': 'console.log("ran");\n' } },
+    });
     expect(loadout('plugins', 'install', pathToFileURL(upstream).href, '--name', 'acme', '--yes').status).toBe(0);
     gitCommit(upstream, { tasks: { match: { 'TASK.md': taskDoc('match', schema('^(a|a)*$')) } } }, 'pattern');
     expect(loadout('plugins', 'update', 'acme').stdout).toContain('held until approved (1): task/match');
@@ -168,7 +194,9 @@ describe('37 M3 input-schema patterns', () => {
 describe('37 L1 an approval is bound to what was reviewed', () => {
   it('37 L1 approve --commit refuses a plugin that moved on (or was edited) since the diff, over the CLI and HTTP, and changes nothing', async () => {
     const { work, home, loadout } = machine();
-    const upstream = gitRepo(path.join(work, 'acme'), { tasks: { greet: { 'TASK.md': taskDoc('greet'), 'run.mjs': 'console.log("v1");\n' } } });
+    const upstream = gitRepo(path.join(work, 'acme'), {
+      tasks: { greet: { 'TASK.md': taskDoc('greet'), 'run.mjs': 'console.log("v1");\n' } },
+    });
     expect(loadout('plugins', 'install', pathToFileURL(upstream).href, '--name', 'acme', '--yes').status).toBe(0);
     gitCommit(upstream, { tasks: { greet: { 'run.mjs': 'console.log("v2");\n' } } }, 'v2');
     expect(loadout('plugins', 'update', 'acme').status).toBe(0);
@@ -180,7 +208,9 @@ describe('37 L1 an approval is bound to what was reviewed', () => {
     expect(loadout('plugins', 'update', 'acme').status).toBe(0);
     const refused = loadout('plugins', 'approve', 'acme', '--commit', reviewed.to, '--json');
     expect(refused.status).toBe(1);
-    expect(refused.json()).toMatchObject({ error: { code: 'PLUGIN_APPROVAL_STALE', message: expect.stringContaining('plugins diff acme') } });
+    expect(refused.json()).toMatchObject({
+      error: { code: 'PLUGIN_APPROVAL_STALE', message: expect.stringContaining('plugins diff acme') },
+    });
     expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED' } });
 
     const served = await serve(home);
@@ -213,7 +243,13 @@ describe('37 L9 a vendor server may not leave its plugin through ${CLAUDE_PLUGIN
   it('37 L9 skips a Claude Code server whose command, cwd or argument climbs out of the plugin, as the Agent Plugins reader does', () => {
     const { work, loadout } = machine();
     const market = gitRepo(path.join(work, 'market'), {
-      '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'market', owner: { name: 'Someone' }, plugins: [{ name: 'chat', source: './plugins/chat' }] }) },
+      '.claude-plugin': {
+        'marketplace.json': JSON.stringify({
+          name: 'market',
+          owner: { name: 'Someone' },
+          plugins: [{ name: 'chat', source: './plugins/chat' }],
+        }),
+      },
       plugins: {
         chat: {
           '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'chat' }) },
@@ -234,7 +270,9 @@ describe('37 L9 a vendor server may not leave its plugin through ${CLAUDE_PLUGIN
     const session = loadout('session', '--json');
     const doc = session.json<{ servers: { id: string }[]; diagnostics: { code: string; message: string }[] }>();
     expect(doc.servers.map((server) => server.id)).toEqual(['stays']);
-    const skipped = doc.diagnostics.filter((diagnostic) => diagnostic.code === 'PLUGIN_SERVER_SKIPPED').map((diagnostic) => diagnostic.message);
+    const skipped = doc.diagnostics
+      .filter((diagnostic) => diagnostic.code === 'PLUGIN_SERVER_SKIPPED')
+      .map((diagnostic) => diagnostic.message);
     expect(skipped).toEqual([
       expect.stringMatching(/"climbs" in .mcp.json is skipped: "command" .* leads outside the plugin/),
       expect.stringMatching(/"wanders" in .mcp.json is skipped: "cwd" .* leads outside the plugin/),

@@ -56,7 +56,9 @@ describe('what the command line says about itself', () => {
     expect(setters).toEqual(['CliContext.ts']);
 
     // And they still say what happened: a task that fails exits 1 with one line on stderr.
-    const ws = workspace({ capabilities: { tasks: { fails: task('Fails', 'echo partial\nexit 4\n') }, skills: { ok: { 'SKILL.md': skill('ok') } } } });
+    const ws = workspace({
+      capabilities: { tasks: { fails: task('Fails', 'echo partial\nexit 4\n') }, skills: { ok: { 'SKILL.md': skill('ok') } } },
+    });
     const failed = loadout(ws.home, ['tasks', 'run', 'fails', '--project', ws.project, '--json']);
     expect(failed.status).toBe(1);
     expect(failed.json<{ status: string; exitCode: number }>()).toMatchObject({ status: 'failed', exitCode: 4 });

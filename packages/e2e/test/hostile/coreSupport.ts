@@ -100,7 +100,13 @@ export interface Served {
 export function serve(home: string, options: { tokenFile?: boolean } = {}): Promise<Served> {
   const known = 'hostile-token-0123456789abcdef';
   const child = spawn(process.execPath, [CLI_ENTRY, 'serve', '--port', '0', '--json'], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', LOADOUT_HOME: home, ...(options.tokenFile === true ? {} : { LOADOUT_TOKEN: known }) },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      LANG: 'C.UTF-8',
+      LOADOUT_HOME: home,
+      ...(options.tokenFile === true ? {} : { LOADOUT_TOKEN: known }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

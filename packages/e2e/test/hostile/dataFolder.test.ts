@@ -58,7 +58,11 @@ describe('hostile data folders, end to end', () => {
     const ws = withSwitchedOffSkill();
     const garbage = Buffer.from('not a database at all '.repeat(400));
     fs.writeFileSync(ws.db, garbage);
-    for (const args of [['session', '--json'], ['capability', 'state', '--json'], ['tasks', 'list', '--json']]) {
+    for (const args of [
+      ['session', '--json'],
+      ['capability', 'state', '--json'],
+      ['tasks', 'list', '--json'],
+    ]) {
       const run = loadout(ws.home, args);
       expect(run.status, args.join(' ')).toBe(1);
       const { error } = run.json<{ error: { code: string; message: string } }>();

@@ -49,7 +49,10 @@ describe('37 M5 GET /api/plugins/:name/diff', () => {
     resolve(server.container, PluginRegistry).add({ name: 'acme', url: 'https://example.invalid/acme.git', ref: null, commit: v1 });
     await resolve(server.container, TrustService).approvePlugin('acme');
     // The update: a script of 6 MiB, every line of it in the diff.
-    fs.writeFileSync(path.join(dir, 'tasks', 'big', 'run.sh'), `${'echo "a line of the new script, long enough to weigh something"\n'.repeat(100_000)}`);
+    fs.writeFileSync(
+      path.join(dir, 'tasks', 'big', 'run.sh'),
+      `${'echo "a line of the new script, long enough to weigh something"\n'.repeat(100_000)}`,
+    );
     git(dir, '-c', 'user.name=T', '-c', 'user.email=t@loadout.invalid', 'commit', '-q', '-am', 'v2');
 
     // A page on another site can make a browser send this GET (an <img>), with no header and no token.
@@ -110,14 +113,27 @@ async function mcpSession(port: number): Promise<(body: unknown) => Promise<{ st
 
 describe('37 M6 /mcp answers', () => {
   it('37 M6 a batch holds at most 20 calls, and its answers stop at the one answer size', async () => {
-    const files: TreeDescription = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`part-${String(i).padStart(2, '0')}.txt`, 'x'.repeat(MiB - 1024)]));
+    const files: TreeDescription = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`part-${String(i).padStart(2, '0')}.txt`, 'x'.repeat(MiB - 1024)]),
+    );
     const tree = workspaceTree();
     const capabilities = tree.capabilities as TreeDescription;
     server = await TestServer.start({
-      tree: { ...tree, capabilities: { ...capabilities, skills: { heavy: { 'SKILL.md': '---\nname: heavy\ndescription: Big files.\n---\nBody.\n', ...files } } } },
+      tree: {
+        ...tree,
+        capabilities: {
+          ...capabilities,
+          skills: { heavy: { 'SKILL.md': '---\nname: heavy\ndescription: Big files.\n---\nBody.\n', ...files } },
+        },
+      },
     });
     const send = await mcpSession(server.server.port);
-    const read = (id: number) => ({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri: `skill://heavy/part-${String(id % 20).padStart(2, '0')}.txt` } });
+    const read = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'resources/read',
+      params: { uri: `skill://heavy/part-${String(id % 20).padStart(2, '0')}.txt` },
+    });
 
     const hundred = await send(Array.from({ length: 100 }, (_, i) => read(i)));
     expect(hundred.status).toBe(400);
@@ -142,7 +158,9 @@ describe('37 L5 JSON depth on every face', () => {
   it('37 L5 /mcp refuses arguments nested deeper than 100 levels with a clear error, not a stack overflow', async () => {
     server = await TestServer.start();
     const send = await mcpSession(server.server.port);
-    const answer = await send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hello","arguments":{"x":${deepArray(200_000)}}}}`);
+    const answer = await send(
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hello","arguments":{"x":${deepArray(200_000)}}}}`,
+    );
     expect(answer.status).toBe(400);
     expect(answer.messages[0]).toMatchObject({ error: { code: -32600, message: expect.stringContaining('deeper than 100 levels') } });
     // The server is whole: the next call is answered.
@@ -161,7 +179,9 @@ describe('37 L5 JSON depth on every face', () => {
     expect(added.status).toBe(1);
     expect(added.stdout + added.stderr).not.toContain('INTERNAL');
     expect(added.stdout + added.stderr).not.toContain('call stack');
-    expect(added.json()).toMatchObject({ error: { code: 'MARKETPLACE_INDEX_INVALID', message: expect.stringContaining('deeper than 100 levels') } });
+    expect(added.json()).toMatchObject({
+      error: { code: 'MARKETPLACE_INDEX_INVALID', message: expect.stringContaining('deeper than 100 levels') },
+    });
   });
 });
 
@@ -177,7 +197,11 @@ describe('37 L7 redaction of what token-free reads show', () => {
           ...capabilities,
           servers: {
             'db.json': JSON.stringify({ name: 'db', command: 'mysql-mcp', args: ['-u', 'root', '-p', 'hunter2horse', '--port', '3306'] }),
-            'alerts.json': JSON.stringify({ name: 'alerts', command: 'notify-mcp', args: ['--webhook', webhook, '-pS3cr3tPass', '-p', '8080'] }),
+            'alerts.json': JSON.stringify({
+              name: 'alerts',
+              command: 'notify-mcp',
+              args: ['--webhook', webhook, '-pS3cr3tPass', '-p', '8080'],
+            }),
           },
         },
       },
@@ -190,7 +214,8 @@ describe('37 L7 redaction of what token-free reads show', () => {
       ['/api/session', session.text],
       ['/api/audit', audit.text],
     ] as const) {
-      for (const secret of ['hunter2horse', 'Xk9vQm2LpR7sT4wZ8yN1cD3f', 'S3cr3tPass']) expect(text, `${where} shows ${secret}`).not.toContain(secret);
+      for (const secret of ['hunter2horse', 'Xk9vQm2LpR7sT4wZ8yN1cD3f', 'S3cr3tPass'])
+        expect(text, `${where} shows ${secret}`).not.toContain(secret);
     }
     const servers = (session.body as { servers: { id: string; args: string[] }[] }).servers;
     // What is not a credential stays readable: the port after -p, the webhook's host and team.
@@ -272,12 +297,17 @@ describe.skipIf(postgres === undefined || !postgres.available)('37 L11 PostgreSQ
       const home = testdir(workspaceTree());
       const served = await serveBuilt(home, [], { LOADOUT_DATABASE_URL: relay.url });
       const read = (pathname: string) =>
-        fetch(`${served.url}${pathname}`, { signal: AbortSignal.timeout(40_000) }).then(async (response) => ({ status: response.status, body: (await response.json()) as unknown }));
+        fetch(`${served.url}${pathname}`, { signal: AbortSignal.timeout(40_000) }).then(async (response) => ({
+          status: response.status,
+          body: (await response.json()) as unknown,
+        }));
       expect((await read('/api/session')).status).toBe(200);
 
       relay.cut();
       const started = Date.now();
-      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => read(`/api/session?kinds=${i % 2 === 0 ? 'tasks' : 'skills'}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => read(`/api/session?kinds=${i % 2 === 0 ? 'tasks' : 'skills'}`)),
+      );
       const seconds = (Date.now() - started) / 1000;
       // Some reads are served from what the server already knew; none waits on the database for ever.
       const unavailable = answers.filter((answer) => answer.status === 503);

@@ -18,7 +18,10 @@ afterEach(async () => {
 const RUNS = 12;
 
 /** A task that prints a whole mebibyte, the most a run keeps. */
-const bigTask = taskTree({ name: 'Big', implementation: 'run.sh' }, { 'run.sh': "cat >/dev/null\nhead -c 1048576 /dev/zero | tr '\\\\0' x\n" });
+const bigTask = taskTree(
+  { name: 'Big', implementation: 'run.sh' },
+  { 'run.sh': "cat >/dev/null\nhead -c 1048576 /dev/zero | tr '\\\\0' x\n" },
+);
 
 interface Summary {
   readonly id: number;
@@ -35,7 +38,9 @@ describe('11.11 jobs', () => {
       ids.push((answer.body as { job: { id: number } }).job.id);
     }
     for (const id of ids) expect((await server.waitForJob(id)).status).toBe('succeeded');
-    await server.request('POST', '/api/tasks/echo/runs', { body: { input: { n: 1 } } }).then(async (answer) => server?.waitForJob((answer.body as { job: { id: number } }).job.id));
+    await server
+      .request('POST', '/api/tasks/echo/runs', { body: { input: { n: 1 } } })
+      .then(async (answer) => server?.waitForJob((answer.body as { job: { id: number } }).job.id));
 
     const list = await server.request('GET', '/api/jobs');
     expect(list.status).toBe(200);
@@ -59,6 +64,6 @@ describe('11.11 jobs', () => {
     server = null;
     const built = await serveBuilt(home, ['--keep-jobs', '5']);
     const kept = (await sendRequest(built.port, 'GET', '/api/jobs?limit=500', { token: HOSTILE_TOKEN })).body as Summary[];
-    expect(kept.map((job) => job.id)).toEqual([...ids.slice(-4), ids[RUNS - 1] as number + 1].reverse());
+    expect(kept.map((job) => job.id)).toEqual([...ids.slice(-4), (ids[RUNS - 1] as number) + 1].reverse());
   });
 });

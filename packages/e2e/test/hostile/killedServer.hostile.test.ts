@@ -57,7 +57,9 @@ describe('27 a server killed with SIGKILL', () => {
     expect(fs.existsSync(where.cwd)).toBe(false);
     expect(isProcessAlive(where.task)).toBe(false);
     await expect.poll(() => isProcessAlive(where.daemon), { timeout: 2_000 }).toBe(false);
-    const job = (await sendRequest(second.port, 'GET', `/api/jobs/${(run.body as { job: { id: number } }).job.id}`, { token: HOSTILE_TOKEN })).body;
+    const job = (
+      await sendRequest(second.port, 'GET', `/api/jobs/${(run.body as { job: { id: number } }).job.id}`, { token: HOSTILE_TOKEN })
+    ).body;
     expect(job).toMatchObject({ status: 'failed', error: 'server stopped while running' });
   });
 });

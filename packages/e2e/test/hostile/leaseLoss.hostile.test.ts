@@ -51,7 +51,12 @@ interface Time {
 }
 
 function timesIn(project: string): Time[] {
-  return markLines(project, 'times.txt').map(([what, pid, server, at]) => ({ what: what as string, pid: Number(pid), server: Number(server), at: Number(at) }));
+  return markLines(project, 'times.txt').map(([what, pid, server, at]) => ({
+    what: what as string,
+    pid: Number(pid),
+    server: Number(server),
+    at: Number(at),
+  }));
 }
 
 /** Each run (task process) of the file, from its start to the last line it wrote. */
@@ -129,7 +134,11 @@ const LEASE_ENV = { LOADOUT_JOB_LEASE_SECONDS: '2' };
  * `stall` takes A away, and server B (straight on the database) starts. Returns when B's run of the
  * same job has ended, with every run the task recorded.
  */
-async function stallDuringRun(databaseUrl: string, aUrl: string, stall: (a: Served) => void): Promise<{ a: Served; b: Served; project: string }> {
+async function stallDuringRun(
+  databaseUrl: string,
+  aUrl: string,
+  stall: (a: Served) => void,
+): Promise<{ a: Served; b: Served; project: string }> {
   const project = testdir({});
   const a = await serve(host(), ['--workers', '1'], { ...LEASE_ENV, LOADOUT_DATABASE_URL: aUrl });
   const submitted = await sendRequest(a.port, 'POST', '/api/tasks/clock/runs', { body: { input: { ms: 7000 }, project }, token: a.token });
@@ -139,7 +148,10 @@ async function stallDuringRun(databaseUrl: string, aUrl: string, stall: (a: Serv
   stall(a);
   const b = await serve(host(), ['--workers', '1'], { ...LEASE_ENV, LOADOUT_DATABASE_URL: databaseUrl });
   await expect
-    .poll(async () => ((await sendRequest(b.port, 'GET', `/api/jobs/${id}`, { token: b.token })).body as Job).status, { timeout: 60_000, interval: 200 })
+    .poll(async () => ((await sendRequest(b.port, 'GET', `/api/jobs/${id}`, { token: b.token })).body as Job).status, {
+      timeout: 60_000,
+      interval: 200,
+    })
     .toBe('succeeded');
   return { a, b, project };
 }
@@ -157,19 +169,27 @@ function expectNoOverlap(project: string, a: Served, b: Served): void {
 }
 
 describe('37 M7 a server that cannot renew its lease on PostgreSQL', () => {
-  it.skipIf(skip !== null)('37 M7 frozen with SIGSTOP mid-task: its task is killed before another server takes the job, and the two runs never overlap', async () => {
-    const url = await freshDatabase();
-    const { a, b, project } = await stallDuringRun(url, url, (server) => {
-      server.child.kill('SIGSTOP');
-      frozen.push(server);
-    });
-    expectNoOverlap(project, a, b);
-  }, 150_000);
+  it.skipIf(skip !== null)(
+    '37 M7 frozen with SIGSTOP mid-task: its task is killed before another server takes the job, and the two runs never overlap',
+    async () => {
+      const url = await freshDatabase();
+      const { a, b, project } = await stallDuringRun(url, url, (server) => {
+        server.child.kill('SIGSTOP');
+        frozen.push(server);
+      });
+      expectNoOverlap(project, a, b);
+    },
+    150_000,
+  );
 
-  it.skipIf(skip !== null)('37 M7 cut off from the database mid-task: its task is killed before another server takes the job, and the two runs never overlap', async () => {
-    const url = await freshDatabase();
-    const { proxy, url: throughProxy } = await TcpProxy.start(url);
-    const { a, b, project } = await stallDuringRun(url, throughProxy, () => proxy.cut());
-    expectNoOverlap(project, a, b);
-  }, 150_000);
+  it.skipIf(skip !== null)(
+    '37 M7 cut off from the database mid-task: its task is killed before another server takes the job, and the two runs never overlap',
+    async () => {
+      const url = await freshDatabase();
+      const { proxy, url: throughProxy } = await TcpProxy.start(url);
+      const { a, b, project } = await stallDuringRun(url, throughProxy, () => proxy.cut());
+      expectNoOverlap(project, a, b);
+    },
+    150_000,
+  );
 });

@@ -20,7 +20,8 @@ const SPARE_ROOTS = 16;
 
 function project(n: number): string {
   const skills: Record<string, TreeDescription> = {};
-  for (let s = 0; s < SKILLS; s += 1) skills[`p${n}-s${s}`] = { 'SKILL.md': `---\nname: p${n}-s${s}\ndescription: skill ${s} of project ${n}\n---\nBody.\n` };
+  for (let s = 0; s < SKILLS; s += 1)
+    skills[`p${n}-s${s}`] = { 'SKILL.md': `---\nname: p${n}-s${s}\ndescription: skill ${s} of project ${n}\n---\nBody.\n` };
   return testdir({ '.agents': { skills } });
 }
 

@@ -21,7 +21,8 @@ function crowdedTree(): { tree: TreeDescription; plugins: string[] } {
   const plugins: Record<string, TreeDescription> = {};
   for (let p = 0; p < PLUGINS; p += 1) {
     const skills: Record<string, TreeDescription> = {};
-    for (let s = 0; s < SKILLS_PER_PLUGIN; s += 1) skills[`skill-${p}-${s}`] = { 'SKILL.md': `---\nname: skill-${p}-${s}\ndescription: ${DESCRIPTION}\n---\nBody.\n` };
+    for (let s = 0; s < SKILLS_PER_PLUGIN; s += 1)
+      skills[`skill-${p}-${s}`] = { 'SKILL.md': `---\nname: skill-${p}-${s}\ndescription: ${DESCRIPTION}\n---\nBody.\n` };
     plugins[`plugin-${p}`] = { skills };
   }
   return { tree: { ...workspaceTree(), plugins }, plugins: Object.keys(plugins) };

@@ -22,12 +22,22 @@ describe('22 deeply nested JSON', () => {
     server = await TestServer.start();
     for (const depth of [5_000, 200_000]) {
       const run = await server.request('POST', '/api/tasks/echo/runs', { raw: `{"input":${nested(depth)}}` });
-      expect([depth, run.status, run.body]).toEqual([depth, 400, { error: { code: 'BODY_TOO_DEEP', message: expect.stringContaining('deeper than') } }]);
+      expect([depth, run.status, run.body]).toEqual([
+        depth,
+        400,
+        { error: { code: 'BODY_TOO_DEEP', message: expect.stringContaining('deeper than') } },
+      ]);
       const pipeline = await server.request('POST', '/api/pipelines', { raw: `{"steps":[{"task":"echo","input":${nested(depth)}}]}` });
       expect(pipeline.status).toBe(400);
-      const rpc = await server.request('POST', '/rpc', { raw: `{"jsonrpc":"2.0","id":1,"method":"skills.list","params":{"project":${nested(depth)}}}` });
+      const rpc = await server.request('POST', '/rpc', {
+        raw: `{"jsonrpc":"2.0","id":1,"method":"skills.list","params":{"project":${nested(depth)}}}`,
+      });
       expect(rpc.status).toBe(200);
-      expect(rpc.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('deeper than') } });
+      expect(rpc.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('deeper than') },
+      });
     }
     expect(await resolve(server.container, JobQueue).list()).toEqual([]);
     // Nesting anyone means still runs.

@@ -19,7 +19,9 @@ afterEach(async () => {
 
 async function openScreen(): Promise<{ page: Page; url: string; project: string }> {
   const home = testdir(workspaceTree());
-  const project = testdir({ '.agents': { skills: { notes: { 'SKILL.md': '---\nname: shop-notes\ndescription: Notes of the shop.\n---\nBody.\n' } } } });
+  const project = testdir({
+    '.agents': { skills: { notes: { 'SKILL.md': '---\nname: shop-notes\ndescription: Notes of the shop.\n---\nBody.\n' } } },
+  });
   const server = await serveBuilt(home);
   browser = await launchChromium(testdir());
   const page = browser.pages()[0] ?? (await browser.newPage());
@@ -53,7 +55,11 @@ describe('the screen', () => {
 
   it('S9 a failed unread count and a failed state read are shown, not dropped', async () => {
     const { page, url } = await openScreen();
-    const refuse = { status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'INTERNAL', message: 'the database is gone' } }) };
+    const refuse = {
+      status: 500,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'INTERNAL', message: 'the database is gone' } }),
+    };
     await page.route('**/api/notifications?*unread=true*', (route) => route.fulfill(refuse));
     await page.goto(`${url}/#token=${HOSTILE_TOKEN}`);
     await page.getByRole('alert').filter({ hasText: 'Could not count unread notifications' }).waitFor();
@@ -70,4 +76,3 @@ describe('the screen', () => {
     await page.getByRole('heading', { name: 'Plugins' }).waitFor();
   });
 });
-

@@ -27,7 +27,17 @@ function leakyTree() {
         'leaky.json': JSON.stringify({
           name: 'leaky',
           command: 'npx',
-          args: ['-y', 'mcp-remote', '--token=sk-live-0123', '--api-key', 'abc123secret', 'https://mcp.example/sse?api_key=qwerty&region=eu', 'GITHUB_TOKEN=ghp_x', '--header', 'Authorization: Bearer abc'],
+          args: [
+            '-y',
+            'mcp-remote',
+            '--token=sk-live-0123',
+            '--api-key',
+            'abc123secret',
+            'https://mcp.example/sse?api_key=qwerty&region=eu',
+            'GITHUB_TOKEN=ghp_x',
+            '--header',
+            'Authorization: Bearer abc',
+          ],
         }),
         'remote.json': JSON.stringify({ name: 'remote', url: 'https://mcp.example/mcp?token=zzz-url-token&team=core' }),
       },
@@ -51,7 +61,17 @@ describe('11.6 credential-shaped MCP arguments and URL queries', () => {
     }
     const leaky = (session.body as { servers: { id: string; args: string[] }[] }).servers.find((record) => record.id === 'leaky');
     // What is not a credential stays readable: the owner must still recognise the server.
-    expect(leaky?.args).toEqual(['-y', 'mcp-remote', '--token=[redacted]', '--api-key', '[redacted]', 'https://mcp.example/sse?api_key=[redacted]&region=eu', 'GITHUB_TOKEN=[redacted]', '--header', 'Authorization: [redacted]']);
+    expect(leaky?.args).toEqual([
+      '-y',
+      'mcp-remote',
+      '--token=[redacted]',
+      '--api-key',
+      '[redacted]',
+      'https://mcp.example/sse?api_key=[redacted]&region=eu',
+      'GITHUB_TOKEN=[redacted]',
+      '--header',
+      'Authorization: [redacted]',
+    ]);
     expect(JSON.stringify(session.body)).toContain('https://mcp.example/mcp?token=[redacted]&team=core');
   });
 });
@@ -59,9 +79,17 @@ describe('11.6 credential-shaped MCP arguments and URL queries', () => {
 describe('11.6 ?project= probing', () => {
   it('11.6 reads that name a project need the token; the global session stays open', async () => {
     server = await TestServer.start();
-    const project = testdir({ '.agents': { skills: { private: { 'SKILL.md': '---\nname: private-plan\ndescription: Secret plans.\n---\nBody.\n' } } } });
+    const project = testdir({
+      '.agents': { skills: { private: { 'SKILL.md': '---\nname: private-plan\ndescription: Secret plans.\n---\nBody.\n' } } },
+    });
     const query = `?project=${encodeURIComponent(project)}`;
-    for (const url of [`/api/session${query}`, `/api/tasks${query}`, `/api/tasks/echo${query}`, '/api/session?project=%2Fno%2Fsuch%2Ffolder', '/api/session?project=']) {
+    for (const url of [
+      `/api/session${query}`,
+      `/api/tasks${query}`,
+      `/api/tasks/echo${query}`,
+      '/api/session?project=%2Fno%2Fsuch%2Ffolder',
+      '/api/session?project=',
+    ]) {
       const answer = await server.request('GET', url, { token: null });
       expect([url, answer.status], answer.text).toEqual([url, 401]);
       expect(answer.body).toMatchObject({ error: { code: 'TOKEN_REQUIRED' } });

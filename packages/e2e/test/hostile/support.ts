@@ -17,7 +17,14 @@ const started: ChildProcess[] = [];
 
 /** The environment a workspace's commands run with: nothing of the caller's leaks in. */
 export function workspaceEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', LOADOUT_HOME: home, LOADOUT_TOKEN: HOSTILE_TOKEN, ...extra };
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    LANG: 'C.UTF-8',
+    LOADOUT_HOME: home,
+    LOADOUT_TOKEN: HOSTILE_TOKEN,
+    ...extra,
+  };
 }
 
 /**
@@ -25,7 +32,12 @@ export function workspaceEnv(home: string, extra: Record<string, string> = {}): 
  *
  * @param launcher a command the server is started through (e.g. `unshare …`), given node's command line after its own
  */
-export function serveBuilt(home: string, args: readonly string[] = [], extra: Record<string, string> = {}, launcher: readonly string[] = []): Promise<BuiltServer> {
+export function serveBuilt(
+  home: string,
+  args: readonly string[] = [],
+  extra: Record<string, string> = {},
+  launcher: readonly string[] = [],
+): Promise<BuiltServer> {
   const command = [...launcher, process.execPath, CLI_ENTRY, 'serve', '--port', '0', '--json', ...args];
   const child = spawn(command[0] as string, command.slice(1), { env: workspaceEnv(home, extra), stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);

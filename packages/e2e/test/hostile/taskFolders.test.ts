@@ -43,14 +43,18 @@ describe('hostile task folders, end to end', () => {
     fs.symlinkSync(path.join(outside, 'victim.sh'), path.join(folder, 'evil.sh'));
     const before = fs.readFileSync(path.join(folder, 'TASK.md'), 'utf8');
 
-    const answer = await server.request('PUT', '/api/tasks/echo', { body: { implementation: { filename: 'evil.sh', content: 'echo pwned\n' } } });
+    const answer = await server.request('PUT', '/api/tasks/echo', {
+      body: { implementation: { filename: 'evil.sh', content: 'echo pwned\n' } },
+    });
     expect(answer).toMatchObject({ status: 409, body: { error: { code: 'PATH_IS_LINK' } } });
     expect(fs.readFileSync(path.join(outside, 'victim.sh'), 'utf8')).toBe('precious\n');
     expect(fs.readFileSync(path.join(folder, 'TASK.md'), 'utf8')).toBe(before);
   });
 
   it('11.9 a dot-named task is neither listed nor switchable nor runnable, and cannot be created', async () => {
-    const ws = workspace({ capabilities: { tasks: { '.secret': task('Secret', 'touch "$LOADOUT_PROJECT/ran"\n'), visible: task('Visible') } } });
+    const ws = workspace({
+      capabilities: { tasks: { '.secret': task('Secret', 'touch "$LOADOUT_PROJECT/ran"\n'), visible: task('Visible') } },
+    });
     const listed = loadout(ws.home, ['tasks', 'list', '--json']).json<{ dirName: string }[]>();
     expect(listed.map((t) => t.dirName)).toEqual(['visible']);
 
@@ -60,25 +64,61 @@ describe('hostile task folders, end to end', () => {
     expect(fs.existsSync(path.join(ws.project, 'ran'))).toBe(false);
     expect(errorOf(loadout(ws.home, ['capability', 'set', 'task/.secret', '--disable', '--json'])).code).toBe('STATE_CAPABILITY_UNKNOWN');
     const impl = path.join(testdir({ 'run.sh': 'echo\n' }), 'run.sh');
-    const created = loadout(ws.home, ['tasks', 'create', '.hidden', '--name', 'H', '--description', 'd', '--implementation', impl, '--json']);
+    const created = loadout(ws.home, [
+      'tasks',
+      'create',
+      '.hidden',
+      '--name',
+      'H',
+      '--description',
+      'd',
+      '--implementation',
+      impl,
+      '--json',
+    ]);
     expect(errorOf(created).code).toBe('TASK_NAME_INVALID');
 
     server = await TestServer.start({ tree: workspaceTree({ '.secret': task('Secret') }) });
-    expect(await server.request('POST', '/api/tasks/.secret/runs', { body: {} })).toMatchObject({ status: 400, body: { error: { code: 'TASK_NAME_INVALID' } } });
+    expect(await server.request('POST', '/api/tasks/.secret/runs', { body: {} })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'TASK_NAME_INVALID' } },
+    });
   });
 
   it('11.26 a line break in a task folder or implementation name is refused by the CLI and the API', async () => {
     const ws = workspace({ capabilities: { tasks: {} } });
     const impl = path.join(testdir({ 'run.sh': 'echo\n' }), 'run.sh');
-    const run = loadout(ws.home, ['tasks', 'create', 'two\nlines', '--name', 'N', '--description', 'd', '--implementation', impl, '--json']);
+    const run = loadout(ws.home, [
+      'tasks',
+      'create',
+      'two\nlines',
+      '--name',
+      'N',
+      '--description',
+      'd',
+      '--implementation',
+      impl,
+      '--json',
+    ]);
     expect(run.status).toBe(1);
     expect(errorOf(run).code).toBe('TASK_NAME_INVALID');
     expect(fs.readdirSync(path.join(ws.home, 'capabilities/tasks'))).toEqual([]);
 
     server = await TestServer.start();
-    const body = (dirName: string, filename: string) => ({ dirName, name: 'N', description: 'd', implementation: { filename, content: 'echo\n' } });
-    expect(await server.request('POST', '/api/tasks', { body: body('two\nlines', 'run.sh') })).toMatchObject({ status: 400, body: { error: { code: 'TASK_NAME_INVALID' } } });
-    expect(await server.request('POST', '/api/tasks', { body: body('ok', 'run\n.sh') })).toMatchObject({ status: 400, body: { error: { code: 'TASK_INVALID' } } });
+    const body = (dirName: string, filename: string) => ({
+      dirName,
+      name: 'N',
+      description: 'd',
+      implementation: { filename, content: 'echo\n' },
+    });
+    expect(await server.request('POST', '/api/tasks', { body: body('two\nlines', 'run.sh') })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'TASK_NAME_INVALID' } },
+    });
+    expect(await server.request('POST', '/api/tasks', { body: body('ok', 'run\n.sh') })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'TASK_INVALID' } },
+    });
     expect(fs.existsSync(path.join(server.home, 'capabilities/tasks/ok'))).toBe(false);
   });
 
@@ -105,7 +145,11 @@ describe('a task read and sent back over HTTP', () => {
 
     const read = await server.request('GET', '/api/tasks/echo');
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ dirName: 'echo', implementation: { filename: 'run.mjs', content: expect.any(String) }, body: expect.any(String) });
+    expect(read.body).toMatchObject({
+      dirName: 'echo',
+      implementation: { filename: 'run.mjs', content: expect.any(String) },
+      body: expect.any(String),
+    });
 
     const put = await server.request('PUT', '/api/tasks/echo', { body: read.body });
     expect(put).toMatchObject({ status: 200, body: read.body as Record<string, unknown> });
@@ -113,12 +157,18 @@ describe('a task read and sent back over HTTP', () => {
     expect(fs.statSync(taskFile).mtimeMs).toBe(mtime);
 
     const renamed = await server.request('PUT', '/api/tasks/echo', { body: { ...(read.body as object), dirName: 'other' } });
-    expect(renamed).toMatchObject({ status: 400, body: { error: { code: 'TASK_FIELD_READ_ONLY', message: expect.stringMatching(/^dirName/) } } });
+    expect(renamed).toMatchObject({
+      status: 400,
+      body: { error: { code: 'TASK_FIELD_READ_ONLY', message: expect.stringMatching(/^dirName/) } },
+    });
 
     const unknown = await server.request('PUT', '/api/tasks/echo', { body: { ...(read.body as object), colour: 'red' } });
     expect(unknown).toMatchObject({ status: 400, body: { error: { code: 'TASK_INVALID', message: 'body: unknown field "colour"' } } });
 
     const edited = await server.request('PUT', '/api/tasks/echo', { body: { ...(read.body as object), description: 'Echoes, edited' } });
-    expect(edited).toMatchObject({ status: 200, body: { description: 'Echoes, edited', implementation: (read.body as { implementation: unknown }).implementation } });
+    expect(edited).toMatchObject({
+      status: 200,
+      body: { description: 'Echoes, edited', implementation: (read.body as { implementation: unknown }).implementation },
+    });
   });
 });

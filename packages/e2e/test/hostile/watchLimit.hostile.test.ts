@@ -70,13 +70,18 @@ describe('S1 a spent watch budget and requests that come together', () => {
     const first = await sendRequest(server.port, 'GET', '/api/session', { token: HOSTILE_TOKEN });
     const etag = first.headers.etag as string;
     const together = () =>
-      Promise.all(Array.from({ length: 6 }, () => sendRequest(server.port, 'GET', '/api/session', { token: HOSTILE_TOKEN, headers: { 'if-none-match': etag } })));
+      Promise.all(
+        Array.from({ length: 6 }, () =>
+          sendRequest(server.port, 'GET', '/api/session', { token: HOSTILE_TOKEN, headers: { 'if-none-match': etag } }),
+        ),
+      );
     expect((await together()).map((answer) => answer.status)).toEqual([304, 304, 304, 304, 304, 304]);
 
     // The same size, in a folder nothing watches: only the document's own stat tells.
     fs.writeFileSync(path.join(home, 'capabilities/skills/s7/SKILL.md'), '---\nname: s7\ndescription: version 2\n---\nBody.\n');
     const after = await together();
     expect(after.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    for (const answer of after) expect((answer.body as SessionAnswer).skills.find((skill) => skill.name === 's7')?.description).toBe('version 2');
+    for (const answer of after)
+      expect((answer.body as SessionAnswer).skills.find((skill) => skill.name === 's7')?.description).toBe('version 2');
   });
 });

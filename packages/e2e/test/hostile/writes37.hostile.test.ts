@@ -19,7 +19,8 @@ afterEach(() => {
 });
 
 const gated = `---\nname: pdf\ndescription: Reads PDFs.\ngates:\n  network: off\n---\nBody.\n`;
-const serverDoc = (index: number): string => `${JSON.stringify({ name: `Server ${index}`, command: 'node', args: [`/opt/server-${index}.js`] }, null, 2)}\n`;
+const serverDoc = (index: number): string =>
+  `${JSON.stringify({ name: `Server ${index}`, command: 'node', args: [`/opt/server-${index}.js`] }, null, 2)}\n`;
 
 interface Finding {
   code: string;
@@ -29,7 +30,8 @@ interface ApplyJson {
   ok: boolean;
   runtimes: { runtime: string; findings: Finding[] }[];
 }
-const findings = (result: ApplyJson, code: string): Finding[] => result.runtimes.flatMap((part) => part.findings.filter((finding) => finding.code === code));
+const findings = (result: ApplyJson, code: string): Finding[] =>
+  result.runtimes.flatMap((part) => part.findings.filter((finding) => finding.code === code));
 
 describe('37: what Loadout writes, and the user files apply reads', () => {
   it('37 F1 a gate write refuses a config.json that is a link, and the document it leads to stays as it was', () => {
@@ -38,7 +40,10 @@ describe('37: what Loadout writes, and the user files apply reads', () => {
     fs.symlinkSync('servers/docs.json', config);
     const run = loadout(ws.home, ['capability', 'set', 'skill/pdf', '--gate', 'network=on', '--json']);
     expect(run.status).toBe(1);
-    expect(run.json<{ written: boolean; error: { code: string; message: string } }>()).toMatchObject({ written: false, error: { code: 'PATH_IS_LINK' } });
+    expect(run.json<{ written: boolean; error: { code: string; message: string } }>()).toMatchObject({
+      written: false,
+      error: { code: 'PATH_IS_LINK' },
+    });
     expect(fs.readFileSync(path.join(ws.home, 'capabilities/servers/docs.json'), 'utf8')).toBe(serverDoc(1));
     expect(fs.lstatSync(config).isSymbolicLink()).toBe(true);
     const session = loadout(ws.home, ['session', '--json']);
@@ -97,10 +102,16 @@ describe('37: what Loadout writes, and the user files apply reads', () => {
       const file = place.replace('~', ws.home).replace('<project>', ws.project);
       fifo(file);
       for (const dryRun of [['--dry-run'], []]) {
-        const run = loadout(ws.home, ['apply', '--project', ws.project, '--runtime', 'claude-code', '--runtime', 'codex', ...dryRun, '--json'], { timeoutMs: 10_000 });
+        const run = loadout(
+          ws.home,
+          ['apply', '--project', ws.project, '--runtime', 'claude-code', '--runtime', 'codex', ...dryRun, '--json'],
+          { timeoutMs: 10_000 },
+        );
         expect(run.status, `apply ${dryRun.join(' ')} hung on the FIFO`).not.toBeNull();
         const refused = findings(run.json<ApplyJson>(), 'MCP_CONFIG_UNREADABLE');
-        expect(refused.map((finding) => finding.message)).toEqual([expect.stringContaining(`${place} is a FIFO (named pipe), not a regular file`)]);
+        expect(refused.map((finding) => finding.message)).toEqual([
+          expect.stringContaining(`${place} is a FIFO (named pipe), not a regular file`),
+        ]);
         expect(run.stdout + run.stderr).not.toContain(ws.home);
       }
       expect(fs.lstatSync(file).isFIFO()).toBe(true);
@@ -108,7 +119,10 @@ describe('37: what Loadout writes, and the user files apply reads', () => {
   );
 
   it('37 L4 a committed link to a ~/.claude/skills not made yet is a coded finding, no crash and no absolute path', () => {
-    const ws = workspace({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } }, project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } } });
+    const ws = workspace({
+      capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } },
+      project: { skills: { deploy: { 'SKILL.md': skill('deploy') } } },
+    });
     fs.mkdirSync(path.join(ws.project, '.claude'));
     fs.symlinkSync(path.join(ws.home, '.claude', 'skills'), path.join(ws.project, '.claude', 'skills'));
     const run = loadout(ws.home, ['apply', '--project', ws.project, '--json']);
@@ -116,23 +130,27 @@ describe('37: what Loadout writes, and the user files apply reads', () => {
     expect(run.stdout + run.stderr).not.toContain('ENOENT');
     expect(run.stdout + run.stderr).not.toContain(ws.home);
     const refused = findings(run.json<ApplyJson>(), 'RUNTIME_ROOT_OUTSIDE');
-    expect(refused.map((finding) => finding.message)).toEqual([expect.stringMatching(/^claude-code: <project>\/\.claude\/skills leads out of <project> through a link/)]);
+    expect(refused.map((finding) => finding.message)).toEqual([
+      expect.stringMatching(/^claude-code: <project>\/\.claude\/skills leads out of <project> through a link/),
+    ]);
     expect(fs.existsSync(path.join(ws.home, '.claude/skills/notes/SKILL.md'))).toBe(true);
     expect(fs.existsSync(path.join(ws.home, '.claude/skills/deploy'))).toBe(false);
   });
 
-  it.each([['~/.claude.json', '{\n  "history": "caf\xe9 \xff",\n  "numStartups": 2\n}\n'], ['~/.codex/config.toml', '# caf\xe9 \xff\nmodel = "gpt-5"\n']])(
-    '37 L6 bytes that are not UTF-8 in %s are kept exactly: the file is refused by name, not rewritten',
-    (place, latin1) => {
-      const ws = workspace({ capabilities: { servers: { 'docs.json': serverDoc(1) } } });
-      const file = place.replace('~', ws.home);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      const bytes = Buffer.from(latin1, 'latin1');
-      fs.writeFileSync(file, bytes);
-      const run = loadout(ws.home, ['apply', '--runtime', 'claude-code', '--runtime', 'codex', '--json']);
-      expect(run.status).toBe(1);
-      expect(findings(run.json<ApplyJson>(), 'MCP_CONFIG_NOT_UTF8').map((finding) => finding.message)).toEqual([expect.stringContaining(`${place} holds bytes that are not UTF-8 text`)]);
-      expect(fs.readFileSync(file).equals(bytes)).toBe(true);
-    },
-  );
+  it.each([
+    ['~/.claude.json', '{\n  "history": "caf\xe9 \xff",\n  "numStartups": 2\n}\n'],
+    ['~/.codex/config.toml', '# caf\xe9 \xff\nmodel = "gpt-5"\n'],
+  ])('37 L6 bytes that are not UTF-8 in %s are kept exactly: the file is refused by name, not rewritten', (place, latin1) => {
+    const ws = workspace({ capabilities: { servers: { 'docs.json': serverDoc(1) } } });
+    const file = place.replace('~', ws.home);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const bytes = Buffer.from(latin1, 'latin1');
+    fs.writeFileSync(file, bytes);
+    const run = loadout(ws.home, ['apply', '--runtime', 'claude-code', '--runtime', 'codex', '--json']);
+    expect(run.status).toBe(1);
+    expect(findings(run.json<ApplyJson>(), 'MCP_CONFIG_NOT_UTF8').map((finding) => finding.message)).toEqual([
+      expect.stringContaining(`${place} holds bytes that are not UTF-8 text`),
+    ]);
+    expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+  });
 });

@@ -52,7 +52,10 @@ describe('a kind added by one package and one registration line', () => {
       modules,
       tree: {
         ...tree,
-        capabilities: { ...capabilities, recipes: { pancakes: recipe('Pancakes', 'Thin ones, for Sunday.'), bread: recipe('bread', 'A plain loaf.') } },
+        capabilities: {
+          ...capabilities,
+          recipes: { pancakes: recipe('Pancakes', 'Thin ones, for Sunday.'), bread: recipe('bread', 'A plain loaf.') },
+        },
         work: { shop: { '.agents': { recipes: { soup: recipe('soup', "The shop's soup.") } } } },
       },
     });
@@ -92,7 +95,10 @@ describe('a kind added by one package and one registration line', () => {
     expect(without.recipeBlock).not.toContain('Pancakes');
     expect((await session(server)).recipes?.map((record) => record.id)).toEqual(['bread']);
     const stateOff = (await rpc(server, 'capability.state', { project })).body as StateJson;
-    expect(stateOff.result.capabilities.find((entry) => entry.kind === 'recipe' && entry.id === 'pancakes')).toMatchObject({ enabled: false, decidedBy: 'global-default' });
+    expect(stateOff.result.capabilities.find((entry) => entry.kind === 'recipe' && entry.id === 'pancakes')).toMatchObject({
+      enabled: false,
+      decidedBy: 'global-default',
+    });
 
     // And on again.
     const on = await rpc(server, 'capability.set', { capabilities: [{ kind: 'recipe', id: 'pancakes', enabled: true }] });

@@ -17,7 +17,12 @@ function loadout(ws: LevelsWorkspace, ...args: string[]) {
     cwd: ws.places.home,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LOADOUT_HOME: ws.places.home, LOADOUT_DATA_DIR: ws.places.dataDir },
   });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, json: <T = Record<string, unknown>>() => JSON.parse(run.stdout) as T };
+  return {
+    status: run.status,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    json: <T = Record<string, unknown>>() => JSON.parse(run.stdout) as T,
+  };
 }
 
 interface Listed {
@@ -37,7 +42,11 @@ describe('loadout skills / servers transfer, end to end', () => {
       capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf', 'the global pdf') } } },
       project: {
         skills: {
-          pdf: { 'SKILL.md': skillText('pdf', 'the project pdf'), scripts: { 'extract.py': 'print("pages")\n' }, reference: { 'forms.md': '# Forms\n' } },
+          pdf: {
+            'SKILL.md': skillText('pdf', 'the project pdf'),
+            scripts: { 'extract.py': 'print("pages")\n' },
+            reference: { 'forms.md': '# Forms\n' },
+          },
         },
       },
     });
@@ -64,7 +73,11 @@ describe('loadout skills / servers transfer, end to end', () => {
       { id: 'pdf-2', name: 'pdf (2)', level: 'global', on: false },
     ]);
     const state = loadout(ws, 'capability', 'state', '--json').json<StateJson>();
-    expect(state.capabilities.find((entry) => entry.id === 'pdf-2')).toMatchObject({ enabled: false, decidedBy: 'global-default', level: 'global' });
+    expect(state.capabilities.find((entry) => entry.id === 'pdf-2')).toMatchObject({
+      enabled: false,
+      decidedBy: 'global-default',
+      level: 'global',
+    });
     const session = loadout(ws, 'session', '--project', ws.project, '--json').json<{ skills: { id: string }[] }>();
     expect(session.skills.map((skill) => skill.id)).toEqual(['pdf']);
   });
@@ -84,7 +97,9 @@ describe('loadout skills / servers transfer, end to end', () => {
     const back = loadout(ws, 'servers', 'transfer', 'MyServer-2', '--from', 'global', '--to', `project:${ws.other}`);
     expect(back.status, back.stderr).toBe(0);
     expect(back.stdout).toMatch(/^moved server "MyServer-2" to the project level as "MyServer-2" \(Mine\)/);
-    expect(fs.readFileSync(path.join(ws.other, '.agents/servers/MyServer-2.json'), 'utf8')).toBe('{ "name": "Mine", "command": "node", "args": ["srv.js"] }\n');
+    expect(fs.readFileSync(path.join(ws.other, '.agents/servers/MyServer-2.json'), 'utf8')).toBe(
+      '{ "name": "Mine", "command": "node", "args": ["srv.js"] }\n',
+    );
   });
 
   it.each([

@@ -24,7 +24,12 @@ afterEach(async () => {
 /** Starts the real `loadout serve` on a free port and resolves with its URL. */
 async function serve(ws: LevelsWorkspace): Promise<string> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--json'], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LOADOUT_HOME: ws.places.home, LOADOUT_DATA_DIR: ws.places.dataDir, LOADOUT_TOKEN: TOKEN },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      LOADOUT_HOME: ws.places.home,
+      LOADOUT_DATA_DIR: ws.places.dataDir,
+      LOADOUT_TOKEN: TOKEN,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   servers.push(child);
@@ -42,7 +47,11 @@ async function serve(ws: LevelsWorkspace): Promise<string> {
   });
 }
 
-async function rpc(url: string, method: string, params: unknown): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: { code: string } } }> {
+async function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: { code: string } } }> {
   const response = await fetch(`${url}/rpc`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
@@ -63,16 +72,31 @@ describe('skills.transfer and mcp.transfer over JSON-RPC', () => {
     });
     const url = await serve(ws);
 
-    const skill = await rpc(url, 'skills.transfer', { id: 'pdf', from: { level: 'project', projectPath: ws.project }, to: { level: 'global' } });
+    const skill = await rpc(url, 'skills.transfer', {
+      id: 'pdf',
+      from: { level: 'project', projectPath: ws.project },
+      to: { level: 'global' },
+    });
     expect(skill.result).toMatchObject({ moved: true, record: { id: 'pdf-2', name: 'pdf (2)', level: 'global' } });
     expect(fs.readFileSync(path.join(ws.places.capabilitiesDir, 'skills/pdf-2/forms.md'), 'utf8')).toBe('# Forms\n');
 
-    const server = await rpc(url, 'mcp.transfer', { id: 'gh', from: { level: 'project', projectPath: ws.project }, to: { level: 'project', projectPath: ws.other } });
-    expect(server.result).toMatchObject({ moved: true, record: { kind: 'server', id: 'gh', level: 'project', path: path.join(ws.other, '.agents/servers/gh.json') } });
+    const server = await rpc(url, 'mcp.transfer', {
+      id: 'gh',
+      from: { level: 'project', projectPath: ws.project },
+      to: { level: 'project', projectPath: ws.other },
+    });
+    expect(server.result).toMatchObject({
+      moved: true,
+      record: { kind: 'server', id: 'gh', level: 'project', path: path.join(ws.other, '.agents/servers/gh.json') },
+    });
 
     const refused = await rpc(url, 'mcp.transfer', { id: 'gh', from: { level: 'project' }, to: { level: 'global' } });
     expect(refused.error).toMatchObject({ code: -32602, data: { code: 'CAPABILITY_INVALID' } });
-    const missing = await rpc(url, 'skills.transfer', { id: 'nope', from: { level: 'global' }, to: { level: 'project', projectPath: ws.project } });
+    const missing = await rpc(url, 'skills.transfer', {
+      id: 'nope',
+      from: { level: 'global' },
+      to: { level: 'project', projectPath: ws.project },
+    });
     expect(missing.error).toMatchObject({ data: { code: 'CAPABILITY_NOT_FOUND' } });
   });
 });

@@ -14,7 +14,11 @@ afterEach(() => {
   for (const dir of shmDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const folderSkill = { 'SKILL.md': skillText('pdf', 'project pdf'), scripts: { 'extract.py': 'print(1)\n' }, reference: { 'forms.md': '# Forms\n' } };
+const folderSkill = {
+  'SKILL.md': skillText('pdf', 'project pdf'),
+  scripts: { 'extract.py': 'print(1)\n' },
+  reference: { 'forms.md': '# Forms\n' },
+};
 const renamedFolder = { ...folderSkill, 'SKILL.md': rewriteMarkdownName(skillText('pdf', 'project pdf'), 'pdf (2)', 'x') };
 const server = '{\n  "name": "Mine",\n  "command": "node"\n}\n';
 const ALL: TransferStep[] = ['staged', 'landed', 'state-moved', 'gates-moved', 'source-hidden', 'source-removed'];
@@ -110,69 +114,86 @@ const onOtherDisk = projectOnOtherDisk() !== null;
 describe('a move killed with SIGKILL', () => {
   for (const scenario of scenarios) {
     describe.skipIf(scenario.otherDisk === true && !onOtherDisk)(scenario.title, () => {
-      it.each(scenario.steps)('after "%s" leaves it once or as a duplicate, never zero, never corrupted; recovery settles it', async (step) => {
-        const ws = levelsWorkspace({ capabilities: scenario.capabilities });
-        const project = scenario.otherDisk === true ? (projectOnOtherDisk() as string) : ws.project;
-        const projectRoot = path.join(project, '.agents');
-        writeTree(projectRoot, { [scenario.source.entry]: scenario.source.tree } as TreeDescription);
-        const kind = scenario.kind === 'skills' ? 'skill' : 'server';
-        await openLevels(ws.places).state.setSurfaced(kind, scenario.source.id, project, false);
-        closeLevels();
-        // A project's server is held until the project is trusted, and a move never lifts a hold.
-        if (kind === 'server') expect(runLoadout(ws, ['trust', project]).status).toBe(0);
+      it.each(scenario.steps)(
+        'after "%s" leaves it once or as a duplicate, never zero, never corrupted; recovery settles it',
+        async (step) => {
+          const ws = levelsWorkspace({ capabilities: scenario.capabilities });
+          const project = scenario.otherDisk === true ? (projectOnOtherDisk() as string) : ws.project;
+          const projectRoot = path.join(project, '.agents');
+          writeTree(projectRoot, { [scenario.source.entry]: scenario.source.tree } as TreeDescription);
+          const kind = scenario.kind === 'skills' ? 'skill' : 'server';
+          await openLevels(ws.places).state.setSurfaced(kind, scenario.source.id, project, false);
+          closeLevels();
+          // A project's server is held until the project is trusted, and a move never lifts a hold.
+          if (kind === 'server') expect(runLoadout(ws, ['trust', project]).status).toBe(0);
 
-        const run = runLoadout(ws, [scenario.kind, 'transfer', scenario.source.id, '--from', `project:${project}`, '--to', 'global', '--json'], step);
-        expect(run.signal, run.stderr).toBe('SIGKILL');
+          const run = runLoadout(
+            ws,
+            [scenario.kind, 'transfer', scenario.source.id, '--from', `project:${project}`, '--to', 'global', '--json'],
+            step,
+          );
+          expect(run.signal, run.stderr).toBe('SIGKILL');
 
-        const source = contentOf(path.join(projectRoot, scenario.source.entry));
-        const landed = contentOf(path.join(ws.places.capabilitiesDir, scenario.landing.entry));
-        // Whatever is there is whole: the source as it was, the landing as it should be.
-        if (source !== null) expect(source).toEqual(expectedContent(scenario.source.tree));
-        if (landed !== null) expect(landed).toEqual(expectedContent(scenario.landing.tree));
-        expect(source !== null || landed !== null).toBe(true);
+          const source = contentOf(path.join(projectRoot, scenario.source.entry));
+          const landed = contentOf(path.join(ws.places.capabilitiesDir, scenario.landing.entry));
+          // Whatever is there is whole: the source as it was, the landing as it should be.
+          if (source !== null) expect(source).toEqual(expectedContent(scenario.source.tree));
+          if (landed !== null) expect(landed).toEqual(expectedContent(scenario.landing.tree));
+          expect(source !== null || landed !== null).toBe(true);
 
-        // The scanner lists every copy that is there, with no refusal.
-        const list = runLoadout(ws, [scenario.kind, 'list', '--project', project, '--json']);
-        expect(list.status, list.stderr).toBe(0);
-        const ids = (JSON.parse(list.stdout) as { id: string; level: string }[]).map((record) => `${record.level}:${record.id}`);
-        if (source !== null) expect(ids).toContain(`project:${scenario.source.id}`);
-        if (landed !== null) expect(ids).toContain(`global:${scenario.landing.id}`);
+          // The scanner lists every copy that is there, with no refusal.
+          const list = runLoadout(ws, [scenario.kind, 'list', '--project', project, '--json']);
+          expect(list.status, list.stderr).toBe(0);
+          const ids = (JSON.parse(list.stdout) as { id: string; level: string }[]).map((record) => `${record.level}:${record.id}`);
+          if (source !== null) expect(ids).toContain(`project:${scenario.source.id}`);
+          if (landed !== null) expect(ids).toContain(`global:${scenario.landing.id}`);
 
-        // State moved in one transaction: either still at the source or entirely at the destination.
-        const { state } = openLevels(ws.places);
-        const atSource = await state.surfacedAt(kind, scenario.source.id, project);
-        const atDestination = await state.surfacedAt(kind, scenario.landing.id, null);
-        const stateMoved = ALL.indexOf(step) >= ALL.indexOf('state-moved');
-        expect([atSource, atDestination]).toEqual(stateMoved ? [undefined, false] : [false, undefined]);
+          // State moved in one transaction: either still at the source or entirely at the destination.
+          const { state } = openLevels(ws.places);
+          const atSource = await state.surfacedAt(kind, scenario.source.id, project);
+          const atDestination = await state.surfacedAt(kind, scenario.landing.id, null);
+          const stateMoved = ALL.indexOf(step) >= ALL.indexOf('state-moved');
+          expect([atSource, atDestination]).toEqual(stateMoved ? [undefined, false] : [false, undefined]);
 
-        // The next transfer resolves it (here called directly, with the dead process's lock
-        // removed instead of waited out): undone before the state moved, finished after.
-        fs.rmSync(path.join(ws.places.dataDir, 'levels-transfer.lock'), { recursive: true, force: true });
-        return openLevels(ws.places)
-          .levels.recover()
-          .then((resolved) => {
-            expect(resolved).toHaveLength(1);
-            expect(contentOf(path.join(projectRoot, scenario.source.entry))).toEqual(stateMoved ? null : expectedContent(scenario.source.tree));
-            expect(contentOf(path.join(ws.places.capabilitiesDir, scenario.landing.entry))).toEqual(stateMoved ? expectedContent(scenario.landing.tree) : null);
-            for (const folder of [path.join(projectRoot, scenario.kind), path.join(ws.places.capabilitiesDir, scenario.kind)]) {
-              expect(fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.startsWith('.')) : []).toEqual([]);
-            }
-          });
-      });
+          // The next transfer resolves it (here called directly, with the dead process's lock
+          // removed instead of waited out): undone before the state moved, finished after.
+          fs.rmSync(path.join(ws.places.dataDir, 'levels-transfer.lock'), { recursive: true, force: true });
+          return openLevels(ws.places)
+            .levels.recover()
+            .then((resolved) => {
+              expect(resolved).toHaveLength(1);
+              expect(contentOf(path.join(projectRoot, scenario.source.entry))).toEqual(
+                stateMoved ? null : expectedContent(scenario.source.tree),
+              );
+              expect(contentOf(path.join(ws.places.capabilitiesDir, scenario.landing.entry))).toEqual(
+                stateMoved ? expectedContent(scenario.landing.tree) : null,
+              );
+              for (const folder of [path.join(projectRoot, scenario.kind), path.join(ws.places.capabilitiesDir, scenario.kind)]) {
+                expect(fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.startsWith('.')) : []).toEqual([]);
+              }
+            });
+        },
+      );
     });
   }
 
   it('is undone by the next transfer through the command line, which then moves it once', () => {
     const ws = levelsWorkspace({ capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf', 'global pdf') } } } });
     writeTree(path.join(ws.project, '.agents'), { skills: { pdf: folderSkill, 'other.md': skillText('other') } });
-    expect(runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global'], 'landed').signal).toBe('SIGKILL');
+    expect(runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global'], 'landed').signal).toBe(
+      'SIGKILL',
+    );
     expect(fs.readdirSync(path.join(ws.places.capabilitiesDir, 'skills')).sort()).toEqual(['pdf', 'pdf-2']);
 
     // The killed process's lock goes stale; the next transfer waits for it, undoes the half move
     // and moves the skill again: it lands as pdf-2 once, not as a third copy.
     const next = runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global', '--json']);
     expect(next.status, next.stderr).toBe(0);
-    expect(JSON.parse(next.stdout)).toMatchObject({ moved: true, record: { id: 'pdf-2' }, warnings: [expect.stringMatching(/^undid an interrupted move of skill "pdf"/)] });
+    expect(JSON.parse(next.stdout)).toMatchObject({
+      moved: true,
+      record: { id: 'pdf-2' },
+      warnings: [expect.stringMatching(/^undid an interrupted move of skill "pdf"/)],
+    });
     expect(fs.readdirSync(path.join(ws.places.capabilitiesDir, 'skills')).sort()).toEqual(['pdf', 'pdf-2']);
     expect(fs.readdirSync(path.join(ws.project, '.agents/skills'))).toEqual(['other.md']);
   }, 60_000);

@@ -41,7 +41,7 @@ async function acceptance(h: McpHarness): Promise<void> {
   await waitFor(async () => {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     return names.includes('local') && names.includes('acme-task');
-  }, 'the project\'s and the plugin\'s tasks to be listed as tools');
+  }, "the project's and the plugin's tasks to be listed as tools");
   const toolNotices = (): number => h.notices.filter((notice) => notice === 'tools').length;
   const base = toolNotices();
 
@@ -61,19 +61,33 @@ async function acceptance(h: McpHarness): Promise<void> {
     [plugin, 'acme-task'],
     [local, 'local'],
   ] as const) {
-    expect(jobs.find((job) => job.id === result._meta?.['loadout/jobId'])).toMatchObject({ taskDirName: dirName, status: 'succeeded', project: h.project });
+    expect(jobs.find((job) => job.id === result._meta?.['loadout/jobId'])).toMatchObject({
+      taskDirName: dirName,
+      status: 'succeeded',
+      project: h.project,
+    });
   }
   expect(jobs).toHaveLength(3);
 
   const resources = (await client.listResources()).resources.map((resource) => resource.uri);
-  expect(resources).toEqual(expect.arrayContaining(['skill://guide', 'skill://guide/reference/usage.md', 'skill://acme-skill', 'skill://project-skill', 'loadout://session/skills-block']));
+  expect(resources).toEqual(
+    expect.arrayContaining([
+      'skill://guide',
+      'skill://guide/reference/usage.md',
+      'skill://acme-skill',
+      'skill://project-skill',
+      'loadout://session/skills-block',
+    ]),
+  );
   expect((await client.readResource({ uri: 'skill://guide/reference/usage.md' })).contents).toEqual([
     { uri: 'skill://guide/reference/usage.md', mimeType: 'text/markdown', text: '# Usage\nCall it with care.\n' },
   ]);
 
   const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
   expect(prompts).toEqual(expect.arrayContaining(['skill:guide', 'skill:acme-skill', 'skill:project-skill', 'skill:owner-skill']));
-  expect((await client.getPrompt({ name: 'skill:guide' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: '# Guide\nRead reference/usage.md first.\n' } }]);
+  expect((await client.getPrompt({ name: 'skill:guide' })).messages).toEqual([
+    { role: 'user', content: { type: 'text', text: '# Guide\nRead reference/usage.md first.\n' } },
+  ]);
 
   await h.disablePlugin('acme');
   await waitFor(() => toolNotices() > base, 'tools/list_changed after disabling the plugin');
@@ -134,7 +148,12 @@ describe('MCP over Streamable HTTP: /mcp on loadout serve', () => {
     const harness = await track(connectHttp({ roots: false }));
     expect((await harness.client.listTools()).tools.map((tool) => tool.name)).not.toContain('local');
     const answer = await harness.server.request('POST', `/mcp?project=${encodeURIComponent(harness.project)}`, {
-      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
       headers: { accept: 'application/json, text/event-stream' },
     });
     expect(answer.status).toBe(200);
@@ -145,7 +164,12 @@ describe('MCP over Streamable HTTP: /mcp on loadout serve', () => {
     });
     expect(list.text).toContain('"local"');
     const missing = await harness.server.request('POST', '/mcp?project=%2Fno%2Fsuch', {
-      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
       headers: { accept: 'application/json, text/event-stream' },
     });
     expect(missing).toMatchObject({ status: 400, body: { error: { code: -32602, message: expect.stringContaining('/no/such') } } });
@@ -153,28 +177,50 @@ describe('MCP over Streamable HTTP: /mcp on loadout serve', () => {
 
   it('refuses a missing or wrong token (401) and a foreign Origin or Host (403) before reading anything', async () => {
     const { server } = await track(connectHttp());
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const accept = { accept: 'application/json, text/event-stream' };
     for (const method of ['POST', 'GET', 'DELETE']) {
-      expect(await server.request(method, '/mcp', { token: null, headers: accept, ...(method === 'POST' ? { body: initialize } : {}) }), method).toMatchObject({
+      expect(
+        await server.request(method, '/mcp', { token: null, headers: accept, ...(method === 'POST' ? { body: initialize } : {}) }),
+        method,
+      ).toMatchObject({
         status: 401,
         body: { error: { code: 'TOKEN_REQUIRED' } },
       });
     }
-    expect(await server.request('POST', '/mcp', { token: 'wrong-token-0123456789', body: initialize, headers: accept })).toMatchObject({ status: 401 });
-    expect(await server.request('POST', '/mcp', { body: initialize, headers: { ...accept, origin: 'http://evil.example' } })).toMatchObject({
-      status: 403,
-      body: { error: { code: 'ORIGIN_REFUSED' } },
+    expect(await server.request('POST', '/mcp', { token: 'wrong-token-0123456789', body: initialize, headers: accept })).toMatchObject({
+      status: 401,
     });
+    expect(await server.request('POST', '/mcp', { body: initialize, headers: { ...accept, origin: 'http://evil.example' } })).toMatchObject(
+      {
+        status: 403,
+        body: { error: { code: 'ORIGIN_REFUSED' } },
+      },
+    );
     expect(await server.request('POST', '/mcp', { body: initialize, headers: { ...accept, host: 'evil.example' } })).toMatchObject({
       status: 403,
       body: { error: { code: 'HOST_REFUSED' } },
     });
     // A body the guard never reads: refused the same way, and it does not matter that it is not JSON.
     expect(await server.request('POST', '/mcp', { token: null, raw: '{not json', headers: accept })).toMatchObject({ status: 401 });
-    expect(await server.request('POST', '/mcp', { raw: '{not json', headers: accept })).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
-    expect(await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: accept })).toMatchObject({ status: 400 });
-    expect(await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { ...accept, 'mcp-session-id': 'nope' } })).toMatchObject({
+    expect(await server.request('POST', '/mcp', { raw: '{not json', headers: accept })).toMatchObject({
+      status: 400,
+      body: { error: { code: -32700 } },
+    });
+    expect(await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: accept })).toMatchObject({
+      status: 400,
+    });
+    expect(
+      await server.request('POST', '/mcp', {
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        headers: { ...accept, 'mcp-session-id': 'nope' },
+      }),
+    ).toMatchObject({
       status: 404,
       body: { error: { code: -32001 } },
     });
@@ -183,33 +229,59 @@ describe('MCP over Streamable HTTP: /mcp on loadout serve', () => {
   it('cancels a running call when its client drops the request', async () => {
     const harness = await track(connectHttp());
     const port = harness.server.server.port;
-    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+    const headers = {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    };
     const init = await harness.server.request('POST', `/mcp?project=${encodeURIComponent(harness.project)}`, {
-      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
       headers,
     });
     const session = init.headers['mcp-session-id'] as string;
-    await harness.server.request('POST', '/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: { ...headers, 'mcp-session-id': session } });
+    await harness.server.request('POST', '/mcp', {
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+      headers: { ...headers, 'mcp-session-id': session },
+    });
     const pids = await new Promise<{ pid: number; child: number }>((done, fail) => {
-      const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { ...headers, 'mcp-session-id': session } }, (response) => {
-        let seen = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          seen += chunk;
-          const match = /\\"child\\":(\d+)/.exec(seen);
-          const pid = /\\"pid\\":(\d+)/.exec(seen);
-          if (match !== null && pid !== null) {
-            request.destroy();
-            done({ pid: Number(pid[1]), child: Number(match[1]) });
-          }
-        });
-      });
+      const request = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { ...headers, 'mcp-session-id': session } },
+        (response) => {
+          let seen = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            seen += chunk;
+            const match = /\\"child\\":(\d+)/.exec(seen);
+            const pid = /\\"pid\\":(\d+)/.exec(seen);
+            if (match !== null && pid !== null) {
+              request.destroy();
+              done({ pid: Number(pid[1]), child: Number(match[1]) });
+            }
+          });
+        },
+      );
       request.on('error', () => undefined);
       request.on('close', () => fail(new Error('the stream ended before the task printed')));
-      request.end(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'sleeper', arguments: {}, _meta: { progressToken: 'p1' } } }));
+      request.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'sleeper', arguments: {}, _meta: { progressToken: 'p1' } },
+        }),
+      );
     });
     await waitFor(async () => (await harness.jobs()).some((job) => job.status === 'failed'), 'the job to be cancelled');
-    expect((await harness.jobs()).find((job) => job.taskDirName === 'sleeper')).toMatchObject({ status: 'failed', error: 'cancelled by the MCP client' });
+    expect((await harness.jobs()).find((job) => job.taskDirName === 'sleeper')).toMatchObject({
+      status: 'failed',
+      error: 'cancelled by the MCP client',
+    });
     await waitFor(() => !isProcessAlive(pids.pid) && !isProcessAlive(pids.child), 'the process group to stop');
   });
 });

@@ -36,12 +36,20 @@ async function setUp(): Promise<{
   const install = spawnSync('bash', [INSTALL_BIN, bin], { encoding: 'utf8' });
   expect(install.status, install.stderr).toBe(0);
   expect(fs.statSync(path.join(bin, 'loadout')).mode & 0o111).not.toBe(0);
-  const env: NodeJS.ProcessEnv = { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: path.join(scratch, 'home'), LANG: 'C.UTF-8' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: path.join(scratch, 'home'),
+    LANG: 'C.UTF-8',
+  };
   const cwd = path.join(server.home, 'project');
   const run = (binary: string, args: string[], extraEnv: Record<string, string> = {}): Promise<string> =>
     new Promise((done, fail) =>
-      execFile(binary, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-        error === null ? done(stdout) : fail(new Error(`${path.basename(binary)} ${args.join(' ')}: ${error.message}\n${stderr}`)),
+      execFile(
+        binary,
+        args,
+        { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) =>
+          error === null ? done(stdout) : fail(new Error(`${path.basename(binary)} ${args.join(' ')}: ${error.message}\n${stderr}`)),
       ),
     );
   return { server, env, cwd, run };
@@ -51,7 +59,16 @@ describe('real clients', () => {
   it('Claude Code connects over HTTP and over stdio (the installed `loadout` command), offline', async () => {
     const { server, run } = await setUp();
     const claude = (...args: string[]): Promise<string> => run(CLAUDE, args);
-    await claude('mcp', 'add', '--transport', 'http', 'loadout', `http://127.0.0.1:${server.server.port}/mcp`, '--header', `Authorization: Bearer ${TOKEN}`);
+    await claude(
+      'mcp',
+      'add',
+      '--transport',
+      'http',
+      'loadout',
+      `http://127.0.0.1:${server.server.port}/mcp`,
+      '--header',
+      `Authorization: Bearer ${TOKEN}`,
+    );
     await claude('mcp', 'add', '-s', 'user', 'loadout-stdio', '-e', `LOADOUT_HOME=${server.home}`, '--', 'loadout', 'mcp');
 
     const listed = await claude('mcp', 'list');
@@ -61,10 +78,18 @@ describe('real clients', () => {
     expect(listed).not.toContain(TOKEN);
   });
 
-  it('Codex connects over stdio and over HTTP, offline, and lists each server\'s tools and resources', async () => {
+  it("Codex connects over stdio and over HTTP, offline, and lists each server's tools and resources", async () => {
     const { server, run, env, cwd } = await setUp();
     await run(CODEX, ['mcp', 'add', 'loadout-stdio', '--env', `LOADOUT_HOME=${server.home}`, '--', 'loadout', 'mcp']);
-    await run(CODEX, ['mcp', 'add', 'loadout-http', '--url', `http://127.0.0.1:${server.server.port}/mcp`, '--bearer-token-env-var', 'LOADOUT_BEARER']);
+    await run(CODEX, [
+      'mcp',
+      'add',
+      'loadout-http',
+      '--url',
+      `http://127.0.0.1:${server.server.port}/mcp`,
+      '--bearer-token-env-var',
+      'LOADOUT_BEARER',
+    ]);
     // `codex app-server` answers mcpServerStatus/list once it has connected to every server. It
     // has no working folder of a session (it starts stdio servers in ~/.codex, and offers no
     // roots over HTTP), so both see the global level: the owner's and the plugin's tasks.
@@ -73,7 +98,10 @@ describe('real clients', () => {
     for (const name of ['loadout-stdio', 'loadout-http']) {
       const entry = servers.find((candidate) => candidate.name === name);
       expect(Object.keys(entry?.tools ?? {}), name).toEqual(expect.arrayContaining(['echo', 'acme-task']));
-      expect(entry?.resources.map((resource) => resource.uri), name).toContain('skill://guide/reference/usage.md');
+      expect(
+        entry?.resources.map((resource) => resource.uri),
+        name,
+      ).toContain('skill://guide/reference/usage.md');
     }
   });
 });

@@ -47,7 +47,9 @@ export function mcpTree(): TreeDescription {
     plugins: { acme: pluginTree('acme') },
     project: {
       '.agents': {
-        tasks: { local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'cat >/dev/null\necho "local to the project"\n' }) },
+        tasks: {
+          local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'cat >/dev/null\necho "local to the project"\n' }),
+        },
         skills: { 'project-skill': { 'SKILL.md': '---\nname: project-skill\ndescription: Only here.\n---\nProject body.\n' } },
       },
       src: {},
@@ -78,12 +80,17 @@ export interface HarnessOptions {
 }
 
 function newClient(notices: string[], roots: string[]): Client {
-  const client = new Client({ name: 'loadout-e2e', version: '1.0.0' }, { capabilities: roots.length > 0 ? { roots: { listChanged: true } } : {} });
+  const client = new Client(
+    { name: 'loadout-e2e', version: '1.0.0' },
+    { capabilities: roots.length > 0 ? { roots: { listChanged: true } } : {} },
+  );
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void notices.push('tools'));
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void notices.push('resources'));
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => void notices.push('prompts'));
   if (roots.length > 0) {
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href, name: path.basename(root) })) }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((root) => ({ uri: pathToFileURL(root).href, name: path.basename(root) })),
+    }));
   }
   return client;
 }
@@ -143,7 +150,9 @@ export async function connectStdio(options: HarnessOptions = {}): Promise<McpHar
 }
 
 /** MCP over Streamable HTTP at `/mcp` of a test server; the client offers the project as its root. */
-export async function connectHttp(options: { roots?: boolean } & HarnessOptions = {}): Promise<McpHarness & { readonly server: TestServer }> {
+export async function connectHttp(
+  options: { roots?: boolean } & HarnessOptions = {},
+): Promise<McpHarness & { readonly server: TestServer }> {
   const server = await TestServer.start({ tree: mcpTree(), plugins: ['acme'], approvePlugins: false });
   const project = path.join(server.home, 'project');
   const notices: string[] = [];
@@ -171,7 +180,12 @@ export async function connectHttp(options: { roots?: boolean } & HarnessOptions 
     jobs: async () => (await ok('GET', '/api/jobs?limit=500')) as JobSummary[],
     disablePlugin: async (name) => void (await ok('POST', `/api/plugins/${name}/disable`)),
     switchOffForProject: async (kind, id) => {
-      const answer = (await ok('POST', '/rpc', { jsonrpc: '2.0', id: 1, method: 'capability.set', params: { project, capabilities: [{ kind, id, enabled: false }] } })) as {
+      const answer = (await ok('POST', '/rpc', {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'capability.set',
+        params: { project, capabilities: [{ kind, id, enabled: false }] },
+      })) as {
         result?: { errors: string[] };
       };
       if (answer.result === undefined || answer.result.errors.length > 0) throw new Error(`capability.set: ${JSON.stringify(answer)}`);

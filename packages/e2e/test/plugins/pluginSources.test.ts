@@ -61,7 +61,13 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
           plugins: [
             { name: 'pdf-kit', source: './plugins/pdf-kit', description: 'Read and write PDF files', keywords: ['documents'] },
             { name: 'remote-kit', source: { source: 'url', url: `file://${remote}`, ref: 'main' }, description: 'Tools kept elsewhere' },
-            { name: 'office-skills', source: './', strict: false, skills: ['./skills/xlsx', './skills/docx'], description: 'Spreadsheets and letters' },
+            {
+              name: 'office-skills',
+              source: './',
+              strict: false,
+              skills: ['./skills/xlsx', './skills/docx'],
+              description: 'Spreadsheets and letters',
+            },
           ],
         }),
       },
@@ -71,7 +77,14 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
           skills: { 'pdf-read': skill('pdf-read') },
           'mcp.json': JSON.stringify({
             $schema: 'https://agent-plugins.org/schemas/1.0.0/mcp.schema.json',
-            mcpServers: { 'pdf-server': { type: 'stdio', command: './bin/server', args: ['--root', '${PLUGIN_ROOT}', '--cache', '${PLUGIN_DATA}/cache'], cwd: '${PLUGIN_DATA}' } },
+            mcpServers: {
+              'pdf-server': {
+                type: 'stdio',
+                command: './bin/server',
+                args: ['--root', '${PLUGIN_ROOT}', '--cache', '${PLUGIN_DATA}/cache'],
+                cwd: '${PLUGIN_DATA}',
+              },
+            },
           }),
           bin: { server: '#!/bin/sh\n' },
         },
@@ -84,7 +97,11 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
     expect(m.json<{ id: string }[]>('marketplace', 'list').doc).toEqual([expect.objectContaining({ name: 'acme', plugins: 3 })]);
     expect(m.json<{ id: string }[]>('plugins', 'search', 'pdf').doc.map((hit) => hit.id)).toEqual(['pdf-kit@acme']);
     expect(m.json<{ id: string }[]>('plugins', 'search', 'letters').doc.map((hit) => hit.id)).toEqual(['office-skills@acme']);
-    expect(m.json<{ id: string }[]>('plugins', 'search').doc.map((hit) => hit.id)).toEqual(['pdf-kit@acme', 'remote-kit@acme', 'office-skills@acme']);
+    expect(m.json<{ id: string }[]>('plugins', 'search').doc.map((hit) => hit.id)).toEqual([
+      'pdf-kit@acme',
+      'remote-kit@acme',
+      'office-skills@acme',
+    ]);
     for (const id of ['pdf-kit@acme', 'remote-kit@acme', 'office-skills@acme']) {
       const installed = m.json<{ name: string; format: string }>('plugins', 'install', id);
       expect(installed.status, installed.stderr).toBe(0);
@@ -103,7 +120,13 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
     expect(skillsOf('office-skills')).toEqual(['docx', 'xlsx']);
     const root = fs.realpathSync(path.join(m.home, 'plugins', 'pdf-kit', 'plugins', 'pdf-kit'));
     const data = path.join(m.home, '.loadout', 'plugin-data', 'pdf-kit');
-    const expected = { id: 'pdf-server', plugin: 'pdf-kit', command: `${root}/bin/server`, args: ['--root', root, '--cache', `${data}/cache`], cwd: data };
+    const expected = {
+      id: 'pdf-server',
+      plugin: 'pdf-kit',
+      command: `${root}/bin/server`,
+      args: ['--root', root, '--cache', `${data}/cache`],
+      cwd: data,
+    };
     expect(session.servers).toEqual([expect.objectContaining(expected)]);
     expect(m.json<{ id: string }[]>('servers', 'list').doc).toContainEqual(expect.objectContaining(expected));
 
@@ -124,12 +147,23 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
     // An agent reading the server over MCP (`loadout mcp`, the official client) gets the same definition, values redacted.
     const client = new Client({ name: 'plugin-sources-test', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, 'mcp'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: m.home, LOADOUT_HOME: m.home }, stderr: 'ignore' }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI_ENTRY, 'mcp'],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: m.home, LOADOUT_HOME: m.home },
+        stderr: 'ignore',
+      }),
     );
     try {
       const read = await client.readResource({ uri: 'loadout://servers/pdf-server' });
       const served = JSON.parse((read.contents[0] as { text: string }).text) as Record<string, unknown>;
-      expect(served).toMatchObject({ id: 'pdf-server', transport: 'stdio', command: `${root}/bin/server`, args: expected.args, env: { PLUGIN_ROOT: '[redacted]', PLUGIN_DATA: '[redacted]' } });
+      expect(served).toMatchObject({
+        id: 'pdf-server',
+        transport: 'stdio',
+        command: `${root}/bin/server`,
+        args: expected.args,
+        env: { PLUGIN_ROOT: '[redacted]', PLUGIN_DATA: '[redacted]' },
+      });
     } finally {
       await client.close();
     }
@@ -139,13 +173,18 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
 describe('capabilities/loadout-lock.json through the command line', () => {
   it('restores the same plugins on a second machine, and --frozen refuses (changing nothing) once the lock moves', () => {
     const work = testdir();
-    const alpha = gitRepo(path.join(work, 'alpha'), { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'alpha' }) }, skills: { 'alpha-skill': skill('alpha-skill') } });
+    const alpha = gitRepo(path.join(work, 'alpha'), {
+      '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'alpha' }) },
+      skills: { 'alpha-skill': skill('alpha-skill') },
+    });
     const beta = gitRepo(path.join(work, 'beta'), { skills: { 'beta-skill': skill('beta-skill') } });
     const a = machine();
     expect(a.cli('plugins', 'install', alpha).status).toBe(0);
     expect(a.cli('plugins', 'install', beta).status).toBe(0);
     gitCommit(alpha, { skills: { 'alpha-two': skill('alpha-two') } }, 'v2');
-    expect(a.json<{ status: string }[]>('plugins', 'update', 'alpha').doc).toEqual([expect.objectContaining({ status: 'updated', to: head(alpha) })]);
+    expect(a.json<{ status: string }[]>('plugins', 'update', 'alpha').doc).toEqual([
+      expect.objectContaining({ status: 'updated', to: head(alpha) }),
+    ]);
     expect(a.cli('plugins', 'disable', 'beta').status).toBe(0);
     git(a.capabilities, 'add', 'loadout-lock.json');
     git(a.capabilities, 'commit', '-q', '-m', 'plugins');
@@ -155,17 +194,27 @@ describe('capabilities/loadout-lock.json through the command line', () => {
     expect(synced.status, synced.stderr).toBe(0);
     expect(synced.doc.changes.map((c) => `${c.name} ${c.action}`)).toEqual(['alpha install', 'beta install']);
     expect(portable(b.json<ListedPlugin[]>('plugins', 'list').doc)).toEqual(portable(a.json<ListedPlugin[]>('plugins', 'list').doc));
-    expect(b.json<{ skills: { id: string; plugin: string | null }[] }>('session').doc.skills.filter((k) => k.plugin !== null).map((k) => k.id)).toEqual(['alpha-skill', 'alpha-two']);
+    expect(
+      b
+        .json<{ skills: { id: string; plugin: string | null }[] }>('session')
+        .doc.skills.filter((k) => k.plugin !== null)
+        .map((k) => k.id),
+    ).toEqual(['alpha-skill', 'alpha-two']);
     expect(b.json('plugins', 'sync', '--frozen')).toMatchObject({ status: 0, doc: { changes: [] } });
 
     gitCommit(alpha, { 'README.md': 'v3' }, 'v3');
-    expect(b.json<{ name: string }[]>('plugins', 'outdated').doc).toEqual([expect.objectContaining({ name: 'alpha', upstream: head(alpha), behind: 1 })]);
+    expect(b.json<{ name: string }[]>('plugins', 'outdated').doc).toEqual([
+      expect.objectContaining({ name: 'alpha', upstream: head(alpha), behind: 1 }),
+    ]);
     expect(a.cli('plugins', 'update', 'alpha').status).toBe(0);
     git(a.capabilities, 'commit', '-q', '-am', 'alpha v3');
     git(b.capabilities, 'pull', '-q', '--ff-only');
     const before = { list: b.json<ListedPlugin[]>('plugins', 'list').doc, alpha: head(path.join(b.home, 'plugins', 'alpha')) };
     const frozen = b.json<{ error: { code: string; message: string } }>('plugins', 'sync', '--frozen');
-    expect(frozen).toMatchObject({ status: 1, doc: { error: { code: 'PLUGINS_OUT_OF_SYNC', message: expect.stringMatching(/alpha: would move/) } } });
+    expect(frozen).toMatchObject({
+      status: 1,
+      doc: { error: { code: 'PLUGINS_OUT_OF_SYNC', message: expect.stringMatching(/alpha: would move/) } },
+    });
     expect(frozen.stderr).toMatch(/^loadout: plugins\/ does not match/);
     expect({ list: b.json<ListedPlugin[]>('plugins', 'list').doc, alpha: head(path.join(b.home, 'plugins', 'alpha')) }).toEqual(before);
     expect(b.cli('plugins', 'sync').status).toBe(0);

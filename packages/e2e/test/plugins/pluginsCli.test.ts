@@ -74,7 +74,6 @@ function oneJsonDocument(stdout: string, stderr = ''): unknown {
   return JSON.parse(stdout);
 }
 
-
 const fromPlugin = (s: SessionJson, plugin: string) =>
   [...s.skills, ...s.affordances, ...s.notifications, ...s.servers, ...s.tasks].filter((r) => r.plugin === plugin);
 
@@ -95,9 +94,15 @@ describe('loadout plugins, end to end', () => {
     expect(session.tasks).toContainEqual(expect.objectContaining({ dirName: 'pdf-count', plugin: 'pdf-tools' }));
     expect(session.skills).toContainEqual(expect.objectContaining({ id: 'own-skill', plugin: null }));
 
-    gitCommit(upstream, { skills: { 'pdf-reading': { 'SKILL.md': skillMarkdown({ name: 'pdf-reading', description: 'Read PDFs, now with tables' }) } } }, 'v2');
+    gitCommit(
+      upstream,
+      { skills: { 'pdf-reading': { 'SKILL.md': skillMarkdown({ name: 'pdf-reading', description: 'Read PDFs, now with tables' }) } } },
+      'v2',
+    );
     const updated = await h.json<{ name: string; status: string }[]>('plugins', 'update');
-    expect(updated.doc).toEqual([expect.objectContaining({ name: 'pdf-tools', status: 'updated', to: git(upstream, 'rev-parse', 'HEAD').trim() })]);
+    expect(updated.doc).toEqual([
+      expect.objectContaining({ name: 'pdf-tools', status: 'updated', to: git(upstream, 'rev-parse', 'HEAD').trim() }),
+    ]);
     expect(h.ownerStatus()).toBe('');
     session = (await h.json<SessionJson>('session')).doc;
     expect(session.skills).toContainEqual(expect.objectContaining({ id: 'pdf-reading', description: 'Read PDFs, now with tables' }));
@@ -161,7 +166,11 @@ describe('loadout plugins, end to end', () => {
     const h = home();
     const kept = pluginRepo(h.work, 'kept', 'kept', 'kept');
     await h.json('plugins', 'install', kept);
-    const before = { list: (await h.json('plugins', 'list')).doc, folders: h.pluginFolders(), head: git(path.join(h.pluginsDir, 'kept'), 'rev-parse', 'HEAD') };
+    const before = {
+      list: (await h.json('plugins', 'list')).doc,
+      folders: h.pluginFolders(),
+      head: git(path.join(h.pluginsDir, 'kept'), 'rev-parse', 'HEAD'),
+    };
     const marker = path.join(h.work, 'pwned');
     const target = pluginRepo(h.work, 'target', 'tg', 'target');
     const hostile: [string[], string][] = [
@@ -180,7 +189,11 @@ describe('loadout plugins, end to end', () => {
     ];
     for (const [args, code] of hostile) {
       const result = await h.json(...args);
-      expect({ args, status: result.status, code: (result.doc as { error?: { code: string } }).error?.code }).toEqual({ args, status: 1, code });
+      expect({ args, status: result.status, code: (result.doc as { error?: { code: string } }).error?.code }).toEqual({
+        args,
+        status: 1,
+        code,
+      });
       expect(result.stderr).toMatch(/^loadout: .+\n$/);
     }
     // Commander refuses an option-looking argument without `--` as bad usage.
@@ -214,7 +227,7 @@ describe('loadout plugins, end to end', () => {
     expect(h.ownerStatus()).toBe('');
   });
 
-  it("does not read a skill that links outside the plugin; the good ones beside it load", async () => {
+  it('does not read a skill that links outside the plugin; the good ones beside it load', async () => {
     const h = home();
     const secret = path.join(h.work, 'secret.md');
     fs.writeFileSync(secret, skillMarkdown({ name: 'secret', description: 'TOP-SECRET-VALUE' }));
@@ -250,7 +263,13 @@ describe('loadout plugins, end to end', () => {
     expect(human.stdout).toContain(server.url('secret-plugin.git'));
     gitCommit(upstream, { 'README.md': 'v2\n' }, 'v2');
     fs.writeFileSync(store, `${server.urlWithCredentials('')}\n`, { mode: 0o600 });
-    for (const args of [['plugins', 'list'], ['plugins', 'list', '--json'], ['plugins', 'update', '--json'], ['session', '--json'], ['plugins', 'install', url, '--json']]) {
+    for (const args of [
+      ['plugins', 'list'],
+      ['plugins', 'list', '--json'],
+      ['plugins', 'update', '--json'],
+      ['session', '--json'],
+      ['plugins', 'install', url, '--json'],
+    ]) {
       const result = await h.cli(...args);
       outputs.push(result.stdout, result.stderr);
     }
@@ -273,8 +292,14 @@ describe('loadout plugins, end to end', () => {
     await h.json('plugins', 'install', upstream);
     fs.cpSync(path.join(upstream, 'skills', 'pb-reading'), path.join(h.capabilities, 'skills', 'pb-reading'), { recursive: true });
     fs.writeFileSync(path.join(h.capabilities, 'skills', 'own-skill', 'notes.md'), 'mine\n');
-    expect((await h.json('plugins', 'migrate')).doc).toEqual({ applied: false, files: [{ path: 'skills/pb-reading/SKILL.md', plugin: 'publisher' }] });
-    expect((await h.json('plugins', 'migrate', '--apply')).doc).toMatchObject({ applied: true, files: [{ path: 'skills/pb-reading/SKILL.md' }] });
+    expect((await h.json('plugins', 'migrate')).doc).toEqual({
+      applied: false,
+      files: [{ path: 'skills/pb-reading/SKILL.md', plugin: 'publisher' }],
+    });
+    expect((await h.json('plugins', 'migrate', '--apply')).doc).toMatchObject({
+      applied: true,
+      files: [{ path: 'skills/pb-reading/SKILL.md' }],
+    });
     expect(h.ownerStatus()).toBe('?? skills/own-skill/notes.md\n');
   });
 });

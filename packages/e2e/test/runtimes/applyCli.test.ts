@@ -18,7 +18,12 @@ interface ApplyJson {
   ok: boolean;
   upToDate: boolean;
   changeCount: number;
-  runtimes: { runtime: string; status: string; changes: { action: string; path: string }[]; findings: { code: string; message: string }[] }[];
+  runtimes: {
+    runtime: string;
+    status: string;
+    changes: { action: string; path: string }[];
+    findings: { code: string; message: string }[];
+  }[];
   retired: { id: string; name: string; runtime: string; path: string }[];
 }
 
@@ -127,7 +132,9 @@ describe('loadout apply (end to end)', () => {
     expect(result.ok).toBe(false);
     const codex = result.runtimes.find((part) => part.runtime === 'codex');
     expect(codex?.status).toBe('conflict');
-    expect(codex?.findings.find((finding) => finding.code === 'RUNTIME_CONFLICT')?.message).toContain('~/.agents/skills/notes (not managed by Loadout');
+    expect(codex?.findings.find((finding) => finding.code === 'RUNTIME_CONFLICT')?.message).toContain(
+      '~/.agents/skills/notes (not managed by Loadout',
+    );
     expect(result.runtimes.find((part) => part.runtime === 'claude-code')?.status).toBe('ok');
     expect(run.stderr.split('\n').filter(Boolean)).toEqual([expect.stringContaining('not applied: codex (conflict)')]);
     expectRedacted(m, run);
@@ -139,7 +146,9 @@ describe('loadout apply (end to end)', () => {
     const m = machine();
     const unknown = await loadout(m, 'apply', '--runtime', 'no-such-agent', '--json');
     expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.stdout)).toEqual({ error: { code: 'USAGE', message: expect.stringContaining('claude-code, codex, copilot-vscode') } });
+    expect(JSON.parse(unknown.stdout)).toEqual({
+      error: { code: 'USAGE', message: expect.stringContaining('claude-code, codex, copilot-vscode') },
+    });
     const both = await loadout(m, 'apply', '--dry-run', '--check', '--json');
     expect(both.code).toBe(2);
     expect((JSON.parse(both.stdout) as { error: { code: string } }).error.code).toBe('USAGE');

@@ -40,7 +40,11 @@ function newUser(options: { trusted?: boolean } = {}) {
   const base = testdir({});
   const home = path.join(base, 'home');
   const workspace = path.join(base, 'workspace');
-  const project = gitRepo(path.join(home, 'work', 'app'), { 'README.md': 'app\n', 'server.cjs': serverScript(), '.agents': { servers: { 'proj.json': doc({ command: 'node', args: ['server.cjs'] }) } } });
+  const project = gitRepo(path.join(home, 'work', 'app'), {
+    'README.md': 'app\n',
+    'server.cjs': serverScript(),
+    '.agents': { servers: { 'proj.json': doc({ command: 'node', args: ['server.cjs'] }) } },
+  });
   const script = path.join(base, 'tools', 'server.cjs');
   fs.mkdirSync(path.dirname(script), { recursive: true });
   fs.writeFileSync(script, serverScript());
@@ -52,7 +56,10 @@ function newUser(options: { trusted?: boolean } = {}) {
       'gh.json': doc({ command: 'node', args: [script], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } }),
     },
   });
-  const plugin = gitRepo(path.join(base, 'sources', 'tools'), { 'lint.cjs': serverScript(), servers: { 'lint.json': doc({ command: 'node', args: ['${PLUGIN_ROOT}/lint.cjs'] }) } });
+  const plugin = gitRepo(path.join(base, 'sources', 'tools'), {
+    'lint.cjs': serverScript(),
+    servers: { 'lint.json': doc({ command: 'node', args: ['${PLUGIN_ROOT}/lint.cjs'] }) },
+  });
   const claudeJson = `${JSON.stringify({ numStartups: 3, userID: 'e2e', mcpServers: { mine: { type: 'stdio', command: 'node', args: [script], env: {} } } }, null, 2)}`;
   const codexToml = `# my own settings\nmodel = "gpt-5"   # keep me\n\n[projects."${project}"]\ntrust_level = "trusted"\n\n[mcp_servers.mine]\ncommand = 'node'\nargs = [ "${script}" ]\n\n[tui]\nnotifications = true\n`;
   fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
@@ -87,7 +94,9 @@ function codexNames(user: User): string[] {
 /** A file's text now, without the entries Loadout manages in it (its manifest says which, now). */
 function withoutManaged(user: User, target: McpConfigFile): string {
   const manifestFile = path.join(user.workspace, '.loadout', 'runtimes', 'mcp-manifest.json');
-  const entries = fs.existsSync(manifestFile) ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { entries: { file: string; name: string }[] }).entries : [];
+  const entries = fs.existsSync(manifestFile)
+    ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { entries: { file: string; name: string }[] }).entries
+    : [];
   const document = openMcpConfig(target, fs.readFileSync(target.file, 'utf8'), target.file);
   for (const entry of entries) if (entry.file === target.file) document.remove(entry.name);
   return document.text();
@@ -141,9 +150,14 @@ describe('apply writes MCP servers the real clients load', () => {
 
     const remote = user.codex(user.project, 'get', 'remote', '--json');
     expect(remote.status, remote.stderr).toBe(0);
-    expect(JSON.parse(remote.stdout)).toMatchObject({ name: 'remote', transport: { type: 'streamable_http', url: 'https://mcp.example.com/mcp', bearer_token_env_var: 'EXAMPLE_TOKEN' } });
+    expect(JSON.parse(remote.stdout)).toMatchObject({
+      name: 'remote',
+      transport: { type: 'streamable_http', url: 'https://mcp.example.com/mcp', bearer_token_env_var: 'EXAMPLE_TOKEN' },
+    });
     // Codex does not expand ${VAR}: the reference became a variable it passes through.
-    expect(JSON.parse(user.codex(user.project, 'get', 'gh', '--json').stdout)).toMatchObject({ transport: { type: 'stdio', env: null, env_vars: ['GITHUB_TOKEN'] } });
+    expect(JSON.parse(user.codex(user.project, 'get', 'gh', '--json').stdout)).toMatchObject({
+      transport: { type: 'stdio', env: null, env_vars: ['GITHUB_TOKEN'] },
+    });
     expect(codexNames(user)).toEqual(['fs', 'gh', 'lint', 'mine', 'proj', 'remote']);
   });
 
@@ -152,7 +166,12 @@ describe('apply writes MCP servers the real clients load', () => {
     const held = user.loadout(['apply', '--project', user.project, ...both, '--json']);
     expect(held.status, held.stderr).toBe(0);
     const untrusted = findingsOf(JSON.parse(held.stdout), 'CAPABILITY_UNTRUSTED');
-    expect(untrusted).toEqual(expect.arrayContaining([expect.stringContaining('server "proj" is skipped: project'), expect.stringContaining('server "lint" is skipped: plugin tools is not approved')]));
+    expect(untrusted).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('server "proj" is skipped: project'),
+        expect.stringContaining('server "lint" is skipped: plugin tools is not approved'),
+      ]),
+    );
     expect(codexNames(user)).toEqual(['fs', 'gh', 'mine', 'remote']);
     expect(user.claude(user.project, 'get', 'proj').status).not.toBe(0);
     expect(fs.existsSync(path.join(user.project, '.mcp.json'))).toBe(false);
@@ -172,8 +191,23 @@ describe('apply writes MCP servers the real clients load', () => {
   it("disabling a plugin removes its server; the user's entries and settings stay byte for byte", () => {
     const user = newUser();
     expect(user.loadout(['apply', '--project', user.project, ...both]).status).toBe(0);
-    const claudeFile: McpConfigFile = { file: path.join(user.home, '.claude.json'), scope: 'user', format: 'json', container: 'mcpServers', writes: true, note: '', sharedLock: true, createMode: 0o600 };
-    const codexFile: McpConfigFile = { ...claudeFile, file: path.join(user.home, '.codex', 'config.toml'), format: 'toml', container: 'mcp_servers', sharedLock: false };
+    const claudeFile: McpConfigFile = {
+      file: path.join(user.home, '.claude.json'),
+      scope: 'user',
+      format: 'json',
+      container: 'mcpServers',
+      writes: true,
+      note: '',
+      sharedLock: true,
+      createMode: 0o600,
+    };
+    const codexFile: McpConfigFile = {
+      ...claudeFile,
+      file: path.join(user.home, '.codex', 'config.toml'),
+      format: 'toml',
+      container: 'mcp_servers',
+      sharedLock: false,
+    };
 
     // Claude Code rewrites its own file when it runs (first start time, migrations …): that is the user's too.
     expect(user.claude(user.project, 'get', 'lint').status).toBe(0);
@@ -182,7 +216,12 @@ describe('apply writes MCP servers the real clients load', () => {
     expect(user.loadout(['plugins', 'disable', 'tools']).status).toBe(0);
     const applied = user.loadout(['apply', '--project', user.project, ...both, '--json']);
     expect(applied.status, applied.stderr).toBe(0);
-    expect(applied.json<{ retired: { name: string; runtime: string }[] }>().retired.map((entry) => `${entry.runtime}:${entry.name}`).sort()).toEqual(['claude-code:lint', 'codex:lint']);
+    expect(
+      applied
+        .json<{ retired: { name: string; runtime: string }[] }>()
+        .retired.map((entry) => `${entry.runtime}:${entry.name}`)
+        .sort(),
+    ).toEqual(['claude-code:lint', 'codex:lint']);
     expect(user.claude(user.project, 'get', 'lint').status).toBe(1);
     expect(codexNames(user)).toEqual(['fs', 'gh', 'mine', 'proj', 'remote']);
     expect(withoutManaged(user, claudeFile)).toBe(claudeBefore);
@@ -229,7 +268,9 @@ describe('the MCP bridge', () => {
     expect(claude.stdout).toMatch(/Args: \S+\/cli\/dist\/main\.js mcp/);
     // Claude Code starts it: Loadout's own stdio server answers.
     expect(claude.stdout).toContain('✔ Connected');
-    const codex = JSON.parse(user.codex(user.home, 'get', 'loadout', '--json').stdout) as { transport: { type: string; command: string; args: string[]; env: Record<string, string> } };
+    const codex = JSON.parse(user.codex(user.home, 'get', 'loadout', '--json').stdout) as {
+      transport: { type: string; command: string; args: string[]; env: Record<string, string> };
+    };
     expect(codex.transport).toMatchObject({ type: 'stdio', command: process.execPath, env: { LOADOUT_HOME: user.workspace } });
 
     // With `loadout` on PATH the entry calls it by name; a plain apply keeps the bridge as it is.
@@ -237,7 +278,9 @@ describe('the MCP bridge', () => {
     fs.mkdirSync(bin);
     fs.writeFileSync(path.join(bin, 'loadout'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     expect(user.loadout(['apply', ...both], { PATH: `${bin}:/usr/bin:/bin` }).status).toBe(0);
-    expect(JSON.parse(user.codex(user.home, 'get', 'loadout', '--json').stdout)).toMatchObject({ transport: { command: 'loadout', args: ['mcp'] } });
+    expect(JSON.parse(user.codex(user.home, 'get', 'loadout', '--json').stdout)).toMatchObject({
+      transport: { command: 'loadout', args: ['mcp'] },
+    });
     expect(user.claude(user.home, 'get', 'loadout').stdout).toContain('Command: loadout');
 
     expect(user.loadout(['apply', ...both, '--no-mcp-bridge']).status).toBe(0);

@@ -19,11 +19,21 @@ afterEach(() => removeTestdirs());
  * Runs the built `loadout` and kills it with SIGKILL as soon as `killWhen` says so (checked every
  * few milliseconds), or lets it finish when there is no such moment.
  */
-function loadout(m: Machine, args: readonly string[], killWhen: (() => boolean) | null): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+function loadout(
+  m: Machine,
+  args: readonly string[],
+  killWhen: (() => boolean) | null,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: m.base,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...m.env, LOADOUT_HOME: m.places.home, LOADOUT_CAPABILITIES_DIR: m.places.capabilitiesDir, LOADOUT_DATA_DIR: m.places.dataDir },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ...m.env,
+        LOADOUT_HOME: m.places.home,
+        LOADOUT_CAPABILITIES_DIR: m.places.capabilitiesDir,
+        LOADOUT_DATA_DIR: m.places.dataDir,
+      },
       stdio: 'ignore',
     });
     const timer = killWhen === null ? null : setInterval(() => killWhen() && child.kill('SIGKILL'), 2);
@@ -36,7 +46,12 @@ function loadout(m: Machine, args: readonly string[], killWhen: (() => boolean) 
 }
 
 const SERVERS = 40;
-const expectedClaude = (index: number) => ({ type: 'stdio', command: 'node', args: [`/opt/server-${index}.js`], env: { INDEX: String(index) } });
+const expectedClaude = (index: number) => ({
+  type: 'stdio',
+  command: 'node',
+  args: [`/opt/server-${index}.js`],
+  env: { INDEX: String(index) },
+});
 const expectedCodex = (index: number) => ({ command: 'node', args: [`/opt/server-${index}.js`], env: { INDEX: String(index) } });
 
 describe('an apply killed at any moment', () => {
@@ -59,7 +74,10 @@ describe('an apply killed at any moment', () => {
       if (round % 2 === 0) {
         fs.mkdirSync(serversDir, { recursive: true });
         for (let index = 0; index < SERVERS; index += 1) {
-          fs.writeFileSync(path.join(serversDir, `s${index}.json`), serverDocument({ command: 'node', args: [`/opt/server-${index}.js`], env: { INDEX: String(index) } }));
+          fs.writeFileSync(
+            path.join(serversDir, `s${index}.json`),
+            serverDocument({ command: 'node', args: [`/opt/server-${index}.js`], env: { INDEX: String(index) } }),
+          );
         }
       } else {
         fs.rmSync(serversDir, { recursive: true, force: true });
@@ -83,7 +101,8 @@ describe('an apply killed at any moment', () => {
       }
 
       // Whatever the moment: each file parses, the user's entry is whole, each of Loadout's is whole or absent.
-      const claude = (JSON.parse(fs.readFileSync(claudeFile, 'utf8')) as { numStartups: number; mcpServers: Record<string, unknown> }).mcpServers;
+      const claude = (JSON.parse(fs.readFileSync(claudeFile, 'utf8')) as { numStartups: number; mcpServers: Record<string, unknown> })
+        .mcpServers;
       const codex = (parseToml(fs.readFileSync(codexFile, 'utf8')) as { mcp_servers: Record<string, unknown> }).mcp_servers;
       expect(claude.mine).toEqual(mine);
       expect(codex.mine).toEqual({ command: 'node' });

@@ -89,13 +89,19 @@ export interface ClaudeListing {
 export async function claudeListing(home: string, cwd: string, extra: Record<string, string> = {}): Promise<ClaudeListing> {
   const debug = path.join(home, `claude-debug-${process.pid}-${Date.now()}.log`);
   const request = JSON.stringify({ type: 'control_request', request_id: 'loadout', request: { subtype: 'initialize' } });
-  const stdout = await talk('claude', ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debug], {
-    cwd,
-    env: clientEnv(home, extra),
-    input: `${request}\n`,
-    done: (text) => completeLines(text).some((line) => line.includes('"control_response"')),
-  });
-  const answer = jsonLines(stdout).find((line) => line.type === 'control_response') as { response: { response: { commands: { name: string }[] } } } | undefined;
+  const stdout = await talk(
+    'claude',
+    ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debug],
+    {
+      cwd,
+      env: clientEnv(home, extra),
+      input: `${request}\n`,
+      done: (text) => completeLines(text).some((line) => line.includes('"control_response"')),
+    },
+  );
+  const answer = jsonLines(stdout).find((line) => line.type === 'control_response') as
+    | { response: { response: { commands: { name: string }[] } } }
+    | undefined;
   if (answer === undefined) throw new Error(`claude gave no initialize answer: ${stdout.slice(0, 500)}`);
   const log = fs.existsSync(debug) ? fs.readFileSync(debug, 'utf8') : '';
   fs.rmSync(debug, { force: true });
@@ -140,14 +146,20 @@ export async function codexListing(home: string, cwd: string, extra: Record<stri
   const lines = jsonLines(stdout);
   const initialized = lines.find((line) => line.id === 1) as { result: { codexHome: string } } | undefined;
   const listed = lines.find((line) => line.id === 2) as { result: { data: { skills: CodexSkill[]; errors?: unknown[] }[] } } | undefined;
-  if (initialized === undefined || listed === undefined) throw new Error(`codex app-server gave no skills/list answer: ${stdout.slice(0, 500)}`);
+  if (initialized === undefined || listed === undefined)
+    throw new Error(`codex app-server gave no skills/list answer: ${stdout.slice(0, 500)}`);
   const data = listed.result.data[0];
   return { skills: data?.skills ?? [], errors: data?.errors ?? [], codexHome: initialized.result.codexHome };
 }
 
 /** The skill names Codex puts into the model's prompt (`codex debug prompt-input`), in its order. */
 export function codexPromptSkillNames(home: string, cwd: string): string[] {
-  const result = spawnSync(path.join(BIN, 'codex'), ['debug', 'prompt-input', 'hi'], { cwd, env: clientEnv(home, {}), encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(path.join(BIN, 'codex'), ['debug', 'prompt-input', 'hi'], {
+    cwd,
+    env: clientEnv(home, {}),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   const input = JSON.parse(result.stdout) as { content?: ({ text?: string } | string)[] }[];
   for (const message of input) {
     for (const part of message.content ?? []) {
@@ -186,6 +198,12 @@ export interface McpCommandRun {
  * check it (no model is involved); `codex mcp` reads the files only.
  */
 export function clientMcp(client: 'claude' | 'codex', home: string, cwd: string, args: readonly string[]): McpCommandRun {
-  const result = spawnSync(path.join(BIN, client), ['mcp', ...args], { cwd, env: clientEnv(home, {}), encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(path.join(BIN, client), ['mcp', ...args], {
+    cwd,
+    env: clientEnv(home, {}),
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -21,7 +21,9 @@ interface PlanJson {
   }[];
 }
 
-const skill = (name: string, description = `${name} does one thing well.`): TreeDescription => ({ 'SKILL.md': `---\nname: ${name}\ndescription: ${description}\n---\nUse ${name} when asked.\n` });
+const skill = (name: string, description = `${name} does one thing well.`): TreeDescription => ({
+  'SKILL.md': `---\nname: ${name}\ndescription: ${description}\n---\nUse ${name} when asked.\n`,
+});
 
 /**
  * A new user's machine in a temp folder: a scratch home (where the clients keep everything, never
@@ -68,7 +70,9 @@ function writtenFolders(...roots: string[]): string[] {
   return roots.flatMap((root) => {
     const manifest = path.join(root, '.loadout-manifest.json');
     if (!fs.existsSync(manifest)) return [];
-    return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { entries: { path: string }[] }).entries.map((entry) => path.join(root, entry.path));
+    return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { entries: { path: string }[] }).entries.map((entry) =>
+      path.join(root, entry.path),
+    );
   });
 }
 
@@ -99,7 +103,9 @@ describe('what the real clients load equals the plan', () => {
     expect(codexNames).toEqual(expect.arrayContaining(['deploy', 'deep', 'skill-creator']));
     expect(listedTwice(codexPromptSkillNames(user.home, user.project))).toEqual([]);
 
-    const why = user.loadout('why', 'skill-creator', '--project', user.project, '--json').json<{ runtimes: { runtime: string; copies: { state: string; owner: string }[] }[] }>();
+    const why = user
+      .loadout('why', 'skill-creator', '--project', user.project, '--json')
+      .json<{ runtimes: { runtime: string; copies: { state: string; owner: string }[] }[] }>();
     expect(why.runtimes.find((entry) => entry.runtime === 'codex')?.copies.map((copy) => [copy.owner, copy.state])).toEqual([
       ['loadout', 'held'],
       ['builtin', 'present'],
@@ -114,7 +120,11 @@ describe('what the real clients load equals the plan', () => {
     expect(part(plan, 'claude-code').status).toBe('conflict');
     expect(part(plan, 'codex').status).toBe('ok');
     expect(fs.existsSync(path.join(user.home, '.claude/skills'))).toBe(false);
-    expect(part(plan, 'codex').changes.filter((change) => change.action === 'skip').map((change) => [change.name, change.reason])).toEqual([
+    expect(
+      part(plan, 'codex')
+        .changes.filter((change) => change.action === 'skip')
+        .map((change) => [change.name, change.reason]),
+    ).toEqual([
       ['nodesc', 'Codex does not load a skill without a description'],
       ['nofm', 'Codex does not load a SKILL.md without frontmatter'],
     ]);
@@ -140,7 +150,17 @@ describe('what the real clients load equals the plan', () => {
       ...writtenFolders(path.join(user.home, '.claude/skills'), path.join(user.project, '.claude/skills')),
       ...writtenFolders(path.join(second.home, '.agents/skills')),
     ];
-    expect(folders.map((folder) => path.basename(folder)).sort()).toEqual(['café-skill', 'café-skill', 'charts', 'charts', 'claude-api', 'deploy', 'notes', 'notes', 'skill-creator']);
+    expect(folders.map((folder) => path.basename(folder)).sort()).toEqual([
+      'café-skill',
+      'café-skill',
+      'charts',
+      'charts',
+      'claude-api',
+      'deploy',
+      'notes',
+      'notes',
+      'skill-creator',
+    ]);
     for (const folder of folders) {
       const verdict = skillsRefValidate(folder);
       expect(verdict.ok, verdict.output).toBe(true);
@@ -158,14 +178,25 @@ describe("Loadout's lists of what the clients bring themselves match the pinned 
   it('Codex installs exactly the kept system skills at its first start', async () => {
     const home = testdir({ work: {} });
     const codex = await codexListing(home, path.join(home, 'work'));
-    expect(codex.skills.filter((entry) => entry.scope === 'system').map((entry) => entry.name).sort()).toEqual([...CODEX_SYSTEM_SKILLS.names]);
-    expect(fs.readdirSync(path.join(home, '.codex/skills/.system')).filter((name) => !name.startsWith('.')).sort()).toEqual([...CODEX_SYSTEM_SKILLS.names]);
+    expect(
+      codex.skills
+        .filter((entry) => entry.scope === 'system')
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual([...CODEX_SYSTEM_SKILLS.names]);
+    expect(
+      fs
+        .readdirSync(path.join(home, '.codex/skills/.system'))
+        .filter((name) => !name.startsWith('.'))
+        .sort(),
+    ).toEqual([...CODEX_SYSTEM_SKILLS.names]);
   });
 });
 
 describe('the environment, as each client reads it', () => {
   /** The personal skills folder Claude Code's debug log names, resolved against where it started. */
-  const claudeUserRoot = (listing: { loadingFrom: string }, cwd: string): string => path.resolve(cwd, /user=(.*?), project=/.exec(listing.loadingFrom)?.[1] ?? '?');
+  const claudeUserRoot = (listing: { loadingFrom: string }, cwd: string): string =>
+    path.resolve(cwd, /user=(.*?), project=/.exec(listing.loadingFrom)?.[1] ?? '?');
 
   it.each([
     ['unset', undefined, '~/.claude/skills'],
@@ -173,13 +204,20 @@ describe('the environment, as each client reads it', () => {
     ['absolute', 'ABS', '$CLAUDE_CONFIG_DIR/skills'],
   ])('CLAUDE_CONFIG_DIR %s', async (_title, value, planned) => {
     const user = newUser('unused-name', { plugin: false });
-    const env: Record<string, string> = value === undefined ? {} : { CLAUDE_CONFIG_DIR: value === 'ABS' ? path.join(user.base, 'claude-config') : value };
+    const env: Record<string, string> =
+      value === undefined ? {} : { CLAUDE_CONFIG_DIR: value === 'ABS' ? path.join(user.base, 'claude-config') : value };
     const claude = await claudeListing(user.home, user.project, env);
-    const plan = runCli(user.workspace, ['apply', '--dry-run', '--project', user.project, '--runtime', 'claude-code', '--json'], { HOME: user.home, ...env }).json<PlanJson>();
+    const plan = runCli(user.workspace, ['apply', '--dry-run', '--project', user.project, '--runtime', 'claude-code', '--json'], {
+      HOME: user.home,
+      ...env,
+    }).json<PlanJson>();
     const root = part(plan, 'claude-code').roots.find((entry) => entry.scope === 'user');
     expect(root?.path).toBe(planned);
     const actual = claudeUserRoot(claude, user.project);
-    const expected = planned.replace('~', user.home).replace('<project>', user.project).replace('$CLAUDE_CONFIG_DIR', env.CLAUDE_CONFIG_DIR ?? '');
+    const expected = planned
+      .replace('~', user.home)
+      .replace('<project>', user.project)
+      .replace('$CLAUDE_CONFIG_DIR', env.CLAUDE_CONFIG_DIR ?? '');
     expect(actual).toBe(expected);
   });
 
@@ -191,7 +229,10 @@ describe('the environment, as each client reads it', () => {
     const env: Record<string, string> = value === undefined ? {} : { CODEX_HOME: value };
     const codex = await codexListing(user.home, user.project, env);
     expect(codex.codexHome).toBe(path.join(user.home, '.codex'));
-    const plan = runCli(user.workspace, ['apply', '--dry-run', '--project', user.project, '--runtime', 'codex', '--json'], { HOME: user.home, ...env }).json<PlanJson>();
+    const plan = runCli(user.workspace, ['apply', '--dry-run', '--project', user.project, '--runtime', 'codex', '--json'], {
+      HOME: user.home,
+      ...env,
+    }).json<PlanJson>();
     expect(part(plan, 'codex').roots.map((entry) => entry.path)).toContain('~/.codex/skills/.system');
   });
 });

@@ -35,7 +35,9 @@ describe('the session and task routes', () => {
     const answer = await s.request('GET', '/api/session', { token: null });
     expect(answer.status).toBe(200);
     const session = answer.body as Record<string, unknown>;
-    expect(Object.keys(session)).toEqual(expect.arrayContaining(['project', 'roots', 'skills', 'tasks', 'servers', 'skillsBlock', 'diagnostics']));
+    expect(Object.keys(session)).toEqual(
+      expect.arrayContaining(['project', 'roots', 'skills', 'tasks', 'servers', 'skillsBlock', 'diagnostics']),
+    );
     expect((session.tasks as { dirName: string; plugin: string | null }[]).map((t) => [t.dirName, t.plugin])).toEqual(
       expect.arrayContaining([
         ['echo', null],
@@ -59,11 +61,16 @@ describe('the session and task routes', () => {
     expect(revalidated.headers.etag).toBe(etag);
 
     // An edit under a root, then a switch in the database: each is a new body and a new tag.
-    writeTree(path.join(s.places.capabilitiesDir, 'skills'), { 'owner-skill': { 'SKILL.md': '---\nname: owner-skill\ndescription: Changed.\n---\nBody.\n' } });
+    writeTree(path.join(s.places.capabilitiesDir, 'skills'), {
+      'owner-skill': { 'SKILL.md': '---\nname: owner-skill\ndescription: Changed.\n---\nBody.\n' },
+    });
     await new Promise((done) => setTimeout(done, 50));
     const edited = await s.request('GET', '/api/session', { token: null, headers: { 'if-none-match': etag } });
     expect(edited.status).toBe(200);
-    expect((edited.body as { skills: { name: string; description: string }[] }).skills.find((skill) => skill.name === 'owner-skill')?.description).toBe('Changed.');
+    expect(
+      (edited.body as { skills: { name: string; description: string }[] }).skills.find((skill) => skill.name === 'owner-skill')
+        ?.description,
+    ).toBe('Changed.');
     expect(edited.headers.etag).not.toBe(etag);
     expect(await s.request('POST', '/api/plugins/acme/disable')).toMatchObject({ status: 200 });
     const switched = await s.request('GET', '/api/session', { token: null, headers: { 'if-none-match': edited.headers.etag as string } });
@@ -71,23 +78,33 @@ describe('the session and task routes', () => {
     expect((switched.body as { tasks: { plugin: string | null }[] }).tasks.some((task) => task.plugin === 'acme')).toBe(false);
 
     // Kept as UTF-8 bytes and sent as they are: JSON by type, text beyond ASCII intact, and the tag a hash of those bytes.
-    writeTree(path.join(s.places.capabilitiesDir, 'skills'), { 'owner-skill': { 'SKILL.md': '---\nname: owner-skill\ndescription: Zoë’s résumé 🚀\n---\nBody.\n' } });
+    writeTree(path.join(s.places.capabilitiesDir, 'skills'), {
+      'owner-skill': { 'SKILL.md': '---\nname: owner-skill\ndescription: Zoë’s résumé 🚀\n---\nBody.\n' },
+    });
     await new Promise((done) => setTimeout(done, 50));
     const accented = await s.request('GET', '/api/session', { token: null });
     expect(accented.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect((accented.body as { skills: { name: string; description: string }[] }).skills.find((skill) => skill.name === 'owner-skill')?.description).toBe('Zoë’s résumé 🚀');
+    expect(
+      (accented.body as { skills: { name: string; description: string }[] }).skills.find((skill) => skill.name === 'owner-skill')
+        ?.description,
+    ).toBe('Zoë’s résumé 🚀');
     expect(Number(accented.headers['content-length'])).toBe(Buffer.byteLength(accented.text));
     expect(accented.headers.etag).toBe(`"${createHash('sha256').update(accented.text).digest('base64url').slice(0, 32)}"`);
 
     const some = await s.request('GET', '/api/session?kinds=tasks,skill', { token: null });
     expect(Object.keys(some.body as object)).toEqual(['project', 'roots', 'skills', 'tasks', 'diagnostics']);
     expect(some.headers.etag).not.toBe(switched.headers.etag);
-    expect(await s.request('GET', '/api/session?kinds=spells', { token: null })).toMatchObject({ status: 400, body: { error: { code: 'KIND_UNKNOWN' } } });
+    expect(await s.request('GET', '/api/session?kinds=spells', { token: null })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'KIND_UNKNOWN' } },
+    });
   });
 
   it('opens the session for a project with the token, and refuses a project that does not exist', async () => {
     const s = await start();
-    const project = testdir({ '.agents': { tasks: { local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'echo local\n' }) } } });
+    const project = testdir({
+      '.agents': { tasks: { local: taskTree({ name: 'Local', implementation: 'run.sh' }, { 'run.sh': 'echo local\n' }) } },
+    });
     expect((await s.request('GET', `/api/tasks?project=${encodeURIComponent(project)}`, { token: null })).status).toBe(401);
     const answer = await s.request('GET', `/api/tasks?project=${encodeURIComponent(project)}`);
     expect((answer.body as { dirName: string; level: string }[]).find((t) => t.dirName === 'local')?.level).toBe('project');
@@ -106,7 +123,10 @@ describe('the session and task routes', () => {
     expect(await s.request('DELETE', '/api/tasks/made')).toMatchObject({ status: 200, body: { deleted: { dirName: 'made' } } });
     expect(await s.request('DELETE', '/api/tasks/made')).toMatchObject({ status: 404, body: { error: { code: 'TASK_NOT_FOUND' } } });
     expect(await s.request('GET', '/api/tasks/made')).toMatchObject({ status: 404 });
-    expect(await s.request('POST', '/api/tasks', { body: newTask('echo') })).toMatchObject({ status: 409, body: { error: { code: 'TASK_EXISTS' } } });
+    expect(await s.request('POST', '/api/tasks', { body: newTask('echo') })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'TASK_EXISTS' } },
+    });
   });
 
   it("refuses to change or delete a plugin's task with a 409 naming the plugin, and changes nothing", async () => {
@@ -114,15 +134,32 @@ describe('the session and task routes', () => {
     const file = path.join(s.places.pluginsDir, 'acme/tasks/acme-task/TASK.md');
     const before = fs.readFileSync(file, 'utf8');
     const put = await s.request('PUT', '/api/tasks/acme-task', { body: { description: 'mine now' } });
-    expect(put).toMatchObject({ status: 409, body: { error: { code: 'TASK_READ_ONLY', message: expect.stringContaining('plugin acme') } } });
+    expect(put).toMatchObject({
+      status: 409,
+      body: { error: { code: 'TASK_READ_ONLY', message: expect.stringContaining('plugin acme') } },
+    });
     const del = await s.request('DELETE', '/api/tasks/acme-task');
-    expect(del).toMatchObject({ status: 409, body: { error: { code: 'TASK_READ_ONLY', message: expect.stringContaining('plugin acme') } } });
+    expect(del).toMatchObject({
+      status: 409,
+      body: { error: { code: 'TASK_READ_ONLY', message: expect.stringContaining('plugin acme') } },
+    });
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
   });
 
   it('answers every bad name with a 400, on every task route, never a 500', async () => {
     const s = await start();
-    const names = ['..%2F..', '%2E%2E', '%00', 'a%00b', 'a%5Cb', '..%5C..', 'x'.repeat(300), 'y'.repeat(2000), 'z'.repeat(9000), '%E0%A4%A'];
+    const names = [
+      '..%2F..',
+      '%2E%2E',
+      '%00',
+      'a%00b',
+      'a%5Cb',
+      '..%5C..',
+      'x'.repeat(300),
+      'y'.repeat(2000),
+      'z'.repeat(9000),
+      '%E0%A4%A',
+    ];
     for (const name of names) {
       for (const [method, suffix, body] of [
         ['GET', '', undefined],
@@ -163,7 +200,9 @@ describe('the session and task routes', () => {
       expect(answer.body).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
     }
     expect(fs.readdirSync(path.join(s.places.capabilitiesDir, 'tasks')).sort()).toEqual(['echo', 'fails']);
-    expect(await s.request('POST', '/api/tasks', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).toMatchObject({
+    expect(
+      await s.request('POST', '/api/tasks', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+    ).toMatchObject({
       status: 415,
       body: { error: { code: 'MEDIA_TYPE_UNSUPPORTED' } },
     });
@@ -180,7 +219,9 @@ describe('who may call', () => {
     }
     expect(await s.request('DELETE', '/api/tasks/echo', { token: null })).toMatchObject({ status: 401 });
     expect(await s.request('POST', '/api/tasks/echo/runs', { body: {}, token: null })).toMatchObject({ status: 401 });
-    expect(await s.request('POST', '/rpc', { body: { jsonrpc: '2.0', id: 1, method: 'skills.list' }, token: null })).toMatchObject({ status: 401 });
+    expect(await s.request('POST', '/rpc', { body: { jsonrpc: '2.0', id: 1, method: 'skills.list' }, token: null })).toMatchObject({
+      status: 401,
+    });
     expect(fs.existsSync(path.join(s.places.capabilitiesDir, 'tasks/sneaky'))).toBe(false);
     expect(fs.existsSync(path.join(s.places.capabilitiesDir, 'tasks/echo'))).toBe(true);
     expect((await s.request('GET', '/api/jobs')).body).toEqual([]);
@@ -215,17 +256,31 @@ describe('who may call', () => {
     expect(fs.existsSync(path.join(s.places.capabilitiesDir, 'tasks/echo'))).toBe(true);
     expect(fs.existsSync(path.join(s.places.capabilitiesDir, 'tasks/csrf'))).toBe(false);
 
-    const own = await s.request('POST', '/api/tasks', { body: newTask('fine'), headers: { origin: `http://localhost:${port}`, host: `localhost:${port}` } });
+    const own = await s.request('POST', '/api/tasks', {
+      body: newTask('fine'),
+      headers: { origin: `http://localhost:${port}`, host: `localhost:${port}` },
+    });
     expect(own.status).toBe(201);
   });
 });
 
 describe('runs, jobs and their live output', () => {
   it('refuses a run of a missing task (404) or one without an interpreter (409), queueing nothing', async () => {
-    const s = await start({ tree: workspaceTree({ ruby: taskTree({ name: 'Ruby', implementation: 'run.rb' }, { 'run.rb': 'puts 1' }) }), plugins: [] });
-    expect(await s.request('POST', '/api/tasks/nope/runs', { body: {} })).toMatchObject({ status: 404, body: { error: { code: 'TASK_NOT_FOUND' } } });
-    expect(await s.request('POST', '/api/tasks/ruby/runs', { body: {} })).toMatchObject({ status: 409, body: { error: { code: 'TASK_NOT_RUNNABLE' } } });
-    expect(await s.request('POST', '/api/pipelines', { body: { steps: [{ task: 'echo' }, { task: 'nope' }] } })).toMatchObject({ status: 404 });
+    const s = await start({
+      tree: workspaceTree({ ruby: taskTree({ name: 'Ruby', implementation: 'run.rb' }, { 'run.rb': 'puts 1' }) }),
+      plugins: [],
+    });
+    expect(await s.request('POST', '/api/tasks/nope/runs', { body: {} })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'TASK_NOT_FOUND' } },
+    });
+    expect(await s.request('POST', '/api/tasks/ruby/runs', { body: {} })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'TASK_NOT_RUNNABLE' } },
+    });
+    expect(await s.request('POST', '/api/pipelines', { body: { steps: [{ task: 'echo' }, { task: 'nope' }] } })).toMatchObject({
+      status: 404,
+    });
     expect((await s.request('GET', '/api/jobs')).body).toEqual([]);
     expect(await s.request('GET', '/api/jobs/12345')).toMatchObject({ status: 404, body: { error: { code: 'JOB_NOT_FOUND' } } });
     expect(await s.request('GET', '/api/pipelines/12345')).toMatchObject({ status: 404, body: { error: { code: 'PIPELINE_NOT_FOUND' } } });
@@ -239,13 +294,22 @@ for (let i = 1; i <= 3; i += 1) {
 }
 process.stderr.write('warned\\n');
 `;
-    const s = await start({ tree: workspaceTree({ ticks: taskTree({ name: 'Ticks', implementation: 'run.mjs' }, { 'run.mjs': script }) }), plugins: [] });
+    const s = await start({
+      tree: workspaceTree({ ticks: taskTree({ name: 'Ticks', implementation: 'run.mjs' }, { 'run.mjs': script }) }),
+      plugins: [],
+    });
     const submitted = await s.request('POST', '/api/tasks/ticks/runs', { body: {} });
     const id = (submitted.body as { job: { id: number } }).job.id;
     const events = await readEventStream(s.server.port, `/api/jobs/${id}/stream`);
-    const output = events.filter((e) => e.event === 'output').map((e) => (e.data as { stream: string; text: string }).text).join('');
+    const output = events
+      .filter((e) => e.event === 'output')
+      .map((e) => (e.data as { stream: string; text: string }).text)
+      .join('');
     expect(output).toBe('line 1\nline 2\nline 3\nwarned\n');
-    expect(events.at(-1)).toMatchObject({ event: 'end', data: { id, status: 'succeeded', exitCode: 0, output: 'line 1\nline 2\nline 3\n' } });
+    expect(events.at(-1)).toMatchObject({
+      event: 'end',
+      data: { id, status: 'succeeded', exitCode: 0, output: 'line 1\nline 2\nline 3\n' },
+    });
 
     const replay = await readEventStream(s.server.port, `/api/jobs/${id}/stream`);
     expect(replay.map((e) => e.event)).toEqual(['output', 'output', 'end']);
@@ -254,7 +318,10 @@ process.stderr.write('warned\\n');
 
 describe('stopping', () => {
   it('ends open event streams when the server stops, and stops its running tasks', async () => {
-    const s = await start({ tree: workspaceTree({ forever: taskTree({ name: 'Forever', implementation: 'run.sh' }, { 'run.sh': 'sleep 60\n' }) }), plugins: [] });
+    const s = await start({
+      tree: workspaceTree({ forever: taskTree({ name: 'Forever', implementation: 'run.sh' }, { 'run.sh': 'sleep 60\n' }) }),
+      plugins: [],
+    });
     const inbox = readEventStream(s.server.port, '/api/notifications/stream');
     const id = ((await s.request('POST', '/api/tasks/forever/runs', { body: {} })).body as { job: { id: number } }).job.id;
     const stream = readEventStream(s.server.port, `/api/jobs/${id}/stream`);
@@ -269,13 +336,18 @@ describe('stopping', () => {
 });
 
 describe('notifications', () => {
-  it('stores a run\'s start and end in the inbox, newest first, and streams them live', async () => {
+  it("stores a run's start and end in the inbox, newest first, and streams them live", async () => {
     const s = await start();
     const live = readEventStream(s.server.port, '/api/notifications/stream', (events) => events.length >= 2);
     await new Promise((done) => setTimeout(done, 100));
     const job = ((await s.request('POST', '/api/tasks/echo/runs', { body: { input: 1 } })).body as { job: { id: number } }).job;
     await s.waitForJob(job.id);
-    const inbox = (await s.request('GET', '/api/notifications')).body as { notification: string; data: { jobId: number }; read: boolean; severity: string }[];
+    const inbox = (await s.request('GET', '/api/notifications')).body as {
+      notification: string;
+      data: { jobId: number };
+      read: boolean;
+      severity: string;
+    }[];
     expect(inbox.map((n) => n.notification)).toEqual(['task.run.succeeded', 'task.run.started']);
     expect(inbox[0]).toMatchObject({ data: { jobId: job.id, taskDirName: 'echo' }, read: false, severity: 'success' });
     const streamed = await live;
@@ -295,7 +367,11 @@ describe('notifications', () => {
     expect((await s.waitForJob(job.id)).status).toBe('succeeded');
     expect((await s.request('GET', '/api/notifications')).body).toEqual([]);
 
-    writeTree(s.places.capabilitiesDir, { notifications: { 'other.json': JSON.stringify({ name: 'other', notifications: [{ id: 'task.run.started', title: 'Started', severity: 'info' }] }) } });
+    writeTree(s.places.capabilitiesDir, {
+      notifications: {
+        'other.json': JSON.stringify({ name: 'other', notifications: [{ id: 'task.run.started', title: 'Started', severity: 'info' }] }),
+      },
+    });
     const second = ((await s.request('POST', '/api/tasks/echo/runs', { body: {} })).body as { job: { id: number } }).job;
     await s.waitForJob(second.id);
     const inbox = (await s.request('GET', '/api/notifications')).body as { notification: string; catalogue: string }[];
@@ -306,13 +382,18 @@ describe('notifications', () => {
 describe('plugins over HTTP', () => {
   it('lists, disables, enables and uninstalls, refusing bad and unknown names', async () => {
     const s = await start();
-    expect((await s.request('GET', '/api/plugins', { token: null })).body).toEqual([expect.objectContaining({ name: 'acme', enabled: true })]);
+    expect((await s.request('GET', '/api/plugins', { token: null })).body).toEqual([
+      expect.objectContaining({ name: 'acme', enabled: true }),
+    ]);
     expect(await s.request('POST', '/api/plugins/acme/disable')).toMatchObject({ status: 200, body: { name: 'acme', enabled: false } });
     const session = (await s.request('GET', '/api/session')).body as { tasks: { plugin: string | null }[] };
     expect(session.tasks.some((t) => t.plugin === 'acme')).toBe(false);
     expect(await s.request('POST', '/api/tasks/acme-task/runs', { body: {} })).toMatchObject({ status: 404 });
     expect(await s.request('POST', '/api/plugins/acme/enable')).toMatchObject({ status: 200, body: { enabled: true } });
-    expect(await s.request('POST', '/api/plugins/Not_A_Name/enable')).toMatchObject({ status: 400, body: { error: { code: 'PLUGIN_NAME_INVALID' } } });
+    expect(await s.request('POST', '/api/plugins/Not_A_Name/enable')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'PLUGIN_NAME_INVALID' } },
+    });
     expect(await s.request('POST', '/api/plugins/ghost/enable')).toMatchObject({ status: 404 });
     expect(await s.request('DELETE', '/api/plugins/acme')).toMatchObject({ status: 200, body: { name: 'acme' } });
     expect(fs.existsSync(path.join(s.places.pluginsDir, 'acme'))).toBe(false);
@@ -379,6 +460,8 @@ describe('the capability screen', () => {
     for (const escape of ['/../package.json', '/%2e%2e/package.json', '/..%2Fsrc%2Findex.ts']) {
       expect([404, 403, 400]).toContain((await s.request('GET', escape, { token: null })).status);
     }
-    expect(await s.request('GET', '/', { token: null, headers: { host: `rebound.example:${s.server.port}` } })).toMatchObject({ status: 403 });
+    expect(await s.request('GET', '/', { token: null, headers: { host: `rebound.example:${s.server.port}` } })).toMatchObject({
+      status: 403,
+    });
   });
 });

@@ -76,7 +76,13 @@ describe('acceptance, through real HTTP', () => {
     for (const id of [owner, plugin, failing]) await server.waitForJob(id);
 
     const read = async (id: number): Promise<Job> => (await server!.request('GET', `/api/jobs/${id}`)).body as Job;
-    expect(await read(owner)).toMatchObject({ id: owner, taskDirName: 'echo', status: 'succeeded', exitCode: 0, output: '{"input":{"text":"hello"}}\n' });
+    expect(await read(owner)).toMatchObject({
+      id: owner,
+      taskDirName: 'echo',
+      status: 'succeeded',
+      exitCode: 0,
+      output: '{"input":{"text":"hello"}}\n',
+    });
     expect(await read(plugin)).toMatchObject({ taskDirName: 'acme-task', status: 'succeeded', exitCode: 0, output: 'from acme\n' });
     expect(await read(failing)).toMatchObject({
       taskDirName: 'fails',
@@ -108,7 +114,9 @@ describe('acceptance, through real HTTP', () => {
 
   it('2b. a failed step fails the pipeline and skips the rest', async () => {
     server = await TestServer.start({ tree: scenarioTree(), plugins: [] });
-    const answer = await server.request('POST', '/api/pipelines', { body: { steps: [{ task: 'echo' }, { task: 'fails' }, { task: 'echo' }] } });
+    const answer = await server.request('POST', '/api/pipelines', {
+      body: { steps: [{ task: 'echo' }, { task: 'fails' }, { task: 'echo' }] },
+    });
     const pipeline = await pipelineDone(server, (answer.body as { pipeline: { id: number } }).pipeline.id);
     expect(pipeline.status).toBe('failed');
     expect(pipeline.jobs.map((job) => job.status)).toEqual(['succeeded', 'failed', 'skipped']);

@@ -59,7 +59,9 @@ describe('loadout serve', () => {
 
   it('takes the token from LOADOUT_TOKEN, never hands it to a task, and refuses a bad --port', async () => {
     const token = 'from-the-environment-0123456789';
-    const home = testdir(workspaceTree({ env: taskTree({ name: 'Env', implementation: 'run.sh' }, { 'run.sh': 'cat >/dev/null\nenv\n' }) }));
+    const home = testdir(
+      workspaceTree({ env: taskTree({ name: 'Env', implementation: 'run.sh' }, { 'run.sh': 'cat >/dev/null\nenv\n' }) }),
+    );
     const served = await serve(home, [], { LOADOUT_TOKEN: token });
     expect(served.description.token).toEqual({ source: 'env', variable: 'LOADOUT_TOKEN' });
     expect(fs.existsSync(path.join(home, '.loadout', 'server-token'))).toBe(false);
@@ -123,7 +125,8 @@ describe('loadout serve', () => {
     expect(isProcessAlive(orphan)).toBe(false);
     expect(isProcessAlive(onceOrphan)).toBe(false);
 
-    const read = async (id: number): Promise<Job> => (await sendRequest(second.port, 'GET', `/api/jobs/${id}`, { token: second.token })).body as Job;
+    const read = async (id: number): Promise<Job> =>
+      (await sendRequest(second.port, 'GET', `/api/jobs/${id}`, { token: second.token })).body as Job;
     await expect.poll(async () => (await read(retryJob)).status, { timeout: 15_000 }).toBe('succeeded');
     expect(await read(retryJob)).toMatchObject({ attempts: 2, output: 'finished' });
     expect(await read(onceJob)).toMatchObject({ status: 'failed', attempts: 1, error: 'server stopped while running' });
@@ -152,7 +155,13 @@ describe('loadout tasks run', () => {
 
     const json = await runCliProcess(home, ['tasks', 'run', 'fails', '--json']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ taskDirName: 'fails', status: 'failed', exitCode: 4, output: 'partial\n', stderr: 'it broke\n' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      taskDirName: 'fails',
+      status: 'failed',
+      exitCode: 4,
+      output: 'partial\n',
+      stderr: 'it broke\n',
+    });
   });
 
   it('refuses bad input, bad names and missing tasks with clear errors', async () => {

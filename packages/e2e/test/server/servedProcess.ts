@@ -30,7 +30,10 @@ export interface Served {
 
 /** Spawns `loadout serve --port 0 --json` and waits for the JSON document it prints once listening. */
 export function serve(home: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', ...args], { env: envFor(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--json', ...args], {
+    env: envFor(home, extraEnv),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   return new Promise((done, fail) => {
     let out = '';
@@ -51,7 +54,11 @@ export function serve(home: string, args: string[] = [], extraEnv: Record<string
 }
 
 /** Runs the built `loadout` with `args` in `home` and waits for it to end. */
-export function runCliProcess(home: string, args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCliProcess(
+  home: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [MAIN, ...args], { env: envFor(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';

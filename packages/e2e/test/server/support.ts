@@ -45,7 +45,12 @@ export function pluginTree(name: string): TreeDescription {
 }
 
 export function placesIn(home: string): Places {
-  return { home, capabilitiesDir: path.join(home, 'capabilities'), pluginsDir: path.join(home, 'plugins'), dataDir: path.join(home, '.loadout') };
+  return {
+    home,
+    capabilitiesDir: path.join(home, 'capabilities'),
+    pluginsDir: path.join(home, 'plugins'),
+    dataDir: path.join(home, '.loadout'),
+  };
 }
 
 /** The app's root container, exactly as `loadout serve` builds it. */
@@ -88,11 +93,19 @@ export class TestServer {
 
   /** `modules` replaces the app's module list (`loadoutModules` plus a test's own, say). */
   static async start(
-    options: { tree?: TreeDescription; plugins?: string[]; approvePlugins?: boolean; workers?: number; retryBaseMs?: number; modules?: readonly LoadoutModule[] } = {},
+    options: {
+      tree?: TreeDescription;
+      plugins?: string[];
+      approvePlugins?: boolean;
+      workers?: number;
+      retryBaseMs?: number;
+      modules?: readonly LoadoutModule[];
+    } = {},
   ): Promise<TestServer> {
     const home = testdir(options.tree ?? workspaceTree());
     const places = placesIn(home);
-    const container = options.modules === undefined ? createTestContainer(places) : createKernel({ places }, [keptReadsModule(), ...options.modules]);
+    const container =
+      options.modules === undefined ? createTestContainer(places) : createKernel({ places }, [keptReadsModule(), ...options.modules]);
     for (const name of options.plugins ?? []) await registerPlugin(container, name, options.approvePlugins !== false);
     configureJobWorkers(container, { count: options.workers ?? 2, retryBaseMs: options.retryBaseMs ?? 50, pollMs: 200 });
     const server = await startServer(container, { port: 0, token: TOKEN, log: () => undefined });

@@ -31,7 +31,11 @@ function workspace(): string {
       notifications: { 'loadout-runs.json': runNotificationCatalogue },
       tasks: {
         count: taskTree(
-          { name: 'Count', implementation: 'run.sh', input: { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 20 } }, required: ['n'] } },
+          {
+            name: 'Count',
+            implementation: 'run.sh',
+            input: { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 20 } }, required: ['n'] },
+          },
           { 'run.sh': SLEEPER },
         ),
       },
@@ -63,7 +67,10 @@ describe('a task input over its declared maximum', () => {
     const home = workspace();
     const run = runCli(home, ['tasks', 'run', 'count', '--input', '{"n":99}', '--json']);
     expect(run.status).toBe(1);
-    expect(run.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'TASK_INPUT_INVALID', message: expect.stringContaining('n') });
+    expect(run.json<{ error: { code: string; message: string } }>().error).toMatchObject({
+      code: 'TASK_INPUT_INVALID',
+      message: expect.stringContaining('n'),
+    });
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(fs.existsSync(path.join(home, 'ran-99'))).toBe(false);
     // Within the schema it runs.
@@ -76,10 +83,16 @@ describe('a task input over its declared maximum', () => {
     const served = await serve(home);
     const auth = { token: served.token };
     const run = await sendRequest(served.port, 'POST', '/api/tasks/count/runs', { ...auth, body: { input: { n: 99 } } });
-    expect([run.status, run.body]).toEqual([400, { error: { code: 'TASK_INPUT_INVALID', message: expect.stringContaining('n: 99 is greater than 20') } }]);
+    expect([run.status, run.body]).toEqual([
+      400,
+      { error: { code: 'TASK_INPUT_INVALID', message: expect.stringContaining('n: 99 is greater than 20') } },
+    ]);
     const missing = await sendRequest(served.port, 'POST', '/api/tasks/count/runs', { ...auth, body: {} });
     expect(missing.status).toBe(400);
-    const pipeline = await sendRequest(served.port, 'POST', '/api/pipelines', { ...auth, body: { steps: [{ task: 'count', input: { n: 99 } }] } });
+    const pipeline = await sendRequest(served.port, 'POST', '/api/pipelines', {
+      ...auth,
+      body: { steps: [{ task: 'count', input: { n: 99 } }] },
+    });
     expect(pipeline.status).toBe(400);
     const jobs = await sendRequest(served.port, 'GET', '/api/jobs', auth);
     expect(jobs.body).toEqual([]);
@@ -96,7 +109,8 @@ describe('cancelling a job', () => {
     const second = await sendRequest(served.port, 'POST', '/api/tasks/count/runs', { ...auth, body: { input: { n: 19 } } });
     const firstId = (first.body as { job: { id: number } }).job.id;
     const secondId = (second.body as { job: { id: number } }).job.id;
-    const job = (id: number) => async () => (await sendRequest(served.port, 'GET', `/api/jobs/${id}`, auth)).body as { status: string; error: string | null };
+    const job = (id: number) => async () =>
+      (await sendRequest(served.port, 'GET', `/api/jobs/${id}`, auth)).body as { status: string; error: string | null };
     expect((await until(job(firstId), (j) => j.status === 'running')).status).toBe('running');
     const childFile = path.join(home, 'child-20');
     await until(async () => fs.existsSync(childFile), Boolean);
@@ -116,7 +130,12 @@ describe('cancelling a job', () => {
     const ended = await until(job(firstId), (j) => j.status !== 'running');
     expect(ended).toMatchObject({ status: 'failed', error: 'cancelled by the owner' });
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(await until(async () => alive(child), (up) => !up)).toBe(false);
+    expect(
+      await until(
+        async () => alive(child),
+        (up) => !up,
+      ),
+    ).toBe(false);
     expect(fs.existsSync(path.join(home, 'ran-19'))).toBe(false);
 
     // An ended job cannot be cancelled: 409 over HTTP, exit 1 on the command line, nothing changed.

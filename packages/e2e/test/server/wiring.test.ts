@@ -27,13 +27,22 @@ const recipesFace: LoadoutModule = (container) => {
       params: z.strictObject({ title: z.string().max(64) }),
       query: z.object({ limit: z.coerce.number().int().min(1).max(10).optional() }),
       // Typed from the declarations: `book` is a RecipeBook, `params.title` a string, `query.limit` a number.
-      handle: ({ params, query }, { book }) => book.titles().filter((title) => title.startsWith(params.title)).slice(0, query.limit ?? 10),
+      handle: ({ params, query }, { book }) =>
+        book
+          .titles()
+          .filter((title) => title.startsWith(params.title))
+          .slice(0, query.limit ?? 10),
     }),
   ]);
 };
 const recipesMethod: LoadoutModule = (container) =>
   contributeRpcMethods(container, 'recipes', [
-    defineRpcMethod({ name: 'recipes.titles', params: z.strictObject({}), deps: { book: RecipeBook }, handler: (_params, { book }) => book.titles() }),
+    defineRpcMethod({
+      name: 'recipes.titles',
+      params: z.strictObject({}),
+      deps: { book: RecipeBook },
+      handler: (_params, { book }) => book.titles(),
+    }),
   ]);
 const recipeBook: LoadoutModule = (container) => container.register(RecipeBook, { useValue: { titles: () => ['bread', 'broth', 'cake'] } });
 
@@ -66,13 +75,15 @@ async function startFailure(container: DependencyContainer): Promise<Error> {
 }
 
 describe('declared dependencies', () => {
-  it('starting the app without one service a route needs fails at start with the route\'s name', async () => {
+  it("starting the app without one service a route needs fails at start with the route's name", async () => {
     const error = await startFailure(app([recipesFace]));
     expect(isLoadoutError(error) && error.code).toBe('WIRING');
-    expect(error.message).toContain('the route GET /api/recipes/:title (from recipes) needs recipes.book (as "book"), which no module registers');
+    expect(error.message).toContain(
+      'the route GET /api/recipes/:title (from recipes) needs recipes.book (as "book"), which no module registers',
+    );
   });
 
-  it('a JSON-RPC method without its service fails the start with the method\'s name', async () => {
+  it("a JSON-RPC method without its service fails the start with the method's name", async () => {
     const error = await startFailure(app([recipesMethod]));
     expect(error.message).toContain('the JSON-RPC method recipes.titles (from recipes) needs recipes.book');
   });
@@ -81,8 +92,13 @@ describe('declared dependencies', () => {
     const server = await startServer(app([recipesFace, recipesMethod, recipeBook]), { port: 0, token: TOKEN, log: () => undefined });
     try {
       expect((await sendRequest(server.port, 'GET', '/api/recipes/br?limit=1', { token: null })).body).toEqual(['bread']);
-      expect(await sendRequest(server.port, 'GET', '/api/recipes/br?limit=zero', { token: null })).toMatchObject({ status: 400, body: { error: { code: 'REQUEST_INVALID' } } });
-      expect((await sendRequest(server.port, 'POST', '/rpc', { body: { jsonrpc: '2.0', id: 1, method: 'recipes.titles' } })).body).toMatchObject({ result: ['bread', 'broth', 'cake'] });
+      expect(await sendRequest(server.port, 'GET', '/api/recipes/br?limit=zero', { token: null })).toMatchObject({
+        status: 400,
+        body: { error: { code: 'REQUEST_INVALID' } },
+      });
+      expect(
+        (await sendRequest(server.port, 'POST', '/rpc', { body: { jsonrpc: '2.0', id: 1, method: 'recipes.titles' } })).body,
+      ).toMatchObject({ result: ['bread', 'broth', 'cake'] });
     } finally {
       await server.close();
     }
@@ -90,14 +106,20 @@ describe('declared dependencies', () => {
 
   it('two contributors of one route, or of one method name, are both named', async () => {
     const tasksAgain: LoadoutModule = (container) =>
-      contributeRoutes(container, 'recipes', [defineRoute({ method: 'GET', path: '/api/tasks/:name', access: 'public', handle: () => [] })]);
+      contributeRoutes(container, 'recipes', [
+        defineRoute({ method: 'GET', path: '/api/tasks/:name', access: 'public', handle: () => [] }),
+      ]);
     const route = (await startFailure(app([tasksAgain]))).message;
     expect(route).toMatch(/the route GET \/api\/tasks\/:(dirName|name) \(from (tasks|recipes)\) is contributed twice/);
     expect(route).toContain('recipes');
     expect(route).toContain('tasks');
 
     const stateAgain: LoadoutModule = (container) =>
-      contributeRpcMethods(container, 'recipes', [defineRpcMethod({ name: 'capability.state', params: z.strictObject({}), handler: () => [] })]);
-    expect((await startFailure(app([stateAgain]))).message).toMatch(/the JSON-RPC method capability.state is contributed twice: by (state and by recipes|recipes and by state)/);
+      contributeRpcMethods(container, 'recipes', [
+        defineRpcMethod({ name: 'capability.state', params: z.strictObject({}), handler: () => [] }),
+      ]);
+    expect((await startFailure(app([stateAgain]))).message).toMatch(
+      /the JSON-RPC method capability.state is contributed twice: by (state and by recipes|recipes and by state)/,
+    );
   });
 });

@@ -10,7 +10,11 @@ const CLI = CLI_ENTRY;
 
 /** Runs the built `loadout` command against the workspace, the way a user would. */
 function loadout(ws: Workspace, ...args: string[]): Promise<CliRun> {
-  return spawnLoadout(args, { LOADOUT_HOME: ws.places.home, LOADOUT_CAPABILITIES_DIR: ws.places.capabilitiesDir, LOADOUT_DATA_DIR: ws.places.dataDir });
+  return spawnLoadout(args, {
+    LOADOUT_HOME: ws.places.home,
+    LOADOUT_CAPABILITIES_DIR: ws.places.capabilitiesDir,
+    LOADOUT_DATA_DIR: ws.places.dataDir,
+  });
 }
 
 async function json<T = Record<string, unknown>>(ws: Workspace, ...args: string[]): Promise<T> {
@@ -26,7 +30,13 @@ interface SessionJson {
   affordanceBlock: string;
 }
 interface StateJson {
-  capabilities: { kind: string; id: string; enabled: boolean; decidedBy: string; gates: Record<string, { configured: boolean; active: boolean; decidedBy: string }> }[];
+  capabilities: {
+    kind: string;
+    id: string;
+    enabled: boolean;
+    decidedBy: string;
+    gates: Record<string, { configured: boolean; active: boolean; decidedBy: string }>;
+  }[];
 }
 
 /** The owner's pdf skill with two gates, a notes skill and an affordance; a disabled plugin with charts. */
@@ -87,16 +97,30 @@ describe('loadout capability (end to end)', { timeout: 180_000 }, () => {
     expect(skills(await json<SessionJson>(ws, 'session', '--project', ws.other))).toEqual(['notes']);
     expect(skills(await json<SessionJson>(ws, 'session'))).toEqual(['notes']);
 
-    const gateOff = await json<{ errors: string[]; warnings: string[] }>(ws, 'capability', 'set', 'skill/pdf', '--gate', 'ocr=off', '--project', ws.project);
+    const gateOff = await json<{ errors: string[]; warnings: string[] }>(
+      ws,
+      'capability',
+      'set',
+      'skill/pdf',
+      '--gate',
+      'ocr=off',
+      '--project',
+      ws.project,
+    );
     expect(gateOff).toMatchObject({ errors: [], warnings: [] });
     const state = await json<StateJson>(ws, 'capability', 'state', '--project', ws.project);
     const pdf = state.capabilities.find((entry) => entry.id === 'pdf');
     expect(pdf).toMatchObject({
       enabled: true,
       decidedBy: 'project-override',
-      gates: { ocr: { configured: false, active: false, decidedBy: 'project-config' }, tables: { configured: true, active: true, decidedBy: 'declared-default' } },
+      gates: {
+        ocr: { configured: false, active: false, decidedBy: 'project-config' },
+        tables: { configured: true, active: true, decidedBy: 'declared-default' },
+      },
     });
-    expect(JSON.parse(fs.readFileSync(path.join(ws.project, '.agents', 'config.json'), 'utf8'))).toEqual({ gates: { 'skill/pdf': { ocr: false } } });
+    expect(JSON.parse(fs.readFileSync(path.join(ws.project, '.agents', 'config.json'), 'utf8'))).toEqual({
+      gates: { 'skill/pdf': { ocr: false } },
+    });
 
     const dead = await loadout(ws, 'capability', 'set', 'skill/pdf', '--gate', 'tables=off', '--project', ws.project);
     expect(dead.code).toBe(0);
@@ -105,13 +129,23 @@ describe('loadout capability (end to end)', { timeout: 180_000 }, () => {
     const before = bytesOf(ws);
     const refused = await loadout(ws, 'capability', 'set', 'skill/charts', '--enable', '--json');
     expect(refused.code).toBe(1);
-    const result = JSON.parse(refused.stdout) as { errors: { code: string; message: string }[]; written: boolean; capabilities: unknown[]; error: unknown };
-    const disabledPlugin = { code: 'STATE_PLUGIN_DISABLED', message: 'cannot enable skill/charts: it comes from plugin "extras", which is disabled; enable the plugin first' };
+    const result = JSON.parse(refused.stdout) as {
+      errors: { code: string; message: string }[];
+      written: boolean;
+      capabilities: unknown[];
+      error: unknown;
+    };
+    const disabledPlugin = {
+      code: 'STATE_PLUGIN_DISABLED',
+      message: 'cannot enable skill/charts: it comes from plugin "extras", which is disabled; enable the plugin first',
+    };
     expect(result.errors).toEqual([disabledPlugin]);
     expect(result.error).toEqual(disabledPlugin);
     expect(result.written).toBe(false);
     expect(result.capabilities.length).toBeGreaterThan(0);
-    expect(refused.stderr).toBe('loadout: cannot enable skill/charts: it comes from plugin "extras", which is disabled; enable the plugin first\n');
+    expect(refused.stderr).toBe(
+      'loadout: cannot enable skill/charts: it comes from plugin "extras", which is disabled; enable the plugin first\n',
+    );
     const human = await loadout(ws, 'capability', 'set', 'skill/charts', '--enable', '--gate', 'fast=on', '--project', ws.project);
     expect(human.code).toBe(1);
     // The refusal is said once, on stderr; stdout says what came of the request.
@@ -165,7 +199,11 @@ describe('loadout capability (end to end)', { timeout: 180_000 }, () => {
         gates: { 'skill/pdf': { ocr: on, tables: on }, 'skill/notes': { fast: on } },
       });
       const state = await json<StateJson>(ws, 'capability', 'state');
-      const enabled = Object.fromEntries(state.capabilities.filter((entry) => entry.kind !== 'skill' || entry.id !== 'charts').map((entry) => [`${entry.kind}/${entry.id}`, entry.enabled]));
+      const enabled = Object.fromEntries(
+        state.capabilities
+          .filter((entry) => entry.kind !== 'skill' || entry.id !== 'charts')
+          .map((entry) => [`${entry.kind}/${entry.id}`, entry.enabled]),
+      );
       expect(enabled).toEqual({ 'skill/notes': on, 'skill/pdf': on, 'affordance/shell': on });
       expect(fs.existsSync(`${configFile}.lock`)).toBe(false);
     }

@@ -37,19 +37,28 @@ function clonedProject() {
 }
 
 describe('project trust', () => {
-  it('refuses to run a cloned project\'s task until the project is trusted, then runs it; untrust holds it again', () => {
+  it("refuses to run a cloned project's task until the project is trusted, then runs it; untrust holds it again", () => {
     const { project, marker, loadout } = clonedProject();
     const refused = loadout('tasks', 'run', 'x', '--project', project, '--json');
     expect(refused.status).toBe(1);
-    expect(refused.json()).toEqual({ error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining(`loadout trust ${fs.realpathSync(project)}`) } });
+    expect(refused.json()).toEqual({
+      error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining(`loadout trust ${fs.realpathSync(project)}`) },
+    });
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(fs.existsSync(marker)).toBe(false);
 
     // Listed, with why; state says held and not active.
     const listed = loadout('tasks', 'list', '--project', project, '--json').json<{ dirName: string; held?: { decidedBy: string } }[]>();
     expect(listed.find((task) => task.dirName === 'x')?.held?.decidedBy).toBe('untrusted-project');
-    const state = loadout('capability', 'state', '--project', project, '--json').json<{ capabilities: { kind: string; id: string; enabled: boolean; active: boolean; decidedBy: string; held: string | null }[] }>();
-    expect(state.capabilities.find((entry) => entry.kind === 'task' && entry.id === 'x')).toMatchObject({ enabled: true, active: false, decidedBy: 'untrusted-project', held: expect.stringContaining('not trusted') });
+    const state = loadout('capability', 'state', '--project', project, '--json').json<{
+      capabilities: { kind: string; id: string; enabled: boolean; active: boolean; decidedBy: string; held: string | null }[];
+    }>();
+    expect(state.capabilities.find((entry) => entry.kind === 'task' && entry.id === 'x')).toMatchObject({
+      enabled: true,
+      active: false,
+      decidedBy: 'untrusted-project',
+      held: expect.stringContaining('not trusted'),
+    });
 
     const trusted = loadout('trust', project, '--json');
     expect(trusted.status, trusted.stderr).toBe(0);
@@ -70,21 +79,32 @@ describe('project trust', () => {
 });
 
 describe('plugin consent', () => {
-  it('holds a plugin\'s task until approved, again after an update changed its script (diff shows it), never after a text-only change', () => {
+  it("holds a plugin's task until approved, again after an update changed its script (diff shows it), never after a text-only change", () => {
     const { work, home, loadout } = clonedProject();
     const upstream = gitRepo(path.join(work, 'acme'), {
       tasks: { greet: { 'TASK.md': taskDoc('greet'), 'run.sh': 'echo hello v1\n' } },
       skills: { tone: { 'SKILL.md': skillMarkdown({ name: 'tone', description: 'Be kind.' }) } },
-      servers: { 'acme.json': JSON.stringify({ name: 'acme', command: 'node', args: ['server.js'], env: { ACME_TOKEN: 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' } }) },
+      servers: {
+        'acme.json': JSON.stringify({
+          name: 'acme',
+          command: 'node',
+          args: ['server.js'],
+          env: { ACME_TOKEN: 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' },
+        }),
+      },
     });
     const installed = loadout('plugins', 'install', pathToFileURL(upstream).href, '--name', 'acme');
     expect(installed.status, installed.stderr).toBe(0);
     expect(installed.stdout).toContain('task/greet: bash tasks/greet/run.sh  [held: unapproved-plugin]');
     expect(installed.stdout).toContain('server/acme: node server.js  [held: unapproved-plugin]');
     expect(installed.stdout).toContain('held until you approve: loadout plugins approve acme');
-    expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('plugins approve acme') } });
+    expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({
+      error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('plugins approve acme') },
+    });
 
-    const audit = loadout('audit', '--json').json<{ kind: string; id: string; owner: string; status: string; findings: { code: string; message: string }[] }[]>();
+    const audit = loadout('audit', '--json').json<
+      { kind: string; id: string; owner: string; status: string; findings: { code: string; message: string }[] }[]
+    >();
     expect(audit.map((entry) => [`${entry.kind}/${entry.id}`, entry.owner, entry.status])).toEqual([
       ['server/acme', 'plugin acme', 'held'],
       ['task/greet', 'plugin acme', 'held'],
@@ -100,7 +120,9 @@ describe('plugin consent', () => {
     const update = loadout('plugins', 'update', 'acme');
     expect(update.status, update.stderr).toBe(0);
     expect(update.stdout).toContain('held until approved (1): task/greet; see loadout plugins diff acme');
-    expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({ error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('plugins diff acme') } });
+    expect(loadout('tasks', 'run', 'greet', '--json').json()).toMatchObject({
+      error: { code: 'CAPABILITY_UNTRUSTED', message: expect.stringContaining('plugins diff acme') },
+    });
     const diff = loadout('plugins', 'diff', 'acme', '--json').json<{ from: string; to: string; held: { id: string }[]; diff: string }>();
     expect(diff.held.map((item) => item.id)).toEqual(['greet']);
     expect(diff.diff).toContain('-echo hello v1');
@@ -111,7 +133,9 @@ describe('plugin consent', () => {
 
     // Text only: nothing is held again.
     gitCommit(upstream, { skills: { tone: { 'SKILL.md': skillMarkdown({ name: 'tone', description: 'Be very kind.' }) } } }, 'words');
-    expect(loadout('plugins', 'update', 'acme', '--json').json()).toEqual([expect.objectContaining({ name: 'acme', status: 'updated', held: [] })]);
+    expect(loadout('plugins', 'update', 'acme', '--json').json()).toEqual([
+      expect.objectContaining({ name: 'acme', status: 'updated', held: [] }),
+    ]);
     expect(loadout('tasks', 'run', 'greet').stdout).toBe('hello v2\n');
     expect(loadout('plugins', 'diff', 'acme', '--json').json<{ held: unknown[]; diff: string }>()).toMatchObject({ held: [], diff: '' });
     expect(fs.existsSync(path.join(home, 'plugins', 'acme'))).toBe(true);
@@ -128,7 +152,7 @@ describe('plugin consent', () => {
 });
 
 describe('HTTP', () => {
-  it('refuses a held task\'s run and a pipeline with a held step (409, nothing queued); trusting over HTTP lets them run', async () => {
+  it("refuses a held task's run and a pipeline with a held step (409, nothing queued); trusting over HTTP lets them run", async () => {
     const server = await TestServer.start({
       tree: { capabilities: {}, plugins: {}, project: { '.agents': { tasks: { x: { 'TASK.md': taskDoc('x'), 'run.sh': 'echo x\n' } } } } },
     });
@@ -141,12 +165,18 @@ describe('HTTP', () => {
     expect((await server.request('GET', '/api/jobs')).body).toEqual([]);
 
     expect((await server.request('POST', '/api/trust', { body: { project }, token: null })).status).toBe(401);
-    expect(await server.request('POST', '/api/trust', { body: { project } })).toMatchObject({ status: 201, body: { path: fs.realpathSync(project) } });
+    expect(await server.request('POST', '/api/trust', { body: { project } })).toMatchObject({
+      status: 201,
+      body: { path: fs.realpathSync(project) },
+    });
     const queued = await server.request('POST', '/api/tasks/x/runs', { body: { project, input: {} } });
     expect(queued.status).toBe(202);
     const job = await server.waitForJob((queued.body as { job: { id: number } }).job.id);
     expect(job).toMatchObject({ status: 'succeeded', output: 'x\n' });
-    expect(await server.request('DELETE', `/api/trust?project=${encodeURIComponent(project)}`)).toMatchObject({ status: 200, body: { trusted: false } });
+    expect(await server.request('DELETE', `/api/trust?project=${encodeURIComponent(project)}`)).toMatchObject({
+      status: 200,
+      body: { trusted: false },
+    });
     expect((await server.request('POST', '/api/tasks/x/runs', { body: { project, input: {} } })).status).toBe(409);
   });
 });

@@ -50,7 +50,10 @@ async function fetchFromPage(page: Page, method: string, url: string): Promise<{
 }
 
 async function goTo(page: Page, view: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: new RegExp(`^${view}`, 'i') }).click();
+  await page
+    .getByRole('navigation', { name: 'Views' })
+    .getByRole('link', { name: new RegExp(`^${view}`, 'i') })
+    .click();
   await page.locator(`main .view-${view.toLowerCase()}`).waitFor();
 }
 
@@ -80,7 +83,9 @@ describe('the capability screen', { timeout: 90_000 }, () => {
 
     // On disk: the folder moved with its resource; no copy is left in the project.
     expect(fs.existsSync(path.join(project, '.agents/skills/pdf'))).toBe(false);
-    const moved = fs.readdirSync(path.join(capabilities, 'skills')).find((entry) => fs.existsSync(path.join(capabilities, 'skills', entry, 'invoice-template.md')));
+    const moved = fs
+      .readdirSync(path.join(capabilities, 'skills'))
+      .find((entry) => fs.existsSync(path.join(capabilities, 'skills', entry, 'invoice-template.md')));
     expect(moved).toBeDefined();
 
     // And back through "Move to project…", choosing the project in view from the dialog.
@@ -212,7 +217,7 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     expect(fs.existsSync(path.join(capabilities, 'tasks/greet'))).toBe(false);
   });
 
-  it('shows an unapproved plugin\'s task as held with an Approve action; approving lets it run', async () => {
+  it("shows an unapproved plugin's task as held with an Approve action; approving lets it run", async () => {
     const { page, home, open } = await start({ installPlugin: true, approvePlugin: false });
     await open({ view: 'tasks' });
 
@@ -224,7 +229,11 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     // The API refuses to run it as well, and nothing is queued.
     const refused = await page.evaluate(
       async ({ token }) => {
-        const response = await fetch('/api/tasks/lint-report/runs', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+        const response = await fetch('/api/tasks/lint-report/runs', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
         return { status: response.status, body: (await response.json()) as { error: { code: string } } };
       },
       { token: TOKEN },
@@ -348,7 +357,10 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     await page.locator('section.kind[data-kind="skill"]').waitFor();
     await shoot('capabilities', ['.view-capabilities .lede']);
 
-    await rows(page, 'skill', 'global').filter({ hasText: 'Read, fill and merge' }).getByRole('button', { name: 'Move pdf to a project' }).click();
+    await rows(page, 'skill', 'global')
+      .filter({ hasText: 'Read, fill and merge' })
+      .getByRole('button', { name: 'Move pdf to a project' })
+      .click();
     await page.getByRole('dialog').waitFor();
     await shoot('move-to-project', ['.view-capabilities .lede', 'dialog .choice-path']);
     await page.keyboard.press('Escape');

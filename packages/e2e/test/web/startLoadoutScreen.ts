@@ -56,7 +56,10 @@ export async function startLoadoutScreen(
   const pluginRepo = path.join(root, 'acme-plugin');
   gitRepo(capabilities, {
     skills: {
-      pdf: { 'SKILL.md': doc({ name: 'pdf', description: 'Read, fill and merge PDF forms.' }, 'gates:\n  ocr: true\n  redact: false\n'), 'forms.md': 'Form fields.\n' },
+      pdf: {
+        'SKILL.md': doc({ name: 'pdf', description: 'Read, fill and merge PDF forms.' }, 'gates:\n  ocr: true\n  redact: false\n'),
+        'forms.md': 'Form fields.\n',
+      },
       review: { 'SKILL.md': doc({ name: 'review', description: 'Review a pull request: correctness first, then clarity.' }) },
       'release-notes.md': doc({ name: 'release-notes', description: 'Draft release notes from merged pull requests.' }),
     },
@@ -68,20 +71,31 @@ export async function startLoadoutScreen(
     },
     tasks: {
       'gated-echo': {
-        'TASK.md': doc({ name: 'gated-echo', description: 'Prints a line, waits to be released, prints another.' }, 'implementation: run.mjs\n'),
+        'TASK.md': doc(
+          { name: 'gated-echo', description: 'Prints a line, waits to be released, prints another.' },
+          'implementation: run.mjs\n',
+        ),
         'run.mjs': GATED_TASK,
       },
       'word-count': {
         'TASK.md': doc({ name: 'word-count', description: 'Counts the words of the text it is given.' }, 'implementation: count.mjs\n'),
-        'count.mjs': "import fs from 'node:fs';\nconst { text = '' } = JSON.parse(fs.readFileSync(0, 'utf8') || '{}');\nconsole.log(JSON.stringify({ words: text.split(/\\s+/).filter(Boolean).length }));\n",
+        'count.mjs':
+          "import fs from 'node:fs';\nconst { text = '' } = JSON.parse(fs.readFileSync(0, 'utf8') || '{}');\nconsole.log(JSON.stringify({ words: text.split(/\\s+/).filter(Boolean).length }));\n",
       },
     },
   });
   fs.mkdirSync(path.join(project, '.agents', 'skills', 'pdf'), { recursive: true });
-  fs.writeFileSync(path.join(project, '.agents', 'skills', 'pdf', 'SKILL.md'), doc({ name: 'PDF', description: 'The shop’s own PDF invoices skill.' }));
+  fs.writeFileSync(
+    path.join(project, '.agents', 'skills', 'pdf', 'SKILL.md'),
+    doc({ name: 'PDF', description: 'The shop’s own PDF invoices skill.' }),
+  );
   fs.writeFileSync(path.join(project, '.agents', 'skills', 'pdf', 'invoice-template.md'), 'Invoice template.\n');
   gitRepo(pluginRepo, {
-    'plugin.json': JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: PLUGIN_NAME, description: 'Linting tools' }),
+    'plugin.json': JSON.stringify({
+      $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+      name: PLUGIN_NAME,
+      description: 'Linting tools',
+    }),
     skills: { lint: { 'SKILL.md': doc({ name: 'lint', description: 'Lint the code the way the team agreed.' }) } },
     tasks: {
       'lint-report': {
@@ -100,9 +114,11 @@ export async function startLoadoutScreen(
     LOADOUT_DATA_DIR: path.join(home, '.loadout'),
     LOADOUT_TOKEN: TOKEN,
   };
-  const loadout = (...args: string[]): string => execFileSync(process.execPath, [CLI_ENTRY, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+  const loadout = (...args: string[]): string =>
+    execFileSync(process.execPath, [CLI_ENTRY, ...args], { env, encoding: 'utf8', timeout: 60_000 });
   // Approved unless a test asks to see its task held.
-  if (options.installPlugin === true) loadout('plugins', 'install', pluginUrl, ...(options.approvePlugin === false ? [] : ['--yes']), '--json');
+  if (options.installPlugin === true)
+    loadout('plugins', 'install', pluginUrl, ...(options.approvePlugin === false ? [] : ['--yes']), '--json');
 
   const server = await spawnServer(env);
   let browser: BrowserContext;
@@ -150,7 +166,10 @@ function doc(fields: { name: string; description: string }, extra = ''): string 
 
 /** `loadout serve --port 0 --json`: resolves once it printed where it listens. */
 async function spawnServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI_ENTRY, 'serve', '--port', '0', '--workers', '2', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_ENTRY, 'serve', '--port', '0', '--workers', '2', '--json'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

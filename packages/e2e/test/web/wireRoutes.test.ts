@@ -26,7 +26,13 @@ function head(port: number, method: string, url: string): Promise<{ status: numb
   return new Promise((done, fail) => {
     const body = method === 'GET' || method === 'DELETE' ? undefined : '{}';
     const request = http.request(
-      { host: '127.0.0.1', port, method, path: url, headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: url,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      },
       (response) => {
         if (response.headers['content-type']?.startsWith('text/event-stream')) {
           request.destroy();
@@ -35,7 +41,9 @@ function head(port: number, method: string, url: string): Promise<{ status: numb
         }
         let text = '';
         response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => done({ status: response.statusCode ?? 0, code: (JSON.parse(text || '{}') as { error?: { code?: string } }).error?.code ?? null }));
+        response.on('end', () =>
+          done({ status: response.statusCode ?? 0, code: (JSON.parse(text || '{}') as { error?: { code?: string } }).error?.code ?? null }),
+        );
       },
     );
     request.on('error', fail);

@@ -36,7 +36,10 @@ async function pidsPrintedBy(script: string, settings: Partial<TaskRunnerSetting
   const runner = new ProcessTaskRunner({ ...DEFAULT_TASK_RUNNER_SETTINGS, killGraceMs: 200, ...settings }, guardian());
   const result = await runner.run(shellTask(script), { project: null });
   const pids = result.stdout.trim().split(/\s+/).map(Number);
-  expect(pids.every((pid) => Number.isInteger(pid) && pid > 0), result.stdout + result.stderr).toBe(true);
+  expect(
+    pids.every((pid) => Number.isInteger(pid) && pid > 0),
+    result.stdout + result.stderr,
+  ).toBe(true);
   leftovers.push(...pids);
   return pids;
 }

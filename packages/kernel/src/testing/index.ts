@@ -103,7 +103,11 @@ export const noteKind: CapabilityKind = {
  * A home for a session loader: a project whose `.agents` holds `tree.project`, the owner's
  * capabilities, and each plugin's folder, listed as installed and enabled.
  */
-export function loaderWorkspace(tree: { project?: TreeDescription; owner?: TreeDescription; plugins?: Record<string, TreeDescription> }): { home: string; project: string; plugins: InstalledPlugin[] } {
+export function loaderWorkspace(tree: { project?: TreeDescription; owner?: TreeDescription; plugins?: Record<string, TreeDescription> }): {
+  home: string;
+  project: string;
+  plugins: InstalledPlugin[];
+} {
   const home = testdir({ project: { '.agents': tree.project ?? {} }, capabilities: tree.owner ?? {}, plugins: tree.plugins ?? {} });
   const plugins = Object.keys(tree.plugins ?? {}).map((name) => ({ name, dir: path.join(home, 'plugins', name), enabled: true }));
   return { home, project: path.join(home, 'project'), plugins };
@@ -111,12 +115,28 @@ export function loaderWorkspace(tree: { project?: TreeDescription; owner?: TreeD
 
 /** A skill record made by hand, `fields` over a plain one: for tests of what is done with records. */
 export function recordOf(id: string, fields: Partial<CapabilityRecord> = {}): CapabilityRecord {
-  return { kind: 'skill', id, name: id, description: `the ${id} skill`, level: 'global', plugin: null, path: `/skills/${id}/SKILL.md`, gates: {}, ...fields };
+  return {
+    kind: 'skill',
+    id,
+    name: id,
+    description: `the ${id} skill`,
+    level: 'global',
+    plugin: null,
+    path: `/skills/${id}/SKILL.md`,
+    gates: {},
+    ...fields,
+  };
 }
 
 /** {@link noteKind} under another name and folder, counting its reads by kind in `reads`. */
 export function countingKind(reads: Map<string, number>, kind: string, folder: string): CapabilityKind {
-  return { ...noteKind, kind, folder, sessionKey: folder, readEntry: (entry) => (reads.set(kind, (reads.get(kind) ?? 0) + 1), noteKind.readEntry(entry)) };
+  return {
+    ...noteKind,
+    kind,
+    folder,
+    sessionKey: folder,
+    readEntry: (entry) => (reads.set(kind, (reads.get(kind) ?? 0) + 1), noteKind.readEntry(entry)),
+  };
 }
 
 /**
@@ -125,10 +145,17 @@ export function countingKind(reads: Map<string, number>, kind: string, folder: s
  * value when they differ. Says what each made of it, so a test can also count what was left to
  * the schema.
  */
-export function compareWithSchema<T>(plain: (value: unknown) => T | null, schema: z.ZodType<T>, value: unknown): { readonly plain: boolean; readonly schema: boolean } {
+export function compareWithSchema<T>(
+  plain: (value: unknown) => T | null,
+  schema: z.ZodType<T>,
+  value: unknown,
+): { readonly plain: boolean; readonly schema: boolean } {
   const byHand = plain(value);
   const parsed = schema.safeParse(value);
-  if (byHand !== null && (!parsed.success || !isDeepStrictEqual(byHand, parsed.data) || JSON.stringify(byHand) !== JSON.stringify(parsed.data))) {
+  if (
+    byHand !== null &&
+    (!parsed.success || !isDeepStrictEqual(byHand, parsed.data) || JSON.stringify(byHand) !== JSON.stringify(parsed.data))
+  ) {
     const why = parsed.success ? `the schema made ${JSON.stringify(parsed.data)}` : 'the schema refused it';
     throw new Error(`the hand check accepted ${JSON.stringify(value)} as ${JSON.stringify(byHand)}, but ${why}`);
   }
@@ -139,7 +166,11 @@ export function compareWithSchema<T>(plain: (value: unknown) => T | null, schema
  * {@link compareWithSchema} over many values: how many the hand check accepted, how many the
  * schema refused, and the values the schema accepted that the hand check left to it.
  */
-export function compareAllWithSchema<T>(plain: (value: unknown) => T | null, schema: z.ZodType<T>, values: readonly unknown[]): { readonly accepted: number; readonly refused: number; readonly leftToSchema: readonly unknown[] } {
+export function compareAllWithSchema<T>(
+  plain: (value: unknown) => T | null,
+  schema: z.ZodType<T>,
+  values: readonly unknown[],
+): { readonly accepted: number; readonly refused: number; readonly leftToSchema: readonly unknown[] } {
   let accepted = 0;
   let refused = 0;
   const leftToSchema: unknown[] = [];
@@ -177,7 +208,8 @@ export function freezeReads(container: DependencyContainer): void {
     ticket: () => inner.ticket(),
     validate: (kinds, since) => inner.validate(kinds, since),
     settle: () => inner.settle(),
-    scanFolder: (rootDir, name, list, read, of) => deepFreeze(inner.scanFolder(rootDir, name, list, (entry) => deepFreeze(read(entry)), of)),
+    scanFolder: (rootDir, name, list, read, of) =>
+      deepFreeze(inner.scanFolder(rootDir, name, list, (entry) => deepFreeze(read(entry)), of)),
     scanned: (rootDirs) => inner.scanned(rootDirs),
     shadowed: (roots, kinds, collect) => deepFreeze(inner.shadowed(roots, kinds, collect)),
     held: (records, holds) => deepFreeze(inner.held(records, holds)),

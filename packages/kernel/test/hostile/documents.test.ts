@@ -111,8 +111,12 @@ describe('hostile documents', () => {
     const ws = workspace({});
     const loop = path.join(ws.home, 'loop');
     fs.symlinkSync('loop', loop);
-    expect(() => SessionLoader.resolveProject(loop)).toThrow(expect.objectContaining({ code: 'PROJECT_UNREADABLE', message: expect.stringMatching(/a link in a loop/) }));
-    expect(() => SessionLoader.resolveProject(path.join(ws.home, 'missing'))).toThrow(expect.objectContaining({ code: 'PROJECT_NOT_FOUND' }));
+    expect(() => SessionLoader.resolveProject(loop)).toThrow(
+      expect.objectContaining({ code: 'PROJECT_UNREADABLE', message: expect.stringMatching(/a link in a loop/) }),
+    );
+    expect(() => SessionLoader.resolveProject(path.join(ws.home, 'missing'))).toThrow(
+      expect.objectContaining({ code: 'PROJECT_NOT_FOUND' }),
+    );
     expect(() => SessionLoader.resolveProject(path.join(ws.home, 'capabilities/none'))).toThrow(/does not exist/);
   });
 

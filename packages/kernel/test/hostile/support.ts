@@ -41,7 +41,11 @@ export interface Workspace {
   readonly plugins: InstalledPlugin[];
 }
 
-export function workspace(tree: { project?: TreeDescription; owner?: TreeDescription; plugins?: Record<string, TreeDescription> }): Workspace {
+export function workspace(tree: {
+  project?: TreeDescription;
+  owner?: TreeDescription;
+  plugins?: Record<string, TreeDescription>;
+}): Workspace {
   const home = testdir({ project: { '.agents': tree.project ?? {} }, capabilities: tree.owner ?? {}, plugins: tree.plugins ?? {} });
   const plugins = Object.keys(tree.plugins ?? {}).map((name) => ({ name, dir: path.join(home, 'plugins', name), enabled: true }));
   return { home, project: path.join(home, 'project'), plugins };

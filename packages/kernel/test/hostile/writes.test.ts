@@ -38,7 +38,9 @@ describe('hostile writes', () => {
     fifo(path.join(root, 'pipe.md'), 'x');
     expect(() => writeFileInside(root, path.join(root, 'pipe.md'), 'x')).toThrow(/pipe\.md is a FIFO/);
     expect(() => writeFileInside(root, path.join(root, 'config.json'), '{}')).toThrow(/config\.json is a folder/);
-    expect(() => writeFileInside(root, path.join(root, '../escape.md'), 'x')).toThrow(expect.objectContaining({ code: 'PATH_OUTSIDE_ROOT' }));
+    expect(() => writeFileInside(root, path.join(root, '../escape.md'), 'x')).toThrow(
+      expect.objectContaining({ code: 'PATH_OUTSIDE_ROOT' }),
+    );
     expect(() => checkWriteInside(root, path.join(root, 'config.json'), { folder: true })).not.toThrow();
   });
 });

@@ -34,7 +34,12 @@ export function levelsWorkspace(description: LevelsWorkspaceDescription = {}): L
     other: { '.agents': description.other ?? {} },
   });
   return {
-    places: { home, capabilitiesDir: path.join(home, 'capabilities'), pluginsDir: path.join(home, 'plugins'), dataDir: path.join(home, '.loadout') },
+    places: {
+      home,
+      capabilitiesDir: path.join(home, 'capabilities'),
+      pluginsDir: path.join(home, 'plugins'),
+      dataDir: path.join(home, '.loadout'),
+    },
     project: path.join(home, 'project'),
     other: path.join(home, 'other'),
   };

@@ -33,7 +33,23 @@ export async function startGitHttpsServer(
   const caFile = path.join(workDir, 'server-cert.pem');
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', caFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
     { stdio: 'ignore' },
   );
   const expected = `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`;
@@ -108,7 +124,12 @@ export async function startGitHttpsServer(
 export function gitHome(dir: string, config: Readonly<Record<string, Readonly<Record<string, string>>>>): string {
   fs.mkdirSync(dir, { recursive: true });
   const text = Object.entries(config)
-    .map(([section, values]) => `[${section}]\n${Object.entries(values).map(([key, value]) => `\t${key} = ${value}`).join('\n')}`)
+    .map(
+      ([section, values]) =>
+        `[${section}]\n${Object.entries(values)
+          .map(([key, value]) => `\t${key} = ${value}`)
+          .join('\n')}`,
+    )
     .join('\n');
   fs.writeFileSync(path.join(dir, '.gitconfig'), `${text}\n`);
   return dir;

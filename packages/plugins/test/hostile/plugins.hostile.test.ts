@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 describe('a password in a plugin URL', () => {
-  it('17 is used for the clone and kept nowhere: not in the clone\'s config, which is the owner\'s alone', async () => {
+  it("17 is used for the clone and kept nowhere: not in the clone's config, which is the owner's alone", async () => {
     const work = testdir();
     const repos = path.join(work, 'repos');
     const password = 'S3CRET-TOKEN-4242';
@@ -48,10 +48,15 @@ describe('a password in a plugin URL', () => {
   });
 });
 
-describe('a credential in a plugin URL\'s query', () => {
+describe("a credential in a plugin URL's query", () => {
   it('18 ?private_token= is redacted in the plugin list, even in a row stored before redaction, and in marketplace hits', async () => {
     const ws = workspace();
-    ws.registry.add({ name: 'old-row', url: 'https://gitlab.example.com/team/kit.git?private_token=glpat-OLDSECRET123456', ref: null, commit: 'a'.repeat(40) });
+    ws.registry.add({
+      name: 'old-row',
+      url: 'https://gitlab.example.com/team/kit.git?private_token=glpat-OLDSECRET123456',
+      ref: null,
+      commit: 'a'.repeat(40),
+    });
     const listed = JSON.stringify(ws.manager.list());
     expect(listed).not.toContain('OLDSECRET');
     expect(listed).toContain('private_token=[redacted]');
@@ -62,8 +67,16 @@ describe('a credential in a plugin URL\'s query', () => {
           name: 'corp',
           owner: { name: 'Corp' },
           plugins: [
-            { name: 'kit', source: { source: 'url', url: 'https://gitlab.example.com/team/kit.git?private_token=glpat-MARKETSECRET99' }, description: 'Kit' },
-            { name: 'tarball', source: { source: 'archive', url: 'https://files.example.com/kit.zip?access_token=ARCHIVESECRET77' }, description: 'Archive' },
+            {
+              name: 'kit',
+              source: { source: 'url', url: 'https://gitlab.example.com/team/kit.git?private_token=glpat-MARKETSECRET99' },
+              description: 'Kit',
+            },
+            {
+              name: 'tarball',
+              source: { source: 'archive', url: 'https://files.example.com/kit.zip?access_token=ARCHIVESECRET77' },
+              description: 'Archive',
+            },
           ],
         }),
       },
@@ -83,7 +96,11 @@ describe('a git that does not answer', () => {
     const work = testdir();
     const owner = gitRepo(path.join(work, 'owner'), { 'README.md': 'x\n' });
     const bin = stallingGit(path.join(work, 'bin'), { subcommand: 'rev-parse', pidFile: path.join(work, 'git.pid'), seconds: 5 });
-    const git = new PluginGit(owner, { allowFileProtocol: false, env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` }, timeoutMs: 300 });
+    const git = new PluginGit(owner, {
+      allowFileProtocol: false,
+      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+      timeoutMs: 300,
+    });
     const error = (await git.isInsideWorkTree().catch((caught: unknown) => caught)) as Error;
     expect(error).toMatchObject({ code: 'PLUGIN_GIT_TIMEOUT', message: expect.stringContaining('timed out') });
     expect(error.cause).toBeInstanceOf(Error);

@@ -36,7 +36,10 @@ describe('claudeCodeAdapter', () => {
   });
 
   it('CLAUDE_CONFIG_DIR replaces ~/.claude; set but empty, personal skills are read from skills/ of the working folder and never written', () => {
-    const moved = claudeCodeAdapter.discoveryRoots(null, runtimeEnvironmentFrom({ HOME: '/h', CLAUDE_CONFIG_DIR: '/cfg/claude', LOADOUT_CLAUDE_MANAGED_DIR: '/m' }));
+    const moved = claudeCodeAdapter.discoveryRoots(
+      null,
+      runtimeEnvironmentFrom({ HOME: '/h', CLAUDE_CONFIG_DIR: '/cfg/claude', LOADOUT_CLAUDE_MANAGED_DIR: '/m' }),
+    );
     expect(moved.map((root) => root.dir)).toEqual(['/m/.claude/skills', '/cfg/claude/skills', '/cfg/claude/plugins']);
     const empty = runtimeEnvironmentFrom({ HOME: '/h', CLAUDE_CONFIG_DIR: '', LOADOUT_CLAUDE_MANAGED_DIR: '/m' });
     expect(claudeCodeAdapter.discoveryRoots(null, empty).map((root) => root.dir)).toEqual(['/m/.claude/skills']);

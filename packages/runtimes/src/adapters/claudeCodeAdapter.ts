@@ -62,7 +62,13 @@ export const claudeCodeAdapter: RuntimeAdapter = {
   compiledIn: CLAUDE_CODE_COMPILED_IN,
   discoveryRoots(project, env) {
     const roots: DiscoveryRoot[] = [
-      { dir: path.join(env.claudeManagedDir, '.claude', 'skills'), scope: 'managed', depth: 1, writes: null, note: 'managed (enterprise) skills' },
+      {
+        dir: path.join(env.claudeManagedDir, '.claude', 'skills'),
+        scope: 'managed',
+        depth: 1,
+        writes: null,
+        note: 'managed (enterprise) skills',
+      },
     ];
     const config = runtimeFolderIn(env.claudeConfig, project);
     if (config !== null) {
@@ -71,7 +77,9 @@ export const claudeCodeAdapter: RuntimeAdapter = {
         scope: 'user',
         depth: 1,
         writes: env.claudeConfig.relative ? null : 'user',
-        note: env.claudeConfig.relative ? 'personal skills, relative to the working folder (CLAUDE_CONFIG_DIR is relative)' : 'personal skills',
+        note: env.claudeConfig.relative
+          ? 'personal skills, relative to the working folder (CLAUDE_CONFIG_DIR is relative)'
+          : 'personal skills',
       });
     }
     if (project !== null) {
@@ -87,7 +95,13 @@ export const claudeCodeAdapter: RuntimeAdapter = {
       }
     }
     if (config !== null) {
-      roots.push({ dir: path.join(config, 'plugins'), scope: 'namespaced', depth: 0, writes: null, note: 'plugin skills, named plugin-name:skill' });
+      roots.push({
+        dir: path.join(config, 'plugins'),
+        scope: 'namespaced',
+        depth: 0,
+        writes: null,
+        note: 'plugin skills, named plugin-name:skill',
+      });
     }
     return roots;
   },

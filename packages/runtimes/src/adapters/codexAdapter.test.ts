@@ -54,8 +54,16 @@ describe('codexAdapter', () => {
     ['no description', skill({ name: 'x' }), 'Codex does not load a skill without a description'],
     ['an empty description', skill({ name: 'x', description: '  ' }), 'Codex does not load a skill without a description'],
     ['no frontmatter', skill(null), 'Codex does not load a SKILL.md without frontmatter'],
-    ['a byte order mark before ---', skill({ name: 'x', description: 'd' }, { startsWithFence: false }), 'Codex does not load a SKILL.md without frontmatter'],
-    ['a SKILL.md that is a link', skill({ name: 'x', description: 'd' }, { skillFileIsLink: true }), 'Codex does not load a SKILL.md that is a link'],
+    [
+      'a byte order mark before ---',
+      skill({ name: 'x', description: 'd' }, { startsWithFence: false }),
+      'Codex does not load a SKILL.md without frontmatter',
+    ],
+    [
+      'a SKILL.md that is a link',
+      skill({ name: 'x', description: 'd' }, { skillFileIsLink: true }),
+      'Codex does not load a SKILL.md that is a link',
+    ],
     ['a name of 65 characters', skill({ name: 'n'.repeat(65), description: 'd' }), 'Codex does not load a name longer than 64 characters'],
   ])('admission: %s', (_title, facts, refusal) => {
     expect(codexAdapter.refuses(facts)).toBe(refusal);

@@ -54,14 +54,32 @@ export const codexAdapter: RuntimeAdapter = {
           writes: isProject ? 'project' : null,
           note: isProject ? "the working folder's skills (Loadout's project root)" : 'a parent folder up to the repository root',
         });
-        roots.push({ dir: path.join(folder, '.codex', 'skills'), scope: 'project', depth: CODEX_SCAN_DEPTH, writes: null, note: 'project .codex folder' });
+        roots.push({
+          dir: path.join(folder, '.codex', 'skills'),
+          scope: 'project',
+          depth: CODEX_SCAN_DEPTH,
+          writes: null,
+          note: 'project .codex folder',
+        });
       }
     }
-    roots.push({ dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'), scope: 'user', depth: CODEX_SCAN_DEPTH, writes: 'user', note: 'user skills' });
+    roots.push({
+      dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'),
+      scope: 'user',
+      depth: CODEX_SCAN_DEPTH,
+      writes: 'user',
+      note: 'user skills',
+    });
     const codexHome = runtimeFolderIn(env.codexHome, project);
     if (codexHome !== null) {
       roots.push(
-        { dir: path.join(codexHome, 'skills'), scope: 'user', depth: CODEX_SCAN_DEPTH, writes: null, note: 'deprecated user skills folder' },
+        {
+          dir: path.join(codexHome, 'skills'),
+          scope: 'user',
+          depth: CODEX_SCAN_DEPTH,
+          writes: null,
+          note: 'deprecated user skills folder',
+        },
         {
           dir: path.join(codexHome, 'skills', '.system'),
           scope: 'builtin',
@@ -72,9 +90,21 @@ export const codexAdapter: RuntimeAdapter = {
         },
       );
     }
-    roots.push({ dir: path.join(env.codexSystemDir, 'skills'), scope: 'managed', depth: CODEX_SCAN_DEPTH, writes: null, note: 'admin skills' });
+    roots.push({
+      dir: path.join(env.codexSystemDir, 'skills'),
+      scope: 'managed',
+      depth: CODEX_SCAN_DEPTH,
+      writes: null,
+      note: 'admin skills',
+    });
     if (codexHome !== null) {
-      roots.push({ dir: path.join(codexHome, 'plugins'), scope: 'namespaced', depth: 0, writes: null, note: 'plugin skills, named plugin:skill' });
+      roots.push({
+        dir: path.join(codexHome, 'plugins'),
+        scope: 'namespaced',
+        depth: 0,
+        writes: null,
+        note: 'plugin skills, named plugin:skill',
+      });
     }
     return roots;
   },
@@ -83,7 +113,8 @@ export const codexAdapter: RuntimeAdapter = {
     if (!skill.startsWithFence || skill.frontmatter === null) return 'Codex does not load a SKILL.md without frontmatter';
     if (frontmatterText(skill, 'description') === null) return 'Codex does not load a skill without a description';
     const name = frontmatterText(skill, 'name') ?? skill.folderName;
-    if (name.trim().replace(/\s+/g, ' ').length > CODEX_MAX_NAME) return `Codex does not load a name longer than ${CODEX_MAX_NAME} characters`;
+    if (name.trim().replace(/\s+/g, ' ').length > CODEX_MAX_NAME)
+      return `Codex does not load a name longer than ${CODEX_MAX_NAME} characters`;
     return null;
   },
   mcp: codexMcpSupport,

@@ -27,13 +27,25 @@ export const copilotVsCodeAdapter: RuntimeAdapter = {
       const folder = path.resolve(project);
       roots.push(
         { dir: path.join(folder, '.github', 'skills'), scope: 'project', depth: 1, writes: null, note: 'workspace .github skills' },
-        { dir: path.join(folder, PROJECT_ROOT_FOLDER, 'skills'), scope: 'project', depth: 1, writes: 'project', note: "workspace skills (Loadout's project root)" },
+        {
+          dir: path.join(folder, PROJECT_ROOT_FOLDER, 'skills'),
+          scope: 'project',
+          depth: 1,
+          writes: 'project',
+          note: "workspace skills (Loadout's project root)",
+        },
         { dir: path.join(folder, '.claude', 'skills'), scope: 'project', depth: 1, writes: null, note: 'workspace .claude skills' },
       );
     }
     roots.push(
       { dir: path.join(env.home, '.copilot', 'skills'), scope: 'user', depth: 1, writes: null, note: 'personal Copilot skills' },
-      { dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'), scope: 'user', depth: 1, writes: 'user', note: 'personal skills shared with other agents' },
+      {
+        dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'),
+        scope: 'user',
+        depth: 1,
+        writes: 'user',
+        note: 'personal skills shared with other agents',
+      },
       { dir: path.join(env.home, '.claude', 'skills'), scope: 'user', depth: 1, writes: null, note: 'personal .claude skills' },
     );
     return roots;
@@ -63,19 +75,45 @@ export const copilotCliAdapter: RuntimeAdapter = {
       const [own, ...parents] = foldersUpToRepositoryRoot(project) as [string, ...string[]];
       roots.push(
         { dir: path.join(own, '.github', 'skills'), scope: 'project', depth: 1, writes: null, note: 'project .github skills' },
-        { dir: path.join(own, PROJECT_ROOT_FOLDER, 'skills'), scope: 'project', depth: 1, writes: 'project', note: "project skills (Loadout's project root)" },
+        {
+          dir: path.join(own, PROJECT_ROOT_FOLDER, 'skills'),
+          scope: 'project',
+          depth: 1,
+          writes: 'project',
+          note: "project skills (Loadout's project root)",
+        },
         { dir: path.join(own, '.claude', 'skills'), scope: 'project', depth: 1, writes: null, note: 'project .claude skills' },
-        ...parents.map((folder): DiscoveryRoot => ({ dir: path.join(folder, '.github', 'skills'), scope: 'project', depth: 1, writes: null, note: 'parent .github skills up to the repository root' })),
+        ...parents.map(
+          (folder): DiscoveryRoot => ({
+            dir: path.join(folder, '.github', 'skills'),
+            scope: 'project',
+            depth: 1,
+            writes: null,
+            note: 'parent .github skills up to the repository root',
+          }),
+        ),
       );
     }
     const copilotHome = absoluteVariable(env.variables.COPILOT_HOME);
     if (copilotHome === null) {
       roots.push(
         { dir: path.join(env.home, '.copilot', 'skills'), scope: 'user', depth: 1, writes: null, note: 'personal Copilot skills' },
-        { dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'), scope: 'user', depth: 1, writes: 'user', note: 'personal skills shared with other agents' },
+        {
+          dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'),
+          scope: 'user',
+          depth: 1,
+          writes: 'user',
+          note: 'personal skills shared with other agents',
+        },
       );
     } else {
-      roots.push({ dir: path.join(copilotHome, 'skills'), scope: 'user', depth: 1, writes: 'user', note: 'personal Copilot skills ($COPILOT_HOME)' });
+      roots.push({
+        dir: path.join(copilotHome, 'skills'),
+        scope: 'user',
+        depth: 1,
+        writes: 'user',
+        note: 'personal Copilot skills ($COPILOT_HOME)',
+      });
     }
     for (const dir of (env.variables.COPILOT_SKILLS_DIRS ?? '').split(',')) {
       const extra = absoluteVariable(dir.trim());

@@ -20,7 +20,10 @@ export const gooseAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'first-wins',
-  sources: ['https://github.com/aaif-goose/goose/blob/main/crates/goose/src/skills/mod.rs', 'https://block.github.io/goose/docs/guides/context-engineering/using-skills'],
+  sources: [
+    'https://github.com/aaif-goose/goose/blob/main/crates/goose/src/skills/mod.rs',
+    'https://block.github.io/goose/docs/guides/context-engineering/using-skills',
+  ],
   discoveryRoots(project, env) {
     const pathRoot = absoluteVariable(env.variables.GOOSE_PATH_ROOT);
     const configDir = pathRoot !== null ? path.join(pathRoot, 'config') : path.join(xdgConfigHome(env), 'goose');
@@ -28,16 +31,34 @@ export const gooseAdapter: RuntimeAdapter = {
     if (project !== null) {
       const folder = path.resolve(project);
       roots.push(
-        { dir: path.join(folder, PROJECT_ROOT_FOLDER, 'skills'), scope: 'project', depth: ANY_DEPTH, writes: 'project', note: "project skills (Loadout's project root)" },
+        {
+          dir: path.join(folder, PROJECT_ROOT_FOLDER, 'skills'),
+          scope: 'project',
+          depth: ANY_DEPTH,
+          writes: 'project',
+          note: "project skills (Loadout's project root)",
+        },
         { dir: path.join(folder, '.goose', 'skills'), scope: 'project', depth: ANY_DEPTH, writes: null, note: 'project .goose skills' },
         { dir: path.join(folder, '.claude', 'skills'), scope: 'project', depth: ANY_DEPTH, writes: null, note: 'project .claude skills' },
       );
     }
     roots.push(
-      { dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'), scope: 'user', depth: ANY_DEPTH, writes: 'user', note: 'personal skills shared with other agents' },
+      {
+        dir: path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'),
+        scope: 'user',
+        depth: ANY_DEPTH,
+        writes: 'user',
+        note: 'personal skills shared with other agents',
+      },
       { dir: path.join(configDir, 'skills'), scope: 'user', depth: ANY_DEPTH, writes: null, note: 'Goose config skills' },
       { dir: path.join(env.home, '.claude', 'skills'), scope: 'user', depth: ANY_DEPTH, writes: null, note: 'personal .claude skills' },
-      { dir: path.join(env.home, '.config', 'agents', 'skills'), scope: 'user', depth: ANY_DEPTH, writes: null, note: '~/.config/agents skills' },
+      {
+        dir: path.join(env.home, '.config', 'agents', 'skills'),
+        scope: 'user',
+        depth: ANY_DEPTH,
+        writes: null,
+        note: '~/.config/agents skills',
+      },
     );
     return roots;
   },

@@ -42,10 +42,32 @@ export const openCodeAdapter: RuntimeAdapter = {
       note,
     });
     const roots: DiscoveryRoot[] = folders.map((folder) => shared(folder, '.opencode', false, 'project .opencode skills'));
-    roots.push({ dir: path.join(configHome, 'opencode', 'skills'), scope: 'user', depth: ANY_DEPTH, writes: null, note: 'OpenCode global skills' });
-    if (configDir !== null) roots.push({ dir: path.join(configDir, 'skills'), scope: 'user', depth: ANY_DEPTH, writes: null, note: 'OPENCODE_CONFIG_DIR skills' });
+    roots.push({
+      dir: path.join(configHome, 'opencode', 'skills'),
+      scope: 'user',
+      depth: ANY_DEPTH,
+      writes: null,
+      note: 'OpenCode global skills',
+    });
+    if (configDir !== null)
+      roots.push({
+        dir: path.join(configDir, 'skills'),
+        scope: 'user',
+        depth: ANY_DEPTH,
+        writes: null,
+        note: 'OPENCODE_CONFIG_DIR skills',
+      });
     if (external) {
-      roots.push(...folders.map((folder, index) => shared(folder, PROJECT_ROOT_FOLDER, index === 0, index === 0 ? "project skills (Loadout's project root)" : 'parent .agents skills')));
+      roots.push(
+        ...folders.map((folder, index) =>
+          shared(
+            folder,
+            PROJECT_ROOT_FOLDER,
+            index === 0,
+            index === 0 ? "project skills (Loadout's project root)" : 'parent .agents skills',
+          ),
+        ),
+      );
       roots.push(shared(env.home, PROJECT_ROOT_FOLDER, true, 'personal skills shared with other agents'));
     }
     if (claude) {

@@ -79,7 +79,10 @@ describe('runtimes that read the shared .agents/skills folders', () => {
   it('the unconfirmed runtimes write nothing, and Antigravity uses its current folders', () => {
     for (const adapter of [cursorAdapter, windsurfAdapter, ampAdapter, antigravityAdapter, antigravityCliAdapter]) {
       expect(adapter.verified, adapter.name).toBe(false);
-      expect(rootsOf(adapter).every(([, writes]) => writes === null), adapter.name).toBe(true);
+      expect(
+        rootsOf(adapter).every(([, writes]) => writes === null),
+        adapter.name,
+      ).toBe(true);
     }
     expect(rootsOf(antigravityAdapter).map(([dir]) => dir)).toEqual(['repo/app/.agents/skills', 'home/.gemini/config/skills']);
     expect(rootsOf(antigravityCliAdapter).map(([dir]) => dir)).toEqual(['repo/app/.agents/skills', 'home/.gemini/antigravity-cli/skills']);

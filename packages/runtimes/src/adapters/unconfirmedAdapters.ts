@@ -84,7 +84,9 @@ export const ampAdapter = unconfirmed(
     [path.join(home, '.config', 'agents', 'skills'), 'user', 'global skills'],
     [path.join(home, PROJECT_ROOT_FOLDER, 'skills'), 'user', 'global skills shared with other agents'],
     [path.join(home, '.config', 'amp', 'skills'), 'user', 'global Amp skills'],
-    ...(work === null ? [] : foldersUpToRepositoryRoot(work)).map((folder): RootLine => [path.join(folder, PROJECT_ROOT_FOLDER, 'skills'), 'project', 'project skills and parents']),
+    ...(work === null ? [] : foldersUpToRepositoryRoot(work)).map(
+      (folder): RootLine => [path.join(folder, PROJECT_ROOT_FOLDER, 'skills'), 'project', 'project skills and parents'],
+    ),
     ...inProject(work, 'project .claude skills', '.claude', 'skills'),
     [path.join(home, '.claude', 'skills'), 'user', 'personal .claude skills'],
   ],

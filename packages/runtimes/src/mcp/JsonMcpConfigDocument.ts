@@ -12,7 +12,15 @@ import {
   printParseErrorCode,
 } from 'jsonc-parser';
 import { isJsonObject } from '@loadout/kernel';
-import { EditedMcpConfig, lineEnding, lineStart, McpConfigLayoutError, McpConfigUnreadableError, type McpEntryEdit, onlyIndentBefore } from './McpConfigDocument.js';
+import {
+  EditedMcpConfig,
+  lineEnding,
+  lineStart,
+  McpConfigLayoutError,
+  McpConfigUnreadableError,
+  type McpEntryEdit,
+  onlyIndentBefore,
+} from './McpConfigDocument.js';
 
 /**
  * A JSON configuration file (Claude Code's `~/.claude.json`, a project's `.mcp.json`) edited with
@@ -88,10 +96,13 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
       value = parseJsonc(this.current, errors, { allowTrailingComma: false, disallowComments: false });
       const first = errors[0];
       if (first !== undefined) {
-        throw new McpConfigUnreadableError(`${this.fileLabel} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); Loadout leaves it as it is`);
+        throw new McpConfigUnreadableError(
+          `${this.fileLabel} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); Loadout leaves it as it is`,
+        );
       }
     }
-    if (!isJsonObject(value)) throw new McpConfigUnreadableError(`${this.fileLabel} does not hold a JSON object; Loadout leaves it as it is`);
+    if (!isJsonObject(value))
+      throw new McpConfigUnreadableError(`${this.fileLabel} does not hold a JSON object; Loadout leaves it as it is`);
     this.parsed = value as Record<string, unknown>;
   }
 

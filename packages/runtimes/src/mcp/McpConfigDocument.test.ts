@@ -83,7 +83,9 @@ describe('TOML configuration (Codex)', () => {
     const dotted = toml('mcp_servers.fs.command = "old"\nmcp_servers.fs.args = []\nmodel = "x"\nmcp_servers.keep.command = "k"\n');
     dotted.remove('fs');
     expect(dotted.text()).toBe('model = "x"\nmcp_servers.keep.command = "k"\n');
-    const inTable = toml('model = "x"\n\n[mcp_servers]\nkeep = { command = "k" }\nfs = { command = "z" } # mine\nlast = { command = "l" }\n');
+    const inTable = toml(
+      'model = "x"\n\n[mcp_servers]\nkeep = { command = "k" }\nfs = { command = "z" } # mine\nlast = { command = "l" }\n',
+    );
     inTable.remove('fs');
     expect(inTable.text()).toBe('model = "x"\n\n[mcp_servers]\nkeep = { command = "k" }\nlast = { command = "l" }\n');
   });
@@ -98,7 +100,12 @@ describe('TOML configuration (Codex)', () => {
 
 describe('JSON configuration (Claude Code)', () => {
   const claudeJson = JSON.stringify(
-    { numStartups: 3, userID: 'abc', mcpServers: { mine: { type: 'stdio', command: 'node', args: ['m.js'], env: {} } }, projects: { '/home/me/app': { allowedTools: [] } } },
+    {
+      numStartups: 3,
+      userID: 'abc',
+      mcpServers: { mine: { type: 'stdio', command: 'node', args: ['m.js'], env: {} } },
+      projects: { '/home/me/app': { allowedTools: [] } },
+    },
     null,
     2,
   );
@@ -158,7 +165,9 @@ describe('JSON configuration (Claude Code)', () => {
       { name: 'two', value: { type: 'http', url: 'https://two.example/mcp' } },
       { name: 'one', value: undefined },
     ]);
-    expect(document.text()).toBe('{\n    "a": 1,\n    "mcpServers": {"two": {\n            "type": "http",\n            "url": "https://two.example/mcp"\n        }}\n}\n');
+    expect(document.text()).toBe(
+      '{\n    "a": 1,\n    "mcpServers": {"two": {\n            "type": "http",\n            "url": "https://two.example/mcp"\n        }}\n}\n',
+    );
     document.remove('two');
     expect(document.text()).toBe(nested);
   });

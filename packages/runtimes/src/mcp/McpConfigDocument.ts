@@ -109,7 +109,11 @@ export class McpConfigUnreadableError extends ConflictError {
  */
 export class McpConfigNotUtf8Error extends ConflictError {
   constructor(label: string, options?: { cause?: unknown }) {
-    super('MCP_CONFIG_NOT_UTF8', `${label} holds bytes that are not UTF-8 text; Loadout edits only UTF-8 text, so it leaves the file as it is`, options);
+    super(
+      'MCP_CONFIG_NOT_UTF8',
+      `${label} holds bytes that are not UTF-8 text; Loadout edits only UTF-8 text, so it leaves the file as it is`,
+      options,
+    );
   }
 }
 
@@ -148,7 +152,12 @@ export function onlyIndentBefore(text: string, offset: number): boolean {
  * to their values (absent for a removal). Anything else means the editor would have changed the
  * user's data. Key order does not count.
  */
-export function checkEdits(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>, container: string, edits: readonly McpEntryEdit[]): void {
+export function checkEdits(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+  container: string,
+  edits: readonly McpEntryEdit[],
+): void {
   const expectedServers: Record<string, unknown> = { ...((before[container] as Record<string, unknown> | undefined) ?? {}) };
   for (const { name, value } of edits) {
     if (value === undefined) delete expectedServers[name];
@@ -157,7 +166,9 @@ export function checkEdits(before: Readonly<Record<string, unknown>>, after: Rea
   const { [container]: afterServers, ...afterRest } = after;
   const { [container]: _beforeServers, ...beforeRest } = before;
   if (!isDeepStrictEqual(plain(afterServers ?? {}), plain(expectedServers)) || !isDeepStrictEqual(afterRest, beforeRest)) {
-    throw new McpConfigLayoutError(`editing ${edits.map((edit) => `"${edit.name}"`).join(', ')} would change more than those entries; the file is left as it is`);
+    throw new McpConfigLayoutError(
+      `editing ${edits.map((edit) => `"${edit.name}"`).join(', ')} would change more than those entries; the file is left as it is`,
+    );
   }
 }
 

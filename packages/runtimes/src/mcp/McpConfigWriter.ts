@@ -46,7 +46,12 @@ export class McpConfigWriter {
   }
 
   /** Applies one runtime's changes to one file; returns the trash entries of what it retired. */
-  async apply(runtime: string, target: McpConfigFile, changes: readonly PlannedServerChange[], project: string | null): Promise<ServerTrashEntry[]> {
+  async apply(
+    runtime: string,
+    target: McpConfigFile,
+    changes: readonly PlannedServerChange[],
+    project: string | null,
+  ): Promise<ServerTrashEntry[]> {
     const bookkeeping = changes.filter((change) => change.action === 'release' || change.action === 'forget');
     for (const change of bookkeeping) this.manifest.delete(runtime, target.file, change.name);
     const edits = changes.filter((change) => change.action === 'create' || change.action === 'update' || change.action === 'retire');
@@ -87,7 +92,12 @@ export class McpConfigWriter {
     });
   }
 
-  private readModifyWrite(runtime: string, target: McpConfigFile, edits: readonly PlannedServerChange[], project: string | null): ServerTrashEntry[] {
+  private readModifyWrite(
+    runtime: string,
+    target: McpConfigFile,
+    edits: readonly PlannedServerChange[],
+    project: string | null,
+  ): ServerTrashEntry[] {
     const retired: ServerTrashEntry[] = [];
     let prepared = false;
     for (let attempt = 1; ; attempt += 1) {
@@ -96,7 +106,9 @@ export class McpConfigWriter {
       for (const change of edits) {
         const now = document.servers().get(change.name);
         if ((now === undefined ? null : serverEntryHash(now)) !== change.expectedHash) {
-          throw new RuntimeChangedDuringApplyError(`server "${change.name}" in ${this.show(target.file)} changed while applying; run apply again`);
+          throw new RuntimeChangedDuringApplyError(
+            `server "${change.name}" in ${this.show(target.file)} changed while applying; run apply again`,
+          );
         }
       }
       const made = this.madeFor(runtime, target.file, before, document);
@@ -105,7 +117,9 @@ export class McpConfigWriter {
         prepared = true;
       }
       applyServerChanges(document, edits);
-      const last = this.manifest.entriesOf(runtime, target.file).every((entry) => entry.pending !== undefined && entry.pending.hash === null);
+      const last = this.manifest
+        .entriesOf(runtime, target.file)
+        .every((entry) => entry.pending !== undefined && entry.pending.hash === null);
       const madeIn = this.manifest.madeIn(target.file);
       if (last && (madeIn === 'container' || madeIn === 'file')) document.removeEmptyContainer();
       const removeFile = last && madeIn === 'file' && document.isEmpty();
@@ -119,7 +133,13 @@ export class McpConfigWriter {
   }
 
   /** Keeps the values about to be retired in the trash and records every write as pending. */
-  private prepare(runtime: string, target: McpConfigFile, edits: readonly PlannedServerChange[], document: McpConfigDocument, project: string | null): ServerTrashEntry[] {
+  private prepare(
+    runtime: string,
+    target: McpConfigFile,
+    edits: readonly PlannedServerChange[],
+    document: McpConfigDocument,
+    project: string | null,
+  ): ServerTrashEntry[] {
     const retired: ServerTrashEntry[] = [];
     const now = new Date().toISOString();
     for (const change of edits) {
@@ -136,13 +156,28 @@ export class McpConfigWriter {
       };
       if (change.action === 'retire') {
         const kept = this.trash.keepServer(
-          { name: change.name, runtime, target, hash: change.expectedHash as string, source: change.source, bridge: change.bridge, project, reason: change.reason },
+          {
+            name: change.name,
+            runtime,
+            target,
+            hash: change.expectedHash as string,
+            source: change.source,
+            bridge: change.bridge,
+            project,
+            reason: change.reason,
+          },
           document.servers().get(change.name),
         );
         retired.push(kept);
         this.manifest.set({ ...base, pending: { hash: null, trash: kept.id } });
       } else {
-        this.manifest.set({ ...base, source: change.source, bridge: change.bridge, writtenAt: now, pending: { hash: change.hash, trash: null } });
+        this.manifest.set({
+          ...base,
+          source: change.source,
+          bridge: change.bridge,
+          writtenAt: now,
+          pending: { hash: change.hash, trash: null },
+        });
       }
     }
     this.manifest.write();
@@ -167,12 +202,18 @@ export class McpConfigWriter {
       replaced = true;
     }
     if (replaced) return true;
-    if (attempt >= ATTEMPTS) throw new RuntimeChangedDuringApplyError(`${label} kept changing while applying; nothing was lost from it, run apply again`);
+    if (attempt >= ATTEMPTS)
+      throw new RuntimeChangedDuringApplyError(`${label} kept changing while applying; nothing was lost from it, run apply again`);
     return false;
   }
 
   /** What Loadout makes to hold its first entry in a file, or null when it already has entries there. */
-  private madeFor(runtime: string, file: string, before: string | null, document: McpConfigDocument): 'file' | 'container' | 'nothing' | null {
+  private madeFor(
+    runtime: string,
+    file: string,
+    before: string | null,
+    document: McpConfigDocument,
+  ): 'file' | 'container' | 'nothing' | null {
     if (this.manifest.entriesOf(runtime, file).some((entry) => entry.hash !== null)) return null;
     if (this.manifest.madeIn(file) !== null) return null;
     return before === null ? 'file' : document.hasContainer() ? 'nothing' : 'container';

@@ -7,7 +7,9 @@ import { RuntimeManifestInvalidError } from '../RuntimeErrors.js';
 export const MCP_MANIFEST_FILE = path.join('runtimes', 'mcp-manifest.json');
 
 // The schemas are built on first use (z.lazy): only a command that reads this manifest pays for them.
-const sourceSchema = z.lazy(() => z.object({ id: z.string().min(1).max(64), level: z.enum(['project', 'global']), plugin: z.string().max(64).nullable() }));
+const sourceSchema = z.lazy(() =>
+  z.object({ id: z.string().min(1).max(64), level: z.enum(['project', 'global']), plugin: z.string().max(64).nullable() }),
+);
 
 const entrySchema = z.lazy(() =>
   z.object({
@@ -51,7 +53,9 @@ const fileSchema = z.lazy(() =>
   }),
 );
 
-const manifestSchema = z.lazy(() => z.object({ version: z.literal(1), entries: z.array(entrySchema), files: z.array(fileSchema).default([]) }));
+const manifestSchema = z.lazy(() =>
+  z.object({ version: z.literal(1), entries: z.array(entrySchema), files: z.array(fileSchema).default([]) }),
+);
 
 export type McpManifestEntry = z.infer<typeof entrySchema>;
 export type McpManifestFile = z.infer<typeof fileSchema>;
@@ -73,12 +77,14 @@ export class McpManifest {
     try {
       raw = readJsonInside(dataDir, path.join(dataDir, MCP_MANIFEST_FILE));
     } catch (error) {
-      if (error instanceof DocumentRefusedError) throw new RuntimeManifestInvalidError(`${MCP_MANIFEST_FILE} is unreadable (${error.code}); fix or remove it`, { cause: error });
+      if (error instanceof DocumentRefusedError)
+        throw new RuntimeManifestInvalidError(`${MCP_MANIFEST_FILE} is unreadable (${error.code}); fix or remove it`, { cause: error });
       throw error;
     }
     if (raw === null) return new McpManifest(dataDir, [], []);
     const parsed = zodShape(manifestSchema)(raw);
-    if (!parsed.ok) throw new RuntimeManifestInvalidError(`${MCP_MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
+    if (!parsed.ok)
+      throw new RuntimeManifestInvalidError(`${MCP_MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
     return new McpManifest(dataDir, parsed.value.entries, parsed.value.files);
   }
 
@@ -92,7 +98,10 @@ export class McpManifest {
   }
 
   set(entry: McpManifestEntry): void {
-    this.entries = [...this.entries.filter((other) => !(other.runtime === entry.runtime && other.file === entry.file && other.name === entry.name)), entry];
+    this.entries = [
+      ...this.entries.filter((other) => !(other.runtime === entry.runtime && other.file === entry.file && other.name === entry.name)),
+      entry,
+    ];
   }
 
   delete(runtime: string, file: string, name: string): void {
@@ -142,7 +151,12 @@ export class McpManifest {
   }
 
   write(): void {
-    const sorted = [...this.entries].sort((a, b) => `${a.runtime}\0${a.file}\0${a.name}`.localeCompare(`${b.runtime}\0${b.file}\0${b.name}`));
-    writeFileAtomicSync(path.join(this.dataDir, MCP_MANIFEST_FILE), `${JSON.stringify({ version: 1, entries: sorted, files: this.files }, null, 2)}\n`);
+    const sorted = [...this.entries].sort((a, b) =>
+      `${a.runtime}\0${a.file}\0${a.name}`.localeCompare(`${b.runtime}\0${b.file}\0${b.name}`),
+    );
+    writeFileAtomicSync(
+      path.join(this.dataDir, MCP_MANIFEST_FILE),
+      `${JSON.stringify({ version: 1, entries: sorted, files: this.files }, null, 2)}\n`,
+    );
   }
 }

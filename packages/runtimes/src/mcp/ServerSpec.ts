@@ -54,7 +54,9 @@ export function runtimeServerName(id: string): string {
  * hash differs from the one recorded when Loadout wrote it was edited since.
  */
 export function serverEntryHash(value: unknown): string {
-  return createHash('sha256').update(`loadout-server-entry-v1\n${canonicalJson(value)}`).digest('hex');
+  return createHash('sha256')
+    .update(`loadout-server-entry-v1\n${canonicalJson(value)}`)
+    .digest('hex');
 }
 
 function canonicalJson(value: unknown): string {

@@ -36,7 +36,8 @@ export function readSourceServer(record: ServerRecord, target: McpScope, session
   const root = record.plugin === null ? null : (session.roots.find((candidate) => candidate.plugin === record.plugin)?.dir ?? null);
   const values = root === null ? {} : Object.fromEntries(PLUGIN_ROOT_NAMES.map((name) => [name, realPath(root)]));
   const expand = (text: string): string => expandPlaceholders(text, values);
-  const expandAll = (map: Readonly<Record<string, string>>): Record<string, string> => Object.fromEntries(Object.entries(map).map(([key, value]) => [key, expand(value)]));
+  const expandAll = (map: Readonly<Record<string, string>>): Record<string, string> =>
+    Object.fromEntries(Object.entries(map).map(([key, value]) => [key, expand(value)]));
   let spec: ServerSpec;
   if ('command' in definition) {
     spec = {

@@ -49,7 +49,9 @@ export class TomlMcpConfigDocument extends EditedMcpConfig {
 
   private setEntry(name: string, value: McpEntryValue): void {
     const eol = lineEnding(this.current);
-    const entry = stringify({ [this.container]: { [name]: value } }).split('\n').join(eol);
+    const entry = stringify({ [this.container]: { [name]: value } })
+      .split('\n')
+      .join(eol);
     const blocks = this.blocksOf(name);
     // A replaced entry takes the place of the old one; a new one goes after the last server table.
     const at = blocks.length > 0 ? this.cutEntry(blocks) : this.insertionPoint();
@@ -100,7 +102,10 @@ export class TomlMcpConfigDocument extends EditedMcpConfig {
     const top = this.ast.body[0];
     if (top === undefined) return [];
     const blocks: Block[] = [];
-    const lines = (from: number, to: number): Block => ({ start: onlyIndentBefore(this.current, from) ? lineStart(this.current, from) : from, end: lineEnd(this.current, to) });
+    const lines = (from: number, to: number): Block => ({
+      start: onlyIndentBefore(this.current, from) ? lineStart(this.current, from) : from,
+      end: lineEnd(this.current, to),
+    });
     const inside = (path: readonly (string | number)[]): boolean => path[0] === this.container && path[1] === name;
     const visitKeyValues = (tablePath: readonly (string | number)[], body: readonly AST.TOMLKeyValue[]): void => {
       for (const pair of body) {
@@ -123,7 +128,8 @@ export class TomlMcpConfigDocument extends EditedMcpConfig {
     const top = this.ast.body[0];
     let at = this.current.length;
     for (const node of top?.body ?? []) {
-      if (node.type === 'TOMLTable' && node.resolvedKey[0] === this.container && node.resolvedKey.length > 1) at = lineEnd(this.current, node.range[1]);
+      if (node.type === 'TOMLTable' && node.resolvedKey[0] === this.container && node.resolvedKey.length > 1)
+        at = lineEnd(this.current, node.range[1]);
     }
     return at;
   }
@@ -132,7 +138,9 @@ export class TomlMcpConfigDocument extends EditedMcpConfig {
   private refuseInlineContainer(): void {
     for (const node of this.ast.body[0]?.body ?? []) {
       if (node.type === 'TOMLKeyValue' && keyPath(node.key).length === 1 && keyPath(node.key)[0] === this.container) {
-        throw new McpConfigLayoutError(`${this.fileLabel} declares "${this.container}" as one inline table; write it as [${this.container}.<name>] tables so Loadout can add and remove its own entries`);
+        throw new McpConfigLayoutError(
+          `${this.fileLabel} declares "${this.container}" as one inline table; write it as [${this.container}.<name>] tables so Loadout can add and remove its own entries`,
+        );
       }
     }
   }
@@ -145,7 +153,10 @@ export class TomlMcpConfigDocument extends EditedMcpConfig {
     try {
       this.ast = parseTOML(this.current);
     } catch (error) {
-      throw new McpConfigUnreadableError(`${this.fileLabel} is not valid TOML (${(error as Error).message.split('\n')[0]}); Loadout leaves it as it is`, { cause: error });
+      throw new McpConfigUnreadableError(
+        `${this.fileLabel} is not valid TOML (${(error as Error).message.split('\n')[0]}); Loadout leaves it as it is`,
+        { cause: error },
+      );
     }
   }
 }
@@ -161,7 +172,8 @@ function merge(blocks: readonly Block[]): Block[] {
   const merged: Block[] = [];
   for (const block of sorted) {
     const last = merged[merged.length - 1];
-    if (last !== undefined && block.start <= last.end) merged[merged.length - 1] = { start: last.start, end: Math.max(last.end, block.end) };
+    if (last !== undefined && block.start <= last.end)
+      merged[merged.length - 1] = { start: last.start, end: Math.max(last.end, block.end) };
     else merged.push(block);
   }
   return merged;

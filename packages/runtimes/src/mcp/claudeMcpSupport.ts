@@ -44,19 +44,33 @@ export const claudeMcpSupport: RuntimeMcpSupport = {
         format: 'json',
         container: 'mcpServers',
         writes: !global.relative,
-        note: global.relative ? 'user scope, relative to the working folder (CLAUDE_CONFIG_DIR is relative): read, never written' : 'user scope (top-level mcpServers)',
+        note: global.relative
+          ? 'user scope, relative to the working folder (CLAUDE_CONFIG_DIR is relative): read, never written'
+          : 'user scope (top-level mcpServers)',
         sharedLock: true,
         createMode: 0o600,
       });
     }
     if (project !== null) {
-      files.push({ file: path.join(project, '.mcp.json'), scope: 'project', format: 'json', container: 'mcpServers', writes: true, note: 'project scope', sharedLock: false, createMode: 0o644 });
+      files.push({
+        file: path.join(project, '.mcp.json'),
+        scope: 'project',
+        format: 'json',
+        container: 'mcpServers',
+        writes: true,
+        note: 'project scope',
+        sharedLock: false,
+        createMode: 0o644,
+      });
     }
     return files;
   },
   entryFor(spec: ServerSpec): RuntimeServerEntry {
     if (spec.transport === 'stdio') {
-      const notes = spec.cwd === undefined ? [] : ['Claude Code has no working-folder setting for a stdio server; it starts it in the folder Claude Code works in'];
+      const notes =
+        spec.cwd === undefined
+          ? []
+          : ['Claude Code has no working-folder setting for a stdio server; it starts it in the folder Claude Code works in'];
       return { value: { type: 'stdio', command: spec.command, args: [...spec.args], env: { ...spec.env } }, notes };
     }
     const headers = Object.keys(spec.headers).length === 0 ? {} : { headers: { ...spec.headers } };

@@ -31,7 +31,9 @@ export const codexMcpSupport: RuntimeMcpSupport = {
         format: 'toml',
         container: 'mcp_servers',
         writes: !env.codexHome.relative,
-        note: env.codexHome.relative ? 'user servers, relative to the working folder (CODEX_HOME is relative): read, never written' : 'user servers',
+        note: env.codexHome.relative
+          ? 'user servers, relative to the working folder (CODEX_HOME is relative): read, never written'
+          : 'user servers',
         sharedLock: false,
         createMode: 0o600,
       });
@@ -66,7 +68,8 @@ export const codexMcpSupport: RuntimeMcpSupport = {
 
 function codexEntry(spec: ServerSpec): RuntimeServerEntry {
   if (spec.transport !== 'stdio') {
-    if (spec.transport !== 'http') return { unsupported: `Codex speaks stdio and Streamable HTTP only, not ${spec.transport === 'sse' ? 'HTTP+SSE' : 'WebSocket'}` };
+    if (spec.transport !== 'http')
+      return { unsupported: `Codex speaks stdio and Streamable HTTP only, not ${spec.transport === 'sse' ? 'HTTP+SSE' : 'WebSocket'}` };
     if (hasReference(spec.url)) return { unsupported: 'Codex does not expand ${VAR} in a URL' };
     const value: Record<string, unknown> = { url: spec.url };
     const literal: Record<string, string> = {};
@@ -92,7 +95,10 @@ function codexEntry(spec: ServerSpec): RuntimeServerEntry {
     const whole = wholeReference(text);
     if (whole === key) passed.push(key);
     else if (!hasReference(text)) env[key] = text;
-    else return { unsupported: `Codex does not expand \${VAR}; env ${key} can only be passed through under its own name (${key}: "\${${key}}")` };
+    else
+      return {
+        unsupported: `Codex does not expand \${VAR}; env ${key} can only be passed through under its own name (${key}: "\${${key}}")`,
+      };
   }
   return {
     value: {

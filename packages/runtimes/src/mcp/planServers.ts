@@ -91,7 +91,9 @@ interface LoadedFile {
 
 /** Opens a configuration file's text (null: the file does not exist) in its format. */
 export function openMcpConfig(target: McpConfigFile, text: string | null, label: string): McpConfigDocument {
-  return target.format === 'json' ? new JsonMcpConfigDocument(text, target.container, label) : new TomlMcpConfigDocument(text, target.container, label);
+  return target.format === 'json'
+    ? new JsonMcpConfigDocument(text, target.container, label)
+    : new TomlMcpConfigDocument(text, target.container, label);
 }
 
 /** Each entry's hash, by name. */
@@ -118,7 +120,8 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
   const findings: Diagnostic[] = [];
   // A project's file a link takes out of the project (`.mcp.json` → `~/.claude.json`) is neither read nor written.
   const targets = support.files(input.project, input.env).filter((target) => {
-    const escape = target.scope === 'project' ? rootOutsideAnchor({ dir: target.file, scope: 'project' }, input.project, input.env.home) : null;
+    const escape =
+      target.scope === 'project' ? rootOutsideAnchor({ dir: target.file, scope: 'project' }, input.project, input.env.home) : null;
     if (escape === null) return true;
     findings.push({
       code: 'RUNTIME_ROOT_OUTSIDE',
@@ -135,7 +138,12 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
   let conflict = false;
   const conflictFinding = (file: string, message: string, code = 'SERVER_CONFLICT'): void => {
     conflict = true;
-    findings.push({ code, severity: 'error', path: file, message: `${runtime}: ${message}. Nothing is written into ${runtime}'s MCP configuration` });
+    findings.push({
+      code,
+      severity: 'error',
+      path: file,
+      message: `${runtime}: ${message}. Nothing is written into ${runtime}'s MCP configuration`,
+    });
   };
   if (input.manifest === null) {
     conflictFinding(input.show(input.env.home), input.manifestProblem ?? 'the MCP manifest cannot be read', 'RUNTIME_MANIFEST_INVALID');
@@ -169,7 +177,15 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
       const record = recorded.get(name);
       if (!target.writes) continue;
       if (existing === undefined) {
-        fileChanges.push({ ...base(server), action: 'create', value, hash, expectedHash: null, current: null, reason: record === undefined ? 'wanted, not present' : 'managed, but the entry is gone' });
+        fileChanges.push({
+          ...base(server),
+          action: 'create',
+          value,
+          hash,
+          expectedHash: null,
+          current: null,
+          reason: record === undefined ? 'wanted, not present' : 'managed, but the entry is gone',
+        });
         continue;
       }
       const onDisk = serverEntryHash(existing);
@@ -185,10 +201,21 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
         continue;
       }
       if (record !== undefined && record.hash === onDisk) {
-        fileChanges.push({ ...base(server), action: 'update', value, hash, expectedHash: onDisk, current: existing, reason: server.bridge ? 'the loadout command changed' : 'the source changed' });
+        fileChanges.push({
+          ...base(server),
+          action: 'update',
+          value,
+          hash,
+          expectedHash: onDisk,
+          current: existing,
+          reason: server.bridge ? 'the loadout command changed' : 'the source changed',
+        });
         continue;
       }
-      const what = record === undefined ? 'holds a different entry of that name that is not Loadout\'s' : 'holds Loadout\'s entry of that name, edited since it was written';
+      const what =
+        record === undefined
+          ? "holds a different entry of that name that is not Loadout's"
+          : "holds Loadout's entry of that name, edited since it was written";
       if (server.bridge) {
         findings.push({
           code: 'MCP_BRIDGE_NAME_TAKEN',
@@ -198,7 +225,10 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
         });
         continue;
       }
-      conflictFinding(target.file, `server "${name}"${server.id === name ? '' : ` (Loadout id "${server.id}")`} is not written: ${shown} ${what}`);
+      conflictFinding(
+        target.file,
+        `server "${name}"${server.id === name ? '' : ` (Loadout id "${server.id}")`} is not written: ${shown} ${what}`,
+      );
     }
 
     for (const record of recorded.values()) {
@@ -216,16 +246,32 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
         sourcePath: null,
       };
       if (existing === undefined) {
-        fileChanges.push({ ...common, action: 'forget', hash: null, expectedHash: null, current: null, reason: 'no longer wanted; the entry is already gone' });
+        fileChanges.push({
+          ...common,
+          action: 'forget',
+          hash: null,
+          expectedHash: null,
+          current: null,
+          reason: 'no longer wanted; the entry is already gone',
+        });
         continue;
       }
       const onDisk = serverEntryHash(existing);
       if (onDisk === record.hash) {
-        const why = record.bridge ? 'Loadout is no longer to be registered (--no-mcp-bridge)' : 'no longer wanted (off, removed, moved to another level, or its plugin disabled)';
+        const why = record.bridge
+          ? 'Loadout is no longer to be registered (--no-mcp-bridge)'
+          : 'no longer wanted (off, removed, moved to another level, or its plugin disabled)';
         fileChanges.push({ ...common, action: 'retire', hash: onDisk, expectedHash: onDisk, current: existing, reason: why });
         continue;
       }
-      fileChanges.push({ ...common, action: 'release', hash: onDisk, expectedHash: onDisk, current: null, reason: 'no longer wanted, but edited since Loadout wrote it: left in place, no longer managed' });
+      fileChanges.push({
+        ...common,
+        action: 'release',
+        hash: onDisk,
+        expectedHash: onDisk,
+        current: null,
+        reason: 'no longer wanted, but edited since Loadout wrote it: left in place, no longer managed',
+      });
       findings.push({
         code: 'MANAGED_SERVER_EDITED',
         severity: 'warning',
@@ -238,21 +284,43 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
     changes.push(...fileChanges);
     if (target.scope === 'project' && input.project !== null) {
       const names = [...wanted.keys()].filter((name) => after?.servers().has(name) === true);
-      if (names.length > 0) findings.push(...(support.projectFindings?.(target.file, names, input.project, input.env) ?? []).map((finding) => ({ ...finding, message: finding.message.split(target.file).join(shown) })));
+      if (names.length > 0)
+        findings.push(
+          ...(support.projectFindings?.(target.file, names, input.project, input.env) ?? []).map((finding) => ({
+            ...finding,
+            message: finding.message.split(target.file).join(shown),
+          })),
+        );
     }
     for (const name of (after ?? file.document).servers().keys()) {
       const change = fileChanges.find((candidate) => candidate.name === name);
-      const managed = change !== undefined ? change.action === 'create' || change.action === 'update' : recorded.has(name) && !fileChanges.some((candidate) => candidate.name === name);
+      const managed =
+        change !== undefined
+          ? change.action === 'create' || change.action === 'update'
+          : recorded.has(name) && !fileChanges.some((candidate) => candidate.name === name);
       const record = recorded.get(name);
       const bridge = change?.bridge ?? record?.bridge ?? false;
-      sees.push({ name, id: managed ? (change?.id ?? record?.source.id ?? null) : null, path: shown, scope: target.scope, owner: managed ? (bridge ? 'bridge' : 'loadout') : 'user' });
+      sees.push({
+        name,
+        id: managed ? (change?.id ?? record?.source.id ?? null) : null,
+        path: shown,
+        scope: target.scope,
+        owner: managed ? (bridge ? 'bridge' : 'loadout') : 'user',
+      });
     }
   }
   return {
     status: conflict ? 'conflict' : 'ok',
     verifiedOn: support.verifiedOn,
     targets,
-    files: loaded.map((file) => ({ path: show(file.target.file), scope: file.target.scope, format: file.target.format, exists: file.exists, writes: file.target.writes, note: file.target.note })),
+    files: loaded.map((file) => ({
+      path: show(file.target.file),
+      scope: file.target.scope,
+      format: file.target.format,
+      exists: file.exists,
+      writes: file.target.writes,
+      note: file.target.note,
+    })),
     changes: conflict ? [] : changes,
     skips,
     findings,
@@ -278,8 +346,22 @@ function wantedIn(
   const bridge = bridgeCandidate(target, input.bridge, recorded);
   for (const server of bridge === null ? candidates : [...candidates, bridge]) {
     const skip = (reason: string, code: string, severity: Diagnostic['severity']): void => {
-      skips.push({ kind: 'server', action: 'skip', name: server.name, id: server.id, path: null, hash: null, source: server.sourcePath === null ? null : input.show(server.sourcePath), reason });
-      findings.push({ code, severity, path: server.sourcePath ?? undefined, message: `${runtime}: server "${server.id}" is skipped: ${reason}` });
+      skips.push({
+        kind: 'server',
+        action: 'skip',
+        name: server.name,
+        id: server.id,
+        path: null,
+        hash: null,
+        source: server.sourcePath === null ? null : input.show(server.sourcePath),
+        reason,
+      });
+      findings.push({
+        code,
+        severity,
+        path: server.sourcePath ?? undefined,
+        message: `${runtime}: server "${server.id}" is skipped: ${reason}`,
+      });
     };
     if (server.held !== null) {
       skip(server.held, 'CAPABILITY_UNTRUSTED', 'warning');
@@ -293,7 +375,11 @@ function wantedIn(
     const taken = wanted.get(server.name);
     if (taken !== undefined) {
       if (server.bridge) {
-        findings.push({ code: 'MCP_BRIDGE_NAME_TAKEN', severity: 'warning', message: `${runtime}: Loadout is not registered as "${server.name}": the server "${taken.server.id}" takes that name` });
+        findings.push({
+          code: 'MCP_BRIDGE_NAME_TAKEN',
+          severity: 'warning',
+          message: `${runtime}: Loadout is not registered as "${server.name}": the server "${taken.server.id}" takes that name`,
+        });
       } else {
         findings.push({
           code: 'SERVER_NAME_COLLISION',
@@ -304,13 +390,23 @@ function wantedIn(
       }
       continue;
     }
-    for (const note of entry.notes) findings.push({ code: 'SERVER_SETTING_IGNORED', severity: 'warning', path: server.sourcePath ?? undefined, message: `${runtime}: server "${server.id}": ${note}` });
+    for (const note of entry.notes)
+      findings.push({
+        code: 'SERVER_SETTING_IGNORED',
+        severity: 'warning',
+        path: server.sourcePath ?? undefined,
+        message: `${runtime}: server "${server.id}": ${note}`,
+      });
     wanted.set(server.name, { server, value: entry.value });
   }
   return wanted;
 }
 
-function bridgeCandidate(target: McpConfigFile, request: BridgeRequest | null, recorded: ReadonlyMap<string, McpManifestEntry>): SourceServer | null {
+function bridgeCandidate(
+  target: McpConfigFile,
+  request: BridgeRequest | null,
+  recorded: ReadonlyMap<string, McpManifestEntry>,
+): SourceServer | null {
   if (request === null || target.scope !== 'user') return null;
   const on = request.mode === 'on' || (request.mode === 'keep' && recorded.get(BRIDGE_NAME)?.bridge === true);
   if (!on) return null;
@@ -331,8 +427,20 @@ function load(target: McpConfigFile, show: (absolute: string) => string): Loaded
   try {
     text = readConfigText(target.file, show(target.file));
   } catch (error) {
-    if (isLoadoutError(error)) return { target, exists: true, document: null, problem: error.message, problemCode: error.code === 'MCP_CONFIG_NOT_UTF8' ? error.code : undefined };
-    return { target, exists: true, document: null, problem: `${show(target.file)} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+    if (isLoadoutError(error))
+      return {
+        target,
+        exists: true,
+        document: null,
+        problem: error.message,
+        problemCode: error.code === 'MCP_CONFIG_NOT_UTF8' ? error.code : undefined,
+      };
+    return {
+      target,
+      exists: true,
+      document: null,
+      problem: `${show(target.file)} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
   }
   try {
     return { target, exists: text !== null, document: openMcpConfig(target, text, show(target.file)), problem: null };
@@ -343,7 +451,12 @@ function load(target: McpConfigFile, show: (absolute: string) => string): Loaded
 }
 
 /** Runs the file's changes on a copy of its text: the document as it will be, or null when the editor refused (a finding). */
-function tryChanges(file: LoadedFile, changes: readonly PlannedServerChange[], refuse: (file: string, message: string, code?: string) => void, label: string): McpConfigDocument | null {
+function tryChanges(
+  file: LoadedFile,
+  changes: readonly PlannedServerChange[],
+  refuse: (file: string, message: string, code?: string) => void,
+  label: string,
+): McpConfigDocument | null {
   if (file.document === null) return null;
   const copy = openMcpConfig(file.target, file.exists ? file.document.text() : null, label);
   try {
@@ -360,6 +473,10 @@ function tryChanges(file: LoadedFile, changes: readonly PlannedServerChange[], r
 export function applyServerChanges(document: McpConfigDocument, changes: readonly PlannedServerChange[]): void {
   document.applyEdits([
     ...changes.filter((change) => change.action === 'retire').map((change) => ({ name: change.name, value: undefined })),
-    ...changes.flatMap((change) => ((change.action === 'create' || change.action === 'update') && change.value !== null ? [{ name: change.name, value: change.value }] : [])),
+    ...changes.flatMap((change) =>
+      (change.action === 'create' || change.action === 'update') && change.value !== null
+        ? [{ name: change.name, value: change.value }]
+        : [],
+    ),
   ]);
 }

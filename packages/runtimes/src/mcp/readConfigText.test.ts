@@ -48,6 +48,8 @@ describe('readConfigText: the reader of every runtime configuration file', () =>
     fs.symlinkSync('nowhere.json', path.join(home, 'dangling.json'));
     expect(readConfigText(path.join(home, 'dangling.json'), 'd')).toBeNull();
     fs.symlinkSync('loop.json', path.join(home, 'loop.json'));
-    expect(refusal(() => readConfigText(path.join(home, 'loop.json'), '~/loop.json')).message).toMatch(/^~\/loop\.json is a link that leads back to itself/);
+    expect(refusal(() => readConfigText(path.join(home, 'loop.json'), '~/loop.json')).message).toMatch(
+      /^~\/loop\.json is a link that leads back to itself/,
+    );
   });
 });

@@ -28,17 +28,24 @@ export function readConfigText(file: string, label: string): string | null {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    if (code === 'ELOOP') throw new McpConfigUnreadableError(`${label} is a link that leads back to itself (a loop); Loadout leaves it as it is`, { cause: error });
+    if (code === 'ELOOP')
+      throw new McpConfigUnreadableError(`${label} is a link that leads back to itself (a loop); Loadout leaves it as it is`, {
+        cause: error,
+      });
     throw error;
   }
   const into = emptyFileBytes();
   try {
-    const tooLarge = (): Error => new McpConfigUnreadableError(`${label} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; Loadout leaves it as it is`);
+    const tooLarge = (): Error =>
+      new McpConfigUnreadableError(`${label} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; Loadout leaves it as it is`);
     if (!readRegularFile(path.dirname(real), real, MAX_CONFIG_BYTES, into, { tooLarge, followLinks: false })) return null;
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
     // The kernel names the file by its base name: the message names it as the user knows it.
-    throw new McpConfigUnreadableError(`${label}${error.message.replace(/^[^:]*:/, '').replace(/; it is not read$/, '')}; Loadout leaves it as it is`, { cause: error });
+    throw new McpConfigUnreadableError(
+      `${label}${error.message.replace(/^[^:]*:/, '').replace(/; it is not read$/, '')}; Loadout leaves it as it is`,
+      { cause: error },
+    );
   }
   try {
     return strictUtf8.decode(into.buffer.subarray(0, into.length));

@@ -16,7 +16,10 @@ afterEach(() => {
 });
 
 type Findings = { runtime: string; status: string; findings: { code: string; message: string; path?: string }[] }[];
-const findingsOf = (runtimes: Findings, code: string) => runtimes.flatMap((part) => part.findings.filter((finding) => finding.code === code).map((finding) => ({ runtime: part.runtime, ...finding })));
+const findingsOf = (runtimes: Findings, code: string) =>
+  runtimes.flatMap((part) =>
+    part.findings.filter((finding) => finding.code === code).map((finding) => ({ runtime: part.runtime, ...finding })),
+  );
 
 describe('runtime roots that are not where they claim', () => {
   it('3 a committed .claude/skills link into the home folder is refused: nothing written there, the rest applied', async () => {
@@ -56,7 +59,7 @@ describe('runtime roots that are not where they claim', () => {
     expect(findingsOf(dry.runtimes as unknown as Findings, 'RUNTIME_ROOT_OUTSIDE')).toHaveLength(1);
   });
 
-  it('3 a committed .mcp.json link to the user\'s ~/.claude.json is neither read nor written', async () => {
+  it("3 a committed .mcp.json link to the user's ~/.claude.json is neither read nor written", async () => {
     const m = machine({ project: { servers: { 'proj.json': serverDocument({ command: 'node', args: ['tools/server.js'] }) } } });
     const userConfig = path.join(m.home, '.claude', '.claude.json');
     fs.mkdirSync(path.dirname(userConfig), { recursive: true });
@@ -106,7 +109,7 @@ describe('a project that is the home folder', () => {
 });
 
 describe('a home folder that is a repository (dotfiles) opened as the project', () => {
-  it('21 one folder that is the project\'s and the user\'s root gets both sets, planned once', async () => {
+  it("21 one folder that is the project's and the user's root gets both sets, planned once", async () => {
     const m = machine({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } } });
     writeTree(m.home, { '.agents': { skills: { mine: { 'SKILL.md': skill('mine') } } } });
     execFileSync('git', ['init', '-q'], { cwd: m.home });
@@ -135,7 +138,9 @@ describe('a skill folder holding a link loop', () => {
     const text = JSON.stringify(result);
     expect(text).not.toContain('ELOOP:');
     expect(text).not.toContain(m.base);
-    const found = findingsOf(result.runtimes as unknown as Findings, 'SKILL_SKIPPED').filter((finding) => finding.message.includes('"loop"'));
+    const found = findingsOf(result.runtimes as unknown as Findings, 'SKILL_SKIPPED').filter((finding) =>
+      finding.message.includes('"loop"'),
+    );
     expect(found.map((finding) => finding.runtime)).toEqual(expect.arrayContaining(['claude-code', 'codex']));
     expect(found[0]?.message).toMatch(/LINK_LOOP: skills\/loop\/self/);
     expect(result.ok).toBe(true);

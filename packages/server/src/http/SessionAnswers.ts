@@ -60,7 +60,10 @@ export class SessionAnswers {
     const known = resolveAll(this.container, CapabilityKinds);
     for (const name of asked) {
       if (!known.some((kind) => kind.kind === name || kind.sessionKey === name)) {
-        throw new InvalidInputError('KIND_UNKNOWN', `kinds: "${name.slice(0, 64)}" is not a kind of capability; known: ${known.map((kind) => kind.sessionKey).join(', ')}`);
+        throw new InvalidInputError(
+          'KIND_UNKNOWN',
+          `kinds: "${name.slice(0, 64)}" is not a kind of capability; known: ${known.map((kind) => kind.sessionKey).join(', ')}`,
+        );
       }
     }
     return known.filter((kind) => asked.includes(kind.kind) || asked.includes(kind.sessionKey)).map((kind) => kind.kind);

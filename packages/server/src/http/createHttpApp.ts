@@ -12,7 +12,16 @@ import {
   RouteReply,
   StaticAssetFolders,
 } from '@loadout/api';
-import { answerBytes, boundedJson, exceedsJsonDepth, MAX_ANSWER_BYTES, MAX_JSON_DEPTH, resolveAll, responseTooLarge, WiringError } from '@loadout/kernel';
+import {
+  answerBytes,
+  boundedJson,
+  exceedsJsonDepth,
+  MAX_ANSWER_BYTES,
+  MAX_JSON_DEPTH,
+  resolveAll,
+  responseTooLarge,
+  WiringError,
+} from '@loadout/kernel';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { httpErrorFor } from './httpErrors.js';
@@ -53,7 +62,8 @@ export async function createHttpApp(context: HttpAppContext, guard: GuardSetting
     return503OnClosing: true,
     routerOptions: {
       maxParamLength: MAX_PARAM_LENGTH,
-      onBadUrl: (path, _request, response) => rawError(response, 400, 'PATH_INVALID', `the path ${path.slice(0, 100)} is not valid URL encoding`),
+      onBadUrl: (path, _request, response) =>
+        rawError(response, 400, 'PATH_INVALID', `the path ${path.slice(0, 100)} is not valid URL encoding`),
       onMaxParamLength: (_path, _request, response) =>
         rawError(response, 400, 'PATH_INVALID', `a name in the path is longer than ${MAX_PARAM_LENGTH} characters`),
     },
@@ -67,7 +77,8 @@ export async function createHttpApp(context: HttpAppContext, guard: GuardSetting
     else
       json(request, text, (error, value) => {
         // Deeper than anyone means, and deep enough to exhaust the stack of whatever serialises it later.
-        if (error === null && exceedsJsonDepth(value)) done(new RequestInvalidError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, 'BODY_TOO_DEEP'));
+        if (error === null && exceedsJsonDepth(value))
+          done(new RequestInvalidError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, 'BODY_TOO_DEEP'));
         else done(error, value);
       });
   });
@@ -106,12 +117,20 @@ export async function createHttpApp(context: HttpAppContext, guard: GuardSetting
     { ...rpcRoute(context.container), contributor: 'server' },
     ...resolveAll(context.container, HttpRoutes),
   ]);
-  registerRoutes(app, routes.filter(({ route }) => route.bodyAs !== 'text'), context);
+  registerRoutes(
+    app,
+    routes.filter(({ route }) => route.bodyAs !== 'text'),
+    context,
+  );
   // Routes that read their body as text get their own scope, where JSON is not parsed.
   await app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    registerRoutes(scope, routes.filter(({ route }) => route.bodyAs === 'text'), context);
+    registerRoutes(
+      scope,
+      routes.filter(({ route }) => route.bodyAs === 'text'),
+      context,
+    );
   });
   for (const assets of resolveAll(context.container, StaticAssetFolders)) registerStaticAssets(app, assets);
   return app;
@@ -138,7 +157,9 @@ function wireRoutes(container: DependencyContainer, routes: readonly ApiRoute[])
     const key = `${route.method} ${route.path.replace(/:[^/]+/g, ':')}`;
     const earlier = seen.get(key);
     if (earlier !== undefined) {
-      throw new WiringError(`${who} is contributed twice: ${earlier.contributor ?? 'an unnamed contributor'} contributes ${earlier.method} ${earlier.path} too`);
+      throw new WiringError(
+        `${who} is contributed twice: ${earlier.contributor ?? 'an unnamed contributor'} contributes ${earlier.method} ${earlier.path} too`,
+      );
     }
     seen.set(key, route);
     return { route, deps: resolveDependencies(container, who, route.deps) };

@@ -24,7 +24,9 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, op
   const stream: EventStream = {
     send(event, data) {
       if (closed) return;
-      const lines = JSON.stringify(data).split('\n').map((line) => `data: ${line}`);
+      const lines = JSON.stringify(data)
+        .split('\n')
+        .map((line) => `data: ${line}`);
       raw.write(`event: ${event}\n${lines.join('\n')}\n\n`);
     },
     close() {

@@ -19,10 +19,17 @@ export interface GuardSettings {
 export function guardRequest(request: FastifyRequest, settings: GuardSettings): void {
   const own = settings.ownHosts();
   const host = (request.headers.host ?? '').toLowerCase();
-  if (!own.has(host)) throw new ForeignOriginError('HOST_REFUSED', `requests must be addressed to this server (${[...own][0] ?? ''}), not "${host.slice(0, 100)}"`);
+  if (!own.has(host))
+    throw new ForeignOriginError(
+      'HOST_REFUSED',
+      `requests must be addressed to this server (${[...own][0] ?? ''}), not "${host.slice(0, 100)}"`,
+    );
   const origin = request.headers.origin;
   if (origin !== undefined && !isOwnOrigin(origin, own)) {
-    throw new ForeignOriginError('ORIGIN_REFUSED', `requests from ${origin.slice(0, 100)} are refused; only this server's own pages may call it`);
+    throw new ForeignOriginError(
+      'ORIGIN_REFUSED',
+      `requests from ${origin.slice(0, 100)} are refused; only this server's own pages may call it`,
+    );
   }
   // Decide on the route the router matched (after it decoded the path), never on the raw URL:
   // `/api/%6Aobs` or an absolute-form target must not slip past a prefix check.
@@ -31,9 +38,7 @@ export function guardRequest(request: FastifyRequest, settings: GuardSettings): 
   const presented = presentedToken(request);
   if (presented === null || !sameToken(presented, settings.token)) {
     throw new TokenRequiredError(
-      presented === null
-        ? 'this request needs the server token: send "Authorization: Bearer <token>"'
-        : 'the server token does not match',
+      presented === null ? 'this request needs the server token: send "Authorization: Bearer <token>"' : 'the server token does not match',
     );
   }
 }

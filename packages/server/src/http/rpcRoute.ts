@@ -18,7 +18,14 @@ export function rpcRoute(container: DependencyContainer): ApiRoute {
         `the JSON-RPC method ${method.name} is contributed twice: by ${earlier.method.contributor ?? 'an unnamed contributor'} and by ${method.contributor ?? 'an unnamed contributor'}`,
       );
     }
-    methods.set(method.name, { method, deps: resolveDependencies(container, `the JSON-RPC method ${method.name} (from ${method.contributor ?? 'an unnamed contributor'})`, method.deps) });
+    methods.set(method.name, {
+      method,
+      deps: resolveDependencies(
+        container,
+        `the JSON-RPC method ${method.name} (from ${method.contributor ?? 'an unnamed contributor'})`,
+        method.deps,
+      ),
+    });
   }
   const loader = container.resolve(SessionLoader);
   return defineRoute({

@@ -46,7 +46,13 @@ async function get(base: string, rawPath: string): Promise<{ status: number; typ
 
 describe('registerStaticAssets', () => {
   it('serves index.html at / and each asset with its content type', async () => {
-    const assets = testdir({ 'index.html': '<!doctype html><title>x</title>', 'app.js': 'export {};', 'styles.css': 'body{}', views: { 'tasksView.js': 'export {};' }, 'favicon.svg': '<svg/>' });
+    const assets = testdir({
+      'index.html': '<!doctype html><title>x</title>',
+      'app.js': 'export {};',
+      'styles.css': 'body{}',
+      views: { 'tasksView.js': 'export {};' },
+      'favicon.svg': '<svg/>',
+    });
     const base = await serve(assets);
 
     const index = await get(base, '/');
@@ -60,13 +66,26 @@ describe('registerStaticAssets', () => {
   });
 
   it('lists no folder, serves no hidden or unknown file, and reaches nothing outside the folder', async () => {
-    const root = testdir({ secret: 'outside the assets\n', assets: { 'index.html': 'ok', '.env': 'TOKEN=1', 'notes.txt': 'plain', views: { 'a.js': '' } } });
+    const root = testdir({
+      secret: 'outside the assets\n',
+      assets: { 'index.html': 'ok', '.env': 'TOKEN=1', 'notes.txt': 'plain', views: { 'a.js': '' } },
+    });
     const assets = path.join(root, 'assets');
     fs.symlinkSync(path.join(root, 'secret'), path.join(assets, 'leak.js'));
     fs.symlinkSync(assets, path.join(assets, 'views', 'loop'));
     const base = await serve(assets);
 
-    for (const probe of ['/views', '/views/', '/.env', '/notes.txt', '/leak.js', '/../secret', '/%2e%2e/secret', '/views/..%2f..%2fsecret', '/views/loop/index.html']) {
+    for (const probe of [
+      '/views',
+      '/views/',
+      '/.env',
+      '/notes.txt',
+      '/leak.js',
+      '/../secret',
+      '/%2e%2e/secret',
+      '/views/..%2f..%2fsecret',
+      '/views/loop/index.html',
+    ]) {
       const answer = await get(base, probe);
       expect(answer.status, probe).toBe(404);
       expect(answer.body, probe).not.toContain('outside the assets');

@@ -64,7 +64,8 @@ function listAssets(root: string, dir: string, seen = new Set<string>([root])): 
       if (seen.has(real)) continue;
       seen.add(real);
       found.push(...listAssets(root, full, seen));
-    } else if (stat.isFile() && CONTENT_TYPES[path.extname(entry.name).toLowerCase()] !== undefined) found.push({ relative: path.relative(root, full), file: real });
+    } else if (stat.isFile() && CONTENT_TYPES[path.extname(entry.name).toLowerCase()] !== undefined)
+      found.push({ relative: path.relative(root, full), file: real });
   }
   return found;
 }

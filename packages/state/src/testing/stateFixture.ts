@@ -31,7 +31,12 @@ export interface WorkspaceDescription {
 export function workspace(description: WorkspaceDescription = {}): Workspace {
   const home = testdir({ capabilities: description.capabilities ?? {}, plugins: {}, project: { '.agents': description.project ?? {} } });
   return {
-    places: { home, capabilitiesDir: path.join(home, 'capabilities'), pluginsDir: path.join(home, 'plugins'), dataDir: path.join(home, '.loadout') },
+    places: {
+      home,
+      capabilitiesDir: path.join(home, 'capabilities'),
+      pluginsDir: path.join(home, 'plugins'),
+      dataDir: path.join(home, '.loadout'),
+    },
     project: path.join(home, 'project'),
   };
 }

@@ -46,7 +46,9 @@ describe('hostile state requests', () => {
     const [error] = result.errors;
     expect(error).toMatchObject({ code: 'STATE_WRITE_FAILED', category: 'failed' });
     expect(error?.cause).toMatchObject({ code: 'SQLITE_READONLY' });
-    expect(JSON.parse(JSON.stringify(result)).errors).toEqual([{ code: 'STATE_WRITE_FAILED', message: expect.stringMatching(/readonly database/) }]);
+    expect(JSON.parse(JSON.stringify(result)).errors).toEqual([
+      { code: 'STATE_WRITE_FAILED', message: expect.stringMatching(/readonly database/) },
+    ]);
     resolve(container, Database).pragma('query_only = OFF');
     expect(await resolve(container, CapabilityStateStore).surfacedAt('skill', 'pdf', null)).toBeUndefined();
   });
@@ -74,6 +76,9 @@ describe('hostile config.json', () => {
     expect(invalid).toHaveLength(2);
     expect(invalid[0]?.message).toMatch(/config\.json: is a folder, not a regular file/);
 
-    await expect(service.resolveCapabilityState({})).rejects.toMatchObject({ code: 'STATE_CONFIG_INVALID', message: expect.stringMatching(/config\.json: is a folder/) });
+    await expect(service.resolveCapabilityState({})).rejects.toMatchObject({
+      code: 'STATE_CONFIG_INVALID',
+      message: expect.stringMatching(/config\.json: is a folder/),
+    });
   });
 });

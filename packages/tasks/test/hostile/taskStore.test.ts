@@ -19,7 +19,10 @@ const taskMd = (name: string, implementation = 'run.sh', extra = '') =>
 const task = (name: string): TreeDescription => ({ 'TASK.md': taskMd(name), 'run.sh': 'echo hi\n' });
 
 async function open(home: string, project: string | null = null) {
-  const container = createKernel({ places: resolvePlaces({}, home) }, [tasksModule, (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] })]);
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
+    tasksModule,
+    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+  ]);
   const session = await container.resolve(SessionLoader).open({ project });
   return { session, store: resolve(session.container, TaskStore) };
 }
@@ -98,7 +101,9 @@ describe('hostile task names', () => {
     const { store } = await open(home);
     const implementation = { filename: 'run.sh', content: '' };
     for (const name of ['two\nlines', 'carriage\rreturn', 'tab\there', 'sep\u2028arator']) {
-      expect(() => store.createTask(name, { name: 'N', description: 'd', implementation }), JSON.stringify(name)).toThrow(TaskNameInvalidError);
+      expect(() => store.createTask(name, { name: 'N', description: 'd', implementation }), JSON.stringify(name)).toThrow(
+        TaskNameInvalidError,
+      );
     }
     expect(() => store.createTask('ok', { name: 'N', description: 'd', implementation: { filename: 'run\n.sh', content: '' } })).toThrow(
       /plain file name/,
@@ -146,7 +151,9 @@ describe('a task read and sent back', () => {
     });
     const mtime = fs.statSync(taskFile).mtimeMs;
     const { name, description, body, implementation, timeoutSeconds, retries } = document;
-    expect(store.updateTask('nightly', { name, description, body, implementation, timeoutSeconds, retries })).toMatchObject({ dirName: 'nightly' });
+    expect(store.updateTask('nightly', { name, description, body, implementation, timeoutSeconds, retries })).toMatchObject({
+      dirName: 'nightly',
+    });
     expect(fs.readFileSync(taskFile, 'utf8')).toBe(handWritten);
     expect(fs.statSync(taskFile).mtimeMs).toBe(mtime);
 

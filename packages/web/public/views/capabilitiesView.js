@@ -61,7 +61,9 @@ export async function renderCapabilities(container, context) {
   const listed = recordsByPath(session, lists);
   const describe = (path) => listed.get(path)?.description ?? '';
 
-  const visible = entries.filter((entry) => entry.installed !== false && entry.decidedBy !== 'plugin-disabled' && entry.decidedBy !== 'plugin-not-installed');
+  const visible = entries.filter(
+    (entry) => entry.installed !== false && entry.decidedBy !== 'plugin-disabled' && entry.decidedBy !== 'plugin-not-installed',
+  );
   const hiddenByPlugin = entries.length - visible.length;
   const kinds = [...new Set(entries.map((entry) => entry.kind))];
   if (filters.kind !== 'all' && !kinds.includes(filters.kind)) filters.kind = 'all';
@@ -76,29 +78,59 @@ export async function renderCapabilities(container, context) {
   const matches = (entry) => {
     const text = filters.text.trim().toLowerCase();
     if (text === '') return true;
-    return [entry.name, entry.id, describe(entry.path), entry.plugin ?? 'owner'].some((value) => String(value).toLowerCase().includes(text));
+    return [entry.name, entry.id, describe(entry.path), entry.plugin ?? 'owner'].some((value) =>
+      String(value).toLowerCase().includes(text),
+    );
   };
 
   /** The copies a winner sets aside, as rows of their own level: visible, movable, not switchable. */
   const shadowsOf = (entry) =>
     (entry.shadowed ?? []).map((copy) => {
       const record = listed.get(copy.path);
-      return { shadowedBy: entry, kind: entry.kind, id: record?.id ?? entry.id, name: record?.name ?? entry.name, path: copy.path, level: copy.level, plugin: copy.plugin };
+      return {
+        shadowedBy: entry,
+        kind: entry.kind,
+        id: record?.id ?? entry.id,
+        name: record?.name ?? entry.name,
+        path: copy.path,
+        level: copy.level,
+        plugin: copy.plugin,
+      };
     });
 
   const renderKinds = () => {
     const shown = kinds.filter((kind) => filters.kind === 'all' || filters.kind === kind);
     return shown.map((kind) => {
       const ofKind = visible.filter((entry) => entry.kind === kind && matches(entry));
-      const items = [...ofKind, ...ofKind.flatMap(shadowsOf)].sort((a, b) => compareIds(a.id, b.id) || (a.shadowedBy ? 1 : 0) - (b.shadowedBy ? 1 : 0));
+      const items = [...ofKind, ...ofKind.flatMap(shadowsOf)].sort(
+        (a, b) => compareIds(a.id, b.id) || (a.shadowedBy ? 1 : 0) - (b.shadowedBy ? 1 : 0),
+      );
       const headingId = uniqueId('kind');
       const groups = [];
-      if (project !== null) groups.push({ key: 'project', level: 'Project', name: baseName(project), detail: project, items: items.filter((item) => item.level === 'project') });
-      groups.push({ key: 'global', level: 'Global', name: '', detail: 'the owner’s capabilities and enabled plugins', items: items.filter((item) => item.level !== 'project') });
+      if (project !== null)
+        groups.push({
+          key: 'project',
+          level: 'Project',
+          name: baseName(project),
+          detail: project,
+          items: items.filter((item) => item.level === 'project'),
+        });
+      groups.push({
+        key: 'global',
+        level: 'Global',
+        name: '',
+        detail: 'the owner’s capabilities and enabled plugins',
+        items: items.filter((item) => item.level !== 'project'),
+      });
       return h(
         'section',
         { class: 'kind', 'aria-labelledby': headingId, dataset: { kind } },
-        h('h2', { id: headingId }, KIND_LABELS[kind] ?? `${kind[0].toUpperCase()}${kind.slice(1)}s`, h('span', { class: 'count', text: String(ofKind.length) })),
+        h(
+          'h2',
+          { id: headingId },
+          KIND_LABELS[kind] ?? `${kind[0].toUpperCase()}${kind.slice(1)}s`,
+          h('span', { class: 'count', text: String(ofKind.length) }),
+        ),
         groups.map((group) => renderGroup(group)),
       );
     });
@@ -117,7 +149,13 @@ export async function renderCapabilities(container, context) {
         group.name === '' ? null : h('span', { class: 'group-name', text: group.name }),
         empty ? h('span', { class: 'group-detail', text: filters.text === '' ? 'nothing at this level' : 'nothing matches here' }) : null,
       ),
-      empty ? null : h('ul', { class: 'rows', 'aria-labelledby': headingId }, group.items.map((item) => (item.shadowedBy ? renderShadowRow(item) : renderRow(item)))),
+      empty
+        ? null
+        : h(
+            'ul',
+            { class: 'rows', 'aria-labelledby': headingId },
+            group.items.map((item) => (item.shadowedBy ? renderShadowRow(item) : renderRow(item))),
+          ),
     );
   };
 
@@ -126,14 +164,31 @@ export async function renderCapabilities(container, context) {
     const by = winner.level === 'project' ? 'the project’s copy' : winner.plugin === null ? 'the owner’s copy' : `${winner.plugin}’s copy`;
     return h(
       'li',
-      { class: 'row is-shadowed', dataset: { kind: item.kind, id: item.id, level: item.level, plugin: item.plugin ?? '', shadowed: 'true' } },
-      h('div', { class: 'row-switch' }, h('span', { class: 'switch-placeholder', title: 'Not switchable: the copy that wins decides', 'aria-hidden': 'true' })),
+      {
+        class: 'row is-shadowed',
+        dataset: { kind: item.kind, id: item.id, level: item.level, plugin: item.plugin ?? '', shadowed: 'true' },
+      },
+      h(
+        'div',
+        { class: 'row-switch' },
+        h('span', { class: 'switch-placeholder', title: 'Not switchable: the copy that wins decides', 'aria-hidden': 'true' }),
+      ),
       h(
         'div',
         { class: 'row-main' },
-        h('div', { class: 'row-title' }, h('span', { class: 'name', text: item.name }), h('code', { class: 'id', text: item.id }), sourceBadge(item.plugin)),
+        h(
+          'div',
+          { class: 'row-title' },
+          h('span', { class: 'name', text: item.name }),
+          h('code', { class: 'id', text: item.id }),
+          sourceBadge(item.plugin),
+        ),
         describe(item.path) === '' ? null : h('p', { class: 'description', text: describe(item.path) }),
-        h('div', { class: 'row-meta' }, h('span', { class: 'why off' }, h('span', { class: 'visually-hidden', text: 'Why: ' }), `Not in sessions · shadowed by ${by}`)),
+        h(
+          'div',
+          { class: 'row-meta' },
+          h('span', { class: 'why off' }, h('span', { class: 'visually-hidden', text: 'Why: ' }), `Not in sessions · shadowed by ${by}`),
+        ),
       ),
       h('div', { class: 'row-actions' }, moveActions(item)),
     );
@@ -156,7 +211,10 @@ export async function renderCapabilities(container, context) {
       },
       h('span', { class: 'knob', 'aria-hidden': 'true' }),
     );
-    toggle.addEventListener('click', () => void setState(toggle, entry, { enabled: !entry.enabled }, `Turned ${entry.name} ${entry.enabled ? 'off' : 'on'}`));
+    toggle.addEventListener(
+      'click',
+      () => void setState(toggle, entry, { enabled: !entry.enabled }, `Turned ${entry.name} ${entry.enabled ? 'off' : 'on'}`),
+    );
 
     const why = h(
       'span',
@@ -179,7 +237,16 @@ export async function renderCapabilities(container, context) {
         `${gate}`,
         h('span', { class: 'gate-value', text: value.configured ? 'on' : 'off' }),
       );
-      button.addEventListener('click', () => void setState(button, entry, { gates: { [gate]: value.configured ? 'off' : 'on' } }, `Gate ${gate} of ${entry.name} turned ${value.configured ? 'off' : 'on'}`));
+      button.addEventListener(
+        'click',
+        () =>
+          void setState(
+            button,
+            entry,
+            { gates: { [gate]: value.configured ? 'off' : 'on' } },
+            `Gate ${gate} of ${entry.name} turned ${value.configured ? 'off' : 'on'}`,
+          ),
+      );
       return button;
     });
     const dead = entry.enabled && entry.active === false;
@@ -195,15 +262,36 @@ export async function renderCapabilities(container, context) {
       h(
         'div',
         { class: 'row-main' },
-        h('div', { class: 'row-title' }, h('span', { class: 'name', text: entry.name }), h('code', { class: 'id', text: entry.id }), sourceBadge(entry.plugin)),
+        h(
+          'div',
+          { class: 'row-title' },
+          h('span', { class: 'name', text: entry.name }),
+          h('code', { class: 'id', text: entry.id }),
+          sourceBadge(entry.plugin),
+        ),
         description === '' ? null : h('p', { class: 'description', text: description }),
         h(
           'div',
           { class: 'row-meta' },
           why,
           dead && !entry.held ? h('span', { class: 'warning', text: 'every gate is off: present but dead' }) : null,
-          shadowed === 0 ? null : h('span', { class: 'shadow', title: entry.shadowed.map((copy) => `${copy.level}${copy.plugin === null ? '' : ` (${copy.plugin})`}: ${copy.path}`).join('\n'), text: `wins over ${shadowed} other ${shadowed === 1 ? 'copy' : 'copies'}` }),
-          gates.length === 0 ? null : h('span', { class: 'gates', role: 'group', 'aria-label': `Gates of ${entry.name}` }, h('span', { class: 'gates-label', 'aria-hidden': 'true', text: 'gates' }), gates),
+          shadowed === 0
+            ? null
+            : h('span', {
+                class: 'shadow',
+                title: entry.shadowed
+                  .map((copy) => `${copy.level}${copy.plugin === null ? '' : ` (${copy.plugin})`}: ${copy.path}`)
+                  .join('\n'),
+                text: `wins over ${shadowed} other ${shadowed === 1 ? 'copy' : 'copies'}`,
+              }),
+          gates.length === 0
+            ? null
+            : h(
+                'span',
+                { class: 'gates', role: 'group', 'aria-label': `Gates of ${entry.name}` },
+                h('span', { class: 'gates-label', 'aria-hidden': 'true', text: 'gates' }),
+                gates,
+              ),
         ),
       ),
       h('div', { class: 'row-actions' }, entry.held ? liftHoldButton(entry, context) : null, moveActions(entry)),
@@ -215,11 +303,23 @@ export async function renderCapabilities(container, context) {
     const key = `${entry.kind}/${entry.id}`;
     const actions = [];
     if (entry.level === 'project') {
-      const toGlobal = h('button', { type: 'button', class: 'button small', text: 'Move to global', 'aria-label': `Move ${entry.name} to global`, dataset: { focusKey: `move-global:${key}` } });
+      const toGlobal = h('button', {
+        type: 'button',
+        class: 'button small',
+        text: 'Move to global',
+        'aria-label': `Move ${entry.name} to global`,
+        dataset: { focusKey: `move-global:${key}` },
+      });
       toGlobal.addEventListener('click', () => void move(entry, { level: 'global' }));
       actions.push(toGlobal);
     }
-    const toProject = h('button', { type: 'button', class: 'button small', text: 'Move to project…', 'aria-label': `Move ${entry.name} to a project`, dataset: { focusKey: `move-project:${key}` } });
+    const toProject = h('button', {
+      type: 'button',
+      class: 'button small',
+      text: 'Move to project…',
+      'aria-label': `Move ${entry.name} to a project`,
+      dataset: { focusKey: `move-project:${key}` },
+    });
     toProject.addEventListener('click', () => void chooseProjectAndMove(entry));
     actions.push(toProject);
     return actions;
@@ -239,7 +339,11 @@ export async function renderCapabilities(container, context) {
         const warnings = result?.warnings ?? [];
         const overridden = target === null && project !== null && entry.decidedBy === 'project-override' && change.enabled !== undefined;
         context.notify(
-          [done + (target === null ? ' for every project' : ' for this project'), ...warnings, overridden ? 'This project keeps its own setting, which still decides here.' : null]
+          [
+            done + (target === null ? ' for every project' : ' for this project'),
+            ...warnings,
+            overridden ? 'This project keeps its own setting, which still decides here.' : null,
+          ]
             .filter(Boolean)
             .join('. '),
         );
@@ -252,7 +356,8 @@ export async function renderCapabilities(container, context) {
 
   // A global end may name the project in view: the state carried is the one this view showed.
   /** @returns {import('../../types/wire.js').TransferEnd} */
-  const endOf = (entry) => (entry.level === 'project' || project !== null ? { level: entry.level, projectPath: project } : { level: 'global' });
+  const endOf = (entry) =>
+    entry.level === 'project' || project !== null ? { level: entry.level, projectPath: project } : { level: 'global' };
 
   /** Moves and says where it landed; throws when the server refuses. */
   const transfer = async (entry, to) => {
@@ -295,18 +400,32 @@ export async function renderCapabilities(container, context) {
     const name = uniqueId('dest');
     const typed = h('input', { name: 'typed', type: 'text', spellcheck: 'false', autocomplete: 'off', placeholder: '/path/to/project' });
     const radios = choices.map((dir, index) =>
-      h('label', { class: 'choice' }, h('input', { type: 'radio', name, value: dir, checked: index === 0 }), h('span', { class: 'choice-name', text: baseName(dir) }), h('span', { class: 'choice-path', text: dir })),
+      h(
+        'label',
+        { class: 'choice' },
+        h('input', { type: 'radio', name, value: dir, checked: index === 0 }),
+        h('span', { class: 'choice-name', text: baseName(dir) }),
+        h('span', { class: 'choice-path', text: dir }),
+      ),
     );
     const moved = await openDialog({
       title: `Move ${entry.name} to a project`,
       body: [
-        h('p', { text: `The ${entry.kind === 'server' ? 'server definition' : 'skill'} moves, with its state; no copy stays behind. If the project already has one under the same id or name, the arriving one is renamed.` }),
+        h('p', {
+          text: `The ${entry.kind === 'server' ? 'server definition' : 'skill'} moves, with its state; no copy stays behind. If the project already has one under the same id or name, the arriving one is renamed.`,
+        }),
         radios.length === 0 ? null : h('fieldset', { class: 'choices' }, h('legend', { text: 'Recent projects' }), radios),
-        field(radios.length === 0 ? 'Project folder' : 'Or another project folder', typed, 'The folder an agent works in; its .agents/ folder is created if needed.'),
+        field(
+          radios.length === 0 ? 'Project folder' : 'Or another project folder',
+          typed,
+          'The folder an agent works in; its .agents/ folder is created if needed.',
+        ),
       ],
       submitLabel: 'Move',
       onSubmit: async (form) => {
-        const picked = typed.value.trim() !== '' ? typed.value.trim() : (/** @type {HTMLInputElement | null} */ (form.querySelector(`input[name="${name}"]:checked`))?.value ?? '');
+        /** @type {HTMLInputElement | null} */
+        const chosen = form.querySelector(`input[name="${name}"]:checked`);
+        const picked = typed.value.trim() !== '' ? typed.value.trim() : (chosen?.value ?? '');
         if (picked === '') throw new Error('Choose a project or type its folder.');
         await transfer(entry, { level: 'project', projectPath: picked });
       },
@@ -330,7 +449,14 @@ export async function renderCapabilities(container, context) {
     });
     return button;
   });
-  const search = h('input', { type: 'search', id: 'capability-filter', value: filters.text, placeholder: 'Filter: name, id, description, plugin', spellcheck: 'false', dataset: { focusKey: 'filter' } });
+  const search = h('input', {
+    type: 'search',
+    id: 'capability-filter',
+    value: filters.text,
+    placeholder: 'Filter: name, id, description, plugin',
+    spellcheck: 'false',
+    dataset: { focusKey: 'filter' },
+  });
   search.addEventListener('input', () => {
     filters.text = search.value;
     rerender();
@@ -358,16 +484,38 @@ export async function renderCapabilities(container, context) {
   const list = h('div', { class: 'kinds' }, renderKinds());
   replaceChildren(
     container,
-    h('div', { class: 'view-head' }, heading, h('p', { class: 'lede', text: project === null ? 'What every session gets at the global level. Open a project to see its own level too.' : `What a session in ${project} gets, and why.` })),
+    h(
+      'div',
+      { class: 'view-head' },
+      heading,
+      h('p', {
+        class: 'lede',
+        text:
+          project === null
+            ? 'What every session gets at the global level. Open a project to see its own level too.'
+            : `What a session in ${project} gets, and why.`,
+      }),
+    ),
     h(
       'div',
       { class: 'toolbar' },
       h('div', { class: 'chips', role: 'group', 'aria-label': 'Show kinds' }, kindButtons),
-      h('div', { class: 'toolbar-right' }, h('label', { class: 'visually-hidden', for: 'capability-filter', text: 'Filter capabilities' }), search, scopeControl),
+      h(
+        'div',
+        { class: 'toolbar-right' },
+        h('label', { class: 'visually-hidden', for: 'capability-filter', text: 'Filter capabilities' }),
+        search,
+        scopeControl,
+      ),
     ),
     hiddenByPlugin === 0
       ? null
-      : h('p', { class: 'note' }, `${hiddenByPlugin} ${hiddenByPlugin === 1 ? 'capability' : 'capabilities'} of disabled plugins ${hiddenByPlugin === 1 ? 'is' : 'are'} not in any session. `, h('a', { href: '#plugins', text: 'Plugins' })),
+      : h(
+          'p',
+          { class: 'note' },
+          `${hiddenByPlugin} ${hiddenByPlugin === 1 ? 'capability' : 'capabilities'} of disabled plugins ${hiddenByPlugin === 1 ? 'is' : 'are'} not in any session. `,
+          h('a', { href: '#plugins', text: 'Plugins' }),
+        ),
     diagnostics(session),
     list,
   );
@@ -377,7 +525,8 @@ export async function renderCapabilities(container, context) {
 function recordsByPath(session, lists) {
   const byPath = new Map();
   const add = (record) => {
-    if (record !== null && typeof record === 'object' && typeof record.path === 'string' && typeof record.id === 'string') byPath.set(record.path, record);
+    if (record !== null && typeof record === 'object' && typeof record.path === 'string' && typeof record.id === 'string')
+      byPath.set(record.path, record);
   };
   for (const value of Object.values(session ?? {})) if (Array.isArray(value)) value.forEach(add);
   for (const list of lists) if (Array.isArray(list)) list.forEach(add);
@@ -386,7 +535,14 @@ function recordsByPath(session, lists) {
 
 /** Who provides a capability: the owner, or a plugin by name. */
 function sourceBadge(plugin) {
-  return plugin === null ? h('span', { class: 'source owner', text: 'owner' }) : h('span', { class: 'source plugin', title: `provided by the plugin ${plugin}` }, h('span', { class: 'visually-hidden', text: 'plugin ' }), plugin);
+  return plugin === null
+    ? h('span', { class: 'source owner', text: 'owner' })
+    : h(
+        'span',
+        { class: 'source plugin', title: `provided by the plugin ${plugin}` },
+        h('span', { class: 'visually-hidden', text: 'plugin ' }),
+        plugin,
+      );
 }
 
 function compareIds(a, b) {
@@ -402,7 +558,11 @@ function diagnostics(session) {
     'details',
     { class: 'diagnostics' },
     h('summary', { text: `${items.length} ${items.length === 1 ? 'note' : 'notes'} from reading the roots` }),
-    h('ul', {}, items.map((item) => h('li', {}, h('code', { text: item.code }), ' ', item.message))),
+    h(
+      'ul',
+      {},
+      items.map((item) => h('li', {}, h('code', { text: item.code }), ' ', item.message)),
+    ),
   );
 }
 

@@ -10,7 +10,11 @@ export async function renderInbox(container, context) {
   if (!context.hasToken()) {
     const button = h('button', { type: 'button', class: 'button primary', text: 'Enter the server token' });
     button.addEventListener('click', () => void context.askForToken());
-    replaceChildren(container, h('div', { class: 'view-head' }, title, lede), h('div', { class: 'panel empty-state' }, h('p', { text: 'The inbox is read with the server token.' }), button));
+    replaceChildren(
+      container,
+      h('div', { class: 'view-head' }, title, lede),
+      h('div', { class: 'panel empty-state' }, h('p', { text: 'The inbox is read with the server token.' }), button),
+    );
     return;
   }
   const items = await request('GET /api/notifications', { query: { limit: 200 } });
@@ -18,7 +22,13 @@ export async function renderInbox(container, context) {
   const unread = list.filter((item) => !item.read);
   context.setUnread(unread.length);
 
-  const markAll = h('button', { type: 'button', class: 'button', text: 'Mark all read', disabled: unread.length === 0, dataset: { focusKey: 'mark-all' } });
+  const markAll = h('button', {
+    type: 'button',
+    class: 'button',
+    text: 'Mark all read',
+    disabled: unread.length === 0,
+    dataset: { focusKey: 'mark-all' },
+  });
   markAll.addEventListener('click', async () => {
     try {
       for (const item of unread) await request('POST /api/notifications/:id/read', { params: { id: item.id } });
@@ -38,7 +48,15 @@ export async function renderInbox(container, context) {
           'ul',
           { class: 'inbox', 'aria-label': 'Notifications' },
           list.map((item) => {
-            const mark = item.read ? null : h('button', { type: 'button', class: 'button quiet small', text: 'Mark read', 'aria-label': `Mark “${item.title}” read`, dataset: { focusKey: `read:${item.id}` } });
+            const mark = item.read
+              ? null
+              : h('button', {
+                  type: 'button',
+                  class: 'button quiet small',
+                  text: 'Mark read',
+                  'aria-label': `Mark “${item.title}” read`,
+                  dataset: { focusKey: `read:${item.id}` },
+                });
             mark?.addEventListener('click', async () => {
               try {
                 await request('POST /api/notifications/:id/read', { params: { id: item.id } });
@@ -54,9 +72,20 @@ export async function renderInbox(container, context) {
               h(
                 'div',
                 { class: 'notification-main' },
-                h('div', { class: 'row-title' }, h('span', { class: 'name', text: item.title }), item.read ? null : h('span', { class: 'visually-hidden', text: '(unread)' })),
+                h(
+                  'div',
+                  { class: 'row-title' },
+                  h('span', { class: 'name', text: item.title }),
+                  item.read ? null : h('span', { class: 'visually-hidden', text: '(unread)' }),
+                ),
                 h('p', { class: 'description', text: item.message }),
-                h('p', { class: 'meta' }, h('code', { text: item.notification }), ` · ${item.plugin ?? 'owner'} · `, h('time', { datetime: item.createdAt, title: item.createdAt, text: relativeTime(item.createdAt) })),
+                h(
+                  'p',
+                  { class: 'meta' },
+                  h('code', { text: item.notification }),
+                  ` · ${item.plugin ?? 'owner'} · `,
+                  h('time', { datetime: item.createdAt, title: item.createdAt, text: relativeTime(item.createdAt) }),
+                ),
               ),
               mark,
             );

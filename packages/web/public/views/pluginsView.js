@@ -25,19 +25,45 @@ export async function renderPlugins(container, context) {
 
   replaceChildren(
     container,
-    h('div', { class: 'view-head' }, h('h1', { text: 'Plugins' }), h('p', { class: 'lede', text: 'Git repositories cloned into plugins/ and read where they are. Disabling one takes its capabilities out of every new session.' })),
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h1', { text: 'Plugins' }),
+      h('p', {
+        class: 'lede',
+        text: 'Git repositories cloned into plugins/ and read where they are. Disabling one takes its capabilities out of every new session.',
+      }),
+    ),
     installForm(context),
     list.length === 0
       ? h('p', { class: 'empty panel', text: 'No plugins installed yet.' })
-      : h('ul', { class: 'cards', 'aria-label': 'Installed plugins' }, list.map((plugin) => pluginCard(plugin, entries, context))),
+      : h(
+          'ul',
+          { class: 'cards', 'aria-label': 'Installed plugins' },
+          list.map((plugin) => pluginCard(plugin, entries, context)),
+        ),
   );
 }
 
 function installForm(context) {
-  const url = h('input', { name: 'url', type: 'text', required: true, spellcheck: 'false', autocomplete: 'off', placeholder: 'https://github.com/owner/repo.git or file:///path/to/repo', value: install.running ? install.url : '' });
+  const url = h('input', {
+    name: 'url',
+    type: 'text',
+    required: true,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    placeholder: 'https://github.com/owner/repo.git or file:///path/to/repo',
+    value: install.running ? install.url : '',
+  });
   const name = h('input', { name: 'name', type: 'text', spellcheck: 'false', autocomplete: 'off', placeholder: 'from its plugin.json' });
   const ref = h('input', { name: 'ref', type: 'text', spellcheck: 'false', autocomplete: 'off', placeholder: 'default branch' });
-  const submit = h('button', { type: 'submit', class: 'button primary', text: install.running ? 'Installing…' : 'Install', disabled: install.running, dataset: { focusKey: 'install' } });
+  const submit = h('button', {
+    type: 'submit',
+    class: 'button primary',
+    text: install.running ? 'Installing…' : 'Install',
+    disabled: install.running,
+    dataset: { focusKey: 'install' },
+  });
   const progress = h(
     'div',
     { class: 'progress', id: 'install-progress', role: 'status', hidden: !install.running },
@@ -111,16 +137,34 @@ function pluginCard(plugin, entries, context) {
     plugin.enabled ? 'Disable' : 'Enable',
     `toggle:${plugin.name}`,
     async () => {
-      await request(plugin.enabled ? 'POST /api/plugins/:name/disable' : 'POST /api/plugins/:name/enable', { params: { name: plugin.name } });
-      context.notify(plugin.enabled ? `Disabled ${plugin.name}: its capabilities leave new sessions.` : `Enabled ${plugin.name}: its capabilities are back in new sessions.`);
+      await request(plugin.enabled ? 'POST /api/plugins/:name/disable' : 'POST /api/plugins/:name/enable', {
+        params: { name: plugin.name },
+      });
+      context.notify(
+        plugin.enabled
+          ? `Disabled ${plugin.name}: its capabilities leave new sessions.`
+          : `Enabled ${plugin.name}: its capabilities are back in new sessions.`,
+      );
     },
   );
-  const uninstall = h('button', { type: 'button', class: 'button small danger-quiet', text: 'Uninstall…', 'aria-label': `Uninstall ${plugin.name}`, dataset: { focusKey: `uninstall:${plugin.name}` } });
+  const uninstall = h('button', {
+    type: 'button',
+    class: 'button small danger-quiet',
+    text: 'Uninstall…',
+    'aria-label': `Uninstall ${plugin.name}`,
+    dataset: { focusKey: `uninstall:${plugin.name}` },
+  });
   uninstall.addEventListener('click', async () => {
     await confirmAction({
       title: `Uninstall ${plugin.name}?`,
       message: [
-        h('p', {}, 'Its clone ', h('code', { text: plugin.dir }), ' is removed, with its registry entry and the on/off state of its capabilities.'),
+        h(
+          'p',
+          {},
+          'Its clone ',
+          h('code', { text: plugin.dir }),
+          ' is removed, with its registry entry and the on/off state of its capabilities.',
+        ),
         h('p', { text: 'Your own capabilities repository is not touched. You can install it again from its URL.' }),
       ],
       confirmLabel: 'Uninstall',
@@ -141,7 +185,10 @@ function pluginCard(plugin, entries, context) {
       'div',
       { class: 'card-head' },
       h('h2', { id: headingId, text: plugin.name }),
-      h('span', { class: `badge ${plugin.enabled ? 'status-succeeded' : 'status-skipped'}`, text: plugin.enabled ? 'enabled' : 'disabled' }),
+      h('span', {
+        class: `badge ${plugin.enabled ? 'status-succeeded' : 'status-skipped'}`,
+        text: plugin.enabled ? 'enabled' : 'disabled',
+      }),
     ),
     h(
       'dl',

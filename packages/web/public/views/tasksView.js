@@ -6,7 +6,14 @@ import { confirmAction, field, openDialog } from '../dialogs.js';
 import { baseName, h, relativeTime, replaceChildren, uniqueId } from '../dom.js';
 import { heldNotice, liftHoldButton } from '../holdActions.js';
 
-const STATUS_LABELS = { waiting: 'waiting', queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', skipped: 'skipped' };
+const STATUS_LABELS = {
+  waiting: 'waiting',
+  queued: 'queued',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  skipped: 'skipped',
+};
 
 /**
  * The run panel survives re-renders: a run keeps streaming while the list refreshes.
@@ -33,7 +40,8 @@ export async function renderTasks(container, context) {
   newButton.addEventListener('click', () => void editTask(context, null));
 
   const groups = [];
-  if (project !== null) groups.push({ key: 'project', title: `Project · ${baseName(project)}`, tasks: taskList.filter((task) => task.level === 'project') });
+  if (project !== null)
+    groups.push({ key: 'project', title: `Project · ${baseName(project)}`, tasks: taskList.filter((task) => task.level === 'project') });
   groups.push({ key: 'global', title: 'Global', tasks: taskList.filter((task) => task.level !== 'project') });
 
   const runPanel = h('section', { class: 'panel run-panel', 'aria-labelledby': 'run-title', id: 'run-panel' });
@@ -41,7 +49,13 @@ export async function renderTasks(container, context) {
 
   replaceChildren(
     container,
-    h('div', { class: 'view-head' }, h('h1', { text: 'Tasks' }), h('p', { class: 'lede', text: 'Yours can be edited. A plugin’s task runs the same way but belongs to its plugin.' }), newButton),
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h1', { text: 'Tasks' }),
+      h('p', { class: 'lede', text: 'Yours can be edited. A plugin’s task runs the same way but belongs to its plugin.' }),
+      newButton,
+    ),
     context.hasToken() ? null : tokenNote(context),
     h(
       'div',
@@ -57,7 +71,11 @@ export async function renderTasks(container, context) {
             h('h2', { id: headingId, text: group.title }),
             group.tasks.length === 0
               ? h('p', { class: 'empty', text: 'No tasks at this level.' })
-              : h('ul', { class: 'rows', 'aria-labelledby': headingId }, group.tasks.map((task) => taskRow(task, context, jobList))),
+              : h(
+                  'ul',
+                  { class: 'rows', 'aria-labelledby': headingId },
+                  group.tasks.map((task) => taskRow(task, context, jobList)),
+                ),
           );
         }),
         recentRuns(jobList, taskList, context),
@@ -72,7 +90,13 @@ function taskRow(task, context, jobs) {
   // A held task is never offered a run: its one action lifts the hold.
   let run;
   if (task.held === undefined) {
-    run = h('button', { type: 'button', class: 'button small primary', text: 'Run…', 'aria-label': `Run ${task.name}`, dataset: { focusKey: `run:${task.dirName}` } });
+    run = h('button', {
+      type: 'button',
+      class: 'button small primary',
+      text: 'Run…',
+      'aria-label': `Run ${task.name}`,
+      dataset: { focusKey: `run:${task.dirName}` },
+    });
     run.addEventListener('click', () => {
       openRunPanel(task);
       void context.refresh().then(() => document.getElementById('run-input')?.focus());
@@ -82,9 +106,21 @@ function taskRow(task, context, jobs) {
   }
   let ownership;
   if (task.plugin === null) {
-    const edit = h('button', { type: 'button', class: 'button small', text: 'Edit…', 'aria-label': `Edit ${task.name}`, dataset: { focusKey: `edit:${task.dirName}` } });
+    const edit = h('button', {
+      type: 'button',
+      class: 'button small',
+      text: 'Edit…',
+      'aria-label': `Edit ${task.name}`,
+      dataset: { focusKey: `edit:${task.dirName}` },
+    });
     edit.addEventListener('click', () => void editTask(context, task));
-    const remove = h('button', { type: 'button', class: 'button small danger-quiet', text: 'Delete…', 'aria-label': `Delete ${task.name}`, dataset: { focusKey: `delete:${task.dirName}` } });
+    const remove = h('button', {
+      type: 'button',
+      class: 'button small danger-quiet',
+      text: 'Delete…',
+      'aria-label': `Delete ${task.name}`,
+      dataset: { focusKey: `delete:${task.dirName}` },
+    });
     remove.addEventListener('click', () => void deleteTask(context, task));
     ownership = [edit, remove];
   } else {
@@ -92,18 +128,42 @@ function taskRow(task, context, jobs) {
   }
   return h(
     'li',
-    { class: `row task-row${task.held === undefined ? '' : ' is-held'}`, dataset: { dirName: task.dirName, plugin: task.plugin ?? '', level: task.level, held: task.held?.decidedBy ?? '' } },
+    {
+      class: `row task-row${task.held === undefined ? '' : ' is-held'}`,
+      dataset: { dirName: task.dirName, plugin: task.plugin ?? '', level: task.level, held: task.held?.decidedBy ?? '' },
+    },
     h(
       'div',
       { class: 'row-main' },
-      h('div', { class: 'row-title' }, h('span', { class: 'name', text: task.name }), h('code', { class: 'id', text: task.dirName }), task.plugin === null ? h('span', { class: 'source owner', text: 'owner' }) : h('span', { class: 'source plugin', text: task.plugin })),
+      h(
+        'div',
+        { class: 'row-title' },
+        h('span', { class: 'name', text: task.name }),
+        h('code', { class: 'id', text: task.dirName }),
+        task.plugin === null
+          ? h('span', { class: 'source owner', text: 'owner' })
+          : h('span', { class: 'source plugin', text: task.plugin }),
+      ),
       task.description ? h('p', { class: 'description', text: task.description }) : null,
       h(
         'div',
         { class: 'row-meta' },
         task.held === undefined ? null : heldNotice(task.held.reason),
-        h('span', { class: 'meta', title: 'implementation' }, h('span', { class: 'visually-hidden', text: 'Implementation: ' }), h('code', { text: task.implementation })),
-        last === undefined ? h('span', { class: 'meta', text: 'never run' }) : h('span', { class: 'meta' }, 'last run ', statusBadge(last.status), ` ${relativeTime(last.finishedAt ?? last.startedAt ?? last.createdAt)}`),
+        h(
+          'span',
+          { class: 'meta', title: 'implementation' },
+          h('span', { class: 'visually-hidden', text: 'Implementation: ' }),
+          h('code', { text: task.implementation }),
+        ),
+        last === undefined
+          ? h('span', { class: 'meta', text: 'never run' })
+          : h(
+              'span',
+              { class: 'meta' },
+              'last run ',
+              statusBadge(last.status),
+              ` ${relativeTime(last.finishedAt ?? last.startedAt ?? last.createdAt)}`,
+            ),
       ),
     ),
     h('div', { class: 'row-actions' }, run, ownership),
@@ -117,13 +177,27 @@ function statusBadge(status) {
 function openRunPanel(task) {
   if (panel.task?.dirName !== task.dirName) {
     panel.stream?.close();
-    Object.assign(panel, { task, job: null, stream: null, output: '', stderr: '', status: null, exitCode: null, error: null, inputText: '{}' });
+    Object.assign(panel, {
+      task,
+      job: null,
+      stream: null,
+      output: '',
+      stderr: '',
+      status: null,
+      exitCode: null,
+      error: null,
+      inputText: '{}',
+    });
   }
 }
 
 function renderRunPanel(section, context, jobs) {
   if (panel.task === null) {
-    replaceChildren(section, h('h2', { id: 'run-title', text: 'Run a task' }), h('p', { class: 'empty', text: 'Choose “Run…” on a task to run it here and watch its output arrive.' }));
+    replaceChildren(
+      section,
+      h('h2', { id: 'run-title', text: 'Run a task' }),
+      h('p', { class: 'empty', text: 'Choose “Run…” on a task to run it here and watch its output arrive.' }),
+    );
     return;
   }
   const task = panel.task;
@@ -132,16 +206,35 @@ function renderRunPanel(section, context, jobs) {
   input.addEventListener('input', () => {
     panel.inputText = input.value;
   });
-  const start = h('button', { type: 'submit', class: 'button primary', text: panel.status === 'running' || panel.status === 'queued' ? 'Run again' : 'Run' });
-  const form = h('form', { class: 'run-form' }, field('Input (JSON, given to the task on stdin)', input), h('div', { class: 'form-actions' }, start));
+  const start = h('button', {
+    type: 'submit',
+    class: 'button primary',
+    text: panel.status === 'running' || panel.status === 'queued' ? 'Run again' : 'Run',
+  });
+  const form = h(
+    'form',
+    { class: 'run-form' },
+    field('Input (JSON, given to the task on stdin)', input),
+    h('div', { class: 'form-actions' }, start),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void startRun(context, task, input.value);
   });
 
-  const output = h('pre', { class: 'output', id: 'run-output', role: 'log', 'aria-live': 'polite', 'aria-label': `Output of ${task.name}`, tabindex: '0' });
+  const output = h('pre', {
+    class: 'output',
+    id: 'run-output',
+    role: 'log',
+    'aria-live': 'polite',
+    'aria-label': `Output of ${task.name}`,
+    tabindex: '0',
+  });
   output.textContent = panel.output === '' && panel.stderr === '' ? (panel.job === null ? '' : 'Waiting for output…') : panel.output;
-  const stderr = panel.stderr === '' ? null : h('pre', { class: 'output stderr', 'aria-label': `Errors printed by ${task.name}`, tabindex: '0', text: panel.stderr });
+  const stderr =
+    panel.stderr === ''
+      ? null
+      : h('pre', { class: 'output stderr', 'aria-label': `Errors printed by ${task.name}`, tabindex: '0', text: panel.stderr });
   const close = h('button', { type: 'button', class: 'button quiet small', text: 'Close', 'aria-label': 'Close the run panel' });
   close.addEventListener('click', () => {
     panel.stream?.close();
@@ -162,7 +255,9 @@ function renderRunPanel(section, context, jobs) {
           { class: 'run-status', id: 'run-status' },
           h('span', { text: `Job #${panel.job}` }),
           statusBadge(panel.status ?? 'queued'),
-          panel.exitCode === null || panel.exitCode === undefined ? null : h('span', { class: 'meta', text: `exit code ${panel.exitCode}` }),
+          panel.exitCode === null || panel.exitCode === undefined
+            ? null
+            : h('span', { class: 'meta', text: `exit code ${panel.exitCode}` }),
           panel.error ? h('span', { class: 'warning', text: panel.error }) : null,
         ),
     panel.job === null ? null : output,
@@ -174,9 +269,21 @@ function renderRunPanel(section, context, jobs) {
           'ul',
           { class: 'runs', 'aria-label': `Past runs of ${task.name}` },
           past.map((job) => {
-            const show = h('button', { type: 'button', class: 'button quiet small', text: `#${job.id}`, 'aria-label': `Show run ${job.id}` });
+            const show = h('button', {
+              type: 'button',
+              class: 'button quiet small',
+              text: `#${job.id}`,
+              'aria-label': `Show run ${job.id}`,
+            });
             show.addEventListener('click', () => void showJob(context, job.id));
-            return h('li', {}, show, statusBadge(job.status), h('span', { class: 'meta', text: relativeTime(job.finishedAt ?? job.startedAt ?? job.createdAt) }), job.exitCode === null ? null : h('span', { class: 'meta', text: `exit ${job.exitCode}` }));
+            return h(
+              'li',
+              {},
+              show,
+              statusBadge(job.status),
+              h('span', { class: 'meta', text: relativeTime(job.finishedAt ?? job.startedAt ?? job.createdAt) }),
+              job.exitCode === null ? null : h('span', { class: 'meta', text: `exit ${job.exitCode}` }),
+            );
           }),
         ),
   );
@@ -192,7 +299,10 @@ async function startRun(context, task, inputText) {
     return;
   }
   try {
-    const answer = await request('POST /api/tasks/:dirName/runs', { params: { dirName: task.dirName }, body: { input, project: context.project } });
+    const answer = await request('POST /api/tasks/:dirName/runs', {
+      params: { dirName: task.dirName },
+      body: { input, project: context.project },
+    });
     panel.stream?.close();
     Object.assign(panel, { job: answer.job.id, status: answer.job.status, output: '', stderr: '', exitCode: null, error: null });
     context.notify(`Started ${task.name} as job #${answer.job.id}.`);
@@ -230,7 +340,9 @@ function followJob(context, id) {
       },
       end: (job) => {
         Object.assign(panel, { status: job.status, exitCode: job.exitCode, error: job.error ?? null, stream: null });
-        context.notify(`Job #${id} ${job.status}${job.exitCode === null || job.exitCode === undefined ? '' : ` (exit code ${job.exitCode})`}.`);
+        context.notify(
+          `Job #${id} ${job.status}${job.exitCode === null || job.exitCode === undefined ? '' : ` (exit code ${job.exitCode})`}.`,
+        );
         void context.refresh();
       },
     },
@@ -242,7 +354,15 @@ async function showJob(context, id) {
   try {
     const job = await request('GET /api/jobs/:id', { params: { id } });
     panel.stream?.close();
-    Object.assign(panel, { job: job.id, status: job.status, output: job.output ?? '', stderr: job.stderr ?? '', exitCode: job.exitCode, error: job.error ?? null, stream: null });
+    Object.assign(panel, {
+      job: job.id,
+      status: job.status,
+      output: job.output ?? '',
+      stderr: job.stderr ?? '',
+      exitCode: job.exitCode,
+      error: job.error ?? null,
+      stream: null,
+    });
     if (job.status === 'running' || job.status === 'queued') {
       Object.assign(panel, { output: '', stderr: '' });
       followJob(context, job.id);
@@ -267,13 +387,26 @@ function recentRuns(jobs, tasks, context) {
         : h(
             'table',
             { class: 'table' },
-            h('thead', {}, h('tr', {}, ['Job', 'Task', 'Status', 'Exit', 'When'].map((title) => h('th', { scope: 'col', text: title })))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Job', 'Task', 'Status', 'Exit', 'When'].map((title) => h('th', { scope: 'col', text: title })),
+              ),
+            ),
             h(
               'tbody',
               {},
               jobs.slice(0, 20).map((job) => {
                 const task = names.get(job.taskDirName);
-                const show = h('button', { type: 'button', class: 'button quiet small', text: `#${job.id}`, 'aria-label': `Show run ${job.id} of ${job.taskDirName}` });
+                const show = h('button', {
+                  type: 'button',
+                  class: 'button quiet small',
+                  text: `#${job.id}`,
+                  'aria-label': `Show run ${job.id} of ${job.taskDirName}`,
+                });
                 show.addEventListener('click', () => {
                   if (task !== undefined) openRunPanel(task);
                   void showJob(context, job.id);
@@ -296,14 +429,34 @@ function recentRuns(jobs, tasks, context) {
 /** Create (task null) or edit an owner's task. */
 async function editTask(context, task) {
   const creating = task === null;
-  const dirName = h('input', { name: 'dirName', required: true, spellcheck: 'false', autocomplete: 'off', pattern: '[^/\\\\]+', placeholder: 'e.g. summarize-logs' });
+  const dirName = h('input', {
+    name: 'dirName',
+    required: true,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    pattern: '[^/\\\\]+',
+    placeholder: 'e.g. summarize-logs',
+  });
   const name = h('input', { name: 'name', required: true, value: task?.name ?? '' });
   const description = h('input', { name: 'description', required: true, value: task?.description ?? '' });
-  const filename = h('input', { name: 'filename', required: creating, spellcheck: 'false', value: creating ? 'run.mjs' : '', placeholder: creating ? '' : task.implementation });
+  const filename = h('input', {
+    name: 'filename',
+    required: creating,
+    spellcheck: 'false',
+    value: creating ? 'run.mjs' : '',
+    placeholder: creating ? '' : task.implementation,
+  });
   const content = h('textarea', { name: 'content', rows: '8', spellcheck: 'false', class: 'mono', required: creating });
-  if (creating) content.value = "// The input arrives as JSON on stdin; what you print is the run's output.\nlet text = '';\nfor await (const chunk of process.stdin) text += chunk;\nconsole.log('hello', JSON.parse(text || '{}'));\n";
+  if (creating)
+    content.value =
+      "// The input arrives as JSON on stdin; what you print is the run's output.\nlet text = '';\nfor await (const chunk of process.stdin) text += chunk;\nconsole.log('hello', JSON.parse(text || '{}'));\n";
   const body = h('textarea', { name: 'body', rows: '3' });
-  const level = h('select', { name: 'level' }, h('option', { value: 'global', text: 'Global (the owner’s repository)' }), context.project === null ? null : h('option', { value: 'project', text: `Project · ${baseName(context.project)}` }));
+  const level = h(
+    'select',
+    { name: 'level' },
+    h('option', { value: 'global', text: 'Global (the owner’s repository)' }),
+    context.project === null ? null : h('option', { value: 'project', text: `Project · ${baseName(context.project)}` }),
+  );
 
   await openDialog({
     title: creating ? 'New task' : `Edit ${task.name}`,
@@ -314,9 +467,19 @@ async function editTask(context, task) {
       field('Name', name),
       field('Description', description),
       creating ? field('Level', level) : null,
-      field(creating ? 'Implementation file' : 'Replace implementation: file name', filename, creating ? 'Runnable: .mjs, .js or .cjs with node; .sh with bash; .py with python3.' : `Leave empty to keep ${task.implementation}.`),
+      field(
+        creating ? 'Implementation file' : 'Replace implementation: file name',
+        filename,
+        creating
+          ? 'Runnable: .mjs, .js or .cjs with node; .sh with bash; .py with python3.'
+          : `Leave empty to keep ${task.implementation}.`,
+      ),
       field(creating ? 'Implementation' : 'Replace implementation: content', content),
-      field(creating ? 'Instructions (optional)' : 'Replace instructions (optional)', body, creating ? 'Markdown after the frontmatter, for people and agents.' : 'Leave empty to keep them as they are.'),
+      field(
+        creating ? 'Instructions (optional)' : 'Replace instructions (optional)',
+        body,
+        creating ? 'Markdown after the frontmatter, for people and agents.' : 'Leave empty to keep them as they are.',
+      ),
     ],
     onSubmit: async () => {
       if (creating) {
@@ -338,7 +501,8 @@ async function editTask(context, task) {
       if (name.value.trim() !== task.name) patch.name = name.value.trim();
       if (description.value.trim() !== (task.description ?? '')) patch.description = description.value.trim();
       if (filename.value.trim() !== '' || content.value !== '') {
-        if (filename.value.trim() === '' && content.value === '') throw new Error('Give both a file name and content to replace the implementation.');
+        if (filename.value.trim() === '' && content.value === '')
+          throw new Error('Give both a file name and content to replace the implementation.');
         patch.implementation = { filename: filename.value.trim() || task.implementation, content: content.value };
       }
       if (body.value.trim() !== '') patch.body = body.value;
@@ -353,7 +517,15 @@ async function editTask(context, task) {
 async function deleteTask(context, task) {
   await confirmAction({
     title: `Delete ${task.name}?`,
-    message: [h('p', {}, 'The folder ', h('code', { text: `tasks/${task.dirName}` }), ` is removed from ${task.level === 'project' ? 'the project' : 'your capabilities repository'}. Its past runs stay in the list.`)],
+    message: [
+      h(
+        'p',
+        {},
+        'The folder ',
+        h('code', { text: `tasks/${task.dirName}` }),
+        ` is removed from ${task.level === 'project' ? 'the project' : 'your capabilities repository'}. Its past runs stay in the list.`,
+      ),
+    ],
     confirmLabel: 'Delete task',
     onConfirm: async () => {
       await request('DELETE /api/tasks/:dirName', { params: { dirName: task.dirName }, query: { project: context.project } });
