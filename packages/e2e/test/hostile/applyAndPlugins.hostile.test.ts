@@ -108,19 +108,21 @@ describe('loadout apply against hostile runtime folders', () => {
     expect(loadout(ws.home, ['apply', '--json']).json<ApplyJson>().retired).toEqual([]);
   });
 
-  it('24 a self-link in one plugin skill skips that skill; every runtime gets the rest and apply succeeds', () => {
+  it('24 a self-link in one plugin skill holds that skill; every runtime gets the rest and apply succeeds', () => {
     const ws = workspace({ capabilities: { skills: { notes: { 'SKILL.md': skill('notes') } } } });
     const repo = pluginRepo(
       { skills: { loop: { 'SKILL.md': skill('loop') }, fine: { 'SKILL.md': skill('fine') } } },
       { 'skills/loop/self': 'self' },
     );
-    expect(loadout(ws.home, ['plugins', 'install', repo, '--name', 'kit', '--json']).status).toBe(0);
+    // Approved, so that what holds the skill is its unreadable folder, not the plugin's consent.
+    expect(loadout(ws.home, ['plugins', 'install', repo, '--name', 'kit', '--yes', '--json']).status).toBe(0);
+    // What a skill folder runs cannot be known past a link loop, so the skill is held (37 M8), with the reason.
+    const session = loadout(ws.home, ['session', '--json']).json<{ skills: { id: string; held?: { reason: string } }[] }>();
+    expect(session.skills.find((record) => record.id === 'loop')?.held?.reason).toContain('skills/loop/self');
     const run = loadout(ws.home, ['apply', '--json']);
     expect(run.status).toBe(0);
     expect(run.stdout + run.stderr).not.toContain('ELOOP');
     expect(run.stdout).not.toContain(ws.home);
-    const skipped = codes(run.json<ApplyJson>(), 'SKILL_SKIPPED').filter((finding) => finding.message.includes('"loop"'));
-    expect(skipped.map((finding) => finding.runtime)).toEqual(expect.arrayContaining(['claude-code', 'codex']));
     for (const folder of ['.claude/skills', '.agents/skills']) {
       expect(fs.existsSync(path.join(ws.home, folder, 'fine/SKILL.md'))).toBe(true);
       expect(fs.existsSync(path.join(ws.home, folder, 'loop'))).toBe(false);

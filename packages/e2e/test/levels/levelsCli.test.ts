@@ -50,6 +50,8 @@ describe('loadout skills / servers transfer, end to end', () => {
         },
       },
     });
+    // The project's pdf holds a script: held until the project is trusted, and a move never lifts a hold.
+    expect(loadout(ws, 'trust', ws.project).status).toBe(0);
     const off = loadout(ws, 'capability', 'set', 'skill/pdf', '--disable', '--project', ws.project, '--json');
     expect(off.status, off.stderr).toBe(0);
 

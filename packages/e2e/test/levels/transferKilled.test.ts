@@ -124,8 +124,9 @@ describe('a move killed with SIGKILL', () => {
           const kind = scenario.kind === 'skills' ? 'skill' : 'server';
           await openLevels(ws.places).state.setSurfaced(kind, scenario.source.id, project, false);
           closeLevels();
-          // A project's server is held until the project is trusted, and a move never lifts a hold.
-          if (kind === 'server') expect(runLoadout(ws, ['trust', project]).status).toBe(0);
+          // A project's server, and a skill with a script, are held until the project is trusted,
+          // and a move never lifts a hold.
+          expect(runLoadout(ws, ['trust', project]).status).toBe(0);
 
           const run = runLoadout(
             ws,
@@ -180,6 +181,7 @@ describe('a move killed with SIGKILL', () => {
   it('is undone by the next transfer through the command line, which then moves it once', () => {
     const ws = levelsWorkspace({ capabilities: { skills: { pdf: { 'SKILL.md': skillText('pdf', 'global pdf') } } } });
     writeTree(path.join(ws.project, '.agents'), { skills: { pdf: folderSkill, 'other.md': skillText('other') } });
+    expect(runLoadout(ws, ['trust', ws.project]).status).toBe(0);
     expect(runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global'], 'landed').signal).toBe(
       'SIGKILL',
     );

@@ -24,6 +24,8 @@ async function killedMove(step: TransferStep) {
   writeTree(path.join(ws.project, '.agents'), { skills: { pdf, 'notes.md': skillText('notes') } });
   await openLevels(ws.places).state.setSurfaced('skill', 'pdf', ws.project, false);
   closeLevels();
+  // The pdf skill holds a script: it is held until the project is trusted, and a move never lifts a hold.
+  expect(runLoadout(ws, ['trust', ws.project]).status).toBe(0);
   const run = runLoadout(ws, ['skills', 'transfer', 'pdf', '--from', `project:${ws.project}`, '--to', 'global'], step);
   expect(run.signal, run.stderr).toBe('SIGKILL');
   // The killed process's lock is its own; the next transfer would wait it out.
