@@ -39,6 +39,33 @@ export interface AuditEntry extends RunnableCapability {
   readonly findings: readonly AuditFinding[];
 }
 
+/** One runnable capability as a consent dialog lists it: what `audit` says, and every file that runs. */
+export interface ConsentEntry extends AuditEntry {
+  /** The files whose bytes run, relative to the capability's root (`/`-separated); an absolute path for one outside it. */
+  readonly files: readonly string[];
+}
+
+/** What approving a plugin lets run, read at one commit: what the Approve… dialog shows and then approves. */
+export interface PluginReview {
+  readonly plugin: string;
+  /** The commit the clone is at: the approval sent back with it covers exactly this. */
+  readonly commit: string;
+  /** The commit approved last; null when the plugin was never approved. */
+  readonly approvedCommit: string | null;
+  readonly capabilities: readonly ConsentEntry[];
+  /** What changed in what it runs since `approvedCommit` (as `plugins diff`); null when never approved. */
+  readonly diff: string | null;
+  readonly truncated: boolean;
+}
+
+/** What trusting a project lets run: its own tasks, servers and skills with scripts. */
+export interface ProjectReview {
+  /** The project's real path. */
+  readonly project: string;
+  readonly trusted: boolean;
+  readonly capabilities: readonly ConsentEntry[];
+}
+
 export interface PluginApprovalResult {
   readonly plugin: string;
   readonly commit: string;
@@ -91,6 +118,10 @@ export interface TrustService {
   diffPlugin(plugin: string): Promise<PluginDiff>;
   /** Every runnable capability of the owner, of `project` (when given) and of every installed plugin. */
   audit(project: string | null): Promise<AuditEntry[]>;
+  /** What approving `plugin` now would let run, with the audit's findings and the diff since its last approval. */
+  reviewPlugin(plugin: string): Promise<PluginReview>;
+  /** What trusting `project` would let run: its own runnable capabilities, with the audit's findings. */
+  reviewProject(project: string): Promise<ProjectReview>;
 }
 export const TrustService = token<TrustService>('trust.service');
 
@@ -168,13 +199,41 @@ export class StoredTrustService implements TrustService {
 
   async audit(project: string | null): Promise<AuditEntry[]> {
     const real = project === null ? null : SessionLoader.resolveProject(project);
-    const found = this.runnableIn(real);
+    return (await this.consentEntries(real, this.runnableIn(real))).map(({ files: _files, ...entry }) => entry);
+  }
+
+  async reviewPlugin(plugin: string): Promise<PluginReview> {
+    const entry = this.entryOf(plugin);
+    const found = this.runnableIn(null, plugin);
+    const capabilities = await this.consentEntries(null, found);
+    const approval = await this.store.approvalOf(plugin);
+    if (approval === null) return { plugin, commit: entry.commit, approvedCommit: null, capabilities, diff: null, truncated: false };
+    const diff = await this.diffs.run(() =>
+      new PluginGit(entry.dir, { allowFileProtocol: false, env: process.env }).diffSince(
+        approval.commit,
+        this.sourcesOf(entry, found),
+        MAX_DIFF_BYTES,
+      ),
+    );
+    return { plugin, commit: entry.commit, approvedCommit: approval.commit, capabilities, diff: diff.text, truncated: diff.truncated };
+  }
+
+  async reviewProject(project: string): Promise<ProjectReview> {
+    const real = SessionLoader.resolveProject(project);
+    const own = this.runnableIn(real).filter(({ record }) => record.level === 'project' && record.plugin === null);
+    const trusted = (await this.store.listTrustedProjects()).some((item) => item.path === real);
+    return { project: real, trusted, capabilities: await this.consentEntries(real, own) };
+  }
+
+  /** `found` as `audit` describes it, each with the files that run. */
+  private async consentEntries(real: string | null, found: readonly Found[]): Promise<ConsentEntry[]> {
     const described = await this.describe(real, found);
     return described.map((item, index) => {
       const { record, root } = found[index] as Found;
       const reading = this.runnable.read(record, root);
       const owner = record.plugin !== null ? `plugin ${record.plugin}` : record.level === 'project' ? `project ${real ?? ''}` : 'owner';
-      return { ...item, owner, findings: reading?.ok === true ? auditFindings(reading.parts, root.dir) : [] };
+      const files = reading?.ok === true ? reading.parts.files.map((file) => shownFile(root.dir, file)) : [];
+      return { ...item, owner, files, findings: reading?.ok === true ? auditFindings(reading.parts, root.dir) : [] };
     });
   }
 
@@ -260,4 +319,9 @@ export class StoredTrustService implements TrustService {
     if (entry === undefined) throw new TrustPluginNotFoundError(plugin);
     return entry;
   }
+}
+
+/** A file as a consent dialog names it: relative to its root when inside it, else whole. */
+function shownFile(rootDir: string, file: string): string {
+  return isInside(rootDir, file) ? path.relative(rootDir, file).split(path.sep).join('/') : file;
 }

@@ -1,3 +1,3 @@
 export { TrustService } from './TrustService.js';
-export type { AuditEntry, RunnableCapability } from './TrustService.js';
+export type { AuditEntry, ConsentEntry, PluginReview, ProjectReview, RunnableCapability } from './TrustService.js';
 export type { PluginApproveBody, TrustProjectBody } from './trustRoutes.js';

@@ -63,6 +63,23 @@ export const trustRoutes: readonly ApiRoute[] = [
   }),
   defineRoute({
     method: 'GET',
+    path: '/api/plugins/:name/review',
+    access: 'token',
+    deps,
+    params: PluginParams,
+    // What the Approve… dialog shows; its `commit` goes back in the approve body.
+    handle: ({ params }, { trust }) => trust.reviewPlugin(pluginName(params)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/trust/review',
+    access: 'token',
+    deps,
+    query: RequiredProjectQuery,
+    handle: ({ query }, { trust }) => trust.reviewProject(query.project),
+  }),
+  defineRoute({
+    method: 'GET',
     path: '/api/plugins/:name/diff',
     access: 'token',
     deps,

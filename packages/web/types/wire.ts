@@ -8,13 +8,28 @@ import type { Diagnostic, ListedRecord, Root } from '@loadout/kernel';
 import type { CapabilityLevels, LevelEnd } from '@loadout/levels';
 import type { NotificationCatalogueRecord } from '@loadout/notifications';
 import type { InstallPluginBody, PluginManager } from '@loadout/plugins';
+import type { ApplyResult, RetiredListing, RetiredReport, RuntimeApplyBody, RuntimeWhyQuery, WhyReport } from '@loadout/runtimes';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import type { CapabilityStateService, SetCapabilityStateParams } from '@loadout/state';
 import type { NewTaskBody, TaskPatchBody as TaskPatchBodySchema, TaskRecord, TaskStore } from '@loadout/tasks';
-import type { PluginApproveBody, TrustProjectBody, TrustService } from '@loadout/trust';
+import type { ConsentEntry, PluginApproveBody, PluginReview, ProjectReview, TrustProjectBody, TrustService } from '@loadout/trust';
 
-export type { Diagnostic, Job, JobStatus, NewTaskBody, Root, StoredNotification, TaskRecord };
+export type {
+  ApplyResult,
+  ConsentEntry,
+  Diagnostic,
+  Job,
+  JobStatus,
+  NewTaskBody,
+  PluginReview,
+  ProjectReview,
+  RetiredListing,
+  Root,
+  StoredNotification,
+  TaskRecord,
+  WhyReport,
+};
 
 /** A schema's named fields without its catch-all (the screen sends only those it names). */
 type NamedFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
@@ -93,6 +108,14 @@ export interface Routes {
   >;
   'GET /api/jobs': Route<Job[], { query?: QueryInput<JobListQuery> }>;
   'GET /api/jobs/:id': Route<Job, { params: { id: number } }>;
+  'POST /api/jobs/:id/cancel': Route<{ job: { id: number; status: JobStatus; was: JobStatus } }, { params: { id: number } }>;
+  'GET /api/runtimes': Route<ApplyResult, { query?: ProjectQuery }>;
+  'POST /api/runtimes/apply': Route<ApplyResult, { body: RuntimeApplyBody }>;
+  'GET /api/runtimes/why': Route<WhyReport, { query: RuntimeWhyQuery }>;
+  'GET /api/runtimes/trash': Route<RetiredListing>;
+  'POST /api/runtimes/trash/:id/restore': Route<{ restored: RetiredReport }, { params: { id: string } }>;
+  'GET /api/plugins/:name/review': Route<PluginReview, { params: { name: string } }>;
+  'GET /api/trust/review': Route<ProjectReview, { query: { project: string } }>;
 }
 
 export type RouteKey = keyof Routes;

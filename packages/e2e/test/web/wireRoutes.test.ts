@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestServer, TOKEN } from '../server/support.js';
 
@@ -52,14 +52,23 @@ function head(port: number, method: string, url: string): Promise<{ status: numb
 }
 
 let server: TestServer | null = null;
+/** The runtimes' folders follow these; `POST /api/runtimes/apply` below must write into a scratch home. */
+const RUNTIME_VARIABLES = ['HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'XDG_CONFIG_HOME'] as const;
+const savedVariables = Object.fromEntries(RUNTIME_VARIABLES.map((name) => [name, process.env[name]]));
 afterEach(async () => {
   await server?.close();
   server = null;
+  for (const name of RUNTIME_VARIABLES) {
+    if (savedVariables[name] === undefined) delete process.env[name];
+    else process.env[name] = savedVariables[name];
+  }
   removeTestdirs();
 });
 
 describe("the screen's wire types", () => {
   it('name only routes, streams and methods the server answers', async () => {
+    for (const name of RUNTIME_VARIABLES) delete process.env[name];
+    process.env.HOME = testdir();
     server = await TestServer.start();
     const routes = keysOf('Routes');
     const streams = keysOf('Streams');

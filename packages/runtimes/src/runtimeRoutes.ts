@@ -1,0 +1,71 @@
+import { type ApiRoute, defineRoute, ProjectQuery, projectPath } from '@loadout/api';
+import { z } from 'zod';
+import { explainSkill } from './explainSkill.js';
+import { RuntimeApplier } from './RuntimeApplier.js';
+import { RuntimePlanner } from './RuntimePlanner.js';
+
+/** A runtime's name as adapters spell it (`claude-code`); an unknown one is `RUNTIME_UNKNOWN` from the planner. */
+const runtimeName = z.string().min(1).max(64);
+
+/** `POST /api/runtimes/apply`: the project in view, and which runtimes (every one when left out). */
+const ApplyBody = z.strictObject({
+  project: projectPath.nullable().optional(),
+  runtimes: z.array(runtimeName).max(32).optional(),
+});
+/** What `POST /api/runtimes/apply` takes, as a client writes it. */
+export type RuntimeApplyBody = z.input<typeof ApplyBody>;
+
+/** `GET /api/runtimes/why?name=&project=` */
+const WhyQuery = z.object({ name: z.string().min(1).max(255), project: projectPath.optional() });
+export type RuntimeWhyQuery = z.input<typeof WhyQuery>;
+
+/** A trash entry's id, as `loadout apply restore` lists it. */
+const TrashParams = z.strictObject({ id: z.string().min(1).max(255) });
+
+const deps = { applier: RuntimeApplier };
+
+/**
+ * The runtimes, as `loadout apply` and `loadout why` see them: the plan (what each runtime would
+ * get, and what keeps it from getting it), applying that plan, and the trash of retired entries.
+ * Every one needs the token: the plan reads the owner's home folder and the runtimes'
+ * configuration, and applying writes there. Applying is the CLI's own `RuntimeApplier.apply`, so
+ * it plans afresh and writes under the same lock; a plan shown earlier is never replayed.
+ */
+export const runtimeRoutes: readonly ApiRoute[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/runtimes',
+    access: 'token',
+    deps,
+    query: ProjectQuery,
+    // `apply --check`: writes nothing; `upToDate` says whether the folders already match.
+    handle: ({ query }, { applier }) => applier.apply({ project: query.project ?? null, mode: 'check' }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/runtimes/apply',
+    access: 'token',
+    deps,
+    body: ApplyBody,
+    // The MCP bridge entries stay as the CLI last left them (`--mcp-bridge` is a CLI decision).
+    handle: ({ body }, { applier }) => applier.apply({ project: body.project ?? null, runtimes: body.runtimes ?? [], mode: 'apply' }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/runtimes/why',
+    access: 'token',
+    deps: { planner: RuntimePlanner },
+    query: WhyQuery,
+    handle: ({ query }, { planner }, context) =>
+      context.withSession(query.project, async (session) => explainSkill(await planner.plan(session), query.name)),
+  }),
+  defineRoute({ method: 'GET', path: '/api/runtimes/trash', access: 'token', deps, handle: (_input, { applier }) => applier.listRetired() }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/runtimes/trash/:id/restore',
+    access: 'token',
+    deps,
+    params: TrashParams,
+    handle: ({ params }, { applier }) => applier.restore(params.id),
+  }),
+];
