@@ -59,7 +59,13 @@ export const runtimeRoutes: readonly ApiRoute[] = [
     handle: ({ query }, { planner }, context) =>
       context.withSession(query.project, async (session) => explainSkill(await planner.plan(session), query.name)),
   }),
-  defineRoute({ method: 'GET', path: '/api/runtimes/trash', access: 'token', deps, handle: (_input, { applier }) => applier.listRetired() }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/runtimes/trash',
+    access: 'token',
+    deps,
+    handle: (_input, { applier }) => applier.listRetired(),
+  }),
   defineRoute({
     method: 'POST',
     path: '/api/runtimes/trash/:id/restore',

@@ -64,8 +64,18 @@ export async function request(route, options) {
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
   }
-  return rawRequest(method ?? 'GET', url, body);
+  const answer = await rawRequest(method ?? 'GET', url, body);
+  if (method !== 'GET') announceChange(route);
+  return answer;
 }
+
+/** Tells the page that the server accepted a change (`route` names it), e.g. to check the runtimes again. */
+function announceChange(route) {
+  window.dispatchEvent(new window.CustomEvent('loadout:changed', { detail: { route } }));
+}
+
+/** The JSON-RPC methods that only read. */
+const RPC_READS = new Set(['capability.state', 'skills.list', 'mcp.list']);
 
 /** `/api/tasks/:dirName` with `{ dirName: 'a b' }` → `/api/tasks/a%20b`. */
 function fillPath(template, params = {}) {
@@ -140,6 +150,7 @@ export async function rpc(method, params) {
         : String(answer.error.message ?? `${method} failed`);
     throw new ApiError(message, { code, status: 200 });
   }
+  if (!RPC_READS.has(method)) announceChange(`RPC ${method}`);
   return /** @type {RpcMethods[M]['result']} */ (answer.result);
 }
 

@@ -5,16 +5,20 @@
 import { adoptTokenFromAddress, ApiError, follow, forgetToken, getToken, request, setToken } from './api.js';
 import { field, openDialog } from './dialogs.js';
 import { baseName, focusByKey, focusKeyOf, h, replaceChildren } from './dom.js';
+import { prose } from './prose.js';
 import { recentProjects, rememberProject } from './recentProjects.js';
+import { watchRuntimeDrift } from './runtimeDrift.js';
 import { renderCapabilities } from './views/capabilitiesView.js';
 import { renderInbox } from './views/inboxView.js';
 import { renderPlugins } from './views/pluginsView.js';
+import { renderRuntimes } from './views/runtimesView.js';
 import { renderTasks } from './views/tasksView.js';
 
 const VIEWS = {
   capabilities: { title: 'Capabilities', render: renderCapabilities },
   tasks: { title: 'Tasks', render: renderTasks },
   plugins: { title: 'Plugins', render: renderPlugins },
+  runtimes: { title: 'Runtimes', render: renderRuntimes },
   inbox: { title: 'Inbox', render: renderInbox },
 };
 
@@ -57,7 +61,10 @@ const context = {
   },
   hasToken: () => getToken() !== null,
   askForToken: () => askForToken(),
+  /** Which runtimes are out of date: the hint and the Runtimes tab's count. @type {ReturnType<typeof watchRuntimeDrift> | null} */
+  runtimeDrift: null,
 };
+context.runtimeDrift = watchRuntimeDrift(context);
 
 function describeError(error) {
   if (error instanceof ApiError)
@@ -67,7 +74,7 @@ function describeError(error) {
 
 function showAlert(message) {
   const close = h('button', { type: 'button', class: 'button quiet small', text: 'Dismiss' });
-  const notice = h('div', { class: 'notice error', role: 'alert' }, h('p', { text: message }), close);
+  const notice = h('div', { class: 'notice error', role: 'alert' }, h('p', {}, prose(message)), close);
   close.addEventListener('click', () => {
     notice.remove();
     main.focus();

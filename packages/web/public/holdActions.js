@@ -1,10 +1,10 @@
 // A capability held by trust (a project's own task or server, a plugin's not yet approved): the
-// line that says why, and the one action that lifts the hold: "Approve" for a plugin's, which
-// approves what the plugin runs now, "Trust project" for a project's own.
+// line that says why, and the one action that lifts the hold: "Approve" for a plugin's, "Trust
+// project" for a project's own, each after a dialog that lists what it lets run (consentDialog.js).
 
-import { request } from './api.js';
-import { openDialog } from './dialogs.js';
-import { baseName, h } from './dom.js';
+import { approvePluginWithConsent, trustProjectWithConsent } from './consentDialog.js';
+import { h } from './dom.js';
+import { prose } from './prose.js';
 
 /**
  * @typedef {{ kind: string, id: string, name: string, plugin: string | null }} HeldItem
@@ -13,7 +13,7 @@ import { baseName, h } from './dom.js';
 
 /** "Held · why", for a row's meta line. @param {string} reason */
 export function heldNotice(reason) {
-  return h('span', { class: 'held', title: reason }, h('span', { class: 'visually-hidden', text: 'Why: ' }), `Held · ${reason}`);
+  return h('span', { class: 'held', title: reason }, h('span', { class: 'visually-hidden', text: 'Why: ' }), 'Held · ', prose(reason));
 }
 
 /**
@@ -32,35 +32,19 @@ export function liftHoldButton(item, context) {
     'aria-label': `${plugin === null ? 'Trust the project of' : 'Approve'} ${item.name}`,
     dataset: { focusKey: `lift-hold:${item.kind}/${item.id}` },
   });
-  button.addEventListener('click', () => {
-    const body =
-      plugin === null
-        ? [
-            h('p', {
-              text: `Every task and MCP server in ${project ?? 'this project'}/.agents will be able to run, as it is now and as it changes.`,
-            }),
-          ]
-        : [
-            h('p', { text: `Every task and MCP server of plugin ${plugin} will be able to run as it is now.` }),
-            h('p', {
-              text: `A later update that changes what one of them runs holds it again; \`loadout plugins diff ${plugin}\` shows the change.`,
-            }),
-          ];
-    void openDialog({
-      title: plugin === null ? `Trust ${baseName(project ?? '')}?` : `Approve ${plugin}?`,
-      body,
-      submitLabel: plugin === null ? 'Trust' : 'Approve',
-      onSubmit: async () => {
-        if (plugin === null) await request('POST /api/trust', { body: { project: project ?? '' } });
-        else await request('POST /api/plugins/:name/approve', { params: { name: plugin } });
-      },
-    }).then((done) => {
-      if (!done) return;
-      context.notify(
-        plugin === null ? `Trusted ${project ?? ''}: its tasks and servers can run.` : `Approved ${plugin}: its tasks and servers can run.`,
-      );
-      void context.refresh();
-    });
+  button.addEventListener('click', async () => {
+    let done;
+    try {
+      done = plugin === null ? await trustProjectWithConsent(project ?? '') : await approvePluginWithConsent(plugin);
+    } catch (error) {
+      context.fail(plugin === null ? 'Could not read what the project runs' : `Could not read what ${plugin} runs`, error);
+      return;
+    }
+    if (!done) return;
+    context.notify(
+      plugin === null ? `Trusted ${project ?? ''}: its tasks and servers can run.` : `Approved ${plugin}: its tasks and servers can run.`,
+    );
+    void context.refresh();
   });
   return button;
 }

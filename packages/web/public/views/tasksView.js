@@ -1,10 +1,12 @@
 // Tasks: the owner's can be created, edited and deleted; a plugin's says whose it is instead. Any
 // task can be run: its output arrives live, and past runs are listed with their status.
 
-import { follow, request } from '../api.js';
+import { ApiError, follow, request } from '../api.js';
 import { confirmAction, field, openDialog } from '../dialogs.js';
 import { baseName, h, relativeTime, replaceChildren, uniqueId } from '../dom.js';
 import { heldNotice, liftHoldButton } from '../holdActions.js';
+import { prose } from '../prose.js';
+import { formFits, inputFields } from '../taskInputForm.js';
 
 const STATUS_LABELS = {
   waiting: 'waiting',
@@ -21,9 +23,24 @@ const STATUS_LABELS = {
  *   task: import('../../types/wire.js').TaskRecord | null, job: number | null, stream: { close(): void } | null,
  *   output: string, stderr: string, status: import('../../types/wire.js').JobStatus | null,
  *   exitCode: number | null, error: string | null, inputText: string,
+ *   formValues: Record<string, string | boolean>, refusal: string | null,
  * }}
  */
-const panel = { task: null, job: null, stream: null, output: '', stderr: '', status: null, exitCode: null, error: null, inputText: '{}' };
+const panel = {
+  task: null,
+  job: null,
+  stream: null,
+  output: '',
+  stderr: '',
+  status: null,
+  exitCode: null,
+  error: null,
+  inputText: '{}',
+  formValues: {},
+  refusal: null,
+};
+/** A job that can still be stopped. */
+const STOPPABLE = new Set(['waiting', 'queued', 'running']);
 
 export async function renderTasks(container, context) {
   const project = context.project;
@@ -99,7 +116,9 @@ function taskRow(task, context, jobs) {
     });
     run.addEventListener('click', () => {
       openRunPanel(task);
-      void context.refresh().then(() => document.getElementById('run-input')?.focus());
+      void context
+        .refresh()
+        .then(() => /** @type {HTMLElement | null} */ (document.querySelector('#run-panel form :is(input, select, textarea)'))?.focus());
     });
   } else {
     run = liftHoldButton(task, context);
@@ -187,6 +206,8 @@ function openRunPanel(task) {
       exitCode: null,
       error: null,
       inputText: '{}',
+      formValues: {},
+      refusal: null,
     });
   }
 }
@@ -201,11 +222,7 @@ function renderRunPanel(section, context, jobs) {
     return;
   }
   const task = panel.task;
-  const input = h('textarea', { id: 'run-input', rows: '3', spellcheck: 'false', class: 'mono' });
-  input.value = panel.inputText;
-  input.addEventListener('input', () => {
-    panel.inputText = input.value;
-  });
+  const { inputNodes, readInput } = runInput(task);
   const start = h('button', {
     type: 'submit',
     class: 'button primary',
@@ -214,12 +231,13 @@ function renderRunPanel(section, context, jobs) {
   const form = h(
     'form',
     { class: 'run-form' },
-    field('Input (JSON, given to the task on stdin)', input),
+    inputNodes,
+    panel.refusal === null ? null : h('p', { class: 'dialog-error', id: 'run-refusal', role: 'alert' }, prose(panel.refusal)),
     h('div', { class: 'form-actions' }, start),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void startRun(context, task, input.value);
+    void startRun(context, task, readInput);
   });
 
   const output = h('pre', {
@@ -259,6 +277,7 @@ function renderRunPanel(section, context, jobs) {
             ? null
             : h('span', { class: 'meta', text: `exit code ${panel.exitCode}` }),
           panel.error ? h('span', { class: 'warning', text: panel.error }) : null,
+          STOPPABLE.has(panel.status ?? 'queued') ? stopButton(context, panel.job, task) : null,
         ),
     panel.job === null ? null : output,
     stderr,
@@ -289,15 +308,63 @@ function renderRunPanel(section, context, jobs) {
   );
 }
 
+/**
+ * The input part of the run form: fields drawn from the task's declared input schema when a form
+ * can say it, else the JSON box. `readInput` answers the input, or throws when the JSON is not JSON.
+ */
+function runInput(task) {
+  if (formFits(task.inputSchema)) {
+    const { nodes, read } = inputFields(task.inputSchema, panel.formValues, (name, value) => {
+      panel.formValues[name] = value;
+    });
+    return { inputNodes: nodes, readInput: read };
+  }
+  const input = h('textarea', { id: 'run-input', rows: '3', spellcheck: 'false', class: 'mono' });
+  input.value = panel.inputText;
+  input.addEventListener('input', () => {
+    panel.inputText = input.value;
+  });
+  return {
+    inputNodes: field('Input (JSON, given to the task on stdin)', input),
+    readInput: () => (input.value.trim() === '' ? {} : JSON.parse(input.value)),
+  };
+}
+
+/** Stops a job that has not ended: its process group is stopped and it fails as "cancelled by the owner". */
+function stopButton(context, id, task) {
+  const stop = h('button', {
+    type: 'button',
+    class: 'button small danger-quiet',
+    text: 'Stop',
+    'aria-label': `Stop job ${id} of ${task.name}`,
+    dataset: { focusKey: 'run-stop' },
+  });
+  stop.addEventListener('click', async () => {
+    stop.disabled = true;
+    try {
+      await request('POST /api/jobs/:id/cancel', { params: { id } });
+      context.notify(`Stopping job #${id}.`);
+    } catch (error) {
+      context.fail(`Could not stop job #${id}`, error);
+      stop.disabled = false;
+    }
+  });
+  return stop;
+}
+
+/** Input refusals are the owner's to fix in the form, so they are shown there, not as a page alert. */
+const INPUT_REFUSALS = new Set(['TASK_INPUT_INVALID', 'REQUEST_INVALID']);
+
 /** Queues a run and follows its output over Server-Sent Events, updating the panel in place. */
-async function startRun(context, task, inputText) {
+async function startRun(context, task, readInput) {
   let input;
   try {
-    input = inputText.trim() === '' ? {} : JSON.parse(inputText);
+    input = readInput();
   } catch (error) {
     context.fail(`The input for ${task.name} is not JSON`, error);
     return;
   }
+  panel.refusal = null;
   try {
     const answer = await request('POST /api/tasks/:dirName/runs', {
       params: { dirName: task.dirName },
@@ -308,7 +375,8 @@ async function startRun(context, task, inputText) {
     context.notify(`Started ${task.name} as job #${answer.job.id}.`);
     followJob(context, answer.job.id);
   } catch (error) {
-    context.fail(`Could not run ${task.name}`, error);
+    if (error instanceof ApiError && INPUT_REFUSALS.has(error.code)) panel.refusal = error.message;
+    else context.fail(`Could not run ${task.name}`, error);
   }
   await context.refresh();
 }
