@@ -91,8 +91,11 @@ function applyButton(plan, context) {
     id: 'apply-what',
     text: pending === 0 ? 'Nothing to write.' : `Writes ${pending} change${pending === 1 ? '' : 's'}.`,
   });
+  let busy = false;
   button.addEventListener('click', async () => {
-    button.disabled = true;
+    // Not disabled while it runs: a disabled button drops the keyboard focus the re-render gives back.
+    if (busy) return;
+    busy = true;
     button.setAttribute('aria-busy', 'true');
     try {
       const result = await request('POST /api/runtimes/apply', { body: { project: context.project } });
