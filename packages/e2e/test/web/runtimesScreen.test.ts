@@ -258,17 +258,28 @@ describe('the Runtimes view, consent and task screens', { timeout: 180_000 }, ()
     await runtimeCard(page, 'claude-code').waitFor();
     await page.locator('main').focus();
 
-    async function tabTo(label: string, presses = 80): Promise<void> {
+    /** Presses Tab until the focused element's accessible label (or text) passes `wanted`. */
+    async function tabTo(wanted: (label: string) => boolean, presses = 80): Promise<string> {
       for (let count = 0; count < presses; count += 1) {
         const focused = await page.evaluate(
-          () => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent,
+          () => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '',
         );
-        if (focused === label) return;
+        if (wanted(focused)) return focused;
         await page.keyboard.press('Tab');
       }
-      throw new Error(`Tab never reached "${label}"`);
+      throw new Error('Tab never reached the element');
     }
-    await tabTo('Apply');
+    // A change's why opens in a dialog and Escape gives focus back to its button.
+    const why = await tabTo((label) => label.startsWith('Why ') && label.endsWith(' in claude-code'));
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: why.slice('Why '.length) });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(why);
+
+    await page.locator('main').focus();
+    await tabTo((label) => label === 'Apply');
     expect(await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)).toBe('solid');
     await page.keyboard.press('Enter');
     await page.locator('li.runtime[data-runtime="claude-code"][data-state="in sync"]').waitFor();
@@ -281,7 +292,7 @@ describe('the Runtimes view, consent and task screens', { timeout: 180_000 }, ()
     await page.keyboard.press('Enter');
     await page.locator('main .view-tasks').waitFor();
     await page.locator('main').focus();
-    await tabTo('Run count-up');
+    await tabTo((label) => label === 'Run count-up');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'n');
     await page.keyboard.type('2');
