@@ -337,12 +337,13 @@ describe('the Runtimes view, consent and task screens', { timeout: 180_000 }, ()
       shots.push({ name, ignore });
     }
     fs.mkdirSync(SHOTS, { recursive: true });
-    // A written runtime, then a skill switched off: the view shows a plan and a retired entry.
+    // A written runtime, then a skill switched off: the view shows a plan, a skipped skill (pdf's
+    // gates are no Agent Skills field) and a retired entry.
     loadout('capability', 'set', 'skill/review', '--disable');
     loadout('apply', '--runtime', 'claude-code', '--json');
     loadout('capability', 'set', 'skill/release-notes', '--disable');
     loadout('apply', '--runtime', 'claude-code', '--json');
-    loadout('capability', 'set', 'skill/pdf', '--disable');
+    loadout('capability', 'set', 'skill/lint', '--disable');
     await open({ view: 'runtimes' });
     await runtimeCard(page, 'claude-code').waitFor();
     await page.mouse.move(0, 0);
