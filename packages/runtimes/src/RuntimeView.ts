@@ -129,7 +129,23 @@ export function buildRuntimeView(
       });
     }
   });
-  for (const name of adapter.compiledIn?.names ?? []) copies.push(fixedCopy(name, runtime.roots.length, null, 'compiled-in'));
+  const compiledIn = adapter.compiledIn;
+  if (compiledIn !== undefined) {
+    // A client version whose skills replace its built-ins lists the built-in only while no loaded skill has its name.
+    const named = compiledIn.replacedBySkills === true ? new Set(copies.filter((copy) => copy.loaded).map((copy) => copy.key)) : null;
+    for (const name of compiledIn.names) {
+      const copy = fixedCopy(name, runtime.roots.length, null, 'compiled-in');
+      copies.push(
+        named?.has(copy.key) === true
+          ? {
+              ...copy,
+              loaded: false,
+              refusal: `replaced by the skill of the same name (${adapter.name} ${compiledIn.version} lists the skill instead)`,
+            }
+          : copy,
+      );
+    }
+  }
   return copies;
 }
 

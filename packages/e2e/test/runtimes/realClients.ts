@@ -3,8 +3,36 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const PACKAGE_MODULES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules');
 /** The pinned clients' executables (dev dependencies of this package). */
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.bin');
+const BIN = path.join(PACKAGE_MODULES, '.bin');
+
+/**
+ * The two pinned Claude Code versions' executables, by version. Both packages name their command
+ * `claude`, so `.bin/claude` is either one: each is taken from its own package folder instead.
+ */
+export const CLAUDE_CODE_BINARIES = {
+  '2.1.197': path.join(PACKAGE_MODULES, '@anthropic-ai/claude-code/bin/claude.exe'),
+  '2.1.332': path.join(PACKAGE_MODULES, 'claude-code-newest/bin/claude.exe'),
+} as const;
+export type ClaudeCodeVersion = keyof typeof CLAUDE_CODE_BINARIES;
+export const CLAUDE_CODE_PINNED = Object.keys(CLAUDE_CODE_BINARIES) as ClaudeCodeVersion[];
+
+/** The executable of a command: a Claude Code version by its own folder, anything else from `.bin`. */
+function executable(command: string): string {
+  return command in CLAUDE_CODE_BINARIES ? CLAUDE_CODE_BINARIES[command as ClaudeCodeVersion] : path.join(BIN, command);
+}
+
+/**
+ * A folder holding `claude`, a link to the pinned version given: put first on `PATH`, Loadout finds
+ * that version as the installed client.
+ */
+export function claudeOnPath(base: string, version: ClaudeCodeVersion): string {
+  const bin = path.join(base, `claude-${version}-bin`);
+  fs.mkdirSync(bin, { recursive: true });
+  fs.symlinkSync(CLAUDE_CODE_BINARIES[version], path.join(bin, 'claude'));
+  return bin;
+}
 
 /**
  * The environment a client runs in: a scratch home, no CLAUDE_CONFIG_DIR or CODEX_HOME unless a
@@ -32,7 +60,7 @@ function talk(
   options: { cwd: string; env: NodeJS.ProcessEnv; input: string; done?: (stdout: string) => boolean; keepInputOpen?: boolean },
 ): Promise<string> {
   return new Promise((finish, fail) => {
-    const child = spawn(path.join(BIN, command), args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(executable(command), args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let settled = false;
@@ -86,11 +114,16 @@ export interface ClaudeListing {
  * Asks Claude Code which skills it loads when started in `cwd`: only the SDK `initialize` control
  * request is sent to `claude -p` in stream-json mode, and the answer lists every command.
  */
-export async function claudeListing(home: string, cwd: string, extra: Record<string, string> = {}): Promise<ClaudeListing> {
+export async function claudeListing(
+  home: string,
+  cwd: string,
+  extra: Record<string, string> = {},
+  version: ClaudeCodeVersion = '2.1.197',
+): Promise<ClaudeListing> {
   const debug = path.join(home, `claude-debug-${process.pid}-${Date.now()}.log`);
   const request = JSON.stringify({ type: 'control_request', request_id: 'loadout', request: { subtype: 'initialize' } });
   const stdout = await talk(
-    'claude',
+    version,
     ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debug],
     {
       cwd,
@@ -198,7 +231,7 @@ export interface McpCommandRun {
  * check it (no model is involved); `codex mcp` reads the files only.
  */
 export function clientMcp(client: 'claude' | 'codex', home: string, cwd: string, args: readonly string[]): McpCommandRun {
-  const result = spawnSync(path.join(BIN, client), ['mcp', ...args], {
+  const result = spawnSync(executable(client === 'claude' ? '2.1.197' : client), ['mcp', ...args], {
     cwd,
     env: clientEnv(home, {}),
     encoding: 'utf8',
