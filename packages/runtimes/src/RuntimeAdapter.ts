@@ -79,7 +79,8 @@ export interface CompiledInNames {
 export interface ClientVersionFacts {
   /** The version the facts were read from, e.g. `2.1.332`. */
   readonly version: string;
-  readonly compiledIn: CompiledInNames;
+  /** The names compiled into it; absent for a client that has none (Codex installs its own as folders). */
+  readonly compiledIn?: CompiledInNames;
   readonly sameName: SameNameRule;
   /** Whether a skill in one of its roots hides a compiled-in name (true) or is listed beside it. */
   readonly skillReplacesBuiltIn: boolean;

@@ -4,6 +4,7 @@ import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeCodeAdapter } from '../adapters/claudeCodeAdapter.js';
 import { CLAUDE_CODE_VERSIONS } from '../adapters/claudeCodeVersions.js';
+import { codexAdapter } from '../adapters/codexAdapter.js';
 import { compareVersions, factsForVersion, versionIn } from './ClientVersions.js';
 import { CLIENT_VERSIONS_FILE, InstalledClients } from './InstalledClients.js';
 
@@ -97,9 +98,20 @@ describe('version facts', () => {
   });
 
   it('2.1.332 knows 23 names 2.1.197 does not, and no longer has review', () => {
-    const [older, newer] = CLAUDE_CODE_VERSIONS.versions.map((facts) => new Set(facts.compiledIn.names));
+    const [older, newer] = CLAUDE_CODE_VERSIONS.versions.map((facts) => new Set(facts.compiledIn?.names ?? []));
     expect([...(newer ?? [])].filter((name) => !older?.has(name))).toHaveLength(23);
     expect([...(older ?? [])].filter((name) => !newer?.has(name))).toEqual(['review']);
     expect(factsForVersion({ command: 'x', versions: [] }, '1.0.0')).toBeNull();
+  });
+});
+
+describe('Codex as installed', () => {
+  it('is asked its version too, and keeps its system skills as folders it installs, not compiled-in names', () => {
+    const base = testdir({ bin: { codex: '#!/bin/sh\necho codex-cli 0.171.0\n' } });
+    fs.chmodSync(path.join(base, 'bin', 'codex'), 0o755);
+    const { adapter, client } = new InstalledClients(null, { PATH: path.join(base, 'bin') }).resolve(codexAdapter);
+    expect(client).toEqual({ binary: path.join(base, 'bin', 'codex'), version: '0.171.0', plannedAs: '0.171.0' });
+    expect(adapter.sameName).toBe('all-listed');
+    expect(adapter.compiledIn).toBeUndefined();
   });
 });

@@ -96,7 +96,8 @@ export class InstalledClients {
       adapter: {
         ...adapter,
         sameName: facts.sameName,
-        compiledIn: { ...facts.compiledIn, replacedBySkills: facts.skillReplacesBuiltIn },
+        compiledIn:
+          facts.compiledIn === undefined ? adapter.compiledIn : { ...facts.compiledIn, replacedBySkills: facts.skillReplacesBuiltIn },
       },
       client: { ...installed, plannedAs: facts.version },
     };
