@@ -84,6 +84,23 @@ export interface ClientVersionFacts {
   readonly sameName: SameNameRule;
   /** Whether a skill in one of its roots hides a compiled-in name (true) or is listed beside it. */
   readonly skillReplacesBuiltIn: boolean;
+  /** How it lists a skill of a plugin it installed itself: `plugin:skill`, or the bare skill name. */
+  readonly pluginSkillNames: PluginSkillNames;
+}
+
+/** How a client lists a skill of one of its own plugins: `plugin:skill` (namespaced) or `skill` (bare). */
+export type PluginSkillNames = 'namespaced' | 'bare';
+
+/** One skill of a plugin the client installed and turned on itself, outside Loadout. */
+export interface ClientPluginSkill {
+  /** The plugin's name, e.g. `superpowers`. */
+  readonly plugin: string;
+  /** As the client names the installed plugin, e.g. `superpowers@claude-plugins-official`. */
+  readonly pluginId: string;
+  /** The skill's folder name. */
+  readonly skill: string;
+  /** Its folder, absolute. */
+  readonly dir: string;
 }
 
 /**
@@ -128,6 +145,13 @@ export interface RuntimeAdapter {
    * client its version and uses that version's compiled-in names and same-name rule.
    */
   readonly client?: ClientVersions;
+  /**
+   * Set by the plan, not by the adapter: the skills of the plugins the client installed itself,
+   * and how it lists them. A Loadout plugin skill the client already loads from its own plugin of
+   * the same name is not written for it again.
+   */
+  readonly clientPlugins?: readonly ClientPluginSkill[];
+  readonly pluginSkillNames?: PluginSkillNames;
   /**
    * The roots the runtime scans when started in `project` (or anywhere, for null), highest
    * precedence first. Pure: reads nothing but the existence of repository markers.

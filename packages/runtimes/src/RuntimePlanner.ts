@@ -10,6 +10,7 @@ import { readConfigText } from './mcp/readConfigText.js';
 import { literalSecretsOf } from './mcp/ServerSpec.js';
 import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { BundleStampCache } from './BundleStampCache.js';
+import { clientPluginSkills } from './clients/clientPlugins.js';
 import { type InstalledClient, InstalledClients } from './clients/InstalledClients.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
@@ -96,7 +97,12 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   async plan(session: Session, runtimes: readonly string[] = [], options: PlanOptions = {}): Promise<RuntimePlan> {
     // Each client as installed: its version decides the built-in names and the same-name rule.
     const clients = new InstalledClients(this.places.dataDir, this.env.variables);
-    const resolved = this.select(runtimes).map((adapter) => clients.resolve(adapter));
+    const resolved = this.select(runtimes).map((adapter) => {
+      const entry = clients.resolve(adapter);
+      // The plugins the client installed itself: their skills are loaded already, never written twice.
+      const clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
+      return clientPlugins.length === 0 ? entry : { ...entry, adapter: { ...entry.adapter, clientPlugins } };
+    });
     clients.save();
     const selected = resolved.map((entry) => entry.adapter);
     const installed = new Map(resolved.map((entry) => [entry.adapter.name, entry.client]));

@@ -218,6 +218,22 @@ export function listedTwice(names: readonly string[]): string[] {
   return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
 }
 
+/**
+ * Runs a client's own command (`plugin install …`) with a scratch home, as a user would type it;
+ * Claude Code by its pinned version. Throws with the output when it fails.
+ */
+export function clientCommand(client: ClaudeCodeVersion | 'codex', home: string, cwd: string, args: readonly string[]): string {
+  const result = spawnSync(executable(client), args, {
+    cwd,
+    env: clientEnv(home, {}),
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (result.status !== 0) throw new Error(`${client} ${args.join(' ')} failed (${result.status}): ${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
 /** What a client's MCP command printed, and how it exited. */
 export interface McpCommandRun {
   readonly status: number | null;
@@ -239,4 +255,30 @@ export function clientMcp(client: 'claude' | 'codex', home: string, cwd: string,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A test that starts the real clients several times: a busy machine needs more than the default 30 s. */
+export const REAL_CLIENTS_MS = 120_000;
+
+/** One runtime of `loadout apply --json`, the fields these tests read. */
+export interface PlannedRuntime {
+  runtime: string;
+  status: string;
+  sameName: string;
+  client: { binary: string; version: string | null; plannedAs: string | null } | null;
+  changes: { action: string; name: string; reason: string }[];
+  sees: { name: string; owner: string; state: string }[];
+  findings: { code: string; message: string }[];
+}
+
+/** `loadout apply --json`'s output, the fields these tests read. */
+export interface PlanOutput {
+  runtimes: PlannedRuntime[];
+}
+
+/** A runtime's part of `loadout apply --json`'s output; throws when it is not there. */
+export function plannedRuntime(plan: PlanOutput, runtime: string): PlannedRuntime {
+  const found = plan.runtimes.find((entry) => entry.runtime === runtime);
+  if (found === undefined) throw new Error(`no ${runtime} in the plan`);
+  return found;
 }

@@ -76,13 +76,26 @@ export const CLAUDE_CODE_2_1_332_COMPILED_IN: CompiledInNames = {
 
 /**
  * The Claude Code versions Loadout has measured, oldest first. 2.1.197 lists every copy of a name
- * (a user skill beside the built-in of its name); 2.1.332 lists the first copy only, and a user or
- * project skill replaces a built-in.
+ * (a user skill beside the built-in of its name) and a plugin's skill by its bare name; 2.1.332
+ * lists the first copy only, lets a user or project skill replace a built-in, and lists a plugin's
+ * skill as `plugin:skill`.
  */
 export const CLAUDE_CODE_VERSIONS: ClientVersions = {
   command: 'claude',
   versions: [
-    { version: '2.1.197', compiledIn: CLAUDE_CODE_COMPILED_IN, sameName: 'listed-first-runs', skillReplacesBuiltIn: false },
-    { version: '2.1.332', compiledIn: CLAUDE_CODE_2_1_332_COMPILED_IN, sameName: 'first-wins', skillReplacesBuiltIn: true },
+    {
+      version: '2.1.197',
+      compiledIn: CLAUDE_CODE_COMPILED_IN,
+      sameName: 'listed-first-runs',
+      skillReplacesBuiltIn: false,
+      pluginSkillNames: 'bare',
+    },
+    {
+      version: '2.1.332',
+      compiledIn: CLAUDE_CODE_2_1_332_COMPILED_IN,
+      sameName: 'first-wins',
+      skillReplacesBuiltIn: true,
+      pluginSkillNames: 'namespaced',
+    },
   ],
 };

@@ -96,6 +96,7 @@ export class InstalledClients {
       adapter: {
         ...adapter,
         sameName: facts.sameName,
+        pluginSkillNames: facts.pluginSkillNames,
         compiledIn:
           facts.compiledIn === undefined ? adapter.compiledIn : { ...facts.compiledIn, replacedBySkills: facts.skillReplacesBuiltIn },
       },
