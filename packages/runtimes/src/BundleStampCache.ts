@@ -153,7 +153,7 @@ export class BundleStampCache {
 }
 
 /** The cache file's JSON; null when it is missing, not a regular file, over {@link MAX_FILE_BYTES} or not JSON. */
-function readCacheFile(file: string): unknown {
+export function readCacheFile(file: string): unknown {
   const into = emptyFileBytes();
   try {
     if (!readRegularFile(path.dirname(file), file, MAX_FILE_BYTES, into, CACHE_FILE_READING)) return null;

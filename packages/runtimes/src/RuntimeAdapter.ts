@@ -67,6 +67,52 @@ export interface CompiledInNames {
   /** The runtime version the list was read from, e.g. `2.1.197`. */
   readonly version: string;
   readonly names: readonly string[];
+  /** Whether a skill of one of these names replaces it (true) or is listed beside it (absent, false). */
+  readonly replacedBySkills?: boolean;
+}
+
+/**
+ * What one version of an agent client brings and how it treats names, read from the real client:
+ * the names compiled into it, how it lists two skills of one name, and whether a skill named like
+ * one of its built-ins replaces the built-in (or is listed beside it).
+ */
+export interface ClientVersionFacts {
+  /** The version the facts were read from, e.g. `2.1.332`. */
+  readonly version: string;
+  /** The names compiled into it; absent for a client that has none (Codex installs its own as folders). */
+  readonly compiledIn?: CompiledInNames;
+  readonly sameName: SameNameRule;
+  /** Whether a skill in one of its roots hides a compiled-in name (true) or is listed beside it. */
+  readonly skillReplacesBuiltIn: boolean;
+  /** How it lists a skill of a plugin it installed itself: `plugin:skill`, or the bare skill name. */
+  readonly pluginSkillNames: PluginSkillNames;
+}
+
+/** How a client lists a skill of one of its own plugins: `plugin:skill` (namespaced) or `skill` (bare). */
+export type PluginSkillNames = 'namespaced' | 'bare';
+
+/** One skill of a plugin the client installed and turned on itself, outside Loadout. */
+export interface ClientPluginSkill {
+  /** The plugin's name, e.g. `superpowers`. */
+  readonly plugin: string;
+  /** As the client names the installed plugin, e.g. `superpowers@claude-plugins-official`. */
+  readonly pluginId: string;
+  /** The skill's folder name. */
+  readonly skill: string;
+  /** Its folder, absolute. */
+  readonly dir: string;
+}
+
+/**
+ * How Loadout learns which version of a client is installed, and what it knows per version.
+ * `versions` is ordered oldest first; an installed version is planned against the newest entry
+ * not newer than it (a version between two measured ones behaves like the older until measured).
+ */
+export interface ClientVersions {
+  /** The command on `PATH`, e.g. `claude`. */
+  readonly command: string;
+  /** The version in `<command> --version`'s output: the first `N.N.N`. */
+  readonly versions: readonly ClientVersionFacts[];
 }
 
 /**
@@ -94,6 +140,18 @@ export interface RuntimeAdapter {
   readonly sources: readonly string[];
   /** Names the runtime provides below every root, when Loadout keeps a list of them. */
   readonly compiledIn?: CompiledInNames;
+  /**
+   * The client's command and what Loadout measured per version of it: the plan asks the installed
+   * client its version and uses that version's compiled-in names and same-name rule.
+   */
+  readonly client?: ClientVersions;
+  /**
+   * Set by the plan, not by the adapter: the skills of the plugins the client installed itself,
+   * and how it lists them. A Loadout plugin skill the client already loads from its own plugin of
+   * the same name is not written for it again.
+   */
+  readonly clientPlugins?: readonly ClientPluginSkill[];
+  readonly pluginSkillNames?: PluginSkillNames;
   /**
    * The roots the runtime scans when started in `project` (or anywhere, for null), highest
    * precedence first. Pure: reads nothing but the existence of repository markers.

@@ -2,6 +2,7 @@ import type { Diagnostic } from '@loadout/kernel';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
 import { BundleStampCache } from './BundleStampCache.js';
+import type { InstalledClient } from './clients/InstalledClients.js';
 import type { PathRedactor } from './PathRedactor.js';
 import type { RootScope, RuntimeAdapter, SameNameRule, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
@@ -101,6 +102,8 @@ export interface RuntimeReport {
   readonly verified: boolean;
   readonly verifiedOn: string | null;
   readonly sameName: SameNameRule;
+  /** The client found on `PATH` and the measured version the plan used for it; null when none was found or asked. */
+  readonly client: InstalledClient | null;
   readonly status: RuntimeStatus;
   readonly roots: readonly RootReport[];
   readonly changes: readonly ChangeReport[];
@@ -147,6 +150,8 @@ export interface RuntimePlanPart {
   readonly writeRoots: readonly string[];
   /** Its MCP configuration's part; null when Loadout does not write it (or it was not selected). */
   readonly mcp?: ServerPlanPart | null;
+  /** The installed client the plan was made against; null when none was found. */
+  readonly client?: InstalledClient | null;
 }
 
 /** A short form of a bundle hash for people: enough to tell two bundles apart. */
@@ -206,6 +211,7 @@ export class RuntimePlan {
         verified: part.adapter.verified,
         verifiedOn: part.adapter.verifiedOn,
         sameName: part.adapter.sameName,
+        client: part.client ?? null,
         status: part.status,
         roots: part.roots,
         changes: [

@@ -10,6 +10,8 @@ import { readConfigText } from './mcp/readConfigText.js';
 import { literalSecretsOf } from './mcp/ServerSpec.js';
 import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { BundleStampCache } from './BundleStampCache.js';
+import { clientPluginSkills } from './clients/clientPlugins.js';
+import { type InstalledClient, InstalledClients } from './clients/InstalledClients.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
 import { planRuntimes } from './planRuntimes.js';
@@ -93,7 +95,17 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   }
 
   async plan(session: Session, runtimes: readonly string[] = [], options: PlanOptions = {}): Promise<RuntimePlan> {
-    const selected = this.select(runtimes);
+    // Each client as installed: its version decides the built-in names and the same-name rule.
+    const clients = new InstalledClients(this.places.dataDir, this.env.variables);
+    const resolved = this.select(runtimes).map((adapter) => {
+      const entry = clients.resolve(adapter);
+      // The plugins the client installed itself: their skills are loaded already, never written twice.
+      const clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
+      return clientPlugins.length === 0 ? entry : { ...entry, adapter: { ...entry.adapter, clientPlugins } };
+    });
+    clients.save();
+    const selected = resolved.map((entry) => entry.adapter);
+    const installed = new Map(resolved.map((entry) => [entry.adapter.name, entry.client]));
     const redactor = this.redactor(session.project);
     // The user's runtime folders serve every project, so what they hold follows the global view;
     // the project's folders follow the project's view.
@@ -119,6 +131,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         session.project,
         parts.map((part) => ({
           ...part,
+          client: redactClient(installed.get(part.adapter.name) ?? null, redactor),
           findings: [...(outside.get(part.adapter.name) ?? []), ...part.findings].map((finding) => redactFinding(finding, redactor)),
           mcp: redactPart(mcp.get(part.adapter.name) ?? null, redactor),
         })),
@@ -325,6 +338,10 @@ export class SkillRuntimePlanner implements RuntimePlanner {
 
 function recordKey(record: SkillRecord | ServerRecord): string {
   return `${record.id}\0${record.plugin ?? ''}\0${record.path}`;
+}
+
+function redactClient(client: InstalledClient | null, redactor: PathRedactor): InstalledClient | null {
+  return client === null ? null : { ...client, binary: redactor.path(client.binary) };
 }
 
 function redactPart(part: ServerPlanPart | null, redactor: PathRedactor): ServerPlanPart | null {

@@ -4,6 +4,7 @@ import type { RuntimeRoots } from './PhysicalRoots.js';
 import type { RootWritePlan } from './planRootWrites.js';
 import type { ManifestSource } from './RuntimeManifest.js';
 import type { PlannedChange } from './RuntimePlan.js';
+import { clientPluginSkillName } from './clients/clientPlugins.js';
 import type { ScannedSkill } from './scanRuntimeRoot.js';
 import { skillNameKey } from './skillNames.js';
 import { realpathOrSelf, type SourceSkill } from './SourceSkill.js';
@@ -22,7 +23,16 @@ export type CopyOwner = 'loadout' | 'plugin' | 'user' | 'builtin' | 'managed';
  * runtime's own (`installed-at-start`, `compiled-in`), or wanted but held back by a conflict
  * (`held`: it is not written, and the runtime will not see it).
  */
-export type CopyState = 'present' | 'written' | 'to-write' | 'to-update' | 'in-place' | 'installed-at-start' | 'compiled-in' | 'held';
+export type CopyState =
+  | 'present'
+  | 'written'
+  | 'to-write'
+  | 'to-update'
+  | 'in-place'
+  | 'installed-at-start'
+  | 'compiled-in'
+  | 'client-plugin'
+  | 'held';
 
 /** One copy of a skill name a runtime would find once the plan ran. */
 export interface SkillCopy {
@@ -129,12 +139,39 @@ export function buildRuntimeView(
       });
     }
   });
-  for (const name of adapter.compiledIn?.names ?? []) copies.push(fixedCopy(name, runtime.roots.length, null, 'compiled-in'));
+  const compiledIn = adapter.compiledIn;
+  if (compiledIn !== undefined) {
+    // A client version whose skills replace its built-ins lists the built-in only while no loaded skill has its name.
+    const named = compiledIn.replacedBySkills === true ? new Set(copies.filter((copy) => copy.loaded).map((copy) => copy.key)) : null;
+    for (const name of compiledIn.names) {
+      const copy = fixedCopy(name, runtime.roots.length, null, 'compiled-in');
+      copies.push(
+        named?.has(copy.key) === true
+          ? {
+              ...copy,
+              loaded: false,
+              refusal: `replaced by the skill of the same name (${adapter.name} ${compiledIn.version} lists the skill instead)`,
+            }
+          : copy,
+      );
+    }
+  }
+  for (const skill of adapter.clientPlugins ?? []) {
+    copies.push({
+      ...fixedCopy(clientPluginSkillName(adapter, skill), runtime.roots.length, skill.dir, 'client-plugin'),
+      plugin: skill.plugin,
+    });
+  }
   return copies;
 }
 
 /** A skill the runtime brings itself: always loaded, content unknown to Loadout. */
-function fixedCopy(name: string, rootIndex: number, dir: string | null, state: 'installed-at-start' | 'compiled-in'): SkillCopy {
+function fixedCopy(
+  name: string,
+  rootIndex: number,
+  dir: string | null,
+  state: 'installed-at-start' | 'compiled-in' | 'client-plugin',
+): SkillCopy {
   return {
     name,
     key: skillNameKey(name),
@@ -238,6 +275,7 @@ const OWNER_WORDS: Record<CopyState, (copy: SkillCopy) => string> = {
   'in-place': () => "Loadout's source, read in place",
   'installed-at-start': () => 'installed by the runtime at its first start',
   'compiled-in': () => 'compiled into the runtime',
+  'client-plugin': (copy) => `a skill of plugin ${copy.plugin ?? '?'} the runtime installed itself`,
   held: () => 'wanted by Loadout, held back by a conflict',
 };
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type Diagnostic, isInside } from '@loadout/kernel';
+import { clientPluginCopy } from './clients/clientPlugins.js';
 import type { PhysicalRoot } from './PhysicalRoots.js';
 import type { RuntimeAdapter } from './RuntimeAdapter.js';
 import type { PlannedChange } from './RuntimePlan.js';
@@ -50,7 +51,10 @@ export function planRootWrites(
       held.add(source.folderName);
       continue;
     }
-    const wantedBy = root.writers.filter((name) => adapters.get(name)?.refuses(source.facts) === null);
+    // A writer that loads this very skill from its own installed plugin does not want a second copy.
+    const wantedBy = root.writers.filter(
+      (name) => adapters.get(name)?.refuses(source.facts) === null && clientPluginCopy(adapters.get(name), source) === undefined,
+    );
     if (source.problems.length > 0 || wantedBy.length === 0 || plan.wanted.has(source.folderName)) continue;
     if (root.isLoadoutRoot) {
       if (source.realFolder === null || !isInside(root.key, source.realFolder)) {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Diagnostic } from '@loadout/kernel';
+import { clientPluginCopy, clientPluginSkillName } from './clients/clientPlugins.js';
 import type { PhysicalRoot, RuntimeRoots } from './PhysicalRoots.js';
 import { planRootWrites, type RootWritePlan, type WantedEntry } from './planRootWrites.js';
 import type { RuntimeAdapter } from './RuntimeAdapter.js';
@@ -376,7 +377,14 @@ function skipsOf(
     if (!targets.has(source.target) || seen.has(source.key)) continue;
     seen.add(source.key);
     const inPlace = inPlaceBySource.get(source.sourceEntry);
-    const refusal = inPlace !== undefined ? inPlace.refusal : runtime.adapter.refuses(source.facts);
+    const own = clientPluginCopy(runtime.adapter, source);
+    const refusal =
+      inPlace !== undefined
+        ? inPlace.refusal
+        : (runtime.adapter.refuses(source.facts) ??
+          (own === undefined
+            ? null
+            : `${name} loads it already from its own plugin ${own.pluginId} (installed in ${name} itself, as "${clientPluginSkillName(runtime.adapter, own)}"); it is not written twice`));
     const rule =
       source.unreadable !== null
         ? `it cannot be read as a bundle (${source.unreadable}); what ${name} holds of it is left as it is`

@@ -8,7 +8,8 @@ import { TestServer, TOKEN } from '../server/support.js';
 import { mcpTree } from './support.js';
 
 /** The pinned Claude Code and Codex of this package's dev dependencies. */
-const CLAUDE = path.resolve(import.meta.dirname, '../../node_modules/.bin/claude');
+// Claude Code 2.1.197 from its own package folder: `.bin/claude` may be the newest pinned one.
+const CLAUDE = path.resolve(import.meta.dirname, '../../node_modules/@anthropic-ai/claude-code/bin/claude.exe');
 const CODEX = path.resolve(import.meta.dirname, '../../node_modules/.bin/codex');
 const INSTALL_BIN = path.resolve(path.dirname(CLI_ENTRY), '../../../scripts/install-bin.sh');
 

@@ -3,8 +3,36 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const PACKAGE_MODULES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules');
 /** The pinned clients' executables (dev dependencies of this package). */
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.bin');
+const BIN = path.join(PACKAGE_MODULES, '.bin');
+
+/**
+ * The two pinned Claude Code versions' executables, by version. Both packages name their command
+ * `claude`, so `.bin/claude` is either one: each is taken from its own package folder instead.
+ */
+export const CLAUDE_CODE_BINARIES = {
+  '2.1.197': path.join(PACKAGE_MODULES, '@anthropic-ai/claude-code/bin/claude.exe'),
+  '2.1.332': path.join(PACKAGE_MODULES, 'claude-code-newest/bin/claude.exe'),
+} as const;
+export type ClaudeCodeVersion = keyof typeof CLAUDE_CODE_BINARIES;
+export const CLAUDE_CODE_PINNED = Object.keys(CLAUDE_CODE_BINARIES) as ClaudeCodeVersion[];
+
+/** The executable of a command: a Claude Code version by its own folder, anything else from `.bin`. */
+function executable(command: string): string {
+  return command in CLAUDE_CODE_BINARIES ? CLAUDE_CODE_BINARIES[command as ClaudeCodeVersion] : path.join(BIN, command);
+}
+
+/**
+ * A folder holding `claude`, a link to the pinned version given: put first on `PATH`, Loadout finds
+ * that version as the installed client.
+ */
+export function claudeOnPath(base: string, version: ClaudeCodeVersion): string {
+  const bin = path.join(base, `claude-${version}-bin`);
+  fs.mkdirSync(bin, { recursive: true });
+  fs.symlinkSync(CLAUDE_CODE_BINARIES[version], path.join(bin, 'claude'));
+  return bin;
+}
 
 /**
  * The environment a client runs in: a scratch home, no CLAUDE_CONFIG_DIR or CODEX_HOME unless a
@@ -32,7 +60,7 @@ function talk(
   options: { cwd: string; env: NodeJS.ProcessEnv; input: string; done?: (stdout: string) => boolean; keepInputOpen?: boolean },
 ): Promise<string> {
   return new Promise((finish, fail) => {
-    const child = spawn(path.join(BIN, command), args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(executable(command), args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let settled = false;
@@ -86,11 +114,16 @@ export interface ClaudeListing {
  * Asks Claude Code which skills it loads when started in `cwd`: only the SDK `initialize` control
  * request is sent to `claude -p` in stream-json mode, and the answer lists every command.
  */
-export async function claudeListing(home: string, cwd: string, extra: Record<string, string> = {}): Promise<ClaudeListing> {
+export async function claudeListing(
+  home: string,
+  cwd: string,
+  extra: Record<string, string> = {},
+  version: ClaudeCodeVersion = '2.1.197',
+): Promise<ClaudeListing> {
   const debug = path.join(home, `claude-debug-${process.pid}-${Date.now()}.log`);
   const request = JSON.stringify({ type: 'control_request', request_id: 'loadout', request: { subtype: 'initialize' } });
   const stdout = await talk(
-    'claude',
+    version,
     ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debug],
     {
       cwd,
@@ -185,6 +218,22 @@ export function listedTwice(names: readonly string[]): string[] {
   return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
 }
 
+/**
+ * Runs a client's own command (`plugin install …`) with a scratch home, as a user would type it;
+ * Claude Code by its pinned version. Throws with the output when it fails.
+ */
+export function clientCommand(client: ClaudeCodeVersion | 'codex', home: string, cwd: string, args: readonly string[]): string {
+  const result = spawnSync(executable(client), args, {
+    cwd,
+    env: clientEnv(home, {}),
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (result.status !== 0) throw new Error(`${client} ${args.join(' ')} failed (${result.status}): ${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
 /** What a client's MCP command printed, and how it exited. */
 export interface McpCommandRun {
   readonly status: number | null;
@@ -198,7 +247,7 @@ export interface McpCommandRun {
  * check it (no model is involved); `codex mcp` reads the files only.
  */
 export function clientMcp(client: 'claude' | 'codex', home: string, cwd: string, args: readonly string[]): McpCommandRun {
-  const result = spawnSync(path.join(BIN, client), ['mcp', ...args], {
+  const result = spawnSync(executable(client === 'claude' ? '2.1.197' : client), ['mcp', ...args], {
     cwd,
     env: clientEnv(home, {}),
     encoding: 'utf8',
@@ -206,4 +255,30 @@ export function clientMcp(client: 'claude' | 'codex', home: string, cwd: string,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A test that starts the real clients several times: a busy machine needs more than the default 30 s. */
+export const REAL_CLIENTS_MS = 120_000;
+
+/** One runtime of `loadout apply --json`, the fields these tests read. */
+export interface PlannedRuntime {
+  runtime: string;
+  status: string;
+  sameName: string;
+  client: { binary: string; version: string | null; plannedAs: string | null } | null;
+  changes: { action: string; name: string; reason: string }[];
+  sees: { name: string; owner: string; state: string }[];
+  findings: { code: string; message: string }[];
+}
+
+/** `loadout apply --json`'s output, the fields these tests read. */
+export interface PlanOutput {
+  runtimes: PlannedRuntime[];
+}
+
+/** A runtime's part of `loadout apply --json`'s output; throws when it is not there. */
+export function plannedRuntime(plan: PlanOutput, runtime: string): PlannedRuntime {
+  const found = plan.runtimes.find((entry) => entry.runtime === runtime);
+  if (found === undefined) throw new Error(`no ${runtime} in the plan`);
+  return found;
 }

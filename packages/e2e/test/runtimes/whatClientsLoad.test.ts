@@ -5,7 +5,7 @@ import { runCli } from '@loadout/cli/testing';
 import { gitRepo, removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
 import { CLAUDE_CODE_COMPILED_IN, CODEX_SYSTEM_SKILLS } from '@loadout/runtimes';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeListing, codexListing, codexPromptSkillNames, listedTwice, skillsRefValidate } from './realClients.js';
+import { claudeListing, claudeOnPath, codexListing, codexPromptSkillNames, listedTwice, skillsRefValidate } from './realClients.js';
 
 afterEach(() => removeTestdirs());
 
@@ -51,7 +51,9 @@ function newUser(builtinNamed: string, options: { plugin?: boolean } = {}) {
     'README.md': 'app\n',
     '.agents': { skills: { deploy: skill('deploy'), group: { deep: skill('deep') } } },
   });
-  const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home });
+  // Claude Code 2.1.197 is the installed client Loadout finds, as it is the one these tests ask.
+  const PATH = `${claudeOnPath(base, '2.1.197')}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+  const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home, PATH });
   if (options.plugin !== false) {
     const installed = loadout('plugins', 'install', pathToFileURL(plugin).href, '--name', 'tools', '--json');
     expect(installed.status, installed.stderr).toBe(0);

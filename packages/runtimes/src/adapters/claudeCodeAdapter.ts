@@ -1,51 +1,19 @@
 import path from 'node:path';
 import { foldersUpToRepositoryOrHome } from '../findRepositoryRoot.js';
 import { claudeMcpSupport } from '../mcp/claudeMcpSupport.js';
-import type { CompiledInNames, DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
+import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { runtimeFolderIn } from '../RuntimeEnvironment.js';
+import { CLAUDE_CODE_COMPILED_IN, CLAUDE_CODE_VERSIONS } from './claudeCodeVersions.js';
 
-/**
- * Every name Claude Code 2.1.197 lists on a fresh home with no skills (`commands[]` of the SDK
- * `initialize` answer): its bundled skills and built-in commands. A skill of one of these names is
- * listed twice. The end-to-end tests ask the pinned client again and fail when this list drifts.
- */
-export const CLAUDE_CODE_COMPILED_IN: CompiledInNames = {
-  version: '2.1.197',
-  names: [
-    'batch',
-    'claude-api',
-    'clear',
-    'code-review',
-    'compact',
-    'config',
-    'context',
-    'debug',
-    'deep-research',
-    'design-sync',
-    'fewer-permission-prompts',
-    'goal',
-    'heapdump',
-    'init',
-    'insights',
-    'loop',
-    'reload-skills',
-    'review',
-    'run',
-    'run-skill-generator',
-    'security-review',
-    'simplify',
-    'team-onboarding',
-    'update-config',
-    'usage',
-    'verify',
-  ],
-};
+export { CLAUDE_CODE_COMPILED_IN } from './claudeCodeVersions.js';
 
 /**
  * Claude Code. Managed skills (`<managed settings>/.claude/skills`, `/etc/claude-code` on Linux),
  * personal skills (`$CLAUDE_CONFIG_DIR/skills`, default `~/.claude/skills`), then `.claude/skills`
  * in the starting folder and each parent up to the repository root, then its bundled skills and
- * commands. Every copy of a name is listed; invoking the name runs the first. Plugin skills are
+ * commands. 2.1.197 lists every copy of a name and invoking it runs the first; 2.1.332 lists the
+ * first only, and a skill replaces a built-in of its name (the plan asks `claude --version`, see
+ * claudeCodeVersions.ts); without a client on PATH it plans as 2.1.197. Plugin skills are
  * named `plugin-name:skill`. It loads any `<root>/<dir>/SKILL.md`, frontmatter or not.
  * Verified 2026-12-03 against the docs and the real client 2.1.197; see docs/runtimes.md.
  */
@@ -60,6 +28,7 @@ export const claudeCodeAdapter: RuntimeAdapter = {
     '@anthropic-ai/claude-code 2.1.197, asked offline (packages/e2e/test/runtimes)',
   ],
   compiledIn: CLAUDE_CODE_COMPILED_IN,
+  client: CLAUDE_CODE_VERSIONS,
   discoveryRoots(project, env) {
     const roots: DiscoveryRoot[] = [
       {

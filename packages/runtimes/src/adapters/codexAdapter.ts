@@ -37,6 +37,10 @@ export const codexAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'all-listed',
+  client: {
+    command: 'codex',
+    versions: [{ version: '0.171.0', sameName: 'all-listed', skillReplacesBuiltIn: false, pluginSkillNames: 'namespaced' }],
+  },
   sources: [
     'https://learn.chatgpt.com/docs/build-skills',
     'https://github.com/openai/codex/blob/main/codex-rs/core-skills/src/loader.rs',
