@@ -1,0 +1,1 @@
+export { agentsModule } from './agentsModule.js';

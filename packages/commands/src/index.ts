@@ -1,0 +1,1 @@
+export { commandsModule } from './commandsModule.js';
