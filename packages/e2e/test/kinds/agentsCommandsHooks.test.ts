@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { runCli } from '@loadout/cli/testing';
 import { closeKernel } from '@loadout/kernel';
 import { gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
-import { type LoadoutServer, startServer } from '@loadout/server';
+import { type RunningServer, startServer } from '@loadout/server';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestContainer, placesIn, sendRequest, TOKEN } from '../server/support.js';
@@ -14,7 +14,7 @@ import { createTestContainer, placesIn, sendRequest, TOKEN } from '../server/sup
 // server) installed with Loadout lists all of them; its hook is held until the plugin is approved,
 // `audit` names the command it would run, and nothing Loadout does runs it.
 
-const opened: { server: LoadoutServer; container: DependencyContainer }[] = [];
+const opened: { server: RunningServer; container: DependencyContainer }[] = [];
 afterEach(async () => {
   for (const { server, container } of opened.splice(0)) {
     await server.close();
@@ -172,5 +172,17 @@ describe('agents, commands and hooks of an installed plugin', () => {
         .json<{ id: string }[]>()
         .map((entry) => entry.id),
     ).toEqual(['code-reviewer', 'test-writer']);
+
+    // why: every copy Loadout holds under a name, of any kind, and the one in the session.
+    const why = loadout('why', 'review', '--project', project, '--json').json<{
+      loadout: { kind: string; level: string; plugin: string | null; on: boolean; shadowed: boolean }[];
+    }>();
+    expect(why.loadout.map((copy) => [copy.kind, copy.level, copy.plugin, copy.on, copy.shadowed])).toEqual([
+      ['command', 'project', null, true, false],
+      ['command', 'global', 'review-kit', false, true],
+    ]);
+    const whyHook = loadout('why', 'hooks-session-start', '--project', project);
+    expect(whyHook.status, whyHook.stderr).toBe(0);
+    expect(whyHook.stdout).toMatch(/hook\/hooks-session-start\s+global\s+plugin review-kit\s+off/);
   });
 });
