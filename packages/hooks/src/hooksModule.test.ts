@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { freezeReads, removeTestdirs, testdir } from '@loadout/kernel/testing';
@@ -86,6 +87,18 @@ describe('hooks', () => {
     expect(s.recordsOf('hook').map((hook) => hook.id)).toEqual(['d-good-stop']);
     expect(s.diagnostics.map((d) => d.code)).toEqual(['JSON_MALFORMED', 'DOCUMENT_INVALID', 'DOCUMENT_INVALID']);
     expect(s.diagnostics[1]?.message).toContain('a hook needs a "command"');
+  });
+
+  it('never reads a hooks file through a link that leaves its root, nor one larger than a document may be', async () => {
+    const home = testdir({
+      outside: { 'evil.json': JSON.stringify({ hooks: { SessionStart: [{ command: 'echo SECRET-OUTSIDE' }] } }) },
+      capabilities: { hooks: { 'big.json': `{"hooks":{},"pad":"${'x'.repeat(1024 * 1024)}"}` } },
+    });
+    fs.symlinkSync(path.join(home, 'outside', 'evil.json'), path.join(home, 'capabilities', 'hooks', 'linked.json'));
+    const s = await session(home);
+    expect(s.recordsOf('hook')).toEqual([]);
+    expect(s.diagnostics.map((d) => d.code).sort()).toEqual(['DOCUMENT_TOO_LARGE', 'PATH_OUTSIDE_ROOT']);
+    expect(JSON.stringify(s.toJSON())).not.toContain('SECRET-OUTSIDE');
   });
 
   it('refuses a file of more hooks than a session takes', async () => {
