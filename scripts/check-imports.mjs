@@ -35,7 +35,7 @@ const EXTENSION_POINTS = {
   // The contribution contract: a kind's record draft, the shape a JSON kind reads with, the
   // session section, the loader's options, the token type every contribution token has, a
   // change stamp's shape.
-  kernel: ['DraftRecord', 'JsonShape', 'SessionSection', 'KernelOptions', 'ChangeStamp'],
+  kernel: ['DraftRecord', 'SessionSection', 'KernelOptions', 'ChangeStamp'],
   // The app's options, beside createLoadout.
   app: ['LoadoutOptions'],
 };
@@ -134,7 +134,8 @@ for (const [name, pkg] of packages) {
     }
     if (name === 'kernel' && production) {
       for (const { text, at } of stringsOf(source)) {
-        const named = [...kindWords].find((word) => new RegExp(`(^|[^A-Za-z])${word}([^A-Za-z]|$)`).test(text));
+        // `.agents` is the project's root folder, a place, not the `agents` kind.
+        const named = [...kindWords].find((word) => new RegExp(`(^|[^A-Za-z.])${word}([^A-Za-z]|$)`).test(text));
         if (named !== undefined)
           problems.push(`${relative(file)}:${at}: the kernel names the kind '${named}' ("${text.slice(0, 60)}"); let the kind declare it`);
       }

@@ -1,6 +1,9 @@
 import { affordancesModule } from '@loadout/affordances';
+import { agentsModule } from '@loadout/agents';
+import { commandsModule } from '@loadout/commands';
 import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs/module';
+import { hooksModule } from '@loadout/hooks';
 import { keptReadsModule } from '@loadout/kept-reads';
 import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels/module';
@@ -31,6 +34,9 @@ export const loadoutModules: readonly LoadoutModule[] = [
   notificationsModule,
   serversModule,
   tasksModule,
+  agentsModule,
+  commandsModule,
+  hooksModule,
   jobsModule,
   stateModule,
   trustModule,

@@ -116,7 +116,7 @@ export class CliContext<F extends SessionFeatures = Features> {
    */
   projectFor(option: string | undefined, cwd: string = process.cwd()): string | null {
     if (option !== undefined) return option;
-    this.foundProject = findProjectFolder(cwd, this.env.HOME ?? null, 'agents');
+    this.foundProject = findProjectFolder(cwd, this.env.HOME ?? null, 'project-folder');
     return this.foundProject;
   }
 

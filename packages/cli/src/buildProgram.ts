@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { type CliContext, UnknownCommandError, UsageError } from './CliContext.js';
+import { registerAgentsCommand } from './commands/agentsCommand.js';
 import { registerApplyCommand } from './commands/applyCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
+import { registerCommandsCommand } from './commands/commandsCommand.js';
 import { registerCompletionCommand } from './commands/completionCommand.js';
 import { registerDoctorCommand } from './commands/doctorCommand.js';
 import { registerOpenCommand } from './commands/openCommand.js';
@@ -50,6 +52,8 @@ export function buildProgram(cli: CliContext): Command {
   registerCapabilityCommand(program, cli);
   registerSkillsCommand(program, cli);
   registerServersCommand(program, cli);
+  registerAgentsCommand(program, cli);
+  registerCommandsCommand(program, cli);
   registerApplyCommand(program, cli);
   registerWhyCommand(program, cli);
   registerCompletionCommand(program, cli);

@@ -21,7 +21,7 @@ describe('findProjectFolder', () => {
 
   it('with the .agents marker alone, passes over a repository without .agents/', () => {
     const root = testdir({ outer: { '.agents': {}, repo: { '.git': {}, src: {} } } });
-    expect(findProjectFolder(path.join(root, 'outer/repo/src'), null, 'agents')).toBe(path.join(root, 'outer'));
+    expect(findProjectFolder(path.join(root, 'outer/repo/src'), null, 'project-folder')).toBe(path.join(root, 'outer'));
     expect(findProjectFolder(path.join(root, 'outer/repo/src'), null)).toBe(path.join(root, 'outer/repo'));
   });
 });

@@ -7,15 +7,15 @@ import { PROJECT_ROOT_FOLDER } from './Root.js';
  * the working folder, so a checkout without Loadout capabilities is no project of it), or that or a
  * `.git` entry (what `loadout mcp` takes: an agent started in any repository works in that repository).
  */
-export type ProjectMarkers = 'agents' | 'agents-or-git';
+export type ProjectMarkers = 'project-folder' | 'project-folder-or-git';
 
 /**
  * The project someone working in `start` is in: the nearest folder at or above it that holds a
- * `.agents/` folder (or, with `agents-or-git`, a `.git` entry); null when there is none. `home`
+ * `.agents/` folder (or, with `project-folder-or-git`, a `.git` entry); null when there is none. `home`
  * itself never counts: its `.agents` is the user's own folder (Codex reads `~/.agents/skills` as user
  * skills), not a project.
  */
-export function findProjectFolder(start: string, home: string | null, markers: ProjectMarkers = 'agents-or-git'): string | null {
+export function findProjectFolder(start: string, home: string | null, markers: ProjectMarkers = 'project-folder-or-git'): string | null {
   let dir = path.resolve(start);
   const homeDir = home === null || home === '' ? null : path.resolve(home);
   for (;;) {
@@ -28,7 +28,7 @@ export function findProjectFolder(start: string, home: string | null, markers: P
 
 function isProjectFolder(dir: string, markers: ProjectMarkers): boolean {
   if (isFolder(path.join(dir, PROJECT_ROOT_FOLDER))) return true;
-  return markers === 'agents-or-git' && fs.existsSync(path.join(dir, '.git'));
+  return markers === 'project-folder-or-git' && fs.existsSync(path.join(dir, '.git'));
 }
 
 function isFolder(dir: string): boolean {

@@ -2,8 +2,8 @@ import { formatValidationError } from '@loadout/kernel';
 import { z } from 'zod';
 import { CapabilityInvalidError } from './LevelErrors.js';
 
-/** The kinds an owner can move between levels. */
-export const TRANSFERABLE_KINDS = ['skill', 'server'] as const;
+/** The kinds an owner can move between levels: documents of their own (a hook runs where its file is, and stays there). */
+export const TRANSFERABLE_KINDS = ['skill', 'server', 'agent', 'command'] as const;
 export type TransferableKind = (typeof TRANSFERABLE_KINDS)[number];
 
 // The schemas are built on first use (z.lazy): a session loads this module with the mover, and

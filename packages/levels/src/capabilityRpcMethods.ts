@@ -25,5 +25,11 @@ function listMethods(area: string, kind: string): RpcMethod[] {
   ];
 }
 
-/** `skills.list`, `skills.active`, `mcp.list`, `mcp.active`. */
-export const capabilityRpcMethods: readonly RpcMethod[] = [...listMethods('skills', 'skill'), ...listMethods('mcp', 'server')];
+/** `skills.list`, `skills.active`, `mcp.list`, `mcp.active`, and the same of `agents`, `commands` and `hooks`. */
+export const capabilityRpcMethods: readonly RpcMethod[] = [
+  ...listMethods('skills', 'skill'),
+  ...listMethods('mcp', 'server'),
+  ...listMethods('agents', 'agent'),
+  ...listMethods('commands', 'command'),
+  ...listMethods('hooks', 'hook'),
+];

@@ -19,8 +19,10 @@ function transferMethod(name: string, kind: TransferableKind): RpcMethod {
   });
 }
 
-/** `skills.transfer` and `mcp.transfer`: move an owner's skill or MCP server between levels (packages/levels). */
+/** `skills.transfer`, `mcp.transfer`, `agents.transfer`, `commands.transfer`: move an owner's document between levels (packages/levels). */
 export const levelsRpcMethods: readonly RpcMethod[] = [
   transferMethod('skills.transfer', 'skill'),
   transferMethod('mcp.transfer', 'server'),
+  transferMethod('agents.transfer', 'agent'),
+  transferMethod('commands.transfer', 'command'),
 ];

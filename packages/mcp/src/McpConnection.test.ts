@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { affordancesModule } from '@loadout/affordances';
+import { agentsModule } from '@loadout/agents';
+import { commandsModule } from '@loadout/commands';
 import { dbModule } from '@loadout/db';
 import { JobQueue, jobsModule } from '@loadout/jobs';
 import { echoTask, runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
@@ -119,6 +121,8 @@ async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
     notificationsModule,
     serversModule,
     tasksModule,
+    agentsModule,
+    commandsModule,
     jobsModule,
     stateModule,
   ]);
@@ -283,6 +287,53 @@ describe('resources', () => {
       await expect(refused, uri).rejects.not.toMatchObject({ message: expect.stringContaining('TOP SECRET') });
     }
     await expect(client.readResource({ uri: 'skill://pdf/missing.md' })).rejects.toMatchObject({ code: -32002 });
+  });
+});
+
+describe('commands and subagents', () => {
+  const commandsAndAgents = {
+    commands: {
+      'review-pr.md':
+        '---\ndescription: Review a pull request\nargument-hint: "[pr-number] [focus]"\n---\nReview PR $1, looking at $2.\nAll: $ARGUMENTS\n!`gh pr diff $1`\n',
+    },
+    agents: { 'tester.md': '---\nname: tester\ndescription: Writes tests\ntools: Read, Write\n---\nYou write tests.\n' },
+  };
+
+  it('offers each command as a prompt that takes its arguments, and never runs what its body names', async () => {
+    const { client } = await connect(workspace(commandsAndAgents));
+    const { prompts } = await client.listPrompts();
+    expect(prompts.find((prompt) => prompt.name === 'command:review-pr')).toEqual({
+      name: 'command:review-pr',
+      title: 'review-pr',
+      description: 'Review a pull request',
+      arguments: [{ name: 'arguments', description: 'What to pass to the command: [pr-number] [focus]', required: false }],
+    });
+    const prompt = await client.getPrompt({ name: 'command:review-pr', arguments: { arguments: '42 security' } });
+    expect(prompt.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Review PR 42, looking at security.\nAll: 42 security\n!`gh pr diff 42`\n' } },
+    ]);
+    // Called without arguments, the placeholders are empty.
+    expect((await client.getPrompt({ name: 'command:review-pr' })).messages[0]?.content).toMatchObject({
+      text: expect.stringContaining('Review PR , looking at .'),
+    });
+  });
+
+  it('offers each subagent as a resource whose text is its document', async () => {
+    const { client } = await connect(workspace(commandsAndAgents));
+    const { resources } = await client.listResources();
+    expect(resources.find((resource) => resource.uri === 'loadout://agents/tester')).toEqual({
+      uri: 'loadout://agents/tester',
+      name: 'agent:tester',
+      title: 'tester',
+      description: 'Writes tests',
+      mimeType: 'text/markdown',
+    });
+    const read = await client.readResource({ uri: 'loadout://agents/tester' });
+    expect(read.contents).toEqual([
+      { uri: 'loadout://agents/tester', mimeType: 'text/markdown', text: commandsAndAgents.agents['tester.md'] },
+    ]);
+    await expect(client.readResource({ uri: 'loadout://agents/nosuch' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: 'loadout://agents/../x' })).rejects.toMatchObject({ code: -32602 });
   });
 });
 

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { type CommandRecord, commandPrompt } from '@loadout/commands';
 import { type Job, JobScheduler } from '@loadout/jobs';
 import {
   type AnswerBudget,
@@ -151,7 +152,7 @@ export class McpConnection {
       {
         capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
         instructions:
-          'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), and the skills and affordance blocks are resources under loadout://session/.',
+          'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), its commands are prompts (command:<id>), its subagents are resources (loadout://agents/<id>), and the skills and affordance blocks are resources under loadout://session/.',
       },
     );
     this.registerHandlers();
@@ -276,6 +277,13 @@ export class McpConnection {
             description: 'Any other file inside a skill folder',
           },
           {
+            uriTemplate: 'loadout://agents/{id}',
+            name: 'agent',
+            title: 'A subagent definition',
+            description: 'Its Markdown document: frontmatter and prompt',
+            mimeType: 'text/markdown',
+          },
+          {
             uriTemplate: 'loadout://servers/{id}',
             name: 'server',
             title: 'An MCP server document',
@@ -301,6 +309,12 @@ export class McpConnection {
           if (document === null) throw new ResourceNotFoundError(uri, `no MCP server "${address.id}" is on in this session`);
           return { contents: [{ uri, mimeType: 'application/json', text: `${JSON.stringify(document, null, 2)}\n` }] };
         }
+        if (address.kind === 'agent') {
+          const agent = session.find('agent', address.id);
+          const text = agent === undefined ? null : readTextInside(rootOf(session, agent), agent.path);
+          if (text === null) throw new ResourceNotFoundError(uri, `no subagent "${address.id}" is on in this session`);
+          return { contents: [{ uri, mimeType: 'text/markdown', text }] };
+        }
         const skill = session.find<SkillRecord>('skill', address.id);
         if (skill === undefined) throw new ResourceNotFoundError(uri, `no skill "${address.id}" is on in this session`);
         if (address.segments.length === 0) {
@@ -320,8 +334,9 @@ export class McpConnection {
         return {
           prompts: page.items.map((prompt) => ({
             name: prompt.name,
-            title: prompt.skill.name,
-            ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
+            title: prompt.record.name,
+            ...(prompt.record.description === '' ? {} : { description: prompt.record.description }),
+            ...(prompt.kind === 'command' ? { arguments: [commandArgument(prompt.record)] } : {}),
           })),
           ...page.next,
         };
@@ -330,17 +345,16 @@ export class McpConnection {
 
     on(
       GetPromptRequestSchema,
-      handle(async (request: { params: { name: string } }, extra) => {
+      handle(async (request: { params: { name: string; arguments?: Record<string, string> } }, extra) => {
         const exposure = await this.exposure(extra, null);
         const prompt = exposure.promptsByName.get(request.params.name);
         if (prompt === undefined) throw new PromptNotFoundError(request.params.name);
-        const document = readMarkdownInside(rootOf(exposure.session, prompt.skill), prompt.skill.path);
+        const document = readMarkdownInside(rootOf(exposure.session, prompt.record), prompt.record.path);
         if (document === null) throw new PromptNotFoundError(request.params.name);
+        const body = prompt.kind === 'command' ? commandPrompt(document.body, request.params.arguments?.arguments ?? '') : document.body;
         return {
-          ...(prompt.skill.description === '' ? {} : { description: prompt.skill.description }),
-          messages: [
-            { role: 'user', content: { type: 'text', text: document.body.trim() === '' ? prompt.skill.description : document.body } },
-          ],
+          ...(prompt.record.description === '' ? {} : { description: prompt.record.description }),
+          messages: [{ role: 'user', content: { type: 'text', text: body.trim() === '' ? prompt.record.description : body } }],
         };
       }),
     );
@@ -461,6 +475,15 @@ function offReason(decidedBy: string, plugin: string | null, project: string | n
 }
 
 /** The root of the session a record was read from: what its document may not leave. */
+/** The one argument a command prompt takes: the text its `$ARGUMENTS` (and `$1` … `$9`, word by word) stand for. */
+function commandArgument(record: CommandRecord): { name: string; description: string; required: false } {
+  return {
+    name: 'arguments',
+    description: record.argumentHint === null ? 'What to pass to the command' : `What to pass to the command: ${record.argumentHint}`,
+    required: false,
+  };
+}
+
 function rootOf(session: Session, record: CapabilityRecord): string {
   return sessionRootOf(session, record).dir;
 }

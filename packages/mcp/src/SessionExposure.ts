@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { AgentRecord } from '@loadout/agents';
+import type { CommandRecord } from '@loadout/commands';
 import type { CapabilityRecord, Session } from '@loadout/kernel';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
@@ -27,13 +29,14 @@ export interface ResourceDescription {
 export type ResourceEntry =
   | { readonly kind: 'block'; readonly section: string; readonly description: ResourceDescription }
   | { readonly kind: 'server'; readonly record: ServerRecord; readonly description: ResourceDescription }
+  | { readonly kind: 'agent'; readonly record: AgentRecord; readonly description: ResourceDescription }
   | { readonly kind: 'skill'; readonly record: SkillRecord; readonly description: ResourceDescription };
 
-/** A skill that is on, as an MCP prompt. */
-export interface ExposedPrompt {
-  readonly name: string;
-  readonly skill: SkillRecord;
-}
+/** A skill or a command that is on, as an MCP prompt. */
+export type ExposedPrompt =
+  | { readonly name: string; readonly kind: 'skill'; readonly record: SkillRecord }
+  /** A command takes what is passed to it as one argument, `arguments` (its `$ARGUMENTS`). */
+  | { readonly name: string; readonly kind: 'command'; readonly record: CommandRecord };
 
 /** What one session shows an MCP client, derived once per change of the workspace. */
 export interface SessionExposure {
@@ -57,6 +60,8 @@ export interface SessionExposure {
 export interface ExposureBasis {
   readonly skills: readonly CapabilityRecord[];
   readonly servers: readonly CapabilityRecord[];
+  readonly agents: readonly CapabilityRecord[];
+  readonly commands: readonly CapabilityRecord[];
   readonly blocks: string;
   readonly digests: () => { readonly resources?: string; readonly prompts?: string };
 }
@@ -70,7 +75,9 @@ export const BLOCK_RESOURCES: readonly { readonly section: string; readonly uri:
 
 export const SKILL_URI_PREFIX = 'skill://';
 export const SERVER_URI_PREFIX = 'loadout://servers/';
+export const AGENT_URI_PREFIX = 'loadout://agents/';
 export const PROMPT_PREFIX = 'skill:';
+export const COMMAND_PROMPT_PREFIX = 'command:';
 
 /** The URI of a skill (`skill://<id>`), or of one of its files (`skill://<id>/<path>`, each segment encoded). */
 export function skillUri(id: string, relative?: string): string {
@@ -81,8 +88,8 @@ export function skillUri(id: string, relative?: string): string {
 
 /**
  * Derives what an MCP client gets from a session: a tool per task that is on (named by
- * {@link assignToolNames}, typed by its declared input schema), a resource per block, server and
- * skill, and a prompt per skill. Pure: reads nothing but what the session holds. The tools are
+ * {@link assignToolNames}, typed by its declared input schema), a resource per block, server,
+ * agent and skill, and a prompt per skill and per command. Pure: reads nothing but what the session holds. The tools are
  * derived at once (a call needs them); the resource and prompt lists and the digests only when
  * first asked for, so a call in a big workspace does not pay for listing ten thousand skills.
  *
@@ -118,27 +125,50 @@ export function exposeSession(session: Session, schemas: TaskInputSchemas, previ
 
   const skills = session.recordsOf<SkillRecord>('skill');
   const servers = session.recordsOf<ServerRecord>('server');
+  const agents = session.recordsOf<AgentRecord>('agent');
+  const commands = session.recordsOf<CommandRecord>('command');
   const blocks = BLOCK_RESOURCES.filter((block) => session.sections.has(block.section))
     .map((block) => block.section)
     .join(',');
   const unchanged =
-    previous !== undefined && previous.blocks === blocks && sameItems(previous.skills, skills) && sameItems(previous.servers, servers);
+    previous !== undefined &&
+    previous.blocks === blocks &&
+    sameItems(previous.skills, skills) &&
+    sameItems(previous.servers, servers) &&
+    sameItems(previous.agents, agents) &&
+    sameItems(previous.commands, commands);
   const inherited = unchanged ? previous.digests() : {};
 
   const resources = once(() => listResources(session));
-  const prompts = once(() => skills.map((skill) => ({ name: `${PROMPT_PREFIX}${skill.id}`, skill })));
+  const prompts = once((): ExposedPrompt[] => [
+    ...commands.map((record) => ({ name: `${COMMAND_PROMPT_PREFIX}${record.id}`, kind: 'command' as const, record })),
+    ...skills.map((record) => ({ name: `${PROMPT_PREFIX}${record.id}`, kind: 'skill' as const, record })),
+  ]);
   const promptsByName = once(() => new Map(prompts().map((prompt) => [prompt.name, prompt])));
   const toolsDigest = once(() => digest(tools.map((tool) => [tool.name, tool.task.name, tool.task.description, tool.inputSchema])));
   const resourcesDigest = once(
-    () => inherited.resources ?? digest(resources().map((entry) => [entry.description, entry.kind === 'skill' ? entry.record.path : null])),
+    () =>
+      inherited.resources ??
+      digest(resources().map((entry) => [entry.description, entry.kind === 'skill' || entry.kind === 'agent' ? entry.record.path : null])),
   );
   const promptsDigest = once(
-    () => inherited.prompts ?? digest(prompts().map((prompt) => [prompt.name, prompt.skill.name, prompt.skill.description])),
+    () =>
+      inherited.prompts ??
+      digest(
+        prompts().map((prompt) => [
+          prompt.name,
+          prompt.record.name,
+          prompt.record.description,
+          prompt.kind === 'command' ? prompt.record.argumentHint : null,
+        ]),
+      ),
   );
   return {
     basis: {
       skills,
       servers,
+      agents,
+      commands,
       blocks,
       digests: () => ({
         ...(resourcesDigest.made() ? { resources: resourcesDigest() } : {}),
@@ -199,6 +229,19 @@ function listResources(session: Session): ResourceEntry[] {
         title: record.name,
         ...described(record.description),
         mimeType: 'application/json',
+      },
+    });
+  }
+  for (const record of session.recordsOf<AgentRecord>('agent')) {
+    resources.push({
+      kind: 'agent',
+      record,
+      description: {
+        uri: `${AGENT_URI_PREFIX}${record.id}`,
+        name: `agent:${record.id}`,
+        title: record.name,
+        ...described(record.description),
+        mimeType: 'text/markdown',
       },
     });
   }

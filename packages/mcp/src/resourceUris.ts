@@ -1,10 +1,11 @@
-import { BLOCK_RESOURCES, SERVER_URI_PREFIX, SKILL_URI_PREFIX } from './SessionExposure.js';
+import { AGENT_URI_PREFIX, BLOCK_RESOURCES, SERVER_URI_PREFIX, SKILL_URI_PREFIX } from './SessionExposure.js';
 import { ResourceUriInvalidError } from './McpErrors.js';
 
 /** What a resource URI names, once checked. */
 export type ResourceAddress =
   | { readonly kind: 'block'; readonly section: string }
   | { readonly kind: 'server'; readonly id: string }
+  | { readonly kind: 'agent'; readonly id: string }
   | { readonly kind: 'skill'; readonly id: string; readonly segments: readonly string[] };
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -26,12 +27,20 @@ export function parseResourceUri(uri: string): ResourceAddress {
     if (!ID.test(id)) throw new ResourceUriInvalidError(uri, 'a server URI is loadout://servers/<id>');
     return { kind: 'server', id };
   }
+  if (uri.startsWith(AGENT_URI_PREFIX)) {
+    const id = uri.slice(AGENT_URI_PREFIX.length);
+    if (!ID.test(id)) throw new ResourceUriInvalidError(uri, 'an agent URI is loadout://agents/<id>');
+    return { kind: 'agent', id };
+  }
   if (uri.startsWith(SKILL_URI_PREFIX)) {
     const [id = '', ...raw] = uri.slice(SKILL_URI_PREFIX.length).split('/');
     if (!ID.test(id)) throw new ResourceUriInvalidError(uri, 'a skill URI is skill://<id> or skill://<id>/<path>');
     return { kind: 'skill', id, segments: raw.map((segment) => decodeSegment(segment, uri)) };
   }
-  throw new ResourceUriInvalidError(uri, 'Loadout serves skill://, loadout://session/ and loadout://servers/ resources only');
+  throw new ResourceUriInvalidError(
+    uri,
+    'Loadout serves skill://, loadout://session/, loadout://servers/ and loadout://agents/ resources only',
+  );
 }
 
 function decodeSegment(raw: string, uri: string): string {

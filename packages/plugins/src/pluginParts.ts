@@ -1,12 +1,10 @@
 import path from 'node:path';
-import { type Diagnostic, type FileReader, isJsonObject, readJsonInside } from '@loadout/kernel';
+import type { Diagnostic, FileReader } from '@loadout/kernel';
+import { isComponentField } from './pluginComponents.js';
 import { pathInside } from './pathInside.js';
 
-/** Parts of a plugin Loadout does not load, by their usual place. */
+/** Parts of a plugin Loadout does not load, by their usual place (agents, commands and hooks it loads as kinds). */
 const DEFAULT_PARTS: readonly (readonly [part: string, place: string])[] = [
-  ['commands', 'commands'],
-  ['agents', 'agents'],
-  ['hooks', 'hooks'],
   ['LSP servers', '.lsp.json'],
   ['output styles', 'output-styles'],
   ['workflows', 'workflows'],
@@ -15,7 +13,11 @@ const DEFAULT_PARTS: readonly (readonly [part: string, place: string])[] = [
   ['apps', '.app.json'],
 ];
 
-/** Manifest and marketplace-entry fields that declare parts Loadout does not load. */
+/**
+ * Marketplace-entry fields that declare parts Loadout does not load from an entry (an entry's
+ * `commands`, `agents` and `hooks` among them); a manifest's own `commands`, `agents` and `hooks`
+ * are loaded ({@link isComponentField}).
+ */
 export const UNLOADED_FIELDS: Readonly<Record<string, string>> = {
   commands: 'commands',
   agents: 'agents',
@@ -30,8 +32,8 @@ export const UNLOADED_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * One info diagnostic naming every part of a plugin Loadout does not load: commands, agents,
- * hooks, LSP servers, output styles, rules … found at their usual place or declared by a field,
+ * One info diagnostic naming every part of a plugin Loadout does not load: LSP servers, output
+ * styles, rules … found at their usual place or declared by a manifest field,
  * plus `extra` (manifests not read, a server file no manifest names). Null when there is none.
  */
 export function unloadedParts(
@@ -44,11 +46,11 @@ export function unloadedParts(
   const parts: string[] = [];
   for (const [part, place] of DEFAULT_PARTS) {
     const found = pathInside(root, place, files);
-    if (found.type === 'folder') parts.push(`${part} (${place}/${place === 'hooks' ? hookEvents(root, files) : ''})`);
+    if (found.type === 'folder') parts.push(`${part} (${place}/)`);
     else if (found.type === 'file') parts.push(`${part} (${place})`);
   }
   for (const [field, part] of Object.entries(UNLOADED_FIELDS)) {
-    if (declared[field] !== undefined && !parts.some((named) => named.startsWith(`${part} `)))
+    if (declared[field] !== undefined && !isComponentField(field) && !parts.some((named) => named.startsWith(`${part} `)))
       parts.push(`${part} ("${field}" in the manifest)`);
   }
   parts.push(...extra);
@@ -57,17 +59,6 @@ export function unloadedParts(
     code: 'PLUGIN_PARTS_NOT_LOADED',
     severity: 'info',
     path: path.resolve(root),
-    message: `plugin ${plugin}: Loadout loads skills and MCP servers (and its own kinds); it does not load ${parts.join(', ')}`,
+    message: `plugin ${plugin}: Loadout loads skills, MCP servers, agents, commands and hooks (and its own kinds); it does not load ${parts.join(', ')}`,
   };
-}
-
-/** The events `hooks/hooks.json` hooks into (`SessionStart` …), so the owner sees what does not run. */
-function hookEvents(root: string, files: FileReader): string {
-  try {
-    const hooks = readJsonInside(root, path.join(root, 'hooks', 'hooks.json'), files);
-    const events = isJsonObject(hooks) && isJsonObject(hooks.hooks) ? Object.keys(hooks.hooks) : [];
-    return events.length === 0 ? '' : `hooks.json: ${events.slice(0, 10).join(', ')}`;
-  } catch {
-    return '';
-  }
 }

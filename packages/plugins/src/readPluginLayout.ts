@@ -9,6 +9,7 @@ import {
   type RootLayoutSource,
 } from '@loadout/kernel';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
+import { vendorComponentSources } from './pluginComponents.js';
 import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';
 import { pathInside, withRootListing } from './pathInside.js';
 import { MARKETPLACE_INDEXES, type MarketplaceIndex, readMarketplaceIndex } from './readMarketplaceIndex.js';
@@ -110,6 +111,14 @@ function readLayout(options: ReadPluginOptions, files: FileReader): PluginReadin
   if (!complete) diagnostics.push(...straySkills(places.root, plugin, skills.sources, straySearch(places.root, files), files));
 
   const kinds: Record<string, readonly RootLayoutSource[]> = {};
+  // A vendor plugin's subagents, commands and hooks are where its runtime looks: its default
+  // places, and its manifest's paths (a whole-definition entry's own fields are named as not loaded
+  // above). A plugin in Loadout's own layout has kind folders.
+  if (format !== 'loadout') {
+    const components = vendorComponentSources(places.root, plugin, manifestFile, declared, files);
+    Object.assign(kinds, components.kinds);
+    diagnostics.push(...components.diagnostics);
+  }
   if (wholeDefinition || !isDefaultSkills(skills.sources)) kinds.skills = skills.sources;
   if (servers.length > 0 || wholeDefinition)
     kinds.servers = [...(wholeDefinition ? [] : [{ folder: 'servers' }]), ...servers.map((document) => ({ document }))];

@@ -294,9 +294,9 @@ describe('Agent Plugins conformance: component discovery (D1, D2, S6, S8–S10, 
 
   it('R1: component types Agent Plugins does not define are named once in an info diagnostic, never loaded', async () => {
     const ws = workspace();
-    const loaded = await installAndLoad(ws, plugin(ws, { commands: { 'go.md': '# go' }, 'com.example.client': { 'hooks.json': '{}' } }));
+    const loaded = await installAndLoad(ws, plugin(ws, { rules: { 'style.md': '# style' }, 'com.example.client': { 'hooks.json': '{}' } }));
     expect(loaded.codes).toEqual(['PLUGIN_PARTS_NOT_LOADED']);
-    expect(loaded.messages).toMatch(/does not load commands \(commands\/\)/);
+    expect(loaded.messages).toMatch(/does not load rules \(rules\/\)/);
   });
 });
 

@@ -71,10 +71,9 @@ describe('Claude Code plugins', () => {
     });
     const messages = result.diagnostics.map((d) => d.message).join('\n');
     expect(messages).toMatch(/"old" .* skipped: the sse transport is not one Loadout supports/);
-    const parts = result.diagnostics.filter((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED');
-    expect(parts).toHaveLength(1);
-    expect(parts[0]?.severity).toBe('info');
-    expect(parts[0]?.message).toMatch(/commands \(commands\/\), agents \(agents\/\), hooks \(hooks\/hooks\.json: SessionStart, Stop\)/);
+    // Its commands, agents and hooks load; a manifest path that is not there is named.
+    expect(result.diagnostics.filter((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED')).toEqual([]);
+    expect(messages).toMatch(/plugin claude-kit: commands path \.\/more-commands does not exist; it is ignored/);
   });
 
   it('reads a manifest mcpServers path and the wrapped .mcp.json shape; a path out of the plugin is refused', async () => {
@@ -151,13 +150,13 @@ describe('a repository with several manifests, or none', () => {
       '.cursor-plugin': { 'plugin.json': JSON.stringify({ name: 'from-cursor', skills: './cursor-only' }) },
       skills: { shared: skill('shared') },
       'cursor-only': { hidden: skill('hidden') },
-      hooks: { 'hooks.json': '{}' },
+      rules: { 'style.md': '# style' },
     };
     const three = await installed(ws, gitRepo(path.join(ws.work, 'three'), manifests));
     expect(three.name).toBe('from-claude');
     expect(three.skills).toEqual(['shared']);
     expect(three.diagnostics.find((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED')?.message).toMatch(
-      /hooks \(hooks\/\), \.codex-plugin\/plugin\.json \(another manifest; \.claude-plugin\/plugin\.json is read\), \.cursor-plugin\/plugin\.json/,
+      /rules \(rules\/\), \.codex-plugin\/plugin\.json \(another manifest; \.claude-plugin\/plugin\.json is read\), \.cursor-plugin\/plugin\.json/,
     );
     const four = await installed(
       ws,

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { affordancesModule } from '@loadout/affordances';
+import { agentsModule } from '@loadout/agents';
+import { commandsModule } from '@loadout/commands';
 import { Database, dbModule } from '@loadout/db';
 import {
   CapabilityKinds,
@@ -14,6 +16,7 @@ import {
   type Session,
   SessionLoader,
 } from '@loadout/kernel';
+import { hooksModule } from '@loadout/hooks';
 import { git, gitRepo, skillMarkdown, testdir } from '@loadout/kernel/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { serversModule } from '@loadout/servers';
@@ -77,6 +80,9 @@ export function workspace(options: WorkspaceOptions = {}): Workspace {
     affordancesModule,
     notificationsModule,
     serversModule,
+    agentsModule,
+    commandsModule,
+    hooksModule,
     tasksModule,
   ]);
   kernels.push(container);

@@ -27,7 +27,7 @@ export function registerMcpCommand(program: Command, cli: CliContext): void {
       try {
         project =
           options.project === undefined
-            ? findProjectFolder(process.cwd(), cli.env.HOME ?? null, 'agents-or-git')
+            ? findProjectFolder(process.cwd(), cli.env.HOME ?? null, 'project-folder-or-git')
             : SessionLoader.resolveProject(options.project);
       } catch (error) {
         cli.fail(options.json === true, error);

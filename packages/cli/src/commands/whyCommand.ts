@@ -1,13 +1,29 @@
-import { NotFoundError, resolve, SessionLoader } from '@loadout/kernel';
+import { CapabilityKinds, NotFoundError, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
 import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
 import { table } from '../format.js';
 
+/** One copy Loadout itself holds under the name asked about, of any kind. */
+interface LoadoutCopy {
+  readonly kind: string;
+  readonly id: string;
+  readonly name: string;
+  readonly level: string;
+  readonly plugin: string | null;
+  /** In the session: the winner of its id, switched on. */
+  readonly on: boolean;
+  /** Set aside by a copy of the same id in a root that comes first. */
+  readonly shadowed: boolean;
+  /** Why trust holds it (`untrusted-project`, `unapproved-plugin`), or null. */
+  readonly held: string | null;
+}
+
 /**
  * `loadout why NAME [--project DIR]`: for each runtime, every copy of the skill it would see once
  * `apply` ran (Loadout's, the user's, its own built-in ones, an administrator's), which one it uses,
- * and why. Plans every runtime and writes nothing.
+ * and why; and every copy Loadout's roots hold under that name, of every kind (a subagent, a
+ * command, a hook …), with the one that wins. Plans every runtime and writes nothing.
  */
 export function registerWhyCommand(program: Command, cli: CliContext): void {
   program
@@ -24,15 +40,16 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
           const session = await cli.app().resolve(SessionLoader).open({ project });
           try {
             const report = cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
-            // No runtime would see any copy under that name, and Loadout has no such skill, not even
-            // a switched-off one: an unknown name, not an answer.
-            if (report.runtimes.every((runtime) => runtime.copies.length === 0) && !(await knowsSkill(cli, name, project))) {
+            const loadout = await loadoutCopies(cli, name, project);
+            // No runtime would see any copy under that name, and Loadout has no capability of it,
+            // not even a switched-off one: an unknown name, not an answer.
+            if (report.runtimes.every((runtime) => runtime.copies.length === 0) && loadout.length === 0) {
               throw new NotFoundError(
                 'SKILL_NOT_FOUND',
-                `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else`,
+                `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else, and Loadout has no capability of that name`,
               );
             }
-            return report;
+            return { ...report, loadout };
           } finally {
             session.dispose();
           }
@@ -42,15 +59,46 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
     });
 }
 
-/** Whether any root of the session holds a skill of that id or name, switched off and shadowed ones included. */
-async function knowsSkill(cli: CliContext, name: string, project: string | null): Promise<boolean> {
-  const listed = await resolve(cli.app(), cli.features.CapabilityLevels).list('skill', project);
+/** Every copy in the roots a session for `project` reads, of every kind, whose id or name is `name`; switched-off and shadowed ones included. */
+async function loadoutCopies(cli: CliContext, name: string, project: string | null): Promise<LoadoutCopy[]> {
+  const loader = cli.app().resolve(SessionLoader);
   const wanted = name.toLowerCase();
-  return listed.some((record) => record.id.toLowerCase() === wanted || record.name.toLowerCase() === wanted);
+  const copies: LoadoutCopy[] = [];
+  for (const kind of resolveAll(cli.app(), CapabilityKinds)) {
+    for (const record of await loader.listRecords(kind.kind, project, { includeDisabled: true })) {
+      if (record.id.toLowerCase() !== wanted && record.name.toLowerCase() !== wanted) continue;
+      copies.push({
+        kind: record.kind,
+        id: record.id,
+        name: record.name,
+        level: record.level,
+        plugin: record.plugin,
+        on: record.on,
+        shadowed: record.shadowedBy !== null,
+        held: record.held?.decidedBy ?? null,
+      });
+    }
+  }
+  return copies;
 }
 
-function formatWhy(report: WhyReport): string {
+function formatWhy(report: WhyReport & { loadout: readonly LoadoutCopy[] }): string {
   const lines = [`${report.name}${report.project === null ? '' : ` (project ${report.project})`}`];
+  if (report.loadout.length > 0) {
+    lines.push('loadout: every copy in its roots (* is in the session)');
+    const rows = report.loadout.map((copy) => [
+      copy.on ? '*' : ' ',
+      `${copy.kind}/${copy.id}`,
+      copy.level,
+      copy.plugin === null ? 'owner' : `plugin ${copy.plugin}`,
+      copy.on ? (copy.held === null ? 'on' : `held: ${copy.held}`) : copy.shadowed ? 'shadowed' : 'off',
+    ]);
+    lines.push(
+      ...table(rows)
+        .split('\n')
+        .map((line) => `  ${line}`),
+    );
+  }
   for (const runtime of report.runtimes) {
     lines.push(`${runtime.runtime} (${runtime.verified ? runtime.status : 'unconfirmed'}): ${runtime.reason}`);
     if (runtime.copies.length === 0) continue;

@@ -157,7 +157,16 @@ describe('loadout session and tasks, end to end', () => {
     const run = runCli(home, ['session']);
     expect(run.status).toBe(0);
     const kindLines = run.stdout.split('\n').filter((line) => /^[a-z]+ \(\d+\):/.test(line));
-    expect(kindLines).toEqual(['skills (1): good', 'affordances (0): ', 'notifications (0): ', 'servers (0): ', 'tasks (1): keep']);
+    expect(kindLines).toEqual([
+      'skills (1): good',
+      'affordances (0): ',
+      'notifications (0): ',
+      'servers (0): ',
+      'tasks (1): keep',
+      'agents (0): ',
+      'commands (0): ',
+      'hooks (0): ',
+    ]);
   });
 
   it('prints exactly one JSON document with --json, and a usage error exits 2', () => {

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { agentsModule } from '@loadout/agents';
+import { commandsModule } from '@loadout/commands';
 import { Database, dbModule } from '@loadout/db';
 import { type CapabilityHolder, CapabilityHolds, contribute, createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
 import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
@@ -56,7 +58,16 @@ const opened: DependencyContainer[] = [];
  * stands for the trust package's rule (which the levels package does not depend on).
  */
 export function openLevels(places: Places, files: MoveFileSystem = nodeMoveFileSystem, holder?: CapabilityHolder) {
-  const container = createKernel({ places }, [dbModule, pluginsModule, skillsModule, serversModule, stateModule, levelsModule]);
+  const container = createKernel({ places }, [
+    dbModule,
+    pluginsModule,
+    skillsModule,
+    serversModule,
+    agentsModule,
+    commandsModule,
+    stateModule,
+    levelsModule,
+  ]);
   container.register(MoveFileSystem, { useValue: files });
   if (holder !== undefined) contribute(container, CapabilityHolds, holder);
   opened.push(container);

@@ -46,6 +46,9 @@ export interface SessionJson {
   notifications: { id: string; plugin: string | null }[];
   servers: { id: string; plugin: string | null }[];
   tasks: { dirName: string; plugin: string | null }[];
+  agents: { id: string; plugin: string | null; path: string }[];
+  commands: { id: string; plugin: string | null; path: string }[];
+  hooks: { id: string; plugin: string | null; event: string; command: string | null; path: string }[];
   skillsBlock: string;
   affordanceBlock: string;
   diagnostics: { code: string; message: string; severity: string; path?: string; subjects?: string[] }[];

@@ -1,0 +1,7 @@
+import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel';
+import { agentKind } from './agentKind.js';
+
+/** Registers the agent kind (subagent definitions). */
+export const agentsModule: LoadoutModule = (container) => {
+  contribute(container, CapabilityKinds, agentKind);
+};

@@ -1,0 +1,2 @@
+export type { AgentRecord } from './AgentRecord.js';
+export { agentsModule } from './agentsModule.js';

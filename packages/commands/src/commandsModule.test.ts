@@ -1,0 +1,70 @@
+import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { freezeReads, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CommandRecord } from './CommandRecord.js';
+import { commandPrompt } from './commandPrompt.js';
+import { commandsModule } from './commandsModule.js';
+
+afterEach(removeTestdirs);
+
+async function session(home: string) {
+  const container = createKernel({ places: resolvePlaces({}, home) }, [
+    commandsModule,
+    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+  ]);
+  freezeReads(container);
+  return container.resolve(SessionLoader).open();
+}
+
+describe('commands', () => {
+  it('reads commands/<name>.md by file name, with or without frontmatter', async () => {
+    const home = testdir({
+      capabilities: {
+        commands: {
+          'review-pr.md': '---\ndescription: Review a pull request\nargument-hint: [pr-number]\nmodel: opus\n---\nReview PR $1.\n',
+          'plain.md': 'Summarise $ARGUMENTS.\n',
+          'named.md': '---\nname: Pretty Name\ndescription: shown by its name\n---\nBody.\n',
+          'notes.txt': 'ignored',
+        },
+      },
+    });
+    const s = await session(home);
+    const commands = s.recordsOf<CommandRecord>('command');
+    expect(commands.map((c) => [c.id, c.name, c.description, c.argumentHint, c.model])).toEqual([
+      ['named', 'Pretty Name', 'shown by its name', null, null],
+      ['plain', 'plain', '', null, null],
+      ['review-pr', 'review-pr', 'Review a pull request', '[pr-number]', 'opus'],
+    ]);
+    expect(commands[2]).toStrictEqual({
+      id: 'review-pr',
+      name: 'review-pr',
+      description: 'Review a pull request',
+      path: `${home}/capabilities/commands/review-pr.md`,
+      gates: {},
+      argumentHint: '[pr-number]',
+      model: 'opus',
+      kind: 'command',
+      level: 'global',
+      plugin: null,
+    });
+    expect(s.diagnostics).toEqual([]);
+  });
+
+  it('names a folder of commands it does not read, and refuses a file name no runtime could type', async () => {
+    const home = testdir({
+      capabilities: { commands: { frontend: { 'component.md': 'Make one.\n' }, 'bad name!.md': 'x', 'ok.md': 'Fine.\n' } },
+    });
+    const s = await session(home);
+    expect(s.recordsOf('command').map((c) => c.id)).toEqual(['ok']);
+    expect(s.diagnostics.map((d) => d.code).sort()).toEqual(['COMMAND_FOLDER_NOT_READ', 'COMMAND_NAME_INVALID']);
+  });
+});
+
+describe('commandPrompt', () => {
+  it('puts what was passed in for $ARGUMENTS and $1 … $9, and leaves every other text as written', () => {
+    expect(commandPrompt('Fix $1 then $2; all: $ARGUMENTS; none: $3; keep $10 and !`ls` and $HOME', ' 42  high ')).toBe(
+      'Fix 42 then high; all:  42  high ; none: ; keep $10 and !`ls` and $HOME',
+    );
+    expect(commandPrompt('No placeholders.', 'x')).toBe('No placeholders.');
+  });
+});

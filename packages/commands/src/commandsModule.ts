@@ -1,0 +1,7 @@
+import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel';
+import { commandKind } from './commandKind.js';
+
+/** Registers the command kind (slash commands and custom prompts). */
+export const commandsModule: LoadoutModule = (container) => {
+  contribute(container, CapabilityKinds, commandKind);
+};

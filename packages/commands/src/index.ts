@@ -1,0 +1,3 @@
+export type { CommandRecord } from './CommandRecord.js';
+export { commandPrompt } from './commandPrompt.js';
+export { commandsModule } from './commandsModule.js';

@@ -1,0 +1,7 @@
+import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel';
+import { hookKind } from './hookKind.js';
+
+/** Registers the hook kind. */
+export const hooksModule: LoadoutModule = (container) => {
+  contribute(container, CapabilityKinds, hookKind);
+};

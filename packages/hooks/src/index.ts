@@ -1,0 +1,1 @@
+export { hooksModule } from './hooksModule.js';
