@@ -150,6 +150,7 @@ export class CliContext<F extends SessionFeatures = Features> {
     human: (result: T) => string,
     options: {
       failure?: (result: T) => string | null;
+      /** Called once the answer is out, with everything it wrote to stdout and whether it failed. */
       printed?: (result: T, stdout: string, failed: boolean) => void;
       /** What the action does, e.g. `updating plugins`: said on a terminal's stderr once it takes over a second. */
       progress?: string;
@@ -168,12 +169,13 @@ export class CliContext<F extends SessionFeatures = Features> {
     // Text for people shows what others wrote (a plugin's command lines, names, diffs) with its
     // control characters visible, so none of it can move the cursor or erase what is under review;
     // JSON keeps every value as it is.
-    const printed = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(visibleText(human(result), { keepLayout: true }));
-    if (!json && this.foundProject !== null) {
-      this.stdout.write(
-        `${colorsFor(this.stdout, this.env).dim(`(project ${this.foundProject}, found from the working folder; --project DIR picks another)`)}\n`,
-      );
-    }
+    const answer = json ? `${JSON.stringify(result, null, 2)}\n` : ensureNewline(visibleText(human(result), { keepLayout: true }));
+    const foundNote =
+      !json && this.foundProject !== null
+        ? `${colorsFor(this.stdout, this.env).dim(`(project ${this.foundProject}, found from the working folder; --project DIR picks another)`)}\n`
+        : '';
+    // `printed` gets all of stdout, the note too: an `apply` answered from its proof prints it again.
+    const printed = foundNote + answer;
     this.stdout.write(printed);
     const failure = options.failure?.(result) ?? null;
     if (failure !== null) this.stderr.write(this.errorLine(redactCredentials(failure), null));

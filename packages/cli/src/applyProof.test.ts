@@ -21,6 +21,7 @@ function context(name: string, change: Partial<ProofContext> = {}): ProofContext
     cwd: base,
     build: 'build-1',
     dataDir: path.join(base, `data-${name}`),
+    stdoutIsTerminal: false,
     ...change,
   };
 }
@@ -131,13 +132,15 @@ describe('the proof of an apply', () => {
     expect(provenOutput(ofRun)).toBeNull();
   });
 
-  it('belongs to one command line, environment, working folder and build', () => {
+  it('belongs to one command line, environment, working folder, kind of stdout and build', () => {
     const ofRun = record('key', () => undefined);
     expect(provenOutput(ofRun)).not.toBeNull();
     expect(provenOutput({ ...ofRun, argv: ['node', 'main.js', 'apply'] })).toBeNull();
     expect(provenOutput({ ...ofRun, env: { ...ofRun.env, CODEX_HOME: base } })).toBeNull();
     expect(provenOutput({ ...ofRun, cwd: path.join(base, 'file') })).toBeNull();
     expect(provenOutput({ ...ofRun, build: 'build-2' })).toBeNull();
+    // What went to a pipe is not what a terminal gets (colours), nor the other way round.
+    expect(provenOutput({ ...ofRun, stdoutIsTerminal: true })).toBeNull();
   });
 
   it('is not used when damaged or missing', () => {

@@ -4,7 +4,7 @@
 // every file and folder the session, the plan and the applier read, listed, stat'ed or checked —
 // with each one's stamp, taken after the run, and keeps them beside what it printed, keyed by
 // everything else the command depends on: its arguments, working folder, environment, user,
-// Node and this very build. The next `apply` with the same key `lstat`s those paths; when every
+// whether stdout is a terminal, Node and this very build. The next `apply` with the same key `lstat`s those paths; when every
 // stamp is the same, every byte the command read is the same, so it prints the kept output and
 // writes nothing, without loading the command line at all (main.ts asks before the bundle loads).
 //
@@ -46,6 +46,8 @@ export interface ProofContext {
   readonly build: string;
   /** The data folder, as the command resolved it. */
   readonly dataDir: string;
+  /** Whether stdout is a terminal: what is printed there is coloured then (the found project's note). */
+  readonly stdoutIsTerminal: boolean;
 }
 
 /**
@@ -97,6 +99,7 @@ export function proofKey(context: ProofContext): string {
     env,
     context.cwd,
     context.build,
+    context.stdoutIsTerminal,
     process.version,
     process.execPath,
     process.platform,

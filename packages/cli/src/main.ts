@@ -45,5 +45,12 @@ else if (typeof LOADOUT_BUNDLE === 'undefined') {
 
 function provenApply(build: string): string | null {
   const cwd = process.cwd();
-  return provenOutput({ argv: process.argv, env: process.env, cwd, build, dataDir: proofDataDir(process.env, REPOSITORY_ROOT, cwd) });
+  return provenOutput({
+    argv: process.argv,
+    env: process.env,
+    cwd,
+    build,
+    dataDir: proofDataDir(process.env, REPOSITORY_ROOT, cwd),
+    stdoutIsTerminal: process.stdout.isTTY === true,
+  });
 }

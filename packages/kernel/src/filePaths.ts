@@ -17,3 +17,13 @@ export function realPathOrSame(file: string): string {
     return file;
   }
 }
+
+/**
+ * `dir` and its real path, once when they are the same: a folder a record names may be reached
+ * through a link (a plugin's clone under a linked home), and a path below either spelling is the
+ * folder's own.
+ */
+export function pathAndRealPath(dir: string): string[] {
+  const real = realPathOrSame(dir);
+  return real === dir ? [dir] : [dir, real];
+}

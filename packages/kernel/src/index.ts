@@ -95,5 +95,5 @@ export { changedAfter, isFolderStamp, RACY_MS, statStamp } from './statStamp.js'
 export { checkWriteInside } from './writeFileInside.js';
 export { isJsonObject, isTextWithin } from './plainJson.js';
 export { plainFirstShape, zodShape } from './zodShape.js';
-export { isRegularFile, realPathOrSame } from './filePaths.js';
+export { isRegularFile, pathAndRealPath } from './filePaths.js';
 export { findProjectFolder } from './findProjectFolder.js';

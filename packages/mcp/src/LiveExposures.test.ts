@@ -3,7 +3,7 @@ import path from 'node:path';
 import { dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs';
 import { keptReadsModule } from '@loadout/kept-reads';
-import { closeKernel, createKernel, resolvePlaces } from '@loadout/kernel';
+import { closeKernel, createKernel, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs, testdir } from '@loadout/kernel/testing';
 import { pluginsModule } from '@loadout/plugins';
 import { skillsModule } from '@loadout/skills';
@@ -34,7 +34,10 @@ function unwatched() {
     stateModule,
   ]);
   containers.push(container);
-  return { file: path.join(home, 'capabilities/skills/notes/SKILL.md'), exposures: new LiveExposures(container, 25) };
+  return {
+    file: path.join(home, 'capabilities/skills/notes/SKILL.md'),
+    exposures: new LiveExposures(container.resolve(SessionLoader), 25),
+  };
 }
 
 const description = async (exposures: LiveExposures) => (await exposures.current(null)).session.recordsOf('skill')[0]?.description;

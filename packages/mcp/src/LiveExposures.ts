@@ -1,5 +1,4 @@
-import { type Session, SessionLoader } from '@loadout/kernel';
-import type { DependencyContainer } from 'tsyringe';
+import type { Session, SessionLoader } from '@loadout/kernel';
 import { exposeSession, type SessionExposure } from './SessionExposure.js';
 import { TaskInputSchemas } from '@loadout/tasks';
 
@@ -37,13 +36,13 @@ export class LiveExposures {
   private lastSeen: string | null = null;
 
   constructor(
-    private readonly container: DependencyContainer,
+    private readonly sessions: SessionLoader,
     private readonly intervalMs = DEFAULT_WATCH_INTERVAL_MS,
   ) {}
 
   /** The exposure of `project`'s session (a real path, or null for the global level only) as it is now. */
   async current(project: string | null): Promise<SessionExposure> {
-    const loader = this.container.resolve(SessionLoader);
+    const loader = this.sessions;
     // Calls that arrive together share the first check of the disk that starts after all of them came.
     const arrived = loader.ticket();
     await loader.settle();
@@ -118,7 +117,7 @@ export class LiveExposures {
   async isCurrent(exposure: SessionExposure): Promise<boolean> {
     const derivedUnder = this.stamps.get(exposure);
     if (derivedUnder === undefined) return false;
-    await this.container.resolve(SessionLoader).settle();
+    await this.sessions.settle();
     return this.stamp() === derivedUnder;
   }
 
@@ -137,7 +136,7 @@ export class LiveExposures {
   }
 
   private async derive(key: string, project: string | null, stamp: string | null, arrived: number): Promise<SessionExposure> {
-    const session = await this.container.resolve(SessionLoader).open({ project, checkedSince: arrived });
+    const session = await this.sessions.open({ project, checkedSince: arrived });
     const exposure = exposeSession(session, this.schemas, this.kept.get(key)?.exposure.basis);
     if (stamp !== null) this.stamps.set(exposure, stamp);
     const previous = this.kept.get(key);
@@ -158,11 +157,11 @@ export class LiveExposures {
 
   /** The workspace's change stamp, or null when there is no watch cache to trust. */
   private stamp(): string | null {
-    return this.container.resolve(SessionLoader).changeStamp();
+    return this.sessions.changeStamp();
   }
 
   private async tick(): Promise<void> {
-    await this.container.resolve(SessionLoader).settle();
+    await this.sessions.settle();
     if (this.timer === null) return; // closed meanwhile
     let stamp: string | null;
     try {

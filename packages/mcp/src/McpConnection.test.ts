@@ -26,6 +26,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LiveExposures } from './LiveExposures.js';
 import { CANCELLED_BY_CLIENT, fixedProject, MAX_RESULT_CHARS, McpConnection, RESOURCE_PAGE_SIZE } from './McpConnection.js';
+import { resolveMcpServices } from './mcpServices.js';
 
 interface Harness {
   readonly client: Client;
@@ -127,8 +128,9 @@ async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
     stateModule,
   ]);
   const project = path.join(home, 'project');
-  const exposures = new LiveExposures(container, 25);
-  const connection = new McpConnection(container, exposures, fixedProject(project), () => undefined, 'test');
+  const services = resolveMcpServices(container, 'the test');
+  const exposures = new LiveExposures(services.sessions, 25);
+  const connection = new McpConnection(services, exposures, fixedProject(project), () => undefined, 'test');
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await connection.server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1' });

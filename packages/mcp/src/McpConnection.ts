@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type CommandRecord, commandPrompt } from '@loadout/commands';
-import { type Job, JobScheduler } from '@loadout/jobs';
+import type { Job } from '@loadout/jobs';
 import {
   type AnswerBudget,
   answerBytes,
@@ -9,7 +9,6 @@ import {
   readMarkdownInside,
   readTextInside,
   refuseHeld,
-  resolve,
   responseTooLarge,
   type Root,
   type Session,
@@ -17,7 +16,6 @@ import {
 } from '@loadout/kernel';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
-import { CapabilityStateService } from '@loadout/state';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
@@ -35,8 +33,8 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { DependencyContainer } from 'tsyringe';
 import type { LiveExposures } from './LiveExposures.js';
+import type { McpServices } from './mcpServices.js';
 import {
   JsonRpcError,
   jsonRpcErrorFor,
@@ -141,7 +139,7 @@ export class McpConnection {
   private closed = false;
 
   constructor(
-    private readonly container: DependencyContainer,
+    private readonly services: Pick<McpServices, 'jobs' | 'state'>,
     private readonly exposures: LiveExposures,
     private readonly projects: ProjectSource,
     private readonly log: (line: string) => void,
@@ -397,7 +395,7 @@ export class McpConnection {
     // it stays open until the call ends.
     const release = this.exposures.hold(exposure);
     try {
-      const job = await this.container.resolve(JobScheduler).runToEnd(exposure.session, tool.task.dirName, args, {
+      const job = await this.services.jobs.runToEnd(exposure.session, tool.task.dirName, args, {
         signal: controller.signal,
         cancelReason: CANCELLED_BY_CLIENT,
         onQueued: (queued) => progress.queued(queued),
@@ -420,9 +418,7 @@ export class McpConnection {
 
   /** Why `name` is not a tool of this session: a task that is off (and who decided), else unknown. */
   private async whyNoTool(name: string, project: string | null): Promise<Error> {
-    const entries = (await resolve(this.container, CapabilityStateService).resolveCapabilityState({ project })).filter(
-      (entry) => entry.kind === 'task',
-    );
+    const entries = (await this.services.state.resolveCapabilityState({ project })).filter((entry) => entry.kind === 'task');
     const names = assignToolNames(entries.map((entry) => ({ dirName: entry.id, plugin: entry.plugin, level: entry.level })));
     const entry = entries.find((candidate) => names.get(candidate.id) === name);
     if (entry === undefined || entry.enabled) return new ToolNotFoundError(name);

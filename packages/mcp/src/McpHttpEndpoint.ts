@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AnswerBudget, exceedsJsonDepth, isLoadoutError, MAX_BATCH_CALLS, MAX_JSON_DEPTH, SessionLoader } from '@loadout/kernel';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { DependencyContainer } from 'tsyringe';
 import { LiveExposures } from './LiveExposures.js';
+import type { McpServices } from './mcpServices.js';
 import { McpConnection, projectFromRoots } from './McpConnection.js';
 import { MCP_SERVER_VERSION } from './mcpVersion.js';
 
@@ -33,10 +33,10 @@ export class McpHttpEndpoint {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly container: DependencyContainer,
+    private readonly services: McpServices,
     private readonly log: (line: string) => void,
   ) {
-    this.exposures = new LiveExposures(container);
+    this.exposures = new LiveExposures(services.sessions);
     this.sweeper = setInterval(() => this.closeIdle(Date.now() - IDLE_MS), 60_000);
     this.sweeper.unref();
   }
@@ -104,13 +104,7 @@ export class McpHttpEndpoint {
 
   private async start(request: IncomingMessage, response: ServerResponse, body: unknown, fallback: string | null): Promise<void> {
     if (this.sessions.size >= MAX_SESSIONS) this.closeLeastRecentlyUsed();
-    const connection = new McpConnection(
-      this.container,
-      this.exposures,
-      projectFromRoots(fallback, this.log),
-      this.log,
-      MCP_SERVER_VERSION,
-    );
+    const connection = new McpConnection(this.services, this.exposures, projectFromRoots(fallback, this.log), this.log, MCP_SERVER_VERSION);
     let session: HttpSession | null = null;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

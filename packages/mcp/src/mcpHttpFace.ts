@@ -1,6 +1,6 @@
 import { type ApiRoute, defineRoute, type HttpMethod, ProjectQuery, rawResponse, type ServerService } from '@loadout/api';
-import type { DependencyContainer } from 'tsyringe';
 import type { McpHttpEndpoint } from './McpHttpEndpoint.js';
+import { MCP_SERVICES } from './mcpServices.js';
 
 /** The path MCP clients connect to on `loadout serve`. */
 export const MCP_HTTP_PATH = '/mcp';
@@ -9,9 +9,10 @@ export const MCP_HTTP_PATH = '/mcp';
  * `POST|GET|DELETE /mcp` for the server, and a service that closes the MCP sessions when it
  * stops. Every method needs the token (the guard checks it, with Host and Origin, before the body
  * is read). The MCP stack is loaded on the first request, so a server nobody connects to over MCP
- * never loads it.
+ * never loads it; the services it needs are declared on the routes, so the server is built with
+ * them or fails to start naming `/mcp`.
  */
-export function mcpHttpFace(container: DependencyContainer): { routes: ApiRoute[]; service: ServerService } {
+export function mcpHttpFace(): { routes: ApiRoute[]; service: ServerService } {
   let endpoint: Promise<McpHttpEndpoint> | null = null;
   const route = (method: HttpMethod): ApiRoute =>
     defineRoute({
@@ -20,8 +21,9 @@ export function mcpHttpFace(container: DependencyContainer): { routes: ApiRoute[
       access: 'token',
       bodyAs: 'text',
       query: ProjectQuery,
-      handle: ({ query: { project } }, _deps, context) => {
-        endpoint ??= import('./McpHttpEndpoint.js').then(({ McpHttpEndpoint }) => new McpHttpEndpoint(container, context.log));
+      deps: MCP_SERVICES,
+      handle: ({ query: { project } }, services, context) => {
+        endpoint ??= import('./McpHttpEndpoint.js').then(({ McpHttpEndpoint }) => new McpHttpEndpoint(services, context.log));
         const ready = endpoint;
         return rawResponse(async (raw, response, body) => (await ready).handle(raw, response, body, project ?? null));
       },

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { DependencyContainer } from 'tsyringe';
 import { LiveExposures } from './LiveExposures.js';
 import { fixedProject, McpConnection } from './McpConnection.js';
+import type { McpServices } from './mcpServices.js';
 import { MCP_SERVER_VERSION } from './mcpVersion.js';
 import type { StdioServeOptions } from './serveMcpOverStdio.js';
 
@@ -9,12 +9,12 @@ import type { StdioServeOptions } from './serveMcpOverStdio.js';
  * Serves one client over stdio until its input ends (the client closed the pipe or went away) or
  * `stop` fires; then every running call is cancelled and its job settled before this returns.
  */
-export async function runStdioServer(container: DependencyContainer, options: StdioServeOptions): Promise<void> {
+export async function runStdioServer(services: McpServices, options: StdioServeOptions): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const log = options.log ?? ((line: string) => process.stderr.write(`loadout mcp: ${line}\n`));
-  const exposures = new LiveExposures(container);
-  const connection = new McpConnection(container, exposures, fixedProject(options.project), log, MCP_SERVER_VERSION);
+  const exposures = new LiveExposures(services.sessions);
+  const connection = new McpConnection(services, exposures, fixedProject(options.project), log, MCP_SERVER_VERSION);
   const transport = new StdioServerTransport(input, output);
   let finish: () => void = () => undefined;
   const ended = new Promise<void>((done) => (finish = done));

@@ -3,7 +3,7 @@ import {
   expandPlaceholders,
   isInside,
   isRegularFile,
-  realPathOrSame,
+  pathAndRealPath,
   redactArguments,
   redactCredentials,
   redactSecrets,
@@ -39,7 +39,7 @@ function filesNamed(
   definition: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string },
   rootDir: string,
 ): string[] {
-  const roots = [...new Set([rootDir, realPathOrSame(rootDir)])];
+  const roots = pathAndRealPath(rootDir);
   const placeholders = Object.fromEntries(ROOT_NAMES.map((name) => [name, rootDir]));
   const expandedCwd = definition.cwd === undefined ? rootDir : path.resolve(rootDir, expandPlaceholders(definition.cwd, placeholders));
   // Relative words are read against the working folder only when it is the plugin's own.

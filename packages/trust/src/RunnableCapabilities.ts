@@ -6,7 +6,7 @@ import {
   type CapabilityRecord,
   collisionKey,
   isLoadoutError,
-  realPathOrSame,
+  pathAndRealPath,
   type Root,
   type RunnableParts,
 } from '@loadout/kernel';
@@ -83,7 +83,7 @@ export class RunnableCapabilities {
  * the hash of its bytes.
  */
 export function fingerprintOf(definition: unknown, files: readonly RunnableFile[], rootDir: string): string {
-  const roots = [...new Set([rootDir, realPathOrSame(rootDir)])].sort((a, b) => b.length - a.length);
+  const roots = pathAndRealPath(rootDir).sort((a, b) => b.length - a.length);
   const written = canonicalJson(definition ?? null, (text) => roots.reduce((result, root) => placeholderFor(result, root), text));
   const hashed = files.map((file) => [file.name, file.hash]);
   return crypto

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { type CapabilityHold, type CapabilityRecord, isInside, type Root, SessionLoader, token } from '@loadout/kernel';
+import { type CapabilityHold, type CapabilityRecord, isInside, pathAndRealPath, type Root, SessionLoader, token } from '@loadout/kernel';
 import { PluginGit, type PluginEntry, PluginRegistry } from '@loadout/plugins';
 import { inject, injectable } from 'tsyringe';
 import { type AuditFinding, auditFindings } from './auditFindings.js';
@@ -264,7 +263,7 @@ export class StoredTrustService implements TrustService {
    */
   private sourcesOf(entry: PluginEntry, found: readonly Found[]): string[] {
     const sources = new Set<string>();
-    const clone = [entry.dir, fs.realpathSync(entry.dir)];
+    const clone = pathAndRealPath(entry.dir);
     for (const { record, root } of found) {
       const reading = this.runnable.read(record, root);
       for (const source of reading?.ok === true ? reading.parts.sources : [record.path]) {

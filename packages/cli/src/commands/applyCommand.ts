@@ -216,10 +216,8 @@ async function proofRecorder(cli: CliContext, options: ApplyOptions): Promise<Ap
   const dataDir = proofDataDir(cli.env, REPOSITORY_ROOT, cwd);
   if (dataDir !== cli.places.dataDir) return null;
   const { ApplyProofRecorder } = await import('../ApplyProofRecorder.js');
-  return new ApplyProofRecorder({ argv: process.argv, env: cli.env, cwd, build: cli.build, dataDir }, [
-    CLI_PACKAGE_JSON,
-    path.resolve(process.argv[1] ?? CLI_MAIN),
-  ]);
+  const context = { argv: process.argv, env: cli.env, cwd, build: cli.build, dataDir, stdoutIsTerminal: process.stdout.isTTY === true };
+  return new ApplyProofRecorder(context, [CLI_PACKAGE_JSON, path.resolve(process.argv[1] ?? CLI_MAIN)]);
 }
 
 async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyProofRecorder | null): Promise<void> {

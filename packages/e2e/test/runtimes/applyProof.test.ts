@@ -29,8 +29,8 @@ const SETTLE_MS = 1_100;
  * tells a full run from one answered by the proof (it is part of every run's environment, so of
  * the proof's key, alike).
  */
-async function loadout(m: Machine, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<ProofRun> {
-  const run = await runLoadout(m, args, { LOADOUT_DEBUG_CODE_CACHE: '1', ...extraEnv });
+async function loadout(m: Machine, args: readonly string[], extraEnv: Record<string, string> = {}, cwd?: string): Promise<ProofRun> {
+  const run = await runLoadout(m, args, { LOADOUT_DEBUG_CODE_CACHE: '1', ...extraEnv }, cwd);
   return { ...run, stderr: run.stderr.replace(/^loadout: code cache \w+\n/, ''), proven: !run.stderr.includes('loadout: code cache') };
 }
 
@@ -39,14 +39,17 @@ const APPLY = ['apply', '--runtime', 'claude-code', '--runtime', 'codex', '--jso
 /**
  * Lets every input age past the racy window, runs a full apply that changes nothing (it keeps the
  * proof), and checks that the next one is answered from it with the same bytes. Returns that output.
+ * A proof kept earlier is removed first: on a loaded machine the run before may have begun past the
+ * racy window of its inputs, and kept one that rightly holds.
  */
-async function proven(m: Machine, args: readonly string[] = APPLY, env: Record<string, string> = {}): Promise<string> {
+async function proven(m: Machine, args: readonly string[] = APPLY, env: Record<string, string> = {}, cwd?: string): Promise<string> {
   await sleep(SETTLE_MS);
-  const full = await loadout(m, args, env);
+  fs.rmSync(path.join(m.places.dataDir, PROOF), { force: true });
+  const full = await loadout(m, args, env, cwd);
   expect(full.proven).toBe(false);
   expect(full.code).toBe(0);
   expect(fs.existsSync(path.join(m.places.dataDir, PROOF))).toBe(true);
-  const again = await loadout(m, args, env);
+  const again = await loadout(m, args, env, cwd);
   expect(again).toEqual({ ...full, proven: true });
   return again.stdout;
 }
@@ -109,6 +112,15 @@ describe('apply with nothing changed, answered from its proof', () => {
     expect((await loadout(m, ['apply', '--runtime', 'claude-code', '--runtime', 'codex'])).proven).toBe(true);
     expect(fs.statSync(m.places.dataDir, { bigint: true }).mtimeNs).toBe(dataDir.mtimeNs);
     expect(fs.statSync(path.join(m.places.dataDir, PROOF), { bigint: true }).ctimeNs).toBe(proof.ctimeNs);
+  });
+
+  it('prints the note of a project found from the working folder, as the full plan did', async () => {
+    const m = twoSkills();
+    const text = ['apply', '--runtime', 'claude-code', '--runtime', 'codex'];
+    expect((await loadout(m, text, {}, m.project)).code).toBe(0);
+    const again = await proven(m, text, {}, m.project);
+    expect(again.startsWith(`(project ${m.project}, found from the working folder; --project DIR picks another)\n`)).toBe(true);
+    expect(again).toContain('nothing to change');
   });
 
   it('plans in full after a source SKILL.md is edited in place with its time put back', async () => {
@@ -203,8 +215,12 @@ describe('apply with nothing changed, answered from its proof', () => {
     // That full run changed nothing, so it kept its own proof again.
     const rewritten = fs.readFileSync(proof, 'utf8');
     expect(rewritten.slice(0, 100)).toBe(kept.slice(0, 100));
-    // A skill written just now: the apply that copies it, and the one right after, keep no proof.
-    fs.writeFileSync(path.join(m.places.capabilitiesDir, 'skills', 'deploy', 'SKILL.md'), skill('deploy', 'Deploy carefully.\n'));
+    // A skill whose stamp is too recent for a run to trust (dated ahead, so however long the runs
+    // take on a loaded machine): the apply that copies it, and the one after, keep no proof.
+    const deploy = path.join(m.places.capabilitiesDir, 'skills', 'deploy', 'SKILL.md');
+    fs.writeFileSync(deploy, skill('deploy', 'Deploy carefully.\n'));
+    const ahead = new Date(Date.now() + 3_600_000);
+    fs.utimesSync(deploy, ahead, ahead);
     expect(changeCount(await planned(m))).toBe(2);
     expect(changeCount(await planned(m))).toBe(0);
     // The older proof is left as it was, and no longer holds.

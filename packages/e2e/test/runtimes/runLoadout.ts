@@ -3,9 +3,9 @@ import { type CliRun, spawnLoadout } from '../spawnLoadout.js';
 
 /**
  * Runs the built `loadout` the way a user would, with HOME and the runtimes' folders in the temp
- * folder, and `env` besides.
+ * folder, and `env` besides, in `cwd` (the machine's base folder unless given).
  */
-export function runLoadout(m: Machine, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+export function runLoadout(m: Machine, args: readonly string[], env: Record<string, string> = {}, cwd: string = m.base): Promise<CliRun> {
   return spawnLoadout(
     args,
     {
@@ -15,6 +15,6 @@ export function runLoadout(m: Machine, args: readonly string[], env: Record<stri
       LOADOUT_DATA_DIR: m.places.dataDir,
       ...env,
     },
-    m.base,
+    cwd,
   );
 }
