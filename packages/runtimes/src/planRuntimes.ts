@@ -382,8 +382,11 @@ function skipsOf(
         ? `it cannot be read as a bundle (${source.unreadable}); what ${name} holds of it is left as it is`
         : (refusal ??
           (inPlace === undefined && source.problems.length > 0 ? `not a valid Agent Skills folder (${source.problems.join('; ')})` : null));
-    if (rule === null) continue;
     const shown = source.folderName ?? source.record.id;
+    if (rule === null) {
+      if (source.notPortable.length > 0) findings.push(notPortableFinding(name, shown, source, input));
+      continue;
+    }
     reports.push({
       kind: 'skill',
       action: 'skip',
@@ -397,10 +400,31 @@ function skipsOf(
       code: 'SKILL_SKIPPED',
       severity: 'warning',
       path: source.sourceEntry,
-      message: `${name}: skill "${shown}" is skipped: ${rule}`,
+      message: `${name}: skill "${shown}"${fromPlugin(source)} is skipped: ${rule}`,
     });
   }
   return { reports, findings };
+}
+
+/**
+ * A skill this runtime gets though it breaks Agent Skills rules that real runtimes tolerate: the
+ * rules, and which of the planned runtimes load it (their own admission, not the validator's).
+ */
+function notPortableFinding(runtime: string, shown: string, source: SourceSkill, input: PlanRuntimesInput): Diagnostic {
+  const loaders = input.runtimes
+    .filter((candidate) => candidate.judged && candidate.adapter.refuses(source.facts) === null)
+    .map((candidate) => candidate.adapter.name);
+  return {
+    code: 'SKILL_NOT_PORTABLE',
+    severity: 'warning',
+    path: source.sourceEntry,
+    message: `${runtime}: skill "${shown}"${fromPlugin(source)} is written though it breaks the Agent Skills rules (${source.notPortable.join('; ')}): ${loaders.join(', ')} load${loaders.length === 1 ? 's' : ''} it; a runtime that keeps to the rules may not`,
+  };
+}
+
+/** ` from plugin NAME` for a plugin's skill, so every finding names where a skill comes from. */
+function fromPlugin(source: SourceSkill): string {
+  return source.record.plugin === null ? '' : ` from plugin ${source.record.plugin}`;
 }
 
 function rootReports(runtime: RuntimeRoots, show: (absolute: string) => string): RootReport[] {

@@ -186,6 +186,36 @@ describe('runtime admission and folder names', () => {
     expect(fs.existsSync(path.join(m.home, '.claude/skills'))).toBe(false);
   });
 
+  it('a skill with extra frontmatter fields or a long description is written for the runtimes that load it, with SKILL_NOT_PORTABLE', async () => {
+    const m = machine({
+      capabilities: {
+        skills: {
+          versioned: {
+            'SKILL.md': '---\nname: versioned\ndescription: Has a version.\nversion: 1.0.0\nuser-invocable: true\n---\nBody.\n',
+          },
+          wordy: { 'SKILL.md': `---\nname: wordy\ndescription: ${'w'.repeat(1100)}\n---\nBody.\n` },
+        },
+      },
+    });
+    const result = await resolve(openLoadout(m), RuntimeApplier).apply({ runtimes: ['claude-code', 'codex'] });
+    expect(result.ok).toBe(true);
+    for (const runtime of ['claude-code', 'codex']) {
+      expect(part(result, runtime).changes.map((change) => [change.action, change.name])).toEqual([
+        ['create', 'versioned'],
+        ['create', 'wordy'],
+      ]);
+      const notes = part(result, runtime).findings.filter((finding) => finding.code === 'SKILL_NOT_PORTABLE');
+      expect(notes.map((finding) => finding.message)).toEqual([
+        expect.stringMatching(
+          /skill "versioned" is written though it breaks the Agent Skills rules \(fields user-invocable, version are not Agent Skills fields.*\): claude-code, codex load it/,
+        ),
+        expect.stringMatching(/skill "wordy" is written though .*description is longer than 1024 characters\): claude-code, codex load it/),
+      ]);
+    }
+    expect(fs.existsSync(path.join(m.home, '.claude/skills/versioned/SKILL.md'))).toBe(true);
+    expect(fs.existsSync(path.join(m.home, '.agents/skills/wordy/SKILL.md'))).toBe(true);
+  });
+
   it('a folder an older Loadout wrote under the ASCII id is retired and the skill written under its name', async () => {
     const m = machine({ capabilities: { skills: { 'café-skill': { 'SKILL.md': skill('café-skill') } } } });
     const root = path.join(m.home, '.claude/skills');
