@@ -77,6 +77,18 @@ describe('Claude Code plugins', () => {
     expect(parts[0]?.message).toMatch(/commands \(commands\/\), agents \(agents\/\), hooks \(hooks\/hooks\.json: SessionStart, Stop\)/);
   });
 
+  it('a manifest that lists the skills of the default skills/ folder one by one reads each once, with no SHADOWED', async () => {
+    const ws = workspace();
+    const repo = gitRepo(path.join(ws.work, 'listed-kit'), {
+      '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'listed-kit', skills: ['./skills/alpha', './skills/beta', './skills/'] }) },
+      skills: { alpha: skill('alpha'), beta: skill('beta') },
+    });
+    const result = await installed(ws, repo);
+    expect(result.skills).toEqual(['alpha', 'beta']);
+    const s = await session(ws);
+    expect(s.diagnostics.filter((d) => d.code === 'SHADOWED')).toEqual([]);
+  });
+
   it('reads a manifest mcpServers path and the wrapped .mcp.json shape; a path out of the plugin is refused', async () => {
     const ws = workspace();
     const repo = gitRepo(path.join(ws.work, 'paths'), {
