@@ -367,14 +367,24 @@ function skipsOf(
   const targets = new Set(runtime.roots.filter((root) => root.writes !== null).map((root) => root.writes));
   const reports: ChangeReport[] = [];
   const findings: Diagnostic[] = [];
-  const seen = new Set<string>();
   // The first in-place copy of each source, found once rather than by a search of the view per source.
   const inPlaceBySource = new Map<string, SkillCopy>();
   for (const copy of view)
     if (copy.state === 'in-place' && copy.source !== null && !inPlaceBySource.has(copy.source)) inPlaceBySource.set(copy.source, copy);
+  // The first source of each name key, for the plugins' same-named skills that follow it.
+  const seen = new Map<string, SourceSkill>();
   for (const source of input.sources) {
-    if (!targets.has(source.target) || seen.has(source.key)) continue;
-    seen.add(source.key);
+    if (!targets.has(source.target)) continue;
+    const first = seen.get(source.key);
+    if (first !== undefined) {
+      if (first.record.plugin !== source.record.plugin && source.record.plugin !== null) {
+        const report = samePluginNameSkip(name, source, first, input.show);
+        reports.push(report.report);
+        findings.push(report.finding);
+      }
+      continue;
+    }
+    seen.set(source.key, source);
     const inPlace = inPlaceBySource.get(source.sourceEntry);
     const refusal = inPlace !== undefined ? inPlace.refusal : runtime.adapter.refuses(source.facts);
     const rule =
@@ -404,6 +414,33 @@ function skipsOf(
     });
   }
   return { reports, findings };
+}
+
+/**
+ * A plugin's skill whose name an earlier source (another plugin's, in install order) already
+ * takes: a skills folder holds one folder of a name, so the copy is not written. Both clients list
+ * plugins' same-named skills side by side only when they load them as plugins (see
+ * docs/decisions/plugins.md); the plan says so instead of dropping it.
+ */
+function samePluginNameSkip(
+  runtime: string,
+  source: SourceSkill,
+  first: SourceSkill,
+  show: (absolute: string) => string,
+): { report: ChangeReport; finding: Diagnostic } {
+  const shown = source.folderName ?? source.record.id;
+  const qualified = `${source.record.plugin}:${source.record.id}`;
+  const taker = first.record.plugin === null ? "the owner's or the project's" : `plugin ${first.record.plugin}'s`;
+  const reason = `${runtime} reads one "${shown}" per skills folder and ${taker} takes the name; ${qualified} is not copied (it reaches ${runtime} under its own name only as a plugin)`;
+  return {
+    report: { kind: 'skill', action: 'skip', name: shown, path: null, hash: null, source: show(source.sourceEntry), reason },
+    finding: {
+      code: 'SKILL_SAME_NAME_IN_PLUGINS',
+      severity: 'warning',
+      path: source.sourceEntry,
+      message: `${runtime}: skill "${shown}" from plugin ${source.record.plugin} is skipped: ${reason}`,
+    },
+  };
 }
 
 /**

@@ -216,6 +216,39 @@ describe('runtime admission and folder names', () => {
     expect(fs.existsSync(path.join(m.home, '.agents/skills/wordy/SKILL.md'))).toBe(true);
   });
 
+  it("three plugins each shipping access: all three are the session's, the first plugin's is written, the others skipped with the reason", async () => {
+    const m = machine({});
+    const container = openLoadout(m);
+    for (const plugin of ['discord', 'telegram', 'imessage'])
+      installPlugin(container, m, plugin, {
+        skills: { access: { 'SKILL.md': skill('access') }, [`${plugin}-only`]: { 'SKILL.md': skill(`${plugin}-only`) } },
+      });
+    const session = await openSession(container, m.project);
+    expect(
+      session
+        .recordsOf('skill')
+        .filter((record) => record.id === 'access')
+        .map((record) => record.plugin),
+    ).toEqual(['discord', 'telegram', 'imessage']);
+    expect(session.diagnostics.filter((finding) => finding.code === 'SHADOWED')).toEqual([]);
+    expect(session.find('skill', 'imessage:access')?.plugin).toBe('imessage');
+    session.dispose();
+    const result = await resolve(container, RuntimeApplier).apply({ runtimes: ['claude-code'] });
+    expect(result.ok).toBe(true);
+    const changes = part(result, 'claude-code').changes;
+    expect(changes.filter((change) => change.action === 'create').map((change) => change.name)).toEqual([
+      'access',
+      'discord-only',
+      'imessage-only',
+      'telegram-only',
+    ]);
+    expect(changes.filter((change) => change.action === 'skip').map((change) => [change.name, change.reason])).toEqual([
+      ['access', expect.stringContaining("plugin discord's takes the name; telegram:access is not copied")],
+      ['access', expect.stringContaining("plugin discord's takes the name; imessage:access is not copied")],
+    ]);
+    expect(part(result, 'claude-code').findings.filter((finding) => finding.code === 'SKILL_SAME_NAME_IN_PLUGINS')).toHaveLength(2);
+  });
+
   it('a folder an older Loadout wrote under the ASCII id is retired and the skill written under its name', async () => {
     const m = machine({ capabilities: { skills: { 'café-skill': { 'SKILL.md': skill('café-skill') } } } });
     const root = path.join(m.home, '.claude/skills');

@@ -1,4 +1,4 @@
-import { NotFoundError, resolve, SessionLoader } from '@loadout/kernel';
+import { namesRecord, NotFoundError, resolve, type Session, SessionLoader } from '@loadout/kernel';
 import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
@@ -24,15 +24,16 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
           const session = await cli.app().resolve(SessionLoader).open({ project });
           try {
             const report = cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
+            const loadout = await loadoutCopies(cli, session, name, project);
             // No runtime would see any copy under that name, and Loadout has no such skill, not even
             // a switched-off one: an unknown name, not an answer.
-            if (report.runtimes.every((runtime) => runtime.copies.length === 0) && !(await knowsSkill(cli, name, project))) {
+            if (report.runtimes.every((runtime) => runtime.copies.length === 0) && loadout.all === 0) {
               throw new NotFoundError(
                 'SKILL_NOT_FOUND',
                 `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else`,
               );
             }
-            return report;
+            return { ...report, loadout: loadout.kept };
           } finally {
             session.dispose();
           }
@@ -42,15 +43,46 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
     });
 }
 
-/** Whether any root of the session holds a skill of that id or name, switched off and shadowed ones included. */
-async function knowsSkill(cli: CliContext, name: string, project: string | null): Promise<boolean> {
-  const listed = await resolve(cli.app(), cli.features.CapabilityLevels).list('skill', project);
-  const wanted = name.toLowerCase();
-  return listed.some((record) => record.id.toLowerCase() === wanted || record.name.toLowerCase() === wanted);
+/** One of Loadout's own copies of the name that no runtime gets, and why. */
+interface KeptCopy {
+  readonly plugin: string | null;
+  readonly path: string;
+  readonly state: 'shadowed' | 'off' | 'held';
+  readonly reason: string;
 }
 
-function formatWhy(report: WhyReport): string {
+/**
+ * Loadout's own copies of the name (by id, display name, or `plugin:id`) that the session leaves
+ * out or holds: shadowed, switched off (or of a disabled plugin), held until trusted or approved;
+ * and how many copies of the name Loadout has at all.
+ */
+async function loadoutCopies(
+  cli: CliContext,
+  session: Session,
+  name: string,
+  project: string | null,
+): Promise<{ kept: KeptCopy[]; all: number }> {
+  const listed = await resolve(cli.app(), cli.features.CapabilityLevels).list('skill', project);
+  const wanted = name.toLowerCase();
+  const named = listed.filter((record) => namesRecord(name, record) || record.name.toLowerCase() === wanted);
+  const kept: KeptCopy[] = [];
+  for (const record of named) {
+    if (record.shadowedBy !== null)
+      kept.push({ plugin: record.plugin, path: record.path, state: 'shadowed', reason: `shadowed by ${record.shadowedBy}` });
+    else if (!record.on)
+      kept.push({ plugin: record.plugin, path: record.path, state: 'off', reason: 'switched off, or its plugin is disabled' });
+  }
+  for (const record of session.recordsOf('skill')) {
+    if (record.held !== undefined && (namesRecord(name, record) || record.name.toLowerCase() === wanted))
+      kept.push({ plugin: record.plugin, path: record.path, state: 'held', reason: record.held.reason });
+  }
+  return { kept, all: named.length };
+}
+
+function formatWhy(report: WhyReport & { loadout: readonly KeptCopy[] }): string {
   const lines = [`${report.name}${report.project === null ? '' : ` (project ${report.project})`}`];
+  for (const copy of report.loadout)
+    lines.push(`Loadout's copy ${copy.path}${copy.plugin === null ? '' : ` (plugin ${copy.plugin})`} is ${copy.state}: ${copy.reason}`);
   for (const runtime of report.runtimes) {
     lines.push(`${runtime.runtime} (${runtime.verified ? runtime.status : 'unconfirmed'}): ${runtime.reason}`);
     if (runtime.copies.length === 0) continue;
