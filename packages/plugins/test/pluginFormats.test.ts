@@ -58,7 +58,8 @@ describe('Claude Code plugins', () => {
     const result = await installed(ws, repo);
     expect(result.name).toBe('claude-kit');
     expect(result.skills).toEqual(['base', 'extra', 'single']);
-    expect(result.servers.map((server) => server.id).sort()).toEqual(['files', 'inline']);
+    expect(result.servers.map((server) => server.id).sort()).toEqual(['files', 'inline', 'old']);
+    expect(result.servers.find((server) => server.id === 'old')).toMatchObject({ url: 'https://x.example/sse' });
     expect(result.servers.find((server) => server.id === 'files')).toMatchObject({
       command: 'npx',
       args: ['files-server', `${result.root}/data`, '${HOME}'],
@@ -70,7 +71,7 @@ describe('Claude Code plugins', () => {
       url: `https://mcp.example.com/${result.root}`,
     });
     const messages = result.diagnostics.map((d) => d.message).join('\n');
-    expect(messages).toMatch(/"old" .* skipped: the sse transport is not one Loadout supports/);
+    expect(messages).not.toMatch(/"old" .* skipped/);
     const parts = result.diagnostics.filter((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED');
     expect(parts).toHaveLength(1);
     expect(parts[0]?.severity).toBe('info');
