@@ -40,7 +40,8 @@ describe('shadowRecords', () => {
     const telegram = record('access', 'telegram');
     const imessage = record('access', 'imessage');
     const twice = { ...record('access', 'telegram'), path: '/telegram/again/access.md' };
-    const { winners, shadowedBy, diagnostics } = shadowRecords([discord, telegram, twice, imessage]);
+    const { winners, shadowedBy, diagnostics } = shadowRecords([discord, telegram, twice, imessage], { pluginsSideBySide: true });
+    expect(shadowRecords([discord, telegram]).shadowedBy.get(telegram)).toBe(discord);
     expect(winners).toEqual([discord, telegram, imessage]);
     expect([...shadowedBy]).toEqual([[twice, telegram]]);
     expect(diagnostics.map((d) => d.path)).toEqual(['/telegram/again/access.md']);
@@ -52,7 +53,7 @@ describe('shadowRecords', () => {
     const onlyDisabled = record('solo', 'alpha');
     const laterDisabled = record('solo', 'gamma');
     const isRead = (r: CapabilityRecord) => r.plugin !== 'alpha' && r.plugin !== 'gamma';
-    const { winners, shadowedBy } = shadowRecords([disabled, onlyDisabled, enabled, laterDisabled], { isRead });
+    const { winners, shadowedBy } = shadowRecords([disabled, onlyDisabled, enabled, laterDisabled], { isRead, pluginsSideBySide: true });
     expect(winners).toEqual([enabled, onlyDisabled, laterDisabled]);
     expect(shadowedBy.get(disabled)).toBe(enabled);
     // Two plugins the session does not read hold `solo` side by side, as two it reads would.

@@ -19,6 +19,12 @@ export interface ShadowOptions<R extends CapabilityRecord> {
    * themselves such records keep root order. Default: every root is read.
    */
   readonly isRead?: (record: R) => boolean;
+  /**
+   * Whether different plugins' copies of one id stand side by side (each named `plugin:id`) when
+   * no owner's or project's copy holds the id: what a session shows. Off, the first plugin's copy
+   * sets the others aside, as a store keyed by id alone (capability state) needs. Default: off.
+   */
+  readonly pluginsSideBySide?: boolean;
 }
 
 /**
@@ -32,7 +38,7 @@ export interface ShadowOptions<R extends CapabilityRecord> {
  * duplicate sits next to the record that shadows it.
  */
 export function shadowRecords<R extends CapabilityRecord>(records: readonly R[], options: ShadowOptions<R> = {}): Shadowing<R> {
-  const { isRead } = options;
+  const { isRead, pluginsSideBySide = false } = options;
   const ordered =
     isRead === undefined ? records : [...records.filter((record) => isRead(record)), ...records.filter((record) => !isRead(record))];
   const keys = ordered.map((record) => collisionKey(record.id));
@@ -62,7 +68,7 @@ export function shadowRecords<R extends CapabilityRecord>(records: readonly R[],
       winners.push(record);
       continue;
     }
-    const kept = shadowerOf(record, holders, read);
+    const kept = pluginsSideBySide ? shadowerOf(record, holders, read) : holders[0];
     if (kept === undefined) {
       holders.push(record);
       winners.push(record);
