@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Diagnostic } from '@loadout/kernel';
+import { type Diagnostic, qualifiedId } from '@loadout/kernel';
 import type { PhysicalRoot, RuntimeRoots } from './PhysicalRoots.js';
 import { planRootWrites, type RootWritePlan, type WantedEntry } from './planRootWrites.js';
 import type { RuntimeAdapter } from './RuntimeAdapter.js';
@@ -429,7 +429,7 @@ function samePluginNameSkip(
   show: (absolute: string) => string,
 ): { report: ChangeReport; finding: Diagnostic } {
   const shown = source.folderName ?? source.record.id;
-  const qualified = `${source.record.plugin}:${source.record.id}`;
+  const qualified = qualifiedId(source.record);
   const taker = first.record.plugin === null ? "the owner's or the project's" : `plugin ${first.record.plugin}'s`;
   const reason = `${runtime} reads one "${shown}" per skills folder and ${taker} takes the name; ${qualified} is not copied (it reaches ${runtime} under its own name only as a plugin)`;
   return {
