@@ -151,7 +151,7 @@ export function flattenParts(parts: KindParts): { records: CapabilityRecord[]; d
 /** One kind's parts shadowed ({@link shadowRecords}): its winners, ordered by collision key. */
 export function shadowKind(parts: KindParts): ShadowedKind {
   const flat = flattenParts(parts);
-  const shadowing = shadowRecords(flat.records);
+  const shadowing = shadowRecords(flat.records, { pluginsSideBySide: true });
   for (const diagnostic of shadowing.diagnostics) flat.diagnostics.push(diagnostic);
   return { parts, winners: shadowing.winners, diagnostics: flat.diagnostics };
 }

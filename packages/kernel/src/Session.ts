@@ -1,6 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { CapabilityRecord } from './CapabilityKind.js';
-import { collisionKey } from './capabilityId.js';
+import { collisionKey, namesRecord } from './capabilityId.js';
 import type { Diagnostic } from './Diagnostic.js';
 import type { RenderedBlock } from './renderBlock.js';
 import type { RootList } from './Root.js';
@@ -74,10 +74,15 @@ export class Session {
     return ((key === undefined ? undefined : this.recordsByKey.get(key)) ?? []) as readonly R[];
   }
 
-  /** The capability of `kind` whose id matches case-insensitively, if it is on in this session. */
+  /**
+   * The capability of `kind` named `id`, if it is on in this session: the first whose id matches
+   * case-insensitively (the owner's or the project's before any plugin's, then plugins in install
+   * order), else the plugin's one a qualified name (`discord:access`) names.
+   */
   find<R extends CapabilityRecord = CapabilityRecord>(kind: string, id: string): R | undefined {
     const wanted = collisionKey(id);
-    return this.recordsOf<R>(kind).find((record) => collisionKey(record.id) === wanted);
+    const records = this.recordsOf<R>(kind);
+    return records.find((record) => collisionKey(record.id) === wanted) ?? records.find((record) => namesRecord(id, record));
   }
 
   /** The shape `loadout session --json` prints and `GET /api/session` answers. */

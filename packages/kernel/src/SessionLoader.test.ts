@@ -45,7 +45,7 @@ describe('SessionLoader', () => {
     ]);
   });
 
-  it('lets the first root win and reports every shadowed record', async () => {
+  it("lets the first root win and reports every shadowed record; two plugins' copies of one id stand side by side", async () => {
     const { home, plugins, project } = workspace({
       project: { notes: { 'a.md': note('Shared') } },
       owner: { notes: { 'a.md': note('shared'), 'own.md': note('own') } },
@@ -55,12 +55,17 @@ describe('SessionLoader', () => {
     const notes = session.recordsOf('note');
     expect(notes.map((n) => [n.id, n.level, n.plugin])).toEqual([
       ['dup', 'global', 'alpha'],
+      ['dup', 'global', 'beta'],
       ['own', 'global', null],
       ['shared', 'project', null],
     ]);
     const shadowed = session.diagnostics.filter((d) => d.code === 'SHADOWED').map((d) => d.message);
-    expect(shadowed).toHaveLength(3);
-    expect(shadowed.join('\n')).toMatch(/from plugin beta is shadowed by the one from plugin alpha/);
+    expect(shadowed).toHaveLength(2);
+    expect(shadowed.join('\n')).not.toMatch(/plugin beta/);
+    // A bare id finds the first plugin's (install order); a qualified one always finds its own.
+    expect(session.find('note', 'dup')?.plugin).toBe('alpha');
+    expect(session.find('note', 'beta:dup')?.plugin).toBe('beta');
+    expect(session.find('note', 'alpha:shared')).toBeUndefined();
   });
 
   it('sees a document written after the previous session opened', async () => {

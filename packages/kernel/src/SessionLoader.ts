@@ -260,10 +260,12 @@ export class SessionLoader {
       const roots = options.includeDisabled === true ? this.buildRoots(session.project, { includeDisabled: true }) : session.roots;
       const records = (this.scanRoots(roots, this.kinds([kind])).records.get(kind) ?? []) as readonly R[];
       const readPlugins = new Set(session.roots.map((root) => root.plugin));
-      const { shadowedBy } = shadowRecords(records, { isRead: (record) => readPlugins.has(record.plugin) });
+      const { shadowedBy } = shadowRecords(records, { isRead: (record) => readPlugins.has(record.plugin), pluginsSideBySide: true });
+      // By path: two plugins' copies of one id are both on (`discord:access`, `telegram:access`).
+      const onPaths = new Set(session.recordsOf(kind).map((record) => record.path));
       return records.map((record) => ({
         ...record,
-        on: session.find(kind, record.id)?.path === record.path,
+        on: onPaths.has(record.path),
         shadowedBy: shadowedBy.get(record)?.path ?? null,
       }));
     } finally {

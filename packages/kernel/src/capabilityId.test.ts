@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KindDocument } from './CapabilityKind.js';
-import { capabilityId, collisionKey, displayNameOf, pathStem, slugify } from './capabilityId.js';
+import { capabilityId, collisionKey, displayNameOf, namesRecord, pathStem, qualifiedId, slugify } from './capabilityId.js';
 
 /** Kinds as the stores declare them: named by their written name, or by their entry. */
 const folderOrFile: KindDocument = { file: 'SKILL.md', idRule: 'name', nameField: 'frontmatter' };
@@ -71,5 +71,21 @@ describe('displayNameOf', () => {
     expect(displayNameOf('  ', 'pdf', folderOrFile)).toBe('pdf');
     expect(displayNameOf(undefined, 'pdf', folderOrFile)).toBe('pdf');
     expect(displayNameOf(' ', 'gh', byFileStem)).toBe(' ');
+  });
+});
+
+describe('qualified names', () => {
+  it("a plugin's capability is named with its plugin; the owner's by its id", () => {
+    expect(qualifiedId({ id: 'access', plugin: 'discord' })).toBe('discord:access');
+    expect(qualifiedId({ id: 'access', plugin: null })).toBe('access');
+  });
+
+  it('a name matches by id, or by plugin:id for a plugin record, case-insensitively', () => {
+    const record = { id: 'access', plugin: 'discord' };
+    expect(namesRecord('ACCESS', record)).toBe(true);
+    expect(namesRecord('Discord:access', record)).toBe(true);
+    expect(namesRecord('telegram:access', record)).toBe(false);
+    expect(namesRecord('discord:access', { id: 'access', plugin: null })).toBe(false);
+    expect(namesRecord(':access', record)).toBe(false);
   });
 });

@@ -63,3 +63,44 @@ export function displayNameOf(written: unknown, id: string, document: KindDocume
 export function collisionKey(idOrName: string): string {
   return idOrName.toLowerCase();
 }
+
+/** The separator between a plugin and its capability's id in a qualified name, as the clients write it (`discord:access`). */
+export const PLUGIN_SEPARATOR = ':';
+
+/** Who provides a record, as far as its name goes: its id, and its plugin (null for the owner's or the project's). */
+export interface NamedRecord {
+  readonly id: string;
+  readonly plugin: string | null;
+}
+
+/**
+ * A capability's full identity: a plugin's capability keeps its plugin (`discord:access`), the
+ * owner's and the project's are their id alone. Two plugins may each ship `access`; their
+ * qualified ids never collide.
+ */
+export function qualifiedId(record: NamedRecord): string {
+  return record.plugin === null ? record.id : `${record.plugin}${PLUGIN_SEPARATOR}${record.id}`;
+}
+
+/** `plugin:id` split at its first separator; null when `text` names no plugin. */
+export function splitQualifiedId(text: string): { readonly plugin: string; readonly id: string } | null {
+  const at = text.indexOf(PLUGIN_SEPARATOR);
+  if (at <= 0 || at === text.length - 1) return null;
+  return { plugin: text.slice(0, at), id: text.slice(at + 1) };
+}
+
+/**
+ * Whether `name` names `record`: its id (case-insensitively, as ids collide), or its qualified id
+ * `plugin:id` when it comes from a plugin.
+ */
+export function namesRecord(name: string, record: NamedRecord): boolean {
+  const key = collisionKey(name);
+  if (collisionKey(record.id) === key) return true;
+  if (record.plugin === null) return false;
+  const qualified = splitQualifiedId(name);
+  return (
+    qualified !== null &&
+    collisionKey(qualified.plugin) === collisionKey(record.plugin) &&
+    collisionKey(qualified.id) === collisionKey(record.id)
+  );
+}

@@ -9,7 +9,16 @@ export {
   withHolds,
 } from './CapabilityHold.js';
 export { childPath } from './childPath.js';
-export { capabilityId, collisionKey, displayNameOf, MAX_ID_LENGTH, slugify } from './capabilityId.js';
+export {
+  capabilityId,
+  collisionKey,
+  displayNameOf,
+  MAX_ID_LENGTH,
+  namesRecord,
+  qualifiedId,
+  slugify,
+  splitQualifiedId,
+} from './capabilityId.js';
 export {
   type CapabilityKind,
   CapabilityKinds,

@@ -24,15 +24,27 @@ describe('shadowRecords', () => {
   });
 
   it('reports every record it sets aside, naming both roots', () => {
-    const { diagnostics } = shadowRecords([record('dup', 'alpha'), record('dup', 'beta'), record('dup', null)]);
+    const { diagnostics } = shadowRecords([record('dup', null), record('dup', 'alpha'), record('dup', 'beta')]);
     expect(diagnostics.map((d) => [d.code, d.severity, d.path])).toEqual([
+      ['SHADOWED', 'info', '/alpha/dup.md'],
       ['SHADOWED', 'info', '/beta/dup.md'],
-      ['SHADOWED', 'info', '/owner/dup.md'],
     ]);
     expect(diagnostics.map((d) => d.message)).toEqual([
-      'note "dup" from plugin beta is shadowed by the one from plugin alpha',
-      `note "dup" from the owner's capabilities is shadowed by the one from plugin alpha`,
+      `note "dup" from plugin alpha is shadowed by the one from the owner's capabilities`,
+      `note "dup" from plugin beta is shadowed by the one from the owner's capabilities`,
     ]);
+  });
+
+  it("keeps every plugin's copy of one id when neither the owner nor the project holds it (discord:access, telegram:access)", () => {
+    const discord = record('access', 'discord');
+    const telegram = record('access', 'telegram');
+    const imessage = record('access', 'imessage');
+    const twice = { ...record('access', 'telegram'), path: '/telegram/again/access.md' };
+    const { winners, shadowedBy, diagnostics } = shadowRecords([discord, telegram, twice, imessage], { pluginsSideBySide: true });
+    expect(shadowRecords([discord, telegram]).shadowedBy.get(telegram)).toBe(discord);
+    expect(winners).toEqual([discord, telegram, imessage]);
+    expect([...shadowedBy]).toEqual([[twice, telegram]]);
+    expect(diagnostics.map((d) => d.path)).toEqual(['/telegram/again/access.md']);
   });
 
   it('never lets a root the session does not read win over one it reads', () => {
@@ -41,10 +53,11 @@ describe('shadowRecords', () => {
     const onlyDisabled = record('solo', 'alpha');
     const laterDisabled = record('solo', 'gamma');
     const isRead = (r: CapabilityRecord) => r.plugin !== 'alpha' && r.plugin !== 'gamma';
-    const { winners, shadowedBy } = shadowRecords([disabled, onlyDisabled, enabled, laterDisabled], { isRead });
-    expect(winners).toEqual([enabled, onlyDisabled]);
+    const { winners, shadowedBy } = shadowRecords([disabled, onlyDisabled, enabled, laterDisabled], { isRead, pluginsSideBySide: true });
+    expect(winners).toEqual([enabled, onlyDisabled, laterDisabled]);
     expect(shadowedBy.get(disabled)).toBe(enabled);
-    expect(shadowedBy.get(laterDisabled)).toBe(onlyDisabled);
+    // Two plugins the session does not read hold `solo` side by side, as two it reads would.
+    expect(shadowedBy.has(laterDisabled)).toBe(false);
   });
 
   it('keeps nothing back when nothing collides', () => {

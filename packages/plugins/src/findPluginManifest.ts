@@ -32,7 +32,16 @@ export type PluginManifest =
       readonly data: Readonly<Record<string, unknown>>;
       readonly others: readonly string[];
     }
-  | { readonly format: 'loadout'; readonly file: null; readonly others: readonly string[] }
+  | {
+      readonly format: 'loadout';
+      readonly file: null;
+      readonly others: readonly string[];
+      /**
+       * A root `plugin.json` with no `$schema` (written before Agent Plugins, or for another
+       * ecosystem): the plugin is read by convention, named by it when it names one.
+       */
+      readonly plain?: { readonly name: string | null };
+    }
   /** A manifest that makes the plugin unreadable: nothing of it loads. */
   | { readonly format: PluginFormat; readonly file: string; readonly rejected: string; readonly others: readonly string[] };
 
@@ -44,9 +53,10 @@ export type PluginManifest =
  */
 export function findPluginManifest(root: string, files: FileReader = nodeFileReader): PluginManifest {
   const present = PLUGIN_MANIFESTS.filter((manifest) => pathInside(root, manifest.file, files).type !== 'missing');
-  const [chosen, ...rest] = present;
+  const plain = present[0]?.format === 'agent-plugins' ? plainPluginJson(root, files) : undefined;
+  const [chosen, ...rest] = plain === undefined ? present : present.slice(1);
   const others = rest.map((manifest) => manifest.file);
-  if (chosen === undefined) return { format: 'loadout', file: null, others };
+  if (chosen === undefined) return { format: 'loadout', file: null, others, ...(plain === undefined ? {} : { plain }) };
   const { file, format } = chosen;
   const found = pathInside(root, file, files);
   if (found.type === 'outside') return { format, file, others, rejected: `${file} is a link that leads outside the plugin` };
@@ -66,10 +76,28 @@ export function findPluginManifest(root: string, files: FileReader = nodeFileRea
   return { format, file, others, data: raw };
 }
 
+/**
+ * A root `plugin.json` that does not claim Agent Plugins (a JSON object with no `$schema`): read
+ * by the other manifests or by convention, taking only its `name`. Undefined when it claims the
+ * format (then it is checked by it) or cannot be read as an object (then that refuses the plugin).
+ */
+function plainPluginJson(root: string, files: FileReader): { readonly name: string | null } | undefined {
+  if (pathInside(root, 'plugin.json', files).type !== 'file') return undefined;
+  let raw: unknown;
+  try {
+    raw = readJsonInside(root, path.join(root, 'plugin.json'), files);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(raw) || '$schema' in raw) return undefined;
+  return { name: typeof raw.name === 'string' && raw.name !== '' ? raw.name : null };
+}
+
 /** The name a manifest gives its plugin, or null when it gives none. */
 export function manifestName(manifest: PluginManifest): string | null {
   if ('rejected' in manifest) return null;
   if ('agentPlugins' in manifest) return manifest.agentPlugins.name;
   if ('data' in manifest) return typeof manifest.data.name === 'string' && manifest.data.name !== '' ? manifest.data.name : null;
+  if ('plain' in manifest) return manifest.plain?.name ?? null;
   return null;
 }

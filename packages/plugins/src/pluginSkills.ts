@@ -12,15 +12,14 @@ export interface SkillSources {
 
 const SKILLS = 'skills';
 const SKILL_FILE = 'SKILL.md';
-const MAX_DESCRIPTION = 1024;
 const MAX_COMPATIBILITY = 500;
 
 /**
  * Agent Plugins discovery: each immediate child folder of `skills/` holding a regular file named
  * exactly `SKILL.md`, never deeper. `skills` that is not a folder (or leads outside the root)
  * makes skills invalid for this plugin; a skill whose folder or `SKILL.md` leads outside the root,
- * or that breaks the Agent Skills rules (name = folder name, name and description rules), is
- * skipped and reported. The others load.
+ * or that breaks the Agent Skills rules no runtime tolerates (name = folder name, name rules, a
+ * description), is skipped and reported. The others load.
  */
 export function agentPluginsSkills(root: string, plugin: string, files: FileReader): SkillSources {
   const diagnostics: Diagnostic[] = [];
@@ -88,9 +87,9 @@ function agentSkillProblem(root: string, relative: string, folderName: string, f
   }
   if (normal !== folderName.normalize('NFKC'))
     return `name ${JSON.stringify(name.slice(0, 80))} is not the folder's name ${JSON.stringify(folderName)}`;
-  if (typeof description !== 'string' || description.trim() === '' || description.length > MAX_DESCRIPTION) {
-    return `description must be 1-${MAX_DESCRIPTION} characters`;
-  }
+  // A description over 1,024 characters breaks the Agent Skills rules, but Claude Code and Codex
+  // load it: the skill loads, and the session warns that it is not portable (SKILL_NOT_PORTABLE).
+  if (typeof description !== 'string' || description.trim() === '') return 'its description is missing or empty';
   if (compatibility !== undefined && (typeof compatibility !== 'string' || compatibility.length > MAX_COMPATIBILITY)) {
     return `compatibility must be a string of at most ${MAX_COMPATIBILITY} characters`;
   }
@@ -146,7 +145,14 @@ export function vendorSkillSources(
   const skillsFolder = pathInside(root, SKILLS, files).type;
   if (skillsFolder === 'folder' || skillsFolder === 'outside') defaults.push({ folder: SKILLS });
   else if (paths.length === 0 && pathInside(root, SKILL_FILE, files).type === 'file') defaults.push({ entry: '.' });
-  return { sources: [...defaults, ...listedSources], diagnostics };
+  // A manifest that lists each skill of the default folder (`./skills/box`) names what that folder's
+  // scan reads anyway: read once, never a skill shadowing itself.
+  const readByDefault = (source: RootLayoutSource): boolean =>
+    defaults.length > 0 &&
+    'folder' in (defaults[0] as RootLayoutSource) &&
+    'entry' in source &&
+    path.posix.dirname(source.entry) === SKILLS;
+  return { sources: [...defaults, ...listedSources.filter((source) => !readByDefault(source))], diagnostics };
 }
 
 /** How many stray `SKILL.md` paths a message names before it says "and N more". */

@@ -74,6 +74,14 @@ function readLayout(options: ReadPluginOptions, files: FileReader): PluginReadin
   const data = 'data' in manifest ? manifest.data : {};
   const diagnostics: Diagnostic[] = [];
   const manifestFile = manifest.file === null ? places.root : path.join(places.root, manifest.file);
+  if ('plain' in manifest && manifest.plain !== undefined) {
+    diagnostics.push({
+      code: 'PLUGIN_MANIFEST_PLAIN',
+      severity: 'warning',
+      path: path.join(places.root, 'plugin.json'),
+      message: `plugin ${plugin}: plugin.json has no "$schema", so it is not an Agent Plugins manifest: the plugin is read by its folders (skills/, servers/ …)${manifest.plain.name === null ? '' : `, named "${manifest.plain.name}" by it`}`,
+    });
+  }
 
   // Skills: the manifest's paths add to skills/ (a strict entry's too); a whole-definition entry replaces them.
   const listed = [...(wholeDefinition ? [] : asList(data.skills)), ...asList(definition?.skills)];

@@ -7,8 +7,9 @@ import { type PluginPlaces, type PluginServers, ServerCollector } from './Plugin
  * The servers of a Claude Code, Codex or Cursor plugin: a server file (`.mcp.json` and the like)
  * either wrapped in `{ "mcpServers": … }` or a bare map of servers, or an inline map from a
  * manifest or marketplace entry. An entry without `type` is stdio (`command`) or remote (`url`);
- * `http`/`streamable-http` is Streamable HTTP; `sse` and `ws` are not transports Loadout's server
- * documents carry and are skipped with a word. `${CLAUDE_PLUGIN_ROOT}` and
+ * `http`/`streamable-http` is Streamable HTTP; `sse` is kept as the older HTTP+SSE transport
+ * (Claude Code runs it); `ws` is not a transport Loadout's server documents carry and is skipped
+ * with a word. `${CLAUDE_PLUGIN_ROOT}` and
  * `${CLAUDE_PLUGIN_DATA}` are expanded wherever Claude Code expands them (command, args, env
  * values, cwd, url, headers); any other `${VAR}` is left for the agent runtime that starts the
  * server. A `./` command becomes absolute inside the root, and the working directory is the
@@ -98,11 +99,13 @@ function addVendorServers(collector: ServerCollector, places: PluginPlaces, serv
       continue;
     }
     const type = entry.type ?? (entry.url !== undefined && entry.command === undefined ? 'http' : 'stdio');
-    if (type === 'sse' || type === 'ws') {
-      collector.skip(name, `the ${type} transport is not one Loadout supports (stdio and HTTP are)`);
+    if (type === 'ws') {
+      collector.skip(name, 'the ws transport is not one Loadout supports (stdio, HTTP and SSE are)');
       continue;
     }
-    if (type === 'http' || type === 'streamable-http') {
+    // SSE is carried as it is: Claude Code runs it, and a runtime that does not (Codex) is
+    // planned skip with its reason when servers are applied.
+    if (type === 'http' || type === 'streamable-http' || type === 'sse') {
       if (typeof entry.url !== 'string' || entry.url === '') {
         collector.skip(name, '"url" is missing');
         continue;
@@ -114,6 +117,7 @@ function addVendorServers(collector: ServerCollector, places: PluginPlaces, serv
       }
       collector.add(name, {
         name,
+        ...(type === 'sse' ? { type: 'sse' } : {}),
         url: expand(entry.url),
         ...(Object.keys(headers).length === 0
           ? {}

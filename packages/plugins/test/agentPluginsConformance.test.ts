@@ -74,7 +74,6 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
   it.each([
     ['not JSON', '{ "name": ', /not valid JSON/],
     ['not an object', '["x"]', /JSON object/],
-    ['missing $schema', JSON.stringify({ name: 'conformant' }), /"\$schema" is missing/],
     ['an empty $schema', JSON.stringify({ $schema: '', name: 'conformant' }), /"\$schema" is missing/],
     [
       'an unknown $schema version (S3)',
@@ -99,6 +98,18 @@ describe('Agent Plugins conformance: the manifest (L1–L6, S1–S5, S7)', () =>
   ])('rejects a plugin.json with %s: nothing of the plugin is installed', async (_what, text, reason) => {
     const ws = workspace();
     await expectRejected(ws, plugin(ws, { 'plugin.json': text }), reason);
+  });
+
+  it("a root plugin.json with no $schema (an older or another ecosystem's manifest) installs as a plain plugin, named by it, with a warning", async () => {
+    const ws = workspace();
+    const loaded = await installAndLoad(
+      ws,
+      plugin(ws, { 'plugin.json': JSON.stringify({ name: 'older-kit', version: '0.3.0', main: 'index.js' }) }),
+    );
+    expect(loaded.skills).toEqual(['good']);
+    expect(ws.registry.list().map((p) => p.name)).toEqual(['older-kit']);
+    expect(loaded.codes).toContain('PLUGIN_MANIFEST_PLAIN');
+    expect(loaded.messages).toMatch(/plugin older-kit: plugin.json has no "\$schema"/);
   });
 
   it('L3: accepts names with periods, a single character and mixed separators', async () => {

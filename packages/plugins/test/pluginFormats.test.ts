@@ -58,7 +58,8 @@ describe('Claude Code plugins', () => {
     const result = await installed(ws, repo);
     expect(result.name).toBe('claude-kit');
     expect(result.skills).toEqual(['base', 'extra', 'single']);
-    expect(result.servers.map((server) => server.id).sort()).toEqual(['files', 'inline']);
+    expect(result.servers.map((server) => server.id).sort()).toEqual(['files', 'inline', 'old']);
+    expect(result.servers.find((server) => server.id === 'old')).toMatchObject({ url: 'https://x.example/sse' });
     expect(result.servers.find((server) => server.id === 'files')).toMatchObject({
       command: 'npx',
       args: ['files-server', `${result.root}/data`, '${HOME}'],
@@ -70,10 +71,22 @@ describe('Claude Code plugins', () => {
       url: `https://mcp.example.com/${result.root}`,
     });
     const messages = result.diagnostics.map((d) => d.message).join('\n');
-    expect(messages).toMatch(/"old" .* skipped: the sse transport is not one Loadout supports/);
+    expect(messages).not.toMatch(/"old" .* skipped/);
     // Its commands, agents and hooks load; a manifest path that is not there is named.
     expect(result.diagnostics.filter((d) => d.code === 'PLUGIN_PARTS_NOT_LOADED')).toEqual([]);
     expect(messages).toMatch(/plugin claude-kit: commands path \.\/more-commands does not exist; it is ignored/);
+  });
+
+  it('a manifest that lists the skills of the default skills/ folder one by one reads each once, with no SHADOWED', async () => {
+    const ws = workspace();
+    const repo = gitRepo(path.join(ws.work, 'listed-kit'), {
+      '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'listed-kit', skills: ['./skills/alpha', './skills/beta', './skills/'] }) },
+      skills: { alpha: skill('alpha'), beta: skill('beta') },
+    });
+    const result = await installed(ws, repo);
+    expect(result.skills).toEqual(['alpha', 'beta']);
+    const s = await session(ws);
+    expect(s.diagnostics.filter((d) => d.code === 'SHADOWED')).toEqual([]);
   });
 
   it('reads a manifest mcpServers path and the wrapped .mcp.json shape; a path out of the plugin is refused', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DocumentRefusedError, isInside, type Root, type Session } from '@loadout/kernel';
-import { agentSkillFolderProblems, agentSkillName, type SkillRecord } from '@loadout/skills';
+import { type AgentSkillBreak, agentSkillFolderBreaks, agentSkillName, RUNTIME_TOLERATED_RULES, type SkillRecord } from '@loadout/skills';
 import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
 import { readSkillFile, skillFileFacts } from './scanRuntimeRoot.js';
@@ -30,8 +30,17 @@ export interface SourceSkill {
   readonly bundle: SkillBundle | null;
   /** Why the bundle cannot be read (the skill is then held: nothing about it changes). */
   readonly unreadable: string | null;
-  /** Agent Skills rules the folder would break: Loadout writes only folders the reference validator accepts. */
+  /**
+   * Agent Skills rules the folder would break that no runtime is known to tolerate: Loadout writes
+   * such a folder nowhere.
+   */
   readonly problems: readonly string[];
+  /**
+   * Agent Skills rules the folder breaks that real runtimes tolerate (extra fields, a long
+   * description): it is written for every runtime whose adapter admits it, with a
+   * `SKILL_NOT_PORTABLE` warning.
+   */
+  readonly notPortable: readonly string[];
   /** What runtimes look at, as the written `SKILL.md` would show it. */
   readonly facts: SkillFileFacts;
 }
@@ -67,6 +76,7 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
   const facts = skillFileFacts(text, path.basename(entry), false);
   const frontmatterName = facts.frontmatter?.name;
   const folderName = agentSkillName(frontmatterName);
+  const breaks = bundle === null ? [] : folderBreaks(text, folderName ?? String(frontmatterName ?? record.id));
   return {
     record,
     target,
@@ -80,22 +90,23 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
     key: skillNameKey(folderName ?? (typeof frontmatterName === 'string' && frontmatterName.trim() !== '' ? frontmatterName : record.id)),
     bundle,
     unreadable,
-    problems: bundle === null ? [] : folderProblems(text, folderName ?? String(frontmatterName ?? record.id)),
+    problems: breaks.filter((problem) => !RUNTIME_TOLERATED_RULES.has(problem.rule)).map((problem) => problem.message),
+    notPortable: breaks.filter((problem) => RUNTIME_TOLERATED_RULES.has(problem.rule)).map((problem) => problem.message),
     facts: folderName === null ? facts : { ...facts, folderName },
   };
 }
 
 /** What the Agent Skills rules say of a text under a folder name, by text and then name. */
-const problemsByText = new TextMemo<Map<string, readonly string[]>>(() => new Map());
+const breaksByText = new TextMemo<Map<string, readonly AgentSkillBreak[]>>(() => new Map());
 
-function folderProblems(text: string, folderName: string): string[] {
-  const byName = problemsByText.get(text);
-  let problems = byName.get(folderName);
-  if (problems === undefined) {
-    problems = agentSkillFolderProblems(text, folderName, readSkillFile(text).refusal);
-    byName.set(folderName, problems);
+function folderBreaks(text: string, folderName: string): readonly AgentSkillBreak[] {
+  const byName = breaksByText.get(text);
+  let breaks = byName.get(folderName);
+  if (breaks === undefined) {
+    breaks = agentSkillFolderBreaks(text, folderName, readSkillFile(text).refusal);
+    byName.set(folderName, breaks);
   }
-  return [...problems];
+  return breaks;
 }
 
 /** The real path of `target`, or the resolved path when it does not exist. */

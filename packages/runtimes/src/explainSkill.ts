@@ -1,3 +1,4 @@
+import { splitQualifiedId } from '@loadout/kernel';
 import type { SameNameRule } from './RuntimeAdapter.js';
 import type { RuntimePlan, RuntimeStatus, SkillCopyReport } from './RuntimePlan.js';
 import type { SkillCopy } from './RuntimeView.js';
@@ -21,6 +22,8 @@ export interface RuntimeWhy {
   readonly sameName: SameNameRule;
   /** Every copy, in the runtime's precedence order, refused ones included. */
   readonly copies: readonly WhyCopy[];
+  /** Loadout's copies of the name this runtime does not get (refused, not portable, a name another plugin takes), with why. */
+  readonly skipped: readonly { readonly source: string | null; readonly reason: string }[];
   readonly reason: string;
 }
 
@@ -37,14 +40,20 @@ export interface WhyReport {
  * `name` is matched as a runtime would list it, or as the Loadout capability id behind a copy.
  */
 export function explainSkill(plan: RuntimePlan, name: string): WhyReport {
-  const key = skillNameKey(name);
+  // A qualified name (`discord:access`): the runtime lists the skill by its own name.
+  const qualified = splitQualifiedId(name);
+  const listed = qualified === null ? name : qualified.id;
+  const key = skillNameKey(listed);
   return {
     name,
     project: plan.project === null ? null : '<project>',
     runtimes: plan.parts.map((part) => {
-      const copies = part.view.filter((copy) => copy.key === key || copy.sourceId === name);
+      const copies = part.view.filter((copy) => copy.key === key || copy.sourceId === listed);
       const loaded = copies.filter((copy) => copy.loaded && copy.state !== 'held');
       const winner = winnerOf(part.adapter.sameName, loaded);
+      const skipped = part.skips
+        .filter((skip) => skillNameKey(skip.name) === key)
+        .map((skip) => ({ source: skip.source, reason: skip.reason }));
       return {
         runtime: part.adapter.name,
         verified: part.adapter.verified,
@@ -57,7 +66,8 @@ export function explainSkill(plan: RuntimePlan, name: string): WhyReport {
           hash: copy.hash() === null ? null : `sha256:${(copy.hash() as string).slice(0, 12)}`,
           wins: copy === winner,
         })),
-        reason: reasonFor(part.adapter.name, part.adapter.sameName, copies, loaded),
+        skipped,
+        reason: `${reasonFor(part.adapter.name, part.adapter.sameName, copies, loaded)}${skipped.map((skip) => `; Loadout's copy from ${skip.source ?? 'Loadout'} is skipped: ${skip.reason}`).join('')}`,
       };
     }),
   };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Diagnostic } from '@loadout/kernel';
+import { type Diagnostic, qualifiedId } from '@loadout/kernel';
 import { clientPluginCopy, clientPluginSkillName } from './clients/clientPlugins.js';
 import type { PhysicalRoot, RuntimeRoots } from './PhysicalRoots.js';
 import { planRootWrites, type RootWritePlan, type WantedEntry } from './planRootWrites.js';
@@ -368,14 +368,24 @@ function skipsOf(
   const targets = new Set(runtime.roots.filter((root) => root.writes !== null).map((root) => root.writes));
   const reports: ChangeReport[] = [];
   const findings: Diagnostic[] = [];
-  const seen = new Set<string>();
   // The first in-place copy of each source, found once rather than by a search of the view per source.
   const inPlaceBySource = new Map<string, SkillCopy>();
   for (const copy of view)
     if (copy.state === 'in-place' && copy.source !== null && !inPlaceBySource.has(copy.source)) inPlaceBySource.set(copy.source, copy);
+  // The first source of each name key, for the plugins' same-named skills that follow it.
+  const seen = new Map<string, SourceSkill>();
   for (const source of input.sources) {
-    if (!targets.has(source.target) || seen.has(source.key)) continue;
-    seen.add(source.key);
+    if (!targets.has(source.target)) continue;
+    const first = seen.get(source.key);
+    if (first !== undefined) {
+      if (first.record.plugin !== source.record.plugin && source.record.plugin !== null) {
+        const report = samePluginNameSkip(name, source, first, input.show);
+        reports.push(report.report);
+        findings.push(report.finding);
+      }
+      continue;
+    }
+    seen.set(source.key, source);
     const inPlace = inPlaceBySource.get(source.sourceEntry);
     const own = clientPluginCopy(runtime.adapter, source);
     const refusal =
@@ -390,8 +400,11 @@ function skipsOf(
         ? `it cannot be read as a bundle (${source.unreadable}); what ${name} holds of it is left as it is`
         : (refusal ??
           (inPlace === undefined && source.problems.length > 0 ? `not a valid Agent Skills folder (${source.problems.join('; ')})` : null));
-    if (rule === null) continue;
     const shown = source.folderName ?? source.record.id;
+    if (rule === null) {
+      if (source.notPortable.length > 0) findings.push(notPortableFinding(name, shown, source, input));
+      continue;
+    }
     reports.push({
       kind: 'skill',
       action: 'skip',
@@ -405,10 +418,58 @@ function skipsOf(
       code: 'SKILL_SKIPPED',
       severity: 'warning',
       path: source.sourceEntry,
-      message: `${name}: skill "${shown}" is skipped: ${rule}`,
+      message: `${name}: skill "${shown}"${fromPlugin(source)} is skipped: ${rule}`,
     });
   }
   return { reports, findings };
+}
+
+/**
+ * A plugin's skill whose name an earlier source (another plugin's, in install order) already
+ * takes: a skills folder holds one folder of a name, so the copy is not written. Both clients list
+ * plugins' same-named skills side by side only when they load them as plugins (see
+ * docs/decisions/plugins.md); the plan says so instead of dropping it.
+ */
+function samePluginNameSkip(
+  runtime: string,
+  source: SourceSkill,
+  first: SourceSkill,
+  show: (absolute: string) => string,
+): { report: ChangeReport; finding: Diagnostic } {
+  const shown = source.folderName ?? source.record.id;
+  const qualified = qualifiedId(source.record);
+  const taker = first.record.plugin === null ? "the owner's or the project's" : `plugin ${first.record.plugin}'s`;
+  const reason = `${runtime} reads one "${shown}" per skills folder and ${taker} takes the name; ${qualified} is not copied (it reaches ${runtime} under its own name only as a plugin)`;
+  return {
+    report: { kind: 'skill', action: 'skip', name: shown, path: null, hash: null, source: show(source.sourceEntry), reason },
+    finding: {
+      code: 'SKILL_SAME_NAME_IN_PLUGINS',
+      severity: 'warning',
+      path: source.sourceEntry,
+      message: `${runtime}: skill "${shown}" from plugin ${source.record.plugin} is skipped: ${reason}`,
+    },
+  };
+}
+
+/**
+ * A skill this runtime gets though it breaks Agent Skills rules that real runtimes tolerate: the
+ * rules, and which of the planned runtimes load it (their own admission, not the validator's).
+ */
+function notPortableFinding(runtime: string, shown: string, source: SourceSkill, input: PlanRuntimesInput): Diagnostic {
+  const loaders = input.runtimes
+    .filter((candidate) => candidate.judged && candidate.adapter.refuses(source.facts) === null)
+    .map((candidate) => candidate.adapter.name);
+  return {
+    code: 'SKILL_NOT_PORTABLE',
+    severity: 'warning',
+    path: source.sourceEntry,
+    message: `${runtime}: skill "${shown}"${fromPlugin(source)} is written though it breaks the Agent Skills rules (${source.notPortable.join('; ')}): ${loaders.join(', ')} load${loaders.length === 1 ? 's' : ''} it; a runtime that keeps to the rules may not`,
+  };
+}
+
+/** ` from plugin NAME` for a plugin's skill, so every finding names where a skill comes from. */
+function fromPlugin(source: SourceSkill): string {
+  return source.record.plugin === null ? '' : ` from plugin ${source.record.plugin}`;
 }
 
 function rootReports(runtime: RuntimeRoots, show: (absolute: string) => string): RootReport[] {

@@ -186,6 +186,69 @@ describe('runtime admission and folder names', () => {
     expect(fs.existsSync(path.join(m.home, '.claude/skills'))).toBe(false);
   });
 
+  it('a skill with extra frontmatter fields or a long description is written for the runtimes that load it, with SKILL_NOT_PORTABLE', async () => {
+    const m = machine({
+      capabilities: {
+        skills: {
+          versioned: {
+            'SKILL.md': '---\nname: versioned\ndescription: Has a version.\nversion: 1.0.0\nuser-invocable: true\n---\nBody.\n',
+          },
+          wordy: { 'SKILL.md': `---\nname: wordy\ndescription: ${'w'.repeat(1100)}\n---\nBody.\n` },
+        },
+      },
+    });
+    const result = await resolve(openLoadout(m), RuntimeApplier).apply({ runtimes: ['claude-code', 'codex'] });
+    expect(result.ok).toBe(true);
+    for (const runtime of ['claude-code', 'codex']) {
+      expect(part(result, runtime).changes.map((change) => [change.action, change.name])).toEqual([
+        ['create', 'versioned'],
+        ['create', 'wordy'],
+      ]);
+      const notes = part(result, runtime).findings.filter((finding) => finding.code === 'SKILL_NOT_PORTABLE');
+      expect(notes.map((finding) => finding.message)).toEqual([
+        expect.stringMatching(
+          /skill "versioned" is written though it breaks the Agent Skills rules \(fields user-invocable, version are not Agent Skills fields.*\): claude-code, codex load it/,
+        ),
+        expect.stringMatching(/skill "wordy" is written though .*description is longer than 1024 characters\): claude-code, codex load it/),
+      ]);
+    }
+    expect(fs.existsSync(path.join(m.home, '.claude/skills/versioned/SKILL.md'))).toBe(true);
+    expect(fs.existsSync(path.join(m.home, '.agents/skills/wordy/SKILL.md'))).toBe(true);
+  });
+
+  it("three plugins each shipping access: all three are the session's, the first plugin's is written, the others skipped with the reason", async () => {
+    const m = machine({});
+    const container = openLoadout(m);
+    for (const plugin of ['discord', 'telegram', 'imessage'])
+      installPlugin(container, m, plugin, {
+        skills: { access: { 'SKILL.md': skill('access') }, [`${plugin}-only`]: { 'SKILL.md': skill(`${plugin}-only`) } },
+      });
+    const session = await openSession(container, m.project);
+    expect(
+      session
+        .recordsOf('skill')
+        .filter((record) => record.id === 'access')
+        .map((record) => record.plugin),
+    ).toEqual(['discord', 'telegram', 'imessage']);
+    expect(session.diagnostics.filter((finding) => finding.code === 'SHADOWED')).toEqual([]);
+    expect(session.find('skill', 'imessage:access')?.plugin).toBe('imessage');
+    session.dispose();
+    const result = await resolve(container, RuntimeApplier).apply({ runtimes: ['claude-code'] });
+    expect(result.ok).toBe(true);
+    const changes = part(result, 'claude-code').changes;
+    expect(changes.filter((change) => change.action === 'create').map((change) => change.name)).toEqual([
+      'access',
+      'discord-only',
+      'imessage-only',
+      'telegram-only',
+    ]);
+    expect(changes.filter((change) => change.action === 'skip').map((change) => [change.name, change.reason])).toEqual([
+      ['access', expect.stringContaining("plugin discord's takes the name; telegram:access is not copied")],
+      ['access', expect.stringContaining("plugin discord's takes the name; imessage:access is not copied")],
+    ]);
+    expect(part(result, 'claude-code').findings.filter((finding) => finding.code === 'SKILL_SAME_NAME_IN_PLUGINS')).toHaveLength(2);
+  });
+
   it('a folder an older Loadout wrote under the ASCII id is retired and the skill written under its name', async () => {
     const m = machine({ capabilities: { skills: { 'café-skill': { 'SKILL.md': skill('café-skill') } } } });
     const root = path.join(m.home, '.claude/skills');

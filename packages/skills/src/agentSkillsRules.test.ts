@@ -3,6 +3,7 @@ import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import {
   agentSkillFolderProblems,
+  agentSkillFolderBreaks,
   agentSkillName,
   agentSkillNameProblems,
   checkAgentSkillsRules,
@@ -111,14 +112,47 @@ describe('agentSkillFolderProblems (skills-ref validate, as a function of SKILL.
 
 describe('checkAgentSkillsRules', () => {
   it('a spec-valid Unicode name draws no naming warning', () => {
-    expect(checkAgentSkillsRules('café-skill', 'Does one thing.', 'skills/café-skill/SKILL.md')).toEqual([]);
+    expect(checkAgentSkillsRules({ name: 'café-skill', description: 'Does one thing.' }, 'skills/café-skill/SKILL.md')).toEqual([]);
   });
 
   it('names each broken rule', () => {
-    const [finding] = checkAgentSkillsRules('Loud Skill', 'x', 'skills/loud/SKILL.md');
+    const [finding] = checkAgentSkillsRules({ name: 'Loud Skill', description: 'x' }, 'skills/loud/SKILL.md');
     expect(finding?.code).toBe('SKILL_NAME_RULES');
     expect(finding?.message).toContain('name must be lower-case');
     expect(finding?.message).toContain('name may hold only letters, digits and hyphens');
+  });
+
+  it('extra fields and a description over 1,024 characters are one SKILL_NOT_PORTABLE warning naming its plugin and who loads it', () => {
+    const findings = checkAgentSkillsRules(
+      { name: 'access', description: 'd'.repeat(1100), version: '1.0.0', 'user-invocable': true },
+      'skills/access/SKILL.md',
+      'discord',
+    );
+    expect(findings.map((finding) => finding.code)).toEqual(['SKILL_NOT_PORTABLE']);
+    expect(findings[0]?.message).toMatch(
+      /^plugin discord: skills\/access\/SKILL.md: fields user-invocable, version are not Agent Skills fields/,
+    );
+    expect(findings[0]?.message).toContain('description is longer than 1024 characters');
+    expect(findings[0]?.message).toContain('Claude Code and Codex load it');
+  });
+
+  it('an empty description stays SKILL_DESCRIPTION_RULES, not a portability note', () => {
+    expect(checkAgentSkillsRules({ name: 'quiet', description: ' ' }, 'skills/quiet/SKILL.md').map((finding) => finding.code)).toEqual([
+      'SKILL_DESCRIPTION_RULES',
+    ]);
+  });
+});
+
+describe('agentSkillFolderBreaks (each broken rule by name)', () => {
+  it('tells the rules runtimes tolerate from the rest', () => {
+    const text = skillFile('tool-user', `description: ${'x'.repeat(1100)}\ntools: Read, Write\n`);
+    expect(agentSkillFolderBreaks(text, 'tool-user').map((problem) => problem.rule)).toEqual(['fields', 'description-length']);
+    expect(agentSkillFolderBreaks(text, 'other-folder').map((problem) => problem.rule)).toEqual([
+      'fields',
+      'folder-name',
+      'description-length',
+    ]);
+    expect(agentSkillFolderBreaks('no fence', 'x').map((problem) => problem.rule)).toEqual(['frontmatter']);
   });
 });
 

@@ -35,7 +35,6 @@ export function readSkillEntry(entry: KindFolderEntry): EntryScan<SkillRecord> {
   const file = entry.isDirectory ? childPath(entry.path, SKILL_DOCUMENT.file) : entry.path;
   const read = readMarkdownCapability(entry.root.dir, file, SKILL_DOCUMENT);
   if (read === null) return { records: [], diagnostics: [] };
-  const { name, description } = read.document.frontmatter;
   const { draft } = read;
   const folder = entry.isDirectory ? entry.path : null;
   const toolGrants = toolGrantsOf(read.document.frontmatter);
@@ -57,6 +56,6 @@ export function readSkillEntry(entry: KindFolderEntry): EntryScan<SkillRecord> {
   };
   return {
     records: [record],
-    diagnostics: checkAgentSkillsRules(name, description, read.relative),
+    diagnostics: checkAgentSkillsRules(read.document.frontmatter, read.relative, entry.root.plugin),
   };
 }

@@ -167,7 +167,21 @@ function formatResult(result: ApplyResult): string {
   return lines.join('\n');
 }
 
+/**
+ * The summary line with what deserves a look beside it: skills written though not portable (a
+ * runtime that keeps to the Agent Skills rules may not load them).
+ */
 function summary(result: ApplyResult): string {
+  const notPortable = new Set(
+    result.runtimes.flatMap((part) =>
+      part.findings.filter((finding) => finding.code === 'SKILL_NOT_PORTABLE').map((finding) => finding.path),
+    ),
+  ).size;
+  const line = outcome(result);
+  return notPortable === 0 ? line : `${line}; ${notPortable} skill${notPortable === 1 ? '' : 's'} not portable (SKILL_NOT_PORTABLE above)`;
+}
+
+function outcome(result: ApplyResult): string {
   const count = `${result.changeCount} change${result.changeCount === 1 ? '' : 's'}`;
   if (!result.ok) {
     if (result.mode === 'apply')

@@ -1,4 +1,4 @@
-import { CapabilityKinds, NotFoundError, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
+import { type CapabilityRecord, CapabilityKinds, namesRecord, NotFoundError, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
 import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
@@ -17,6 +17,16 @@ interface LoadoutCopy {
   readonly shadowed: boolean;
   /** Why trust holds it (`untrusted-project`, `unapproved-plugin`), or null. */
   readonly held: string | null;
+  readonly path: string;
+  /** Why the session leaves it out or holds it, in words; null for the copy in use. */
+  readonly reason: string | null;
+}
+
+function whyLeftOut(record: CapabilityRecord): string | null {
+  if (record.held !== undefined) return record.held.reason;
+  if (record.shadowedBy !== null) return `shadowed by ${record.shadowedBy}`;
+  if (!record.on) return 'switched off, or its plugin is disabled';
+  return null;
 }
 
 /**
@@ -66,7 +76,7 @@ async function loadoutCopies(cli: CliContext, name: string, project: string | nu
   const copies: LoadoutCopy[] = [];
   for (const kind of resolveAll(cli.app(), CapabilityKinds)) {
     for (const record of await loader.listRecords(kind.kind, project, { includeDisabled: true })) {
-      if (record.id.toLowerCase() !== wanted && record.name.toLowerCase() !== wanted) continue;
+      if (!namesRecord(name, record) && record.name.toLowerCase() !== wanted) continue;
       copies.push({
         kind: record.kind,
         id: record.id,
@@ -76,6 +86,8 @@ async function loadoutCopies(cli: CliContext, name: string, project: string | nu
         on: record.on,
         shadowed: record.shadowedBy !== null,
         held: record.held?.decidedBy ?? null,
+        path: record.path,
+        reason: whyLeftOut(record),
       });
     }
   }
@@ -92,6 +104,7 @@ function formatWhy(report: WhyReport & { loadout: readonly LoadoutCopy[] }): str
       copy.level,
       copy.plugin === null ? 'owner' : `plugin ${copy.plugin}`,
       copy.on ? (copy.held === null ? 'on' : `held: ${copy.held}`) : copy.shadowed ? 'shadowed' : 'off',
+      copy.reason ?? '',
     ]);
     lines.push(
       ...table(rows)

@@ -112,19 +112,21 @@ export interface ClaudeListing {
 
 /**
  * Asks Claude Code which skills it loads when started in `cwd`: only the SDK `initialize` control
- * request is sent to `claude -p` in stream-json mode, and the answer lists every command.
+ * request is sent to `claude -p` in stream-json mode, and the answer lists every command. `args`
+ * go on its command line (`--plugin-dir DIR` loads a plugin natively for that one start).
  */
 export async function claudeListing(
   home: string,
   cwd: string,
   extra: Record<string, string> = {},
   version: ClaudeCodeVersion = '2.1.197',
+  args: readonly string[] = [],
 ): Promise<ClaudeListing> {
   const debug = path.join(home, `claude-debug-${process.pid}-${Date.now()}.log`);
   const request = JSON.stringify({ type: 'control_request', request_id: 'loadout', request: { subtype: 'initialize' } });
   const stdout = await talk(
     version,
-    ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debug],
+    ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--debug-file', debug, ...args],
     {
       cwd,
       env: clientEnv(home, extra),
