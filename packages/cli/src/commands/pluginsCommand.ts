@@ -165,7 +165,9 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
 
   plugins
     .command('outdated')
-    .description('fetch, and list the plugins whose upstream moved past the commit the lock holds them at')
+    .description(
+      "fetch each plugin repository once, and list the plugins whose own folder changed upstream since the lock's commit (exit 1 when any)",
+    )
     .option('--json', 'print one JSON document')
     .action(async (options: PluginsOptions) => {
       await cli.run(
@@ -175,16 +177,24 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
           found.length === 0
             ? 'every plugin is at its upstream'
             : table([
-                ['PLUGIN', 'LOCKED', 'UPSTREAM', 'BEHIND', 'VIA'],
+                ['PLUGIN', 'LOCKED', 'UPSTREAM', 'BEHIND', 'FILES', 'VIA'],
                 ...found.map((o) => [
                   o.name,
                   o.locked.slice(0, 12),
                   o.upstream.slice(0, 12),
                   o.behind === null ? '?' : String(o.behind),
+                  o.files === null ? '?' : String(o.files),
                   o.via,
                 ]),
               ]),
-        { progress: 'fetching every plugin to compare with the lock' },
+        {
+          progress: 'fetching each plugin repository once to compare with the lock',
+          // Like `npm outdated`: a script can tell "something to update" from "all current" by the exit status.
+          failure: (found) =>
+            found.length === 0
+              ? null
+              : `${found.length} plugin${found.length === 1 ? ' is' : 's are'} outdated; \`loadout plugins update\` moves them`,
+        },
       );
     });
 
