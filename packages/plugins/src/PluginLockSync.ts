@@ -209,6 +209,15 @@ export class GitPluginLockSync implements PluginLockSync {
         });
         continue;
       }
+      const sharer = this.sharesCloneAtAnotherCommit(row, wanted, lock);
+      if (sharer !== null) {
+        plan.push({
+          name: wanted.name,
+          changes: [],
+          refusal: `${wanted.name}: it shares one clone (plugins/${row.clone}) with ${sharer}, which the lock holds at another commit; uninstall ${wanted.name}, then sync again to give it a clone of its own`,
+        });
+        continue;
+      }
       const changes: PluginSyncChange[] = [];
       if (row.commit !== wanted.commit || row.pinned !== wanted.pinned)
         changes.push({ name: wanted.name, action: 'move', from: row.commit, to: wanted.commit });
@@ -237,6 +246,20 @@ export class GitPluginLockSync implements PluginLockSync {
       });
     }
     return plan;
+  }
+
+  /**
+   * An earlier plugin of the lock that shares `row`'s clone but is locked at another commit: one
+   * clone is at one commit, so moving both would leave one of them off its lock. The first keeps
+   * the clone; the later one is refused.
+   */
+  private sharesCloneAtAnotherCommit(row: PluginEntry, wanted: PluginLockEntry, lock: PluginLockDocument): string | null {
+    if (row.clone === null) return null;
+    for (const other of lock.plugins) {
+      if (other.name === wanted.name) return null;
+      if (this.registry.get(other.name)?.clone === row.clone && other.commit !== wanted.commit) return other.name;
+    }
+    return null;
   }
 
   private async apply(change: PluginSyncChange, wanted: PluginLockEntry | undefined): Promise<void> {

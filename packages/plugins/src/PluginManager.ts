@@ -33,6 +33,7 @@ import {
   goesIntoSharedClone,
   inPluginPaths,
   newSharedCloneFolder,
+  ownClonesToShare,
   pluginPaths,
   pluginsInClone,
 } from './sharedClones.js';
@@ -138,6 +139,18 @@ export interface PluginMigration {
   readonly applied: boolean;
   /** The copies found; with `applied`, each has been deleted. */
   readonly files: readonly MigrationCopy[];
+  /** Plugins with a clone of their own that can share their repository's clone; with `applied`, made to. */
+  readonly clones: readonly CloneShare[];
+}
+
+/** Plugins of one repository and commit, each with a clone of its own, made folders of one shared clone. */
+export interface CloneShare {
+  /** The shared clone's folder under `plugins/`; null before `--apply` when a new one is to be made of the first plugin's clone. */
+  readonly into: string | null;
+  /** The plugins that share it (with `applied`, that do now). */
+  readonly plugins: readonly string[];
+  /** Left with their own clone: local changes, or not at the recorded commit. */
+  readonly left: readonly string[];
 }
 
 /**
@@ -456,7 +469,7 @@ export class GitPluginManager implements PluginManager {
 
   async migrate(options: { apply: boolean }): Promise<PluginMigration> {
     const owner = this.places.capabilitiesDir;
-    if (!lstatOrNull(owner)?.isDirectory()) return { applied: options.apply, files: [] };
+    if (!lstatOrNull(owner)?.isDirectory()) return { applied: options.apply, files: [], clones: await this.shareClones(options.apply) };
     const git = this.git(owner, false);
     if (!(await git.isInsideWorkTree())) throw new OwnerRepositoryNotGitError(owner);
     const untracked = await git.untrackedFiles();
@@ -477,7 +490,72 @@ export class GitPluginManager implements PluginManager {
         removeEmptyParents(path.dirname(ownerFile), owner);
       }
     }
-    return { applied: options.apply, files };
+    return { applied: options.apply, files, clones: await this.shareClones(options.apply) };
+  }
+
+  /**
+   * Plugins installed before clones were shared, each a clone of its own in `plugins/<name>`, made
+   * folders of one clone per repository and commit: the first one's clone is renamed into the
+   * shared folder (or an existing shared clone at that commit is used), the others' removed. Nothing
+   * is cloned or fetched. A clone with local changes, or not at its recorded commit, is left alone.
+   */
+  private async shareClones(apply: boolean): Promise<CloneShare[]> {
+    const shares: CloneShare[] = [];
+    for (const group of ownClonesToShare(this.registry.list())) {
+      const first = group[0] as PluginEntry;
+      const joined = clonesToJoin(this.registry.list(), first, first.commit)[0]?.clone ?? null;
+      if (!apply) {
+        shares.push({ into: joined, plugins: group.map((row) => row.name), left: [] });
+        continue;
+      }
+      const ready: PluginEntry[] = [];
+      const left: string[] = [];
+      for (const row of group) {
+        if (await this.cloneIsAsRecorded(row)) ready.push(row);
+        else left.push(row.name);
+      }
+      shares.push({ into: this.shareInto(ready, joined), plugins: ready.map((row) => row.name), left });
+    }
+    return shares;
+  }
+
+  /** Whether a plugin's own clone is at its recorded commit with no local change: safe to share or remove. */
+  private async cloneIsAsRecorded(row: PluginEntry): Promise<boolean> {
+    try {
+      const git = await this.openClone(row, 'migrate');
+      return (await git.head()).commit === row.commit;
+    } catch (error) {
+      if (isLoadoutError(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Makes each plugin's own clone a folder of `into` (a new shared clone made of the first one's when null); the clone's folder. */
+  private shareInto(rows: readonly PluginEntry[], into: string | null): string | null {
+    let folder = into;
+    for (const row of rows) {
+      if (folder === null) {
+        const made = newSharedCloneFolder(this.places.pluginsDir, repositoryBaseName(row.url), row);
+        moveWithRecord({
+          from: row.dir,
+          to: path.join(this.places.pluginsDir, made),
+          transaction: (work) => this.registry.transaction(work),
+          record: () => this.registry.setClone(row.name, made),
+        });
+        folder = made;
+        continue;
+      }
+      const shared = folder;
+      const trash = path.join(this.places.pluginsDir, `${TRASH_PREFIX}${row.name}-${crypto.randomBytes(4).toString('hex')}`);
+      moveWithRecord({
+        from: row.dir,
+        to: trash,
+        transaction: (work) => this.registry.transaction(work),
+        record: () => this.registry.setClone(row.name, shared),
+      });
+      fs.rmSync(trash, { recursive: true, force: true });
+    }
+    return folder;
   }
 
   /**
@@ -742,6 +820,18 @@ export function pluginGit(parts: GitPluginManagerParts, dir: string, allowFilePr
     env: parts.env,
     ...(parts.gitTimeoutMs === undefined ? {} : { timeoutMs: parts.gitTimeoutMs }),
   });
+}
+
+/** The last part of a repository URL without `.git`, for a shared clone's folder name. */
+function repositoryBaseName(url: string): string {
+  return (
+    url
+      .replace(/[?#].*$/, '')
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '')
+      .split(/[/:]/)
+      .pop() ?? ''
+  );
 }
 
 /** The entries grouped by the clone they are folders of (their `dir`), in order of first appearance. */

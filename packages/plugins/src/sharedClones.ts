@@ -53,6 +53,20 @@ export function pluginsInClone(rows: readonly PluginEntry[], clone: string | nul
 }
 
 /**
+ * Plugins installed before clones were shared, each with a clone of its own, that would now be
+ * folders of a shared one: grouped by repository, ref, hold and commit (one clone is at one commit).
+ */
+export function ownClonesToShare(rows: readonly PluginEntry[]): PluginEntry[][] {
+  const groups = new Map<string, PluginEntry[]>();
+  for (const row of rows) {
+    if (row.clone !== null || !goesIntoSharedClone(row.path, row.marketplace !== null)) continue;
+    const key = JSON.stringify([row.url, row.ref, row.pinned, row.commit]);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  return [...groups.values()];
+}
+
+/**
  * A new shared clone's folder name: `_<repository base name>-<10 hex of the key>`, with `-2`, `-3`…
  * when one of that name is there already (a second clone of the repository at another commit).
  */

@@ -156,3 +156,58 @@ describe('one clone per source repository', () => {
     expect(pluginFolders(ws)).toEqual([]);
   });
 });
+
+describe('moving to shared clones', () => {
+  it('migrate --apply makes plugins that each have a clone of their own folders of one clone, leaving a changed one alone', async () => {
+    const ws = workspace();
+    const market = manyPluginsMarketplace(path.join(ws.work, 'market'), 3);
+    const commit = head(market);
+    // What installs made before clones were shared: a clone of the whole repository per plugin.
+    for (const name of ['p0', 'p1', 'p2']) {
+      git(ws.work, 'clone', '-q', market, path.join(ws.places.pluginsDir, name));
+      ws.registry.add({ name, url: `file://${market}`, ref: null, commit, path: `plugins/${name}` });
+    }
+    fs.writeFileSync(path.join(ws.places.pluginsDir, 'p2', 'plugins', 'p2', 'notes.md'), 'edited in place\n');
+    const before = (await session(ws)).skills.filter((k) => k.plugin !== null).map((k) => k.id);
+    expect((await ws.manager.migrate({ apply: false })).clones).toEqual([{ into: null, plugins: ['p0', 'p1', 'p2'], left: [] }]);
+    expect(pluginFolders(ws)).toEqual(['p0', 'p1', 'p2']);
+
+    const [share] = (await ws.manager.migrate({ apply: true })).clones;
+    expect(share).toMatchObject({ into: expect.stringMatching(/^_market-/), plugins: ['p0', 'p1'], left: ['p2'] });
+    expect(pluginFolders(ws)).toEqual([share?.into, 'p2'].sort());
+    expect(ws.manager.list().map((p) => [p.name, p.clone])).toEqual([
+      ['p0', share?.into],
+      ['p1', share?.into],
+      ['p2', null],
+    ]);
+    expect((await session(ws)).skills.filter((k) => k.plugin !== null).map((k) => k.id)).toEqual(before);
+    // A later install from the repository joins the shared clone.
+    expect((await ws.manager.install(market, { path: 'plugins/p2', name: 'p2-again' })).clone).toBe(share?.into);
+  });
+
+  it('sync refuses to move two plugins of one clone to different commits, and gives one its own clone once it is uninstalled', async () => {
+    const a = workspace();
+    const market = manyPluginsMarketplace(path.join(a.work, 'market'), 2);
+    const first = head(market);
+    await marketplaces(a).add(market);
+    await marketplaces(a).install('p0@market');
+    await marketplaces(a).install('p1@market');
+    gitCommit(market, { plugins: { p0: { 'notes.md': 'v2\n' } } }, 'v2');
+    // The owner's lock holds p0 at the new commit, p1 at the first (as a lock written by per-plugin clones could).
+    const lockFile = path.join(a.places.capabilitiesDir, 'loadout-lock.json');
+    const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { plugins: { name: string; commit: string }[] };
+    (lock.plugins[0] as { commit: string }).commit = head(market);
+    fs.writeFileSync(lockFile, JSON.stringify(lock));
+    await expect(lockSync(a).sync({ frozen: false })).rejects.toMatchObject({
+      code: 'PLUGINS_SYNC_INCOMPLETE',
+      message: expect.stringMatching(/p1: it shares one clone .* with p0, which the lock holds at another commit; uninstall p1/),
+    });
+    expect(a.registry.get('p0')?.commit).toBe(head(market));
+    a.manager.uninstall('p1');
+    fs.writeFileSync(lockFile, JSON.stringify(lock));
+    await lockSync(a).sync({ frozen: false });
+    expect([a.registry.get('p0')?.commit, a.registry.get('p1')?.commit]).toEqual([head(market), first]);
+    expect(pluginFolders(a)).toHaveLength(2);
+    expect(await lockSync(a).sync({ frozen: true })).toMatchObject({ changes: [] });
+  });
+});
