@@ -228,7 +228,7 @@ export class GitPluginManager implements PluginManager {
     const shared = goesIntoSharedClone(subdir, options.marketplace !== undefined);
     const key: CloneKey = { url: source.displayUrl, ref, pinned: options.pin === true };
     if (shared) {
-      const joined = this.sharedCloneFor(key, commitWanted, options.joinAtHead === true);
+      const joined = await this.sharedCloneFor(key, commitWanted, options.joinAtHead === true);
       if (joined !== null) return this.installInClone(joined, { source, subdir, requested, options });
     }
     const staging = makeStaging(pluginsDir);
@@ -267,11 +267,31 @@ export class GitPluginManager implements PluginManager {
    * one at the wanted commit, or (for a marketplace's folder entry, `joinAtHead`) whichever it is at,
    * since plugins sharing a clone move together.
    */
-  private sharedCloneFor(key: CloneKey, commit: string | null, joinAtHead: boolean): PluginEntry | null {
+  private async sharedCloneFor(key: CloneKey, commit: string | null, joinAtHead: boolean): Promise<PluginEntry | null> {
     const rows = this.registry.list();
-    const candidates = clonesToJoin(rows, key, commit);
-    if (candidates.length > 0 || commit === null || !joinAtHead) return candidates[0] ?? null;
-    return clonesToJoin(rows, key, null)[0] ?? null;
+    const exact = await this.withOrigin(clonesToJoin(rows, key, commit), key.url);
+    if (exact !== null || commit === null || !joinAtHead) return exact;
+    return this.withOrigin(clonesToJoin(rows, key, null), key.url);
+  }
+
+  /**
+   * The first of `rows` whose clone's origin is `url`: the registry shows URLs with anything that
+   * looks like a secret redacted, so two repositories can look alike there; the clone's own
+   * config tells them apart.
+   */
+  private async withOrigin(rows: readonly PluginEntry[], url: string): Promise<PluginEntry | null> {
+    for (const row of rows) if ((await this.originOf(row.dir)) === url) return row;
+    return null;
+  }
+
+  /** The credential-free origin URL of the clone in `dir`; null when it has none that Loadout accepts. */
+  private async originOf(dir: string): Promise<string | null> {
+    try {
+      return parsePluginSource(await this.git(dir, false).originUrl(), dir).displayUrl;
+    } catch (error) {
+      if (isLoadoutError(error)) return null;
+      throw error;
+    }
   }
 
   /**
@@ -503,7 +523,9 @@ export class GitPluginManager implements PluginManager {
     const shares: CloneShare[] = [];
     for (const group of ownClonesToShare(this.registry.list())) {
       const first = group[0] as PluginEntry;
-      const joined = clonesToJoin(this.registry.list(), first, first.commit)[0]?.clone ?? null;
+      const origin = await this.originOf(first.dir);
+      const joined =
+        origin === null ? null : ((await this.withOrigin(clonesToJoin(this.registry.list(), first, first.commit), origin))?.clone ?? null);
       if (!apply) {
         shares.push({ into: joined, plugins: group.map((row) => row.name), left: [] });
         continue;
@@ -511,7 +533,7 @@ export class GitPluginManager implements PluginManager {
       const ready: PluginEntry[] = [];
       const left: string[] = [];
       for (const row of group) {
-        if (await this.cloneIsAsRecorded(row)) ready.push(row);
+        if ((await this.cloneIsAsRecorded(row)) && origin !== null && (await this.originOf(row.dir)) === origin) ready.push(row);
         else left.push(row.name);
       }
       shares.push({ into: this.shareInto(ready, joined), plugins: ready.map((row) => row.name), left });

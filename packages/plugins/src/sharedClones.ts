@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { redactCredentials } from '@loadout/kernel';
 import type { PluginEntry } from './PluginRegistry.js';
 
 /**
@@ -32,7 +33,8 @@ export function goesIntoSharedClone(subdir: string, fromMarketplace: boolean): b
 }
 
 /**
- * The installed plugins whose shared clone an install of `key` can join: same URL and ref, and
+ * The installed plugins whose shared clone an install of `key` can join: same URL (as the registry
+ * shows it, redacted: the caller checks the clone's own origin) and ref, and
  * followed the same way (a tag's clone is held too, so a later install of that tag joins it).
  * With `commit`, only a clone at that commit (a lock file's or a marketplace `sha`).
  */
@@ -40,7 +42,7 @@ export function clonesToJoin(rows: readonly PluginEntry[], key: CloneKey, commit
   return rows.filter(
     (row) =>
       row.clone !== null &&
-      row.url === key.url &&
+      redactCredentials(row.url) === redactCredentials(key.url) &&
       row.ref === key.ref &&
       (row.pinned === key.pinned || (row.pinned && key.ref !== null)) &&
       (commit === null || row.commit === commit),

@@ -120,6 +120,18 @@ describe('one clone per source repository', () => {
     expect(pluginFolders(ws)).toHaveLength(1);
   });
 
+  it('two repositories whose URLs look alike once redacted never share a clone', async () => {
+    const ws = workspace();
+    // Path segments like these read as secrets, so the registry shows both URLs as `file://…/[redacted]/market`.
+    const first = manyPluginsMarketplace(path.join(ws.work, 'loadout-bench-clones-Mh8njk', 'market'), 1);
+    const second = manyPluginsMarketplace(path.join(ws.work, 'loadout-bench-clones-Qx7pLm', 'market'), 1);
+    const a = await ws.manager.install(first, { path: 'plugins/p0', name: 'from-first' });
+    const b = await ws.manager.install(second, { path: 'plugins/p0', name: 'from-second' });
+    expect(a.url).toBe(b.url);
+    expect(b.dir).not.toBe(a.dir);
+    expect(pluginFolders(ws)).toHaveLength(2);
+  });
+
   it('a second machine syncs the lock into one clone', async () => {
     const a = workspace();
     await tenInstalled(a);

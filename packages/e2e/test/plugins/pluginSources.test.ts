@@ -118,7 +118,11 @@ describe('loadout marketplace and plugins install NAME@MARKETPLACE', () => {
     expect(skillsOf('pdf-kit')).toEqual(['pdf-read']);
     expect(skillsOf('remote-kit')).toEqual(['remote-a']);
     expect(skillsOf('office-skills')).toEqual(['docx', 'xlsx']);
-    const root = fs.realpathSync(path.join(m.home, 'plugins', 'pdf-kit', 'plugins', 'pdf-kit'));
+    // The marketplace's folder entries are folders of one clone of its repository, read in place.
+    const listed = m.json<{ name: string; dir: string; root: string }[]>('plugins', 'list').doc;
+    const pdfKit = listed.find((p) => p.name === 'pdf-kit');
+    expect(listed.find((p) => p.name === 'office-skills')?.dir).toBe(pdfKit?.dir);
+    const root = fs.realpathSync(path.join(pdfKit?.dir ?? '', 'plugins', 'pdf-kit'));
     const data = path.join(m.home, '.loadout', 'plugin-data', 'pdf-kit');
     const expected = {
       id: 'pdf-server',
