@@ -61,9 +61,9 @@ export interface MarketplaceUpdate {
 /**
  * Marketplaces: index repositories (Claude Code `.claude-plugin/marketplace.json`, Codex
  * `.agents/plugins/marketplace.json`) cloned into `<dataDir>/marketplaces/<name>`, searched, and
- * installed from by `name@marketplace`. An installed plugin is its own clone in `plugins/<name>`
- * (of the marketplace's repository for a folder entry), so it keeps its own commit, lock entry and
- * updates, and removing the marketplace leaves it in place.
+ * installed from by `name@marketplace`. An installed plugin is a folder of its repository's clone
+ * in `plugins/` (one clone per repository, shared by the plugins installed from it: see
+ * sharedClones.ts), with its own lock entry, and removing the marketplace leaves it in place.
  */
 export interface MarketplaceManager {
   add(url: string, options?: { name?: string; ref?: string }): Promise<MarketplaceSummary>;
@@ -238,7 +238,8 @@ export class GitMarketplaceManager implements MarketplaceManager {
         ...(source.sha === null ? {} : { commit: source.sha, pin: true }),
       });
     }
-    // A folder of the marketplace: its own clone of the marketplace's repository, at the commit the index was read at.
+    // A folder of the marketplace: a folder of the shared clone of the marketplace's repository,
+    // made at the commit the index was read at by the first plugin installed from it.
     const clone = this.git(row.dir, false);
     const origin = await clone.originUrl();
     const branch = await clone.currentBranch();
@@ -247,6 +248,8 @@ export class GitMarketplaceManager implements MarketplaceManager {
       ...(branch === null ? {} : { ref: branch }),
       ...(source.path === '' ? {} : { path: source.path }),
       commit: row.commit,
+      // Its repository's plugins share one clone: a later entry joins it where it is.
+      joinAtHead: true,
     });
   }
 

@@ -325,6 +325,29 @@ export class PluginGit {
     return Number.parseInt((await this.run('rev-list', ['rev-list', '--count', `${from}..${to}`])).trim(), 10);
   }
 
+  /** The files that differ between two commits, relative to the repository's root (no rename detection: both names count). */
+  async changedFiles(from: string, to: string): Promise<string[]> {
+    const out = await this.run('diff', [
+      'diff',
+      '--name-only',
+      '-z',
+      '--no-renames',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--end-of-options',
+      from,
+      to,
+    ]);
+    return out.split('\0').filter((entry) => entry !== '');
+  }
+
+  /** How many commits `to` has that `from` does not and that touch one of `paths` (relative to the root, `''` for all of it). */
+  async countCommitsTouching(from: string, to: string, paths: readonly string[]): Promise<number> {
+    const specs = paths.map((p) => (p === '' ? '.' : p));
+    const out = await this.run('rev-list', ['--literal-pathspecs', 'rev-list', '--count', `${from}..${to}`, '--', ...specs]);
+    return Number.parseInt(out.trim(), 10);
+  }
+
   /** Whether the tree of `commit` holds a submodule (a gitlink or a `.gitmodules` file). */
   async hasSubmodules(commit: string): Promise<boolean> {
     const out = await this.run('ls-tree', ['ls-tree', '-r', '-z', '--full-tree', commit]);

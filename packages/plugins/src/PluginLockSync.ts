@@ -35,8 +35,13 @@ export interface PluginOutdated {
   readonly upstream: string;
   /** `branch <name>`, or `marketplace <name>` for a plugin its marketplace entry holds at a commit. */
   readonly via: string;
-  /** Commits upstream is ahead; null when it cannot fast-forward (or the marketplace moved the pin). */
+  /**
+   * Commits upstream is ahead that touch the plugin's own files; null when it cannot fast-forward
+   * (or the marketplace moved the pin, or the lock's commit is not in this machine's clone).
+   */
   readonly behind: number | null;
+  /** How many of the plugin's own files differ from upstream; null when that cannot be told. */
+  readonly files: number | null;
 }
 
 /**
@@ -50,7 +55,11 @@ export interface PluginLockSync {
    * local changes. With `frozen`, changes nothing and fails if anything would have to change.
    */
   sync(options: { frozen: boolean }): Promise<PluginSyncResult>;
-  /** Fetches and lists the plugins whose upstream moved past their locked commit. */
+  /**
+   * Fetches each clone once and lists the plugins whose own files (their folder, or what their
+   * whole-definition entry lists) differ between their locked commit and upstream: a commit that
+   * touches only another plugin's folder of the same repository leaves a plugin current.
+   */
   outdated(): Promise<PluginOutdated[]>;
 }
 export const PluginLockSync = token<PluginLockSync>('plugins.lockSync');
@@ -125,17 +134,32 @@ export class GitPluginLockSync implements PluginLockSync {
   async outdated(): Promise<PluginOutdated[]> {
     const locked = new Map((this.lock.read()?.plugins ?? []).map((entry) => [entry.name, entry.commit]));
     const found: PluginOutdated[] = [];
-    for (const upstream of await this.manager.upstream()) {
-      const commit = locked.get(upstream.name) ?? upstream.commit;
+    const upstreams = await this.manager.upstream([], { since: (entry) => locked.get(entry.name) ?? entry.commit });
+    for (const upstream of upstreams) {
+      const commit = upstream.since;
       if (upstream.branch !== null && upstream.upstream !== null) {
-        if (upstream.upstream === commit) continue;
-        const behind = upstream.commit === commit ? upstream.behind : null;
-        found.push({ name: upstream.name, locked: commit, upstream: upstream.upstream, via: `branch ${upstream.branch}`, behind });
+        // Upstream moved, but none of this plugin's own files: a commit to another plugin's folder.
+        if (upstream.upstream === commit || upstream.changed?.length === 0) continue;
+        found.push({
+          name: upstream.name,
+          locked: commit,
+          upstream: upstream.upstream,
+          via: `branch ${upstream.branch}`,
+          behind: upstream.behind,
+          files: upstream.changed?.length ?? null,
+        });
         continue;
       }
       const pin = this.marketplacePin(this.registry.get(upstream.name));
       if (pin !== null && pin.sha !== commit)
-        found.push({ name: upstream.name, locked: commit, upstream: pin.sha, via: `marketplace ${pin.marketplace}`, behind: null });
+        found.push({
+          name: upstream.name,
+          locked: commit,
+          upstream: pin.sha,
+          via: `marketplace ${pin.marketplace}`,
+          behind: null,
+          files: null,
+        });
     }
     return found;
   }
@@ -185,6 +209,15 @@ export class GitPluginLockSync implements PluginLockSync {
         });
         continue;
       }
+      const sharer = this.sharesCloneAtAnotherCommit(row, wanted, lock);
+      if (sharer !== null) {
+        plan.push({
+          name: wanted.name,
+          changes: [],
+          refusal: `${wanted.name}: it shares one clone (plugins/${row.clone}) with ${sharer}, which the lock holds at another commit; uninstall ${wanted.name}, then sync again to give it a clone of its own`,
+        });
+        continue;
+      }
       const changes: PluginSyncChange[] = [];
       if (row.commit !== wanted.commit || row.pinned !== wanted.pinned)
         changes.push({ name: wanted.name, action: 'move', from: row.commit, to: wanted.commit });
@@ -213,6 +246,20 @@ export class GitPluginLockSync implements PluginLockSync {
       });
     }
     return plan;
+  }
+
+  /**
+   * An earlier plugin of the lock that shares `row`'s clone but is locked at another commit: one
+   * clone is at one commit, so moving both would leave one of them off its lock. The first keeps
+   * the clone; the later one is refused.
+   */
+  private sharesCloneAtAnotherCommit(row: PluginEntry, wanted: PluginLockEntry, lock: PluginLockDocument): string | null {
+    if (row.clone === null) return null;
+    for (const other of lock.plugins) {
+      if (other.name === wanted.name) return null;
+      if (this.registry.get(other.name)?.clone === row.clone && other.commit !== wanted.commit) return other.name;
+    }
+    return null;
   }
 
   private async apply(change: PluginSyncChange, wanted: PluginLockEntry | undefined): Promise<void> {

@@ -6,7 +6,7 @@ import { inject, injectable } from 'tsyringe';
 import { findPluginManifest, type PluginFormat } from './findPluginManifest.js';
 import { parsePluginName } from './parsePluginName.js';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
-import { parsePluginSource } from './parsePluginSource.js';
+import { type PluginSourceUrl, parsePluginSource } from './parsePluginSource.js';
 import type { PluginDefinition } from './PluginDefinition.js';
 import {
   OwnerRepositoryNotGitError,
@@ -27,6 +27,16 @@ import { moveWithRecord } from './moveWithRecord.js';
 import { asideName, makeStaging, sweepStale, TRASH_PREFIX } from './stagingFolders.js';
 import { pathInside } from './pathInside.js';
 import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
+import {
+  type CloneKey,
+  clonesToJoin,
+  goesIntoSharedClone,
+  inPluginPaths,
+  newSharedCloneFolder,
+  ownClonesToShare,
+  pluginPaths,
+  pluginsInClone,
+} from './sharedClones.js';
 
 export interface InstallPluginOptions {
   /** The plugin's name; otherwise its manifest's, otherwise the repository's base name. */
@@ -44,6 +54,19 @@ export interface InstallPluginOptions {
   readonly definition?: PluginDefinition;
   /** False to leave the lock file as it is (a sync installs what the lock already records). */
   readonly recordInLock?: boolean;
+  /**
+   * `commit` is only where a fresh clone starts (the commit a marketplace's index was read at): the
+   * plugin may join its repository's shared clone at whatever commit that clone is at.
+   */
+  readonly joinAtHead?: boolean;
+}
+
+/** What an install was asked, checked: carried from {@link GitPluginManager.install} to its steps. */
+interface InstallSteps {
+  readonly source: PluginSourceUrl;
+  readonly subdir: string;
+  readonly requested: string | null;
+  readonly options: InstallPluginOptions;
 }
 
 /** What `install` made: the registry's entry, and how the plugin reads (format, manifest, what a session will report). */
@@ -74,14 +97,32 @@ export interface PluginUpstream {
   readonly commit: string;
   /** The upstream branch's commit; null when the clone follows none. */
   readonly upstream: string | null;
-  /** How many commits upstream is ahead, when it can fast-forward. */
+  /**
+   * How many commits upstream is ahead that touch the plugin's own paths, when it can fast-forward
+   * from the clone's commit (and that is the commit compared from).
+   */
   readonly behind: number | null;
   readonly fastForward: boolean;
+  /** The commit compared from: the clone's, unless {@link UpstreamOptions.since} gave another (the lock's). */
+  readonly since: string;
+  /**
+   * The plugin's own files (its folder, or what its whole-definition entry lists) that differ
+   * between `since` and upstream; empty when upstream only moved elsewhere in the repository, null
+   * when that cannot be told (the clone does not hold `since`) or the clone follows no branch.
+   */
+  readonly changed: readonly string[] | null;
+}
+
+export interface UpstreamOptions {
+  /** The commit to compare a plugin from; the clone's HEAD when not given. */
+  readonly since?: (entry: PluginEntry) => string;
 }
 
 export interface PluginUninstall {
   readonly name: string;
   readonly dir: string;
+  /** The plugins still using its shared clone, which therefore stays; empty when the clone went with it. */
+  readonly keptFor: readonly string[];
   /** Listeners that failed, or a folder that could not be fully removed; the uninstall stands. */
   readonly warnings: readonly string[];
 }
@@ -98,6 +139,18 @@ export interface PluginMigration {
   readonly applied: boolean;
   /** The copies found; with `applied`, each has been deleted. */
   readonly files: readonly MigrationCopy[];
+  /** Plugins with a clone of their own that can share their repository's clone; with `applied`, made to. */
+  readonly clones: readonly CloneShare[];
+}
+
+/** Plugins of one repository and commit, each with a clone of its own, made folders of one shared clone. */
+export interface CloneShare {
+  /** The shared clone's folder under `plugins/`; null before `--apply` when a new one is to be made of the first plugin's clone. */
+  readonly into: string | null;
+  /** The plugins that share it (with `applied`, that do now). */
+  readonly plugins: readonly string[];
+  /** Left with their own clone: local changes, or not at the recorded commit. */
+  readonly left: readonly string[];
 }
 
 /**
@@ -122,8 +175,11 @@ export interface PluginManager {
   checkout(name: string, commit: string, options: { pin: boolean; recordInLock?: boolean }): Promise<PluginUpdate>;
   /** Paths with local changes in the plugin's clone (untracked files included). */
   localChanges(name: string): Promise<string[]>;
-  /** Fetches each plugin's branch (every plugin when none is named) and says where upstream is, moving nothing. */
-  upstream(names?: readonly string[]): Promise<PluginUpstream[]>;
+  /**
+   * Fetches each clone's branch once (every plugin when none is named; plugins sharing a clone are
+   * one fetch) and says where upstream is and which of each plugin's own files changed, moving nothing.
+   */
+  upstream(names?: readonly string[], options?: UpstreamOptions): Promise<PluginUpstream[]>;
   /** Removes the folder and the row, then tells the lifecycle listeners. */
   uninstall(name: string): PluginUninstall;
   list(): PluginEntry[];
@@ -169,6 +225,12 @@ export class GitPluginManager implements PluginManager {
     const pluginsDir = this.places.pluginsDir;
     fs.mkdirSync(pluginsDir, { recursive: true });
     sweepStale(pluginsDir);
+    const shared = goesIntoSharedClone(subdir, options.marketplace !== undefined);
+    const key: CloneKey = { url: source.displayUrl, ref, pinned: options.pin === true };
+    if (shared) {
+      const joined = await this.sharedCloneFor(key, commitWanted, options.joinAtHead === true);
+      if (joined !== null) return this.installInClone(joined, { source, subdir, requested, options });
+    }
     const staging = makeStaging(pluginsDir);
     // mkdtemp makes the folder private; a plugin's clone is ordinary readable content.
     fs.chmodSync(staging, 0o755);
@@ -183,34 +245,14 @@ export class GitPluginManager implements PluginManager {
       const { commit } = head;
       const pinned = head.branch === null;
       if (submodules) throw submodulesRefused(source.displayUrl);
-      const root = subdir === '' ? staging : path.join(staging, ...subdir.split('/'));
-      const shown = subdir === '' ? source.displayUrl : `${source.displayUrl} (${subdir})`;
-      if (subdir !== '' && pathInside(staging, subdir).type !== 'folder') {
-        throw new PluginRepositoryRefusedError(
-          'PLUGIN_PATH_MISSING',
-          `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`,
-        );
-      }
-      if (options.definition === undefined) this.assertIsPlugin(root, shown);
-      const name = readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
+      const name = this.namePluginIn(staging, commit, { source, subdir, requested, options });
+      const folder = shared ? newSharedCloneFolder(pluginsDir, source.baseName, { ...key, pinned }) : name;
       moveWithRecord({
         from: staging,
-        to: path.join(pluginsDir, name),
+        to: path.join(pluginsDir, folder),
         transaction: (work) => this.registry.transaction(work),
         check: () => this.assertNameFree(name),
-        record: () => {
-          this.registry.add({
-            name,
-            url: source.displayUrl,
-            ref,
-            commit,
-            pinned,
-            path: subdir,
-            marketplace: options.marketplace ?? null,
-            definition: options.definition ?? null,
-          });
-          if (options.recordInLock !== false) this.lock.record(name);
-        },
+        record: () => this.addPlugin(name, { source, subdir, ref, commit, pinned, clone: shared ? folder : null, options }),
       });
       placed = true;
       fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
@@ -218,6 +260,119 @@ export class GitPluginManager implements PluginManager {
     } finally {
       if (!placed) fs.rmSync(staging, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The shared clone of the repository an install can join, or null when a new clone is needed:
+   * one at the wanted commit, or (for a marketplace's folder entry, `joinAtHead`) whichever it is at,
+   * since plugins sharing a clone move together.
+   */
+  private async sharedCloneFor(key: CloneKey, commit: string | null, joinAtHead: boolean): Promise<PluginEntry | null> {
+    const rows = this.registry.list();
+    const exact = await this.withOrigin(clonesToJoin(rows, key, commit), key.url);
+    if (exact !== null || commit === null || !joinAtHead) return exact;
+    return this.withOrigin(clonesToJoin(rows, key, null), key.url);
+  }
+
+  /**
+   * The first of `rows` whose clone's origin is `url`: the registry shows URLs with anything that
+   * looks like a secret redacted, so two repositories can look alike there; the clone's own
+   * config tells them apart.
+   */
+  private async withOrigin(rows: readonly PluginEntry[], url: string): Promise<PluginEntry | null> {
+    for (const row of rows) if ((await this.originOf(row.dir)) === url) return row;
+    return null;
+  }
+
+  /** The credential-free origin URL of the clone in `dir`; null when it has none that Loadout accepts. */
+  private async originOf(dir: string): Promise<string | null> {
+    try {
+      return parsePluginSource(await this.git(dir, false).originUrl(), dir).displayUrl;
+    } catch (error) {
+      if (isLoadoutError(error)) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Installs a plugin that is a folder of a clone already in `plugins/`: nothing is cloned or
+   * copied, the row names the shared clone and its commit. The folder must be there at the commit
+   * the clone is at: plugins sharing a clone move together, so one that is only upstream waits for
+   * `plugins update` of the others.
+   */
+  private installInClone(sibling: PluginEntry, install: InstallSteps): PluginInstall {
+    const { source, subdir, options } = install;
+    if (subdir !== '' && pathInside(sibling.dir, subdir).type !== 'folder') {
+      throw new PluginRepositoryRefusedError(
+        'PLUGIN_CLONE_BEHIND',
+        `${source.displayUrl} has no folder ${subdir} at commit ${sibling.commit.slice(0, 12)}, where its clone plugins/${sibling.clone} is ` +
+          `(shared with plugin ${sibling.name}); run \`loadout plugins update ${sibling.name}\` to move that clone forward, then install again`,
+      );
+    }
+    const name = this.namePluginIn(sibling.dir, sibling.commit, install);
+    this.registry.transaction(() => {
+      this.assertNameFree(name);
+      // An uninstall in between may have removed the clone with its last plugin.
+      if (pluginsInClone(this.registry.list(), sibling.clone).length === 0 || !lstatOrNull(sibling.dir)?.isDirectory()) {
+        throw new PluginGitError(
+          'PLUGIN_CLONE_GONE',
+          `plugins/${sibling.clone} was removed while ${name} was installed into it; install again`,
+        );
+      }
+      this.addPlugin(name, {
+        source,
+        subdir,
+        ref: sibling.ref,
+        commit: sibling.commit,
+        pinned: sibling.pinned,
+        clone: sibling.clone,
+        options,
+      });
+    });
+    fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
+    return this.report(this.require(name));
+  }
+
+  /** Checks the plugin's folder inside a clone (`dir`, at `commit`) is a plugin, and works out its name. */
+  private namePluginIn(dir: string, commit: string, install: InstallSteps): string {
+    const { source, subdir, requested, options } = install;
+    const root = subdir === '' ? dir : path.join(dir, ...subdir.split('/'));
+    const shown = subdir === '' ? source.displayUrl : `${source.displayUrl} (${subdir})`;
+    if (subdir !== '' && pathInside(dir, subdir).type !== 'folder') {
+      throw new PluginRepositoryRefusedError(
+        'PLUGIN_PATH_MISSING',
+        `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`,
+      );
+    }
+    if (options.definition === undefined) this.assertIsPlugin(root, shown);
+    return readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
+  }
+
+  /** The registry row and the lock entry of a plugin just placed; run inside the registry's transaction. */
+  private addPlugin(
+    name: string,
+    row: {
+      source: PluginSourceUrl;
+      subdir: string;
+      ref: string | null;
+      commit: string;
+      pinned: boolean;
+      clone: string | null;
+      options: InstallPluginOptions;
+    },
+  ): void {
+    this.registry.add({
+      name,
+      url: row.source.displayUrl,
+      ref: row.ref,
+      commit: row.commit,
+      pinned: row.pinned,
+      path: row.subdir,
+      clone: row.clone,
+      marketplace: row.options.marketplace ?? null,
+      definition: row.options.definition ?? null,
+    });
+    if (row.options.recordInLock !== false) this.lock.record(name);
   }
 
   /**
@@ -243,24 +398,25 @@ export class GitPluginManager implements PluginManager {
     sweepStale(this.places.pluginsDir);
     // Unknown names are refused before anything is fetched.
     const entries = names.length === 0 ? this.registry.list() : [...new Set(names)].map((name) => this.require(name));
+    const clones = byClone(entries);
     const updates: PluginUpdate[] = [];
-    const refusals: { name: string; error: Error }[] = [];
-    for (const entry of entries) {
+    const refusals: { plugins: number; error: Error }[] = [];
+    for (const named of clones) {
       try {
-        updates.push(await this.updateOne(entry));
+        updates.push(...(await this.updateClone(named[0] as PluginEntry)));
       } catch (error) {
         if (!isLoadoutError(error)) throw error;
-        refusals.push({ name: entry.name, error });
+        refusals.push({ plugins: named.length, error });
       }
     }
     const [only] = refusals;
-    if (only !== undefined && entries.length === 1) throw only.error;
+    if (only !== undefined && clones.length === 1) throw only.error;
     if (refusals.length > 0) {
       const done = updates.map((u) => `${u.name} ${u.status}`).join(', ');
       const refused = refusals.map((r) => r.error.message).join('; ');
       throw new PluginUpdateRefusedError(
         'PLUGIN_UPDATE_INCOMPLETE',
-        `${refusals.length} of ${entries.length} plugins were not updated: ${refused}${done === '' ? '' : ` (done: ${done})`}`,
+        `${refusals.reduce((sum, r) => sum + r.plugins, 0)} of ${entries.length} plugins were not updated: ${refused}${done === '' ? '' : ` (done: ${done})`}`,
       );
     }
     return updates;
@@ -286,11 +442,19 @@ export class GitPluginManager implements PluginManager {
   uninstall(name: string): PluginUninstall {
     sweepStale(this.places.pluginsDir);
     const entry = this.require(name);
-    const trash = path.join(this.places.pluginsDir, `${TRASH_PREFIX}${name}-${crypto.randomBytes(4).toString('hex')}`);
+    const trash = path.join(this.places.pluginsDir, `${TRASH_PREFIX}${path.basename(entry.dir)}-${crypto.randomBytes(4).toString('hex')}`);
+    let keptFor: string[] = [];
     const moved = moveWithRecord({
       from: entry.dir,
       to: trash,
       transaction: (work) => this.registry.transaction(work),
+      // A shared clone stays while another plugin is a folder of it; its last plugin takes it along.
+      onlyIf: () => {
+        keptFor = pluginsInClone(this.registry.list(), entry.clone)
+          .filter((other) => other.name !== name)
+          .map((other) => other.name);
+        return keptFor.length === 0;
+      },
       record: () => {
         this.registry.remove(name);
         this.lock.record(name);
@@ -315,7 +479,7 @@ export class GitPluginManager implements PluginManager {
         warnings.push(`a lifecycle listener failed: ${redactCredentials((error as Error).message ?? String(error))}`);
       }
     }
-    return { name, dir: entry.dir, warnings };
+    return { name, dir: entry.dir, keptFor, warnings };
   }
 
   list(): PluginEntry[] {
@@ -325,7 +489,7 @@ export class GitPluginManager implements PluginManager {
 
   async migrate(options: { apply: boolean }): Promise<PluginMigration> {
     const owner = this.places.capabilitiesDir;
-    if (!lstatOrNull(owner)?.isDirectory()) return { applied: options.apply, files: [] };
+    if (!lstatOrNull(owner)?.isDirectory()) return { applied: options.apply, files: [], clones: await this.shareClones(options.apply) };
     const git = this.git(owner, false);
     if (!(await git.isInsideWorkTree())) throw new OwnerRepositoryNotGitError(owner);
     const untracked = await git.untrackedFiles();
@@ -346,29 +510,95 @@ export class GitPluginManager implements PluginManager {
         removeEmptyParents(path.dirname(ownerFile), owner);
       }
     }
-    return { applied: options.apply, files };
+    return { applied: options.apply, files, clones: await this.shareClones(options.apply) };
   }
 
   /**
-   * Fast-forwards one plugin without ever touching its clone in place: origin is asked first
-   * (nothing written); when it moved, the clone is copied into a staging folder, fetched and
-   * fast-forwarded there, and swapped in with two renames. A kill at any point leaves the plugin's
-   * folder whole at its old commit (or, between the renames, moved aside and put back by the next
-   * command), never a half-merged tree with git's `index.lock`.
+   * Plugins installed before clones were shared, each a clone of its own in `plugins/<name>`, made
+   * folders of one clone per repository and commit: the first one's clone is renamed into the
+   * shared folder (or an existing shared clone at that commit is used), the others' removed. Nothing
+   * is cloned or fetched. A clone with local changes, or not at its recorded commit, is left alone.
    */
-  private async updateOne(entry: PluginEntry): Promise<PluginUpdate> {
+  private async shareClones(apply: boolean): Promise<CloneShare[]> {
+    const shares: CloneShare[] = [];
+    for (const group of ownClonesToShare(this.registry.list())) {
+      const first = group[0] as PluginEntry;
+      const origin = await this.originOf(first.dir);
+      const joined =
+        origin === null ? null : ((await this.withOrigin(clonesToJoin(this.registry.list(), first, first.commit), origin))?.clone ?? null);
+      if (!apply) {
+        shares.push({ into: joined, plugins: group.map((row) => row.name), left: [] });
+        continue;
+      }
+      const ready: PluginEntry[] = [];
+      const left: string[] = [];
+      for (const row of group) {
+        if ((await this.cloneIsAsRecorded(row)) && origin !== null && (await this.originOf(row.dir)) === origin) ready.push(row);
+        else left.push(row.name);
+      }
+      shares.push({ into: this.shareInto(ready, joined), plugins: ready.map((row) => row.name), left });
+    }
+    return shares;
+  }
+
+  /** Whether a plugin's own clone is at its recorded commit with no local change: safe to share or remove. */
+  private async cloneIsAsRecorded(row: PluginEntry): Promise<boolean> {
+    try {
+      const git = await this.openClone(row, 'migrate');
+      return (await git.head()).commit === row.commit;
+    } catch (error) {
+      if (isLoadoutError(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Makes each plugin's own clone a folder of `into` (a new shared clone made of the first one's when null); the clone's folder. */
+  private shareInto(rows: readonly PluginEntry[], into: string | null): string | null {
+    let folder = into;
+    for (const row of rows) {
+      if (folder === null) {
+        const made = newSharedCloneFolder(this.places.pluginsDir, repositoryBaseName(row.url), row);
+        moveWithRecord({
+          from: row.dir,
+          to: path.join(this.places.pluginsDir, made),
+          transaction: (work) => this.registry.transaction(work),
+          record: () => this.registry.setClone(row.name, made),
+        });
+        folder = made;
+        continue;
+      }
+      const shared = folder;
+      const trash = path.join(this.places.pluginsDir, `${TRASH_PREFIX}${row.name}-${crypto.randomBytes(4).toString('hex')}`);
+      moveWithRecord({
+        from: row.dir,
+        to: trash,
+        transaction: (work) => this.registry.transaction(work),
+        record: () => this.registry.setClone(row.name, shared),
+      });
+      fs.rmSync(trash, { recursive: true, force: true });
+    }
+    return folder;
+  }
+
+  /**
+   * Fast-forwards one clone (a plugin's own, or the clone its repository's plugins share: one fetch
+   * moves them all) without ever touching it in place: origin is asked first (nothing written);
+   * when it moved, the clone is copied into a staging folder, fetched and fast-forwarded there, and
+   * swapped in with two renames. A kill at any point leaves the clone's folder whole at its old
+   * commit (or, between the renames, moved aside and put back by the next command), never a
+   * half-merged tree with git's `index.lock`. Says what happened to every plugin of the clone.
+   */
+  private async updateClone(entry: PluginEntry): Promise<PluginUpdate[]> {
     const git = await this.openClone(entry, 'update');
     const from = await git.commitOf('HEAD');
     const branch = await git.currentBranch();
-    if (branch === null) {
-      this.recordCommit(entry, from, true);
-      return { name: entry.name, status: 'pinned', from, to: from };
-    }
+    const moved = (status: PluginUpdate['status'], to: string): PluginUpdate[] => {
+      this.recordCommit(entry, to, status === 'pinned');
+      return this.cloneOf(entry).map((plugin) => ({ name: plugin.name, status, from, to }));
+    };
+    if (branch === null) return moved('pinned', from);
     parsePluginRef(branch);
-    if ((await git.remoteBranchCommit(branch)) === from) {
-      this.recordCommit(entry, from, false);
-      return { name: entry.name, status: 'up-to-date', from, to: from };
-    }
+    if ((await git.remoteBranchCommit(branch)) === from) return moved('up-to-date', from);
     const pluginsDir = this.places.pluginsDir;
     const staging = makeStaging(pluginsDir);
     let placed = false;
@@ -378,38 +608,50 @@ export class GitPluginManager implements PluginManager {
       const copy = this.git(staging, git.allowFileProtocol);
       await copy.fetchBranch(branch);
       const to = await copy.commitOf(`refs/remotes/origin/${branch}`);
-      if (to === from) {
-        this.recordCommit(entry, from, false);
-        return { name: entry.name, status: 'up-to-date', from, to };
-      }
+      if (to === from) return moved('up-to-date', from);
+      const shown = this.describeClone(entry);
       if ((await copy.mergeBase(from, to)) !== from) {
         throw new PluginUpdateRefusedError(
           'PLUGIN_NOT_FAST_FORWARD',
-          `plugin ${entry.name} cannot fast-forward: its local history and origin/${branch} have diverged; reinstall it to follow upstream`,
+          `${shown} cannot fast-forward: its local history and origin/${branch} have diverged; reinstall it to follow upstream`,
         );
       }
-      if (await copy.hasSubmodules(to)) throw submodulesRefused(`plugin ${entry.name} upstream`);
+      if (await copy.hasSubmodules(to)) throw submodulesRefused(`${shown} upstream`);
       await copy.fastForward(to);
       const now = await copy.commitOf('HEAD');
-      if (now !== to) throw new PluginGitError('PLUGIN_GIT_FAILED', `plugin ${entry.name}: fast-forward ended at ${now}, not ${to}`);
-      const aside = asideName(pluginsDir, entry.name);
+      if (now !== to) throw new PluginGitError('PLUGIN_GIT_FAILED', `${shown}: fast-forward ended at ${now}, not ${to}`);
+      const aside = asideName(pluginsDir, path.basename(entry.dir));
       fs.renameSync(entry.dir, aside);
       fs.renameSync(staging, entry.dir);
       placed = true;
+      let updates: PluginUpdate[];
       try {
-        this.recordCommit(entry, to, false);
+        updates = moved('updated', to);
       } catch (error) {
-        // The row and the lock still name the old commit: put the old clone back.
+        // The rows and the lock still name the old commit: put the old clone back.
         fs.renameSync(entry.dir, staging);
         fs.renameSync(aside, entry.dir);
         placed = false;
         throw error;
       }
       fs.rmSync(aside, { recursive: true, force: true });
-      return { name: entry.name, status: 'updated', from, to };
+      return updates;
     } finally {
       if (!placed) fs.rmSync(staging, { recursive: true, force: true });
     }
+  }
+
+  /** Every plugin whose clone `entry`'s is: the plugins of a shared clone, or `entry` alone. */
+  private cloneOf(entry: PluginEntry): PluginEntry[] {
+    return entry.clone === null ? [entry] : pluginsInClone(this.registry.list(), entry.clone);
+  }
+
+  /** How messages name a clone: `plugin a`, or `plugins a, b (one clone, plugins/_x-…)`. */
+  private describeClone(entry: PluginEntry): string {
+    const plugins = this.cloneOf(entry).map((plugin) => plugin.name);
+    if (entry.clone === null || plugins.length < 2) return `plugin ${entry.name}`;
+    const shown = plugins.length > 5 ? `${plugins.slice(0, 5).join(', ')} and ${plugins.length - 5} more` : plugins.join(', ');
+    return `plugins ${shown} (one clone, plugins/${entry.clone})`;
   }
 
   async checkout(name: string, commit: string, options: { pin: boolean; recordInLock?: boolean }): Promise<PluginUpdate> {
@@ -426,11 +668,7 @@ export class GitPluginManager implements PluginManager {
     if (branch === null) await git.checkoutDetached(wanted);
     else await git.checkoutBranchAt(branch, wanted);
     const pinned = (await git.currentBranch()) === null;
-    if (options.recordInLock === false) {
-      if (wanted !== entry.commit || pinned !== entry.pinned) this.registry.setCommit(name, wanted, pinned);
-    } else {
-      this.recordCommit(entry, wanted, pinned);
-    }
+    this.recordCommit(entry, wanted, pinned, options.recordInLock !== false);
     return { name, status: from === wanted ? 'up-to-date' : 'updated', from, to: wanted };
   }
 
@@ -441,31 +679,54 @@ export class GitPluginManager implements PluginManager {
     return this.git(entry.dir, source.transport === 'file').changedPaths();
   }
 
-  async upstream(names: readonly string[] = []): Promise<PluginUpstream[]> {
+  async upstream(names: readonly string[] = [], options: UpstreamOptions = {}): Promise<PluginUpstream[]> {
     const entries = names.length === 0 ? this.registry.list() : [...new Set(names)].map((name) => this.require(name));
     const found: PluginUpstream[] = [];
-    for (const entry of entries) {
-      const source = parsePluginSource(await this.git(entry.dir, false).originUrl(), entry.dir);
-      const git = this.git(entry.dir, source.transport === 'file');
-      const commit = await git.commitOf('HEAD');
-      const branch = await git.currentBranch();
-      if (branch === null) {
-        found.push({ name: entry.name, branch: null, commit, upstream: null, behind: null, fastForward: false });
-        continue;
-      }
-      await git.fetchBranch(parsePluginRef(branch));
-      const upstream = await git.commitOf(`refs/remotes/origin/${branch}`);
-      const fastForward = (await git.mergeBase(commit, upstream)) === commit;
-      found.push({
-        name: entry.name,
-        branch,
-        commit,
-        upstream,
-        behind: fastForward ? await git.countCommits(commit, upstream) : null,
-        fastForward,
-      });
+    for (const plugins of byClone(entries)) found.push(...(await this.upstreamOfClone(plugins, options)));
+    const order = new Map(entries.map((entry, index) => [entry.name, index]));
+    return found.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
+  }
+
+  /** One fetch for a clone, then for each of its plugins what changed in its own paths since its commit. */
+  private async upstreamOfClone(plugins: readonly PluginEntry[], options: UpstreamOptions): Promise<PluginUpstream[]> {
+    const first = plugins[0] as PluginEntry;
+    const source = parsePluginSource(await this.git(first.dir, false).originUrl(), first.dir);
+    const git = this.git(first.dir, source.transport === 'file');
+    const { commit, branch } = await git.head();
+    if (branch === null) {
+      return plugins.map((entry) => ({ ...held(entry.name, commit), since: options.since?.(entry) ?? commit }));
+    }
+    await git.fetchBranch(parsePluginRef(branch));
+    const upstream = await git.commitOf(`refs/remotes/origin/${branch}`);
+    const fastForward = (await git.mergeBase(commit, upstream)) === commit;
+    // One diff per commit compared from (usually one for the whole clone), shared by its plugins.
+    const diffs = new Map<string, Promise<string[] | null>>();
+    const changedSince = (since: string): Promise<string[] | null> => {
+      if (!diffs.has(since)) diffs.set(since, this.filesChanged(git, since, upstream));
+      return diffs.get(since) as Promise<string[] | null>;
+    };
+    const found: PluginUpstream[] = [];
+    for (const entry of plugins) {
+      const since = options.since?.(entry) ?? commit;
+      const paths = pluginPaths(entry);
+      const files = await changedSince(since);
+      const changed = files === null ? null : files.filter((file) => inPluginPaths(paths, file));
+      const behind =
+        changed === null || !fastForward || since !== commit
+          ? null
+          : changed.length === 0
+            ? 0
+            : await git.countCommitsTouching(since, upstream, paths);
+      found.push({ name: entry.name, branch, commit, upstream, behind, fastForward, since, changed });
     }
     return found;
+  }
+
+  /** The files that differ from `since` to `upstream`; null when the clone does not hold `since` (a lock from elsewhere). */
+  private async filesChanged(git: PluginGit, since: string, upstream: string): Promise<string[] | null> {
+    if (since === upstream) return [];
+    if (!(await git.hasCommit(since))) return null;
+    return git.changedFiles(since, upstream);
   }
 
   /**
@@ -477,7 +738,7 @@ export class GitPluginManager implements PluginManager {
     if (!lstatOrNull(entry.dir)?.isDirectory()) {
       throw new PluginRepositoryRefusedError(
         'PLUGIN_FOLDER_MISSING',
-        `plugin ${entry.name}: its folder plugins/${entry.name} is missing; uninstall and install it again`,
+        `plugin ${entry.name}: its folder plugins/${path.basename(entry.dir)} is missing; uninstall and install it again`,
       );
     }
     const local = this.git(entry.dir, false);
@@ -488,7 +749,7 @@ export class GitPluginManager implements PluginManager {
       const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '');
       throw new PluginUpdateRefusedError(
         'PLUGIN_LOCAL_CHANGES',
-        `plugin ${entry.name} has local changes in plugins/${entry.name} (${shown}); commit, move or discard them, then ${verb} again`,
+        `${this.describeClone(entry)} has local changes in plugins/${path.basename(entry.dir)} (${shown}); commit, move or discard them, then ${verb} again`,
       );
     }
     return git;
@@ -503,12 +764,18 @@ export class GitPluginManager implements PluginManager {
     return { ...entry, format: reading.format, manifest: reading.manifest, diagnostics: reading.layout.diagnostics };
   }
 
-  /** Records where a clone is, in the registry and the lock file at once, when that changed. */
-  private recordCommit(entry: PluginEntry, commit: string, pinned: boolean): void {
-    if (commit === entry.commit && pinned === entry.pinned) return;
+  /**
+   * Records where a clone is, for every plugin of it, in the registry and (unless a sync is making
+   * this machine match the lock) the lock file at once, when that changed.
+   */
+  private recordCommit(entry: PluginEntry, commit: string, pinned: boolean, recordInLock = true): void {
+    const moved = this.cloneOf(entry).filter((plugin) => plugin.commit !== commit || plugin.pinned !== pinned);
+    if (moved.length === 0) return;
     this.registry.transaction(() => {
-      this.registry.setCommit(entry.name, commit, pinned);
-      this.lock.record(entry.name);
+      for (const plugin of moved) {
+        this.registry.setCommit(plugin.name, commit, pinned);
+        if (recordInLock) this.lock.record(plugin.name);
+      }
     });
   }
 
@@ -575,6 +842,30 @@ export function pluginGit(parts: GitPluginManagerParts, dir: string, allowFilePr
     env: parts.env,
     ...(parts.gitTimeoutMs === undefined ? {} : { timeoutMs: parts.gitTimeoutMs }),
   });
+}
+
+/** The last part of a repository URL without `.git`, for a shared clone's folder name. */
+function repositoryBaseName(url: string): string {
+  return (
+    url
+      .replace(/[?#].*$/, '')
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '')
+      .split(/[/:]/)
+      .pop() ?? ''
+  );
+}
+
+/** The entries grouped by the clone they are folders of (their `dir`), in order of first appearance. */
+function byClone(entries: readonly PluginEntry[]): PluginEntry[][] {
+  const groups = new Map<string, PluginEntry[]>();
+  for (const entry of entries) groups.set(entry.dir, [...(groups.get(entry.dir) ?? []), entry]);
+  return [...groups.values()];
+}
+
+/** A clone held at one commit: no branch to compare with. */
+function held(name: string, commit: string): Omit<PluginUpstream, 'since'> {
+  return { name, branch: null, commit, upstream: null, behind: null, fastForward: false, changed: null };
 }
 
 function submodulesRefused(what: string): PluginRepositoryRefusedError {

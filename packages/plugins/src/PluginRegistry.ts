@@ -25,8 +25,14 @@ export interface PluginEntry {
   /** True when the clone is held at one commit (a tag or a pinned commit) that update never moves. */
   readonly pinned: boolean;
   readonly enabled: boolean;
-  /** Absolute path of the clone. */
+  /** Absolute path of the clone: `plugins/<name>`, or a repository's shared clone (see {@link clone}). */
   readonly dir: string;
+  /**
+   * The folder under `plugins/` of the repository clone this plugin shares with the other plugins
+   * installed from the same repository (`_agents-3f2a1b9c`); null for a plugin with a clone of its
+   * own in `plugins/<name>` (a whole repository installed by URL, or an install made before clones were shared).
+   */
+  readonly clone: string | null;
   /** The plugin's root inside the clone, `/`-separated; empty when it is the clone itself. */
   readonly path: string;
   /** Absolute path of the plugin's root: `dir`, or the folder `path` names inside it. */
@@ -48,6 +54,8 @@ export interface NewPluginEntry {
   readonly marketplace?: PluginMarketplaceRef | null;
   readonly definition?: PluginDefinition | null;
   readonly enabled?: boolean;
+  /** The shared clone's folder under `plugins/`; none for a clone of its own in `plugins/<name>`. */
+  readonly clone?: string | null;
 }
 
 export const pluginRegistryMigration: Migration = {
@@ -74,6 +82,15 @@ export const pluginSourcesMigration: Migration = {
     UPDATE plugins SET position = seq;`,
 };
 
+/**
+ * The shared clone a plugin is a folder of: plugins from one repository share one clone (one fetch
+ * updates them all). Rows made before hold null and keep their own clone in `plugins/<name>`.
+ */
+export const pluginSharedClonesMigration: Migration = {
+  id: 'plugins/003-shared-clones',
+  sql: 'ALTER TABLE plugins ADD COLUMN clone TEXT;',
+};
+
 interface PluginRow {
   name: string;
   url: string;
@@ -85,9 +102,10 @@ interface PluginRow {
   pinned: number;
   marketplace: string | null;
   definition: string | null;
+  clone: string | null;
 }
 
-const COLUMNS = 'name, url, ref, commit_id, enabled, installed_at, subdir, pinned, marketplace, definition';
+const COLUMNS = 'name, url, ref, commit_id, enabled, installed_at, subdir, pinned, marketplace, definition, clone';
 
 /** The registry of installed plugins, in precedence order (install order unless the lock file set another). */
 export interface PluginRegistry {
@@ -99,6 +117,8 @@ export interface PluginRegistry {
   setDefinition(name: string, definition: PluginDefinition | null): void;
   /** Puts the named plugins first, in this order; the others keep their order after them. */
   setOrder(names: readonly string[]): void;
+  /** Makes the plugin a folder of the shared clone `clone` (null: its own clone in `plugins/<name>`). */
+  setClone(name: string, clone: string | null): void;
   remove(name: string): void;
   /**
    * Runs `work` holding the registry's write lock (one `BEGIN IMMEDIATE` transaction across
@@ -145,8 +165,8 @@ export class SqlitePluginRegistry implements PluginRegistry {
     this.write(() => {
       this.db
         .prepare(
-          `INSERT INTO plugins (name, url, ref, commit_id, enabled, installed_at, subdir, pinned, marketplace, definition, position)
-           VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM plugins))`,
+          `INSERT INTO plugins (name, url, ref, commit_id, enabled, installed_at, subdir, pinned, marketplace, definition, clone, position)
+           VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'), ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM plugins))`,
         )
         .run(
           entry.name,
@@ -158,6 +178,7 @@ export class SqlitePluginRegistry implements PluginRegistry {
           entry.pinned === true ? 1 : 0,
           entry.marketplace == null ? null : JSON.stringify(entry.marketplace),
           entry.definition == null ? null : JSON.stringify(entry.definition),
+          entry.clone ?? null,
         );
     });
   }
@@ -189,6 +210,10 @@ export class SqlitePluginRegistry implements PluginRegistry {
     });
   }
 
+  setClone(name: string, clone: string | null): void {
+    this.write(() => this.db.prepare('UPDATE plugins SET clone = ? WHERE name = ?').run(clone, name));
+  }
+
   remove(name: string): void {
     this.write(() => this.db.prepare('DELETE FROM plugins WHERE name = ?').run(name));
   }
@@ -206,7 +231,7 @@ export class SqlitePluginRegistry implements PluginRegistry {
   }
 
   private toEntry(row: PluginRow): PluginEntry {
-    const dir = path.join(this.places.pluginsDir, row.name);
+    const dir = path.join(this.places.pluginsDir, row.clone ?? row.name);
     return {
       name: row.name,
       // A row written before URLs were stored redacted may still hold a credential.
@@ -216,6 +241,7 @@ export class SqlitePluginRegistry implements PluginRegistry {
       pinned: row.pinned === 1,
       enabled: row.enabled === 1,
       dir,
+      clone: row.clone,
       path: row.subdir,
       root: row.subdir === '' ? dir : path.join(dir, ...row.subdir.split('/')),
       marketplace: row.marketplace === null ? null : (JSON.parse(row.marketplace) as PluginMarketplaceRef),

@@ -1,7 +1,7 @@
 export { isMarketplaceEntryId, MarketplaceManager, type MarketplaceSummary } from './MarketplaceManager.js';
 export { PluginGit } from './PluginGit.js';
 export { PluginLockSync } from './PluginLockSync.js';
-export { type PluginInstall, PluginManager } from './PluginManager.js';
+export { type PluginInstall, PluginManager, type PluginMigration } from './PluginManager.js';
 export { type PluginEntry, PluginRegistry } from './PluginRegistry.js';
 export { parsePluginName } from './parsePluginName.js';
 export type { InstallPluginBody } from './pluginRoutes.js';

@@ -12,6 +12,8 @@ export interface RecordedMove {
   readonly record: () => void;
   /** A missing `from` is no move at all, only the record (a folder someone removed by hand). */
   readonly optional?: boolean;
+  /** Asked inside the transaction, before the move: false keeps the folder where it is (a clone other plugins still use). */
+  readonly onlyIf?: () => boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export function moveWithRecord(move: RecordedMove): boolean {
   try {
     move.transaction(() => {
       move.check?.();
-      if (move.optional !== true || exists(move.from)) {
+      if ((move.onlyIf?.() ?? true) && (move.optional !== true || exists(move.from))) {
         fs.renameSync(move.from, move.to);
         moved = true;
       }

@@ -3,7 +3,13 @@ import { Migrations } from '@loadout/db';
 import { contribute, contributeLater, type LoadoutModule, Places, PluginSource, resolve, splitModule } from '@loadout/kernel';
 import { instanceCachingFactory, Lifecycle } from 'tsyringe';
 import { MarketplaceRegistry, marketplaceRegistryMigration, SqliteMarketplaceRegistry } from './MarketplaceRegistry.js';
-import { PluginRegistry, pluginRegistryMigration, pluginSourcesMigration, SqlitePluginRegistry } from './PluginRegistry.js';
+import {
+  PluginRegistry,
+  pluginRegistryMigration,
+  pluginSharedClonesMigration,
+  pluginSourcesMigration,
+  SqlitePluginRegistry,
+} from './PluginRegistry.js';
 import { PluginRoots } from './PluginRoots.js';
 
 /**
@@ -13,6 +19,7 @@ import { PluginRoots } from './PluginRoots.js';
 const registerRegistries: LoadoutModule = (container) => {
   contribute(container, Migrations, pluginRegistryMigration);
   contribute(container, Migrations, pluginSourcesMigration);
+  contribute(container, Migrations, pluginSharedClonesMigration);
   contribute(container, Migrations, marketplaceRegistryMigration);
   container.register(PluginRegistry, { useClass: SqlitePluginRegistry }, { lifecycle: Lifecycle.Singleton });
   // One per container: it keeps each plugin's layout until a path its reading looked at moves.

@@ -462,11 +462,11 @@ describe('PluginManager.migrate', () => {
     fs.symlinkSync(path.join(upstream, 'notifications', 'cc-events.json'), path.join(owner, 'notifications', 'cc-events.json'));
 
     const dry = await ws.manager.migrate({ apply: false });
-    expect(dry).toEqual({ applied: false, files: [{ path: 'skills/cc-reading/SKILL.md', plugin: 'published' }] });
+    expect(dry).toEqual({ applied: false, files: [{ path: 'skills/cc-reading/SKILL.md', plugin: 'published' }], clones: [] });
     expect(fs.existsSync(path.join(owner, 'skills', 'cc-reading', 'SKILL.md'))).toBe(true);
 
     const applied = await ws.manager.migrate({ apply: true });
-    expect(applied).toEqual({ applied: true, files: [{ path: 'skills/cc-reading/SKILL.md', plugin: 'published' }] });
+    expect(applied).toEqual({ applied: true, files: [{ path: 'skills/cc-reading/SKILL.md', plugin: 'published' }], clones: [] });
     expect(fs.existsSync(path.join(owner, 'skills', 'cc-reading'))).toBe(false);
     expect(fs.existsSync(path.join(owner, 'skills', 'own-skill', 'SKILL.md'))).toBe(true);
     expect(fs.readFileSync(path.join(owner, 'servers', 'cc-server.json'))).toEqual(server);
@@ -474,7 +474,7 @@ describe('PluginManager.migrate', () => {
     expect(fs.existsSync(path.join(owner, 'affordances', 'cc-viewer.md'))).toBe(true);
     expect(fs.existsSync(path.join(owner, 'tasks', 'cc-count', 'TASK.md'))).toBe(true);
     expect(fs.lstatSync(path.join(owner, 'notifications', 'cc-events.json')).isSymbolicLink()).toBe(true);
-    expect(await ws.manager.migrate({ apply: false })).toEqual({ applied: false, files: [] });
+    expect(await ws.manager.migrate({ apply: false })).toEqual({ applied: false, files: [], clones: [] });
   });
 
   it('refuses when the owner folder is not in a git repository', async () => {

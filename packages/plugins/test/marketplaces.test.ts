@@ -133,7 +133,10 @@ describe('marketplaces', () => {
     expect(skillsOf('office-skills')).toEqual(['docx', 'xlsx']);
     // An entry that is its plugin's whole definition brings nothing else of the repository.
     expect(s.tasks.filter((t) => t.plugin !== null)).toEqual([]);
-    const root = fs.realpathSync(path.join(ws.places.pluginsDir, 'pdf-kit', 'plugins', 'pdf-kit'));
+    // The two folder entries of the marketplace's repository are folders of one clone of it.
+    expect(office.dir).toBe(pdf.dir);
+    expect(pluginFolders(ws)).toEqual([path.basename(pdf.dir), path.basename(remoteKit.dir)].sort());
+    const root = fs.realpathSync(path.join(pdf.dir, 'plugins', 'pdf-kit'));
     const data = path.join(ws.places.dataDir, 'plugin-data', 'pdf-kit');
     expect(s.servers).toEqual([
       expect.objectContaining({ id: 'pdf-server', plugin: 'pdf-kit', command: `${root}/bin/server`, args: ['--data', data], cwd: root }),

@@ -113,7 +113,14 @@ describe('capabilities/loadout-lock.json', () => {
     gitCommit(alpha, { 'README.md': 'v3' }, 'v3');
     expect(await lockSync(b).sync({ frozen: true })).toMatchObject({ changes: [] });
     expect(await lockSync(b).outdated()).toEqual([
-      { name: 'alpha', locked: head(path.join(b.places.pluginsDir, 'alpha')), upstream: head(alpha), via: 'branch main', behind: 1 },
+      {
+        name: 'alpha',
+        locked: head(path.join(b.places.pluginsDir, 'alpha')),
+        upstream: head(alpha),
+        via: 'branch main',
+        behind: 1,
+        files: 1,
+      },
     ]);
 
     // The first machine updates: the lock moves, and the second must follow.

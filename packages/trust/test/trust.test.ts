@@ -163,6 +163,32 @@ describe('plugin consent', () => {
     expect(await holds(container, null)).toMatchObject({ 'task/report': 'runs', 'task/extra': 'unapproved-plugin' });
   });
 
+  it("two plugins sharing one clone: a commit to one plugin's folder holds that plugin only, and the other's approval stays current", async () => {
+    const { container } = workspace();
+    const trust = resolve(container, TrustService);
+    const manager = resolve(container, PluginManager);
+    const repo = gitRepo(path.join(testdir(), 'two-plugins'), {
+      plugins: { a: { tasks: { ta: task('ta', 'echo a1\n') } }, b: { tasks: { tb: task('tb', 'echo b1\n') } } },
+    });
+    const a = await manager.install(`file://${repo}`, { path: 'plugins/a' });
+    const b = await manager.install(`file://${repo}`, { path: 'plugins/b' });
+    expect(b.dir).toBe(a.dir);
+    await trust.approvePlugin('a', { commit: a.commit });
+    await trust.approvePlugin('b', { commit: b.commit });
+    expect(await holds(container, null)).toMatchObject({ 'task/ta': 'runs', 'task/tb': 'runs' });
+
+    gitCommit(repo, { plugins: { b: { tasks: { tb: task('tb', 'echo b2\n') } } } }, 'b only');
+    await manager.update(['a']);
+    const moved = manager.list().find((p) => p.name === 'a')?.commit as string;
+    expect(await holds(container, null)).toMatchObject({ 'task/ta': 'runs', 'task/tb': 'unapproved-plugin' });
+    expect((await trust.diffPlugin('a')).diff).toBe('');
+    expect((await trust.diffPlugin('b')).diff).toContain('+echo b2');
+    // Each plugin is approved at the clone's commit; an approval of what was reviewed before the move is stale.
+    await expect(trust.approvePlugin('b', { commit: b.commit })).rejects.toMatchObject({ code: 'PLUGIN_APPROVAL_STALE' });
+    expect((await trust.approvePlugin('b', { commit: moved })).commit).toBe(moved);
+    expect(await holds(container, null)).toMatchObject({ 'task/ta': 'runs', 'task/tb': 'runs' });
+  });
+
   it('forgets the approval when the plugin is uninstalled, so a reinstall asks again', async () => {
     const { container, pluginRepo } = workspace();
     await resolve(container, PluginManager).install(`file://${pluginRepo}`, { name: 'acme' });

@@ -1,5 +1,5 @@
 import { resolve } from '@loadout/kernel';
-import type { PluginEntry, PluginInstall, PluginManager } from '@loadout/plugins';
+import type { PluginEntry, PluginInstall, PluginManager, PluginMigration } from '@loadout/plugins';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
@@ -165,7 +165,9 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
 
   plugins
     .command('outdated')
-    .description('fetch, and list the plugins whose upstream moved past the commit the lock holds them at')
+    .description(
+      "fetch each plugin repository once, and list the plugins whose own folder changed upstream since the lock's commit (exit 1 when any)",
+    )
     .option('--json', 'print one JSON document')
     .action(async (options: PluginsOptions) => {
       await cli.run(
@@ -175,39 +177,58 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
           found.length === 0
             ? 'every plugin is at its upstream'
             : table([
-                ['PLUGIN', 'LOCKED', 'UPSTREAM', 'BEHIND', 'VIA'],
+                ['PLUGIN', 'LOCKED', 'UPSTREAM', 'BEHIND', 'FILES', 'VIA'],
                 ...found.map((o) => [
                   o.name,
                   o.locked.slice(0, 12),
                   o.upstream.slice(0, 12),
                   o.behind === null ? '?' : String(o.behind),
+                  o.files === null ? '?' : String(o.files),
                   o.via,
                 ]),
               ]),
-        { progress: 'fetching every plugin to compare with the lock' },
+        {
+          progress: 'fetching each plugin repository once to compare with the lock',
+          // Like `npm outdated`: a script can tell "something to update" from "all current" by the exit status.
+          failure: (found) =>
+            found.length === 0
+              ? null
+              : `${found.length} plugin${found.length === 1 ? ' is' : 's are'} outdated; \`loadout plugins update\` moves them`,
+        },
       );
     });
 
   plugins
     .command('migrate')
-    .description("list untracked files in the owner's repository that are byte-identical copies of an installed plugin's files")
-    .option('--apply', 'delete exactly those files')
+    .description(
+      "list untracked files in the owner's repository that are byte-identical copies of an installed plugin's files, and plugins with a clone of their own that can share their repository's clone",
+    )
+    .option('--apply', 'delete exactly those files, and make those plugins folders of one clone per repository')
     .option('--json', 'print one JSON document')
     .action(async (options: PluginsOptions) => {
-      await cli.run(
-        options.json === true,
-        () => manager().migrate({ apply: options.apply === true }),
-        (result) => {
-          if (result.files.length === 0) return "no copies of plugin files in the owner's repository";
-          const lines = result.files.map((f) => `  ${f.path}  (same as plugin ${f.plugin})`);
-          return [
-            result.applied ? `deleted ${result.files.length} copies:` : `${result.files.length} copies (run with --apply to delete them):`,
-            ...lines,
-          ].join('\n');
-        },
-      );
+      await cli.run(options.json === true, () => manager().migrate({ apply: options.apply === true }), formatMigration);
     });
   return plugins;
+}
+
+function formatMigration(result: PluginMigration): string {
+  const copies =
+    result.files.length === 0
+      ? ["no copies of plugin files in the owner's repository"]
+      : [
+          result.applied ? `deleted ${result.files.length} copies:` : `${result.files.length} copies (run with --apply to delete them):`,
+          ...result.files.map((f) => `  ${f.path}  (same as plugin ${f.plugin})`),
+        ];
+  const clones = result.clones.map((share) => {
+    const into = share.into === null ? 'one new clone' : `plugins/${share.into}`;
+    const left = share.left.length === 0 ? '' : ` (left with their own clone, changed or moved: ${share.left.join(', ')})`;
+    return result.applied
+      ? `  ${share.plugins.join(', ')} now share ${into}${left}`
+      : `  ${share.plugins.join(', ')} can share ${into} (run with --apply)`;
+  });
+  return [...copies, ...(clones.length === 0 ? [] : ['plugins with a clone of their own that share their repository:', ...clones])].join(
+    '\n',
+  );
 }
 
 function formatInstall(entry: ConsentedInstall): string {

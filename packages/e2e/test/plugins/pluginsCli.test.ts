@@ -295,6 +295,7 @@ describe('loadout plugins, end to end', () => {
     expect((await h.json('plugins', 'migrate')).doc).toEqual({
       applied: false,
       files: [{ path: 'skills/pb-reading/SKILL.md', plugin: 'publisher' }],
+      clones: [],
     });
     expect((await h.json('plugins', 'migrate', '--apply')).doc).toMatchObject({
       applied: true,

@@ -41,7 +41,7 @@ export function pluginRepo(parent: string, repoName: string, prefix: string, man
 /** The parts of `loadout session --json` the plugin tests read. */
 export interface SessionJson {
   roots: { plugin: string | null }[];
-  skills: { id: string; plugin: string | null; description: string }[];
+  skills: { id: string; plugin: string | null; description: string; path: string }[];
   affordances: { id: string; plugin: string | null }[];
   notifications: { id: string; plugin: string | null }[];
   servers: { id: string; plugin: string | null }[];
@@ -52,4 +52,43 @@ export interface SessionJson {
   skillsBlock: string;
   affordanceBlock: string;
   diagnostics: { code: string; message: string; severity: string; path?: string; subjects?: string[] }[];
+}
+
+/**
+ * A Claude Code marketplace repository of `count` plugins, each a folder `plugins/p<n>` with a
+ * manifest, one skill and `fillerBytes` of reference text (so the repository has a size worth
+ * measuring), listed in `.claude-plugin/marketplace.json` under the name `market`.
+ */
+export function manyPluginsMarketplace(dir: string, count: number, fillerBytes = 4096): string {
+  const plugins: Record<string, TreeDescription> = {};
+  for (let n = 0; n < count; n++) {
+    const name = `p${n}`;
+    plugins[name] = {
+      '.claude-plugin': { 'plugin.json': JSON.stringify({ name, description: `Plugin ${n}` }) },
+      skills: {
+        [`${name}-skill`]: {
+          'SKILL.md': skillMarkdown({ name: `${name}-skill`, description: `The skill of plugin ${n}` }),
+          'reference.md': fillerText(name, fillerBytes),
+        },
+      },
+    };
+  }
+  const entries = Object.keys(plugins).map((name) => ({ name, source: `./plugins/${name}`, description: `Plugin ${name}` }));
+  return gitRepo(dir, {
+    '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'market', owner: { name: 'Test' }, plugins: entries }) },
+    'README.md': '# a marketplace\n',
+    plugins,
+  });
+}
+
+/** Text that compresses like prose rather than like one repeated byte. */
+function fillerText(seed: string, bytes: number): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let n = 0; size < bytes; n++) {
+    const line = `${seed} reference line ${n}: ${((n * 2654435761) % 4294967296).toString(36)} ${(n * 97).toString(16)}\n`;
+    lines.push(line);
+    size += line.length;
+  }
+  return lines.join('');
 }
