@@ -1,5 +1,13 @@
 import path from 'node:path';
-import { expandPlaceholders, isInside, isRegularFile, realPathOrSame, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
+import {
+  expandPlaceholders,
+  isInside,
+  isRegularFile,
+  pathAndRealPath,
+  redactSecrets,
+  type Root,
+  type RunnableParts,
+} from '@loadout/kernel';
 import { hookHandlerOf, type HookRecord } from './HookRecord.js';
 
 /** The names a plugin's hook may call its own root by in its command line. */
@@ -31,7 +39,7 @@ export function hookRunnableParts(record: HookRecord, root: Root): RunnableParts
 
 /** The regular files of the root a command line names, in the order it names them. */
 export function filesNamed(command: string, root: Root): string[] {
-  const roots = [...new Set([root.dir, realPathOrSame(root.dir)])];
+  const roots = pathAndRealPath(root.dir);
   const placeholders = Object.fromEntries(ROOT_NAMES.map((name) => [name, root.dir]));
   const files: string[] = [];
   for (const word of command.split(SHELL_SEPARATORS)) {

@@ -1,4 +1,4 @@
-import { type CapabilityRecord, CapabilityKinds, namesRecord, NotFoundError, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
+import { CapabilityKinds, type ListedRecord, namesRecord, NotFoundError, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
 import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
@@ -22,7 +22,7 @@ interface LoadoutCopy {
   readonly reason: string | null;
 }
 
-function whyLeftOut(record: CapabilityRecord): string | null {
+function whyLeftOut(record: ListedRecord): string | null {
   if (record.held !== undefined) return record.held.reason;
   if (record.shadowedBy !== null) return `shadowed by ${record.shadowedBy}`;
   if (!record.on) return 'switched off, or its plugin is disabled';
