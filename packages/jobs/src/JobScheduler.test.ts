@@ -1,18 +1,8 @@
 import { spawn } from 'node:child_process';
 import { dbModule } from '@loadout/db';
-import {
-  contribute,
-  createKernel,
-  isProcessAlive,
-  loadModules,
-  PluginSource,
-  processStartTime,
-  resolve,
-  resolvePlaces,
-  type Session,
-  SessionLoader,
-} from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { contribute, createKernel, loadModules, PluginSource, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import { isProcessAlive, processStartTime } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';

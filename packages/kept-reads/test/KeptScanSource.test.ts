@@ -12,7 +12,8 @@ import {
   resolvePlaces,
   SessionLoader,
 } from '@loadout/kernel';
-import { countingKind, freezeReads, loaderWorkspace, noteKind, removeTestdirs, writeTree } from '@loadout/kernel/testing';
+import { countingKind, freezeReads, loaderWorkspace, noteKind } from '@loadout/kernel/testing';
+import { removeTestdirs, writeTree } from '@loadout/files/testing';
 import { keptReadsModule } from '../src/keptReadsModule.js';
 
 afterEach(removeTestdirs);

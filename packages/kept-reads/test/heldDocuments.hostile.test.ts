@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { descriptorLimit, processDescriptorBudget } from '../src/DescriptorBudget.js';
-import { removeTestdirs, testdir, writeTree } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, writeTree } from '@loadout/files/testing';
 import { card, cardKind, keepReads } from './support.js';
 
 // Under a spent watch budget an unwatched document is checked through a read-only descriptor held

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { noteKind, removeTestdirs, testdir, writeTree } from '@loadout/kernel/testing';
+import { noteKind } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, writeTree } from '@loadout/files/testing';
 import { card, cardKind, keepReads } from './support.js';
 
 // S1 of the hardening issue ("says more than it does"): when the system refused a watch, the watch

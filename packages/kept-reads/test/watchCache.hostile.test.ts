@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { noteKind, removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { noteKind } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { keepReads } from './support.js';
 
 // Item 7 of the hardening issue: every distinct `?project=` added watches and cached scans that

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countingKind, freezeReads, loaderWorkspace, noteKind, removeTestdirs, writeTree } from './testing/index.js';
+import { countingKind, freezeReads, loaderWorkspace, noteKind } from './testing/index.js';
+import { removeTestdirs, writeTree } from '@loadout/files/testing';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
 import { type CapabilityHolder, CapabilityHolds, refuseHeld } from './CapabilityHold.js';
 import { type CapabilityKind, CapabilityKinds, type CapabilityRecord } from './CapabilityKind.js';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { type Diagnostic, type FileReader, isJsonObject, readJsonInside } from '@loadout/kernel';
+import { type Diagnostic, isJsonObject, readJsonInside } from '@loadout/kernel';
+import { type FileReader } from '@loadout/files';
 import { pathInside } from './pathInside.js';
 
 /** Parts of a plugin Loadout does not load, by their usual place. */

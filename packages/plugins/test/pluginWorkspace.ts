@@ -14,7 +14,8 @@ import {
   type Session,
   SessionLoader,
 } from '@loadout/kernel';
-import { git, gitRepo, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { git, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { testdir } from '@loadout/files/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerRecord } from './ServerDefinition.js';
 import { readRedactedServerDocument, REDACTED } from './serverDocument.js';

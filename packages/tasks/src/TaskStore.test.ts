@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { contribute, createKernel, type InstalledPlugin, PluginSource, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PluginTaskReadOnlyError, TaskNameInvalidError, TaskNotFoundError } from './TaskErrors.js';
 import { TaskStore } from './TaskStore.js';

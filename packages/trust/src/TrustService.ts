@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CapabilityHold, type CapabilityRecord, isInside, type Root, SessionLoader, token } from '@loadout/kernel';
+import { type CapabilityHold, type CapabilityRecord, type Root, SessionLoader, token } from '@loadout/kernel';
+import { isInside } from '@loadout/files';
 import { PluginGit, type PluginEntry, PluginRegistry } from '@loadout/plugins';
 import { inject, injectable } from 'tsyringe';
 import { type AuditFinding, auditFindings } from './auditFindings.js';

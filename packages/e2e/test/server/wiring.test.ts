@@ -1,7 +1,8 @@
 import { contributeRoutes, contributeRpcMethods, defineRoute, defineRpcMethod } from '@loadout/api';
 import { loadoutModules } from '@loadout/app';
-import { closeKernel, createKernel, isLoadoutError, type LoadoutModule, token } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { closeKernel, createKernel, type LoadoutModule, token } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { startServer } from '@loadout/server';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -11,7 +11,7 @@ import {
   resolvePlaces,
   SessionLoader,
 } from '../../src/index.js';
-import { testdir, type TreeDescription } from '../../src/testing/index.js';
+import { testdir, type TreeDescription } from '@loadout/files/testing';
 
 /**
  * What the hostile kernel tests share: a minimal kind, a workspace with a project, the owner's

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
 import { type CapabilityHolder, CapabilityHolds, contribute, createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
-import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
+import { testdir, type TreeDescription, writeTree } from '@loadout/files/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
