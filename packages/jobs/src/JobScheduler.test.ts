@@ -62,7 +62,7 @@ function workspace(): { container: DependencyContainer; home: string } {
     notificationsModule,
     tasksModule,
     jobsModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   configureJobWorkers(container, { count: 1, retryBaseMs: 30, pollMs: 50 });
   containers.push(container);

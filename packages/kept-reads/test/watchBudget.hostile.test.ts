@@ -22,10 +22,13 @@ const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
 /** A kernel over `home` with cards (counting reads in `reads`) and notes, no plugins, and a watch cache of `budget` watches. */
 function cardsKernel(home: string, reads: { count: number }, budget: number, fileAlone: boolean) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
-    (c) => {
-      contribute(c, CapabilityKinds, cardKind(reads, fileAlone));
-      contribute(c, CapabilityKinds, noteKind);
-      contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, cardKind(reads, fileAlone));
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      },
     },
   ]);
   const cache = keepReads(container, { watchBudget: budget, racyMs: RACY_MS });
@@ -198,9 +201,12 @@ describe('S1 a watch the cache cannot have', () => {
     const home = testdir({ capabilities: { cards: { a: { 'CARD.md': card('a', 1) } } }, plugins: {} });
     const reads = { count: 0 };
     const container = createKernel({ places: resolvePlaces({}, home) }, [
-      (c) => {
-        contribute(c, CapabilityKinds, cardKind(reads));
-        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, cardKind(reads));
+          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+        },
       },
     ]);
     const cache = keepReads(container, { watchBudget: 100 });

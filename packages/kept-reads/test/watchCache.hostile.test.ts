@@ -22,9 +22,12 @@ describe('7 the watch cache', () => {
   it('7 holds the watches of a bounded number of projects however many are opened, and none once idle', async () => {
     const home = testdir({ capabilities: { notes: { 'own.md': '---\nname: own\ndescription: the owner\n---\n' } }, plugins: {} });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
-      (c) => {
-        contribute(c, CapabilityKinds, noteKind);
-        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, noteKind);
+          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+        },
       },
     ]);
     let clock = 0;

@@ -22,11 +22,14 @@ const workspace = loaderWorkspace;
 /** A test kernel: whatever its loader hands out is frozen ({@link freezeReads}). */
 function kernel(home: string, plugins: InstalledPlugin[], options: { filter?: CapabilityFilter; holder?: CapabilityHolder } = {}) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
-    (c) => {
-      contribute(c, CapabilityKinds, noteKind);
-      contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
-      if (options.filter !== undefined) contribute(c, CapabilityFilters, options.filter);
-      if (options.holder !== undefined) contribute(c, CapabilityHolds, options.holder);
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+        if (options.filter !== undefined) contribute(c, CapabilityFilters, options.filter);
+        if (options.holder !== undefined) contribute(c, CapabilityHolds, options.holder);
+      },
     },
   ]);
   freezeReads(container);
@@ -248,10 +251,13 @@ describe('SessionLoader with a plugin root layout', () => {
       },
     ];
     const container = createKernel({ places: resolvePlaces({}, home) }, [
-      (c) => {
-        contribute(c, CapabilityKinds, noteKind);
-        contribute(c, CapabilityKinds, jsonNoteKind);
-        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, noteKind);
+          contribute(c, CapabilityKinds, jsonNoteKind);
+          contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+        },
       },
     ]);
     const session = await container.resolve(SessionLoader).open();
@@ -276,14 +282,17 @@ describe('SessionLoader for some kinds only', () => {
     const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a') }, cards: { 'b.md': note('b'), 'c.md': note('c') } } });
     {
       const container = createKernel({ places: resolvePlaces({}, home) }, [
-        (c) => {
-          contribute(c, CapabilityKinds, counted('note', 'notes'));
-          contribute(c, CapabilityKinds, counted('card', 'cards'));
-          contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
-          contribute(c, SessionSections, {
-            key: 'block',
-            render: (session) => ({ text: `${session.recordsOf('card').length} cards`, diagnostics: [] }),
-          });
+        {
+          name: 'test',
+          now: (c) => {
+            contribute(c, CapabilityKinds, counted('note', 'notes'));
+            contribute(c, CapabilityKinds, counted('card', 'cards'));
+            contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+            contribute(c, SessionSections, {
+              key: 'block',
+              render: (session) => ({ text: `${session.recordsOf('card').length} cards`, diagnostics: [] }),
+            });
+          },
         },
       ]);
       const loader = container.resolve(SessionLoader);

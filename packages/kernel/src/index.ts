@@ -20,8 +20,8 @@ export {
   type RunnableParts,
 } from './CapabilityKind.js';
 export { type ChangeStamp, ChangeStamps } from './ChangeStamp.js';
-export { closeKernel, createKernel, type KernelOptions, type LoadoutModule } from './createKernel.js';
-export { contributeLater, laterModule, loadLaterModules, loadModules, splitModule } from './laterModule.js';
+export { closeKernel, createKernel, type KernelOptions } from './createKernel.js';
+export { loadLaterModules, type LoadoutModule, LoadoutModules, loadModules, type Registration } from './LoadoutModule.js';
 export { declaredGates, parseSwitch } from './declaredGates.js';
 export type { Diagnostic } from './Diagnostic.js';
 export {

@@ -18,7 +18,7 @@ describe('notification catalogues', () => {
     });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       notificationsModule,
-      (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+      { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
     ]);
     const session = await container.resolve(SessionLoader).open();
     const catalogues = session.recordsOf<NotificationCatalogueRecord>('notification');

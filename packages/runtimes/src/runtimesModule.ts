@@ -1,4 +1,4 @@
-import { contribute, type LoadoutModule } from '@loadout/kernel';
+import { contribute, type Registration } from '@loadout/kernel';
 import { claudeCodeAdapter } from './adapters/claudeCodeAdapter.js';
 import { codexAdapter } from './adapters/codexAdapter.js';
 import { copilotCliAdapter, copilotVsCodeAdapter } from './adapters/copilotAdapters.js';
@@ -15,7 +15,7 @@ import { RuntimePlanner, SkillRuntimePlanner } from './RuntimePlanner.js';
  * runtimes' folders are read from the process environment each time they are asked for, so
  * `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and the others are honoured as the runtimes honour them.
  */
-export const runtimesModule: LoadoutModule = (container) => {
+export const runtimesModule: Registration = (container) => {
   for (const adapter of [
     claudeCodeAdapter,
     codexAdapter,

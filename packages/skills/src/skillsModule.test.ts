@@ -10,7 +10,7 @@ afterEach(removeTestdirs);
 async function session(home: string) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     skillsModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   return container.resolve(SessionLoader).open();
 }

@@ -17,7 +17,7 @@ const task = (name: string, implementation = 'run.mjs') => ({
 function open(home: string, plugins: InstalledPlugin[] = [], project: string | null = null) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     tasksModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => plugins }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => plugins }) },
   ]);
   return container
     .resolve(SessionLoader)

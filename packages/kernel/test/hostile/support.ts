@@ -53,9 +53,12 @@ export function workspace(tree: {
 
 export function openSession(ws: Workspace, plugins: readonly InstalledPlugin[] = ws.plugins) {
   const container = createKernel({ places: resolvePlaces({}, ws.home) }, [
-    (c) => {
-      contribute(c, CapabilityKinds, noteKind);
-      contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      },
     },
   ]);
   return container.resolve(SessionLoader).open({ project: ws.project });

@@ -22,7 +22,7 @@ const task = (name: string): TreeDescription => ({ 'TASK.md': taskMd(name), 'run
 async function open(home: string, project: string | null = null) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     tasksModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   const session = await container.resolve(SessionLoader).open({ project });
   return { session, store: resolve(session.container, TaskStore) };
