@@ -83,7 +83,14 @@ const opened: DependencyContainer[] = [];
 
 /** The root container a `loadout` process would build, with the runtimes' environment in the temp folder. */
 export function openLoadout(m: Machine): DependencyContainer {
-  const container = createKernel({ places: m.places }, [dbModule, pluginsModule, skillsModule, serversModule, stateModule, runtimesModule]);
+  const container = createKernel({ places: m.places }, [
+    dbModule,
+    pluginsModule,
+    skillsModule,
+    serversModule,
+    stateModule,
+    { name: 'runtimes', now: runtimesModule },
+  ]);
   container.register(RuntimeEnvironmentToken, { useValue: m.runtimeEnv });
   opened.push(container);
   return container;
