@@ -6,13 +6,15 @@
 // - a package is imported through its public face only: `@loadout/x` or an entry x's package.json
 //   exports (`@loadout/x/testing`), never `@loadout/x/src/...` or a relative path into another
 //   package's folder;
-// - the kernel depends on no workspace package and names no kind: no string in its source is a
-//   kind's name, folder or session key;
+// - the file-system helpers (`files`) sit below everything: they depend on no workspace package;
+//   the kernel depends on them only, and names no kind: no string in its source is a kind's name,
+//   folder or session key;
 // - a store (a package that contributes to `CapabilityKinds`) depends on the kernel, the database
 //   and the api contracts only, and the server depends on no store: features reach it as
 //   contributions;
 // - a package that keeps reads (it contributes a `ScanSource`: the watch cache and every memo of
-//   an open) sits below the features: it depends on the kernel only and no store depends on it;
+//   an open) sits below the features: it depends on the kernel (and the file helpers) only and no
+//   store depends on it;
 //   the kernel, its tests included, never depends on it nor imports it;
 // - every name a package's `src/index.ts` exports is imported by another package, or is a
 //   documented extension point listed in EXTENSION_POINTS below.
@@ -22,8 +24,12 @@ import ts from 'typescript';
 
 const root = path.resolve(import.meta.dirname, '..');
 const packagesDir = path.join(root, 'packages');
-/** The contract packages a store may build on: the kernel, the database, and the faces' contribution points. */
-const STORE_MAY_USE = new Set(['kernel', 'db', 'api']);
+/** The contract packages a store may build on: the kernel, the file helpers under it, the database, and the faces' contribution points. */
+const STORE_MAY_USE = new Set(['kernel', 'files', 'db', 'api']);
+/** The leaf: helpers every package may use, which use no workspace package. */
+const LEAF = 'files';
+/** What a package that keeps reads may depend on. */
+const KEEPER_MAY_USE = new Set(['kernel', LEAF]);
 
 /**
  * Exports no other package imports today, public on purpose: the extension points
@@ -132,12 +138,12 @@ for (const [name, pkg] of packages) {
       }
       if (subpath === undefined) for (const imported of names) used.get(target)?.add(imported);
     }
-    if (name === 'kernel' && production) {
+    if ((name === 'kernel' || name === LEAF) && production) {
       for (const { text, at } of stringsOf(source)) {
         // `.agents` is the project's root folder, a place, not the `agents` kind.
         const named = [...kindWords].find((word) => new RegExp(`(^|[^A-Za-z.])${word}([^A-Za-z]|$)`).test(text));
         if (named !== undefined)
-          problems.push(`${relative(file)}:${at}: the kernel names the kind '${named}' ("${text.slice(0, 60)}"); let the kind declare it`);
+          problems.push(`${relative(file)}:${at}: ${name} names the kind '${named}' ("${text.slice(0, 60)}"); let the kind declare it`);
       }
     }
   }
@@ -158,7 +164,10 @@ for (const file of walk(path.join(root, 'scripts'))) {
 
 // The package graph.
 for (const [name, pkg] of packages) {
-  if (name === 'kernel' && pkg.deps.length > 0) problems.push(`kernel must not depend on ${pkg.deps.join(', ')}`);
+  if (name === LEAF && [...pkg.deps, ...pkg.devDeps].length > 0)
+    problems.push(`${LEAF} sits below everything and must not depend on ${[...pkg.deps, ...pkg.devDeps].join(', ')}`);
+  if (name === 'kernel' && pkg.deps.some((dep) => dep !== LEAF))
+    problems.push(`kernel must not depend on ${pkg.deps.filter((dep) => dep !== LEAF).join(', ')}; it builds on ${LEAF} only`);
   if (stores.has(name)) {
     const extra = pkg.deps.filter((dep) => !STORE_MAY_USE.has(dep));
     if (extra.length > 0)
@@ -166,9 +175,9 @@ for (const [name, pkg] of packages) {
         `store ${name} depends on ${extra.join(', ')}; a store depends on the kernel (and the database and api contracts) only`,
       );
   }
-  if (keepers.has(name) && pkg.deps.some((dep) => dep !== 'kernel')) {
+  if (keepers.has(name) && pkg.deps.some((dep) => !KEEPER_MAY_USE.has(dep))) {
     problems.push(
-      `${name} keeps reads and depends on ${pkg.deps.filter((dep) => dep !== 'kernel').join(', ')}; it sits below the features and depends on the kernel only`,
+      `${name} keeps reads and depends on ${pkg.deps.filter((dep) => !KEEPER_MAY_USE.has(dep)).join(', ')}; it sits below the features and depends on the kernel only`,
     );
   }
   if (stores.has(name) && pkg.deps.some((dep) => keepers.has(dep)))

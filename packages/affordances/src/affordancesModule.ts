@@ -5,10 +5,13 @@ import { affordanceKind } from './affordanceKind.js';
 export const AFFORDANCE_BLOCK_BUDGET = 6_000;
 
 /** Registers the affordance kind and the session's `affordanceBlock`. */
-export const affordancesModule: LoadoutModule = (container) => {
-  contribute(container, CapabilityKinds, affordanceKind);
-  contribute(container, SessionSections, {
-    key: 'affordanceBlock',
-    render: (session) => session.renderBlock('Affordances', session.recordsOf('affordance'), AFFORDANCE_BLOCK_BUDGET),
-  });
+export const affordancesModule: LoadoutModule = {
+  name: 'affordances',
+  now: (container) => {
+    contribute(container, CapabilityKinds, affordanceKind);
+    contribute(container, SessionSections, {
+      key: 'affordanceBlock',
+      render: (session) => session.renderBlock('Affordances', session.recordsOf('affordance'), AFFORDANCE_BLOCK_BUDGET),
+    });
+  },
 };

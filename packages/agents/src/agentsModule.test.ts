@@ -1,5 +1,6 @@
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { freezeReads, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { freezeReads } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentRecord } from './AgentRecord.js';
 import { agentsModule } from './agentsModule.js';

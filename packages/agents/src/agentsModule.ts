@@ -2,6 +2,9 @@ import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel
 import { agentKind } from './agentKind.js';
 
 /** Registers the agent kind (subagent definitions). */
-export const agentsModule: LoadoutModule = (container) => {
-  contribute(container, CapabilityKinds, agentKind);
+export const agentsModule: LoadoutModule = {
+  name: 'agents',
+  now: (container) => {
+    contribute(container, CapabilityKinds, agentKind);
+  },
 };

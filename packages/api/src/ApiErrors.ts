@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@loadout/kernel';
+import { InvalidInputError } from '@loadout/files';
 
 /** A request body, query or parameter that does not have the expected shape. */
 export class RequestInvalidError extends InvalidInputError {

@@ -18,5 +18,6 @@ export {
 } from './ApiRoute.js';
 export { type Resolved, resolveDependencies } from './dependencies.js';
 export { IdParams, ListQuery, oneProject, parseRequest, projectPath, ProjectQuery, SessionQuery } from './requestSchemas.js';
-export { contributeRpcMethods, defineRpcMethod, type RpcContext, type RpcMethod, RpcMethods } from './RpcMethod.js';
+export { defineRpcMethod, type RpcContext, type RpcMethod, RpcMethods } from './RpcMethod.js';
 export { type ServerService, ServerServices, type ServiceStartReport, StaticAssetFolders, type StaticAssets } from './ServerService.js';
+export { loadServedParts } from './ServedParts.js';

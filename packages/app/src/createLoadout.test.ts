@@ -14,7 +14,8 @@ import {
   SessionSections,
   type Token,
 } from '@loadout/kernel';
-import { removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { JobQueue, JobScheduler } from '@loadout/jobs';
 import { CapabilityLevels } from '@loadout/levels';
 import { MarketplaceManager, PluginManager } from '@loadout/plugins';

@@ -5,7 +5,7 @@ import { Database, DatabaseLocation, databaseLocationOf, dbModule } from '@loado
 import { jobsModule } from '@loadout/jobs/module';
 import { hooksModule } from '@loadout/hooks';
 import { keptReadsModule } from '@loadout/kept-reads';
-import { createKernel, laterModule, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
+import { createKernel, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
 import { levelsModule } from '@loadout/levels/module';
 import { notificationsModule } from '@loadout/notifications';
 import { pluginsModule } from '@loadout/plugins/module';
@@ -21,10 +21,11 @@ export { watchBudgetFrom } from '@loadout/kept-reads';
 
 /**
  * Every package that contributes to Loadout, one line each, in the order kinds appear in a
- * session. Adding a kind of capability is one package and one line here. A package that
- * contributes nothing a session reads (runtimes' writers and their TOML and JSONC editors, MCP) is
- * a `laterModule`: `loadout session` never loads its code; the command line loads it
- * (`loadModules`) for every other command and the server (`loadLaterModules`) before it serves.
+ * session. Adding a kind of capability is one package and one line here. Each is a `LoadoutModule`
+ * (what registers now, what later, routes, methods); a package that contributes nothing a session
+ * reads (runtimes' writers and their TOML and JSONC editors, MCP) has only a later part, declared
+ * here so that `loadout session` never loads its code; the command line loads it (`loadModules`)
+ * for every other command and the server (`loadServedParts`) before it serves.
  */
 export const loadoutModules: readonly LoadoutModule[] = [
   dbModule,
@@ -41,9 +42,9 @@ export const loadoutModules: readonly LoadoutModule[] = [
   stateModule,
   trustModule,
   levelsModule,
-  laterModule(async () => (await import('@loadout/runtimes')).runtimesModule),
+  { name: 'runtimes', later: async () => (await import('@loadout/runtimes')).runtimesModule },
   webModule,
-  laterModule(async () => (await import('@loadout/mcp')).mcpModule),
+  { name: 'mcp', later: async () => (await import('@loadout/mcp')).mcpModule },
 ];
 
 export interface LoadoutOptions {

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
-import { closeKernel, loadModules, RACY_MS, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
-import { freezeReads, removeTestdirs, skillMarkdown, testdir, writeTree } from '@loadout/kernel/testing';
+import { closeKernel, loadModules, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import { RACY_MS } from '@loadout/files';
+import { freezeReads, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, writeTree } from '@loadout/files/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { TrustService } from '@loadout/trust';

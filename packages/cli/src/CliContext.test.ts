@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { CliContext, type Features, type SessionFeatures } from './CliContext.js';
 

@@ -1,15 +1,5 @@
-import {
-  closeKernel,
-  findProjectFolder,
-  InvalidInputError,
-  isLoadoutError,
-  type LoadoutError,
-  NotFoundError,
-  type Places,
-  redactCredentials,
-  resolvePlaces,
-  visibleText,
-} from '@loadout/kernel';
+import { closeKernel, findProjectFolder, type Places, redactCredentials, resolvePlaces, visibleText } from '@loadout/kernel';
+import { InvalidInputError, isLoadoutError, type LoadoutError, NotFoundError } from '@loadout/files';
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 import { fixFor } from './errorFixes.js';

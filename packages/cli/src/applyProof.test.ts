@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolvePlaces } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPLY_PROOF_FILE, type ProofContext, proofDataDir, provenOutput } from './applyProof.js';
 import { ApplyProofRecorder } from './ApplyProofRecorder.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConflictError, InvalidInputError, type LoadoutError, NotFoundError, OperationFailedError } from '@loadout/kernel';
+import { ConflictError, InvalidInputError, type LoadoutError, NotFoundError, OperationFailedError } from '@loadout/files';
 import type { CliContext } from './CliContext.js';
 
 /** The running server of this workspace's data folder, as a command that talks to it needs it. */

@@ -1,11 +1,5 @@
-import {
-  type CapabilityKind,
-  DocumentRefusedError,
-  type EntryScan,
-  type KindDocument,
-  type KindFolderEntry,
-  readMarkdownCapability,
-} from '@loadout/kernel';
+import { type CapabilityKind, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
+import { DocumentRefusedError } from '@loadout/files';
 import type { CommandRecord } from './CommandRecord.js';
 
 /**

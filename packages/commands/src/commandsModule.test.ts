@@ -1,5 +1,6 @@
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { freezeReads, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { freezeReads } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandRecord } from './CommandRecord.js';
 import { commandPrompt } from './commandPrompt.js';

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ensurePrivateFolder, narrowMode, OperationFailedError, PRIVATE_FILE_MODE, ServiceUnavailableError, token } from '@loadout/kernel';
+import { token } from '@loadout/kernel';
+import { ensurePrivateFolder, narrowMode, OperationFailedError, PRIVATE_FILE_MODE, ServiceUnavailableError } from '@loadout/files';
 import BetterSqlite3 from 'better-sqlite3';
 
 /** The one app-local SQLite database, `loadout.db` in the data folder. */

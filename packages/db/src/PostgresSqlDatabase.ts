@@ -1,4 +1,5 @@
-import { isLoadoutError, redactCredentials } from '@loadout/kernel';
+import { redactCredentials } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
 import type pg from 'pg';
 import { DatabaseError, DatabaseUnreachableError } from './Database.js';
 import type { PostgresMigration, SqlClient, SqlDatabase } from './SqlDatabase.js';

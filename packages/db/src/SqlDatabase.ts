@@ -1,4 +1,5 @@
-import { InvalidInputError, redactCredentials, token } from '@loadout/kernel';
+import { redactCredentials, token } from '@loadout/kernel';
+import { InvalidInputError } from '@loadout/files';
 
 /** Which engine holds Loadout's tables: the SQLite file in the data folder, or a PostgreSQL server. */
 export type SqlDialect = 'sqlite' | 'postgres';

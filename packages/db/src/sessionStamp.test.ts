@@ -1,4 +1,4 @@
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresSqlDatabase } from './PostgresSqlDatabase.js';

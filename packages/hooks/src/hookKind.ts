@@ -3,7 +3,6 @@ import {
   type CapabilityKind,
   capabilityId,
   declaredGates,
-  DocumentRefusedError,
   type EntryScan,
   type KindDocument,
   type KindFolderEntry,
@@ -11,6 +10,7 @@ import {
   redactSecrets,
   slugify,
 } from '@loadout/kernel';
+import { DocumentRefusedError } from '@loadout/files';
 import { HOOK_HANDLER, type HookRecord } from './HookRecord.js';
 import { handlersIn, type HooksFile, hooksFileShape } from './hooksFile.js';
 import { hookRunnableParts } from './hookRunnableParts.js';

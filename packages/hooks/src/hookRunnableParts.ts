@@ -1,13 +1,6 @@
 import path from 'node:path';
-import {
-  expandPlaceholders,
-  isInside,
-  isRegularFile,
-  pathAndRealPath,
-  redactSecrets,
-  type Root,
-  type RunnableParts,
-} from '@loadout/kernel';
+import { expandPlaceholders, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
+import { isInside, isRegularFile, pathAndRealPath } from '@loadout/files';
 import { hookHandlerOf, type HookRecord } from './HookRecord.js';
 
 /** The names a plugin's hook may call its own root by in its command line. */

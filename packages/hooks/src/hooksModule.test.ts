@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { freezeReads, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { freezeReads } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookId, hookKind } from './hookKind.js';
 import { HOOK_HANDLER, type HookRecord } from './HookRecord.js';

@@ -1,4 +1,4 @@
-import { isLoadoutError, processStartTime } from '@loadout/kernel';
+import { isLoadoutError, processStartTime } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { JobEvents } from './JobEvents.js';
 import { type Job, JobLease, type JobOutcome, JobQueue, leaseTiming } from './JobQueue.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isProcessAlive, processStartTime } from '@loadout/kernel';
+import { isProcessAlive, processStartTime } from '@loadout/files';
 
 /**
  * A name for whoever claims jobs in this process, written to `claimed_by`: a random part (so two

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '@loadout/kernel';
+import { ConflictError, NotFoundError } from '@loadout/files';
 
 export class JobNotFoundError extends NotFoundError {
   constructor(id: number) {

@@ -1,5 +1,5 @@
 import { backendSkipReason, sqlBackends, type TestSqlDatabase } from '@loadout/db/testing';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JobOutcome, leaseTiming, outputAsInput, SqlJobQueue } from './JobQueue.js';
 import { jobsMigrations, jobsPostgresMigrations } from './jobsMigrations.js';

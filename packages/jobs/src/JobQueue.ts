@@ -1,5 +1,6 @@
 import { type SqlClient, SqlDatabase } from '@loadout/db';
-import { exceedsJsonDepth, InvalidInputError, token } from '@loadout/kernel';
+import { exceedsJsonDepth, token } from '@loadout/kernel';
+import { InvalidInputError } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { JobNotFoundError, PipelineNotFoundError } from './JobErrors.js';
 import type { JobRetention } from './JobRetention.js';

@@ -1,18 +1,8 @@
 import { spawn } from 'node:child_process';
 import { dbModule } from '@loadout/db';
-import {
-  contribute,
-  createKernel,
-  isProcessAlive,
-  loadModules,
-  PluginSource,
-  processStartTime,
-  resolve,
-  resolvePlaces,
-  type Session,
-  SessionLoader,
-} from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { contribute, createKernel, loadModules, PluginSource, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
+import { isProcessAlive, processStartTime } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
@@ -72,7 +62,7 @@ function workspace(): { container: DependencyContainer; home: string } {
     notificationsModule,
     tasksModule,
     jobsModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   configureJobWorkers(container, { count: 1, retryBaseMs: 30, pollMs: 50 });
   containers.push(container);

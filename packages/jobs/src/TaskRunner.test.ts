@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Root } from '@loadout/kernel';
-import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { readTaskEntry, type TaskRecord } from '@loadout/tasks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessAlive } from '@loadout/kernel';
+import { isProcessAlive } from '@loadout/files';
 import { TaskNotRunnableError } from './JobErrors.js';
 import { ProcessGuardian } from './ProcessGuardian.js';
 import { monotonicNow, RunDeadline } from './RunDeadline.js';

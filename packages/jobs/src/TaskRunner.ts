@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { DocumentRefusedError, realpathInside, refuseHeld, token } from '@loadout/kernel';
+import { refuseHeld, token } from '@loadout/kernel';
+import { DocumentRefusedError, realpathInside } from '@loadout/files';
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { ProcessGuardian, type TaskProcess } from './ProcessGuardian.js';

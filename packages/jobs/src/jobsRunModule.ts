@@ -1,5 +1,5 @@
 import { type ServerService, ServerServices } from '@loadout/api';
-import { contribute, type LoadoutModule, resolve } from '@loadout/kernel';
+import { contribute, type Registration, resolve } from '@loadout/kernel';
 import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobAttempts } from './JobAttempts.js';
@@ -19,7 +19,7 @@ import { DEFAULT_TASK_RUNNER_SETTINGS, ProcessTaskRunner, TaskRunner, TaskRunner
  * workers and the retention as services of the server (they run only while it serves). Worker
  * options set before this part was registered ({@link configureJobWorkers}) are kept.
  */
-export const jobsRunModule: LoadoutModule = (container) => {
+export const jobsRunModule: Registration = (container) => {
   container.register(JobLease, { useFactory: () => jobLeaseFromEnvironment() });
   container.register(TaskRunnerSettings, { useValue: DEFAULT_TASK_RUNNER_SETTINGS });
   if (!container.isRegistered(JobWorkerOptions)) container.register(JobWorkerOptions, { useValue: {} });

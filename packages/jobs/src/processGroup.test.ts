@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { isProcessAlive, processStartTime } from '@loadout/kernel';
+import { isProcessAlive, processStartTime } from '@loadout/files';
 import { stopOrphanGroup } from './processGroup.js';
 
 function spawnGroup(): { leader: number; member: () => number } {

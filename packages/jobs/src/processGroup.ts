@@ -1,4 +1,4 @@
-import { isProcessAlive, processStartTime } from '@loadout/kernel';
+import { isProcessAlive, processStartTime } from '@loadout/files';
 
 /** Sends `signal` to every process of the group `pgid`; a group that no longer exists is fine. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {

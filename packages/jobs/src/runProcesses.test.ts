@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isProcessAlive } from '@loadout/kernel';
+import { isProcessAlive } from '@loadout/files';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   makeScratchFolder,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isProcessAlive, processStartTime } from '@loadout/kernel';
+import { isProcessAlive, processStartTime } from '@loadout/files';
 import { signalGroup } from './processGroup.js';
 
 /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { changedAfter, type Diagnostic, type FolderEntry, OPEN_FLAGS, RACY_MS } from '@loadout/kernel';
+import { type Diagnostic } from '@loadout/kernel';
+import { changedAfter, type FolderEntry, OPEN_FLAGS, RACY_MS } from '@loadout/files';
 import { DescriptorBudget, processDescriptorBudget } from './DescriptorBudget.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
 import { WatchBudget } from './WatchBudget.js';

@@ -5,7 +5,6 @@ import {
   type CapabilityRecord,
   collisionKey,
   type Diagnostic,
-  type FolderEntry,
   type FolderKind,
   groupByKey,
   joinKinds,
@@ -19,6 +18,7 @@ import {
   shadowKind,
   type StampedScan,
 } from '@loadout/kernel';
+import { type FolderEntry } from '@loadout/files';
 import { FolderScanCache, type FolderScanCacheOptions } from './FolderScanCache.js';
 import { KeptBlocks } from './KeptBlocks.js';
 import { KeptHolds } from './KeptHolds.js';

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { type Diagnostic, InvalidInputError } from '@loadout/kernel';
+import { type Diagnostic } from '@loadout/kernel';
+import { InvalidInputError } from '@loadout/files';
 
 /** What the system said when it refused a watch, and how many this process held then. */
 interface Refusal {

@@ -8,5 +8,5 @@ import { KeptScanSource } from './KeptScanSource.js';
  * it (`closeKernel`); a one-shot command leaves this out and reads the disk each time.
  */
 export function keptReadsModule(options: FolderScanCacheOptions = {}): LoadoutModule {
-  return (container) => contribute(container, ScanSource, new KeptScanSource(options));
+  return { name: 'kept-reads', now: (container) => contribute(container, ScanSource, new KeptScanSource(options)) };
 }

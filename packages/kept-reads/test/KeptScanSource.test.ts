@@ -12,7 +12,8 @@ import {
   resolvePlaces,
   SessionLoader,
 } from '@loadout/kernel';
-import { countingKind, freezeReads, loaderWorkspace, noteKind, removeTestdirs, writeTree } from '@loadout/kernel/testing';
+import { countingKind, freezeReads, loaderWorkspace, noteKind } from '@loadout/kernel/testing';
+import { removeTestdirs, writeTree } from '@loadout/files/testing';
 import { keptReadsModule } from '../src/keptReadsModule.js';
 
 afterEach(removeTestdirs);
@@ -25,9 +26,12 @@ const workspace = loaderWorkspace;
 function kernel(home: string, plugins: InstalledPlugin[]) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     keptReadsModule(),
-    (c) => {
-      contribute(c, CapabilityKinds, noteKind);
-      contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      },
     },
   ]);
   freezeReads(container);
@@ -105,10 +109,13 @@ describe('a loader that keeps its reads, for some kinds only', () => {
     const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a') }, cards: { 'b.md': note('b'), 'c.md': note('c') } } });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       keptReadsModule(),
-      (c) => {
-        contribute(c, CapabilityKinds, countingKind(reads, 'note', 'notes'));
-        contribute(c, CapabilityKinds, countingKind(reads, 'card', 'cards'));
-        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, countingKind(reads, 'note', 'notes'));
+          contribute(c, CapabilityKinds, countingKind(reads, 'card', 'cards'));
+          contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+        },
       },
     ]);
     freezeReads(container);

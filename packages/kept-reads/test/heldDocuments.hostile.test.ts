@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
 import { descriptorLimit, processDescriptorBudget } from '../src/DescriptorBudget.js';
-import { removeTestdirs, testdir, writeTree } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, writeTree } from '@loadout/files/testing';
 import { card, cardKind, keepReads } from './support.js';
 
 // Under a spent watch budget an unwatched document is checked through a read-only descriptor held
@@ -35,9 +35,12 @@ function workspace(options: { watchBudget: number; descriptorBudget?: number; ca
   });
   const reads = { count: 0 };
   const container = createKernel({ places: resolvePlaces({}, home) }, [
-    (c) => {
-      contribute(c, CapabilityKinds, cardKind(reads, true));
-      contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, cardKind(reads, true));
+        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      },
     },
   ]);
   const cache = keepReads(container, {
@@ -396,9 +399,12 @@ describe('the descriptors held', () => {
       plugins: {},
     });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
-      (c) => {
-        contribute(c, CapabilityKinds, cardKind({ count: 0 }, true));
-        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, cardKind({ count: 0 }, true));
+          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+        },
       },
     ]);
     const cache = keepReads(container, { watchBudget: 4, racyMs: RACY_MS, idleMs: 60_000, now: () => clock });
@@ -467,9 +473,12 @@ describe('the descriptors held', () => {
     const before = processDescriptorBudget().held;
     const opened = homes.map((home) => {
       const container = createKernel({ places: resolvePlaces({}, home) }, [
-        (c) => {
-          contribute(c, CapabilityKinds, cardKind({ count: 0 }, true));
-          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+        {
+          name: 'test',
+          now: (c) => {
+            contribute(c, CapabilityKinds, cardKind({ count: 0 }, true));
+            contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+          },
         },
       ]);
       // Three watches: the kind folder and the root, nothing for the entries.

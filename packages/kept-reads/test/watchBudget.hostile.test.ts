@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { noteKind, removeTestdirs, testdir, writeTree } from '@loadout/kernel/testing';
+import { noteKind } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, writeTree } from '@loadout/files/testing';
 import { card, cardKind, keepReads } from './support.js';
 
 // S1 of the hardening issue ("says more than it does"): when the system refused a watch, the watch
@@ -21,10 +22,13 @@ const pause = (ms = RACY_MS * 2) => new Promise((done) => setTimeout(done, ms));
 /** A kernel over `home` with cards (counting reads in `reads`) and notes, no plugins, and a watch cache of `budget` watches. */
 function cardsKernel(home: string, reads: { count: number }, budget: number, fileAlone: boolean) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
-    (c) => {
-      contribute(c, CapabilityKinds, cardKind(reads, fileAlone));
-      contribute(c, CapabilityKinds, noteKind);
-      contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, cardKind(reads, fileAlone));
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      },
     },
   ]);
   const cache = keepReads(container, { watchBudget: budget, racyMs: RACY_MS });
@@ -197,9 +201,12 @@ describe('S1 a watch the cache cannot have', () => {
     const home = testdir({ capabilities: { cards: { a: { 'CARD.md': card('a', 1) } } }, plugins: {} });
     const reads = { count: 0 };
     const container = createKernel({ places: resolvePlaces({}, home) }, [
-      (c) => {
-        contribute(c, CapabilityKinds, cardKind(reads));
-        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, cardKind(reads));
+          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+        },
       },
     ]);
     const cache = keepReads(container, { watchBudget: 100 });

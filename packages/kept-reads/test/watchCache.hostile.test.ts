@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityKinds, closeKernel, contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { noteKind, removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { noteKind } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { keepReads } from './support.js';
 
 // Item 7 of the hardening issue: every distinct `?project=` added watches and cached scans that
@@ -21,9 +22,12 @@ describe('7 the watch cache', () => {
   it('7 holds the watches of a bounded number of projects however many are opened, and none once idle', async () => {
     const home = testdir({ capabilities: { notes: { 'own.md': '---\nname: own\ndescription: the owner\n---\n' } }, plugins: {} });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
-      (c) => {
-        contribute(c, CapabilityKinds, noteKind);
-        contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, noteKind);
+          contribute(c, PluginSource, { listInstalledPlugins: () => [] });
+        },
       },
     ]);
     let clock = 0;

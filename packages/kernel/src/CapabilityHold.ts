@@ -1,6 +1,6 @@
 import type { CapabilityRecord } from './CapabilityKind.js';
 import type { SessionScope } from './CapabilityFilter.js';
-import { LoadoutError } from './LoadoutError.js';
+import { LoadoutError } from '@loadout/files';
 import { token } from './token.js';
 
 /**

@@ -3,15 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeTestdirs, testdir } from './testing/index.js';
-import {
-  DocumentRefusedError,
-  findFrontmatter,
-  parseMarkdown,
-  readFrontmatterInside,
-  readMarkdownInside,
-  readTextInside,
-} from './DocumentReader.js';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
+import { findFrontmatter, parseMarkdown, readFrontmatterInside, readMarkdownInside, readTextInside } from './DocumentReader.js';
+import { DocumentRefusedError } from '@loadout/files';
 
 afterEach(removeTestdirs);
 

@@ -1,7 +1,7 @@
 import type { CapabilityKind, CapabilityRecord } from './CapabilityKind.js';
 import { type CapabilityHold, withHolds } from './CapabilityHold.js';
 import type { Diagnostic } from './Diagnostic.js';
-import type { FolderEntry } from './listFolderInside.js';
+import type { FolderEntry } from '@loadout/files';
 import { type RenderedBlock, renderCapabilityBlock } from './renderBlock.js';
 import type { Root } from './Root.js';
 import type { StampedScan } from './scanKindFolder.js';

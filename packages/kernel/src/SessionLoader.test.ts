@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countingKind, freezeReads, loaderWorkspace, noteKind, removeTestdirs, writeTree } from './testing/index.js';
+import { countingKind, freezeReads, loaderWorkspace, noteKind } from './testing/index.js';
+import { removeTestdirs, writeTree } from '@loadout/files/testing';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
 import { type CapabilityHolder, CapabilityHolds, refuseHeld } from './CapabilityHold.js';
 import { type CapabilityKind, CapabilityKinds, type CapabilityRecord } from './CapabilityKind.js';
@@ -21,11 +22,14 @@ const workspace = loaderWorkspace;
 /** A test kernel: whatever its loader hands out is frozen ({@link freezeReads}). */
 function kernel(home: string, plugins: InstalledPlugin[], options: { filter?: CapabilityFilter; holder?: CapabilityHolder } = {}) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
-    (c) => {
-      contribute(c, CapabilityKinds, noteKind);
-      contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
-      if (options.filter !== undefined) contribute(c, CapabilityFilters, options.filter);
-      if (options.holder !== undefined) contribute(c, CapabilityHolds, options.holder);
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+        if (options.filter !== undefined) contribute(c, CapabilityFilters, options.filter);
+        if (options.holder !== undefined) contribute(c, CapabilityHolds, options.holder);
+      },
     },
   ]);
   freezeReads(container);
@@ -252,10 +256,13 @@ describe('SessionLoader with a plugin root layout', () => {
       },
     ];
     const container = createKernel({ places: resolvePlaces({}, home) }, [
-      (c) => {
-        contribute(c, CapabilityKinds, noteKind);
-        contribute(c, CapabilityKinds, jsonNoteKind);
-        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      {
+        name: 'test',
+        now: (c) => {
+          contribute(c, CapabilityKinds, noteKind);
+          contribute(c, CapabilityKinds, jsonNoteKind);
+          contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+        },
       },
     ]);
     const session = await container.resolve(SessionLoader).open();
@@ -280,14 +287,17 @@ describe('SessionLoader for some kinds only', () => {
     const { home, plugins } = workspace({ owner: { notes: { 'a.md': note('a') }, cards: { 'b.md': note('b'), 'c.md': note('c') } } });
     {
       const container = createKernel({ places: resolvePlaces({}, home) }, [
-        (c) => {
-          contribute(c, CapabilityKinds, counted('note', 'notes'));
-          contribute(c, CapabilityKinds, counted('card', 'cards'));
-          contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
-          contribute(c, SessionSections, {
-            key: 'block',
-            render: (session) => ({ text: `${session.recordsOf('card').length} cards`, diagnostics: [] }),
-          });
+        {
+          name: 'test',
+          now: (c) => {
+            contribute(c, CapabilityKinds, counted('note', 'notes'));
+            contribute(c, CapabilityKinds, counted('card', 'cards'));
+            contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+            contribute(c, SessionSections, {
+              key: 'block',
+              render: (session) => ({ text: `${session.recordsOf('card').length} cards`, diagnostics: [] }),
+            });
+          },
         },
       ]);
       const loader = container.resolve(SessionLoader);

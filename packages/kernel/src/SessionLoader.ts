@@ -7,8 +7,8 @@ import type { SessionScope } from './CapabilityFilter.js';
 import { ChangeStamps } from './ChangeStamp.js';
 import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
-import type { FolderEntry } from './listFolderInside.js';
-import { InvalidInputError } from './LoadoutError.js';
+import type { FolderEntry } from '@loadout/files';
+import { InvalidInputError } from '@loadout/files';
 import { PluginSource } from './PluginSource.js';
 import { PROJECT_ROOT_FOLDER, type Root, RootList } from './Root.js';
 import {

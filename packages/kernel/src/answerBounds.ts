@@ -1,4 +1,4 @@
-import { OperationFailedError } from './LoadoutError.js';
+import { OperationFailedError } from '@loadout/files';
 
 /**
  * The most one answer may weigh (UTF-8 bytes of its JSON), on every face: an HTTP route's answer,

@@ -1,4 +1,5 @@
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
+import { type LoadoutModule, registerModules } from './LoadoutModule.js';
 import { Places } from './Places.js';
 import { ScanSource } from './ScanSource.js';
 import { SessionLoader } from './SessionLoader.js';
@@ -7,9 +8,6 @@ import { resolve } from './token.js';
 export interface KernelOptions {
   readonly places: Places;
 }
-
-/** A module adds a kind, a store or a service to the root container: one line per package. */
-export type LoadoutModule = (container: DependencyContainer) => void;
 
 /**
  * The process's root container: a fresh child of tsyringe's default container. Loadout registers
@@ -20,7 +18,7 @@ export function createKernel(options: KernelOptions, modules: readonly LoadoutMo
   const root = globalContainer.createChildContainer();
   root.register(Places, { useValue: options.places });
   root.register(SessionLoader, { useValue: new SessionLoader(root) });
-  for (const module of modules) module(root);
+  registerModules(root, modules);
   return root;
 }
 

@@ -1,4 +1,4 @@
-import { DocumentRefusedError } from './DocumentReader.js';
+import { DocumentRefusedError } from '@loadout/files';
 
 const GATE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 const NO_GATES: Readonly<Record<string, boolean>> = Object.freeze({});

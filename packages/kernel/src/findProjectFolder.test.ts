@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { removeTestdirs, testdir } from './testing/index.js';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findProjectFolder } from './findProjectFolder.js';
 

@@ -8,7 +8,6 @@ export {
   type SessionHolder,
   withHolds,
 } from './CapabilityHold.js';
-export { childPath } from './childPath.js';
 export {
   capabilityId,
   collisionKey,
@@ -30,49 +29,26 @@ export {
   type RunnableParts,
 } from './CapabilityKind.js';
 export { type ChangeStamp, ChangeStamps } from './ChangeStamp.js';
-export { closeKernel, createKernel, type KernelOptions, type LoadoutModule } from './createKernel.js';
-export { contributeLater, laterModule, loadLaterModules, loadModules, splitModule } from './laterModule.js';
+export { closeKernel, createKernel, type KernelOptions } from './createKernel.js';
+export { loadLaterModules, type LoadoutModule, LoadoutModules, loadModules, type Registration } from './LoadoutModule.js';
 export { declaredGates, parseSwitch } from './declaredGates.js';
 export type { Diagnostic } from './Diagnostic.js';
 export {
-  DocumentRefusedError,
-  DocumentUnreadableError,
   findFrontmatter,
-  isInside,
   type MarkdownDocument,
   MAX_DOCUMENT_BYTES,
   parseMarkdown,
   readJsonInside,
   readMarkdownInside,
   readTextInside,
-  OPEN_FLAGS,
-  realpathInside,
-  resolveInside,
-  unreadable,
 } from './DocumentReader.js';
-export { ensurePrivateFolder, narrowMode, PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
-export { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, type FileLockRetries, withFileLock } from './FileLock.js';
-export { type FileReader, nodeFileReader } from './FileReader.js';
-export { emptyFileBytes, readRegularFile, type RegularFileOptions } from './readRegularFile.js';
 export { formatValidationError } from './formatValidationError.js';
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './jsonDepth.js';
 export { AnswerBudget, answerBytes, boundedJson, MAX_ANSWER_BYTES, MAX_BATCH_CALLS, responseTooLarge } from './answerBounds.js';
 export { expandPlaceholders } from './expandPlaceholders.js';
-export { type FolderEntry, type FolderListing, listFolderInside } from './listFolderInside.js';
-export {
-  ConflictError,
-  type ErrorCategory,
-  InvalidInputError,
-  isLoadoutError,
-  LoadoutError,
-  NotFoundError,
-  OperationFailedError,
-  ServiceUnavailableError,
-  WiringError,
-} from './LoadoutError.js';
+export { WiringError } from './WiringError.js';
 export { Places, resolvePlaces } from './Places.js';
 export { type InstalledPlugin, PluginSource } from './PluginSource.js';
-export { isProcessAlive, processStartTime } from './processIdentity.js';
 export { parseFlatMapping } from './parseFlatMapping.js';
 export { type JsonShape, readJsonCapability } from './readJsonCapability.js';
 export { readMarkdownCapability } from './readMarkdownCapability.js';
@@ -97,12 +73,7 @@ export { type ListedRecord, SessionLoader } from './SessionLoader.js';
 export { type SessionSection, SessionSections } from './SessionSection.js';
 export { shadowRecords } from './shadowRecords.js';
 export { contribute, resolve, resolveAll, token, type Token } from './token.js';
-export { editJsonText, type JsonTextEdit } from './editJsonText.js';
-export { type EntryMoves, MOVE_STAGING_PREFIX, moveEntry, nodeEntryMoves } from './moveEntry.js';
-export { formatMarkdown, writeFileAtomicSync, WriteRefusedError } from './writeDocument.js';
-export { changedAfter, isFolderStamp, RACY_MS, statStamp } from './statStamp.js';
-export { checkWriteInside } from './writeFileInside.js';
+export { formatMarkdown } from './formatMarkdown.js';
 export { isJsonObject, isTextWithin } from './plainJson.js';
 export { plainFirstShape, zodShape } from './zodShape.js';
-export { isRegularFile, pathAndRealPath } from './filePaths.js';
 export { findProjectFolder } from './findProjectFolder.js';

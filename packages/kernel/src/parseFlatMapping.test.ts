@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { DocumentRefusedError, parseMarkdown } from './DocumentReader.js';
+import { parseMarkdown } from './DocumentReader.js';
+import { DocumentRefusedError } from '@loadout/files';
 import { parseFlatMapping } from './parseFlatMapping.js';
 
 /** What js-yaml makes of `text` under the schema frontmatter is read with: its value or its error. */

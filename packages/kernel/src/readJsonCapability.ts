@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { DocumentRefusedError, readJsonInside } from './DocumentReader.js';
+import { readJsonInside } from './DocumentReader.js';
+import { DocumentRefusedError } from '@loadout/files';
 
 /** The shape check a JSON kind applies: returns the typed value or a one-line reason. */
 export type JsonShape<T> = (value: unknown) => { ok: true; value: T } | { ok: false; reason: string };

@@ -1,7 +1,8 @@
 import type { CapabilityRecord, DraftRecord, KindDocument } from './CapabilityKind.js';
 import { capabilityId, displayNameOf } from './capabilityId.js';
 import { declaredGates } from './declaredGates.js';
-import { type MarkdownFrontmatter, readFrontmatterInside, relativeInside } from './DocumentReader.js';
+import { type MarkdownFrontmatter, readFrontmatterInside } from './DocumentReader.js';
+import { relativeInside } from '@loadout/files';
 
 /** The common part of a Markdown capability, read from its frontmatter. */
 export interface MarkdownCapability {

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CapabilityKind } from './CapabilityKind.js';
-import { DocumentRefusedError } from './DocumentReader.js';
+import { DocumentRefusedError } from '@loadout/files';
 import { readMarkdownCapability } from './readMarkdownCapability.js';
 import type { Root } from './Root.js';
 import { listKindFolder, readKindEntry, scanKindFolder } from './scanKindFolder.js';
-import { removeTestdirs, testdir, type TreeDescription } from './testing/index.js';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 
 afterEach(removeTestdirs);
 

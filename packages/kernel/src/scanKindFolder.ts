@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { CapabilityKind, CapabilityRecord, EntryScan } from './CapabilityKind.js';
-import { childPath } from './childPath.js';
+import { childPath } from '@loadout/files';
 import type { Diagnostic } from './Diagnostic.js';
-import { DocumentRefusedError, type DocumentUnreadableError, isInside, unreadable } from './DocumentReader.js';
-import { type EntryType, type FolderEntry, folderEntryInside, listFolderInside } from './listFolderInside.js';
+import { DocumentRefusedError, type DocumentUnreadableError, isInside, unreadable } from '@loadout/files';
+import { type EntryType, type FolderEntry, folderEntryInside, listFolderInside } from '@loadout/files';
 import type { Level, Root } from './Root.js';
 import type { InlineDocument, RootLayoutSource } from './RootLayout.js';
 import type { FolderKind, ScanSource } from './ScanSource.js';

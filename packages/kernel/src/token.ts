@@ -1,5 +1,5 @@
 import type { DependencyContainer } from 'tsyringe';
-import { WiringError } from './LoadoutError.js';
+import { WiringError } from './WiringError.js';
 
 /**
  * A typed injection token. The phantom `__type` carries the service type so that

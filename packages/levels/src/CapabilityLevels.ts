@@ -8,14 +8,9 @@ import {
   type CapabilityRecord,
   collisionKey,
   type Diagnostic,
-  type FileLockRetries,
-  isInside,
-  isLoadoutError,
   type KindEntryScan,
   type KindFolderScan,
   type Level,
-  MOVE_STAGING_PREFIX,
-  moveEntry,
   type ListedRecord,
   Places,
   PROJECT_ROOT_FOLDER,
@@ -24,8 +19,8 @@ import {
   SessionLoader,
   token,
   WiringError,
-  withFileLock,
 } from '@loadout/kernel';
+import { type FileLockRetries, isInside, isLoadoutError, MOVE_STAGING_PREFIX, moveEntry, withFileLock } from '@loadout/files';
 import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
 import { inject, injectable } from 'tsyringe';
 import { applyGateCarry, type GateCarryPlan, planGateCarry } from './carryGates.js';

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError, OperationFailedError } from '@loadout/kernel';
+import { ConflictError, InvalidInputError, NotFoundError, OperationFailedError } from '@loadout/files';
 
 /** A transfer request that is not `{ kind, id, from, to }` with two well-formed ends. */
 export class CapabilityInvalidError extends InvalidInputError {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { type EntryMoves, nodeEntryMoves, token, writeFileAtomicSync } from '@loadout/kernel';
+import { token } from '@loadout/kernel';
+import { type EntryMoves, nodeEntryMoves, writeFileAtomicSync } from '@loadout/files';
 
 /**
  * The file operations a move is made of. The real one is node:fs; tests put another in its place

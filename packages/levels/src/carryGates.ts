@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { collisionKey, editJsonText, readTextInside, writeFileAtomicSync } from '@loadout/kernel';
+import { collisionKey, readTextInside } from '@loadout/kernel';
+import { editJsonText, writeFileAtomicSync } from '@loadout/files';
 import { CONFIG_FILE, decideGate, GateConfigInvalidError, gateKey, planGateRewrite, readGateConfig, withConfigLock } from '@loadout/state';
 
 /** The gate settings a move carries, worked out before anything is touched. */

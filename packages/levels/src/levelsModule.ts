@@ -1,6 +1,5 @@
-import { contributeRpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { contribute, contributeLater, type LoadoutModule, splitModule } from '@loadout/kernel';
+import { contribute, type LoadoutModule, type Registration } from '@loadout/kernel';
 import { MoveFileSystem, nodeMoveFileSystem } from './MoveFileSystem.js';
 import { transferJournalMigration, transferJournalPostgresMigration, transferPlaceMigration } from './TransferJournal.js';
 
@@ -8,19 +7,11 @@ import { transferJournalMigration, transferJournalPostgresMigration, transferPla
  * The journal's tables and the real file system, at once: a session's database is migrated with
  * every table, and a test's file system registered after the container is made stays.
  */
-const registerJournal: LoadoutModule = (container) => {
+const registerJournal: Registration = (container) => {
   contribute(container, Migrations, transferJournalMigration);
   contribute(container, Migrations, transferPlaceMigration);
   contribute(container, PostgresMigrations, transferJournalPostgresMigration);
   container.register(MoveFileSystem, { useValue: nodeMoveFileSystem });
-  // The methods load with the server, never in a one-shot command.
-  contributeLater(container, async () => {
-    const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([
-      import('./capabilityRpcMethods.js'),
-      import('./levelsRpcMethods.js'),
-    ]);
-    return (c) => contributeRpcMethods(c, 'levels', [...capabilityRpcMethods, ...levelsRpcMethods]);
-  });
 };
 
 /**
@@ -29,7 +20,15 @@ const registerJournal: LoadoutModule = (container) => {
  * skill/server kinds. The mover (with its plan and the gate rewrites) is the module's later part,
  * which a session never loads.
  */
-export const levelsModule: LoadoutModule = splitModule(
-  registerJournal,
-  async () => (await import('./levelsMoverModule.js')).levelsMoverModule,
-);
+export const levelsModule: LoadoutModule = {
+  name: 'levels',
+  now: registerJournal,
+  later: async () => (await import('./levelsMoverModule.js')).levelsMoverModule,
+  rpcMethods: async () => {
+    const [{ capabilityRpcMethods }, { levelsRpcMethods }] = await Promise.all([
+      import('./capabilityRpcMethods.js'),
+      import('./levelsRpcMethods.js'),
+    ]);
+    return [...capabilityRpcMethods, ...levelsRpcMethods];
+  },
+};

@@ -1,7 +1,7 @@
-import type { LoadoutModule } from '@loadout/kernel';
+import type { Registration } from '@loadout/kernel';
 import { CapabilityLevels, FileCapabilityLevels } from './CapabilityLevels.js';
 
 /** The later part of {@link levelsModule}: the mover. */
-export const levelsMoverModule: LoadoutModule = (container) => {
+export const levelsMoverModule: Registration = (container) => {
   container.register(CapabilityLevels, { useClass: FileCapabilityLevels });
 };

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { editJsonText, findFrontmatter, type KindDocument, type MarkdownDocument, parseMarkdown } from '@loadout/kernel';
+import { findFrontmatter, type KindDocument, type MarkdownDocument, parseMarkdown } from '@loadout/kernel';
+import { editJsonText } from '@loadout/files';
 import { TransferRefusedError } from './LevelErrors.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
 import { type CapabilityHolder, capabilityId, MAX_DOCUMENT_BYTES, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rewriteMarkdownName, type TransferResult } from '../src/index.js';

@@ -4,7 +4,7 @@ import { dbModule } from '@loadout/db';
 import { jobsModule } from '@loadout/jobs';
 import { keptReadsModule } from '@loadout/kept-reads';
 import { closeKernel, createKernel, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { pluginsModule } from '@loadout/plugins';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';

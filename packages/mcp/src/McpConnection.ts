@@ -5,7 +5,6 @@ import {
   type AnswerBudget,
   answerBytes,
   type CapabilityRecord,
-  isInside,
   readMarkdownInside,
   readTextInside,
   refuseHeld,
@@ -14,6 +13,7 @@ import {
   type Session,
   SessionLoader,
 } from '@loadout/kernel';
+import { isInside } from '@loadout/files';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

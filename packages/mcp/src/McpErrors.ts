@@ -1,4 +1,5 @@
-import { ConflictError, InvalidInputError, NotFoundError, redactCredentials, isLoadoutError } from '@loadout/kernel';
+import { redactCredentials } from '@loadout/kernel';
+import { ConflictError, InvalidInputError, NotFoundError, isLoadoutError } from '@loadout/files';
 
 /** A resource URI that is not one Loadout serves, or that tries to leave a skill's folder. */
 export class ResourceUriInvalidError extends InvalidInputError {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerBudget, exceedsJsonDepth, isLoadoutError, MAX_BATCH_CALLS, MAX_JSON_DEPTH, SessionLoader } from '@loadout/kernel';
+import { AnswerBudget, exceedsJsonDepth, MAX_BATCH_CALLS, MAX_JSON_DEPTH, SessionLoader } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { LiveExposures } from './LiveExposures.js';

@@ -1,5 +1,5 @@
 import { contributeRoutes, ServerServices } from '@loadout/api';
-import { contribute, type LoadoutModule } from '@loadout/kernel';
+import { contribute, type Registration } from '@loadout/kernel';
 import { mcpHttpFace } from './mcpHttpFace.js';
 
 /**
@@ -7,7 +7,7 @@ import { mcpHttpFace } from './mcpHttpFace.js';
  * sessions when the server stops. `loadout mcp` (stdio) needs no registration: it calls
  * `serveMcpOverStdio` with the app's container, which takes what it needs from it at once.
  */
-export const mcpModule: LoadoutModule = (container) => {
+export const mcpModule: Registration = (container) => {
   const face = mcpHttpFace();
   contributeRoutes(container, 'mcp', face.routes);
   contribute(container, ServerServices, face.service);

@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { dbModule } from '@loadout/db';
-import { closeKernel, createKernel, isLoadoutError, resolvePlaces } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { closeKernel, createKernel, resolvePlaces } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { skillsModule } from '@loadout/skills';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, isInside, MAX_DOCUMENT_BYTES, realpathInside } from '@loadout/kernel';
+import { MAX_DOCUMENT_BYTES } from '@loadout/kernel';
+import { DocumentRefusedError, isInside, realpathInside } from '@loadout/files';
 import type { SkillRecord } from '@loadout/skills';
 import { ResourceNotFoundError, ResourceRefusedError } from './McpErrors.js';
 

@@ -1,5 +1,5 @@
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NotificationCatalogueRecord } from './NotificationCatalogue.js';
 import { notificationsModule } from './notificationsModule.js';
@@ -18,7 +18,7 @@ describe('notification catalogues', () => {
     });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       notificationsModule,
-      (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+      { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
     ]);
     const session = await container.resolve(SessionLoader).open();
     const catalogues = session.recordsOf<NotificationCatalogueRecord>('notification');

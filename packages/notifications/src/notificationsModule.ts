@@ -2,6 +2,9 @@ import { CapabilityKinds, contribute, type LoadoutModule } from '@loadout/kernel
 import { notificationKind } from './notificationKind.js';
 
 /** Registers the notification catalogue kind. */
-export const notificationsModule: LoadoutModule = (container) => {
-  contribute(container, CapabilityKinds, notificationKind);
+export const notificationsModule: LoadoutModule = {
+  name: 'notifications',
+  now: (container) => {
+    contribute(container, CapabilityKinds, notificationKind);
+  },
 };

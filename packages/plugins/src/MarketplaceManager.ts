@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isLoadoutError, Places, redactCredentials, token } from '@loadout/kernel';
+import { Places, redactCredentials, token } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { MarketplaceRegistry, type MarketplaceRow, marketplacesDir } from './MarketplaceRegistry.js';
 import { moveWithRecord } from './moveWithRecord.js';

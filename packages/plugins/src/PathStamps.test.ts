@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type FileReader, readJsonInside } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { readJsonInside } from '@loadout/kernel';
+import { type FileReader } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PathStamps } from './PathStamps.js';
 

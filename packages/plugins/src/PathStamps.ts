@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type FileReader, nodeFileReader, RACY_MS, statStamp } from '@loadout/kernel';
+import { type FileReader, nodeFileReader, RACY_MS, statStamp } from '@loadout/files';
 
 /**
  * What a synchronous piece of work asked the file system about — every path it passed to the

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError, OperationFailedError } from '@loadout/kernel';
+import { ConflictError, InvalidInputError, NotFoundError, OperationFailedError } from '@loadout/files';
 
 /**
  * A plugin URL, name or ref that is refused before git starts: it is not one of the allowed

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Places, redactCredentials, token, writeFileAtomicSync, zodShape } from '@loadout/kernel';
+import { Places, redactCredentials, token, zodShape } from '@loadout/kernel';
+import { writeFileAtomicSync } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
 import { PLUGIN_NAME_PATTERN } from './parsePluginName.js';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isLoadoutError, Places, token } from '@loadout/kernel';
+import { Places, token } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { MarketplaceRegistry } from './MarketplaceRegistry.js';
 import { PluginSyncRefusedError } from './PluginErrors.js';

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Diagnostic, isInside, isLoadoutError, Places, redactCredentials, token } from '@loadout/kernel';
+import { type Diagnostic, Places, redactCredentials, token } from '@loadout/kernel';
+import { isInside, isLoadoutError } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { findPluginManifest, type PluginFormat } from './findPluginManifest.js';
 import { parsePluginName } from './parsePluginName.js';

@@ -1,4 +1,5 @@
-import { type InstalledPlugin, type PluginSource, RACY_MS, type RootLayout } from '@loadout/kernel';
+import { type InstalledPlugin, type PluginSource, type RootLayout } from '@loadout/kernel';
+import { RACY_MS } from '@loadout/files';
 import { PathStamps } from './PathStamps.js';
 import type { PluginDefinition } from './PluginDefinition.js';
 import type { PluginRegistry } from './PluginRegistry.js';

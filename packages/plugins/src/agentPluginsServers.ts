@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { expandPlaceholders, type FileReader, isInside, isJsonObject, readJsonInside } from '@loadout/kernel';
+import { expandPlaceholders, isJsonObject, readJsonInside } from '@loadout/kernel';
+import { type FileReader, isInside } from '@loadout/files';
 import { z } from 'zod';
 import { type AgentPluginsVersion, agentPluginsVersionOf } from './agentPluginsManifest.js';
 import { leavesFolder, pathInside, placeholderLeaving } from './pathInside.js';

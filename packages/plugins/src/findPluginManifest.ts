@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { type FileReader, isJsonObject, nodeFileReader, readJsonInside } from '@loadout/kernel';
+import { isJsonObject, readJsonInside } from '@loadout/kernel';
+import { type FileReader, nodeFileReader } from '@loadout/files';
 import { type AgentPluginsManifest, checkAgentPluginsManifest, isAgentPluginsRejection } from './agentPluginsManifest.js';
 import { pathInside } from './pathInside.js';
 

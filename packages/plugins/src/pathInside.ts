@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { expandPlaceholders, type FileReader, isInside, nodeFileReader, resolveInside } from '@loadout/kernel';
+import { expandPlaceholders } from '@loadout/kernel';
+import { type FileReader, isInside, nodeFileReader, resolveInside } from '@loadout/files';
 
 /** What a package path is once links are followed, never past its plugin's root. */
 export type PathInside =

@@ -1,4 +1,5 @@
-import type { Diagnostic, FileReader, InlineDocument, RootLayoutSource } from '@loadout/kernel';
+import type { Diagnostic, InlineDocument, RootLayoutSource } from '@loadout/kernel';
+import type { FileReader } from '@loadout/files';
 import { manifestPath, pathInside } from './pathInside.js';
 
 /** The kind folders of the parts Claude Code, Codex and Cursor plugins share with Loadout: subagents, commands and hooks. */

@@ -1,6 +1,6 @@
 import { type ServerService, ServerServices } from '@loadout/api';
 import { DatabaseLocation } from '@loadout/db';
-import { CapabilityKinds, contribute, type LoadoutModule, Places, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
+import { CapabilityKinds, contribute, type Registration, Places, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { Lifecycle } from 'tsyringe';
 import { GitMarketplaceManager, MarketplaceManager } from './MarketplaceManager.js';
@@ -14,7 +14,7 @@ import { GitPluginManager, GitPluginManagerParts, PluginManager } from './Plugin
  * file and its sync, and the server's per-host notice. Manager parts registered before this part
  * (a test's git home) are kept.
  */
-export const pluginManagersModule: LoadoutModule = (container) => {
+export const pluginManagersModule: Registration = (container) => {
   const kindFolders = (): string[] => resolveAll(container, CapabilityKinds).map((kind) => kind.folder);
   // Kinds and listeners are asked for when used, so modules registered after this one count.
   if (!container.isRegistered(GitPluginManagerParts)) {

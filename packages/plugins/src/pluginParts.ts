@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Diagnostic, FileReader } from '@loadout/kernel';
+import type { Diagnostic } from '@loadout/kernel';
+import type { FileReader } from '@loadout/files';
 import { isComponentField } from './pluginComponents.js';
 import { pathInside } from './pathInside.js';
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { type Diagnostic, type FileReader, nodeFileReader, readMarkdownInside, type RootLayoutSource } from '@loadout/kernel';
+import { type Diagnostic, readMarkdownInside, type RootLayoutSource } from '@loadout/kernel';
+import { type FileReader, nodeFileReader } from '@loadout/files';
 import { manifestPath, pathInside, rootNames } from './pathInside.js';
 
 /** Where a plugin's skills come from, with what was skipped on the way. */

@@ -1,6 +1,5 @@
-import { contributeRoutes } from '@loadout/api';
 import { Migrations } from '@loadout/db';
-import { contribute, contributeLater, type LoadoutModule, Places, PluginSource, resolve, splitModule } from '@loadout/kernel';
+import { contribute, type LoadoutModule, Places, PluginSource, type Registration, resolve } from '@loadout/kernel';
 import { instanceCachingFactory, Lifecycle } from 'tsyringe';
 import { MarketplaceRegistry, marketplaceRegistryMigration, SqliteMarketplaceRegistry } from './MarketplaceRegistry.js';
 import {
@@ -16,7 +15,7 @@ import { PluginRoots } from './PluginRoots.js';
  * The registries and the kernel's plugin source, at once: a session reads installed plugins
  * through them, and its database is migrated with every table.
  */
-const registerRegistries: LoadoutModule = (container) => {
+const registerRegistries: Registration = (container) => {
   contribute(container, Migrations, pluginRegistryMigration);
   contribute(container, Migrations, pluginSourcesMigration);
   contribute(container, Migrations, pluginSharedClonesMigration);
@@ -27,11 +26,6 @@ const registerRegistries: LoadoutModule = (container) => {
     useFactory: instanceCachingFactory((c) => new PluginRoots(resolve(c, PluginRegistry), resolve(c, Places).dataDir)),
   });
   container.register(MarketplaceRegistry, { useClass: SqliteMarketplaceRegistry }, { lifecycle: Lifecycle.Singleton });
-  // The routes load with the server, never in a one-shot command.
-  contributeLater(container, async () => {
-    const { pluginRoutes } = await import('./pluginRoutes.js');
-    return (c) => contributeRoutes(c, 'plugins', pluginRoutes);
-  });
 };
 
 /**
@@ -39,7 +33,9 @@ const registerRegistries: LoadoutModule = (container) => {
  * The manager, the marketplaces' manager, the lock file and its sync (git, the install's staging)
  * are the module's later part (pluginManagersModule.ts), which a session never loads.
  */
-export const pluginsModule: LoadoutModule = splitModule(
-  registerRegistries,
-  async () => (await import('./pluginManagersModule.js')).pluginManagersModule,
-);
+export const pluginsModule: LoadoutModule = {
+  name: 'plugins',
+  now: registerRegistries,
+  later: async () => (await import('./pluginManagersModule.js')).pluginManagersModule,
+  routes: async () => (await import('./pluginRoutes.js')).pluginRoutes,
+};

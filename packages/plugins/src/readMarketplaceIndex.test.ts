@@ -1,4 +1,4 @@
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readMarketplaceIndex } from './readMarketplaceIndex.js';
 

@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, type FileReader, isJsonObject, nodeFileReader, readJsonInside } from '@loadout/kernel';
+import { isJsonObject, readJsonInside } from '@loadout/kernel';
+import { DocumentRefusedError, type FileReader, nodeFileReader } from '@loadout/files';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
 import { MarketplaceRefusedError } from './PluginErrors.js';
 import { PluginDefinition } from './PluginDefinition.js';

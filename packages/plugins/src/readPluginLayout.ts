@@ -1,13 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  type Diagnostic,
-  type FileReader,
-  type InlineDocument,
-  nodeFileReader,
-  type RootLayout,
-  type RootLayoutSource,
-} from '@loadout/kernel';
+import { type Diagnostic, type InlineDocument, type RootLayout, type RootLayoutSource } from '@loadout/kernel';
+import { type FileReader, nodeFileReader } from '@loadout/files';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { vendorComponentSources } from './pluginComponents.js';
 import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';

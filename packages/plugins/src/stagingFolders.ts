@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isProcessAlive, processStartTime } from '@loadout/kernel';
+import { isProcessAlive, processStartTime } from '@loadout/files';
 
 /** Names of the folders a clone waits in before it is placed, and goes to before it is removed. */
 export const STAGING_PREFIX = '.tmp-';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { nodeFileReader } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { nodeFileReader } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { readInlineVendorServers } from './vendorServers.js';

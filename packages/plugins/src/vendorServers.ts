@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { expandPlaceholders, type FileReader, isJsonObject, readJsonInside } from '@loadout/kernel';
+import { expandPlaceholders, isJsonObject, readJsonInside } from '@loadout/kernel';
+import { type FileReader } from '@loadout/files';
 import { leavesFolder, manifestPath, pathInside, placeholderLeaving } from './pathInside.js';
 import { type PluginPlaces, type PluginServers, ServerCollector } from './PluginServers.js';
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { InlineDocument } from '@loadout/kernel';
-import { gitCommit, gitRepo, removeTestdirs, skillMarkdown, type TreeDescription } from '@loadout/kernel/testing';
+import { gitCommit, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs, type TreeDescription } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeWorkspaces, pluginFolders, session, type Workspace, withSession, workspace } from './pluginWorkspace.js';
 

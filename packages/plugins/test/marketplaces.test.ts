@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
-import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown } from '@loadout/kernel/testing';
+import { git, gitCommit, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MarketplaceManager } from '../src/index.js';
 import { closeWorkspaces, head, pluginFolders, session, type Workspace, withSession, workspace } from './pluginWorkspace.js';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { gitRepo, removeTestdirs } from '@loadout/kernel/testing';
+import { gitRepo } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeWorkspaces, session, type Workspace, workspace } from './pluginWorkspace.js';
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { gitRepo, removeTestdirs, skillMarkdown } from '@loadout/kernel/testing';
+import { gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_PLUGINS_1_0 } from '../src/testing/pluginFixtures.js';
 import { closeWorkspaces, session, type Workspace, workspace } from './pluginWorkspace.js';

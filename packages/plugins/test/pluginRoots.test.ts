@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
-import { ChangeStamps, PluginSource, RACY_MS, resolve, resolveAll } from '@loadout/kernel';
-import { gitRepo, removeTestdirs, skillMarkdown } from '@loadout/kernel/testing';
+import { ChangeStamps, PluginSource, resolve, resolveAll } from '@loadout/kernel';
+import { RACY_MS } from '@loadout/files';
+import { gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { AGENT_PLUGINS_1_0 } from '../src/testing/pluginFixtures.js';

@@ -17,7 +17,8 @@ import {
   SessionLoader,
 } from '@loadout/kernel';
 import { hooksModule } from '@loadout/hooks';
-import { git, gitRepo, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { git, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { testdir } from '@loadout/files/testing';
 import { notificationsModule } from '@loadout/notifications';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
-import { git, gitCommit, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { git, gitCommit, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MarketplaceManager, PluginLockSync } from '../src/index.js';
 import { manyPluginsMarketplace, pluginRepo } from '../src/testing/pluginFixtures.js';

@@ -1,14 +1,14 @@
 import path from 'node:path';
+import { isJsonObject } from '@loadout/kernel';
 import {
   DocumentRefusedError,
   emptyFileBytes,
-  isJsonObject,
   PRIVATE_FILE_MODE,
   RACY_MS,
   readRegularFile,
   type RegularFileOptions,
   writeFileAtomicSync,
-} from '@loadout/kernel';
+} from '@loadout/files';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CapabilityUntrustedError, collisionKey, Places, SessionLoader, token, withFileLock } from '@loadout/kernel';
+import { CapabilityUntrustedError, collisionKey, Places, SessionLoader, token } from '@loadout/kernel';
+import { withFileLock } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 import { McpConfigWriter } from './mcp/McpConfigWriter.js';

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '@loadout/kernel';
+import { ConflictError, InvalidInputError, NotFoundError } from '@loadout/files';
 
 /** A runtime name no adapter answers to. */
 export class RuntimeUnknownError extends InvalidInputError {

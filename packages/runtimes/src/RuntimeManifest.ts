@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, isJsonObject, isTextWithin, readJsonInside, writeFileAtomicSync, zodShape } from '@loadout/kernel';
+import { isJsonObject, isTextWithin, readJsonInside, zodShape } from '@loadout/kernel';
+import { DocumentRefusedError, writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
 import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { formatValidationError, moveEntry, readJsonInside, slugify, writeFileAtomicSync } from '@loadout/kernel';
+import { formatValidationError, readJsonInside, slugify } from '@loadout/kernel';
+import { moveEntry, writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
 import { TrashEntryDamagedError, TrashEntryNotFoundError } from './RuntimeErrors.js';
 import { isSafeEntryName } from './RuntimeManifest.js';

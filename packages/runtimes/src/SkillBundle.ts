@@ -2,17 +2,17 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { readTextInside } from '@loadout/kernel';
 import {
   childPath,
   DocumentRefusedError,
   emptyFileBytes,
   RACY_MS,
   readRegularFile,
-  readTextInside,
   realpathInside,
   type RegularFileOptions,
   statStamp,
-} from '@loadout/kernel';
+} from '@loadout/files';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, isInside, type Root, type Session } from '@loadout/kernel';
+import { type Root, type Session } from '@loadout/kernel';
+import { DocumentRefusedError, isInside } from '@loadout/files';
 import { type AgentSkillBreak, agentSkillFolderBreaks, agentSkillName, RUNTIME_TOLERATED_RULES, type SkillRecord } from '@loadout/skills';
 import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';

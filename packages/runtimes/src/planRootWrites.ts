@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { type Diagnostic, isInside } from '@loadout/kernel';
+import { type Diagnostic } from '@loadout/kernel';
+import { isInside } from '@loadout/files';
 import { clientPluginCopy } from './clients/clientPlugins.js';
 import type { PhysicalRoot } from './PhysicalRoots.js';
 import type { RuntimeAdapter } from './RuntimeAdapter.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isInside } from '@loadout/kernel';
+import { isInside } from '@loadout/files';
 import type { DiscoveryRoot } from './RuntimeAdapter.js';
 import { physicalPath } from './SourceSkill.js';
 

@@ -1,5 +1,5 @@
 import { contributeRoutes } from '@loadout/api';
-import { contribute, type LoadoutModule } from '@loadout/kernel';
+import { contribute, type Registration } from '@loadout/kernel';
 import { claudeCodeAdapter } from './adapters/claudeCodeAdapter.js';
 import { codexAdapter } from './adapters/codexAdapter.js';
 import { copilotCliAdapter, copilotVsCodeAdapter } from './adapters/copilotAdapters.js';
@@ -17,7 +17,7 @@ import { runtimeRoutes } from './runtimeRoutes.js';
  * runtimes' folders are read from the process environment each time they are asked for, so
  * `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and the others are honoured as the runtimes honour them.
  */
-export const runtimesModule: LoadoutModule = (container) => {
+export const runtimesModule: Registration = (container) => {
   for (const adapter of [
     claudeCodeAdapter,
     codexAdapter,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, type FolderListing, isFolderStamp, listFolderInside, parseMarkdown, readTextInside } from '@loadout/kernel';
+import { parseMarkdown, readTextInside } from '@loadout/kernel';
+import { DocumentRefusedError, type FolderListing, isFolderStamp, listFolderInside } from '@loadout/files';
 import type { DiscoveryRoot, SkillFileFacts } from './RuntimeAdapter.js';
 import { BundleStampCache } from './BundleStampCache.js';
 import { SKILL_FILE, type SkillBundle } from './SkillBundle.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RuntimeApplier } from '../src/index.js';
 import { STAGING_FOLDER } from '../src/RuntimeApplier.js';

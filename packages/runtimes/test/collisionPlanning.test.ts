@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { RACY_MS, resolve } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { resolve } from '@loadout/kernel';
+import { RACY_MS } from '@loadout/files';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeApplier, RuntimePlanner } from '../src/index.js';
 import { type PlanReport, type RuntimeReport } from '../src/RuntimePlan.js';

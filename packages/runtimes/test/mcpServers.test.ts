@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireFileLock, CapabilityHolds, contribute, resolve } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { CapabilityHolds, contribute, resolve } from '@loadout/kernel';
+import { acquireFileLock } from '@loadout/files';
+import { removeTestdirs } from '@loadout/files/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { parse as parseToml } from 'smol-toml';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { agentSkillFolderProblems } from '@loadout/skills';
 import { afterEach, describe, expect, it } from 'vitest';
 import { explainSkill, RuntimeApplier, RuntimePlanner } from '../src/index.js';

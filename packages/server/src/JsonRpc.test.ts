@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError } from '@loadout/kernel';
+import { ConflictError, InvalidInputError } from '@loadout/files';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { handleJsonRpc, type RpcCallScope, type WiredRpcMethod } from './JsonRpc.js';

@@ -1,16 +1,15 @@
 import {
   AnswerBudget,
   answerBytes,
-  type ErrorCategory,
   exceedsJsonDepth,
   formatValidationError,
-  isLoadoutError,
   MAX_ANSWER_BYTES,
   MAX_BATCH_CALLS,
   MAX_JSON_DEPTH,
   redactCredentials,
   responseTooLarge,
 } from '@loadout/kernel';
+import { type ErrorCategory, isLoadoutError } from '@loadout/files';
 import type { RpcContext, RpcMethod } from '@loadout/api';
 
 /** The error codes JSON-RPC 2.0 defines. */

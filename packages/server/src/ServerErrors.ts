@@ -1,4 +1,4 @@
-import { ConflictError, LoadoutError, OperationFailedError } from '@loadout/kernel';
+import { ConflictError, LoadoutError, OperationFailedError } from '@loadout/files';
 
 /** A request that needs the server token and did not carry the right one. */
 export class TokenRequiredError extends LoadoutError {

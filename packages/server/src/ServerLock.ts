@@ -8,7 +8,7 @@ import {
   narrowMode,
   PRIVATE_FILE_MODE,
   processStartTime,
-} from '@loadout/kernel';
+} from '@loadout/files';
 import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
 /** Held while a server owns a data folder. */

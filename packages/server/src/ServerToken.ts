@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidInputError } from '@loadout/kernel';
+import { InvalidInputError } from '@loadout/files';
 
 /** The token file's name inside the data folder. */
 export const TOKEN_FILE = 'server-token';

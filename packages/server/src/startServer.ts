@@ -1,5 +1,5 @@
-import { type EventStream, type ServerService, ServerServices, type ServiceStartReport } from '@loadout/api';
-import { loadLaterModules, Places, resolve, resolveAll } from '@loadout/kernel';
+import { type EventStream, loadServedParts, type ServerService, ServerServices, type ServiceStartReport } from '@loadout/api';
+import { Places, resolve, resolveAll } from '@loadout/kernel';
 import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { ownHostsFor } from './http/requestGuard.js';
@@ -65,7 +65,7 @@ export async function startServer(container: DependencyContainer, options: Serve
     const { createHttpApp } = await import('./http/createHttpApp.js');
     // Every package's routes and JSON-RPC methods (and any module the container was made
     // without), which one-shot commands never load.
-    await loadLaterModules(container);
+    await loadServedParts(container);
     const listening = await createHttpApp(
       { container, route: createRouteContext(container, log), streams },
       { token: token.value, ownHosts: () => ownHosts },

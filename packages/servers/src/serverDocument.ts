@@ -1,4 +1,5 @@
-import { DocumentRefusedError, readJsonCapability, redactArguments, redactCredentials, redactSecrets, type Root } from '@loadout/kernel';
+import { readJsonCapability, redactArguments, redactCredentials, redactSecrets, type Root } from '@loadout/kernel';
+import { DocumentRefusedError } from '@loadout/files';
 import { type ServerDefinitionFile, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 
 /** What stands in for a credential value wherever a server document is shown. */

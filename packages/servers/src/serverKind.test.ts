@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerRecord } from './ServerDefinition.js';
 import { readRedactedServerDocument, REDACTED } from './serverDocument.js';
@@ -23,7 +23,7 @@ describe('servers', () => {
     });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       serversModule,
-      (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+      { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
     ]);
     const session = await container.resolve(SessionLoader).open();
     const json = JSON.stringify(session.toJSON());
@@ -54,7 +54,7 @@ describe('servers', () => {
     });
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       serversModule,
-      (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+      { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
     ]);
     const session = await container.resolve(SessionLoader).open();
     const root = path.join(home, 'capabilities');
@@ -87,21 +87,24 @@ describe('servers', () => {
     const content = { name: 'files', command: '/opt/kit/bin/files', args: ['--root', dir], env: { TOKEN: 'tok-secret', PLUGIN_ROOT: dir } };
     const container = createKernel({ places: resolvePlaces({}, home) }, [
       serversModule,
-      (c) =>
-        contribute(c, PluginSource, {
-          listInstalledPlugins: () => [
-            {
-              name: 'kit',
-              dir,
-              enabled: true,
-              layout: {
-                kinds: { servers: [{ document: { name: 'files.json', path: manifest, content } }] },
-                onlyListed: false,
-                diagnostics: [],
+      {
+        name: 'test',
+        now: (c) =>
+          contribute(c, PluginSource, {
+            listInstalledPlugins: () => [
+              {
+                name: 'kit',
+                dir,
+                enabled: true,
+                layout: {
+                  kinds: { servers: [{ document: { name: 'files.json', path: manifest, content } }] },
+                  onlyListed: false,
+                  diagnostics: [],
+                },
               },
-            },
-          ],
-        }),
+            ],
+          }),
+      },
     ]);
     const session = await container.resolve(SessionLoader).open();
     const record = session.find<ServerRecord>('server', 'files') as ServerRecord;

@@ -2,7 +2,6 @@ import path from 'node:path';
 import {
   type CapabilityKind,
   declaredGates,
-  DocumentRefusedError,
   capabilityId,
   type EntryScan,
   type KindDocument,
@@ -12,6 +11,7 @@ import {
   redactCredentials,
   redactSecrets,
 } from '@loadout/kernel';
+import { DocumentRefusedError } from '@loadout/files';
 import { serverRunnableParts } from './serverRunnableParts.js';
 import { SERVER_DEFINITION, SERVER_ID, type ServerDefinitionFile, serverDefinitionShape, type ServerRecord } from './ServerDefinition.js';
 

@@ -1,15 +1,6 @@
 import path from 'node:path';
-import {
-  expandPlaceholders,
-  isInside,
-  isRegularFile,
-  pathAndRealPath,
-  redactArguments,
-  redactCredentials,
-  redactSecrets,
-  type Root,
-  type RunnableParts,
-} from '@loadout/kernel';
+import { expandPlaceholders, redactArguments, redactCredentials, redactSecrets, type Root, type RunnableParts } from '@loadout/kernel';
+import { isInside, isRegularFile, pathAndRealPath } from '@loadout/files';
 import { serverDefinitionOf, type ServerRecord } from './ServerDefinition.js';
 
 /** The names a plugin's server may call its own root by in its command line. */

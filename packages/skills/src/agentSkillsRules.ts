@@ -1,4 +1,5 @@
-import { type Diagnostic, DocumentRefusedError, parseFlatMapping, parseMarkdown } from '@loadout/kernel';
+import { type Diagnostic, parseFlatMapping, parseMarkdown } from '@loadout/kernel';
+import { DocumentRefusedError } from '@loadout/files';
 import yaml from 'js-yaml';
 
 /** The most UTF-16 units an Agent Skills name may have once normalized. */

@@ -1,11 +1,5 @@
-import {
-  type CapabilityKind,
-  childPath,
-  type EntryScan,
-  type KindDocument,
-  type KindFolderEntry,
-  readMarkdownCapability,
-} from '@loadout/kernel';
+import { type CapabilityKind, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
+import { childPath } from '@loadout/files';
 import { checkAgentSkillsRules } from './agentSkillsRules.js';
 import type { SkillRecord } from './SkillRecord.js';
 import { skillMayRun, skillRunnableParts, toolGrantsOf } from './skillRunnable.js';

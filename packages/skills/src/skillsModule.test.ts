@@ -1,5 +1,6 @@
 import { contribute, createKernel, PluginSource, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SkillRecord } from './SkillRecord.js';
 import { skillsModule } from './skillsModule.js';
@@ -9,7 +10,7 @@ afterEach(removeTestdirs);
 async function session(home: string) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     skillsModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   return container.resolve(SessionLoader).open();
 }

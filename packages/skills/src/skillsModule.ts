@@ -5,10 +5,13 @@ import { skillKind } from './skillKind.js';
 export const SKILLS_BLOCK_BUDGET = 12_000;
 
 /** Registers the skill kind and the session's `skillsBlock`. */
-export const skillsModule: LoadoutModule = (container) => {
-  contribute(container, CapabilityKinds, skillKind);
-  contribute(container, SessionSections, {
-    key: 'skillsBlock',
-    render: (session) => session.renderBlock('Skills', session.recordsOf('skill'), SKILLS_BLOCK_BUDGET),
-  });
+export const skillsModule: LoadoutModule = {
+  name: 'skills',
+  now: (container) => {
+    contribute(container, CapabilityKinds, skillKind);
+    contribute(container, SessionSections, {
+      key: 'skillsBlock',
+      render: (session) => session.renderBlock('Skills', session.recordsOf('skill'), SKILLS_BLOCK_BUDGET),
+    });
+  },
 };

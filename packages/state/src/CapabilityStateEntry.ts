@@ -1,4 +1,5 @@
-import type { Level, LoadoutError } from '@loadout/kernel';
+import type { Level } from '@loadout/kernel';
+import type { LoadoutError } from '@loadout/files';
 
 /**
  * Which substrate decided a value, so an owner can see why something is off:

@@ -4,10 +4,10 @@ import {
   collisionKey,
   type Diagnostic,
   type FilterResult,
-  isLoadoutError,
   type SessionFilter,
   type SessionScope,
 } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
 import { changedPlaces } from '@loadout/kept-reads';
 import { inject, injectable } from 'tsyringe';
 import { CapabilityStateStore, type SurfacedValues } from './CapabilityStateStore.js';

@@ -4,8 +4,6 @@ import {
   CapabilityHolds,
   type CapabilityRecord,
   collisionKey,
-  isLoadoutError,
-  type LoadoutError,
   parseSwitch,
   PluginSource,
   type Root,
@@ -13,8 +11,8 @@ import {
   shadowRecords,
   token,
   WiringError,
-  writeFileAtomicSync,
 } from '@loadout/kernel';
+import { isLoadoutError, type LoadoutError, writeFileAtomicSync } from '@loadout/files';
 import { inject, injectable, injectAll } from 'tsyringe';
 import type { CapabilityStateEntry, GateState, SetCapabilityStateResult } from './CapabilityStateEntry.js';
 import { CapabilityStateStore, type SurfacedChange } from './CapabilityStateStore.js';

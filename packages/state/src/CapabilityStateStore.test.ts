@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { backendSkipReason, knownSessionStamp, sessionStampMoved, sqlBackends, type TestSqlDatabase } from '@loadout/db/testing';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capabilityStateMigration, capabilityStatePostgresMigration, SqlCapabilityStateStore } from './CapabilityStateStore.js';
 

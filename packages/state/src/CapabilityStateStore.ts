@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type Migration, type PostgresMigration, type SqlClient, SqlDatabase } from '@loadout/db';
-import { collisionKey, InvalidInputError, token } from '@loadout/kernel';
+import { collisionKey, token } from '@loadout/kernel';
+import { InvalidInputError } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 
 /**

@@ -1,15 +1,6 @@
 import path from 'node:path';
-import {
-  collisionKey,
-  DocumentRefusedError,
-  editJsonText,
-  type FileLockRetries,
-  isLoadoutError,
-  type JsonTextEdit,
-  parseSwitch,
-  readTextInside,
-  withFileLock,
-} from '@loadout/kernel';
+import { collisionKey, parseSwitch, readTextInside } from '@loadout/kernel';
+import { DocumentRefusedError, editJsonText, type FileLockRetries, isLoadoutError, type JsonTextEdit, withFileLock } from '@loadout/files';
 import { GateConfigInvalidError, GateConfigLockedError, GateConfigUnreadableError } from './StateErrors.js';
 
 /** The file, directly in a root, that holds configured gates. */

@@ -1,4 +1,4 @@
-import { InvalidInputError, OperationFailedError } from '@loadout/kernel';
+import { InvalidInputError, OperationFailedError } from '@loadout/files';
 
 /**
  * A `config.json` whose gates cannot be read as data. Refused rather than half-read: a gate read

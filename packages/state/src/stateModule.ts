@@ -1,6 +1,5 @@
-import { contributeRpcMethods } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityFilters, contribute, contributeLater, type LoadoutModule, resolve, splitModule } from '@loadout/kernel';
+import { CapabilityFilters, contribute, type LoadoutModule, type Registration, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins/lifecycle';
 import { Lifecycle } from 'tsyringe';
 import { CapabilityStateFilter } from './CapabilityStateFilter.js';
@@ -15,7 +14,7 @@ import {
  * The state's table, its store, the session filter that makes off mean off, and the listener that
  * forgets an uninstalled plugin's state, at once: a session reads them.
  */
-const registerStore: LoadoutModule = (container) => {
+const registerStore: Registration = (container) => {
   contribute(container, Migrations, capabilityStateMigration);
   contribute(container, PostgresMigrations, capabilityStatePostgresMigration);
   container.register(CapabilityStateStore, { useClass: SqlCapabilityStateStore }, { lifecycle: Lifecycle.Singleton });
@@ -32,11 +31,6 @@ const registerStore: LoadoutModule = (container) => {
           ),
     }),
   });
-  // The methods load with the server, never in a one-shot command.
-  contributeLater(container, async () => {
-    const { stateRpcMethods } = await import('./stateRpcMethods.js');
-    return (c) => contributeRpcMethods(c, 'state', stateRpcMethods);
-  });
 };
 
 /**
@@ -46,7 +40,9 @@ const registerStore: LoadoutModule = (container) => {
  * desired-state schemas and the gate rewrites) is the module's later part, which a session never
  * loads.
  */
-export const stateModule: LoadoutModule = splitModule(
-  registerStore,
-  async () => (await import('./stateServiceModule.js')).stateServiceModule,
-);
+export const stateModule: LoadoutModule = {
+  name: 'state',
+  now: registerStore,
+  later: async () => (await import('./stateServiceModule.js')).stateServiceModule,
+  rpcMethods: async () => (await import('./stateRpcMethods.js')).stateRpcMethods,
+};

@@ -1,8 +1,8 @@
-import type { LoadoutModule } from '@loadout/kernel';
+import type { Registration } from '@loadout/kernel';
 import { Lifecycle } from 'tsyringe';
 import { CapabilityStateService, StoredCapabilityStateService } from './CapabilityStateService.js';
 
 /** The later part of {@link stateModule}: the resolver/writer service. */
-export const stateServiceModule: LoadoutModule = (container) => {
+export const stateServiceModule: Registration = (container) => {
   container.register(CapabilityStateService, { useClass: StoredCapabilityStateService }, { lifecycle: Lifecycle.Singleton });
 };

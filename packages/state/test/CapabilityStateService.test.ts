@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
 import { resolve } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { PluginManager } from '@loadout/plugins';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapabilityStateEntry, CapabilityStateService, CapabilityStateStore } from '../src/index.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve, type Session, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { TaskStore } from '@loadout/tasks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityStateService } from '../src/index.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
 import { resolve } from '@loadout/kernel';
-import { removeTestdirs, type TreeDescription } from '@loadout/kernel/testing';
+import { removeTestdirs, type TreeDescription } from '@loadout/files/testing';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapabilityStateEntry, CapabilityStateService, CapabilityStateStore, type DesiredCapability } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError, OperationFailedError } from '@loadout/kernel';
+import { ConflictError, InvalidInputError, NotFoundError, OperationFailedError } from '@loadout/files';
 
 /** A task folder name that could leave its root or is not a name at all. */
 export class TaskNameInvalidError extends InvalidInputError {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { contribute, createKernel, type InstalledPlugin, PluginSource, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PluginTaskReadOnlyError, TaskNameInvalidError, TaskNotFoundError } from './TaskErrors.js';
 import { TaskStore } from './TaskStore.js';
@@ -17,7 +17,7 @@ const task = (name: string, implementation = 'run.mjs') => ({
 function open(home: string, plugins: InstalledPlugin[] = [], project: string | null = null) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     tasksModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => plugins }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => plugins }) },
   ]);
   return container
     .resolve(SessionLoader)

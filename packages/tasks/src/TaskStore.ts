@@ -1,22 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  checkWriteInside,
   collisionKey,
-  DocumentRefusedError,
-  type DocumentUnreadableError,
   formatMarkdown,
   type Level,
-  listFolderInside,
   readKindEntry,
   readMarkdownInside,
   readTextInside,
   type Root,
   Session,
   token,
+} from '@loadout/kernel';
+import {
+  checkWriteInside,
+  DocumentRefusedError,
+  type DocumentUnreadableError,
+  listFolderInside,
   unreadable,
   writeFileAtomicSync,
-} from '@loadout/kernel';
+} from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { PluginTaskReadOnlyError, TaskExistsError, TaskInputInvalidError, TaskNotFoundError, TaskUnreadableError } from './TaskErrors.js';
 import { TASK_DOCUMENT, taskKind } from './taskKind.js';

@@ -1,15 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  type CapabilityKind,
-  DocumentRefusedError,
-  type EntryScan,
-  isInside,
-  type KindDocument,
-  type KindFolderEntry,
-  readMarkdownCapability,
-  realpathInside,
-} from '@loadout/kernel';
+import { type CapabilityKind, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
+import { DocumentRefusedError, isInside, realpathInside } from '@loadout/files';
 import { hasControlCharacter, taskNameProblem } from './taskName.js';
 import type { TaskRecord } from './TaskRecord.js';
 import { taskRunnableParts } from './taskRunnableParts.js';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, realpathInside, type Root, type RunnableParts } from '@loadout/kernel';
+import { type Root, type RunnableParts } from '@loadout/kernel';
+import { DocumentRefusedError, realpathInside } from '@loadout/files';
 import { taskInterpreterOf } from './taskInterpreters.js';
 import type { TaskRecord } from './TaskRecord.js';
 

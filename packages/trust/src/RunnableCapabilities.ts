@@ -1,15 +1,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import {
-  type CapabilityKind,
-  CapabilityKinds,
-  type CapabilityRecord,
-  collisionKey,
-  isLoadoutError,
-  pathAndRealPath,
-  type Root,
-  type RunnableParts,
-} from '@loadout/kernel';
+import { type CapabilityKind, CapabilityKinds, type CapabilityRecord, collisionKey, type Root, type RunnableParts } from '@loadout/kernel';
+import { isLoadoutError, pathAndRealPath } from '@loadout/files';
 import { injectable, injectAll } from 'tsyringe';
 import { type RunnableFile, RunnableFiles } from './RunnableFiles.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isLoadoutError } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { isLoadoutError } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileReferences, MAX_REFERENCES } from './fileReferences.js';
 import { fingerprintOf } from './RunnableCapabilities.js';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, isInside, isRegularFile } from '@loadout/kernel';
+import { DocumentRefusedError, isInside, isRegularFile } from '@loadout/files';
 import { fileReferences, isScript } from './fileReferences.js';
 
 /** The most files one capability's closure may hold; more and it cannot be approved (it is held). */

@@ -1,5 +1,5 @@
 import { backendSkipReason, knownSessionStamp, sessionStampMoved, sqlBackends, type TestSqlDatabase } from '@loadout/db/testing';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqlTrustStore, trustMigration, trustPostgresMigration } from './SqlTrustStore.js';
 

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ServiceUnavailableError } from '@loadout/kernel';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '@loadout/files';
 
 /** `untrust` of a project that is not trusted: nothing to forget, said rather than passed over. */
 export class ProjectNotTrustedError extends NotFoundError {

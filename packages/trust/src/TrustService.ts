@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { type CapabilityHold, type CapabilityRecord, isInside, pathAndRealPath, type Root, SessionLoader, token } from '@loadout/kernel';
+import { type CapabilityHold, type CapabilityRecord, type Root, SessionLoader, token } from '@loadout/kernel';
+import { isInside, pathAndRealPath } from '@loadout/files';
 import { PluginGit, type PluginEntry, PluginRegistry } from '@loadout/plugins';
 import { inject, injectable } from 'tsyringe';
 import { type AuditFinding, auditFindings } from './auditFindings.js';

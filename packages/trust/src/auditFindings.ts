@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { realpathInside, redactSecrets, type RunnableParts } from '@loadout/kernel';
+import { redactSecrets, type RunnableParts } from '@loadout/kernel';
+import { realpathInside } from '@loadout/files';
 
 /** What a simple check saw in what a capability runs. Never quotes a secret. */
 export interface AuditFinding {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DocumentRefusedError } from '@loadout/kernel';
+import { DocumentRefusedError } from '@loadout/files';
 
 /**
  * The files one script may load, read from its text: for each reference, the paths it may mean,

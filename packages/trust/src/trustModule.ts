@@ -1,6 +1,5 @@
-import { contributeRoutes } from '@loadout/api';
 import { Migrations, PostgresMigrations } from '@loadout/db';
-import { CapabilityHolds, contribute, contributeLater, type LoadoutModule, resolve, splitModule } from '@loadout/kernel';
+import { CapabilityHolds, contribute, type LoadoutModule, type Registration, resolve } from '@loadout/kernel';
 import { PluginLifecycleListeners } from '@loadout/plugins/lifecycle';
 import { Lifecycle } from 'tsyringe';
 import { RunnableCapabilities } from './RunnableCapabilities.js';
@@ -13,7 +12,7 @@ import { TrustStore } from './TrustStore.js';
  * face refuses to run them) and the listener that forgets an uninstalled plugin's approval, at once:
  * a session reads them.
  */
-const registerHolder: LoadoutModule = (container) => {
+const registerHolder: Registration = (container) => {
   contribute(container, Migrations, trustMigration);
   contribute(container, PostgresMigrations, trustPostgresMigration);
   container.register(TrustStore, { useClass: SqlTrustStore }, { lifecycle: Lifecycle.Singleton });
@@ -30,11 +29,6 @@ const registerHolder: LoadoutModule = (container) => {
           ),
     }),
   });
-  // The routes load with the server, never in a one-shot command.
-  contributeLater(container, async () => {
-    const { trustRoutes } = await import('./trustRoutes.js');
-    return (c) => contributeRoutes(c, 'trust', trustRoutes);
-  });
 };
 
 /**
@@ -43,7 +37,9 @@ const registerHolder: LoadoutModule = (container) => {
  * (which reads plugins' git heads for an audit) is the module's later part, which a session never
  * loads.
  */
-export const trustModule: LoadoutModule = splitModule(
-  registerHolder,
-  async () => (await import('./trustServiceModule.js')).trustServiceModule,
-);
+export const trustModule: LoadoutModule = {
+  name: 'trust',
+  now: registerHolder,
+  later: async () => (await import('./trustServiceModule.js')).trustServiceModule,
+  routes: async () => (await import('./trustRoutes.js')).trustRoutes,
+};

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
 import { closeKernel, createKernel, loadModules, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { gitCommit, gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { gitCommit, gitRepo } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { hooksModule } from '@loadout/hooks';
 import { PluginManager, pluginsModule } from '@loadout/plugins';
 import type { DependencyContainer } from 'tsyringe';

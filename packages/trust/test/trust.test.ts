@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
-import { closeKernel, createKernel, isLoadoutError, loadModules, refuseHeld, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
-import { gitCommit, gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { closeKernel, createKernel, loadModules, refuseHeld, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
+import { gitCommit, gitRepo } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { PluginManager, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';

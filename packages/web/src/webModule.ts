@@ -21,4 +21,4 @@ const CONTENT_SECURITY_POLICY = [
 export const webAssets: StaticAssets = { dir: webAssetsDir, contentSecurityPolicy: CONTENT_SECURITY_POLICY };
 
 /** Serves the capability screen from `loadout serve`. */
-export const webModule: LoadoutModule = (container) => contribute(container, StaticAssetFolders, webAssets);
+export const webModule: LoadoutModule = { name: 'web', now: (container) => contribute(container, StaticAssetFolders, webAssets) };

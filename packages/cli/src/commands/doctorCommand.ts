@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isLoadoutError, resolve } from '@loadout/kernel';
+import { resolve } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
 import type { ApplyResult } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { NotFoundError } from '@loadout/kernel';
+import { NotFoundError } from '@loadout/files';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
 import { screenAddress, serverAddress } from '../serverClient.js';

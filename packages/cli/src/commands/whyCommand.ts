@@ -1,4 +1,5 @@
-import { CapabilityKinds, type ListedRecord, namesRecord, NotFoundError, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
+import { CapabilityKinds, type ListedRecord, namesRecord, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
+import { NotFoundError } from '@loadout/files';
 import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { testdir } from '@loadout/kernel/testing';
+import { testdir } from '@loadout/files/testing';
 import pg from 'pg';
 import { type Migration, openDatabase } from '../Database.js';
 import { PostgresSqlDatabase } from '../PostgresSqlDatabase.js';

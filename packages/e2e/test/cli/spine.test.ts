@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { git, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '@loadout/cli/testing';
 

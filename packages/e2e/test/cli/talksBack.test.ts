@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { machine, type Machine, skill } from '@loadout/runtimes/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLoadout } from '../runtimes/runLoadout.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { stallingGit } from '@loadout/plugins/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitWithin, loadout, pluginRepo, skill, workspace } from './coreSupport.js';

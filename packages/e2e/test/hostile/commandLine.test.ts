@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interpreterFor } from '@loadout/jobs';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { describeRunnableExtensions, RUNNABLE_EXTENSIONS } from '@loadout/tasks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadout, skill, task, workspace } from './coreSupport.js';

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { testdir, type TreeDescription } from '@loadout/files/testing';
 
 /**
  * What the hostile end-to-end tests of the kernel, stores, state, levels, database and tasks

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitWithin, get, loadout, serve, skill, stopServers, workspace } from './coreSupport.js';
 

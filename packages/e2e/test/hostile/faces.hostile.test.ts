@@ -6,7 +6,7 @@ import { runCli } from '@loadout/cli/testing';
 import { sqlBackends, TEST_DATABASE_URL } from '@loadout/db/testing';
 import { taskTree } from '@loadout/jobs/testing';
 import { resolve } from '@loadout/kernel';
-import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { TrustService } from '@loadout/trust';
 import pg from 'pg';

@@ -1,5 +1,5 @@
 import { taskTree } from '@loadout/jobs/testing';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendRequest, TestServer, workspaceTree } from '../server/support.js';
 import { HOSTILE_TOKEN, serveBuilt, stopBuiltServers } from './support.js';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { taskTree } from '@loadout/jobs/testing';
-import { isProcessAlive } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { isProcessAlive } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendRequest, workspaceTree } from '../server/support.js';
 import { exited, HOSTILE_TOKEN, serveBuilt, stopBuiltServers } from './support.js';

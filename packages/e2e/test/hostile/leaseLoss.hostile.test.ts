@@ -2,7 +2,7 @@ import net from 'node:net';
 import { backendSkipReason, sqlBackends } from '@loadout/db/testing';
 import type { Job } from '@loadout/jobs';
 import { taskTree } from '@loadout/jobs/testing';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropFreshDatabases, freshDatabase } from '../server/freshDatabase.js';
 import { type Served, serve, stopServedProcesses } from '../server/servedProcess.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendRequest, workspaceTree } from '../server/support.js';
 import { HOSTILE_TOKEN, serveBuilt, stopBuiltServers } from './support.js';

@@ -1,4 +1,4 @@
-import { removeTestdirs, type TreeDescription } from '@loadout/kernel/testing';
+import { removeTestdirs, type TreeDescription } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestServer, workspaceTree } from '../server/support.js';
 

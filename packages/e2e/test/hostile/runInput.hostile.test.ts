@@ -1,7 +1,7 @@
 import { runCli } from '@loadout/cli/testing';
 import { JobQueue } from '@loadout/jobs';
 import { resolve } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestServer } from '../server/support.js';
 

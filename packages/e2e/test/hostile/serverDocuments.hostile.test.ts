@@ -1,5 +1,5 @@
 import { runCli } from '@loadout/cli/testing';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestServer, workspaceTree } from '../server/support.js';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestServer, workspaceTree } from '../server/support.js';
 import { loadout, task, unreadableTo, workspace } from './coreSupport.js';

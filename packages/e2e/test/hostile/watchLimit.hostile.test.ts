@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendRequest, workspaceTree } from '../server/support.js';
 import { HOSTILE_TOKEN, serveBuilt, stopBuiltServers } from './support.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { loadoutModules } from '@loadout/app';
 import { SessionLoader } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import type { CapabilityStateEntry } from '@loadout/state';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recipesModule } from '../../fixtures/kind-recipes/src/index.js';

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LevelsWorkspace, levelsWorkspace, skillText } from '@loadout/levels/testing';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removeTestdirs, type TreeDescription, writeTree } from '@loadout/kernel/testing';
+import { removeTestdirs, type TreeDescription, writeTree } from '@loadout/files/testing';
 import { rewriteMarkdownName, type TransferStep } from '@loadout/levels';
 import { closeLevels, levelsWorkspace, openLevels, skillText, snapshot } from '@loadout/levels/testing';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs, writeTree } from '@loadout/kernel/testing';
+import { removeTestdirs, writeTree } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransferStep } from '@loadout/levels';
 import { closeLevels, levelsWorkspace, openLevels, skillText } from '@loadout/levels/testing';

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import { isProcessAlive } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { isProcessAlive } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { runCli } from '@loadout/cli/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TOKEN } from '../server/support.js';

@@ -1,7 +1,8 @@
 import { loadoutModules } from '@loadout/app';
 import { jobsModule } from '@loadout/jobs';
-import { closeKernel, createKernel, isLoadoutError, loadModules } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { closeKernel, createKernel, loadModules } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { startServer } from '@loadout/server';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

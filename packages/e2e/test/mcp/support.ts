@@ -4,7 +4,7 @@ import { CLI_ENTRY, runCli } from '@loadout/cli/testing';
 import { JobQueue, type JobSummary } from '@loadout/jobs';
 import { taskTree } from '@loadout/jobs/testing';
 import { closeKernel, resolve } from '@loadout/kernel';
-import { testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { testdir, type TreeDescription } from '@loadout/files/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

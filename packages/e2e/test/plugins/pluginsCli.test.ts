@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { git, gitCommit, gitRepo, removeTestdirs, skillMarkdown, testdir } from '@loadout/kernel/testing';
+import { git, gitCommit, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gitHome, pluginRepo, type SessionJson, startGitHttpsServer } from '@loadout/plugins/testing';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { machine, type Machine, skill, snapshot } from '@loadout/runtimes/testing';
 import type { CliRun } from '../spawnLoadout.js';

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runCli } from '@loadout/cli/testing';
-import { gitRepo, removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { gitRepo } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ClaudeCodeVersion,

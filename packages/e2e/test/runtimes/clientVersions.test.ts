@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '@loadout/cli/testing';
-import { gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { gitRepo } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { CLAUDE_CODE_VERSIONS } from '@loadout/runtimes';
 import { afterEach, describe, expect, it } from 'vitest';
 import {

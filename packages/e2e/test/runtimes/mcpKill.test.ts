@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { machine, type Machine, serverDocument } from '@loadout/runtimes/testing';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
 import { startServer } from '@loadout/server';
-import { removeTestdirs, testdir, writeTree } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, writeTree } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobQueue } from '@loadout/jobs';
 import { taskTree } from '@loadout/jobs/testing';

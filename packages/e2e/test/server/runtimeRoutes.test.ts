@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { taskTree } from '@loadout/jobs/testing';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestServer } from './support.js';
 

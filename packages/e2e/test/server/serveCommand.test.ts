@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '@loadout/jobs';
-import { isProcessAlive } from '@loadout/kernel';
+import { isProcessAlive } from '@loadout/files';
 import { taskTree } from '@loadout/jobs/testing';
 import { exited, runCliProcess, serve, stopServedProcesses } from './servedProcess.js';
 import { sendRequest, workspaceTree } from './support.js';

@@ -5,7 +5,7 @@ import { configureJobWorkers, type Job, JobQueue } from '@loadout/jobs';
 import { echoTask, runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
 import { keptReadsModule } from '@loadout/kept-reads';
 import { closeKernel, createKernel, loadModules, type LoadoutModule, type Places, resolve } from '@loadout/kernel';
-import { testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { testdir, type TreeDescription } from '@loadout/files/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { type RunningServer, startServer } from '@loadout/server';
 import { TrustService } from '@loadout/trust';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '@loadout/cli/testing';
 import { runNotificationCatalogue, taskTree } from '@loadout/jobs/testing';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliProcess, serve, stopServedProcesses } from './servedProcess.js';
 import { sendRequest } from './support.js';

@@ -1,7 +1,8 @@
-import { contributeRoutes, contributeRpcMethods, defineRoute, defineRpcMethod } from '@loadout/api';
+import { defineRoute, defineRpcMethod, HttpRoutes, RpcMethods } from '@loadout/api';
 import { loadoutModules } from '@loadout/app';
-import { closeKernel, createKernel, isLoadoutError, type LoadoutModule, token } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { closeKernel, createKernel, loadModules, type LoadoutModule, resolveAll, token } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { startServer } from '@loadout/server';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,35 +17,34 @@ interface RecipeBook {
 }
 const RecipeBook = token<RecipeBook>('recipes.book');
 
-/** The route and the method a `recipes` package would contribute. */
-const recipesFace: LoadoutModule = (container) => {
-  contributeRoutes(container, 'recipes', [
-    defineRoute({
-      method: 'GET',
-      path: '/api/recipes/:title',
-      access: 'public',
-      deps: { book: RecipeBook },
-      params: z.strictObject({ title: z.string().max(64) }),
-      query: z.object({ limit: z.coerce.number().int().min(1).max(10).optional() }),
-      // Typed from the declarations: `book` is a RecipeBook, `params.title` a string, `query.limit` a number.
-      handle: ({ params, query }, { book }) =>
-        book
-          .titles()
-          .filter((title) => title.startsWith(params.title))
-          .slice(0, query.limit ?? 10),
-    }),
-  ]);
+const recipeRoute = defineRoute({
+  method: 'GET',
+  path: '/api/recipes/:title',
+  access: 'public',
+  deps: { book: RecipeBook },
+  params: z.strictObject({ title: z.string().max(64) }),
+  query: z.object({ limit: z.coerce.number().int().min(1).max(10).optional() }),
+  // Typed from the declarations: `book` is a RecipeBook, `params.title` a string, `query.limit` a number.
+  handle: ({ params, query }, { book }) =>
+    book
+      .titles()
+      .filter((title) => title.startsWith(params.title))
+      .slice(0, query.limit ?? 10),
+});
+const recipeMethod = defineRpcMethod({
+  name: 'recipes.titles',
+  params: z.strictObject({}),
+  deps: { book: RecipeBook },
+  handler: (_params, { book }) => book.titles(),
+});
+
+/** The route and the method a `recipes` package would declare, each alone. */
+const recipesFace: LoadoutModule = { name: 'recipes', routes: async () => [recipeRoute] };
+const recipesMethod: LoadoutModule = { name: 'recipes', rpcMethods: async () => [recipeMethod] };
+const recipeBook: LoadoutModule = {
+  name: 'recipe-book',
+  now: (container) => container.register(RecipeBook, { useValue: { titles: () => ['bread', 'broth', 'cake'] } }),
 };
-const recipesMethod: LoadoutModule = (container) =>
-  contributeRpcMethods(container, 'recipes', [
-    defineRpcMethod({
-      name: 'recipes.titles',
-      params: z.strictObject({}),
-      deps: { book: RecipeBook },
-      handler: (_params, { book }) => book.titles(),
-    }),
-  ]);
-const recipeBook: LoadoutModule = (container) => container.register(RecipeBook, { useValue: { titles: () => ['bread', 'broth', 'cake'] } });
 
 const containers: DependencyContainer[] = [];
 afterEach(async () => {
@@ -105,21 +105,65 @@ describe('declared dependencies', () => {
   });
 
   it('two contributors of one route, or of one method name, are both named', async () => {
-    const tasksAgain: LoadoutModule = (container) =>
-      contributeRoutes(container, 'recipes', [
-        defineRoute({ method: 'GET', path: '/api/tasks/:name', access: 'public', handle: () => [] }),
-      ]);
+    const tasksAgain: LoadoutModule = {
+      name: 'recipes',
+      routes: async () => [defineRoute({ method: 'GET', path: '/api/tasks/:name', access: 'public', handle: () => [] })],
+    };
     const route = (await startFailure(app([tasksAgain]))).message;
     expect(route).toMatch(/the route GET \/api\/tasks\/:(dirName|name) \(from (tasks|recipes)\) is contributed twice/);
     expect(route).toContain('recipes');
     expect(route).toContain('tasks');
 
-    const stateAgain: LoadoutModule = (container) =>
-      contributeRpcMethods(container, 'recipes', [
-        defineRpcMethod({ name: 'capability.state', params: z.strictObject({}), handler: () => [] }),
-      ]);
+    const stateAgain: LoadoutModule = {
+      name: 'recipes',
+      rpcMethods: async () => [defineRpcMethod({ name: 'capability.state', params: z.strictObject({}), handler: () => [] })],
+    };
     expect((await startFailure(app([stateAgain]))).message).toMatch(
       /the JSON-RPC method capability.state is contributed twice: by (state and by recipes|recipes and by state)/,
     );
+  });
+});
+
+describe('one module shape', () => {
+  it('a module declares in one object what loads now, what later, its routes and its methods; each part loads only where it is needed', async () => {
+    const loaded: string[] = [];
+    const pantry: LoadoutModule = {
+      name: 'pantry',
+      now: (container) => {
+        loaded.push('now');
+        container.register(RecipeBook, { useValue: { titles: () => ['jam'] } });
+      },
+      later: async () => {
+        loaded.push('later');
+        return () => undefined;
+      },
+      routes: async () => {
+        loaded.push('routes');
+        return [recipeRoute];
+      },
+      rpcMethods: async () => {
+        loaded.push('methods');
+        return [recipeMethod];
+      },
+    };
+    // A session's container: what loads now only.
+    const session = app([pantry]);
+    expect(loaded).toEqual(['now']);
+    // A command that applies: the later part too, never the routes or methods.
+    await loadModules([pantry]);
+    app([pantry]);
+    expect(loaded).toEqual(['now', 'later', 'now']);
+    expect(resolveAll(session, HttpRoutes).some((route) => route.contributor === 'pantry')).toBe(false);
+
+    // The server: every part, its route and method named after the module.
+    const server = await startServer(session, { port: 0, token: TOKEN, log: () => undefined });
+    try {
+      expect(loaded.filter((part) => part === 'routes' || part === 'methods').sort()).toEqual(['methods', 'routes']);
+      expect(resolveAll(session, HttpRoutes).find((route) => route.path === '/api/recipes/:title')?.contributor).toBe('pantry');
+      expect(resolveAll(session, RpcMethods).find((method) => method.name === 'recipes.titles')?.contributor).toBe('pantry');
+      expect((await sendRequest(server.port, 'GET', '/api/recipes/j', { token: null })).body).toEqual(['jam']);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeListing } from '../runtimes/realClients.js';

@@ -2,7 +2,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { gitRepo, testdir } from '@loadout/kernel/testing';
+import { gitRepo } from '@loadout/kernel/testing';
+import { testdir } from '@loadout/files/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './launchChromium.js';
 

@@ -1,4 +1,4 @@
-import type { TreeDescription } from '@loadout/kernel/testing';
+import type { TreeDescription } from '@loadout/files/testing';
 
 /** A task folder: `TASK.md` with the given frontmatter, and the given implementation files. */
 export function taskTree(

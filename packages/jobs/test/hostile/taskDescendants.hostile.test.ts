@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { isProcessAlive, type Root } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { type Root } from '@loadout/kernel';
+import { isProcessAlive } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { readTaskEntry, type TaskRecord } from '@loadout/tasks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessGuardian } from '../../src/ProcessGuardian.js';

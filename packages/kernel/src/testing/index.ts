@@ -1,49 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { DependencyContainer } from 'tsyringe';
 import type { z } from 'zod';
+import { testdir, type TreeDescription, writeTree } from '@loadout/files/testing';
 import type { CapabilityKind, CapabilityRecord } from '../CapabilityKind.js';
 import type { InstalledPlugin } from '../PluginSource.js';
 import { readMarkdownCapability } from '../readMarkdownCapability.js';
 import { DirectScanSource, ScanSource } from '../ScanSource.js';
 import { resolve } from '../token.js';
-
-/** A file tree described inline: a string is a file's content, an object a folder. */
-export interface TreeDescription {
-  readonly [name: string]: string | Buffer | TreeDescription;
-}
-
-/** Writes `tree` under `dir`, creating folders as needed. */
-export function writeTree(dir: string, tree: TreeDescription): void {
-  for (const [name, content] of Object.entries(tree)) {
-    const target = path.join(dir, name);
-    if (typeof content === 'string' || Buffer.isBuffer(content)) {
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, content);
-    } else {
-      fs.mkdirSync(target, { recursive: true });
-      writeTree(target, content);
-    }
-  }
-}
-
-const made: string[] = [];
-
-/** A fresh temporary folder holding `tree`; removed by {@link removeTestdirs}. */
-export function testdir(tree: TreeDescription = {}): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-test-')));
-  made.push(dir);
-  writeTree(dir, tree);
-  return dir;
-}
-
-/** Removes every folder {@link testdir} made in this process. Call it from `afterEach`. */
-export function removeTestdirs(): void {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-}
 
 /** Runs git in `dir` with a fixed identity and no user or system config. */
 export function git(dir: string, ...args: string[]): string {

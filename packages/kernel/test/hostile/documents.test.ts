@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DocumentRefusedError, readTextInside, renderCapabilityBlock, SessionLoader } from '../../src/index.js';
-import { removeTestdirs, testdir } from '../../src/testing/index.js';
+import { readTextInside, renderCapabilityBlock, SessionLoader } from '../../src/index.js';
+import { DocumentRefusedError } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { fifo, note, openSession, stopFifoWriters, workspace } from './support.js';
 
 /**

@@ -11,7 +11,7 @@ import {
   resolvePlaces,
   SessionLoader,
 } from '../../src/index.js';
-import { testdir, type TreeDescription } from '../../src/testing/index.js';
+import { testdir, type TreeDescription } from '@loadout/files/testing';
 
 /**
  * What the hostile kernel tests share: a minimal kind, a workspace with a project, the owner's
@@ -53,9 +53,12 @@ export function workspace(tree: {
 
 export function openSession(ws: Workspace, plugins: readonly InstalledPlugin[] = ws.plugins) {
   const container = createKernel({ places: resolvePlaces({}, ws.home) }, [
-    (c) => {
-      contribute(c, CapabilityKinds, noteKind);
-      contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+    {
+      name: 'test',
+      now: (c) => {
+        contribute(c, CapabilityKinds, noteKind);
+        contribute(c, PluginSource, { listInstalledPlugins: () => plugins });
+      },
     },
   ]);
   return container.resolve(SessionLoader).open({ project: ws.project });

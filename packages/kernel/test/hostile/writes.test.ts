@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkWriteInside, ensurePrivateFolder, WriteRefusedError } from '../../src/index.js';
-import { writeFileInside } from '../../src/writeFileInside.js';
-import { removeTestdirs, testdir } from '../../src/testing/index.js';
+import { checkWriteInside, ensurePrivateFolder, WriteRefusedError } from '@loadout/files';
+import { writeFileInside } from '@loadout/files';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { fifo, stopFifoWriters } from './support.js';
 
 /** Hostile layouts against the kernel's writes and the data folder's modes. */

@@ -4,7 +4,7 @@ import { agentsModule } from '@loadout/agents';
 import { commandsModule } from '@loadout/commands';
 import { Database, dbModule } from '@loadout/db';
 import { type CapabilityHolder, CapabilityHolds, contribute, createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
-import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
+import { testdir, type TreeDescription, writeTree } from '@loadout/files/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';

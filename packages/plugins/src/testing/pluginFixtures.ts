@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { TreeDescription } from '@loadout/kernel/testing';
+import type { TreeDescription } from '@loadout/files/testing';
 import { gitRepo, skillMarkdown } from '@loadout/kernel/testing';
 
 /** The `$schema` of an Agent Plugins 1.0.0 manifest. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { gitRepo } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 import { claudeCodeAdapter } from './claudeCodeAdapter.js';

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isJsonObject, PRIVATE_FILE_MODE, writeFileAtomicSync } from '@loadout/kernel';
+import { isJsonObject } from '@loadout/kernel';
+import { PRIVATE_FILE_MODE, writeFileAtomicSync } from '@loadout/files';
 import { readCacheFile } from '../BundleStampCache.js';
 import type { ClientVersionFacts, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { factsForVersion, versionIn } from './ClientVersions.js';

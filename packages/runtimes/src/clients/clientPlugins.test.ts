@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 import { clientPluginSkills } from './clientPlugins.js';

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError } from '@loadout/kernel';
+import { ConflictError } from '@loadout/files';
 
 /** How a runtime's MCP configuration file is written: Claude Code's JSON or Codex's TOML. */
 export type McpConfigFormat = 'json' | 'toml';

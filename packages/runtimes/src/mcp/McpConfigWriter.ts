@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { isLoadoutError, withFileLock, writeFileAtomicSync } from '@loadout/kernel';
+import { isLoadoutError, withFileLock, writeFileAtomicSync } from '@loadout/files';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from '../RuntimeErrors.js';
 import type { RuntimeTrash, ServerTrashEntry } from '../RuntimeTrash.js';
 import type { McpConfigDocument } from './McpConfigDocument.js';

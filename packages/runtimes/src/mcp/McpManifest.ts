@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { DocumentRefusedError, readJsonInside, writeFileAtomicSync, zodShape } from '@loadout/kernel';
+import { readJsonInside, zodShape } from '@loadout/kernel';
+import { DocumentRefusedError, writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
 import { RuntimeManifestInvalidError } from '../RuntimeErrors.js';
 

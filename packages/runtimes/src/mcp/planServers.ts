@@ -1,4 +1,5 @@
-import { type Diagnostic, isLoadoutError } from '@loadout/kernel';
+import { type Diagnostic } from '@loadout/kernel';
+import { isLoadoutError } from '@loadout/files';
 import type { RuntimeAdapter } from '../RuntimeAdapter.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import type { ChangeReport } from '../RuntimePlan.js';

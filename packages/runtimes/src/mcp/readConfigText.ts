@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, emptyFileBytes, readRegularFile } from '@loadout/kernel';
+import { DocumentRefusedError, emptyFileBytes, readRegularFile } from '@loadout/files';
 import { McpConfigNotUtf8Error, McpConfigUnreadableError } from './McpConfigDocument.js';
 
 /** The largest runtime configuration file read: `~/.claude.json` keeps every project's history and runs to megabytes. */

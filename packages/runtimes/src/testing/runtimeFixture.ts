@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database, dbModule } from '@loadout/db';
 import { createKernel, loadModules, type Places, resolve, type Session, SessionLoader } from '@loadout/kernel';
-import { gitRepo, testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
+import { gitRepo } from '@loadout/kernel/testing';
+import { testdir, type TreeDescription, writeTree } from '@loadout/files/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
@@ -82,7 +83,14 @@ const opened: DependencyContainer[] = [];
 
 /** The root container a `loadout` process would build, with the runtimes' environment in the temp folder. */
 export function openLoadout(m: Machine): DependencyContainer {
-  const container = createKernel({ places: m.places }, [dbModule, pluginsModule, skillsModule, serversModule, stateModule, runtimesModule]);
+  const container = createKernel({ places: m.places }, [
+    dbModule,
+    pluginsModule,
+    skillsModule,
+    serversModule,
+    stateModule,
+    { name: 'runtimes', now: runtimesModule },
+  ]);
   container.register(RuntimeEnvironmentToken, { useValue: m.runtimeEnv });
   opened.push(container);
   return container;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
-import { removeTestdirs, writeTree } from '@loadout/kernel/testing';
+import { removeTestdirs, writeTree } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeApplier } from '../../src/index.js';
 import { TRASH_FOLDER } from '../../src/RuntimeTrash.js';

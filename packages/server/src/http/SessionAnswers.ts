@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { jsonText, reply, type RouteReply } from '@loadout/api';
-import { InvalidInputError, resolveAll, CapabilityKinds, SessionLoader } from '@loadout/kernel';
+import { resolveAll, CapabilityKinds, SessionLoader } from '@loadout/kernel';
+import { InvalidInputError } from '@loadout/files';
 import type { DependencyContainer } from 'tsyringe';
 
 /** How many (project, kinds) answers are kept at once; the least recently used goes first. */

@@ -1,4 +1,5 @@
-import { type ErrorCategory, isLoadoutError, redactCredentials } from '@loadout/kernel';
+import { redactCredentials } from '@loadout/kernel';
+import { type ErrorCategory, isLoadoutError } from '@loadout/files';
 
 /** The one place an error category becomes an HTTP status. */
 export const HTTP_STATUS_BY_CATEGORY: Record<ErrorCategory, number> = {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StaticAssets } from '@loadout/api';
-import { isInside } from '@loadout/kernel';
+import { isInside } from '@loadout/files';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Content types by extension; a file of any other kind in the asset folder is not served. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { affordancesModule } from '@loadout/affordances';
 import { Database, dbModule } from '@loadout/db';
 import { createKernel, loadModules, type Places, resolve } from '@loadout/kernel';
-import { testdir, type TreeDescription, writeTree } from '@loadout/kernel/testing';
+import { testdir, type TreeDescription, writeTree } from '@loadout/files/testing';
 import { PluginRegistry, pluginsModule } from '@loadout/plugins';
 import { skillsModule } from '@loadout/skills';
 import { tasksModule } from '@loadout/tasks';

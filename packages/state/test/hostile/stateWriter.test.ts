@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '@loadout/db';
 import { resolve, SessionLoader } from '@loadout/kernel';
-import { removeTestdirs } from '@loadout/kernel/testing';
+import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityStateService, CapabilityStateStore } from '../../src/index.js';
 import { closeContainers, openContainer, skillFolder, workspace } from '../../src/testing/stateFixture.js';

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { contribute, createKernel, PluginSource, resolve, resolvePlaces, SessionLoader, WriteRefusedError } from '@loadout/kernel';
-import { removeTestdirs, testdir, type TreeDescription } from '@loadout/kernel/testing';
+import { contribute, createKernel, PluginSource, resolve, resolvePlaces, SessionLoader } from '@loadout/kernel';
+import { WriteRefusedError } from '@loadout/files';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskStore, tasksModule } from '../../src/index.js';
 import { TaskNameInvalidError, TaskNotFoundError } from '../../src/TaskErrors.js';
@@ -21,7 +22,7 @@ const task = (name: string): TreeDescription => ({ 'TASK.md': taskMd(name), 'run
 async function open(home: string, project: string | null = null) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     tasksModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'test', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   const session = await container.resolve(SessionLoader).open({ project });
   return { session, store: resolve(session.container, TaskStore) };

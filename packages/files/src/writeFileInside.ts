@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeFileType, isInside } from './DocumentReader.js';
-import { writeFileAtomicSync, WriteRefusedError } from './writeDocument.js';
+import { describeFileType, isInside } from './pathsInside.js';
+import { writeFileAtomicSync, WriteRefusedError } from './writeFileAtomic.js';
 
 /**
  * Checks that `target` can be written under `rootDir` exactly where it is named: it lies beneath

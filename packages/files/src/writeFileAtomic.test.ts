@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTestdirs, testdir } from './testing/index.js';
-import { writeFileAtomicSync, WriteRefusedError } from './writeDocument.js';
+import { writeFileAtomicSync, WriteRefusedError } from './writeFileAtomic.js';
 
 afterEach(removeTestdirs);
 

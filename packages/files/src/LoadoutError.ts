@@ -65,12 +65,6 @@ export class ServiceUnavailableError extends CodedError {
   readonly category = 'unavailable' as const;
 }
 
-/** The container is missing a registration: a programming error, reported with what was missing. */
-export class WiringError extends LoadoutError {
-  readonly code = 'WIRING';
-  readonly category = 'failed' as const;
-}
-
 /** Narrows an unknown thrown value. */
 export function isLoadoutError(error: unknown): error is LoadoutError {
   return error instanceof LoadoutError;

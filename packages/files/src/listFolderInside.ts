@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, DocumentUnreadableError, realpathInside, unreadable } from './DocumentReader.js';
+import { DocumentRefusedError, DocumentUnreadableError, realpathInside, unreadable } from './pathsInside.js';
 
 /** A name in a folder, as Loadout may read it. */
 export interface FolderEntry {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { realpathInside, resolveInside } from './DocumentReader.js';
+import { realpathInside, resolveInside } from './pathsInside.js';
 import { removeTestdirs, testdir } from './testing/index.js';
 
 afterEach(removeTestdirs);

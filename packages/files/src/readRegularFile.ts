@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeFileType, DocumentRefusedError, OPEN_FLAGS, realpathInside, relativeInside } from './DocumentReader.js';
+import { describeFileType, DocumentRefusedError, OPEN_FLAGS, realpathInside, relativeInside } from './pathsInside.js';
 import { type FileReader, nodeFileReader } from './FileReader.js';
 
 /**

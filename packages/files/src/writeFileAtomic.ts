@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
-import { describeFileType } from './DocumentReader.js';
+import { describeFileType } from './pathsInside.js';
 import { ConflictError } from './LoadoutError.js';
 
 /**
@@ -125,10 +124,4 @@ function keepOwner(fd: number, existing: fs.Stats): void {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EPERM' && code !== 'EINVAL') throw error;
   }
-}
-
-/** Markdown text with a YAML frontmatter block holding `fields`, then `body`. */
-export function formatMarkdown(fields: Readonly<Record<string, unknown>>, body: string): string {
-  const frontmatter = yaml.dump(fields, { schema: yaml.CORE_SCHEMA, lineWidth: -1, noRefs: true });
-  return `---\n${frontmatter}---\n${body}`;
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DocumentRefusedError } from './DocumentReader.js';
+import { DocumentRefusedError } from './pathsInside.js';
 import { emptyFileBytes, type FileBytes, readRegularFile, type RegularFileOptions } from './readRegularFile.js';
 import { removeTestdirs, testdir } from './testing/index.js';
 
