@@ -46,7 +46,13 @@ export interface LoadoutScreen {
  * process on a free port, and a fresh Chromium profile.
  */
 export async function startLoadoutScreen(
-  options: { installPlugin?: boolean; approvePlugin?: boolean; viewport?: { width: number; height: number } } = {},
+  options: {
+    installPlugin?: boolean;
+    approvePlugin?: boolean;
+    viewport?: { width: number; height: number };
+    /** Extra skill folders (`bulk-00001` …) in the owner's repository, for the tests of a large screen. */
+    bulkSkills?: number;
+  } = {},
 ): Promise<LoadoutScreen> {
   if (!fs.existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run \`pnpm build\` before the browser tests`);
   const root = testdir();
@@ -62,6 +68,7 @@ export async function startLoadoutScreen(
       },
       review: { 'SKILL.md': doc({ name: 'review', description: 'Review a pull request: correctness first, then clarity.' }) },
       'release-notes.md': doc({ name: 'release-notes', description: 'Draft release notes from merged pull requests.' }),
+      ...bulkSkills(options.bulkSkills ?? 0),
     },
     affordances: { 'shell.md': doc({ name: 'shell', description: 'Run commands in a POSIX shell in the project folder.' }) },
     notifications: { 'loadout-runs.json': fs.readFileSync(RUN_CATALOGUE, 'utf8') },
@@ -157,6 +164,16 @@ export async function startLoadoutScreen(
       await stopProcess(server.child);
     },
   };
+}
+
+/** `count` skill folders named `bulk-00001` …, each with a description that says which it is. */
+function bulkSkills(count: number): Record<string, { 'SKILL.md': string }> {
+  const skills: Record<string, { 'SKILL.md': string }> = {};
+  for (let index = 1; index <= count; index += 1) {
+    const name = `bulk-${String(index).padStart(5, '0')}`;
+    skills[name] = { 'SKILL.md': doc({ name, description: `Bulk skill number ${index} of ${count}, for the large-screen tests.` }) };
+  }
+  return skills;
 }
 
 /** A Markdown document with `name`, `description` and any extra raw frontmatter lines. */

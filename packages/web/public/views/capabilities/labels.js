@@ -42,3 +42,10 @@ export const DECIDED_BY = {
 export function decidedBy(value) {
   return DECIDED_BY[value] ?? value;
 }
+
+/** What holds a capability that is switched on, in words (its `held` text names the command that lifts it). */
+export function heldReason(value) {
+  if (value === 'unapproved-plugin') return 'its plugin is not approved';
+  if (value === 'untrusted-project') return 'the project is not trusted';
+  return decidedBy(value);
+}

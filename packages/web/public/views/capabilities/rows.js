@@ -4,7 +4,7 @@
 import { rpc } from '../../api.js';
 import { h } from '../../dom.js';
 import { liftHoldButton } from '../../holdActions.js';
-import { decidedBy } from './labels.js';
+import { decidedBy, heldReason } from './labels.js';
 import { landing, moveActions } from './moves.js';
 
 /**
@@ -33,7 +33,7 @@ export function renderShadowRow(item, view) {
     'li',
     {
       class: 'row is-shadowed',
-      dataset: { kind: item.kind, id: item.id, level: item.level, plugin: item.plugin ?? '', shadowed: 'true' },
+      dataset: { kind: item.kind, id: item.id, level: item.level, plugin: item.plugin ?? '', shadowed: 'true', state: 'shadowed' },
     },
     h(
       'div',
@@ -66,16 +66,18 @@ export function renderRow(entry, view) {
   const label = `${entry.kind} ${entry.name}`;
   const key = `${entry.kind}/${entry.id}`;
   const description = view.describe(entry.path);
+  // Held is a state of its own: switched on, yet it does not run, so the switch must not look on.
+  const held = entry.held !== null && entry.held !== undefined;
   const toggle = h(
     'button',
     {
       type: 'button',
       role: 'switch',
-      class: 'switch',
+      class: `switch${held ? ' held' : ''}`,
       'aria-checked': String(entry.enabled),
-      'aria-label': `${label}: ${entry.enabled ? 'on' : 'off'}`,
+      'aria-label': `${label}: ${held ? 'held, switched on but not running' : entry.enabled ? 'on' : 'off'}`,
       dataset: { focusKey: `switch:${key}` },
-      title: entry.enabled ? 'On: click to turn off' : 'Off: click to turn on',
+      title: held ? `Held: ${entry.held}. Click to switch it off` : entry.enabled ? 'On: click to turn off' : 'Off: click to turn on',
     },
     h('span', { class: 'knob', 'aria-hidden': 'true' }),
   );
@@ -86,9 +88,9 @@ export function renderRow(entry, view) {
 
   const why = h(
     'span',
-    { class: `why ${entry.held ? 'held' : entry.enabled ? 'on' : 'off'}`, title: entry.held ?? `decided by: ${entry.decidedBy}` },
+    { class: `why ${held ? 'held' : entry.enabled ? 'on' : 'off'}`, title: entry.held ?? `decided by: ${entry.decidedBy}` },
     h('span', { class: 'visually-hidden', text: 'Why: ' }),
-    `${entry.enabled ? 'On' : 'Off'} · ${decidedBy(entry.decidedBy)}`,
+    held ? `Held · ${heldReason(entry.decidedBy)}` : `${entry.enabled ? 'On' : 'Off'} · ${decidedBy(entry.decidedBy)}`,
   );
   const gates = Object.entries(entry.gates ?? {}).map(([gate, value]) => {
     const button = h(
@@ -124,8 +126,14 @@ export function renderRow(entry, view) {
   return h(
     'li',
     {
-      class: `row${entry.enabled ? '' : ' is-off'}${landing.key === key ? ' just-moved' : ''}`,
-      dataset: { kind: entry.kind, id: entry.id, level: entry.level, plugin: entry.plugin ?? '' },
+      class: `row${held ? ' is-held' : entry.enabled ? '' : ' is-off'}${landing.key === key ? ' just-moved' : ''}`,
+      dataset: {
+        kind: entry.kind,
+        id: entry.id,
+        level: entry.level,
+        plugin: entry.plugin ?? '',
+        state: held ? 'held' : entry.enabled ? 'on' : 'off',
+      },
     },
     h('div', { class: 'row-switch' }, toggle),
     h(
@@ -143,7 +151,7 @@ export function renderRow(entry, view) {
         'div',
         { class: 'row-meta' },
         why,
-        dead && !entry.held ? h('span', { class: 'warning', text: 'every gate is off: present but dead' }) : null,
+        dead && !held ? h('span', { class: 'warning', text: 'every gate is off: present but dead' }) : null,
         shadowed === 0
           ? null
           : h('span', {
@@ -163,7 +171,7 @@ export function renderRow(entry, view) {
             ),
       ),
     ),
-    h('div', { class: 'row-actions' }, entry.held ? liftHoldButton(entry, view.context) : null, moveActions(entry, view)),
+    h('div', { class: 'row-actions' }, held ? liftHoldButton(entry, view.context) : null, moveActions(entry, view)),
   );
 }
 
