@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs } from '@loadout/kernel/testing';
 import type { Locator, Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Box, compareScreenshot } from './compareScreenshot.js';
-import { type LoadoutScreen, PLUGIN_NAME, startLoadoutScreen, TOKEN } from './startLoadoutScreen.js';
+import { PLUGIN_NAME, screenPerTest, TOKEN } from './startLoadoutScreen.js';
 
 // The capability screen in Debian's Chromium against the real `loadout serve` over a real
 // workspace: the owner's capabilities as a git repository, a project with its own `.agents/`, and
@@ -16,18 +15,7 @@ const SCREENS = path.join(REPO, 'docs/screens');
 /** Where a run's own screenshots go (ignored by git). */
 const SHOTS = path.join(REPO, 'test-results/screens');
 
-let screen: LoadoutScreen | null = null;
-
-async function start(options: Parameters<typeof startLoadoutScreen>[0] = {}): Promise<LoadoutScreen> {
-  screen = await startLoadoutScreen(options);
-  return screen;
-}
-
-afterEach(async () => {
-  await screen?.close();
-  screen = null;
-  removeTestdirs();
-});
+const { start } = screenPerTest();
 
 /** The rows of one kind in one level group of the capabilities view. */
 function rows(page: Page, kind: string, group: 'project' | 'global'): Locator {

@@ -2,8 +2,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { gitRepo, testdir } from '@loadout/kernel/testing';
+import { gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
 import type { BrowserContext, Page } from 'playwright-core';
+import { afterEach } from 'vitest';
 import { launchChromium } from './launchChromium.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../../..');
@@ -163,6 +164,32 @@ export async function startLoadoutScreen(
       await browser.close().catch(() => undefined);
       await stopProcess(server.child);
     },
+  };
+}
+
+/**
+ * One screen per test: `start` makes it, and after each test it is closed and its folders removed.
+ * `stop` closes it early, for a test that starts more than one.
+ */
+export function screenPerTest(): {
+  start(options?: Parameters<typeof startLoadoutScreen>[0]): Promise<LoadoutScreen>;
+  stop(): Promise<void>;
+} {
+  let screen: LoadoutScreen | null = null;
+  const stop = async (): Promise<void> => {
+    await screen?.close();
+    screen = null;
+  };
+  afterEach(async () => {
+    await stop();
+    removeTestdirs();
+  });
+  return {
+    async start(options) {
+      screen = await startLoadoutScreen(options);
+      return screen;
+    },
+    stop,
   };
 }
 
