@@ -342,7 +342,8 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     // Some history to show: a finished run (which also fills the inbox) and a switched-off skill.
     loadout('capability', 'set', 'skill/review', '--disable', '--project', project);
     await open({ project });
-    await page.locator('section.kind[data-kind="skill"]').waitFor();
+    // The descriptions of what is off arrive after the first drawing.
+    await page.locator('main .view-capabilities[data-described="true"]').waitFor();
     await shoot('capabilities', ['.view-capabilities .lede']);
 
     await rows(page, 'skill', 'global')
@@ -373,7 +374,7 @@ describe('the capability screen', { timeout: 90_000 }, () => {
 
     await page.setViewportSize({ width: 375, height: 812 });
     await goTo(page, 'Capabilities');
-    await page.locator('section.kind[data-kind="skill"]').waitFor();
+    await page.locator('main .view-capabilities[data-described="true"]').waitFor();
     await shoot('capabilities-phone', ['.view-capabilities .lede']);
 
     for (const { name, ignore } of shots) {

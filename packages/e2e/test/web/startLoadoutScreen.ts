@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
+import { git, gitCommit, gitRepo, removeTestdirs, testdir } from '@loadout/kernel/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterEach } from 'vitest';
 import { launchChromium } from './launchChromium.js';
@@ -69,7 +69,6 @@ export async function startLoadoutScreen(
       },
       review: { 'SKILL.md': doc({ name: 'review', description: 'Review a pull request: correctness first, then clarity.' }) },
       'release-notes.md': doc({ name: 'release-notes', description: 'Draft release notes from merged pull requests.' }),
-      ...bulkSkills(options.bulkSkills ?? 0),
     },
     affordances: { 'shell.md': doc({ name: 'shell', description: 'Run commands in a POSIX shell in the project folder.' }) },
     notifications: { 'loadout-runs.json': fs.readFileSync(RUN_CATALOGUE, 'utf8') },
@@ -92,6 +91,12 @@ export async function startLoadoutScreen(
       },
     },
   });
+  if ((options.bulkSkills ?? 0) > 0) {
+    // Thousands of loose objects would start git's automatic gc in the background, still writing
+    // in .git when the test removes its folder.
+    git(capabilities, 'config', 'gc.auto', '0');
+    gitCommit(capabilities, { skills: bulkSkills(options.bulkSkills ?? 0) }, 'many skills');
+  }
   fs.mkdirSync(path.join(project, '.agents', 'skills', 'pdf'), { recursive: true });
   fs.writeFileSync(
     path.join(project, '.agents', 'skills', 'pdf', 'SKILL.md'),

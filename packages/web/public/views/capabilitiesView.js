@@ -22,14 +22,13 @@ export async function renderCapabilities(container, context) {
   }
   installSlashToSearch();
   const project = context.project;
-  const listings = Promise.all(Object.values(LIST_METHOD).map((method) => rpc(method, { project })));
-  // Not awaited before the first drawing: a failure is reported when the descriptions would come in.
-  listings.catch(() => undefined);
   const [stateAnswer, session] = await Promise.all([
     rpc('capability.state', { project }),
     request('GET /api/session', { query: { project } }),
   ]);
   performance.mark('loadout:capabilities-read');
+  // Asked only now: the server reads one request at a time, and these would delay the state.
+  const listings = Promise.all(Object.values(LIST_METHOD).map((method) => rpc(method, { project })));
   const entries = Array.isArray(stateAnswer) ? stateAnswer : (stateAnswer?.capabilities ?? []);
   let model = buildModel(entries, recordsByPath(session, []));
   if (filters.kind !== 'all' && !model.kinds.includes(filters.kind)) filters.kind = 'all';
