@@ -45,7 +45,8 @@ export const pluginRoutes: readonly ApiRoute[] = [
   defineRoute({
     method: 'GET',
     path: '/api/marketplaces/search',
-    access: 'public',
+    // Reads every marketplace's index on each request: work on demand, so the token (server.md, issue 37).
+    access: 'token',
     deps,
     query: MarketplaceSearchQuery,
     handle: ({ query }, { marketplaces }) => marketplaces.search(query.q ?? ''),

@@ -185,10 +185,11 @@ export function screenPerTest(): {
     await screen?.close();
     screen = null;
   };
+  // Removing a workspace of 10,000 skills on a busy machine takes longer than vitest's minute.
   afterEach(async () => {
     await stop();
     removeTestdirs();
-  });
+  }, 300_000);
   return {
     async start(options) {
       screen = await startLoadoutScreen(options);

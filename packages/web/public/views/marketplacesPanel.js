@@ -16,7 +16,8 @@ const SHOWN_HITS = 50;
 export async function marketplacesPanel(context) {
   const [marketplaces, hits] = await Promise.all([
     request('GET /api/marketplaces'),
-    request('GET /api/marketplaces/search', { query: { q: market.query } }),
+    // The search needs the token; without it the panel lists the marketplaces only.
+    context.hasToken() ? request('GET /api/marketplaces/search', { query: { q: market.query } }) : Promise.resolve(null),
   ]);
   return h(
     'section',
@@ -41,7 +42,11 @@ export async function marketplacesPanel(context) {
         ),
     addForm(context),
     marketplaces.length === 0 ? null : searchForm(context),
-    marketplaces.length === 0 ? null : hitList(hits, context),
+    marketplaces.length === 0
+      ? null
+      : hits === null
+        ? h('p', { class: 'hint', text: 'Browsing needs the server token.' })
+        : hitList(hits, context),
   );
 }
 

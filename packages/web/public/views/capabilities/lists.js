@@ -6,8 +6,8 @@ import { baseName, h, uniqueId } from '../../dom.js';
 import { kindLabel } from './labels.js';
 import { renderRow, renderShadowRow } from './rows.js';
 
-/** Rows drawn at once per group: more than a tall screen holds. */
-export const PAGE_SIZE = 60;
+/** Rows drawn at once per group: a tall screen's worth, and little work per keystroke. */
+export const PAGE_SIZE = 30;
 
 /**
  * How many rows each group had drawn, by kind and group: a re-read after a switch keeps what the
@@ -135,6 +135,6 @@ export function pageObserver() {
     (seen) => {
       for (const entry of seen) if (entry.isIntersecting && entry.target instanceof HTMLElement) entry.target.click();
     },
-    { rootMargin: '0px 0px 800px 0px' },
+    { rootMargin: '0px 0px 600px 0px' },
   );
 }
