@@ -169,7 +169,7 @@ describe('the capabilities screen at scale', { timeout: 120_000 }, () => {
     await open({ view: 'plugins' });
     await page.getByText('No marketplace added yet.').waitFor();
 
-    await page.getByLabel('Marketplace git URL').fill(`file://${marketDir}`);
+    await page.getByLabel('Marketplace repository (URL)').fill(`file://${marketDir}`);
     await page.getByRole('button', { name: 'Add marketplace' }).click();
     await page.locator('li[data-marketplace="acme-market"]').waitFor();
     expect(await page.getByRole('status').textContent()).toContain('Added marketplace acme-market: 2 plugins');

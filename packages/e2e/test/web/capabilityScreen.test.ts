@@ -107,7 +107,8 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     await card.waitFor();
     const progress = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen);
     expect(progress.some((text) => text.includes(`Cloning ${pluginUrl}`))).toBe(true);
-    expect(await card.locator('.badge').textContent()).toBe('enabled');
+    // Installed from the screen without approving: its task waits, so the card says held, not enabled.
+    expect(await card.locator('.badge').textContent()).toBe('held: not approved');
     expect(fs.existsSync(path.join(home, 'plugins', PLUGIN_NAME, 'skills/lint/SKILL.md'))).toBe(true);
 
     await goTo(page, 'Capabilities');

@@ -62,7 +62,7 @@ function addForm(context) {
   const form = h(
     'form',
     { class: 'marketplace-add', 'aria-label': 'Add a marketplace' },
-    field('Marketplace git URL', url),
+    field('Marketplace repository (URL)', url),
     h(
       'div',
       { class: 'form-actions' },
@@ -75,7 +75,7 @@ function addForm(context) {
     const wanted = url.value.trim();
     if (!context.hasToken()) return void context.askForToken();
     if (wanted === '') {
-      context.fail('Could not add a marketplace', new Error('give the marketplace’s git URL'));
+      context.fail('Could not add a marketplace', new Error('give the marketplace’s repository URL'));
       return;
     }
     void withProgress(context, 'adding', wanted, async () => {
