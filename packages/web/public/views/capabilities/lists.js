@@ -131,7 +131,7 @@ function renderGroup(group, drawnKey, { filtered, view, observer }) {
 
 /** Draws a group's next page when its "Show more" comes within a screen of the viewport. */
 export function pageObserver() {
-  return new IntersectionObserver(
+  return new window.IntersectionObserver(
     (seen) => {
       for (const entry of seen) if (entry.isIntersecting && entry.target instanceof HTMLElement) entry.target.click();
     },

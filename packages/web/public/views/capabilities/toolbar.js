@@ -128,7 +128,7 @@ export function installSlashToSearch() {
     const target = /** @type {HTMLElement | null} */ (event.target instanceof HTMLElement ? event.target : null);
     if (target?.closest('input, textarea, select, [contenteditable], dialog') || document.querySelector('dialog[open]')) return;
     const search = document.getElementById('capability-filter');
-    if (!(search instanceof HTMLInputElement)) return;
+    if (!(search instanceof window.HTMLInputElement)) return;
     event.preventDefault();
     search.focus();
     search.select();
