@@ -10,7 +10,7 @@ afterEach(removeTestdirs);
 async function session(home: string, project?: string) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     agentsModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'no plugins', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   freezeReads(container);
   return container.resolve(SessionLoader).open(project === undefined ? {} : { project });

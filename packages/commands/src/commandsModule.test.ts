@@ -11,7 +11,7 @@ afterEach(removeTestdirs);
 async function session(home: string) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     commandsModule,
-    (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }),
+    { name: 'no plugins', now: (c) => contribute(c, PluginSource, { listInstalledPlugins: () => [] }) },
   ]);
   freezeReads(container);
   return container.resolve(SessionLoader).open();

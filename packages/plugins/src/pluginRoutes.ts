@@ -13,11 +13,26 @@ const InstallPluginBody = z.strictObject({
 /** What `POST /api/plugins` takes, as a client writes it. */
 export type InstallPluginBody = z.input<typeof InstallPluginBody>;
 const PluginParams = z.strictObject({ name: z.string().max(1024) });
+/** `POST /api/marketplaces`: a marketplace's repository, as `loadout marketplace add` takes it. */
+const AddMarketplaceBody = z.strictObject({
+  url: z.string().min(1).max(4096),
+  name: z.string().min(1).max(64).optional(),
+  ref: z.string().min(1).max(1024).optional(),
+});
+/** What `POST /api/marketplaces` takes, as a client writes it. */
+export type AddMarketplaceBody = z.input<typeof AddMarketplaceBody>;
+/** `GET /api/marketplaces/search?q=`: every word must appear; no words lists every entry (browsing). */
+const MarketplaceSearchQuery = z.strictObject({ q: z.string().max(500).optional() });
+/** What `GET /api/marketplaces/search` takes. */
+export type MarketplaceSearchQuery = z.input<typeof MarketplaceSearchQuery>;
 
 const pluginName = (params: { name: string }): string => parsePluginName(params.name, 'the URL');
 const deps = { plugins: PluginManager, marketplaces: MarketplaceManager };
 
-/** Plugins: list, install, update, enable, disable, uninstall — the same operations as `loadout plugins`. */
+/**
+ * Plugins: list, install, update, enable, disable, uninstall — the same operations as `loadout plugins`;
+ * marketplaces: list, add, and search (browse with no words), as `loadout marketplace` and `plugins search`.
+ */
 export const pluginRoutes: readonly ApiRoute[] = [
   defineRoute({ method: 'GET', path: '/api/plugins', access: 'public', deps, handle: (_input, { plugins }) => plugins.list() }),
   defineRoute({
@@ -26,6 +41,30 @@ export const pluginRoutes: readonly ApiRoute[] = [
     access: 'public',
     deps,
     handle: (_input, { marketplaces }) => marketplaces.list(),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/marketplaces/search',
+    // Reads every marketplace's index on each request: work on demand, so the token (server.md, issue 37).
+    access: 'token',
+    deps,
+    query: MarketplaceSearchQuery,
+    handle: ({ query }, { marketplaces }) => marketplaces.search(query.q ?? ''),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/marketplaces',
+    access: 'token',
+    deps,
+    body: AddMarketplaceBody,
+    handle: async ({ body }, { marketplaces }) =>
+      reply(
+        201,
+        await marketplaces.add(body.url, {
+          ...(body.name === undefined ? {} : { name: body.name }),
+          ...(body.ref === undefined ? {} : { ref: body.ref }),
+        }),
+      ),
   }),
   defineRoute({
     method: 'POST',

@@ -7,7 +7,14 @@ import type { InboxQuery, Job, JobListQuery, JobStatus, NotificationInbox, RunBo
 import type { Diagnostic, ListedRecord, Root } from '@loadout/kernel';
 import type { CapabilityLevels, LevelEnd } from '@loadout/levels';
 import type { NotificationCatalogueRecord } from '@loadout/notifications';
-import type { InstallPluginBody, PluginManager } from '@loadout/plugins';
+import type {
+  AddMarketplaceBody,
+  InstallPluginBody,
+  MarketplaceHit,
+  MarketplaceSearchQuery,
+  MarketplaceSummary,
+  PluginManager,
+} from '@loadout/plugins';
 import type { ApplyResult, RetiredListing, RetiredReport, RuntimeApplyBody, RuntimeWhyQuery, WhyReport } from '@loadout/runtimes';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
@@ -92,6 +99,9 @@ export interface Routes {
   >;
   'POST /api/trust': Route<ReturnType<TrustService['trustProject']>, { body: TrustProjectBody }>;
   'DELETE /api/plugins/:name': Route<ReturnType<PluginManager['uninstall']>, { params: { name: string } }>;
+  'GET /api/marketplaces': Route<MarketplaceSummary[]>;
+  'POST /api/marketplaces': Route<MarketplaceSummary, { body: AddMarketplaceBody }>;
+  'GET /api/marketplaces/search': Route<MarketplaceHit[], { query?: MarketplaceSearchQuery }>;
   'GET /api/tasks': Route<ReturnType<TaskStore['listTasks']>[number][], { query?: ProjectQuery }>;
   'POST /api/tasks': Route<ReturnType<TaskStore['createTask']>, { query?: ProjectQuery; body: NewTaskBody }>;
   'PUT /api/tasks/:dirName': Route<

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs } from '@loadout/files/testing';
 import type { Locator, Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Box, compareScreenshot } from './compareScreenshot.js';
-import { type LoadoutScreen, PLUGIN_NAME, startLoadoutScreen, TOKEN } from './startLoadoutScreen.js';
+import { PLUGIN_NAME, screenPerTest, TOKEN } from './startLoadoutScreen.js';
 
 // The capability screen in Debian's Chromium against the real `loadout serve` over a real
 // workspace: the owner's capabilities as a git repository, a project with its own `.agents/`, and
@@ -16,18 +16,7 @@ const SCREENS = path.join(REPO, 'docs/screens');
 /** Where a run's own screenshots go (ignored by git). */
 const SHOTS = path.join(REPO, 'test-results/screens');
 
-let screen: LoadoutScreen | null = null;
-
-async function start(options: Parameters<typeof startLoadoutScreen>[0] = {}): Promise<LoadoutScreen> {
-  screen = await startLoadoutScreen(options);
-  return screen;
-}
-
-afterEach(async () => {
-  await screen?.close();
-  screen = null;
-  removeTestdirs();
-});
+const { start } = screenPerTest();
 
 /** The rows of one kind in one level group of the capabilities view. */
 function rows(page: Page, kind: string, group: 'project' | 'global'): Locator {
@@ -119,7 +108,8 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     await card.waitFor();
     const progress = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen);
     expect(progress.some((text) => text.includes(`Cloning ${pluginUrl}`))).toBe(true);
-    expect(await card.locator('.badge').textContent()).toBe('enabled');
+    // Installed from the screen without approving: its task waits, so the card says held, not enabled.
+    expect(await card.locator('.badge').textContent()).toBe('held: not approved');
     expect(fs.existsSync(path.join(home, 'plugins', PLUGIN_NAME, 'skills/lint/SKILL.md'))).toBe(true);
 
     await goTo(page, 'Capabilities');
@@ -354,7 +344,8 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     // Some history to show: a finished run (which also fills the inbox) and a switched-off skill.
     loadout('capability', 'set', 'skill/review', '--disable', '--project', project);
     await open({ project });
-    await page.locator('section.kind[data-kind="skill"]').waitFor();
+    // The descriptions of what is off arrive after the first drawing.
+    await page.locator('main .view-capabilities[data-described="true"]').waitFor();
     await shoot('capabilities', ['.view-capabilities .lede']);
 
     await rows(page, 'skill', 'global')
@@ -385,7 +376,7 @@ describe('the capability screen', { timeout: 90_000 }, () => {
 
     await page.setViewportSize({ width: 375, height: 812 });
     await goTo(page, 'Capabilities');
-    await page.locator('section.kind[data-kind="skill"]').waitFor();
+    await page.locator('main .view-capabilities[data-described="true"]').waitFor();
     await shoot('capabilities-phone', ['.view-capabilities .lede']);
 
     for (const { name, ignore } of shots) {

@@ -2,9 +2,10 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { gitRepo } from '@loadout/kernel/testing';
-import { testdir } from '@loadout/files/testing';
+import { git, gitCommit, gitRepo } from '@loadout/kernel/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import type { BrowserContext, Page } from 'playwright-core';
+import { afterEach } from 'vitest';
 import { launchChromium } from './launchChromium.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../../..');
@@ -47,7 +48,13 @@ export interface LoadoutScreen {
  * process on a free port, and a fresh Chromium profile.
  */
 export async function startLoadoutScreen(
-  options: { installPlugin?: boolean; approvePlugin?: boolean; viewport?: { width: number; height: number } } = {},
+  options: {
+    installPlugin?: boolean;
+    approvePlugin?: boolean;
+    viewport?: { width: number; height: number };
+    /** Extra skill folders (`bulk-00001` …) in the owner's repository, for the tests of a large screen. */
+    bulkSkills?: number;
+  } = {},
 ): Promise<LoadoutScreen> {
   if (!fs.existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run \`pnpm build\` before the browser tests`);
   const root = testdir();
@@ -85,6 +92,12 @@ export async function startLoadoutScreen(
       },
     },
   });
+  if ((options.bulkSkills ?? 0) > 0) {
+    // Thousands of loose objects would start git's automatic gc in the background, still writing
+    // in .git when the test removes its folder.
+    git(capabilities, 'config', 'gc.auto', '0');
+    gitCommit(capabilities, { skills: bulkSkills(options.bulkSkills ?? 0) }, 'many skills');
+  }
   fs.mkdirSync(path.join(project, '.agents', 'skills', 'pdf'), { recursive: true });
   fs.writeFileSync(
     path.join(project, '.agents', 'skills', 'pdf', 'SKILL.md'),
@@ -158,6 +171,43 @@ export async function startLoadoutScreen(
       await stopProcess(server.child);
     },
   };
+}
+
+/**
+ * One screen per test: `start` makes it, and after each test it is closed and its folders removed.
+ * `stop` closes it early, for a test that starts more than one.
+ */
+export function screenPerTest(): {
+  start(options?: Parameters<typeof startLoadoutScreen>[0]): Promise<LoadoutScreen>;
+  stop(): Promise<void>;
+} {
+  let screen: LoadoutScreen | null = null;
+  const stop = async (): Promise<void> => {
+    await screen?.close();
+    screen = null;
+  };
+  // Removing a workspace of 10,000 skills on a busy machine takes longer than vitest's minute.
+  afterEach(async () => {
+    await stop();
+    removeTestdirs();
+  }, 300_000);
+  return {
+    async start(options) {
+      screen = await startLoadoutScreen(options);
+      return screen;
+    },
+    stop,
+  };
+}
+
+/** `count` skill folders named `bulk-00001` …, each with a description that says which it is. */
+function bulkSkills(count: number): Record<string, { 'SKILL.md': string }> {
+  const skills: Record<string, { 'SKILL.md': string }> = {};
+  for (let index = 1; index <= count; index += 1) {
+    const name = `bulk-${String(index).padStart(5, '0')}`;
+    skills[name] = { 'SKILL.md': doc({ name, description: `Bulk skill number ${index} of ${count}, for the large-screen tests.` }) };
+  }
+  return skills;
 }
 
 /** A Markdown document with `name`, `description` and any extra raw frontmatter lines. */

@@ -4,13 +4,14 @@
 import { request, rpc } from '../api.js';
 import { confirmAction, field } from '../dialogs.js';
 import { h, relativeTime, replaceChildren, uniqueId } from '../dom.js';
+import { marketplacesPanel } from './marketplacesPanel.js';
 
 /** An install in progress, kept across re-renders so its progress stays on screen. */
 /** The install in progress, kept across re-renders. @type {{ running: boolean, url: string, startedAt: number, timer: number | null }} */
 const install = { running: false, url: '', startedAt: 0, timer: null };
 
 export async function renderPlugins(container, context) {
-  const [plugins, stateAnswer] = await Promise.all([
+  const [plugins, stateAnswer, marketplaces] = await Promise.all([
     request('GET /api/plugins'),
     // The list is useful without the counts: show it, and say why the counts are missing.
     context.hasToken()
@@ -19,6 +20,7 @@ export async function renderPlugins(container, context) {
           return null;
         })
       : Promise.resolve(null),
+    marketplacesPanel(context),
   ]);
   const list = Array.isArray(plugins) ? plugins : [];
   const entries = Array.isArray(stateAnswer) ? stateAnswer : (stateAnswer?.capabilities ?? null);
@@ -35,6 +37,7 @@ export async function renderPlugins(container, context) {
       }),
     ),
     installForm(context),
+    marketplaces,
     list.length === 0
       ? h('p', { class: 'empty panel', text: 'No plugins installed yet.' })
       : h(
@@ -181,15 +184,7 @@ function pluginCard(plugin, entries, context) {
   return h(
     'li',
     { class: `card${plugin.enabled ? '' : ' is-off'}`, 'aria-labelledby': headingId, dataset: { plugin: plugin.name } },
-    h(
-      'div',
-      { class: 'card-head' },
-      h('h2', { id: headingId, text: plugin.name }),
-      h('span', {
-        class: `badge ${plugin.enabled ? 'status-succeeded' : 'status-skipped'}`,
-        text: plugin.enabled ? 'enabled' : 'disabled',
-      }),
-    ),
+    h('div', { class: 'card-head' }, h('h2', { id: headingId, text: plugin.name }), pluginBadge(plugin, own)),
     h(
       'dl',
       { class: 'facts' },
@@ -230,4 +225,18 @@ function summarize(entries) {
   const byKind = new Map();
   for (const entry of entries) byKind.set(entry.kind, (byKind.get(entry.kind) ?? 0) + 1);
   return [...byKind].map(([kind, count]) => `${count} ${kind}${count === 1 ? '' : 's'}`).join(', ');
+}
+
+/**
+ * Enabled, disabled, or held: an enabled plugin whose tasks or servers wait for approval is not
+ * simply "enabled", since part of it does not run.
+ */
+function pluginBadge(plugin, own) {
+  const held = plugin.enabled && own !== null && own.some((entry) => entry.decidedBy === 'unapproved-plugin');
+  if (held)
+    return h('span', { class: 'badge status-held', title: 'enabled, but what it runs waits for approval', text: 'held: not approved' });
+  return h('span', {
+    class: `badge ${plugin.enabled ? 'status-succeeded' : 'status-skipped'}`,
+    text: plugin.enabled ? 'enabled' : 'disabled',
+  });
 }
