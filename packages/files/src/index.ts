@@ -3,7 +3,7 @@ export { editJsonText, type JsonTextEdit } from './editJsonText.js';
 export { ensurePrivateFolder, narrowMode, PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
 export { acquireFileLock, type FileLock, FileLockError, type FileLockOptions, type FileLockRetries, withFileLock } from './FileLock.js';
 export { type FileReader, nodeFileReader } from './FileReader.js';
-export { isRegularFile, pathAndRealPath, realPathOrSame } from './filePaths.js';
+export { isRegularFile, pathAndRealPath } from './filePaths.js';
 export {
   ConflictError,
   type ErrorCategory,

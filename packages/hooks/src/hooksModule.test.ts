@@ -13,10 +13,13 @@ afterEach(removeTestdirs);
 async function session(home: string, plugins: string[] = []) {
   const container = createKernel({ places: resolvePlaces({}, home) }, [
     hooksModule,
-    (c) =>
-      contribute(c, PluginSource, {
-        listInstalledPlugins: () => plugins.map((name) => ({ name, dir: path.join(home, 'plugins', name), enabled: true })),
-      }),
+    {
+      name: 'test plugins',
+      now: (c) =>
+        contribute(c, PluginSource, {
+          listInstalledPlugins: () => plugins.map((name) => ({ name, dir: path.join(home, 'plugins', name), enabled: true })),
+        }),
+    },
   ]);
   freezeReads(container);
   return container.resolve(SessionLoader).open();

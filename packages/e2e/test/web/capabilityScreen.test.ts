@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeTestdirs } from '@loadout/files/testing';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { type Box, compareScreenshot } from './compareScreenshot.js';
