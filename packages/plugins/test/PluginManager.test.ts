@@ -75,7 +75,6 @@ describe('PluginManager.install', () => {
       { '.claude-plugin': { 'plugin.json': JSON.stringify({ name: '../Escape' }) } },
       'PLUGIN_NAME_INVALID',
     ],
-    ['a plugin.json without $schema', { 'plugin.json': JSON.stringify({ name: 'no-schema' }) }, 'PLUGIN_MANIFEST_INVALID'],
     ['a malformed plugin.json', { 'plugin.json': '{ "name": ' }, 'PLUGIN_MANIFEST_INVALID'],
     ['a plugin.json that is not an object', { 'plugin.json': '["x"]' }, 'PLUGIN_MANIFEST_INVALID'],
   ])('refuses %s and leaves nothing behind', async (_what, manifest, code) => {
@@ -84,6 +83,16 @@ describe('PluginManager.install', () => {
     await expect(ws.manager.install(upstream)).rejects.toMatchObject({ code });
     expect(pluginFolders(ws)).toEqual([]);
     expect(ws.registry.list()).toEqual([]);
+  });
+
+  it('installs a plugin.json without $schema as a plain plugin named by it (a manifest from before Agent Plugins)', async () => {
+    const ws = workspace();
+    const upstream = gitRepo(path.join(ws.work, 'old-style'), {
+      ...pluginTree('d', null),
+      'plugin.json': JSON.stringify({ name: 'no-schema' }),
+    });
+    expect((await ws.manager.install(upstream)).name).toBe('no-schema');
+    expect(ws.registry.list().map((p) => p.name)).toEqual(['no-schema']);
   });
 
   it('refuses a repository base name that is not a valid name, with a hint, and accepts --name instead', async () => {
