@@ -138,10 +138,7 @@ describe('loadout apply against hostile runtime folders', () => {
       [
         '--input-type=module',
         '-e',
-        `import { createRequire } from 'node:module';
-         const kernel = import.meta.resolve('@loadout/kernel');
-         await import(createRequire(kernel).resolve('reflect-metadata'));
-         const { acquireFileLock } = await import(kernel);
+        `const { acquireFileLock } = await import('@loadout/files');
          await acquireFileLock(${JSON.stringify(target)}, { stale: 30000 });
          console.log('held');
          setInterval(() => {}, 1000);`,

@@ -187,7 +187,9 @@ describe('the capabilities screen at scale', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: `Install ${PLUGIN_NAME}@acme-market` }).click();
     await page.locator(`li.card[data-plugin="${PLUGIN_NAME}"]`).waitFor();
     await page.locator(`li.hit[data-hit="${PLUGIN_NAME}@acme-market"] .badge`, { hasText: 'installed' }).waitFor();
-    expect(fs.existsSync(path.join(home, 'plugins', PLUGIN_NAME, 'skills/lint/SKILL.md'))).toBe(true);
+    // A marketplace's plugin lives in the clone of its repository under plugins/ (one clone per repository).
+    const pluginsDir = path.join(home, 'plugins');
+    expect(fs.readdirSync(pluginsDir).some((entry) => fs.existsSync(path.join(pluginsDir, entry, 'skills/lint/SKILL.md')))).toBe(true);
 
     // The routes refuse what they cannot take, with a stable code, and change nothing.
     const post = (body: unknown) =>
