@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { countingKind, freezeReads, loaderWorkspace, noteKind } from './testing/index.js';
 import { removeTestdirs, writeTree } from '@loadout/files/testing';
 import { type CapabilityFilter, CapabilityFilters } from './CapabilityFilter.js';
@@ -196,6 +196,13 @@ describe('SessionLoader', () => {
       ['beta-only', 'beta', true, null],
       ['only', 'beta', true, null],
     ]);
+    // From a session the caller holds open, the same lists, and no other session is opened for them.
+    const open = await loader.open({ project });
+    const opened = vi.spyOn(loader, 'open');
+    const fromOpen = loader.listRecordsOf(open, 'note', { includeDisabled: true });
+    expect(opened).not.toHaveBeenCalled();
+    expect(shown(fromOpen)).toEqual(shown(await loader.listRecords('note', project, { includeDisabled: true })));
+    open.dispose();
   });
 
   it('refuses a project folder that does not exist', async () => {

@@ -257,20 +257,32 @@ export class SessionLoader {
   ): Promise<ListedRecord<R>[]> {
     const session = await this.open({ project, kinds: [kind] });
     try {
-      const roots = options.includeDisabled === true ? this.buildRoots(session.project, { includeDisabled: true }) : session.roots;
-      const records = (this.scanRoots(roots, this.kinds([kind])).records.get(kind) ?? []) as readonly R[];
-      const readPlugins = new Set(session.roots.map((root) => root.plugin));
-      const { shadowedBy } = shadowRecords(records, { isRead: (record) => readPlugins.has(record.plugin), pluginsSideBySide: true });
-      // By path: two plugins' copies of one id are both on (`discord:access`, `telegram:access`).
-      const onPaths = new Set(session.recordsOf(kind).map((record) => record.path));
-      return records.map((record) => ({
-        ...record,
-        on: onPaths.has(record.path),
-        shadowedBy: shadowedBy.get(record)?.path ?? null,
-      }));
+      return this.listRecordsOf<R>(session, kind, options);
     } finally {
       session.dispose();
     }
+  }
+
+  /**
+   * {@link listRecords} from a session the caller already holds open (one that read `kind`): a
+   * command that asks about every kind (`why`) opens one session, not one more per kind.
+   */
+  listRecordsOf<R extends CapabilityRecord = CapabilityRecord>(
+    session: Session,
+    kind: string,
+    options: { includeDisabled?: boolean } = {},
+  ): ListedRecord<R>[] {
+    const roots = options.includeDisabled === true ? this.buildRoots(session.project, { includeDisabled: true }) : session.roots;
+    const records = (this.scanRoots(roots, this.kinds([kind])).records.get(kind) ?? []) as readonly R[];
+    const readPlugins = new Set(session.roots.map((root) => root.plugin));
+    const { shadowedBy } = shadowRecords(records, { isRead: (record) => readPlugins.has(record.plugin), pluginsSideBySide: true });
+    // By path: two plugins' copies of one id are both on (`discord:access`, `telegram:access`).
+    const onPaths = new Set(session.recordsOf(kind).map((record) => record.path));
+    return records.map((record) => ({
+      ...record,
+      on: onPaths.has(record.path),
+      shadowedBy: shadowedBy.get(record)?.path ?? null,
+    }));
   }
 
   /**

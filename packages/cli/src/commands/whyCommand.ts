@@ -1,4 +1,4 @@
-import { CapabilityKinds, type ListedRecord, namesRecord, resolve, resolveAll, SessionLoader } from '@loadout/kernel';
+import { CapabilityKinds, type ListedRecord, namesRecord, resolve, resolveAll, type Session, SessionLoader } from '@loadout/kernel';
 import { NotFoundError } from '@loadout/files';
 import type { WhyReport } from '@loadout/runtimes';
 import type { Command } from 'commander';
@@ -51,7 +51,7 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
           const session = await cli.app().resolve(SessionLoader).open({ project });
           try {
             const report = cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
-            const loadout = await loadoutCopies(cli, name, project);
+            const loadout = loadoutCopies(cli, session, name);
             // No runtime would see any copy under that name, and Loadout has no capability of it,
             // not even a switched-off one: an unknown name, not an answer.
             if (report.runtimes.every((runtime) => runtime.copies.length === 0) && loadout.length === 0) {
@@ -70,13 +70,13 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
     });
 }
 
-/** Every copy in the roots a session for `project` reads, of every kind, whose id or name is `name`; switched-off and shadowed ones included. */
-async function loadoutCopies(cli: CliContext, name: string, project: string | null): Promise<LoadoutCopy[]> {
+/** Every copy in the roots `session` reads, of every kind, whose id or name is `name`; switched-off and shadowed ones included. */
+function loadoutCopies(cli: CliContext, session: Session, name: string): LoadoutCopy[] {
   const loader = cli.app().resolve(SessionLoader);
   const wanted = name.toLowerCase();
   const copies: LoadoutCopy[] = [];
   for (const kind of resolveAll(cli.app(), CapabilityKinds)) {
-    for (const record of await loader.listRecords(kind.kind, project, { includeDisabled: true })) {
+    for (const record of loader.listRecordsOf(session, kind.kind, { includeDisabled: true })) {
       if (!namesRecord(name, record) && record.name.toLowerCase() !== wanted) continue;
       copies.push({
         kind: record.kind,
