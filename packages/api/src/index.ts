@@ -1,7 +1,6 @@
 export { RequestInvalidError } from './ApiErrors.js';
 export {
   type ApiRoute,
-  contributeRoutes,
   defineRoute,
   eventStream,
   type EventStream,

@@ -23,7 +23,7 @@ export { watchBudgetFrom } from '@loadout/kept-reads';
  * Every package that contributes to Loadout, one line each, in the order kinds appear in a
  * session. Adding a kind of capability is one package and one line here. Each is a `LoadoutModule`
  * (what registers now, what later, routes, methods); a package that contributes nothing a session
- * reads (runtimes' writers and their TOML and JSONC editors, MCP) has only a later part, declared
+ * reads (runtimes' writers and their TOML and JSONC editors, MCP) has only a later part and routes, declared
  * here so that `loadout session` never loads its code; the command line loads it (`loadModules`)
  * for every other command and the server (`loadServedParts`) before it serves.
  */
@@ -42,9 +42,17 @@ export const loadoutModules: readonly LoadoutModule[] = [
   stateModule,
   trustModule,
   levelsModule,
-  { name: 'runtimes', later: async () => (await import('@loadout/runtimes')).runtimesModule },
+  {
+    name: 'runtimes',
+    later: async () => (await import('@loadout/runtimes')).runtimesModule,
+    routes: async () => (await import('@loadout/runtimes')).runtimeRoutes,
+  },
   webModule,
-  { name: 'mcp', later: async () => (await import('@loadout/mcp')).mcpModule },
+  {
+    name: 'mcp',
+    later: async () => (await import('@loadout/mcp')).mcpModule,
+    routes: async () => (await import('@loadout/mcp')).mcpHttpRoutes,
+  },
 ];
 
 export interface LoadoutOptions {

@@ -1,2 +1,3 @@
+export { mcpHttpRoutes } from './mcpHttpFace.js';
 export { mcpModule } from './mcpModule.js';
 export { serveMcpOverStdio } from './serveMcpOverStdio.js';

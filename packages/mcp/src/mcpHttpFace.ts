@@ -1,43 +1,47 @@
-import { type ApiRoute, defineRoute, type HttpMethod, ProjectQuery, rawResponse, type ServerService } from '@loadout/api';
+import { type ApiRoute, defineRoute, type HttpMethod, ProjectQuery, rawResponse } from '@loadout/api';
 import type { McpHttpEndpoint } from './McpHttpEndpoint.js';
-import { MCP_SERVICES } from './mcpServices.js';
+import { MCP_SERVICES, type McpServices } from './mcpServices.js';
 
 /** The path MCP clients connect to on `loadout serve`. */
 export const MCP_HTTP_PATH = '/mcp';
 
 /**
- * `POST|GET|DELETE /mcp` for the server, and a service that closes the MCP sessions when it
- * stops. Every method needs the token (the guard checks it, with Host and Origin, before the body
- * is read). The MCP stack is loaded on the first request, so a server nobody connects to over MCP
- * never loads it; the services it needs are declared on the routes, so the server is built with
- * them or fails to start naming `/mcp`.
+ * The MCP sessions of one server, registered per container by the module's later part: opened on
+ * the first request (the MCP stack loads then, so a server nobody connects to over MCP never loads
+ * it) and closed when the server stops.
  */
-export function mcpHttpFace(): { routes: ApiRoute[]; service: ServerService } {
-  let endpoint: Promise<McpHttpEndpoint> | null = null;
-  const route = (method: HttpMethod): ApiRoute =>
-    defineRoute({
-      method,
-      path: MCP_HTTP_PATH,
-      access: 'token',
-      bodyAs: 'text',
-      query: ProjectQuery,
-      deps: MCP_SERVICES,
-      handle: ({ query: { project } }, services, context) => {
-        endpoint ??= import('./McpHttpEndpoint.js').then(({ McpHttpEndpoint }) => new McpHttpEndpoint(services, context.log));
-        const ready = endpoint;
-        return rawResponse(async (raw, response, body) => (await ready).handle(raw, response, body, project ?? null));
-      },
-    });
-  return {
-    routes: [route('POST'), route('GET'), route('DELETE')],
-    service: {
-      name: 'mcp',
-      start: async () => ({ lines: [], json: {} }),
-      stop: async () => {
-        const open = endpoint;
-        endpoint = null;
-        if (open !== null) await (await open).close();
-      },
-    },
-  };
+export class McpHttpSessions {
+  private endpoint: Promise<McpHttpEndpoint> | null = null;
+
+  /** The endpoint, made on the first call with the services the routes were built with. */
+  endpointFor(services: McpServices, log: (line: string) => void): Promise<McpHttpEndpoint> {
+    this.endpoint ??= import('./McpHttpEndpoint.js').then(({ McpHttpEndpoint }) => new McpHttpEndpoint(services, log));
+    return this.endpoint;
+  }
+
+  async close(): Promise<void> {
+    const open = this.endpoint;
+    this.endpoint = null;
+    if (open !== null) await (await open).close();
+  }
 }
+
+/**
+ * `POST|GET|DELETE /mcp` for the server. Every method needs the token (the guard checks it, with
+ * Host and Origin, before the body is read). The services MCP needs and the server's sessions are
+ * declared on the routes, so the server is built with them or fails to start naming `/mcp`.
+ */
+export const mcpHttpRoutes: readonly ApiRoute[] = (['POST', 'GET', 'DELETE'] as const satisfies readonly HttpMethod[]).map((method) =>
+  defineRoute({
+    method,
+    path: MCP_HTTP_PATH,
+    access: 'token',
+    bodyAs: 'text',
+    query: ProjectQuery,
+    deps: { ...MCP_SERVICES, mcpSessions: McpHttpSessions },
+    handle: ({ query: { project } }, { mcpSessions, ...services }, context) => {
+      const ready = mcpSessions.endpointFor(services, context.log);
+      return rawResponse(async (raw, response, body) => (await ready).handle(raw, response, body, project ?? null));
+    },
+  }),
+);

@@ -1,4 +1,3 @@
-import { contributeRoutes } from '@loadout/api';
 import { contribute, type Registration } from '@loadout/kernel';
 import { claudeCodeAdapter } from './adapters/claudeCodeAdapter.js';
 import { codexAdapter } from './adapters/codexAdapter.js';
@@ -10,10 +9,10 @@ import { RuntimeAdapters } from './RuntimeAdapter.js';
 import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
 import { RuntimePlanner, SkillRuntimePlanner } from './RuntimePlanner.js';
-import { runtimeRoutes } from './runtimeRoutes.js';
 
 /**
- * Registers the runtime adapters (one contribution each), the planner, the applier and their routes. The
+ * Registers the runtime adapters (one contribution each), the planner and the applier; their routes
+ * (`runtimeRoutes`) are declared on the module beside this later part. The
  * runtimes' folders are read from the process environment each time they are asked for, so
  * `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and the others are honoured as the runtimes honour them.
  */
@@ -36,6 +35,4 @@ export const runtimesModule: Registration = (container) => {
   container.register(RuntimeEnvironment, { useFactory: () => runtimeEnvironmentFrom(process.env) });
   container.register(RuntimePlanner, { useClass: SkillRuntimePlanner });
   container.register(RuntimeApplier, { useClass: SkillRuntimeApplier });
-  // This module already loads late (never in `loadout session`), so its routes register with it.
-  contributeRoutes(container, 'runtimes', runtimeRoutes);
 };

@@ -9,7 +9,7 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
-import { runtimesModule } from '../index.js';
+import { runtimeRoutes, runtimesModule } from '../index.js';
 
 import { type RuntimeEnvironment, RuntimeEnvironment as RuntimeEnvironmentToken, runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 
@@ -89,7 +89,7 @@ export function openLoadout(m: Machine): DependencyContainer {
     skillsModule,
     serversModule,
     stateModule,
-    { name: 'runtimes', now: runtimesModule },
+    { name: 'runtimes', now: runtimesModule, routes: async () => runtimeRoutes },
   ]);
   container.register(RuntimeEnvironmentToken, { useValue: m.runtimeEnv });
   opened.push(container);
