@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { CLI_ENTRY } from '@loadout/cli/testing';
-import { removeTestdirs } from '@loadout/files/testing';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill } from '@loadout/runtimes/testing';
 import type { CliRun } from '../spawnLoadout.js';
@@ -35,6 +36,23 @@ async function loadout(m: Machine, args: readonly string[], extraEnv: Record<str
 }
 
 const APPLY = ['apply', '--runtime', 'claude-code', '--runtime', 'codex', '--json'] as const;
+
+/** A tracer of every path the process hands `fs`, preloaded into a run from outside Loadout's code. */
+const TRACER = pathToFileURL(path.join(import.meta.dirname, 'traceReads.mjs')).href;
+
+/** The paths a kept proof holds: each one stamped, and each folder a real path was found through. */
+function pathsInProof(file: string): Set<string> {
+  const text = fs.readFileSync(file, 'utf8');
+  const header = /^loadout-apply-proof \d+ [0-9a-f]{64} (\d+)\n/.exec(text);
+  expect(header).not.toBeNull();
+  const listed = text.slice((header?.[0].length ?? 0) + Number(header?.[1]));
+  return new Set(
+    listed
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.slice(line.indexOf('\t') + 1)),
+  );
+}
 
 /**
  * Lets every input age past the racy window, runs a full apply that changes nothing (it keeps the
@@ -226,5 +244,53 @@ describe('apply with nothing changed, answered from its proof', () => {
     // The older proof is left as it was, and no longer holds.
     expect(fs.readFileSync(proof, 'utf8')).toBe(rewritten);
     expect(changeCount(await planned(m))).toBe(0);
+  });
+});
+
+describe('what a proof holds', () => {
+  it('every path the full run looked at, as a tracer outside Loadout saw it: plugins, a project, scripts, both configurations', async () => {
+    const m = machine({
+      home: { '.codex': { 'config.toml': '# Codex\n' }, '.claude.json': '{}\n' },
+      capabilities: {
+        'config.json': '{"gates":{}}\n',
+        skills: {
+          notes: { 'SKILL.md': skill('notes'), 'reference.md': 'Read me.\n' },
+          deploy: { 'SKILL.md': skill('deploy'), 'run.sh': '#!/bin/sh\necho deployed\n' },
+        },
+      },
+      project: { '.agents': { skills: { local: { 'SKILL.md': skill('local') } } } },
+    });
+    installPlugin(openLoadout(m), m, 'tools', { skills: { lint: { 'SKILL.md': skill('lint') } } });
+    closeLoadouts();
+    const args = [...APPLY, '--project', m.project];
+    expect((await loadout(m, args)).code).toBe(0);
+    await sleep(SETTLE_MS);
+    const traceFile = path.join(testdir(), 'looked-at.txt');
+    const traced = { NODE_OPTIONS: `--import=${TRACER}`, LOADOUT_TEST_READ_TRACE: traceFile };
+    const full = await loadout(m, args, traced);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.proven).toBe(false);
+    const proof = path.join(m.places.dataDir, PROOF);
+    const held = pathsInProof(proof);
+    const dataDir = m.places.dataDir;
+    // What Loadout keeps for itself (the proof's own rule), the database's `-shm` (SQLite's index
+    // of its log, rewritten by every connection: the proof stamps the database and its log) and
+    // what only the build is: the bundle and its code cache are named by the build's hash, which
+    // is part of the proof's key.
+    const own = (file: string): boolean =>
+      file === dataDir ||
+      file === path.join(dataDir, 'loadout.db-shm') ||
+      file === path.join(dataDir, 'runtimes') ||
+      ['runtimes.lock', path.join('runtimes', 'bundle-stamps.json'), PROOF].some((name) => file.startsWith(path.join(dataDir, name))) ||
+      file.startsWith('/proc/') ||
+      file.startsWith(path.dirname(CLI_ENTRY) + path.sep);
+    const looked = fs
+      .readFileSync(traceFile, 'utf8')
+      .split('\n')
+      .filter((file) => file !== '');
+    expect(looked.length).toBeGreaterThan(20);
+    expect(looked.filter((file) => !own(file) && !held.has(file))).toEqual([]);
+    // And that proof answers the next run with the same environment.
+    expect((await loadout(m, args, traced)).proven).toBe(true);
   });
 });
