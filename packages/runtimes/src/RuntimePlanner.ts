@@ -252,7 +252,8 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         planDocuments({
           runtime: adapter.name,
           support: adapter.documents ?? null,
-          verified: adapter.verified,
+          // The places of agents, commands and hooks are checked on their own (`documents.verifiedOn`).
+          verified: adapter.documents !== undefined,
           project: session.project,
           env: this.env,
           documents,

@@ -45,7 +45,12 @@ function fixture() {
   const plugin = gitRepo(path.join(base, 'sources', 'review-kit'), {
     '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'review-kit', description: 'Code review helpers', version: '1.0.0' }) },
     agents: { 'code-reviewer.md': agent('code-reviewer', 'Reviews a change'), 'test-writer.md': agent('test-writer', 'Writes tests') },
-    commands: { 'review.md': command('Review the working tree'), 'ship.md': command('Prepare a release') },
+    commands: {
+      'review.md': command('Review the working tree'),
+      'ship.md': command('Prepare a release'),
+      // Grants tools: held like a skill with a grant until the plugin is approved (docs/decisions/runtimes.md).
+      'commit.md': '---\ndescription: Commit the staged work\nallowed-tools: Bash(git add:*), Bash(git commit:*)\n---\nCommit it.\n',
+    },
     hooks: {
       'hooks.json': JSON.stringify({
         hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"' }] }] },
@@ -86,8 +91,12 @@ describe("a plugin's agents, commands and hooks in the real Claude Code", () => 
           runs: 'SessionStart: sh "${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"',
         }),
       ]);
-      await claudeStart(home, project);
+      expect(audit.filter((entry) => entry.kind === 'command')).toEqual([
+        expect.objectContaining({ id: 'commit', status: 'held', runs: 'grants tools Bash(git add:*), Bash(git commit:*)' }),
+      ]);
+      const unapproved = await claudeStart(home, project);
       expect(fs.existsSync(marker)).toBe(false);
+      expect(unapproved.commands).not.toContain('review-kit:commit');
 
       // Approved and applied: what the client lists is what it lists for the plugin installed natively.
       expect(loadout('plugins', 'approve', 'review-kit').status).toBe(0);
@@ -98,7 +107,7 @@ describe("a plugin's agents, commands and hooks in the real Claude Code", () => 
       fs.mkdirSync(path.join(nativeHome, 'work'), { recursive: true });
       const native = await claudeStart(nativeHome, path.join(nativeHome, 'work'), '2.1.197', ['--plugin-dir', plugin]);
       const fromPlugin = (names: readonly string[]) => names.filter((name) => name.startsWith('review-kit:')).sort();
-      expect(fromPlugin(native.commands)).toEqual(['review-kit:review', 'review-kit:ship']);
+      expect(fromPlugin(native.commands)).toEqual(['review-kit:commit', 'review-kit:review', 'review-kit:ship']);
       expect(fromPlugin(native.agents)).toEqual(['review-kit:code-reviewer', 'review-kit:test-writer']);
       expect(fromPlugin(started.commands)).toEqual(fromPlugin(native.commands));
       expect(fromPlugin(started.agents)).toEqual(fromPlugin(native.agents));
@@ -131,10 +140,18 @@ describe('hooks in the real Codex', () => {
       const applied = apply('codex');
       const changes = applied.runtimes[0]?.changes ?? [];
       expect(changes).toContainEqual(expect.objectContaining({ kind: 'hook', action: 'create', name: 'hooks-session-start' }));
-      expect(changes.filter((change) => change.kind === 'command')).toEqual([
-        expect.objectContaining({ action: 'skip', code: 'DOCUMENT_PLACE_UNCONFIRMED', reason: expect.stringMatching(/no custom prompts/) }),
-        expect.objectContaining({ action: 'skip', code: 'DOCUMENT_PLACE_UNCONFIRMED', reason: expect.stringMatching(/no custom prompts/) }),
-      ]);
+      // Approved with --yes: all three commands are on, and Codex 0.171 reads none of them.
+      const skipped = changes.filter((change) => change.kind === 'command');
+      expect(skipped.map((change) => change.name).sort()).toEqual(['commit', 'review', 'ship']);
+      for (const change of skipped) {
+        expect(change).toEqual(
+          expect.objectContaining({
+            action: 'skip',
+            code: 'DOCUMENT_PLACE_UNCONFIRMED',
+            reason: expect.stringMatching(/no custom prompts/),
+          }),
+        );
+      }
       const listed = await codexHooks(home, project);
       expect(listed.problems).toEqual([]);
       const ours = listed.hooks.filter((hook) => hook.sourcePath === path.join(home, '.codex', 'hooks.json'));
