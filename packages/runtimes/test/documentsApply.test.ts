@@ -208,6 +208,23 @@ describe('agents, commands and hooks applied into runtimes', () => {
     expect(changesOf(result, 'claude-code')).toContainEqual(expect.objectContaining({ kind: 'command', action: 'release', name: 'ship' }));
   });
 
+  it("a project's .claude/commands that a link takes out of the project gets nothing, and what is there stays", async () => {
+    const { m, applier } = world();
+    fs.mkdirSync(path.join(m.project, '.agents', 'commands'), { recursive: true });
+    fs.writeFileSync(path.join(m.project, '.agents', 'commands', 'local.md'), 'Local only.\n');
+    const elsewhere = path.join(m.base, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+    fs.mkdirSync(path.join(m.project, '.claude'), { recursive: true });
+    fs.symlinkSync(elsewhere, path.join(m.project, '.claude', 'commands'));
+    const result = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    expect(changesOf(result, 'claude-code')).toContainEqual(
+      expect.objectContaining({ kind: 'command', action: 'skip', code: 'RUNTIME_ROOT_OUTSIDE', name: 'local' }),
+    );
+    // The owner's commands still reach the user's folder.
+    expect(fs.existsSync(path.join(m.home, '.claude', 'commands', 'deploy.md'))).toBe(true);
+  });
+
   it('a runtime whose places are not confirmed gets nothing, each document skipped with the reason', async () => {
     const { applier } = world();
     const result = await applier.apply({ runtimes: ['cursor'], mode: 'dry-run' });

@@ -9,6 +9,7 @@ import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import type { ManifestSource } from '../RuntimeManifest.js';
 import { canonicalJson } from '../mcp/ServerSpec.js';
 import { pluginLoadedInPlace } from '../pluginsInPlace.js';
+import { rootOutsideAnchor } from '../rootOutsideAnchor.js';
 import { readConfigText } from '../mcp/readConfigText.js';
 import type { DocumentManifest, DocumentManifestEntry } from './DocumentManifest.js';
 import type { DocumentFolders, DocumentKind, FileDocumentKind, HookSettings, RuntimeDocumentSupport } from './RuntimeDocumentSupport.js';
@@ -76,6 +77,17 @@ export interface DocumentPlanInput {
 
 /** Records a document a runtime will not get: a code, the reason in words, and where it would have gone. */
 type Skip = (document: SourceDocument, code: string, reason: string, where?: string | null) => void;
+
+/**
+ * Why Loadout writes nothing at `where` (a folder, or a settings file, its own link counting too):
+ * a link takes it out of the project (for the project's place) or the home folder; null when it
+ * stays inside.
+ */
+function leadsOutside(input: DocumentPlanInput, where: string, target: WriteTarget): string | null {
+  const escape = rootOutsideAnchor({ dir: where, scope: target }, input.project, input.env.home);
+  if (escape === null) return null;
+  return `${input.show(where)} leads out of ${input.show(escape.anchor)} through a link (it is ${input.show(escape.physical)}); nothing is written there`;
+}
 
 /** The hash of a file's text or a hook group's value as Loadout compares them. */
 export function documentHash(content: string | Readonly<Record<string, unknown>>): string {
@@ -169,6 +181,11 @@ function planFiles(
       continue;
     }
     taken.add(file);
+    const away = leadsOutside(input, path.dirname(file), document.target);
+    if (away !== null) {
+      skip(document, 'RUNTIME_ROOT_OUTSIDE', away, input.show(file));
+      continue;
+    }
     const hash = documentHash(translated.text);
     const current = currentFileHash(file);
     const entry = managed.find((candidate) => candidate.file === file);
@@ -212,6 +229,9 @@ function planFiles(
   const planned = Object.values(folders).filter((dir): dir is string => dir !== null);
   for (const entry of managed) {
     if (taken.has(entry.file) || !planned.some((dir) => isInside(dir, entry.file))) continue;
+    // A folder a link now takes elsewhere is left alone, what Loadout wrote there included.
+    const target = folders.project !== null && isInside(folders.project, entry.file) ? 'project' : 'user';
+    if (leadsOutside(input, path.dirname(entry.file), target) !== null) continue;
     const current = currentFileHash(entry.file);
     changes.push(leftover(entry, current === null ? 'forget' : current === entry.hash ? 'retire' : 'release', null));
   }
@@ -349,6 +369,11 @@ function planHooks(
       skip(document, 'HOOK_EVENT_UNSUPPORTED', `${input.runtime} has no "${hook.event}" event; the hook is not written`, input.show(file));
       continue;
     }
+    const away = leadsOutside(input, file, document.target);
+    if (away !== null) {
+      skip(document, 'RUNTIME_ROOT_OUTSIDE', away, input.show(file));
+      continue;
+    }
     if ('problem' in settingsOf(file)) {
       skip(document, 'RUNTIME_HOOKS_UNREADABLE', `${input.show(file)} cannot be edited (see the finding)`, input.show(file));
       continue;
@@ -386,6 +411,7 @@ function planHooks(
   const planned = Object.values(files).filter((file): file is string => file !== null);
   for (const entry of managed) {
     if (kept.has(entry) || !planned.includes(entry.file)) continue;
+    if (leadsOutside(input, entry.file, entry.file === files.project ? 'project' : 'user') !== null) continue;
     const current = settingsOf(entry.file);
     if ('problem' in current) continue;
     changes.push(leftover(entry, claim(entry.file, entry.event as string, entry.hash) ? 'retire' : 'forget', null));
