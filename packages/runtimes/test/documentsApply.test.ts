@@ -208,7 +208,7 @@ describe('agents, commands and hooks applied into runtimes', () => {
     expect(changesOf(result, 'claude-code')).toContainEqual(expect.objectContaining({ kind: 'command', action: 'release', name: 'ship' }));
   });
 
-  it("a project's .claude/commands that a link takes out of the project gets nothing, and what is there stays", async () => {
+  it("11.3 a project's .claude/commands that a link takes out of the project gets nothing, and what is there stays", async () => {
     const { m, applier } = world();
     fs.mkdirSync(path.join(m.project, '.agents', 'commands'), { recursive: true });
     fs.writeFileSync(path.join(m.project, '.agents', 'commands', 'local.md'), 'Local only.\n');
