@@ -11,4 +11,10 @@ export interface CommandRecord extends CapabilityRecord {
   readonly argumentHint: string | null;
   /** The model its frontmatter names, or null. */
   readonly model: string | null;
+  /**
+   * The tools its frontmatter `allowed-tools` lets the agent use without asking while the command
+   * runs, as written; empty when none. A command that grants tools is runnable: held until its
+   * plugin is approved or its project trusted (docs/decisions/runtimes.md).
+   */
+  readonly toolGrants: readonly string[];
 }

@@ -1,4 +1,11 @@
-import { type CapabilityKind, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
+import {
+  type CapabilityKind,
+  type EntryScan,
+  type KindDocument,
+  type KindFolderEntry,
+  type RunnableParts,
+  readMarkdownCapability,
+} from '@loadout/kernel';
 import { DocumentRefusedError } from '@loadout/files';
 import type { CommandRecord } from './CommandRecord.js';
 
@@ -12,14 +19,40 @@ export const COMMAND_DOCUMENT = { idRule: 'entry', nameField: 'frontmatter' } as
 /** A command's id is its file stem: a name every runtime can type after `/` and keep as a file name. */
 export const COMMAND_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** The command kind: slash commands and custom prompts read from `commands/`. Text only. */
+/**
+ * The command kind: slash commands and custom prompts read from `commands/`. Text, unless its
+ * frontmatter grants tools (`allowed-tools`): then it is held like a skill with a grant.
+ */
 export const commandKind: CapabilityKind<CommandRecord> = {
   kind: 'command',
   folder: 'commands',
   sessionKey: 'commands',
   document: COMMAND_DOCUMENT,
   readEntry: readCommandEntry,
+  runnable: commandRunnableParts,
+  mayRun: (record) => record.toolGrants.length > 0,
 };
+
+/**
+ * What a command runs: nothing of its own, but the tools its `allowed-tools` grants are used
+ * without asking while it runs (Claude Code runs its `!` shell lines under that grant). The grant
+ * is the definition approval fingerprints; the prompt is text, and changing it holds nothing.
+ */
+export function commandRunnableParts(record: CommandRecord): RunnableParts | null {
+  if (record.toolGrants.length === 0) return null;
+  return {
+    files: [],
+    sources: [record.path],
+    definition: { toolGrants: record.toolGrants },
+    summary: `grants tools ${record.toolGrants.join(', ')}`,
+  };
+}
+
+/** `allowed-tools` as written: one text (`Bash(git add:*), Read`) or a YAML list, each item kept whole. */
+export function commandToolGrants(value: unknown): readonly string[] {
+  const items = Array.isArray(value) ? value : [value];
+  return items.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim());
+}
 
 /**
  * Reads one `commands/<name>.md`. A folder of commands (`commands/frontend/x.md`, a namespace
@@ -55,6 +88,7 @@ export function readCommandEntry(entry: KindFolderEntry): EntryScan<CommandRecor
     ...read.draft,
     argumentHint: textField(frontmatter['argument-hint']),
     model: textField(frontmatter.model),
+    toolGrants: commandToolGrants(frontmatter['allowed-tools']),
   };
   return { records: [record], diagnostics: [] };
 }

@@ -4,6 +4,7 @@ import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandRecord } from './CommandRecord.js';
 import { commandPrompt } from './commandPrompt.js';
+import { commandKind } from './commandKind.js';
 import { commandsModule } from './commandsModule.js';
 
 afterEach(removeTestdirs);
@@ -44,6 +45,7 @@ describe('commands', () => {
       gates: {},
       argumentHint: '[pr-number]',
       model: 'opus',
+      toolGrants: [],
       kind: 'command',
       level: 'global',
       plugin: null,
@@ -62,6 +64,32 @@ describe('commands', () => {
 });
 
 describe('commandPrompt', () => {
+  it('a command whose allowed-tools grants tools may run (held like a skill with a grant); one without is text', async () => {
+    const home = testdir({
+      capabilities: {
+        commands: {
+          'commit.md': '---\ndescription: Commit\nallowed-tools: Bash(git add:*), Bash(git commit:*)\n---\n!`git status`\nCommit.\n',
+          'listed.md': '---\nallowed-tools:\n  - Read\n  - Grep\n---\nLook.\n',
+          'text.md': '---\ndescription: Just words\nallowed-tools: "  "\n---\nSay hi.\n',
+        },
+      },
+    });
+    const commands = (await session(home)).recordsOf<CommandRecord>('command');
+    expect(commands.map((c) => [c.id, c.toolGrants, commandKind.mayRun?.(c)])).toEqual([
+      ['commit', ['Bash(git add:*), Bash(git commit:*)'], true],
+      ['listed', ['Read', 'Grep'], true],
+      ['text', [], false],
+    ]);
+    const root = { dir: `${home}/capabilities`, level: 'global' as const, plugin: null, writable: true };
+    expect(commandKind.runnable?.(commands[0] as CommandRecord, root)).toEqual({
+      files: [],
+      sources: [`${home}/capabilities/commands/commit.md`],
+      definition: { toolGrants: ['Bash(git add:*), Bash(git commit:*)'] },
+      summary: 'grants tools Bash(git add:*), Bash(git commit:*)',
+    });
+    expect(commandKind.runnable?.(commands[2] as CommandRecord, root)).toBeNull();
+  });
+
   it('puts what was passed in for $ARGUMENTS and $1 … $9, and leaves every other text as written', () => {
     expect(commandPrompt('Fix $1 then $2; all: $ARGUMENTS; none: $3; keep $10 and !`ls` and $HOME', ' 42  high ')).toBe(
       'Fix 42 then high; all:  42  high ; none: ; keep $10 and !`ls` and $HOME',

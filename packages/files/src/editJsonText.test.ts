@@ -34,6 +34,37 @@ describe('editJsonText: the one JSON edit', () => {
     expect(editJsonText('{"name":"a","name":"b"}', [{ path: ['name'], value: 'c' }])).toBeNull();
   });
 
+  it("removes an array's element and appends one at its end, the rest of the array as written", () => {
+    const before = '{\n  "hooks": {\n    "Stop": [{ "a": 1 }, { "b": 2 }, { "c": 3 }]\n  }\n}\n';
+    const removed = editJsonText(before, [{ path: ['hooks', 'Stop', 1], value: undefined }], { reflow: false });
+    expect(removed).toBe('{\n  "hooks": {\n    "Stop": [{ "a": 1 }, { "c": 3 }]\n  }\n}\n');
+    const appended = editJsonText(removed, [{ path: ['hooks', 'Stop', 2], value: { d: 4 } }], { reflow: false });
+    expect(JSON.parse(appended as string)).toEqual({ hooks: { Stop: [{ a: 1 }, { c: 3 }, { d: 4 }] } });
+  });
+
+  it('without reflow, adding values and taking them out again gives back the text byte for byte', () => {
+    const before = '{\n  "theme": "dark",\n  "hooks": {\n    "Stop": [{ "hooks": [] }]\n  }\n}\n';
+    const added = editJsonText(
+      before,
+      [
+        { path: ['hooks', 'SessionStart'], value: [] },
+        { path: ['hooks', 'SessionStart', 0], value: { hooks: [{ command: 'x' }] } },
+        { path: ['hooks', 'Stop', 1], value: { hooks: [] } },
+      ],
+      { reflow: false },
+    );
+    expect(added).toContain('"Stop": [{ "hooks": [] }');
+    const back = editJsonText(
+      added,
+      [
+        { path: ['hooks', 'Stop', 1], value: undefined },
+        { path: ['hooks', 'SessionStart'], value: undefined },
+      ],
+      { reflow: false },
+    );
+    expect(back).toBe(before);
+  });
+
   it('throws on text that is not JSON', () => {
     expect(() => editJsonText('{"a":', [{ path: ['a'], value: 1 }])).toThrow(SyntaxError);
   });

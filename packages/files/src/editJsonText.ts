@@ -1,10 +1,22 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, type FormattingOptions, type JSONPath, modify } from 'jsonc-parser';
+import { applyEdits, type Edit, type FormattingOptions, findNodeAtLocation, type JSONPath, modify, parseTree } from 'jsonc-parser';
 
 /** One change to a JSON text: the value at `path` set (made with its parents when missing), or removed (`undefined`). */
 export interface JsonTextEdit {
   readonly path: readonly (string | number)[];
   readonly value: unknown;
+}
+
+/** How an edit is laid out. */
+export interface JsonTextEditOptions {
+  /**
+   * False: the edited values are written compactly and no line around them is laid out again, so
+   * taking a value out again gives back the text exactly as it was (a person's settings file that
+   * Loadout adds entries to and later removes them from). True by default: the edit is laid out
+   * in the file's own indentation, which may lay out the line it touches again. A new file is
+   * always laid out.
+   */
+  readonly reflow?: boolean;
 }
 
 /**
@@ -20,14 +32,16 @@ export interface JsonTextEdit {
  * @returns the edited text, ending with a line break when it is a new file; null when the edit is unsafe
  * @throws SyntaxError when `text` is not JSON
  */
-export function editJsonText(text: string | null, edits: readonly JsonTextEdit[]): string | null {
+export function editJsonText(text: string | null, edits: readonly JsonTextEdit[], layout: JsonTextEditOptions = {}): string | null {
   const fresh = text === null || text.trim() === '';
   const original = fresh ? '{}' : text;
   const expected = JSON.parse(original) as unknown;
   const options = formattingOptionsOf(original);
+  const reflow = fresh || layout.reflow !== false;
   let edited = original;
   for (const edit of edits) {
-    edited = applyEdits(edited, modify(edited, edit.path as JSONPath, edit.value, { formattingOptions: options }));
+    const removal = reflow || edit.value !== undefined ? null : arrayElementRemoval(edited, edit.path);
+    edited = applyEdits(edited, removal ?? modify(edited, edit.path as JSONPath, edit.value, reflow ? { formattingOptions: options } : {}));
     applyToValue(expected, edit);
   }
   let actual: unknown;
@@ -38,6 +52,30 @@ export function editJsonText(text: string | null, edits: readonly JsonTextEdit[]
   }
   if (!isDeepStrictEqual(actual, expected)) return null;
   return fresh ? `${edited}${options.eol}` : edited;
+}
+
+/**
+ * Taking an element out of an array without laying anything out: its text and the comma before it
+ * (after it, for the first), exactly what adding it compactly put there. jsonc-parser's own removal
+ * of a last element assumes a line break before the closing bracket. Null when the path does not
+ * name an array's element.
+ */
+function arrayElementRemoval(text: string, at: readonly (string | number)[]): Edit[] | null {
+  const index = at[at.length - 1];
+  if (typeof index !== 'number') return null;
+  const tree = parseTree(text);
+  const parent = tree === undefined ? undefined : findNodeAtLocation(tree, at.slice(0, -1) as JSONPath);
+  const siblings = parent?.type === 'array' ? (parent.children ?? []) : null;
+  const element = siblings?.[index];
+  if (siblings === null || element === undefined) return null;
+  const previous = siblings[index - 1];
+  const next = siblings[index + 1];
+  if (previous !== undefined) {
+    const start = previous.offset + previous.length;
+    return [{ offset: start, length: element.offset + element.length - start, content: '' }];
+  }
+  const end = next === undefined ? element.offset + element.length : next.offset;
+  return [{ offset: element.offset, length: end - element.offset, content: '' }];
 }
 
 /** The same edit on parsed data: what the text must parse to afterwards. */
@@ -53,7 +91,9 @@ function applyToValue(root: unknown, edit: JsonTextEdit): void {
     holder = holder[key] as Record<string | number, unknown>;
   }
   const last = keys[keys.length - 1] as string | number;
-  if (edit.value === undefined) delete holder[last];
+  // Removing an array's element closes the gap, as jsonc-parser's edit of the text does.
+  if (edit.value === undefined && Array.isArray(holder) && typeof last === 'number') holder.splice(last, 1);
+  else if (edit.value === undefined) delete holder[last];
   else holder[last] = JSON.parse(JSON.stringify(edit.value)) as unknown;
 }
 

@@ -1,1 +1,2 @@
 export { hooksModule } from './hooksModule.js';
+export { hookHandlerOf, type HookRecord } from './HookRecord.js';

@@ -1,5 +1,6 @@
 import { type Session, token } from '@loadout/kernel';
 import type { ServerRecord } from '@loadout/servers';
+import type { RuntimeDocumentSupport } from './documents/RuntimeDocumentSupport.js';
 import type { RuntimeMcpSupport } from './mcp/RuntimeMcpSupport.js';
 import type { RuntimeEnvironment } from './RuntimeEnvironment.js';
 
@@ -161,6 +162,8 @@ export interface RuntimeAdapter {
   refuses(skill: SkillFileFacts): string | null;
   /** How it keeps MCP servers, when Loadout writes them for it. */
   readonly mcp?: RuntimeMcpSupport;
+  /** Where it reads subagents, commands and hooks, and how Loadout's become its own; absent: none confirmed. */
+  readonly documents?: RuntimeDocumentSupport;
 }
 export const RuntimeAdapters = token<RuntimeAdapter>('runtimes.adapters');
 

@@ -4,6 +4,8 @@ import { CapabilityUntrustedError, collisionKey, Places, SessionLoader, token } 
 import { withFileLock } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
+import { DocumentManifest } from './documents/DocumentManifest.js';
+import { DocumentWriter } from './documents/DocumentWriter.js';
 import { McpConfigWriter } from './mcp/McpConfigWriter.js';
 import { McpManifest } from './mcp/McpManifest.js';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
@@ -104,7 +106,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return this.locked(async () => {
       const plan = await this.makePlan(options);
       const report = plan.report();
-      const retired = [...(await this.execute(plan)), ...(await this.executeServers(plan))];
+      const retired = [...(await this.execute(plan)), ...(await this.executeServers(plan)), ...this.executeDocuments(plan)];
       // A refused apply leaves every file as it was, the stamps cache included.
       if (report.ok || report.changeCount > 0) plan.stamps.save();
       return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
@@ -123,6 +125,10 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       await this.refuseHeldSource(entry);
       if (entry.kind === 'server') {
         await this.serverWriter(trash, entry.project).restore(entry);
+        return { restored: this.retiredReport(entry) };
+      }
+      if (entry.kind !== 'skill') {
+        this.documentWriter(trash, entry.project).restore(entry);
         return { restored: this.retiredReport(entry) };
       }
       const target = path.join(entry.rootDir, entry.entry);
@@ -273,6 +279,20 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     return retired;
   }
 
+  /** Writes the agents, commands and hook entries, after skills and servers (see {@link DocumentWriter}). */
+  private executeDocuments(plan: RuntimePlan): RetiredReport[] {
+    const changes = plan.documentChanges();
+    if (changes.length === 0) return [];
+    return this.documentWriter(new RuntimeTrash(this.places.dataDir), plan.project)
+      .apply(changes, plan.project)
+      .map((entry) => this.retiredReport(entry));
+  }
+
+  private documentWriter(trash: RuntimeTrash, project: string | null): DocumentWriter {
+    const redactor = this.planner.redactor(project);
+    return new DocumentWriter(DocumentManifest.read(this.places.dataDir), trash, (absolute) => redactor.path(absolute));
+  }
+
   private serverWriter(trash: RuntimeTrash, project: string | null): McpConfigWriter {
     const redactor = this.planner.redactor(project);
     return new McpConfigWriter(McpManifest.read(this.places.dataDir), trash, (absolute) => redactor.path(absolute));
@@ -355,7 +375,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
   }
 
   private retiredReport(entry: TrashEntry): RetiredReport {
-    const where = entry.kind === 'server' ? entry.target.file : path.join(entry.rootDir, entry.entry);
+    const where = entry.kind === 'server' ? entry.target.file : 'file' in entry ? entry.file : path.join(entry.rootDir, entry.entry);
     return {
       id: entry.id,
       kind: entry.kind,

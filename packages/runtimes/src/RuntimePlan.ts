@@ -1,4 +1,6 @@
 import type { Diagnostic } from '@loadout/kernel';
+import type { DocumentKind } from './documents/RuntimeDocumentSupport.js';
+import type { DocumentPlanPart, PlannedDocumentChange } from './documents/planDocuments.js';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
 import { BundleStampCache } from './BundleStampCache.js';
@@ -20,8 +22,11 @@ import type { SkillBundle } from './SkillBundle.js';
  */
 export type ChangeAction = 'create' | 'update' | 'adopt' | 'retire' | 'release' | 'forget';
 
-/** What a managed entry is: a skill folder, or a server entry in a runtime's MCP configuration. */
-export type ManagedKind = 'skill' | 'server';
+/**
+ * What a managed entry is: a skill folder, a server entry in a runtime's MCP configuration, an
+ * agent's or command's file, or a hook entry in a runtime's settings.
+ */
+export type ManagedKind = 'skill' | 'server' | DocumentKind;
 
 /** One change to a skill folder, with the absolute paths and bytes the executor needs. Never printed as is. */
 export interface PlannedChange {
@@ -65,6 +70,8 @@ export interface RootReport {
 export interface ChangeReport {
   readonly kind: ManagedKind;
   readonly action: ChangeAction | 'skip';
+  /** Why a document is skipped, as a code (`LOADED_IN_PLACE`, `HOOK_EVENT_UNSUPPORTED` …). */
+  readonly code?: string;
   /** The name the runtime lists it under (a server's entry name). */
   readonly name: string;
   /** A server's Loadout id, which differs from `name` when the runtime cannot take the id as it is. */
@@ -152,6 +159,8 @@ export interface RuntimePlanPart {
   readonly mcp?: ServerPlanPart | null;
   /** The installed client the plan was made against; null when none was found. */
   readonly client?: InstalledClient | null;
+  /** Its agents, commands and hooks; absent when the plan did not look at them. */
+  readonly documents?: DocumentPlanPart | null;
 }
 
 /** A short form of a bundle hash for people: enough to tell two bundles apart. */
@@ -184,6 +193,11 @@ export class RuntimePlan {
     return this.parts.flatMap((part) => [...(part.mcp?.changes ?? [])]);
   }
 
+  /** Every agent, command and hook change of every runtime. */
+  documentChanges(): PlannedDocumentChange[] {
+    return this.parts.flatMap((part) => [...(part.documents?.changes ?? [])]);
+  }
+
   /** Every root Loadout writes into, once. */
   writeRoots(): string[] {
     return [...new Set(this.parts.flatMap((part) => part.writeRoots))];
@@ -191,9 +205,10 @@ export class RuntimePlan {
 
   /** Findings that keep part of the plan from being applied. */
   blocking(): Diagnostic[] {
-    return [...this.findings, ...this.parts.flatMap((part) => [...part.findings, ...(part.mcp?.findings ?? [])])].filter(
-      (finding) => finding.severity === 'error',
-    );
+    return [
+      ...this.findings,
+      ...this.parts.flatMap((part) => [...part.findings, ...(part.mcp?.findings ?? []), ...(part.documents?.findings ?? [])]),
+    ].filter((finding) => finding.severity === 'error');
   }
 
   get ok(): boolean {
@@ -205,7 +220,7 @@ export class RuntimePlan {
     return {
       project: this.project === null ? null : '<project>',
       ok: this.ok,
-      changeCount: this.changes().length + this.serverChanges().length,
+      changeCount: this.changes().length + this.serverChanges().length + this.documentChanges().length,
       runtimes: this.parts.map((part) => ({
         runtime: part.adapter.name,
         verified: part.adapter.verified,
@@ -219,13 +234,15 @@ export class RuntimePlan {
           ...part.skips,
           ...(part.mcp?.changes ?? []).map((change) => this.reportServerChange(change)),
           ...(part.mcp?.skips ?? []),
+          ...(part.documents?.changes ?? []).map((change) => this.reportDocumentChange(change)),
+          ...(part.documents?.skips ?? []),
         ],
         sees: part.view.filter((copy) => copy.loaded && copy.state !== 'held').map((copy) => this.reportCopy(copy)),
         mcp:
           part.mcp == null
             ? null
             : { status: part.mcp.status, verifiedOn: part.mcp.verifiedOn, files: part.mcp.files, sees: part.mcp.sees },
-        findings: [...part.findings, ...(part.mcp?.findings ?? [])],
+        findings: [...part.findings, ...(part.mcp?.findings ?? []), ...(part.documents?.findings ?? [])],
       })),
       findings: this.findings,
     };
@@ -259,6 +276,19 @@ export class RuntimePlan {
           : change.sourcePath === null
             ? null
             : this.redactor.path(change.sourcePath),
+      reason: change.reason,
+    };
+  }
+
+  /** An agent, command or hook change as people see it. */
+  reportDocumentChange(change: PlannedDocumentChange): ChangeReport {
+    return {
+      kind: change.kind,
+      action: change.action,
+      name: change.name,
+      path: this.redactor.path(change.file),
+      hash: shortHash(change.hash),
+      source: change.sourcePath === null ? null : this.redactor.path(change.sourcePath),
       reason: change.reason,
     };
   }

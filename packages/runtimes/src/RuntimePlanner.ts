@@ -3,6 +3,9 @@ import { type Diagnostic, Places, type Session, SessionLoader, token } from '@lo
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { inject, injectable, injectAll } from 'tsyringe';
+import { DocumentManifest } from './documents/DocumentManifest.js';
+import { type DocumentPlanPart, planDocuments } from './documents/planDocuments.js';
+import { wantedDocuments } from './documents/wantedDocuments.js';
 import { findRepositoryRoot } from './findRepositoryRoot.js';
 import { McpManifest } from './mcp/McpManifest.js';
 import { type BridgeRequest, entryHashes, openMcpConfig, planServers, type ServerPlanPart } from './mcp/planServers.js';
@@ -127,6 +130,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       );
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
       const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor);
+      const documents = this.planDocuments(session, global, selected, findings, redactor);
       return new RuntimePlan(
         session.project,
         parts.map((part) => ({
@@ -134,6 +138,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           client: redactClient(installed.get(part.adapter.name) ?? null, redactor),
           findings: [...(outside.get(part.adapter.name) ?? []), ...part.findings].map((finding) => redactFinding(finding, redactor)),
           mcp: redactPart(mcp.get(part.adapter.name) ?? null, redactor),
+          documents: redactPart(documents.get(part.adapter.name) ?? null, redactor),
         })),
         findings.map((finding) => redactFinding(finding, redactor)),
         redactor,
@@ -219,6 +224,44 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       bridge,
       show: (absolute) => redactor.path(absolute),
     });
+  }
+
+  /**
+   * The agents, commands and hooks part of the plan, per selected runtime: what each one's places
+   * should hold, compared with them and with the manifest of what Loadout wrote before.
+   */
+  private planDocuments(
+    session: Session,
+    global: Session,
+    selected: readonly RuntimeAdapter[],
+    findings: Diagnostic[],
+    redactor: PathRedactor,
+  ): Map<string, DocumentPlanPart> {
+    let manifest: DocumentManifest;
+    try {
+      manifest = DocumentManifest.read(this.places.dataDir);
+    } catch (error) {
+      if (!(error instanceof RuntimeManifestInvalidError)) throw error;
+      findings.push({ code: 'RUNTIME_MANIFEST_INVALID', severity: 'error', message: error.message });
+      return new Map();
+    }
+    const documents = wantedDocuments(session, global, findings);
+    return new Map(
+      selected.map((adapter) => [
+        adapter.name,
+        planDocuments({
+          runtime: adapter.name,
+          support: adapter.documents ?? null,
+          // The places of agents, commands and hooks are checked on their own (`documents.verifiedOn`).
+          verified: adapter.documents !== undefined,
+          project: session.project,
+          env: this.env,
+          documents,
+          manifest,
+          show: (absolute) => redactor.path(absolute),
+        }),
+      ]),
+    );
   }
 
   /**
@@ -344,7 +387,7 @@ function redactClient(client: InstalledClient | null, redactor: PathRedactor): I
   return client === null ? null : { ...client, binary: redactor.path(client.binary) };
 }
 
-function redactPart(part: ServerPlanPart | null, redactor: PathRedactor): ServerPlanPart | null {
+function redactPart<Part extends ServerPlanPart | DocumentPlanPart>(part: Part | null, redactor: PathRedactor): Part | null {
   return part === null ? null : { ...part, findings: part.findings.map((finding) => redactFinding(finding, redactor)) };
 }
 

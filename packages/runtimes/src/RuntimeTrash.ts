@@ -63,13 +63,35 @@ const serverTrashEntrySchema = z.lazy(() =>
   }),
 );
 
-const trashEntrySchema = z.union([skillTrashEntrySchema, serverTrashEntrySchema]);
+const documentTrashEntrySchema = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    id: z.string().regex(ENTRY_ID),
+    /** An agent or command file (kept under `bundle`), or a hook entry of a settings file (its value in `value.json`). */
+    kind: z.enum(['agent', 'command', 'hook']),
+    name: z.string().min(1).max(200),
+    runtime: z.string(),
+    /** The file it was, or the settings file that held the hook. */
+    file: z.string().refine((value) => path.isAbsolute(value)),
+    /** A hook's event as the runtime names it; null for a file. */
+    event: z.string().max(64).nullable(),
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+    source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),
+    project: z.string().nullable(),
+    retiredAt: z.string(),
+    reason: z.string(),
+  }),
+);
+
+const trashEntrySchema = z.union([skillTrashEntrySchema, serverTrashEntrySchema, documentTrashEntrySchema]);
 
 /** What the trash remembers about a retired skill folder: enough to put it back. */
 export type SkillTrashEntry = z.infer<typeof skillTrashEntrySchema>;
 /** What the trash remembers about a retired server entry; its value waits beside it. */
 export type ServerTrashEntry = z.infer<typeof serverTrashEntrySchema>;
-export type TrashEntry = SkillTrashEntry | ServerTrashEntry;
+/** What the trash remembers about a retired agent, command or hook. */
+export type DocumentTrashEntry = z.infer<typeof documentTrashEntrySchema>;
+export type TrashEntry = SkillTrashEntry | ServerTrashEntry | DocumentTrashEntry;
 
 /** A trash folder that holds a retired skill or value but whose `entry.json` cannot be used. */
 export interface DamagedTrashEntry {
@@ -133,8 +155,31 @@ export class RuntimeTrash {
     return entry;
   }
 
-  /** The value a server's trash entry keeps. */
-  serverValue(entry: ServerTrashEntry): unknown {
+  /**
+   * Keeps a retired agent or command file (moved in) or hook entry (its value written beside it)
+   * and returns the entry that puts it back. What it keeps goes in last: until then it does not count.
+   */
+  keepDocument(
+    details: Omit<DocumentTrashEntry, 'version' | 'id' | 'retiredAt'>,
+    value: unknown,
+    now: Date = new Date(),
+  ): DocumentTrashEntry {
+    const entry: DocumentTrashEntry = {
+      version: 1,
+      id: entryId(details.name, details.kind, now),
+      retiredAt: now.toISOString(),
+      ...details,
+    };
+    const folder = path.join(this.dir, entry.id);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    writeFileAtomicSync(path.join(folder, ENTRY_FILE), `${JSON.stringify(entry, null, 2)}\n`);
+    if (entry.kind === 'hook') writeFileAtomicSync(path.join(folder, VALUE_FILE), `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+    else moveFolder(entry.file, path.join(folder, BUNDLE_FOLDER));
+    return entry;
+  }
+
+  /** The value a server's or a hook's trash entry keeps. */
+  serverValue(entry: ServerTrashEntry | DocumentTrashEntry): unknown {
     return readJsonInside(path.join(this.dir, entry.id), path.join(this.dir, entry.id, VALUE_FILE));
   }
 
@@ -186,8 +231,8 @@ export class RuntimeTrash {
     return { entries, damaged };
   }
 
-  /** Moves the entry's folder to `target` and forgets the entry. */
-  takeOut(entry: SkillTrashEntry, target: string): void {
+  /** Moves the entry's folder (a skill's) or file (an agent's or command's) to `target` and forgets the entry. */
+  takeOut(entry: SkillTrashEntry | DocumentTrashEntry, target: string): void {
     const folder = path.join(this.dir, entry.id);
     moveFolder(path.join(folder, BUNDLE_FOLDER), target);
     fs.rmSync(folder, { recursive: true, force: true });

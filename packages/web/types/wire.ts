@@ -3,6 +3,9 @@
 // fails `pnpm typecheck` on the screen (packages/web/public, checked with checkJs) until the
 // screen follows. Types only: nothing here reaches the browser.
 import type { AffordanceRecord } from '@loadout/affordances';
+import type { AgentRecord } from '@loadout/agents';
+import type { CommandRecord } from '@loadout/commands';
+import type { HookRecord } from '@loadout/hooks';
 import type { InboxQuery, Job, JobListQuery, JobStatus, NotificationInbox, RunBody, StoredNotification } from '@loadout/jobs';
 import type { Diagnostic, ListedRecord, Root } from '@loadout/kernel';
 import type { CapabilityLevels, LevelEnd } from '@loadout/levels';
@@ -55,6 +58,9 @@ export interface SessionJson {
   readonly notifications: readonly NotificationCatalogueRecord[];
   readonly servers: readonly ServerRecord[];
   readonly tasks: readonly TaskRecord[];
+  readonly agents: readonly AgentRecord[];
+  readonly commands: readonly CommandRecord[];
+  readonly hooks: readonly HookRecord[];
   readonly skillsBlock: string;
   readonly affordanceBlock: string;
   readonly diagnostics: readonly Diagnostic[];

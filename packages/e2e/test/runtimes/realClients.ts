@@ -147,6 +147,69 @@ export async function claudeListing(
   };
 }
 
+/** The commands and subagents Claude Code's SDK `initialize` answer lists. */
+export interface ClaudeStart {
+  readonly commands: string[];
+  readonly agents: string[];
+}
+
+/**
+ * Starts a Claude Code session in `cwd` as an SDK would: `claude -p` fed only the `initialize`
+ * request, left to end by itself when its input ends, so the session's `SessionStart` hooks have
+ * run by the time this resolves. Resolves with the commands and subagents its answer lists.
+ */
+export async function claudeStart(
+  home: string,
+  cwd: string,
+  version: ClaudeCodeVersion = '2.1.197',
+  args: readonly string[] = [],
+): Promise<ClaudeStart> {
+  const request = JSON.stringify({ type: 'control_request', request_id: 'loadout', request: { subtype: 'initialize' } });
+  const stdout = await talk(version, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args], {
+    cwd,
+    env: clientEnv(home, {}),
+    input: `${request}\n`,
+  });
+  const answer = jsonLines(stdout).find((line) => line.type === 'control_response') as
+    | { response: { response: { commands: { name: string }[]; agents: { name: string }[] } } }
+    | undefined;
+  if (answer === undefined) throw new Error(`claude gave no initialize answer: ${stdout.slice(0, 500)}`);
+  return {
+    commands: answer.response.response.commands.map((command) => command.name),
+    agents: answer.response.response.agents.map((agent) => agent.name),
+  };
+}
+
+/** One hook as Codex's app server lists it. */
+export interface CodexHook {
+  readonly eventName: string;
+  readonly command: string | null;
+  readonly sourcePath: string;
+  readonly source: string;
+}
+
+/** The hooks Codex's app server (`hooks/list`, no model involved) says it runs in `cwd`, with its warnings and errors. */
+export async function codexHooks(home: string, cwd: string): Promise<{ hooks: CodexHook[]; problems: unknown[] }> {
+  const messages = [
+    { id: 1, method: 'initialize', params: { clientInfo: { name: 'loadout-e2e', title: 'loadout-e2e', version: '0' } } },
+    { method: 'initialized' },
+    { id: 2, method: 'hooks/list', params: { cwds: [cwd] } },
+  ];
+  const stdout = await talk('codex', ['app-server'], {
+    cwd,
+    env: clientEnv(home, {}),
+    input: `${messages.map((message) => JSON.stringify(message)).join('\n')}\n`,
+    done: (text) => completeLines(text).some((line) => line.startsWith('{"id":2,')),
+    keepInputOpen: true,
+  });
+  const listed = jsonLines(stdout).find((line) => line.id === 2) as
+    | { result: { data: { hooks: CodexHook[]; warnings: unknown[]; errors: unknown[] }[] } }
+    | undefined;
+  if (listed === undefined) throw new Error(`codex app-server gave no hooks/list answer: ${stdout.slice(0, 500)}`);
+  const data = listed.result.data[0];
+  return { hooks: data?.hooks ?? [], problems: [...(data?.warnings ?? []), ...(data?.errors ?? [])] };
+}
+
 /** One skill as Codex's app server lists it. */
 export interface CodexSkill {
   readonly name: string;

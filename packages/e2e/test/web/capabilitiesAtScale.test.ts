@@ -102,6 +102,36 @@ describe('the capabilities screen at scale', { timeout: 120_000 }, () => {
     expect(await card.locator('.badge').textContent()).toBe('held: not approved');
   });
 
+  it('subagents, commands and hooks are shown under their own headings and filtered by kind like the others', async () => {
+    const { page, project, open } = await start({});
+    const write = (relative: string, text: string): void => {
+      fs.mkdirSync(path.dirname(path.join(project, '.agents', relative)), { recursive: true });
+      fs.writeFileSync(path.join(project, '.agents', relative), text);
+    };
+    write('agents/review-bot.md', '---\nname: review-bot\ndescription: Reviews a change.\n---\nYou review.\n');
+    write('commands/deploy.md', '---\ndescription: Deploy the app\n---\nDeploy to $ARGUMENTS.\n');
+    write('hooks/hooks.json', JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi' }] }] } }));
+    await open({ project });
+    for (const [kind, heading] of [
+      ['agent', 'Subagents'],
+      ['command', 'Commands'],
+      ['hook', 'Hooks'],
+    ]) {
+      await expect.poll(() => page.locator(`section.kind[data-kind="${kind}"] > h2`).textContent()).toBe(`${heading}1`);
+    }
+    await chip(page, 'Show kinds', 'Subagents');
+    await page.waitForFunction(() => document.querySelectorAll('main section.kind').length === 1);
+    expect(await shownRows(page)).toEqual(['agent/review-bot']);
+    await chip(page, 'Show kinds', 'Hooks');
+    await page.waitForFunction(() => document.querySelector('main section.kind')?.getAttribute('data-kind') === 'hook');
+    expect(await shownRows(page)).toEqual(['hook/hooks-session-start']);
+    // A hook runs code: in a project not trusted yet it is held, and the "Held" filter finds it.
+    await chip(page, 'Show kinds', 'All');
+    await chip(page, 'Show states', 'Held');
+    await page.waitForFunction(() => document.querySelectorAll('main li.row').length === 1);
+    expect(await shownRows(page)).toEqual(['hook/hooks-session-start']);
+  });
+
   it('/ focuses the search, which filters as it is typed; filters by state from the keyboard; groups by plugin', async () => {
     const { page, project, open, loadout } = await start({ installPlugin: true });
     loadout('capability', 'set', 'skill/review', '--disable', '--project', project);

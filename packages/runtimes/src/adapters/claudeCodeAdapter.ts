@@ -2,6 +2,7 @@ import path from 'node:path';
 import { foldersUpToRepositoryOrHome } from '../findRepositoryRoot.js';
 import { claudeMcpSupport } from '../mcp/claudeMcpSupport.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
+import { claudeCodeDocuments } from './claudeCodeDocuments.js';
 import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { CLAUDE_CODE_COMPILED_IN, CLAUDE_CODE_VERSIONS } from './claudeCodeVersions.js';
 
@@ -76,4 +77,5 @@ export const claudeCodeAdapter: RuntimeAdapter = {
   },
   refuses: () => null,
   mcp: claudeMcpSupport,
+  documents: claudeCodeDocuments,
 };

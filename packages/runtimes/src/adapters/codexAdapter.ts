@@ -3,6 +3,7 @@ import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import { codexMcpSupport } from '../mcp/codexMcpSupport.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
+import { codexDocuments } from './codexDocuments.js';
 import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { frontmatterText } from './admissionRules.js';
 
@@ -122,4 +123,5 @@ export const codexAdapter: RuntimeAdapter = {
     return null;
   },
   mcp: codexMcpSupport,
+  documents: codexDocuments,
 };

@@ -59,7 +59,8 @@ export function serverEntryHash(value: unknown): string {
     .digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with every object's keys in one order: two values that mean the same read the same. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;

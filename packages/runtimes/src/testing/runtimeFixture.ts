@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { agentsModule } from '@loadout/agents';
+import { commandsModule } from '@loadout/commands';
 import { Database, dbModule } from '@loadout/db';
+import { hooksModule } from '@loadout/hooks';
 import { createKernel, loadModules, type Places, resolve, type Session, SessionLoader } from '@loadout/kernel';
 import { gitRepo } from '@loadout/kernel/testing';
 import { testdir, type TreeDescription, writeTree } from '@loadout/files/testing';
@@ -88,6 +91,9 @@ export function openLoadout(m: Machine): DependencyContainer {
     pluginsModule,
     skillsModule,
     serversModule,
+    agentsModule,
+    commandsModule,
+    hooksModule,
     stateModule,
     { name: 'runtimes', now: runtimesModule, routes: async () => runtimeRoutes },
   ]);

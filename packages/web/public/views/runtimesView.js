@@ -178,10 +178,13 @@ function changeRow(runtime, change, context) {
   );
 }
 
-/** The `why` of one skill or server in one runtime: every copy it finds, which wins, and the reason. */
+/**
+ * The `why` of one skill in one runtime: every copy it finds, which wins, and the reason; for a
+ * server, a subagent, a command or a hook, the plan's reason and where it goes.
+ */
 async function explain(runtime, change, context) {
   let body;
-  if (change.kind === 'server') {
+  if (change.kind !== 'skill') {
     body = [
       h('p', {}, prose(change.reason)),
       change.path === null ? null : h('p', { class: 'meta' }, 'In ', h('code', { text: change.path })),

@@ -7,6 +7,9 @@ export const KIND_LABELS = {
   notification: 'Notification catalogues',
   server: 'MCP servers',
   task: 'Tasks',
+  agent: 'Subagents',
+  command: 'Commands',
+  hook: 'Hooks',
 };
 
 /** A kind's plural heading, also for kinds a plugin adds that this page does not know. */
