@@ -74,7 +74,7 @@ describe('retire and restore', () => {
     const result = await applier.apply({ project: m.project });
     expect(result.retired.map((entry) => [entry.name, entry.runtime, entry.path])).toEqual([
       ['notes', 'claude-code', '$CLAUDE_CONFIG_DIR/skills/notes'],
-      ['notes', 'codex, copilot-vscode, copilot-cli, opencode, goose', '~/.agents/skills/notes'],
+      ['notes', 'codex, copilot-vscode, copilot-cli, opencode, goose, gemini-cli', '~/.agents/skills/notes'],
     ]);
     expect(fs.existsSync(written)).toBe(false);
     expect(fs.existsSync(path.join(m.home, '.agents/skills/notes'))).toBe(false);

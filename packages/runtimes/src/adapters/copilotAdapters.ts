@@ -3,6 +3,7 @@ import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { absoluteVariable } from '../RuntimeEnvironment.js';
+import { copilotCliMcpSupport } from '../mcp/runtimeMcpSupports.js';
 import { refuseWithoutDescription } from './admissionRules.js';
 
 /**
@@ -122,4 +123,5 @@ export const copilotCliAdapter: RuntimeAdapter = {
     return roots;
   },
   refuses: (skill) => refuseWithoutDescription('Copilot CLI', skill),
+  mcp: copilotCliMcpSupport,
 };
