@@ -101,7 +101,8 @@ function check(machine, names) {
   for (const name of names) {
     const { file, key } = RUNTIME_FILES[name];
     const text = fs.readFileSync(path.join(machine.home, file), 'utf8');
-    const count = key === null ? (text.match(/^\[mcp_servers\.[^.\]]+\]$/gm) ?? []).length : Object.keys(JSON.parse(text)[key] ?? {}).length;
+    const count =
+      key === null ? (text.match(/^\[mcp_servers\.[^.\]]+\]$/gm) ?? []).length : Object.keys(JSON.parse(text)[key] ?? {}).length;
     if (count !== SERVERS) throw new Error(`${name}: ${file} holds ${count} servers, not ${SERVERS}`);
   }
   const skills = fs.readdirSync(path.join(machine.home, '.agents', 'skills')).filter((name) => name.startsWith('bench-skill-')).length;
@@ -125,10 +126,18 @@ for (let run = 0; run < RUNS; run += 1) {
 }
 fs.rmSync(scratch, { recursive: true, force: true });
 
-const figures = Object.fromEntries(Object.entries(runs).map(([key, values]) => [key, { medianMs: round(median(values)), runs: values.map(round) }]));
+const figures = Object.fromEntries(
+  Object.entries(runs).map(([key, values]) => [key, { medianMs: round(median(values)), runs: values.map(round) }]),
+);
 const targets = [
-  target(`apply of ${SKILLS} skills and ${SERVERS} servers into ten runtimes ≤ 2× into two`, figures.ten.medianMs / figures.two.medianMs, 2),
+  target(
+    `apply of ${SKILLS} skills and ${SERVERS} servers into ten runtimes ≤ 2× into two`,
+    figures.ten.medianMs / figures.two.medianMs,
+    2,
+  ),
   target('the same apply again, nothing to change: ten runtimes ≤ 2× two', figures.againTen.medianMs / figures.againTwo.medianMs, 2),
 ];
-process.stdout.write(`${JSON.stringify({ bench: 'runtimes', skills: SKILLS, servers: SERVERS, runtimes: { two: TWO, ten: TEN }, figures, targets }, null, 2)}\n`);
+process.stdout.write(
+  `${JSON.stringify({ bench: 'runtimes', skills: SKILLS, servers: SERVERS, runtimes: { two: TWO, ten: TEN }, figures, targets }, null, 2)}\n`,
+);
 printTargets('runtimes', targets);

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '@loadout/kernel';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
+import type { McpSupportStatus } from './mcp/RuntimeMcpSupport.js';
 import { BundleStampCache } from './BundleStampCache.js';
 import type { InstalledClient } from './clients/InstalledClients.js';
 import type { PathRedactor } from './PathRedactor.js';
@@ -117,6 +118,8 @@ export interface RuntimeReport {
 /** A runtime's MCP configuration as the plan reports it. */
 export interface McpReport {
   readonly status: McpStatus;
+  /** How Loadout knows this runtime's MCP files: asked through its real client (`verified`) or from its docs. */
+  readonly support: McpSupportStatus;
   readonly verifiedOn: string;
   readonly files: readonly McpFileReport[];
   readonly sees: readonly McpEntryReport[];
@@ -224,7 +227,13 @@ export class RuntimePlan {
         mcp:
           part.mcp == null
             ? null
-            : { status: part.mcp.status, verifiedOn: part.mcp.verifiedOn, files: part.mcp.files, sees: part.mcp.sees },
+            : {
+                status: part.mcp.status,
+                support: part.mcp.support,
+                verifiedOn: part.mcp.verifiedOn,
+                files: part.mcp.files,
+                sees: part.mcp.sees,
+              },
         findings: [...part.findings, ...(part.mcp?.findings ?? [])],
       })),
       findings: this.findings,

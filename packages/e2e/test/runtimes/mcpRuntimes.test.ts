@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { gitRepo } from '@loadout/kernel/testing';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { type McpConfigFile, openMcpConfig } from '@loadout/runtimes';
@@ -53,8 +54,6 @@ function runClient(tool: InstalledTool, bin: string, args: readonly string[], ho
   });
 }
 
-const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '');
-
 /** The first JSON value in a client's output (some print a line before it). */
 function jsonIn(text: string): unknown {
   const start = text.search(/[[{]/);
@@ -63,7 +62,7 @@ function jsonIn(text: string): unknown {
 
 /** Names in `gemini mcp list` / `qwen mcp list` lines: `✗ name: command (stdio) - Disconnected`. */
 function geminiStyleNames(stdout: string): string[] {
-  return [...stripAnsi(stdout).matchAll(/^\s*\S+\s+([A-Za-z0-9_-]+): /gm)].map((match) => match[1] as string).sort();
+  return [...stripVTControlCharacters(stdout).matchAll(/^\s*\S+\s+([A-Za-z0-9_-]+): /gm)].map((match) => match[1] as string).sort();
 }
 
 interface RuntimeCase {
@@ -109,7 +108,7 @@ const CASES: RuntimeCase[] = [
     skills: async (run) => {
       const listed = await run('skills', 'list');
       expect(listed.code, listed.stderr).toBe(0);
-      return [...stripAnsi(listed.stdout).matchAll(/^([A-Za-z0-9_-]+) \[Enabled\]/gm)].map((match) => match[1] as string);
+      return [...stripVTControlCharacters(listed.stdout).matchAll(/^([A-Za-z0-9_-]+) \[Enabled\]/gm)].map((match) => match[1] as string);
     },
   },
   {
@@ -203,7 +202,9 @@ const CASES: RuntimeCase[] = [
     servers: async (run) => {
       const listed = await run('mcp', 'list');
       expect(listed.code, listed.stderr).toBe(0);
-      return [...stripAnsi(listed.stdout).matchAll(/^ {2}([A-Za-z0-9_-]+)\s{2,}(command|url)\s/gm)].map((match) => match[1] as string).sort();
+      return [...stripVTControlCharacters(listed.stdout).matchAll(/^ {2}([A-Za-z0-9_-]+)\s{2,}(command|url)\s/gm)]
+        .map((match) => match[1] as string)
+        .sort();
     },
   },
 ];
@@ -264,8 +265,8 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
     it(`${runtimeCase.runtime}: applied, listed, the user's own entries kept, off and held servers gone after the next apply`, async () => {
       const user = await newUser(runtimeCase);
       const applied = await user.apply();
-      const plan = JSON.parse(applied.stdout) as { runtimes: { runtime: string; mcp: { status: string } | null }[] };
-      expect(plan.runtimes.find((part) => part.runtime === runtimeCase.runtime)?.mcp?.status).toBe('ok');
+      const plan = JSON.parse(applied.stdout) as { runtimes: { runtime: string; mcp: { status: string; support: string } | null }[] };
+      expect(plan.runtimes.find((part) => part.runtime === runtimeCase.runtime)?.mcp).toMatchObject({ status: 'ok', support: 'verified' });
 
       expect(await runtimeCase.servers(user.run)).toEqual(['fs', 'gh', 'mine', 'proj', 'remote']);
       if (runtimeCase.skills !== undefined) expect(await runtimeCase.skills(user.run)).toContain('notes');

@@ -110,9 +110,7 @@ export function shapedEntry(shape: EntryShape, spec: ServerSpec): RuntimeServerE
       const cwd = spelled(spec.cwd, shape);
       if (cwd === null) return noDefault(shape, 'the working folder');
       if (stdio.cwdKey === null)
-        notes.push(
-          `${shape.label} has no working-folder setting for a stdio server; it starts it in the folder ${shape.label} works in`,
-        );
+        notes.push(`${shape.label} has no working-folder setting for a stdio server; it starts it in the folder ${shape.label} works in`);
       else value[stdio.cwdKey] = cwd;
     }
     return { value: { ...value, ...stdio.extra }, notes };

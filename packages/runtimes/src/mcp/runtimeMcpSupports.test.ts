@@ -32,7 +32,12 @@ describe('server entries, shaped as each runtime writes them', () => {
   it('Gemini CLI and Qwen Code: httpUrl for Streamable HTTP, url for SSE, cwd kept, ${VAR} as is', () => {
     for (const support of [geminiMcpSupport, qwenMcpSupport]) {
       expect(support.entryFor(stdio)).toEqual({
-        value: { command: 'node', args: ['server.js', '--root', '${HOME}/work'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' }, cwd: '/srv/tools' },
+        value: {
+          command: 'node',
+          args: ['server.js', '--root', '${HOME}/work'],
+          env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' },
+          cwd: '/srv/tools',
+        },
         notes: [],
       });
       expect(support.entryFor(http)).toEqual({
@@ -47,7 +52,11 @@ describe('server entries, shaped as each runtime writes them', () => {
   it('OpenCode: one command list, `environment`, {env:NAME} references, no working folder (said so)', () => {
     const entry = openCodeMcpSupport.entryFor(stdio);
     expect(entry).toEqual({
-      value: { type: 'local', command: ['node', 'server.js', '--root', '{env:HOME}/work'], environment: { GITHUB_TOKEN: '{env:GITHUB_TOKEN}' } },
+      value: {
+        type: 'local',
+        command: ['node', 'server.js', '--root', '{env:HOME}/work'],
+        environment: { GITHUB_TOKEN: '{env:GITHUB_TOKEN}' },
+      },
       notes: [expect.stringContaining('OpenCode has no working-folder setting')],
     });
     expect(openCodeMcpSupport.entryFor(http)).toEqual({
@@ -75,7 +84,10 @@ describe('server entries, shaped as each runtime writes them', () => {
       },
       notes: [],
     });
-    expect(copilotCliMcpSupport.entryFor(sse)).toEqual({ value: { type: 'sse', url: 'https://mcp.example.com/sse', tools: ['*'] }, notes: [] });
+    expect(copilotCliMcpSupport.entryFor(sse)).toEqual({
+      value: { type: 'sse', url: 'https://mcp.example.com/sse', tools: ['*'] },
+      notes: [],
+    });
   });
 
   it('a ${NAME:-default} is skipped with the reason by every runtime that cannot expand it', () => {
@@ -113,7 +125,9 @@ describe("a runtime's files", () => {
     expect(openCodeMcpSupport.files(null, env).map((file) => file.file)).toEqual([path.join(base, 'xdg', 'opencode', 'opencode.jsonc')]);
     expect(ampMcpSupport.files(null, env).map((file) => file.file)).toEqual([path.join(base, 'xdg', 'amp', 'settings.json')]);
     expect(copilotCliMcpSupport.files(null, env).map((file) => file.file)).toEqual([path.join(base, 'copilot', 'mcp-config.json')]);
-    expect(geminiMcpSupport.files(null, env).map((file) => file.file)).toEqual([path.join(base, 'gemini-home', '.gemini', 'settings.json')]);
+    expect(geminiMcpSupport.files(null, env).map((file) => file.file)).toEqual([
+      path.join(base, 'gemini-home', '.gemini', 'settings.json'),
+    ]);
     expect(windsurfMcpSupport.files('/any/project', env).map((file) => file.scope)).toEqual(['user']);
   });
 

@@ -43,7 +43,8 @@ function geminiTrusts(project: string, env: RuntimeEnvironment): boolean {
   const folder = path.resolve(project);
   const within = (dir: string): boolean => folder === dir || folder.startsWith(`${dir}${path.sep}`);
   return Object.entries(rules as Record<string, unknown>).some(
-    ([dir, rule]) => (rule === 'TRUST_FOLDER' && within(path.resolve(dir))) || (rule === 'TRUST_PARENT' && within(path.dirname(path.resolve(dir)))),
+    ([dir, rule]) =>
+      (rule === 'TRUST_FOLDER' && within(path.resolve(dir))) || (rule === 'TRUST_PARENT' && within(path.dirname(path.resolve(dir)))),
   );
 }
 
@@ -255,7 +256,10 @@ export const crushMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
   home: (env) => path.join(xdgConfigHome(env), 'crush'),
   container: 'mcp',
   user: { file: (env) => path.join(xdgConfigHome(env), 'crush', 'crush.json'), note: 'global config' },
-  project: { file: (_env, project) => path.join(project, '.crush.json'), note: 'project config (ranks above crush.json and the global one)' },
+  project: {
+    file: (_env, project) => path.join(project, '.crush.json'),
+    note: 'project config (ranks above crush.json and the global one)',
+  },
   shape: {
     label: 'Crush',
     stdio: { type: 'stdio', envKey: 'env', cwdKey: null },
