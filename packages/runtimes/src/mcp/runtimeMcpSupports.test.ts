@@ -6,6 +6,7 @@ import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 import {
   ampMcpSupport,
   copilotCliMcpSupport,
+  copilotVsCodeMcpSupport,
   crushMcpSupport,
   cursorMcpSupport,
   geminiMcpSupport,
@@ -71,6 +72,24 @@ describe('server entries, shaped as each runtime writes them', () => {
       notes: [],
     });
     expect(windsurfMcpSupport.entryFor(sse)).toEqual({ value: { serverUrl: 'https://mcp.example.com/sse' }, notes: [] });
+  });
+
+  it('VS Code: typed entries under `servers`, ${env:NAME} references, the working folder kept', () => {
+    expect(copilotVsCodeMcpSupport.entryFor(stdio)).toEqual({
+      value: {
+        type: 'stdio',
+        command: 'node',
+        args: ['server.js', '--root', '${env:HOME}/work'],
+        env: { GITHUB_TOKEN: '${env:GITHUB_TOKEN}' },
+        cwd: '/srv/tools',
+      },
+      notes: [],
+    });
+    const env = runtimeEnvironmentFrom({ HOME: '/home/me' });
+    expect(copilotVsCodeMcpSupport.files('/home/me/app', env).map((file) => [file.file, file.container])).toEqual([
+      ['/home/me/.config/Code/User/mcp.json', 'servers'],
+      ['/home/me/app/.vscode/mcp.json', 'servers'],
+    ]);
   });
 
   it('Copilot CLI carries tools ["*"] on every entry, as `copilot mcp add` writes it', () => {

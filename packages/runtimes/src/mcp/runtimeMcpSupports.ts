@@ -270,3 +270,31 @@ export const crushMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     defaults: false,
   },
 });
+
+/** VS Code's user folder on Linux: `$XDG_CONFIG_HOME/Code/User`. */
+function vsCodeUserFolder(env: RuntimeEnvironment): string {
+  return path.join(xdgConfigHome(env), 'Code', 'User');
+}
+
+/** GitHub Copilot in VS Code: the profile's `mcp.json` and `<project>/.vscode/mcp.json`, key `servers`; `${env:NAME}` references. */
+export const copilotVsCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'documented',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://code.visualstudio.com/docs/copilot/customization/mcp-servers',
+    'https://code.visualstudio.com/docs/reference/mcp-configuration',
+  ],
+  home: vsCodeUserFolder,
+  container: 'servers',
+  user: { file: (env) => path.join(vsCodeUserFolder(env), 'mcp.json'), note: 'user profile servers' },
+  project: { file: (_env, project) => path.join(project, '.vscode', 'mcp.json'), note: 'workspace servers' },
+  shape: {
+    label: 'VS Code',
+    stdio: { type: 'stdio', envKey: 'env', cwdKey: 'cwd' },
+    http: { type: 'http', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: NO_WEBSOCKET('VS Code'),
+    references: 'env-prefixed',
+    defaults: false,
+  },
+});
