@@ -287,3 +287,36 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
     }, 600_000);
   }
 });
+
+describe('a runtime that is not set up', () => {
+  it('gets no folder and no file: its MCP files are read and reported, never written', async () => {
+    const base = testdir({});
+    const home = path.join(base, 'home');
+    const workspace = path.join(base, 'workspace');
+    const project = gitRepo(path.join(home, 'work', 'app'), {
+      'README.md': 'app\n',
+      '.agents': { servers: { 'proj.json': doc({ command: 'node', args: ['proj.js'] }) } },
+    });
+    fs.mkdirSync(path.join(workspace, 'plugins'), { recursive: true });
+    gitRepo(path.join(workspace, 'capabilities'), { servers: { 'fs.json': doc({ command: 'node', args: ['fs.js'] }) } });
+    const loadout = (...args: string[]) => spawnLoadout(args, { HOME: home, LOADOUT_HOME: workspace }, workspace);
+    expect((await loadout('trust', project)).code).toBe(0);
+    const absent = ['gemini-cli', 'opencode', 'copilot-cli', 'copilot-vscode', 'qwen-code', 'amp', 'cursor', 'windsurf', 'crush'];
+    const before = fs.readdirSync(home).sort();
+    const applied = await loadout('apply', '--project', project, ...absent.flatMap((name) => ['--runtime', name]), '--json');
+    expect(applied.code, applied.stderr).toBe(0);
+    const plan = JSON.parse(applied.stdout) as {
+      runtimes: { runtime: string; mcp: { files: { writes: boolean; note: string }[] } | null }[];
+    };
+    for (const part of plan.runtimes) {
+      expect(part.mcp?.files.length, part.runtime).toBeGreaterThan(0);
+      for (const file of part.mcp?.files ?? []) {
+        expect(file.writes, part.runtime).toBe(false);
+        expect(file.note).toContain('is not set up here');
+      }
+    }
+    // Nothing new in the home folder, and nothing in the project but what was there.
+    expect(fs.readdirSync(home).sort()).toEqual(before);
+    expect(fs.readdirSync(project).sort()).toEqual(['.agents', '.git', 'README.md']);
+  }, 120_000);
+});
