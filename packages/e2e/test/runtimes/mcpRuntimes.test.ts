@@ -31,14 +31,22 @@ interface ClientRun {
 }
 
 /** Runs a client of the cache in the scratch home, with no credentials and no XDG folders of this machine. */
-function runClient(tool: InstalledTool, bin: string, args: readonly string[], home: string, cwd: string): Promise<ClientRun> {
+function runClient(
+  tool: InstalledTool,
+  bin: string,
+  args: readonly string[],
+  home: string,
+  cwd: string,
+  extra: Record<string, string>,
+): Promise<ClientRun> {
   return new Promise((done) => {
     execFile(
       tool.bin(bin),
       [...args],
       {
         cwd,
-        timeout: 120_000,
+        // Generous: on a busy machine a client's first start (unpacking, loading its bundle) is slow.
+        timeout: 300_000,
         maxBuffer: 16 * 1024 * 1024,
         env: {
           // The client's own Node first: Qwen Code needs Node 22.
@@ -47,6 +55,7 @@ function runClient(tool: InstalledTool, bin: string, args: readonly string[], ho
           LANG: 'C.UTF-8',
           NO_COLOR: '1',
           GITHUB_TOKEN: 'tok-e2e-passed',
+          ...extra,
         },
       },
       (error, stdout, stderr) => done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
@@ -75,6 +84,8 @@ interface RuntimeCase {
   readonly userFile: (home: string) => McpConfigFile;
   readonly servers: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
   readonly skills?: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
+  /** Variables the client needs besides the scratch home. */
+  readonly env?: (tool: InstalledTool) => Record<string, string>;
 }
 
 const jsonFile = (file: string, container: string): McpConfigFile => ({
@@ -146,6 +157,9 @@ const CASES: RuntimeCase[] = [
       [path.join(home, '.copilot', 'config.json')]: `${JSON.stringify({ trusted_folders: [project] })}\n`,
     }),
     userFile: (home) => jsonFile(path.join(home, '.copilot', 'mcp-config.json'), 'mcpServers'),
+    // Copilot CLI unpacks its own package into the cache folder on its first start (seconds, a minute
+    // on a busy machine): the tool's cache folder keeps one unpacked copy instead of one per scratch home.
+    env: (tool) => ({ XDG_CACHE_HOME: path.join(tool.prefix, 'xdg-cache') }),
     servers: async (run) => {
       const listed = await run('mcp', 'list', '--json');
       expect(listed.code, listed.stderr).toBe(0);
@@ -241,7 +255,7 @@ async function newUser(runtimeCase: RuntimeCase) {
   const trusted = await loadout('trust', project);
   expect(trusted.code, trusted.stderr).toBe(0);
   const tool = await ensureTool(runtimeCase.tool);
-  const run = (...args: string[]) => runClient(tool, runtimeCase.bin, args, home, project);
+  const run = (...args: string[]) => runClient(tool, runtimeCase.bin, args, home, project, runtimeCase.env?.(tool) ?? {});
   const apply = async () => {
     const applied = await loadout('apply', '--project', project, '--runtime', runtimeCase.runtime, '--json');
     expect(applied.code, applied.stderr + applied.stdout.slice(0, 2000)).toBe(0);
