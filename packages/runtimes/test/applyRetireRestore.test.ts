@@ -87,7 +87,9 @@ describe('retire and restore', () => {
     const restored = await applier.restore(claudeEntry?.id ?? '');
     expect(restored.restored.path).toBe('$CLAUDE_CONFIG_DIR/skills/notes');
     expect(snapshot(written)).toEqual(before);
-    expect(applier.listRetired().retired.map((entry) => entry.runtime)).toEqual(['codex, copilot-vscode, copilot-cli, opencode, goose, gemini-cli']);
+    expect(applier.listRetired().retired.map((entry) => entry.runtime)).toEqual([
+      'codex, copilot-vscode, copilot-cli, opencode, goose, gemini-cli',
+    ]);
 
     // Turned on again, the restored copy is simply Loadout's own: nothing to do for claude-code.
     await state.setCapabilityState({}, [{ kind: 'skill', id: 'notes', enabled: true }]);
