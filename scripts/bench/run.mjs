@@ -20,6 +20,7 @@ const benches = [
   { name: 'mcp', file: 'mcp.mjs', args: [] },
   { name: 'queue', file: 'queue.mjs', args: [] },
   { name: 'clones', file: 'clones.mjs', args: [] },
+  { name: 'runtimes', file: 'runtimes.mjs', args: [] },
 ].filter((bench) => (only.length === 0 || only.includes(bench.name)) && fs.existsSync(path.join(here, bench.file)));
 
 fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });

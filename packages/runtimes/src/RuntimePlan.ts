@@ -3,6 +3,7 @@ import type { DocumentKind } from './documents/RuntimeDocumentSupport.js';
 import type { DocumentPlanPart, PlannedDocumentChange } from './documents/planDocuments.js';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
+import type { McpSupportStatus } from './mcp/RuntimeMcpSupport.js';
 import { BundleStampCache } from './BundleStampCache.js';
 import type { InstalledClient } from './clients/InstalledClients.js';
 import type { PathRedactor } from './PathRedactor.js';
@@ -124,6 +125,8 @@ export interface RuntimeReport {
 /** A runtime's MCP configuration as the plan reports it. */
 export interface McpReport {
   readonly status: McpStatus;
+  /** How Loadout knows this runtime's MCP files: asked through its real client (`verified`) or from its docs. */
+  readonly support: McpSupportStatus;
   readonly verifiedOn: string;
   readonly files: readonly McpFileReport[];
   readonly sees: readonly McpEntryReport[];
@@ -241,7 +244,13 @@ export class RuntimePlan {
         mcp:
           part.mcp == null
             ? null
-            : { status: part.mcp.status, verifiedOn: part.mcp.verifiedOn, files: part.mcp.files, sees: part.mcp.sees },
+            : {
+                status: part.mcp.status,
+                support: part.mcp.support,
+                verifiedOn: part.mcp.verifiedOn,
+                files: part.mcp.files,
+                sees: part.mcp.sees,
+              },
         findings: [...part.findings, ...(part.mcp?.findings ?? []), ...(part.documents?.findings ?? [])],
       })),
       findings: this.findings,

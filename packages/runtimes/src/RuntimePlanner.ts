@@ -184,8 +184,10 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     findings: Diagnostic[],
     redactor: PathRedactor,
   ): Map<string, ServerPlanPart> {
+    // An adapter's MCP support has its own status: a runtime whose skills ranking is unconfirmed
+    // may still keep servers in documented or verified files.
     const runtimes = selected.flatMap((adapter) =>
-      adapter.verified && adapter.mcp !== undefined ? [{ adapter, support: adapter.mcp }] : [],
+      adapter.mcp !== undefined && adapter.mcp.status !== 'unconfirmed' ? [{ adapter, support: adapter.mcp }] : [],
     );
     if (runtimes.length === 0) return new Map();
     const sources = this.wantedServers(session, global, findings);

@@ -2,6 +2,7 @@ import { contribute, type Registration } from '@loadout/kernel';
 import { claudeCodeAdapter } from './adapters/claudeCodeAdapter.js';
 import { codexAdapter } from './adapters/codexAdapter.js';
 import { copilotCliAdapter, copilotVsCodeAdapter } from './adapters/copilotAdapters.js';
+import { crushAdapter, geminiCliAdapter, qwenCodeAdapter } from './adapters/geminiFamilyAdapters.js';
 import { gooseAdapter } from './adapters/gooseAdapter.js';
 import { openCodeAdapter } from './adapters/openCodeAdapter.js';
 import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
@@ -29,6 +30,9 @@ export const runtimesModule: Registration = (container) => {
     ampAdapter,
     antigravityAdapter,
     antigravityCliAdapter,
+    geminiCliAdapter,
+    qwenCodeAdapter,
+    crushAdapter,
   ]) {
     contribute(container, RuntimeAdapters, adapter);
   }

@@ -74,7 +74,7 @@ describe('retire and restore', () => {
     const result = await applier.apply({ project: m.project });
     expect(result.retired.map((entry) => [entry.name, entry.runtime, entry.path])).toEqual([
       ['notes', 'claude-code', '$CLAUDE_CONFIG_DIR/skills/notes'],
-      ['notes', 'codex, copilot-vscode, copilot-cli, opencode, goose', '~/.agents/skills/notes'],
+      ['notes', 'codex, copilot-vscode, copilot-cli, opencode, goose, gemini-cli', '~/.agents/skills/notes'],
     ]);
     expect(fs.existsSync(written)).toBe(false);
     expect(fs.existsSync(path.join(m.home, '.agents/skills/notes'))).toBe(false);
@@ -87,7 +87,9 @@ describe('retire and restore', () => {
     const restored = await applier.restore(claudeEntry?.id ?? '');
     expect(restored.restored.path).toBe('$CLAUDE_CONFIG_DIR/skills/notes');
     expect(snapshot(written)).toEqual(before);
-    expect(applier.listRetired().retired.map((entry) => entry.runtime)).toEqual(['codex, copilot-vscode, copilot-cli, opencode, goose']);
+    expect(applier.listRetired().retired.map((entry) => entry.runtime)).toEqual([
+      'codex, copilot-vscode, copilot-cli, opencode, goose, gemini-cli',
+    ]);
 
     // Turned on again, the restored copy is simply Loadout's own: nothing to do for claude-code.
     await state.setCapabilityState({}, [{ kind: 'skill', id: 'notes', enabled: true }]);

@@ -76,6 +76,9 @@ describe('loadout apply (end to end)', () => {
       amp: 'unconfirmed',
       antigravity: 'unconfirmed',
       'antigravity-cli': 'unconfirmed',
+      'gemini-cli': 'ok',
+      'qwen-code': 'unconfirmed',
+      crush: 'unconfirmed',
     });
     for (const run of [dry, check, human]) {
       expectRedacted(m, run);

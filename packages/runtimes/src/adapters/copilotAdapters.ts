@@ -3,6 +3,7 @@ import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { absoluteVariable } from '../RuntimeEnvironment.js';
+import { copilotCliMcpSupport, copilotVsCodeMcpSupport } from '../mcp/runtimeMcpSupports.js';
 import { refuseWithoutDescription } from './admissionRules.js';
 
 /**
@@ -51,6 +52,7 @@ export const copilotVsCodeAdapter: RuntimeAdapter = {
     return roots;
   },
   refuses: (skill) => refuseWithoutDescription('VS Code', skill),
+  mcp: copilotVsCodeMcpSupport,
 };
 
 /**
@@ -122,4 +124,5 @@ export const copilotCliAdapter: RuntimeAdapter = {
     return roots;
   },
   refuses: (skill) => refuseWithoutDescription('Copilot CLI', skill),
+  mcp: copilotCliMcpSupport,
 };

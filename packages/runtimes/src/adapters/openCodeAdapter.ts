@@ -3,6 +3,7 @@ import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { absoluteVariable, xdgConfigHome } from '../RuntimeEnvironment.js';
+import { openCodeMcpSupport } from '../mcp/runtimeMcpSupports.js';
 import { refuseWithoutDescription } from './admissionRules.js';
 
 /** OpenCode reads `SKILL.md` at any depth below a root; Loadout looks as deep as a skill may nest. */
@@ -77,4 +78,5 @@ export const openCodeAdapter: RuntimeAdapter = {
     return roots;
   },
   refuses: (skill) => refuseWithoutDescription('OpenCode', skill),
+  mcp: openCodeMcpSupport,
 };

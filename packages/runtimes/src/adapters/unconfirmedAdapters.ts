@@ -2,6 +2,8 @@ import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import type { DiscoveryRoot, RootScope, RuntimeAdapter, SkillFileFacts } from '../RuntimeAdapter.js';
+import { ampMcpSupport, cursorMcpSupport, windsurfMcpSupport } from '../mcp/runtimeMcpSupports.js';
+import type { RuntimeMcpSupport } from '../mcp/RuntimeMcpSupport.js';
 import { frontmatterText, refuseWithoutDescription } from './admissionRules.js';
 
 /** One root: its folder, scope and why it is read. */
@@ -19,6 +21,7 @@ function unconfirmed(
   roots: (project: string | null, home: string) => RootLine[],
   refuses: (skill: SkillFileFacts) => string | null,
   depth = 1,
+  mcp?: RuntimeMcpSupport,
 ): RuntimeAdapter {
   return {
     name,
@@ -29,6 +32,7 @@ function unconfirmed(
     discoveryRoots: (project, env): DiscoveryRoot[] =>
       roots(project, env.home).map(([dir, scope, note]) => ({ dir, scope, depth, writes: null, note })),
     refuses,
+    ...(mcp === undefined ? {} : { mcp }),
   };
 }
 
@@ -60,6 +64,8 @@ export const cursorAdapter = unconfirmed(
     [path.join(home, '.codex', 'skills'), 'user', 'personal .codex skills (compatibility)'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Cursor', skill),
+  1,
+  cursorMcpSupport,
 );
 
 /** Windsurf (Cascade): documented folders, undocumented ranking; `.claude` folders only when a setting is on. */
@@ -74,6 +80,8 @@ export const windsurfAdapter = unconfirmed(
     [path.join(home, PROJECT_ROOT_FOLDER, 'skills'), 'user', 'global skills shared with other agents'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Windsurf', skill),
+  1,
+  windsurfMcpSupport,
 );
 
 /** Amp: only third-party readings of its (closed) docs; roots searched five levels deep. */
@@ -92,6 +100,7 @@ export const ampAdapter = unconfirmed(
   ],
   (skill) => refuseUnlessNamedAsFolder('Amp', skill),
   5,
+  ampMcpSupport,
 );
 
 /** Antigravity (IDE and desktop app), 2.0 paths: workspace `.agents/skills`, global `~/.gemini/config/skills`. */

@@ -6,6 +6,9 @@ import type { RuntimeServerEntry, ServerSpec } from './ServerSpec.js';
 /** Which of Loadout's servers a configuration file holds: the global level's or the project's. */
 export type McpScope = 'user' | 'project';
 
+/** How Loadout knows how a runtime keeps MCP servers; see {@link RuntimeMcpSupport.status}. */
+export type McpSupportStatus = 'verified' | 'documented' | 'unconfirmed';
+
 /** One file a runtime reads MCP servers from, and how Loadout writes it. */
 export interface McpConfigFile {
   /** Absolute path. */
@@ -33,12 +36,20 @@ export interface McpConfigFile {
  *
  * @example
  * const support: RuntimeMcpSupport = {
- *   verifiedOn: '2026-12-03', sources: ['https://example.com/docs/mcp'],
+ *   status: 'documented', verifiedOn: '2026-12-03', sources: ['https://example.com/docs/mcp'],
  *   files: (project, env) => [{ file: path.join(env.home, '.agent.json'), scope: 'user', format: 'json', container: 'servers', writes: true, note: 'user', sharedLock: false, createMode: 0o600 }],
  *   entryFor: (spec) => (spec.transport === 'stdio' ? { value: { command: spec.command, args: [...spec.args] }, notes: [] } : { unsupported: 'stdio only' }),
  * };
  */
 export interface RuntimeMcpSupport {
+  /**
+   * How Loadout knows these facts: `verified` when an end-to-end test installs the runtime's real
+   * client, applies, and its own listing shows exactly the plan; `documented` from its docs (and
+   * the files its own commands write) alone; `unconfirmed` when not even that: nothing is written.
+   */
+  readonly status: McpSupportStatus;
+  /** The command that makes the runtime list its servers offline, for the matrix: `gemini mcp list`. */
+  readonly listing?: string;
   /** The date the facts were last checked, `YYYY-MM-DD`. */
   readonly verifiedOn: string;
   readonly sources: readonly string[];

@@ -29,6 +29,8 @@ export function claudeGlobalConfigFile(project: string | null, env: RuntimeEnvir
  * are. It has no working-folder setting for a stdio server: it starts one in its own working folder.
  */
 export const claudeMcpSupport: RuntimeMcpSupport = {
+  status: 'verified',
+  listing: 'claude mcp list',
   verifiedOn: '2026-12-03',
   sources: [
     'https://code.claude.com/docs/en/mcp',

@@ -15,6 +15,8 @@ import { hasReference, type RuntimeServerEntry, type ServerSpec, wholeReference 
  * and Streamable HTTP only.
  */
 export const codexMcpSupport: RuntimeMcpSupport = {
+  status: 'verified',
+  listing: 'codex mcp list --json',
   verifiedOn: '2026-12-03',
   sources: [
     'https://developers.openai.com/codex/mcp',

@@ -8,7 +8,7 @@ import { JsonMcpConfigDocument } from './JsonMcpConfigDocument.js';
 import type { McpConfigDocument } from './McpConfigDocument.js';
 import type { McpManifest, McpManifestEntry } from './McpManifest.js';
 import type { PlannedServerChange } from './PlannedServerChange.js';
-import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
+import type { McpConfigFile, McpSupportStatus, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
 import { serverEntryHash } from './ServerSpec.js';
 import type { SourceServer } from './SourceServer.js';
 import { readConfigText } from './readConfigText.js';
@@ -45,6 +45,8 @@ export type McpStatus = 'ok' | 'conflict';
 /** One runtime's MCP part of a plan. */
 export interface ServerPlanPart {
   readonly status: McpStatus;
+  /** How Loadout knows the runtime's MCP files (`RuntimeMcpSupport.status`). */
+  readonly support: McpSupportStatus;
   readonly verifiedOn: string;
   /** The files planned, as the executor needs them. */
   readonly targets: readonly McpConfigFile[];
@@ -312,6 +314,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
   }
   return {
     status: conflict ? 'conflict' : 'ok',
+    support: support.status,
     verifiedOn: support.verifiedOn,
     targets,
     files: loaded.map((file) => ({

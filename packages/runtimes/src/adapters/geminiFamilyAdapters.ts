@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
+import { crushMcpSupport, geminiHome, geminiMcpSupport, qwenMcpSupport } from '../mcp/runtimeMcpSupports.js';
+import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
+import { xdgConfigHome } from '../RuntimeEnvironment.js';
+import { refuseWithoutDescription } from './admissionRules.js';
+
+/**
+ * Gemini CLI. Skills: the working folder's `.agents/skills` then `.gemini/skills`, then the user's
+ * `~/.agents/skills` then `~/.gemini/skills` (`$GEMINI_CLI_HOME` replaces the home folder), then
+ * its bundled skills; one level deep; the first of a name wins (it logs the override). A skill
+ * needs frontmatter and a description. Verified 2026-12-05 with `@google/gemini-cli` 0.61.0
+ * (`gemini skills list --all`); see docs/runtimes.md.
+ */
+export const geminiCliAdapter: RuntimeAdapter = {
+  name: 'gemini-cli',
+  verified: true,
+  verifiedOn: '2026-12-05',
+  sameName: 'first-wins',
+  compiledIn: { version: '0.61.0', names: ['antigravity-support', 'skill-creator'], replacedBySkills: true },
+  sources: ['https://geminicli.com/docs/cli/skills', '@google/gemini-cli 0.61.0: `gemini skills list --all` (precedence, built-ins)'],
+  discoveryRoots(project, env) {
+    const home = geminiHome(env);
+    const roots: DiscoveryRoot[] = [];
+    if (project !== null) {
+      const folder = path.resolve(project);
+      roots.push(
+        {
+          dir: path.join(folder, PROJECT_ROOT_FOLDER, 'skills'),
+          scope: 'project',
+          depth: 1,
+          writes: 'project',
+          note: "workspace skills (Loadout's project root)",
+        },
+        { dir: path.join(folder, '.gemini', 'skills'), scope: 'project', depth: 1, writes: null, note: 'workspace .gemini skills' },
+      );
+    }
+    roots.push(
+      {
+        dir: path.join(home, PROJECT_ROOT_FOLDER, 'skills'),
+        scope: 'user',
+        depth: 1,
+        writes: 'user',
+        note: 'user skills shared with other agents',
+      },
+      { dir: path.join(home, '.gemini', 'skills'), scope: 'user', depth: 1, writes: null, note: 'user .gemini skills' },
+    );
+    return roots;
+  },
+  refuses: (skill) => refuseWithoutDescription('Gemini CLI', skill),
+  mcp: geminiMcpSupport,
+};
+
+/**
+ * Qwen Code (a fork of Gemini CLI). Its MCP servers are verified with its own client; its skill
+ * folders (`.qwen/skills`, `~/.qwen/skills`) are documented but it lists no skills offline, so
+ * Loadout writes no skills for it.
+ */
+export const qwenCodeAdapter: RuntimeAdapter = {
+  name: 'qwen-code',
+  verified: false,
+  verifiedOn: null,
+  sameName: 'unverified',
+  sources: ['https://qwenlm.github.io/qwen-code-docs/en/users/features/skills/'],
+  discoveryRoots: (project, env) => [
+    ...(project === null
+      ? []
+      : [
+          {
+            dir: path.join(path.resolve(project), '.qwen', 'skills'),
+            scope: 'project' as const,
+            depth: 1,
+            writes: null,
+            note: 'project skills',
+          },
+        ]),
+    { dir: path.join(env.home, '.qwen', 'skills'), scope: 'user', depth: 1, writes: null, note: 'personal skills' },
+  ],
+  refuses: (skill) => refuseWithoutDescription('Qwen Code', skill),
+  mcp: qwenMcpSupport,
+};
+
+/**
+ * Crush. Its MCP files are documented (its npm package downloads the binary from GitHub at
+ * install, so no test here can ask it); its skill folder `$XDG_CONFIG_HOME/crush/skills` is read,
+ * never written.
+ */
+export const crushAdapter: RuntimeAdapter = {
+  name: 'crush',
+  verified: false,
+  verifiedOn: null,
+  sameName: 'unverified',
+  sources: ['https://github.com/charmbracelet/crush#agent-skills'],
+  discoveryRoots: (_project, env) => [
+    { dir: path.join(xdgConfigHome(env), 'crush', 'skills'), scope: 'user', depth: 1, writes: null, note: 'Crush skills' },
+  ],
+  refuses: (skill) => refuseWithoutDescription('Crush', skill),
+  mcp: crushMcpSupport,
+};

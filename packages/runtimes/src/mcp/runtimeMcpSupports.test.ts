@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { removeTestdirs, testdir } from '@loadout/files/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
+import {
+  ampMcpSupport,
+  copilotCliMcpSupport,
+  copilotVsCodeMcpSupport,
+  crushMcpSupport,
+  cursorMcpSupport,
+  geminiMcpSupport,
+  openCodeMcpSupport,
+  qwenMcpSupport,
+  windsurfMcpSupport,
+} from './runtimeMcpSupports.js';
+import type { ServerSpec } from './ServerSpec.js';
+
+afterEach(() => removeTestdirs());
+
+const stdio: ServerSpec = {
+  transport: 'stdio',
+  command: 'node',
+  args: ['server.js', '--root', '${HOME}/work'],
+  env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' },
+  cwd: '/srv/tools',
+};
+const http: ServerSpec = { transport: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } };
+const sse: ServerSpec = { transport: 'sse', url: 'https://mcp.example.com/sse', headers: {} };
+const ws: ServerSpec = { transport: 'ws', url: 'wss://mcp.example.com/ws', headers: {} };
+
+describe('server entries, shaped as each runtime writes them', () => {
+  it('Gemini CLI and Qwen Code: httpUrl for Streamable HTTP, url for SSE, cwd kept, ${VAR} as is', () => {
+    for (const support of [geminiMcpSupport, qwenMcpSupport]) {
+      expect(support.entryFor(stdio)).toEqual({
+        value: {
+          command: 'node',
+          args: ['server.js', '--root', '${HOME}/work'],
+          env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' },
+          cwd: '/srv/tools',
+        },
+        notes: [],
+      });
+      expect(support.entryFor(http)).toEqual({
+        value: { httpUrl: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } },
+        notes: [],
+      });
+      expect(support.entryFor(sse)).toEqual({ value: { url: 'https://mcp.example.com/sse' }, notes: [] });
+      expect(support.entryFor(ws)).toHaveProperty('unsupported');
+    }
+  });
+
+  it('OpenCode: one command list, `environment`, {env:NAME} references, no working folder (said so)', () => {
+    const entry = openCodeMcpSupport.entryFor(stdio);
+    expect(entry).toEqual({
+      value: {
+        type: 'local',
+        command: ['node', 'server.js', '--root', '{env:HOME}/work'],
+        environment: { GITHUB_TOKEN: '{env:GITHUB_TOKEN}' },
+      },
+      notes: [expect.stringContaining('OpenCode has no working-folder setting')],
+    });
+    expect(openCodeMcpSupport.entryFor(http)).toEqual({
+      value: { type: 'remote', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer {env:API_TOKEN}' } },
+      notes: [],
+    });
+  });
+
+  it('Cursor and Windsurf: ${env:NAME} references; Windsurf names a remote address serverUrl', () => {
+    expect(cursorMcpSupport.entryFor(http)).toEqual({
+      value: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${env:API_TOKEN}' } },
+      notes: [],
+    });
+    expect(windsurfMcpSupport.entryFor(sse)).toEqual({ value: { serverUrl: 'https://mcp.example.com/sse' }, notes: [] });
+  });
+
+  it('VS Code: typed entries under `servers`, ${env:NAME} references, the working folder kept', () => {
+    expect(copilotVsCodeMcpSupport.entryFor(stdio)).toEqual({
+      value: {
+        type: 'stdio',
+        command: 'node',
+        args: ['server.js', '--root', '${env:HOME}/work'],
+        env: { GITHUB_TOKEN: '${env:GITHUB_TOKEN}' },
+        cwd: '/srv/tools',
+      },
+      notes: [],
+    });
+    const env = runtimeEnvironmentFrom({ HOME: '/home/me' });
+    expect(copilotVsCodeMcpSupport.files('/home/me/app', env).map((file) => [file.file, file.container])).toEqual([
+      ['/home/me/.config/Code/User/mcp.json', 'servers'],
+      ['/home/me/app/.vscode/mcp.json', 'servers'],
+    ]);
+  });
+
+  it('Copilot CLI carries tools ["*"] on every entry, as `copilot mcp add` writes it', () => {
+    expect(copilotCliMcpSupport.entryFor({ ...stdio, cwd: undefined } as ServerSpec)).toEqual({
+      value: {
+        type: 'local',
+        command: 'node',
+        args: ['server.js', '--root', '${HOME}/work'],
+        env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' },
+        tools: ['*'],
+      },
+      notes: [],
+    });
+    expect(copilotCliMcpSupport.entryFor(sse)).toEqual({
+      value: { type: 'sse', url: 'https://mcp.example.com/sse', tools: ['*'] },
+      notes: [],
+    });
+  });
+
+  it('a ${NAME:-default} is skipped with the reason by every runtime that cannot expand it', () => {
+    const withDefault: ServerSpec = { transport: 'stdio', command: 'node', args: [], env: { LEVEL: '${LEVEL:-info}' } };
+    for (const support of [geminiMcpSupport, openCodeMcpSupport, copilotCliMcpSupport, ampMcpSupport, cursorMcpSupport, crushMcpSupport]) {
+      const entry = support.entryFor(withDefault);
+      expect(entry).toEqual({ unsupported: expect.stringContaining('${NAME:-default} (in env LEVEL)') });
+    }
+  });
+});
+
+describe("a runtime's files", () => {
+  it('are read but never written while its own folder is absent, and written once it exists', () => {
+    const home = testdir({});
+    const project = path.join(home, 'work', 'app');
+    const env = runtimeEnvironmentFrom({ HOME: home });
+    const absent = geminiMcpSupport.files(project, env);
+    expect(absent.map((file) => [file.file, file.scope, file.writes])).toEqual([
+      [path.join(home, '.gemini', 'settings.json'), 'user', false],
+      [path.join(project, '.gemini', 'settings.json'), 'project', false],
+    ]);
+    expect(absent[0]?.note).not.toContain(home);
+    fs.mkdirSync(path.join(home, '.gemini'));
+    expect(geminiMcpSupport.files(project, env).map((file) => file.writes)).toEqual([true, true]);
+  });
+
+  it('follow the variables each runtime reads: XDG_CONFIG_HOME, COPILOT_HOME, GEMINI_CLI_HOME; an existing opencode.jsonc is the one edited', () => {
+    const base = testdir({ xdg: { opencode: { 'opencode.jsonc': '{}\n' } } });
+    const env = runtimeEnvironmentFrom({
+      HOME: path.join(base, 'home'),
+      XDG_CONFIG_HOME: path.join(base, 'xdg'),
+      COPILOT_HOME: path.join(base, 'copilot'),
+      GEMINI_CLI_HOME: path.join(base, 'gemini-home'),
+    });
+    expect(openCodeMcpSupport.files(null, env).map((file) => file.file)).toEqual([path.join(base, 'xdg', 'opencode', 'opencode.jsonc')]);
+    expect(ampMcpSupport.files(null, env).map((file) => file.file)).toEqual([path.join(base, 'xdg', 'amp', 'settings.json')]);
+    expect(copilotCliMcpSupport.files(null, env).map((file) => file.file)).toEqual([path.join(base, 'copilot', 'mcp-config.json')]);
+    expect(geminiMcpSupport.files(null, env).map((file) => file.file)).toEqual([
+      path.join(base, 'gemini-home', '.gemini', 'settings.json'),
+    ]);
+    expect(windsurfMcpSupport.files('/any/project', env).map((file) => file.scope)).toEqual(['user']);
+  });
+
+  it('warn when Gemini CLI or Copilot CLI would not read the project file, and not once the project is trusted', () => {
+    const home = testdir({});
+    const project = path.join(home, 'work', 'app');
+    const env = runtimeEnvironmentFrom({ HOME: home });
+    const file = path.join(project, '.gemini', 'settings.json');
+    expect(geminiMcpSupport.projectFindings?.(file, ['proj'], project, env).map((finding) => finding.code)).toEqual([
+      'GEMINI_FOLDER_NOT_TRUSTED',
+    ]);
+    expect(copilotCliMcpSupport.projectFindings?.(file, ['proj'], project, env).map((finding) => finding.code)).toEqual([
+      'COPILOT_FOLDER_NOT_TRUSTED',
+    ]);
+    fs.mkdirSync(path.join(home, '.gemini'));
+    fs.writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [path.join(home, 'work')]: 'TRUST_FOLDER' }));
+    fs.mkdirSync(path.join(home, '.copilot'));
+    fs.writeFileSync(path.join(home, '.copilot', 'config.json'), JSON.stringify({ trusted_folders: [project] }));
+    expect(geminiMcpSupport.projectFindings?.(file, ['proj'], project, env)).toEqual([]);
+    expect(copilotCliMcpSupport.projectFindings?.(file, ['proj'], project, env)).toEqual([]);
+  });
+});

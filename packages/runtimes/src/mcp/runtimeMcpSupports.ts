@@ -1,0 +1,300 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Diagnostic } from '@loadout/kernel';
+import { absoluteVariable, type RuntimeEnvironment, xdgConfigHome } from '../RuntimeEnvironment.js';
+import type { EntryShape } from './EntryShape.js';
+import { jsonMcpSupport } from './jsonMcpSupport.js';
+import type { RuntimeMcpSupport } from './RuntimeMcpSupport.js';
+
+/*
+ * The MCP support of every runtime that keeps servers in JSON, as data: files, key, entry shapes,
+ * reference syntax and status. The facts, their sources and dates are in docs/runtimes.md
+ * ("MCP servers in every runtime"); a `verified` one is asked by its own client in
+ * packages/e2e/test/runtimes/mcpRuntimes.test.ts.
+ */
+
+const NO_WEBSOCKET = (label: string): string => `${label} has no WebSocket transport`;
+
+/** The home folder Gemini CLI uses: `$GEMINI_CLI_HOME` when set, else `HOME`. */
+export function geminiHome(env: RuntimeEnvironment): string {
+  return absoluteVariable(env.variables.GEMINI_CLI_HOME) ?? env.home;
+}
+
+/** Gemini CLI and Qwen Code (a fork of it) lay entries out alike: `httpUrl` for Streamable HTTP, `url` for SSE. */
+const geminiShape = (label: string): EntryShape => ({
+  label,
+  stdio: { envKey: 'env', cwdKey: 'cwd' },
+  http: { urlKey: 'httpUrl' },
+  sse: { urlKey: 'url' },
+  ws: NO_WEBSOCKET(label),
+  references: 'dollar-brace',
+  defaults: false,
+});
+
+/** Whether a Gemini CLI `trustedFolders.json` trusts the project (or a folder above it). */
+function geminiTrusts(project: string, env: RuntimeEnvironment): boolean {
+  let rules: unknown;
+  try {
+    rules = JSON.parse(fs.readFileSync(path.join(geminiHome(env), '.gemini', 'trustedFolders.json'), 'utf8'));
+  } catch {
+    return false;
+  }
+  if (rules === null || typeof rules !== 'object') return false;
+  const folder = path.resolve(project);
+  const within = (dir: string): boolean => folder === dir || folder.startsWith(`${dir}${path.sep}`);
+  return Object.entries(rules as Record<string, unknown>).some(
+    ([dir, rule]) =>
+      (rule === 'TRUST_FOLDER' && within(path.resolve(dir))) || (rule === 'TRUST_PARENT' && within(path.dirname(path.resolve(dir)))),
+  );
+}
+
+/** Gemini CLI: `~/.gemini/settings.json` and `<project>/.gemini/settings.json`, key `mcpServers`. */
+export const geminiMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'gemini mcp list',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://geminicli.com/docs/tools/mcp-server',
+    'https://geminicli.com/docs/get-started/configuration',
+    '@google/gemini-cli 0.61.0: `gemini mcp list`, `gemini skills list`, GEMINI_CLI_HOME read from the bundle',
+  ],
+  home: (env) => path.join(geminiHome(env), '.gemini'),
+  container: 'mcpServers',
+  user: { file: (env) => path.join(geminiHome(env), '.gemini', 'settings.json'), note: 'user settings' },
+  project: { file: (_env, project) => path.join(project, '.gemini', 'settings.json'), note: 'workspace settings (trusted folders only)' },
+  shape: geminiShape('Gemini CLI'),
+  projectFindings(file, names, project, env): Diagnostic[] {
+    if (geminiTrusts(project, env)) return [];
+    return [
+      {
+        code: 'GEMINI_FOLDER_NOT_TRUSTED',
+        severity: 'warning',
+        path: file,
+        message: `gemini-cli: the project is not a trusted folder in Gemini CLI, which then starts no MCP server at all (${names.join(', ')} included); trust it in Gemini CLI (/permissions) to use them`,
+      },
+    ];
+  },
+});
+
+/** Qwen Code: `~/.qwen/settings.json` and `<project>/.qwen/settings.json`, key `mcpServers`. */
+export const qwenMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'qwen mcp list',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://qwenlm.github.io/qwen-code-docs/en/users/features/mcp/',
+    '@qwen-code/qwen-code 0.24.4 (Node 22): `qwen mcp list` shows user and project servers, the project ones "Pending approval"',
+  ],
+  home: (env) => path.join(env.home, '.qwen'),
+  container: 'mcpServers',
+  user: { file: (env) => path.join(env.home, '.qwen', 'settings.json'), note: 'user settings' },
+  project: { file: (_env, project) => path.join(project, '.qwen', 'settings.json'), note: 'project settings (approved in Qwen Code)' },
+  shape: geminiShape('Qwen Code'),
+  projectFindings: (file, names) => [
+    {
+      code: 'QWEN_PROJECT_SERVERS_NEED_APPROVAL',
+      severity: 'info',
+      path: file,
+      message: `qwen-code: servers in ${file} (${names.join(', ')}) wait for approval in Qwen Code; Loadout never approves them for you`,
+    },
+  ],
+});
+
+/** OpenCode's config file in a folder: `opencode.jsonc` when it exists there, else `opencode.json`. */
+function openCodeFile(dir: string): string {
+  const jsonc = path.join(dir, 'opencode.jsonc');
+  return fs.existsSync(jsonc) ? jsonc : path.join(dir, 'opencode.json');
+}
+
+/** OpenCode: `~/.config/opencode/opencode.json(c)` and `<project>/opencode.json(c)`, key `mcp`; `{env:NAME}` references. */
+export const openCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'opencode debug config',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://opencode.ai/docs/mcp-servers',
+    'https://opencode.ai/docs/config',
+    'opencode-ai 1.18.33: `opencode debug config` (the merged configuration), `opencode mcp list`',
+  ],
+  home: (env) => path.join(xdgConfigHome(env), 'opencode'),
+  container: 'mcp',
+  user: { file: (env) => openCodeFile(path.join(xdgConfigHome(env), 'opencode')), note: 'global config' },
+  project: { file: (_env, project) => openCodeFile(project), note: 'project config' },
+  shape: {
+    label: 'OpenCode',
+    stdio: { type: 'local', commandWithArgs: true, envKey: 'environment', cwdKey: null },
+    http: { type: 'remote', urlKey: 'url' },
+    sse: { type: 'remote', urlKey: 'url' },
+    ws: NO_WEBSOCKET('OpenCode'),
+    references: 'opencode',
+    defaults: false,
+  },
+});
+
+/** Copilot CLI's folder: `$COPILOT_HOME`, else `~/.copilot`. */
+function copilotHome(env: RuntimeEnvironment): string {
+  return absoluteVariable(env.variables.COPILOT_HOME) ?? path.join(env.home, '.copilot');
+}
+
+/** Whether Copilot CLI's `config.json` lists the project (or a folder above it) among its trusted folders. */
+function copilotTrusts(project: string, env: RuntimeEnvironment): boolean {
+  let config: unknown;
+  try {
+    config = JSON.parse(fs.readFileSync(path.join(copilotHome(env), 'config.json'), 'utf8'));
+  } catch {
+    return false;
+  }
+  const folders = (config as { trusted_folders?: unknown } | null)?.trusted_folders;
+  if (!Array.isArray(folders)) return false;
+  const folder = path.resolve(project);
+  return folders.some(
+    (dir) => typeof dir === 'string' && (folder === path.resolve(dir) || folder.startsWith(`${path.resolve(dir)}${path.sep}`)),
+  );
+}
+
+/** GitHub Copilot CLI: `~/.copilot/mcp-config.json` and `<project>/.github/mcp.json`, key `mcpServers`. */
+export const copilotCliMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'copilot mcp list --json',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers',
+    '@github/copilot 1.0.102: `copilot mcp add` output, `copilot mcp list --json` sources (user, workspace), `trusted_folders`',
+  ],
+  home: copilotHome,
+  container: 'mcpServers',
+  user: { file: (env) => path.join(copilotHome(env), 'mcp-config.json'), note: 'user servers' },
+  project: { file: (_env, project) => path.join(project, '.github', 'mcp.json'), note: 'workspace servers (trusted folders only)' },
+  shape: {
+    label: 'Copilot CLI',
+    stdio: { type: 'local', envKey: 'env', cwdKey: null, extra: { tools: ['*'] } },
+    http: { type: 'http', urlKey: 'url', extra: { tools: ['*'] } },
+    sse: { type: 'sse', urlKey: 'url', extra: { tools: ['*'] } },
+    ws: NO_WEBSOCKET('Copilot CLI'),
+    references: 'dollar-brace',
+    defaults: false,
+  },
+  projectFindings(file, names, project, env): Diagnostic[] {
+    if (copilotTrusts(project, env)) return [];
+    return [
+      {
+        code: 'COPILOT_FOLDER_NOT_TRUSTED',
+        severity: 'warning',
+        path: file,
+        message: `copilot-cli: Copilot CLI reads ${file} only in a trusted folder, and this project is not one: ${names.join(', ')} stay unused until you trust it (start copilot in the project and choose to trust it)`,
+      },
+    ];
+  },
+});
+
+/** Amp: `~/.config/amp/settings.json` and `<project>/.amp/settings.json`, key `amp.mcpServers`. */
+export const ampMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'amp mcp list',
+  verifiedOn: '2026-12-05',
+  sources: ['https://ampcode.com/manual#mcp', '@sourcegraph/amp 0.0.1790142911-g7618fb: `amp mcp list` (workspace and global, offline)'],
+  home: (env) => path.join(xdgConfigHome(env), 'amp'),
+  container: 'amp.mcpServers',
+  user: { file: (env) => path.join(xdgConfigHome(env), 'amp', 'settings.json'), note: 'global settings' },
+  project: { file: (_env, project) => path.join(project, '.amp', 'settings.json'), note: 'workspace settings' },
+  shape: {
+    label: 'Amp',
+    stdio: { envKey: 'env', cwdKey: null },
+    http: { urlKey: 'url' },
+    sse: { urlKey: 'url' },
+    ws: NO_WEBSOCKET('Amp'),
+    references: 'dollar-brace',
+    defaults: false,
+  },
+});
+
+/** Cursor: `~/.cursor/mcp.json` and `<project>/.cursor/mcp.json`, key `mcpServers`; `${env:NAME}` references. */
+export const cursorMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'documented',
+  verifiedOn: '2026-12-05',
+  sources: ['https://cursor.com/docs/context/mcp'],
+  home: (env) => path.join(env.home, '.cursor'),
+  container: 'mcpServers',
+  user: { file: (env) => path.join(env.home, '.cursor', 'mcp.json'), note: 'global servers' },
+  project: { file: (_env, project) => path.join(project, '.cursor', 'mcp.json'), note: 'project servers' },
+  shape: {
+    label: 'Cursor',
+    stdio: { type: 'stdio', envKey: 'env', cwdKey: null },
+    http: { urlKey: 'url' },
+    sse: { urlKey: 'url' },
+    ws: NO_WEBSOCKET('Cursor'),
+    references: 'env-prefixed',
+    defaults: false,
+  },
+});
+
+/** Windsurf (Cascade): `~/.codeium/windsurf/mcp_config.json`, key `mcpServers`; no project file; `${env:NAME}` references. */
+export const windsurfMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'documented',
+  verifiedOn: '2026-12-05',
+  sources: ['https://docs.windsurf.com/windsurf/cascade/mcp'],
+  home: (env) => path.join(env.home, '.codeium', 'windsurf'),
+  container: 'mcpServers',
+  user: { file: (env) => path.join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), note: 'Cascade servers' },
+  project: null,
+  shape: {
+    label: 'Windsurf',
+    stdio: { envKey: 'env', cwdKey: null },
+    http: { urlKey: 'serverUrl' },
+    sse: { urlKey: 'serverUrl' },
+    ws: NO_WEBSOCKET('Windsurf'),
+    references: 'env-prefixed',
+    defaults: false,
+  },
+});
+
+/** Crush: `~/.config/crush/crush.json` and `<project>/.crush.json`, key `mcp`. */
+export const crushMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'documented',
+  verifiedOn: '2026-12-05',
+  sources: ['https://github.com/charmbracelet/crush#mcps', 'https://charm.land/crush.json (the configuration schema)'],
+  home: (env) => path.join(xdgConfigHome(env), 'crush'),
+  container: 'mcp',
+  user: { file: (env) => path.join(xdgConfigHome(env), 'crush', 'crush.json'), note: 'global config' },
+  project: {
+    file: (_env, project) => path.join(project, '.crush.json'),
+    note: 'project config (ranks above crush.json and the global one)',
+  },
+  shape: {
+    label: 'Crush',
+    stdio: { type: 'stdio', envKey: 'env', cwdKey: null },
+    http: { type: 'http', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: NO_WEBSOCKET('Crush'),
+    references: 'dollar-brace',
+    defaults: false,
+  },
+});
+
+/** VS Code's user folder on Linux: `$XDG_CONFIG_HOME/Code/User`. */
+function vsCodeUserFolder(env: RuntimeEnvironment): string {
+  return path.join(xdgConfigHome(env), 'Code', 'User');
+}
+
+/** GitHub Copilot in VS Code: the profile's `mcp.json` and `<project>/.vscode/mcp.json`, key `servers`; `${env:NAME}` references. */
+export const copilotVsCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'documented',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://code.visualstudio.com/docs/copilot/customization/mcp-servers',
+    'https://code.visualstudio.com/docs/reference/mcp-configuration',
+  ],
+  home: vsCodeUserFolder,
+  container: 'servers',
+  user: { file: (env) => path.join(vsCodeUserFolder(env), 'mcp.json'), note: 'user profile servers' },
+  project: { file: (_env, project) => path.join(project, '.vscode', 'mcp.json'), note: 'workspace servers' },
+  shape: {
+    label: 'VS Code',
+    stdio: { type: 'stdio', envKey: 'env', cwdKey: 'cwd' },
+    http: { type: 'http', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: NO_WEBSOCKET('VS Code'),
+    references: 'env-prefixed',
+    defaults: false,
+  },
+});
