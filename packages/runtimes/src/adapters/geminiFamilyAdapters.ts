@@ -4,6 +4,7 @@ import { crushMcpSupport, geminiHome, geminiMcpSupport, qwenMcpSupport } from '.
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { xdgConfigHome } from '../RuntimeEnvironment.js';
 import { refuseWithoutDescription } from './admissionRules.js';
+import { geminiCliDocuments } from './geminiCliDocuments.js';
 
 /**
  * Gemini CLI. Skills: the working folder's `.agents/skills` then `.gemini/skills`, then the user's
@@ -49,6 +50,7 @@ export const geminiCliAdapter: RuntimeAdapter = {
   },
   refuses: (skill) => refuseWithoutDescription('Gemini CLI', skill),
   mcp: geminiMcpSupport,
+  documents: geminiCliDocuments,
 };
 
 /**
