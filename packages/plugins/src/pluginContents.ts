@@ -98,11 +98,11 @@ function contentsOf(
   }
   const plugin = root.plugin ?? path.basename(root.dir);
   const diagnostics = [...(root.layout?.diagnostics ?? []), ...scan.diagnostics].map((diagnostic) => namingPlugin(diagnostic, plugin));
-  return { loaded, summary: summarize(loaded), diagnostics };
+  return { loaded, summary: summarizeLoaded(loaded), diagnostics };
 }
 
 /** `17 skills, 2 commands, 1 server (held)`: each kind counted, with how many of it wait for approval. */
-export function summarize(loaded: readonly KindCount[]): string {
+export function summarizeLoaded(loaded: readonly KindCount[]): string {
   if (loaded.length === 0) return 'nothing';
   return loaded
     .map(({ kind, folder, count, held }) => {

@@ -113,8 +113,11 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
 /** After `plugins install`: what the plugin can run, approved at once with `--yes`, else held. */
 export async function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean): Promise<ConsentedInstall> {
   const service = resolve(cli.app(), cli.features.TrustService);
-  const runnable = yes ? (await service.approvePlugin(entry.name)).approved : await service.runnableOfPlugin(entry.name);
-  return { ...entry, runnable, approved: yes };
+  if (!yes) return { ...entry, runnable: await service.runnableOfPlugin(entry.name), approved: false };
+  const { approved } = await service.approvePlugin(entry.name);
+  // Approved in the same step: what the install counted as held is not held any more.
+  const loaded = entry.loaded.map((kind) => ({ ...kind, held: 0 }));
+  return { ...entry, loaded, summary: cli.features.summarizeLoaded(loaded), runnable: approved, approved: true };
 }
 
 /** One plugin's update, with what of it is held now (what the update changed, and anything never approved). */
