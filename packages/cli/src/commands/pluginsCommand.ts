@@ -3,7 +3,7 @@ import type { InstallableListing, PluginEntry, PluginInstall, PluginManager, Plu
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
-import { type ConsentedInstall, formatConsent, formatHeld, withConsent, withHeld } from './trustCommand.js';
+import { type ConsentedInstall, formatConsent, formatHeld, formatHeldPlugins, heldPlugins, withConsent, withHeld } from './trustCommand.js';
 
 interface PluginsOptions {
   json?: boolean;
@@ -173,14 +173,28 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .action(async (options: PluginsOptions) => {
       await cli.run(
         options.json === true,
-        () => resolve(cli.app(), cli.features.PluginLockSync).sync({ frozen: options.frozen === true }),
+        async () => {
+          const result = await resolve(cli.app(), cli.features.PluginLockSync).sync({ frozen: options.frozen === true });
+          // Approvals are this machine's own: a plugin the lock brought here runs nothing until approved here.
+          return {
+            ...result,
+            held: await heldPlugins(
+              cli,
+              manager()
+                .list()
+                .map((entry) => entry.name),
+            ),
+          };
+        },
         (result) => {
-          if (result.changes.length === 0 && !result.reordered) return `plugins match the lock (${result.unchanged.length} plugins)`;
-          const lines = result.changes.map((c) =>
-            c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`,
-          );
+          const lines =
+            result.changes.length === 0 && !result.reordered
+              ? [`plugins match the lock (${result.unchanged.length} plugins)`]
+              : result.changes.map((c) =>
+                  c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`,
+                );
           if (result.reordered) lines.push("order set to the lock's");
-          return lines.join('\n');
+          return [...lines, ...formatHeldPlugins(result.held)].join('\n');
         },
       );
     });

@@ -132,6 +132,35 @@ export async function withHeld(cli: CliContext, updates: Awaited<ReturnType<Plug
   return held;
 }
 
+/** What stays held of one plugin on this machine, and the command that frees it. */
+export interface HeldPlugin {
+  readonly plugin: string;
+  /** `kind/id` of each held capability. */
+  readonly capabilities: readonly string[];
+  readonly free: string;
+}
+
+/** After `plugins sync`: every installed plugin with something held on this machine (approvals are per machine). */
+export async function heldPlugins(cli: CliContext, plugins: readonly string[]): Promise<HeldPlugin[]> {
+  const service = resolve(cli.app(), cli.features.TrustService);
+  const held: HeldPlugin[] = [];
+  for (const plugin of plugins) {
+    const items = (await service.runnableOfPlugin(plugin)).filter((item) => item.held !== null);
+    if (items.length > 0)
+      held.push({ plugin, capabilities: items.map((item) => `${item.kind}/${item.id}`), free: `loadout plugins approve ${plugin}` });
+  }
+  return held;
+}
+
+/** The lines `plugins sync` ends with: what stays held here, each with the command that frees it. */
+export function formatHeldPlugins(held: readonly HeldPlugin[]): string[] {
+  if (held.length === 0) return ['nothing is held on this machine'];
+  return [
+    `held on this machine until approved (${held.length} plugin${held.length === 1 ? '' : 's'}):`,
+    ...held.map((item) => `  ${item.plugin}: ${item.capabilities.map((id) => visibleText(id)).join(', ')}; free with: ${item.free}`),
+  ];
+}
+
 /** The words `plugins update` adds for one plugin's holds. */
 export function formatHeld(update: UpdateWithHeld): string {
   if (update.held.length === 0) return '';
