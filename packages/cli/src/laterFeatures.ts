@@ -14,7 +14,7 @@ export {
 } from '@loadout/jobs';
 export { CapabilityLevels, parseLevelEndArgument } from '@loadout/levels';
 export { serveMcpOverStdio } from '@loadout/mcp';
-export { isMarketplaceEntryId, MarketplaceManager, PluginLockSync, PluginManager } from '@loadout/plugins';
+export { isMarketplaceEntryId, MarketplaceManager, PluginLockSync, PluginManager, summarizeLoaded } from '@loadout/plugins';
 export { explainSkill, RuntimeApplier, RuntimePlanner } from '@loadout/runtimes';
 export { announcedServerUrl, startServer, TOKEN_FILE } from '@loadout/server';
 export { CapabilityStateService } from '@loadout/state';

@@ -75,7 +75,7 @@ export interface MarketplaceManager {
   /** Every entry of every marketplace whose name, description or keywords hold each word of `text`. */
   search(text: string): MarketplaceHit[];
   /** Installs the entry `name@marketplace` from wherever its source says. */
-  install(id: string, options?: { name?: string }): Promise<PluginInstall>;
+  install(id: string, options?: { name?: string; allowEmpty?: boolean }): Promise<PluginInstall>;
 }
 export const MarketplaceManager = token<MarketplaceManager>('plugins.marketplaceManager');
 
@@ -212,7 +212,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
     return hits;
   }
 
-  async install(id: string, options: { name?: string } = {}): Promise<PluginInstall> {
+  async install(id: string, options: { name?: string; allowEmpty?: boolean } = {}): Promise<PluginInstall> {
     const match = ENTRY_ID.exec(id);
     if (match === null)
       throw new PluginInputRefusedError('MARKETPLACE_ENTRY_INVALID', `${JSON.stringify(id.slice(0, 160))} is not NAME@MARKETPLACE`);
@@ -229,6 +229,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
       name,
       marketplace: { name: row.name, url: row.url, plugin: entry.name },
       definition: entry.definition,
+      ...(options.allowEmpty === true ? { allowEmpty: true } : {}),
     };
     const source = entry.source as Exclude<MarketplaceSource, { kind: 'unsupported' }>;
     if (source.kind === 'git') {

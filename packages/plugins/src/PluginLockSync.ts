@@ -276,6 +276,8 @@ export class GitPluginLockSync implements PluginLockSync {
           ...(entry.marketplace === undefined ? {} : { marketplace: entry.marketplace }),
           ...(entry.definition === undefined ? {} : { definition: entry.definition }),
           recordInLock: false,
+          // The lock records it as installed: a sync makes this machine match, whatever it loads.
+          allowEmpty: true,
         });
         if (!entry.enabled) this.registry.setEnabled(entry.name, false);
         return;

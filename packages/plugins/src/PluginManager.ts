@@ -4,7 +4,9 @@ import path from 'node:path';
 import { type Diagnostic, Places, redactCredentials, token } from '@loadout/kernel';
 import { isInside, isLoadoutError } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
-import { findPluginManifest, type PluginFormat } from './findPluginManifest.js';
+import type { PluginFormat } from './findPluginManifest.js';
+import { emptyInstallRefusal, type InstallableListing, listedMarketplace, skillCollectionsIn } from './installable.js';
+import { type PluginContents, PluginContentsReader } from './pluginContents.js';
 import { parsePluginName } from './parsePluginName.js';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
 import { type PluginSourceUrl, parsePluginSource } from './parsePluginSource.js';
@@ -23,11 +25,9 @@ import { PLUGIN_LOCK_FILE, PluginLock } from './PluginLock.js';
 import { type PluginEntry, type PluginMarketplaceRef, PluginRegistry } from './PluginRegistry.js';
 import { pluginDataDir, pluginPlaces, readPluginLayout } from './readPluginLayout.js';
 import { readPluginName } from './readPluginName.js';
-import { straySkills } from './pluginSkills.js';
 import { moveWithRecord } from './moveWithRecord.js';
 import { asideName, makeStaging, sweepStale, TRASH_PREFIX } from './stagingFolders.js';
 import { pathInside } from './pathInside.js';
-import { MARKETPLACE_INDEXES } from './readMarketplaceIndex.js';
 import {
   type CloneKey,
   clonesToJoin,
@@ -60,6 +60,8 @@ export interface InstallPluginOptions {
    * plugin may join its repository's shared clone at whatever commit that clone is at.
    */
   readonly joinAtHead?: boolean;
+  /** Install even when the plugin loads nothing (otherwise refused, with what to install instead). */
+  readonly allowEmpty?: boolean;
 }
 
 /** What an install was asked, checked: carried from {@link GitPluginManager.install} to its steps. */
@@ -70,10 +72,16 @@ interface InstallSteps {
   readonly options: InstallPluginOptions;
 }
 
-/** What `install` made: the registry's entry, and how the plugin reads (format, manifest, what a session will report). */
+/**
+ * What `install` made: the registry's entry, how the plugin reads (format, manifest), what it gives
+ * a session (`loaded`, `summary`) and what it does not and why (`diagnostics`, each naming it).
+ */
 export interface PluginInstall extends PluginEntry {
   readonly format: PluginFormat;
   readonly manifest: string | null;
+  readonly loaded: PluginContents['loaded'];
+  /** `17 skills, 2 commands, 1 server (held)`. */
+  readonly summary: string;
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -165,6 +173,12 @@ export interface PluginManager {
    * into place and records it in one step. Any failure leaves no folder and no row.
    */
   install(url: string, options?: InstallPluginOptions): Promise<PluginInstall>;
+  /**
+   * What a repository holds that can be installed (itself as a plugin, its skill collections, its
+   * marketplace's plugins), read from a clone in a staging folder that is removed again: nothing
+   * is installed or recorded.
+   */
+  listInstallable(url: string, options?: Pick<InstallPluginOptions, 'ref' | 'path'>): Promise<InstallableListing>;
   /** Fast-forwards each named plugin (every plugin when none is named) to its upstream branch. */
   update(names?: readonly string[]): Promise<PluginUpdate[]>;
   enable(name: string): PluginEntry;
@@ -194,8 +208,6 @@ export const PluginManager = token<PluginManager>('plugins.manager');
 
 /** What {@link GitPluginManager} needs besides the registry and the places. */
 export interface GitPluginManagerParts {
-  /** The kind folders (`skills`, `tasks` …) a plugin may hold; asked at install time. */
-  readonly kindFolders: () => readonly string[];
   /** The listeners registered at the moment of the change. */
   readonly listeners: () => readonly PluginLifecycleListener[];
   /** Where git takes its few passed-through variables from. */
@@ -213,6 +225,7 @@ export class GitPluginManager implements PluginManager {
     @inject(Places) private readonly places: Places,
     @inject(GitPluginManagerParts) private readonly parts: GitPluginManagerParts,
     @inject(PluginLock) private readonly lock: PluginLock,
+    @inject(PluginContentsReader) private readonly contents: PluginContentsReader,
   ) {}
 
   async install(url: string, options: InstallPluginOptions = {}): Promise<PluginInstall> {
@@ -230,7 +243,7 @@ export class GitPluginManager implements PluginManager {
     const key: CloneKey = { url: source.displayUrl, ref, pinned: options.pin === true };
     if (shared) {
       const joined = await this.sharedCloneFor(key, commitWanted, options.joinAtHead === true);
-      if (joined !== null) return this.installInClone(joined, { source, subdir, requested, options });
+      if (joined !== null) return await this.installInClone(joined, { source, subdir, requested, options });
     }
     const staging = makeStaging(pluginsDir);
     // mkdtemp makes the folder private; a plugin's clone is ordinary readable content.
@@ -257,10 +270,48 @@ export class GitPluginManager implements PluginManager {
       });
       placed = true;
       fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
-      return this.report(this.require(name));
+      return await this.report(this.require(name));
     } finally {
       if (!placed) fs.rmSync(staging, { recursive: true, force: true });
     }
+  }
+
+  async listInstallable(url: string, options: Pick<InstallPluginOptions, 'ref' | 'path'> = {}): Promise<InstallableListing> {
+    const source = parsePluginSource(url, this.parts.cwd());
+    const ref = options.ref === undefined ? null : parsePluginRef(options.ref);
+    const subdir = options.path === undefined ? '' : parsePluginPath(options.path, '--path');
+    const pluginsDir = this.places.pluginsDir;
+    fs.mkdirSync(pluginsDir, { recursive: true });
+    sweepStale(pluginsDir);
+    const staging = makeStaging(pluginsDir);
+    try {
+      const allowFileProtocol = source.transport === 'file';
+      await this.git(pluginsDir, allowFileProtocol).clone(source.url, staging, ref);
+      const { commit } = await this.git(staging, allowFileProtocol).head();
+      if (subdir !== '' && pathInside(staging, subdir).type !== 'folder') {
+        throw new PluginRepositoryRefusedError(
+          'PLUGIN_PATH_MISSING',
+          `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`,
+        );
+      }
+      const root = subdir === '' ? staging : path.join(staging, ...subdir.split('/'));
+      const name = readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), null);
+      return {
+        source: source.displayUrl,
+        commit,
+        plugin: this.contentsOf(name, root, null),
+        collections: skillCollectionsIn(root, subdir),
+        marketplace: subdir === '' ? listedMarketplace(staging) : null,
+      };
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+
+  /** What the plugin folder `root` would give a session if installed as `name` now. */
+  private contentsOf(name: string, root: string, definition: PluginDefinition | null): PluginContents {
+    const reading = readPluginLayout({ places: pluginPlaces(name, root, this.places.dataDir), definition });
+    return this.contents.read({ dir: root, level: 'global', plugin: name, writable: false, layout: reading.layout });
   }
 
   /**
@@ -301,7 +352,7 @@ export class GitPluginManager implements PluginManager {
    * the clone is at: plugins sharing a clone move together, so one that is only upstream waits for
    * `plugins update` of the others.
    */
-  private installInClone(sibling: PluginEntry, install: InstallSteps): PluginInstall {
+  private async installInClone(sibling: PluginEntry, install: InstallSteps): Promise<PluginInstall> {
     const { source, subdir, options } = install;
     if (subdir !== '' && pathInside(sibling.dir, subdir).type !== 'folder') {
       throw new PluginRepositoryRefusedError(
@@ -345,8 +396,13 @@ export class GitPluginManager implements PluginManager {
         `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`,
       );
     }
-    if (options.definition === undefined) this.assertIsPlugin(root, shown);
-    return readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
+    const name = readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
+    if (options.allowEmpty !== true) {
+      const contents = this.contentsOf(name, root, options.definition ?? null);
+      if (contents.loaded.length === 0)
+        throw emptyInstallRefusal({ root, source: source.displayUrl, subdir, shown }, contents, this.contents.kindFolders());
+    }
+    return name;
   }
 
   /** The registry row and the lock entry of a plugin just placed; run inside the registry's transaction. */
@@ -756,13 +812,14 @@ export class GitPluginManager implements PluginManager {
     return git;
   }
 
-  /** An installed plugin with how it reads now: its format, its manifest, and what a session will say of it. */
-  private report(entry: PluginEntry): PluginInstall {
+  /** An installed plugin with how it reads now: its format, its manifest, what it gives a session and what it does not. */
+  private async report(entry: PluginEntry): Promise<PluginInstall> {
     const reading = readPluginLayout({
       places: pluginPlaces(entry.name, entry.root, this.places.dataDir),
       definition: entry.definition,
     });
-    return { ...entry, format: reading.format, manifest: reading.manifest, diagnostics: reading.layout.diagnostics };
+    const contents = await this.contents.installed(entry.name);
+    return { ...entry, format: reading.format, manifest: reading.manifest, ...contents };
   }
 
   /**
@@ -800,35 +857,6 @@ export class GitPluginManager implements PluginManager {
         `plugins/${name} already exists but is not an installed plugin; move it away or choose another --name`,
       );
     }
-  }
-
-  /**
-   * A plugin has a manifest, one of Loadout's kind folders, or a `SKILL.md` at its root. A
-   * marketplace (an index of plugins) is refused with a pointer to `marketplace add`, and a
-   * repository whose skills sit where no layout puts them says where they are.
-   */
-  private assertIsPlugin(root: string, shown: string): void {
-    const folders = this.parts.kindFolders();
-    if (findPluginManifest(root).format !== 'loadout') return;
-    // A kind folder that is a link is not the plugin's own content.
-    if (folders.some((folder) => lstatOrNull(path.join(root, folder))?.isDirectory() === true)) return;
-    if (lstatOrNull(path.join(root, 'SKILL.md'))?.isFile() === true) return;
-    const index = MARKETPLACE_INDEXES.find((candidate) => pathInside(root, candidate.file).type === 'file');
-    if (index !== undefined) {
-      throw new PluginRepositoryRefusedError(
-        'PLUGIN_IS_A_MARKETPLACE',
-        `${shown} is a marketplace (${index.file}), not a plugin: add it with \`loadout marketplace add\` and install its plugins as NAME@MARKETPLACE`,
-      );
-    }
-    const strays = straySkills(root, 'repository', [], { deep: true })[0]?.subjects ?? [];
-    const hint =
-      strays.length === 0
-        ? ''
-        : `; it has SKILL.md files where no plugin layout puts them (${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ' …' : ''})`;
-    throw new PluginRepositoryRefusedError(
-      'PLUGIN_NOT_A_PLUGIN',
-      `${shown} is not a plugin: it has no plugin manifest, no SKILL.md and none of the folders ${folders.join(', ')} at its root${hint}`,
-    );
   }
 
   private git(dir: string, allowFileProtocol: boolean): PluginGit {

@@ -1,4 +1,6 @@
 export { isMarketplaceEntryId, type MarketplaceHit, MarketplaceManager, type MarketplaceSummary } from './MarketplaceManager.js';
+export type { InstallableListing } from './installable.js';
+export { summarizeLoaded } from './pluginContents.js';
 export { PluginGit } from './PluginGit.js';
 export { PluginLockSync } from './PluginLockSync.js';
 export { type PluginInstall, PluginManager, type PluginMigration } from './PluginManager.js';

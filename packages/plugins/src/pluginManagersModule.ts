@@ -1,6 +1,6 @@
 import { type ServerService, ServerServices } from '@loadout/api';
 import { DatabaseLocation } from '@loadout/db';
-import { CapabilityKinds, contribute, type Registration, Places, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
+import { contribute, type Registration, Places, redactCredentials, resolve, resolveAll } from '@loadout/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { Lifecycle } from 'tsyringe';
 import { GitMarketplaceManager, MarketplaceManager } from './MarketplaceManager.js';
@@ -8,6 +8,7 @@ import { PluginLifecycleListeners } from './PluginLifecycleListener.js';
 import { PluginLock, PluginLockFile } from './PluginLock.js';
 import { GitPluginLockSync, PluginLockSync } from './PluginLockSync.js';
 import { GitPluginManager, GitPluginManagerParts, PluginManager } from './PluginManager.js';
+import { PluginContentsReader, SessionPluginContents } from './pluginContents.js';
 
 /**
  * The later part of {@link pluginsModule}: the plugin manager, the marketplaces' manager, the lock
@@ -15,18 +16,17 @@ import { GitPluginManager, GitPluginManagerParts, PluginManager } from './Plugin
  * (a test's git home) are kept.
  */
 export const pluginManagersModule: Registration = (container) => {
-  const kindFolders = (): string[] => resolveAll(container, CapabilityKinds).map((kind) => kind.folder);
-  // Kinds and listeners are asked for when used, so modules registered after this one count.
+  // Listeners are asked for when used, so modules registered after this one count.
   if (!container.isRegistered(GitPluginManagerParts)) {
     container.register(GitPluginManagerParts, {
       useValue: {
-        kindFolders,
         listeners: () => resolveAll(container, PluginLifecycleListeners),
         env: process.env,
         cwd: () => process.cwd(),
       },
     });
   }
+  container.register(PluginContentsReader, { useValue: new SessionPluginContents(container) });
   container.register(PluginLock, { useClass: PluginLockFile }, { lifecycle: Lifecycle.Singleton });
   container.register(PluginManager, { useClass: GitPluginManager }, { lifecycle: Lifecycle.Singleton });
   container.register(MarketplaceManager, { useClass: GitMarketplaceManager }, { lifecycle: Lifecycle.Singleton });

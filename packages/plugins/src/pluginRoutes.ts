@@ -9,6 +9,8 @@ const InstallPluginBody = z.strictObject({
   url: z.string().min(1).max(4096),
   name: z.string().min(1).max(200).optional(),
   ref: z.string().min(1).max(1024).optional(),
+  /** Install even when the plugin loads nothing; otherwise that is refused (400) with what to install instead. */
+  allowEmpty: z.boolean().optional(),
 });
 /** What `POST /api/plugins` takes, as a client writes it. */
 export type InstallPluginBody = z.input<typeof InstallPluginBody>;
@@ -73,7 +75,10 @@ export const pluginRoutes: readonly ApiRoute[] = [
     deps,
     body: InstallPluginBody,
     handle: async ({ body }, { plugins, marketplaces }) => {
-      const name = body.name === undefined ? {} : { name: body.name };
+      const name = {
+        ...(body.name === undefined ? {} : { name: body.name }),
+        ...(body.allowEmpty === true ? { allowEmpty: true } : {}),
+      };
       // `url` may name a marketplace entry, `name@marketplace`, as `loadout plugins install` takes it.
       const entry = isMarketplaceEntryId(body.url)
         ? await marketplaces.install(body.url, name)

@@ -321,3 +321,17 @@ function walkForSkills(root: string, folders: ReadonlySet<string>, covered: Read
   walk('', 0);
   return strays;
 }
+
+/**
+ * A collection: a folder inside a repository (installed with `--path skills/.curated`) whose own
+ * folders are skills, with no manifest, no `skills/` and no `SKILL.md` of its own. Each of those
+ * folders is one entry of the layout; a repository's root (it holds `.git`) is never read this way,
+ * so a repository's top-level folders do not become skills by accident. Empty when it is not one.
+ */
+export function collectionSkills(root: string, files: FileReader = nodeFileReader): RootLayoutSource[] {
+  if (pathInside(root, '.git', files).type !== 'missing') return [];
+  return foldersIn(root, '', files)
+    .filter((name) => !name.startsWith('.') && holdsSkillFile(root, name, files))
+    .sort()
+    .map((name) => ({ entry: name }));
+}

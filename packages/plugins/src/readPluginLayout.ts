@@ -10,7 +10,7 @@ import { MARKETPLACE_INDEXES, type MarketplaceIndex, readMarketplaceIndex } from
 import type { PluginDefinition } from './PluginDefinition.js';
 import { UNLOADED_FIELDS, unloadedParts } from './pluginParts.js';
 import type { PluginPlaces, PluginServers } from './PluginServers.js';
-import { agentPluginsSkills, type StraySearch, straySkills, vendorSkillSources } from './pluginSkills.js';
+import { agentPluginsSkills, collectionSkills, type StraySearch, straySkills, vendorSkillSources } from './pluginSkills.js';
 import { readManifestServers, readVendorServerFile } from './vendorServers.js';
 
 /** How a plugin reads: the format and manifest chosen, and where its documents are. */
@@ -80,8 +80,11 @@ function readLayout(options: ReadPluginOptions, files: FileReader): PluginReadin
   // Skills: the manifest's paths add to skills/ (a strict entry's too); a whole-definition entry replaces them.
   const listed = [...(wholeDefinition ? [] : asList(data.skills)), ...asList(definition?.skills)];
   const complete = definition !== null && definition.skills !== undefined && (wholeDefinition || definition.atMarketplaceRoot);
-  const skills = vendorSkillSources(places.root, plugin, listed.length === 0 ? undefined : listed, manifestFile, complete, files);
-  diagnostics.push(...skills.diagnostics);
+  const vendor = vendorSkillSources(places.root, plugin, listed.length === 0 ? undefined : listed, manifestFile, complete, files);
+  diagnostics.push(...vendor.diagnostics);
+  const collection =
+    manifest.format === 'loadout' && definition === null && vendor.sources.length === 0 ? collectionSkills(places.root, files) : [];
+  const skills = collection.length === 0 ? vendor : { ...vendor, sources: collection };
 
   // Servers: the format's default file unless a whole-definition entry names its own, then the manifest's and the entry's.
   const servers: InlineDocument[] = [];

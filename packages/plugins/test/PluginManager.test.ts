@@ -48,8 +48,10 @@ describe('PluginManager.install', () => {
     expect(s.tasks).toContainEqual(expect.objectContaining({ dirName: 'pdf-count', plugin: 'pdf-tools' }));
     // The lock file is the one change in the owner's repository: it is meant to travel with it.
     expect(git(ws.places.capabilitiesDir, 'status', '--porcelain')).toBe('?? loadout-lock.json\n');
-    const { format, manifest, diagnostics, ...row } = entry;
+    const { format, manifest, diagnostics, loaded, summary, ...row } = entry;
     expect({ format, manifest, diagnostics }).toEqual({ format: 'agent-plugins', manifest: 'plugin.json', diagnostics: [] });
+    expect(loaded.map((kind) => kind.kind)).toEqual(['skill', 'affordance', 'notification', 'server', 'task']);
+    expect(summary).toBe('1 skill, 1 affordance, 1 notification, 1 server, 1 task');
     expect(ws.manager.list()).toEqual([row]);
   });
 
@@ -134,15 +136,19 @@ describe('PluginManager.install', () => {
     expect(fs.existsSync(path.join(ws.places.pluginsDir, 'taken', 'skills', 'g-reading'))).toBe(true);
   });
 
-  it('refuses a repository with no kind folder at its root; a linked kind folder does not count', async () => {
+  it('refuses a repository that loads nothing: no kind folder at its root, or one that links out of it', async () => {
     const ws = workspace();
     const plain = gitRepo(path.join(ws.work, 'not-a-plugin'), { 'README.md': 'hello', docs: { 'skills.md': 'x' } });
     await expect(ws.manager.install(plain)).rejects.toMatchObject({
       code: 'PLUGIN_NOT_A_PLUGIN',
       message: expect.stringContaining('skills'),
     });
-    const linked = gitRepo(path.join(ws.work, 'linked'), { 'README.md': 'hello', elsewhere: { 'a.md': 'x' } });
-    fs.symlinkSync('elsewhere', path.join(linked, 'skills'));
+    // What a link outside the clone holds is not the plugin's: the session never reads it, so nothing loads.
+    const outside = path.join(ws.work, 'outside');
+    fs.mkdirSync(path.join(outside, 'a'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'a', 'SKILL.md'), skillMarkdown({ name: 'a', description: 'Out of the clone' }));
+    const linked = gitRepo(path.join(ws.work, 'linked'), { 'README.md': 'hello' });
+    fs.symlinkSync(outside, path.join(linked, 'skills'));
     gitCommit(linked, {}, 'link');
     await expect(ws.manager.install(linked)).rejects.toMatchObject({ code: 'PLUGIN_NOT_A_PLUGIN' });
     expect(pluginFolders(ws)).toEqual([]);

@@ -38,8 +38,8 @@ interface Loaded {
   readonly documents: Record<string, Record<string, unknown>>;
 }
 
-async function installAndLoad(ws: Workspace, repo: string): Promise<Loaded> {
-  const entry = await ws.manager.install(repo);
+async function installAndLoad(ws: Workspace, repo: string, options: { allowEmpty?: boolean } = {}): Promise<Loaded> {
+  const entry = await ws.manager.install(repo, options);
   const json = await session(ws);
   const documents = await withSession(ws, (opened) => {
     const root = opened.roots.find((candidate) => candidate.plugin === entry.name);
@@ -233,7 +233,9 @@ describe('Agent Plugins conformance: component discovery (D1, D2, S6, S8–S10, 
   it('D2: missing skills/ and mcp.json are no error', async () => {
     const ws = workspace();
     const repo = gitRepo(path.join(ws.work, 'empty'), { 'plugin.json': manifest({}), 'README.md': 'hi' });
-    const loaded = await installAndLoad(ws, repo);
+    // Loading nothing is no error of the reading; installing it is Loadout's choice, so it is asked for.
+    await expect(ws.manager.install(repo)).rejects.toMatchObject({ code: 'PLUGIN_NOT_A_PLUGIN' });
+    const loaded = await installAndLoad(ws, repo, { allowEmpty: true });
     expect(loaded).toMatchObject({ skills: [], servers: [], codes: [] });
   });
 

@@ -13,8 +13,8 @@ afterEach(() => {
 
 const skill = (name: string) => ({ 'SKILL.md': skillMarkdown({ name, description: `The ${name} skill` }) });
 
-async function installed(ws: Workspace, repo: string) {
-  const entry = await ws.manager.install(repo);
+async function installed(ws: Workspace, repo: string, options: { allowEmpty?: boolean } = {}) {
+  const entry = await ws.manager.install(repo, options);
   const s = await session(ws);
   const mine = <T extends { plugin: string | null }>(records: T[]): T[] => records.filter((record) => record.plugin === entry.name);
   return {
@@ -215,7 +215,7 @@ describe('a repository with several manifests, or none', () => {
     );
   });
 
-  it("installed whole, a marketplace repository with a manifest of its own says where its plugins' skills are and how to get them", async () => {
+  it("installed whole, a marketplace repository with a manifest of its own is refused as loading nothing, and with --allow-empty says where its plugins' skills are", async () => {
     const ws = workspace();
     const repo = gitRepo(path.join(ws.work, 'workflows'), {
       '.cursor-plugin': { 'plugin.json': JSON.stringify({ name: 'workflows', description: 'many plugins' }) },
@@ -225,7 +225,12 @@ describe('a repository with several manifests, or none', () => {
         go: { skills: { 'go-mod': skill('go-mod') } },
       },
     });
-    const result = await installed(ws, repo);
+    await expect(ws.manager.install(repo)).rejects.toMatchObject({
+      code: 'PLUGIN_IS_A_MARKETPLACE',
+      message: expect.stringMatching(/^this is a marketplace: `loadout marketplace add file:\/\/.*workflows`/),
+    });
+    expect(ws.registry.list()).toEqual([]);
+    const result = await installed(ws, repo, { allowEmpty: true });
     expect(result.skills).toEqual([]);
     expect(result.diagnostics.find((d) => d.code === 'PLUGIN_SKILLS_NOT_IN_LAYOUT')).toMatchObject({
       subjects: ['plugins/go/skills/go-mod/SKILL.md', 'plugins/py/skills/py-async/SKILL.md', 'plugins/py/skills/py-test/SKILL.md'],

@@ -5,7 +5,6 @@ import { agentsModule } from '@loadout/agents';
 import { commandsModule } from '@loadout/commands';
 import { Database, dbModule } from '@loadout/db';
 import {
-  CapabilityKinds,
   closeKernel,
   createKernel,
   loadModules,
@@ -90,7 +89,6 @@ export function workspace(options: WorkspaceOptions = {}): Workspace {
   for (const listener of options.listeners ?? []) container.register(PluginLifecycleListeners, { useValue: listener });
   container.register(GitPluginManagerParts, {
     useValue: {
-      kindFolders: () => resolveAll(container, CapabilityKinds).map((kind) => kind.folder),
       listeners: () => resolveAll(container, PluginLifecycleListeners),
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: gitHomeDir, ...options.env },
       cwd: () => work,

@@ -1,9 +1,9 @@
 import { resolve } from '@loadout/kernel';
-import type { PluginEntry, PluginInstall, PluginManager, PluginMigration } from '@loadout/plugins';
+import type { InstallableListing, PluginEntry, PluginInstall, PluginManager, PluginMigration } from '@loadout/plugins';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
-import { type ConsentedInstall, formatConsent, formatHeld, withConsent, withHeld } from './trustCommand.js';
+import { type ConsentedInstall, formatConsent, formatHeld, formatHeldPlugins, heldPlugins, withConsent, withHeld } from './trustCommand.js';
 
 interface PluginsOptions {
   json?: boolean;
@@ -13,6 +13,8 @@ interface PluginsOptions {
   apply?: boolean;
   frozen?: boolean;
   yes?: boolean;
+  allowEmpty?: boolean;
+  list?: boolean;
 }
 
 /** `loadout plugins install | update | enable | disable | uninstall | list | migrate | search | sync | outdated`. */
@@ -33,9 +35,29 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
       '--yes',
       'approve what the plugin can run in the same step (for scripts); without it, its tasks and MCP servers are held until `plugins approve`',
     )
+    .option('--allow-empty', 'install it even when it loads nothing (otherwise refused, saying what to install instead)')
+    .option('--list', 'list what the repository holds that can be installed (skill collections, marketplace plugins); install nothing')
     .option('--json', 'print one JSON document')
     .action(async (source: string, options: PluginsOptions) => {
-      const name = options.name === undefined ? {} : { name: options.name };
+      if (options.list === true) {
+        await cli.run(
+          options.json === true,
+          () => {
+            if (cli.features.isMarketplaceEntryId(source)) throw new UsageError('--list takes a repository, not NAME@MARKETPLACE');
+            return manager().listInstallable(source, {
+              ...(options.ref === undefined ? {} : { ref: options.ref }),
+              ...(options.path === undefined ? {} : { path: options.path }),
+            });
+          },
+          formatInstallable,
+          { progress: `cloning ${source.slice(0, 120)} to list it` },
+        );
+        return;
+      }
+      const name = {
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(options.allowEmpty === true ? { allowEmpty: true } : {}),
+      };
       await cli.run(options.json === true, async () => withConsent(cli, await installFrom(), options.yes === true), formatInstall, {
         progress: `cloning ${source.slice(0, 120)}`,
       });
@@ -151,14 +173,28 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     .action(async (options: PluginsOptions) => {
       await cli.run(
         options.json === true,
-        () => resolve(cli.app(), cli.features.PluginLockSync).sync({ frozen: options.frozen === true }),
+        async () => {
+          const result = await resolve(cli.app(), cli.features.PluginLockSync).sync({ frozen: options.frozen === true });
+          // Approvals are this machine's own: a plugin the lock brought here runs nothing until approved here.
+          return {
+            ...result,
+            held: await heldPlugins(
+              cli,
+              manager()
+                .list()
+                .map((entry) => entry.name),
+            ),
+          };
+        },
         (result) => {
-          if (result.changes.length === 0 && !result.reordered) return `plugins match the lock (${result.unchanged.length} plugins)`;
-          const lines = result.changes.map((c) =>
-            c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`,
-          );
+          const lines =
+            result.changes.length === 0 && !result.reordered
+              ? [`plugins match the lock (${result.unchanged.length} plugins)`]
+              : result.changes.map((c) =>
+                  c.action === 'move' ? `${c.name}: moved ${c.from?.slice(0, 12)} -> ${c.to?.slice(0, 12)}` : `${c.name}: ${c.action}`,
+                );
           if (result.reordered) lines.push("order set to the lock's");
-          return lines.join('\n');
+          return [...lines, ...formatHeldPlugins(result.held)].join('\n');
         },
       );
     });
@@ -239,9 +275,31 @@ function formatInstall(entry: ConsentedInstall): string {
   return [
     `installed plugin ${entry.name} (${entry.format}${entry.manifest === null ? '' : `, ${entry.manifest}`}) at ${entry.commit.slice(0, 12)} from ${from}`,
     `  ${entry.root}`,
+    `  loaded: ${entry.summary}`,
     ...formatConsent(entry),
     ...formatDiagnostics(entry.diagnostics),
   ].join('\n');
+}
+
+function formatInstallable(listing: InstallableListing): string {
+  const lines = [`${listing.source} at ${listing.commit.slice(0, 12)}`, `  as one plugin it loads: ${listing.plugin.summary}`];
+  if (listing.collections.length > 0) {
+    lines.push('  skill collections (install one with --path FOLDER):');
+    for (const collection of listing.collections) {
+      const shown =
+        collection.skills.slice(0, 8).join(', ') + (collection.skills.length > 8 ? ` and ${collection.skills.length - 8} more` : '');
+      lines.push(`    ${collection.path}  ${collection.skills.length} skill${collection.skills.length === 1 ? '' : 's'}: ${shown}`);
+    }
+  }
+  if (listing.marketplace !== null) {
+    lines.push(
+      `  a marketplace (${listing.marketplace.file}, ${listing.marketplace.plugins.length} plugins): loadout marketplace add ${listing.source}, then install NAME@${listing.marketplace.name ?? 'MARKETPLACE'}`,
+      ...listing.marketplace.plugins.map(
+        (plugin) => `    ${plugin.name}${plugin.path === null ? '' : `  (${plugin.path === '' ? '.' : plugin.path})`}`,
+      ),
+    );
+  }
+  return lines.join('\n');
 }
 
 function formatList(entries: readonly PluginEntry[]): string {

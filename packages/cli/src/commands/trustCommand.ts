@@ -113,8 +113,11 @@ export function registerTrustCommands(program: Command, plugins: Command, cli: C
 /** After `plugins install`: what the plugin can run, approved at once with `--yes`, else held. */
 export async function withConsent(cli: CliContext, entry: PluginInstall, yes: boolean): Promise<ConsentedInstall> {
   const service = resolve(cli.app(), cli.features.TrustService);
-  const runnable = yes ? (await service.approvePlugin(entry.name)).approved : await service.runnableOfPlugin(entry.name);
-  return { ...entry, runnable, approved: yes };
+  if (!yes) return { ...entry, runnable: await service.runnableOfPlugin(entry.name), approved: false };
+  const { approved } = await service.approvePlugin(entry.name);
+  // Approved in the same step: what the install counted as held is not held any more.
+  const loaded = entry.loaded.map((kind) => ({ ...kind, held: 0 }));
+  return { ...entry, loaded, summary: cli.features.summarizeLoaded(loaded), runnable: approved, approved: true };
 }
 
 /** One plugin's update, with what of it is held now (what the update changed, and anything never approved). */
@@ -127,6 +130,35 @@ export async function withHeld(cli: CliContext, updates: Awaited<ReturnType<Plug
   for (const update of updates)
     held.push({ ...update, held: (await service.runnableOfPlugin(update.name)).filter((item) => item.held !== null) });
   return held;
+}
+
+/** What stays held of one plugin on this machine, and the command that frees it. */
+export interface HeldPlugin {
+  readonly plugin: string;
+  /** `kind/id` of each held capability. */
+  readonly capabilities: readonly string[];
+  readonly free: string;
+}
+
+/** After `plugins sync`: every installed plugin with something held on this machine (approvals are per machine). */
+export async function heldPlugins(cli: CliContext, plugins: readonly string[]): Promise<HeldPlugin[]> {
+  const service = resolve(cli.app(), cli.features.TrustService);
+  const held: HeldPlugin[] = [];
+  for (const plugin of plugins) {
+    const items = (await service.runnableOfPlugin(plugin)).filter((item) => item.held !== null);
+    if (items.length > 0)
+      held.push({ plugin, capabilities: items.map((item) => `${item.kind}/${item.id}`), free: `loadout plugins approve ${plugin}` });
+  }
+  return held;
+}
+
+/** The lines `plugins sync` ends with: what stays held here, each with the command that frees it. */
+export function formatHeldPlugins(held: readonly HeldPlugin[]): string[] {
+  if (held.length === 0) return ['nothing is held on this machine'];
+  return [
+    `held on this machine until approved (${held.length} plugin${held.length === 1 ? '' : 's'}):`,
+    ...held.map((item) => `  ${item.plugin}: ${item.capabilities.map((id) => visibleText(id)).join(', ')}; free with: ${item.free}`),
+  ];
 }
 
 /** The words `plugins update` adds for one plugin's holds. */

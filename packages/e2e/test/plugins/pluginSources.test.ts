@@ -8,6 +8,7 @@ import { git, gitCommit, gitRepo, skillMarkdown } from '@loadout/kernel/testing'
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { startServer } from '@loadout/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pluginRepo } from '@loadout/plugins/testing';
 import { createTestContainer, placesIn, sendRequest, TOKEN } from '../server/support.js';
 
 // Marketplaces, plugin formats and the lock file through the built `loadout` command (and the
@@ -227,5 +228,29 @@ describe('capabilities/loadout-lock.json through the command line', () => {
     expect(portable(b.json<ListedPlugin[]>('plugins', 'list').doc)).toEqual(portable(a.json<ListedPlugin[]>('plugins', 'list').doc));
     expect(b.json('plugins', 'outdated')).toMatchObject({ status: 0, doc: [] });
     expect(git(b.capabilities, 'status', '--porcelain')).toBe('');
+  });
+  it('sync ends with what stays held on this machine and the command that frees each', () => {
+    const work = testdir();
+    const runner = pluginRepo(work, 'runner', 'run', 'runner');
+    const a = machine();
+    // Approved on the first machine: approvals are that machine's own and do not travel with the lock.
+    expect(a.cli('plugins', 'install', runner, '--yes').status).toBe(0);
+    git(a.capabilities, 'add', 'loadout-lock.json');
+    git(a.capabilities, 'commit', '-q', '-m', 'plugins');
+    const b = machine(a.capabilities);
+    const synced = b.cli('plugins', 'sync');
+    expect(synced.status, synced.stderr).toBe(0);
+    expect(synced.stdout).toMatch(
+      /held on this machine until approved \(1 plugin\):\n {2}runner: (server|task)\/\S+, (server|task)\/\S+; free with: loadout plugins approve runner\n$/,
+    );
+    expect(b.json<{ held: unknown[] }>('plugins', 'sync').doc.held).toEqual([
+      {
+        plugin: 'runner',
+        capabilities: expect.arrayContaining([expect.stringMatching(/^task\//), expect.stringMatching(/^server\//)]),
+        free: 'loadout plugins approve runner',
+      },
+    ]);
+    expect(b.cli('plugins', 'approve', 'runner').status).toBe(0);
+    expect(b.cli('plugins', 'sync').stdout).toMatch(/nothing is held on this machine\n$/);
   });
 });

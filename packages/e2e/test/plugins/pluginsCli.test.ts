@@ -6,7 +6,15 @@ import { CLI_ENTRY } from '@loadout/cli/testing';
 import { git, gitCommit, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { gitHome, pluginRepo, type SessionJson, startGitHttpsServer } from '@loadout/plugins/testing';
+import {
+  agentsMarketplaceRepo,
+  gitHome,
+  pluginRepo,
+  type SessionJson,
+  skillCollectionsRepo,
+  startGitHttpsServer,
+} from '@loadout/plugins/testing';
+import { TestServer } from '../server/support.js';
 
 const CLI = CLI_ENTRY;
 const run = promisify(execFile);
@@ -303,5 +311,82 @@ describe('loadout plugins, end to end', () => {
       files: [{ path: 'skills/pb-reading/SKILL.md' }],
     });
     expect(h.ownerStatus()).toBe('?? skills/own-skill/notes.md\n');
+  });
+});
+
+describe('an install says what happened (issue 30)', () => {
+  it('prints what it loaded, held parts marked, and the same in --json', async () => {
+    const h = home();
+    const upstream = pluginRepo(h.work, 'pdf-plugin', 'pdf', 'pdf-tools');
+    const printed = await h.cli('plugins', 'install', upstream);
+    expect(printed.status).toBe(0);
+    expect(printed.stdout).toContain('  loaded: 1 skill, 1 affordance, 1 notification, 1 server (held), 1 task (held)\n');
+    await h.cli('plugins', 'uninstall', 'pdf-tools');
+    const approved = await h.json<{ summary: string; loaded: { kind: string; held: number }[] }>('plugins', 'install', upstream, '--yes');
+    expect(approved.doc.summary).toBe('1 skill, 1 affordance, 1 notification, 1 server, 1 task');
+  });
+
+  it('refuses an install that loads nothing with the fix first, exit 1, nothing left; --allow-empty installs it', async () => {
+    const h = home();
+    const agents = agentsMarketplaceRepo(path.join(h.work, 'agents'), ['python', 'golang']);
+    const refused = await h.cli('plugins', 'install', agents);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^loadout: this is a marketplace: `loadout marketplace add file:\/\/\S+agents`, then/);
+    expect(h.pluginFolders()).toEqual([]);
+    expect((await h.json('plugins', 'list')).doc).toEqual([]);
+    expect(git(h.capabilities, 'status', '--porcelain')).toBe('');
+
+    const skills = skillCollectionsRepo(path.join(h.work, 'skills'), { '.curated': ['notion', 'playwright'], '.experimental': ['linear'] });
+    const collection = await h.json<{ error: { code: string; message: string } }>('plugins', 'install', skills);
+    expect(collection.status).toBe(1);
+    expect(collection.doc.error.code).toBe('PLUGIN_IS_A_COLLECTION');
+    expect(collection.doc.error.message).toMatch(
+      /^install a collection of it: `loadout plugins install \S+ --path skills\/\.curated` \(2 skills\)/,
+    );
+    expect(h.pluginFolders()).toEqual([]);
+
+    const empty = await h.json<{ name: string; summary: string }>('plugins', 'install', skills, '--allow-empty');
+    expect(empty.status).toBe(0);
+    expect(empty.doc).toMatchObject({ name: 'skills', summary: 'nothing' });
+  });
+
+  it('--list shows collections and marketplace plugins without installing; --path installs a collection', async () => {
+    const h = home();
+    const skills = skillCollectionsRepo(path.join(h.work, 'skills'), { '.curated': ['notion', 'playwright'], '.experimental': ['linear'] });
+    const listed = await h.cli('plugins', 'install', skills, '--list');
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain('  as one plugin it loads: nothing\n');
+    expect(listed.stdout).toContain('    skills/.curated  2 skills: notion, playwright\n');
+    expect(listed.stdout).toContain('    skills/.experimental  1 skill: linear');
+    expect(h.pluginFolders()).toEqual([]);
+    const agents = agentsMarketplaceRepo(path.join(h.work, 'agents'), ['python']);
+    const market = await h.json<{ marketplace: { plugins: { name: string; path: string }[] } }>('plugins', 'install', agents, '--list');
+    expect(market.doc.marketplace.plugins).toEqual([{ name: 'python', description: 'The python plugin', path: 'plugins/python' }]);
+    expect(h.pluginFolders()).toEqual([]);
+
+    const curated = await h.cli('plugins', 'install', skills, '--path', 'skills/.curated', '--name', 'curated');
+    expect(curated.status).toBe(0);
+    expect(curated.stdout).toContain('  loaded: 2 skills\n');
+    const session = (await h.json<SessionJson>('session')).doc;
+    expect(session.skills.filter((skill) => skill.plugin === 'curated').map((skill) => skill.id)).toEqual(['notion', 'playwright']);
+  });
+
+  it('POST /api/plugins answers what it loaded, refuses an empty install with 400 and its code, and takes allowEmpty', async () => {
+    const s = await TestServer.start();
+    closers.push(() => s.close());
+    const work = testdir();
+    const skills = skillCollectionsRepo(path.join(work, 'skills'), { '.curated': ['notion'] });
+    const refused = await s.request('POST', '/api/plugins', { body: { url: skills } });
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'PLUGIN_IS_A_COLLECTION' } } });
+    expect(fs.readdirSync(s.places.pluginsDir)).toEqual([]);
+    expect((await s.request('GET', '/api/plugins')).body).toEqual([]);
+    const allowed = await s.request('POST', '/api/plugins', { body: { url: skills, allowEmpty: true, name: 'empty-one' } });
+    expect(allowed).toMatchObject({ status: 201, body: { name: 'empty-one', summary: 'nothing', loaded: [] } });
+    const upstream = pluginRepo(work, 'pdf-plugin', 'pdf', 'pdf-tools');
+    const installed = await s.request('POST', '/api/plugins', { body: { url: upstream } });
+    expect(installed).toMatchObject({
+      status: 201,
+      body: { name: 'pdf-tools', summary: '1 skill, 1 affordance, 1 notification, 1 server (held), 1 task (held)' },
+    });
   });
 });

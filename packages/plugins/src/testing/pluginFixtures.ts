@@ -92,3 +92,41 @@ function fillerText(seed: string, bytes: number): string {
   }
   return lines.join('');
 }
+
+/**
+ * A repository shaped like openai/skills: no manifest, no marketplace, its skills in collections
+ * under `skills/` that no plugin layout reads (`skills/.curated/<name>`, `skills/.experimental/<name>`,
+ * a `skills/.system` one too), and a README at the root.
+ */
+export function skillCollectionsRepo(dir: string, collections: Readonly<Record<string, readonly string[]>>): string {
+  const skills: Record<string, TreeDescription> = {};
+  for (const [collection, names] of Object.entries(collections)) {
+    skills[collection] = Object.fromEntries(
+      names.map((name) => [name, { 'SKILL.md': skillMarkdown({ name, description: `The ${name} skill of ${collection}` }) }]),
+    );
+  }
+  return gitRepo(dir, { 'README.md': '# skills\n', skills });
+}
+
+/**
+ * A repository shaped like wshobson/agents: a Claude Code marketplace whose plugins are its folders
+ * (`plugins/<name>` with agents, commands and skills, no manifest of their own), nothing loadable
+ * at the root: installed as one plugin, it loads nothing.
+ */
+export function agentsMarketplaceRepo(dir: string, plugins: readonly string[]): string {
+  const tree: Record<string, TreeDescription> = {};
+  for (const name of plugins) {
+    tree[name] = {
+      agents: { [`${name}-expert.md`]: `---\nname: ${name}-expert\ndescription: An expert in ${name}\n---\nYou know ${name}.\n` },
+      commands: { [`${name}-check.md`]: `---\ndescription: Check ${name}\n---\nCheck the ${name} code.\n` },
+      skills: { [`${name}-patterns`]: { 'SKILL.md': skillMarkdown({ name: `${name}-patterns`, description: `Patterns of ${name}` }) } },
+    };
+  }
+  const entries = plugins.map((name) => ({ name, source: `./plugins/${name}`, description: `The ${name} plugin` }));
+  return gitRepo(dir, {
+    '.claude-plugin': { 'marketplace.json': JSON.stringify({ name: 'agents-market', owner: { name: 'Test' }, plugins: entries }) },
+    'README.md': '# agents\n',
+    docs: { 'usage.md': '# usage\n' },
+    plugins: tree,
+  });
+}
