@@ -390,6 +390,28 @@ describe('when the session changes', () => {
     expect(notices.filter((notice) => notice !== 'tools')).toEqual([]);
   });
 
+  it('tells a client that kept its old tools/list which task was switched off or removed since, and runs nothing', async () => {
+    const { client, container, home, project } = await connect();
+    // Listed once, never again: as a client that ignores list_changed (Codex) does.
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'slow']));
+    await resolve(container, CapabilityStateService).setCapabilityState({ project }, [{ kind: 'task', id: 'echo', enabled: false }]);
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toMatchObject({
+      data: { code: 'CAPABILITY_OFF' },
+      message: expect.stringMatching(
+        /tool "echo": task "echo" was switched off since your tools\/list: it is switched off for the project .* \(decided by project-override\); list the tools again$/,
+      ),
+    });
+    fs.rmSync(path.join(home, 'capabilities/tasks/slow'), { recursive: true });
+    await expect(client.callTool({ name: 'slow', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'TOOL_GONE' },
+      message: expect.stringContaining('task "slow" was removed from this session since your tools/list'),
+    });
+    // A name it was never shown is plainly unknown.
+    await expect(client.callTool({ name: 'never-listed', arguments: {} })).rejects.toMatchObject({ data: { code: 'TOOL_NOT_FOUND' } });
+    expect(await resolve(container, JobQueue).list()).toEqual([]);
+  });
+
   it('tells the client its resources and prompts changed when a skill is edited or added, and nothing when nothing changed', async () => {
     const { client, home, notices } = await connect();
     await client.listResources();

@@ -41,6 +41,7 @@ import {
   PromptNotFoundError,
   ResourceNotFoundError,
   ToolInputSchemaError,
+  ToolGoneError,
   ToolNotFoundError,
   ToolSwitchedOffError,
 } from './McpErrors.js';
@@ -128,6 +129,11 @@ type ListKind = 'tools' | 'resources' | 'prompts';
 export class McpConnection {
   readonly server: Server;
   private readonly served: Record<ListKind, string | null> = { tools: null, resources: null, prompts: null };
+  /**
+   * The tools this client was shown by its last `tools/list` (name → task folder): a call to one
+   * that went away since is refused naming what changed, for clients that ignore `list_changed`.
+   */
+  private readonly shownTools = new Map<string, string>();
   private readonly calls = new Map<RequestId, AbortController>();
   /** The answer budget each request shares with the others of its HTTP POST (none over stdio). */
   private readonly budgets = new Map<RequestId, AnswerBudget>();
@@ -215,6 +221,8 @@ export class McpConnection {
       handle(async (request: { params?: { cursor?: string } }, extra) => {
         const exposure = await this.exposure(extra, 'tools');
         const page = paginate(exposure.tools, request.params?.cursor);
+        if (request.params?.cursor === undefined) this.shownTools.clear();
+        for (const tool of page.items) this.shownTools.set(tool.name, tool.task.dirName);
         return {
           tools: page.items.map((tool) => ({
             name: tool.name,
@@ -416,13 +424,22 @@ export class McpConnection {
     }
   }
 
-  /** Why `name` is not a tool of this session: a task that is off (and who decided), else unknown. */
+  /**
+   * Why `name` is not a tool of this session: a task that is off (and who decided), a task this
+   * client was shown that is gone since, else unknown.
+   */
   private async whyNoTool(name: string, project: string | null): Promise<Error> {
     const entries = (await this.services.state.resolveCapabilityState({ project })).filter((entry) => entry.kind === 'task');
     const names = assignToolNames(entries.map((entry) => ({ dirName: entry.id, plugin: entry.plugin, level: entry.level })));
-    const entry = entries.find((candidate) => names.get(candidate.id) === name);
-    if (entry === undefined || entry.enabled) return new ToolNotFoundError(name);
-    return new ToolSwitchedOffError(name, entry.id, entry.decidedBy, offReason(entry.decidedBy, entry.plugin, project));
+    const shown = this.shownTools.get(name);
+    // The task it was shown as, though another tool name fits it now (a name that collided no longer does).
+    const entry =
+      entries.find((candidate) => names.get(candidate.id) === name) ??
+      (shown === undefined ? undefined : entries.find((candidate) => candidate.id === shown));
+    if (entry !== undefined && !entry.enabled)
+      return new ToolSwitchedOffError(name, entry.id, entry.decidedBy, offReason(entry.decidedBy, entry.plugin, project), shown !== undefined);
+    if (shown !== undefined && entry === undefined) return new ToolGoneError(name, shown);
+    return new ToolNotFoundError(name);
   }
 
   /** Tells the client about every list it was shown that is no longer what it was shown. */
