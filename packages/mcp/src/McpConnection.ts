@@ -33,7 +33,9 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { LiveExposures } from './LiveExposures.js';
+import { MCP_METHODS, type McpMethod } from './mcpMethods.js';
 import type { McpServices } from './mcpServices.js';
 import {
   JsonRpcError,
@@ -150,11 +152,15 @@ export class McpConnection {
     private readonly projects: ProjectSource,
     private readonly log: (line: string) => void,
     version: string,
+    private readonly methods: readonly McpMethod[] = MCP_METHODS,
   ) {
     this.server = new Server(
       { name: 'loadout', title: 'Loadout', version },
       {
-        capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
+        capabilities: mergeCapabilities(
+          { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
+          methods.map((method) => method.capabilities ?? {}),
+        ),
         instructions:
           'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), its commands are prompts (command:<id>), its subagents are resources (loadout://agents/<id>), and the skills and affordance blocks are resources under loadout://session/.',
       },
@@ -365,10 +371,32 @@ export class McpConnection {
       }),
     );
 
+    this.registerMethods(handle, on);
+
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       this.projects.rootsChanged();
       this.checkLists();
     });
+  }
+
+  /**
+   * The one place methods beyond the SDK's own are registered (see {@link McpMethod}): each is
+   * answered through the same wrapper as the built-in ones (shared answer budget, coded errors),
+   * with the session as it is for this request's project.
+   */
+  private registerMethods(
+    handle: <T>(work: (request: T, extra: Extra) => Promise<unknown>) => (request: T, extra: Extra) => Promise<unknown>,
+    on: (schema: unknown, handler: (request: never, extra: Extra) => Promise<unknown>) => void,
+  ): void {
+    for (const custom of this.methods) {
+      const schema = z.object({ method: z.literal(custom.method), params: z.optional(z.record(z.string(), z.unknown())) });
+      on(
+        schema,
+        handle(async (request: { params?: Record<string, unknown> }, extra) =>
+          custom.handle(request.params ?? {}, { exposure: () => this.exposure(extra, null), signal: extra.signal }),
+        ),
+      );
+    }
   }
 
   /** The session as it is now, for this request's project; `list` marks which list the client is shown. */
@@ -469,6 +497,24 @@ export class McpConnection {
         this.checking = null;
       });
   }
+}
+
+/**
+ * The capabilities the server declares: `base` with each method's own merged in, one level deep
+ * (two extensions each add their entry under `extensions`).
+ */
+function mergeCapabilities(base: Record<string, unknown>, extra: readonly Readonly<Record<string, unknown>>[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const capabilities of extra)
+    for (const [key, value] of Object.entries(capabilities)) {
+      const before = merged[key];
+      merged[key] = isPlainObject(before) && isPlainObject(value) ? { ...before, ...value } : value;
+    }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Words for why a task is off, by who decided. */
