@@ -465,7 +465,13 @@ export class McpConnection {
       entries.find((candidate) => names.get(candidate.id) === name) ??
       (shown === undefined ? undefined : entries.find((candidate) => candidate.id === shown));
     if (entry !== undefined && !entry.enabled)
-      return new ToolSwitchedOffError(name, entry.id, entry.decidedBy, offReason(entry.decidedBy, entry.plugin, project), shown !== undefined);
+      return new ToolSwitchedOffError(
+        name,
+        entry.id,
+        entry.decidedBy,
+        offReason(entry.decidedBy, entry.plugin, project),
+        shown !== undefined,
+      );
     if (shown !== undefined && entry === undefined) return new ToolGoneError(name, shown);
     return new ToolNotFoundError(name);
   }

@@ -131,7 +131,11 @@ function fixtureTree(): TreeDescription {
         test_multiple_content_types: task('Returns several kinds of content.', 'echo "mixed"'),
         test_tool_with_task: task('A longer task, run as an MCP task where the client asks.', 'sleep 1\necho "done after a while"'),
         // The Tasks extension's scenarios call these.
-        greet: nodeTask('Greets by name.', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, 'process.stdout.write(`Hello, ${input.name}`);'),
+        greet: nodeTask(
+          'Greets by name.',
+          { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          'process.stdout.write(`Hello, ${input.name}`);',
+        ),
         slow_compute: nodeTask(
           'Sleeps the seconds it is given, then answers.',
           { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
@@ -216,7 +220,8 @@ async function runSuite(run: SuiteRun, url: string): Promise<ScenarioResult[]> {
     const said = `${printed.stderr ?? ''}${printed.stdout ?? ''}`.match(/Server test error: .*/)?.[0] ?? '';
     const found = readScenarioResults(out, said);
     const named = args[0] === '--scenario' ? (args[1] as string) : null;
-    if (named !== null && found.length === 0) found.push({ scenario: named, passed: 0, failed: 1, failures: [`wrote no results: ${said}`] });
+    if (named !== null && found.length === 0)
+      found.push({ scenario: named, passed: 0, failed: 1, failures: [`wrote no results: ${said}`] });
     results.push(...found);
   }
   return results;
@@ -224,9 +229,9 @@ async function runSuite(run: SuiteRun, url: string): Promise<ScenarioResult[]> {
 
 function expectedFor(run: RunName, transport: Transport): Map<string, ExpectedFailure> {
   return new Map(
-    EXPECTED.filter(
-      (entry) => (entry.runs ?? [run]).includes(run) && (entry.transports ?? [transport]).includes(transport),
-    ).map((entry) => [entry.scenario, entry]),
+    EXPECTED.filter((entry) => (entry.runs ?? [run]).includes(run) && (entry.transports ?? [transport]).includes(transport)).map(
+      (entry) => [entry.scenario, entry],
+    ),
   );
 }
 

@@ -239,7 +239,8 @@ export function readScenarioResults(dir: string, crash = ''): ScenarioResult[] {
     .map((name) => {
       const scenario = name.replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
       const file = path.join(dir, name, 'checks.json');
-      if (!fs.existsSync(file)) return { scenario, passed: 0, failed: 1, failures: [`the scenario ended with an error: ${crash.slice(0, 300)}`] };
+      if (!fs.existsSync(file))
+        return { scenario, passed: 0, failed: 1, failures: [`the scenario ended with an error: ${crash.slice(0, 300)}`] };
       const checks = JSON.parse(fs.readFileSync(file, 'utf8')) as { id: string; status: string; errorMessage?: string }[];
       const failing = checks.filter((check) => check.status === 'FAILURE');
       return {
