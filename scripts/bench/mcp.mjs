@@ -2,7 +2,8 @@
 // against the built command: `loadout mcp` over stdio and `/mcp` on `loadout serve`.
 //
 // - tools/list and resources/list, warm (median of repeats after the first), as a ratio to an MCP
-//   `ping` round trip on the same connection (target ≤ 20×). resources/list is paged: the figure
+//   `ping` round trip on the same connection (target ≤ 20×), measured by `againstPing`: the ping
+//   baseline every MCP request figure compares against (`baseline.pingMs` per transport). resources/list is paged: the figure
 //   is one page, which is what one request costs; the whole walk is reported beside it.
 // - callTool of a no-op task (one job row, the real runner), as a ratio to spawning `node -e ''`
 //   from this process with the environment the runner gives tasks, each call paired with a spawn
@@ -122,7 +123,12 @@ try {
   const result = {
     benchmark: 'mcp',
     skills: 10_000,
-    baseline: { spawnNodeMs: round(spawnNodeMs) },
+    // What the MCP figures are ratios of: spawning `node -e ''` (tool calls) and an MCP `ping`
+    // round trip on the same connection (lists), per transport.
+    baseline: {
+      spawnNodeMs: round(spawnNodeMs),
+      pingMs: Object.fromEntries(Object.entries(transports).map(([name, figures]) => [name, figures.pingMs])),
+    },
     transports,
     targets,
     cores: os.cpus().length,
@@ -138,15 +144,10 @@ async function measureLists(client) {
   const cold = now();
   await client.listTools();
   const toolsColdMs = now() - cold;
-  const ping = [];
-  const tools = [];
-  const pages = [];
-  // Interleaved, so the baseline and the figures see the same machine at the same moment.
-  for (let i = 0; i < REPEATS; i += 1) {
-    ping.push(await timed(() => client.ping()));
-    tools.push(await timed(() => client.listTools()));
-    pages.push(await timed(() => client.listResources()));
-  }
+  const measured = await againstPing(client, {
+    tools: () => client.listTools(),
+    resourcesPage: () => client.listResources(),
+  });
   const first = await client.listResources();
   const whole = [];
   let count = 0;
@@ -165,10 +166,10 @@ async function measureLists(client) {
     whole.push(now() - started);
   }
   return {
-    pingMs: median(ping),
+    pingMs: measured.pingMs,
     toolsColdMs,
-    toolsMs: median(tools),
-    resourcesPageMs: median(pages),
+    toolsMs: measured.tools.ms,
+    resourcesPageMs: measured.resourcesPage.ms,
     pageSize: first.resources.length,
     pages: pageCount,
     resources: count,
@@ -245,6 +246,26 @@ async function connectHttp(workspace) {
       await exited(child);
     },
   };
+}
+
+/**
+ * The MCP `ping` baseline: every request of `probes` (name → a function making one request) timed
+ * {@link REPEATS} times, each round after a `ping` on the same connection, interleaved so the
+ * baseline and the figures see the same machine at the same moment. Returns the median ping and,
+ * per probe, its median and its ratio to ping. Another figure measured against ping (`skills/list`,
+ * a tool call run as an MCP task) is one more entry of `probes`.
+ */
+async function againstPing(client, probes) {
+  const ping = [];
+  const times = Object.fromEntries(Object.keys(probes).map((name) => [name, []]));
+  for (let i = 0; i < REPEATS; i += 1) {
+    ping.push(await timed(() => client.ping()));
+    for (const [name, probe] of Object.entries(probes)) times[name].push(await timed(probe));
+  }
+  const pingMs = median(ping);
+  const figures = { pingMs };
+  for (const [name, values] of Object.entries(times)) figures[name] = { ms: median(values), overPing: median(values) / pingMs };
+  return figures;
 }
 
 async function timed(fn) {

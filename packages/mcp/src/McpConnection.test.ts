@@ -28,6 +28,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LiveExposures } from './LiveExposures.js';
 import { CANCELLED_BY_CLIENT, fixedProject, MAX_RESULT_CHARS, McpConnection, RESOURCE_PAGE_SIZE } from './McpConnection.js';
 import { resolveMcpServices } from './mcpServices.js';
+import type { McpMethod } from './mcpMethods.js';
+import { PromptNotFoundError } from './McpErrors.js';
+import { z } from 'zod';
 
 interface Harness {
   readonly client: Client;
@@ -109,7 +112,7 @@ function workspace(extra: TreeDescription = {}): TreeDescription {
 // loaded first, as `loadout mcp` does: the containers below are whole.
 beforeAll(() => loadModules([pluginsModule, jobsModule, stateModule]));
 
-async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
+async function connect(tree: TreeDescription = workspace(), methods: readonly McpMethod[] = []): Promise<Harness> {
   const home = testdir(tree);
   if (fs.existsSync(path.join(home, 'capabilities/skills/pdf'))) {
     fs.symlinkSync(path.join(home, 'outside/secret.txt'), path.join(home, 'capabilities/skills/pdf/leak.txt'));
@@ -131,7 +134,7 @@ async function connect(tree: TreeDescription = workspace()): Promise<Harness> {
   const project = path.join(home, 'project');
   const services = resolveMcpServices(container, 'the test');
   const exposures = new LiveExposures(services.sessions, 25);
-  const connection = new McpConnection(services, exposures, fixedProject(project), () => undefined, 'test');
+  const connection = new McpConnection(services, exposures, fixedProject(project), () => undefined, 'test', methods);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await connection.server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1' });
@@ -390,6 +393,28 @@ describe('when the session changes', () => {
     expect(notices.filter((notice) => notice !== 'tools')).toEqual([]);
   });
 
+  it('tells a client that kept its old tools/list which task was switched off or removed since, and runs nothing', async () => {
+    const { client, container, home, project } = await connect();
+    // Listed once, never again: as a client that ignores list_changed (Codex) does.
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'slow']));
+    await resolve(container, CapabilityStateService).setCapabilityState({ project }, [{ kind: 'task', id: 'echo', enabled: false }]);
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toMatchObject({
+      data: { code: 'CAPABILITY_OFF' },
+      message: expect.stringMatching(
+        /tool "echo": task "echo" was switched off since your tools\/list: it is switched off for the project .* \(decided by project-override\); list the tools again$/,
+      ),
+    });
+    fs.rmSync(path.join(home, 'capabilities/tasks/slow'), { recursive: true });
+    await expect(client.callTool({ name: 'slow', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'TOOL_GONE' },
+      message: expect.stringContaining('task "slow" was removed from this session since your tools/list'),
+    });
+    // A name it was never shown is plainly unknown.
+    await expect(client.callTool({ name: 'never-listed', arguments: {} })).rejects.toMatchObject({ data: { code: 'TOOL_NOT_FOUND' } });
+    expect(await resolve(container, JobQueue).list()).toEqual([]);
+  });
+
   it('tells the client its resources and prompts changed when a skill is edited or added, and nothing when nothing changed', async () => {
     const { client, home, notices } = await connect();
     await client.listResources();
@@ -407,5 +432,33 @@ describe('when the session changes', () => {
     fs.writeFileSync(path.join(home, 'capabilities/skills/fresh/SKILL.md'), skill('fresh', 'Just made.'));
     await waitFor(() => notices.filter((notice) => notice === 'prompts').length === 2, 'a second prompts list_changed');
     expect((await client.listResources()).resources.map((resource) => resource.uri)).toContain('skill://fresh');
+  });
+});
+
+describe('methods beyond the SDK own', () => {
+  it('answers a registered method with the session as it is, declares its capability, and codes its refusals', async () => {
+    const toolNames: McpMethod = {
+      method: 'example/tool-names',
+      capabilities: { extensions: { 'example/tool-names': { paged: false } } },
+      handle: async (params, call) => {
+        if (params.prefix === 'refuse') throw new PromptNotFoundError('refuse');
+        const { tools } = await call.exposure();
+        return { names: tools.map((tool) => tool.name).filter((name) => name.startsWith(String(params.prefix ?? ''))) };
+      },
+    };
+    const { client, container, project } = await connect(workspace(), [toolNames]);
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      extensions: { 'example/tool-names': { paged: false } },
+    });
+    const answer = z.object({ names: z.array(z.string()) });
+    expect(await client.request({ method: 'example/tool-names', params: { prefix: 's' } }, answer)).toEqual({ names: ['sleeper', 'slow'] });
+    // The session as it is at this request: a task switched off is gone from the answer.
+    await resolve(container, CapabilityStateService).setCapabilityState({ project }, [{ kind: 'task', id: 'slow', enabled: false }]);
+    expect(await client.request({ method: 'example/tool-names', params: { prefix: 's' } }, answer)).toEqual({ names: ['sleeper'] });
+    await expect(client.request({ method: 'example/tool-names', params: { prefix: 'refuse' } }, answer)).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'PROMPT_NOT_FOUND' },
+    });
   });
 });

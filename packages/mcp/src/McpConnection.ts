@@ -33,7 +33,9 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { LiveExposures } from './LiveExposures.js';
+import { MCP_METHODS, type McpMethod } from './mcpMethods.js';
 import type { McpServices } from './mcpServices.js';
 import {
   JsonRpcError,
@@ -41,6 +43,7 @@ import {
   PromptNotFoundError,
   ResourceNotFoundError,
   ToolInputSchemaError,
+  ToolGoneError,
   ToolNotFoundError,
   ToolSwitchedOffError,
 } from './McpErrors.js';
@@ -128,6 +131,11 @@ type ListKind = 'tools' | 'resources' | 'prompts';
 export class McpConnection {
   readonly server: Server;
   private readonly served: Record<ListKind, string | null> = { tools: null, resources: null, prompts: null };
+  /**
+   * The tools this client was shown by its last `tools/list` (name → task folder): a call to one
+   * that went away since is refused naming what changed, for clients that ignore `list_changed`.
+   */
+  private readonly shownTools = new Map<string, string>();
   private readonly calls = new Map<RequestId, AbortController>();
   /** The answer budget each request shares with the others of its HTTP POST (none over stdio). */
   private readonly budgets = new Map<RequestId, AnswerBudget>();
@@ -144,11 +152,15 @@ export class McpConnection {
     private readonly projects: ProjectSource,
     private readonly log: (line: string) => void,
     version: string,
+    private readonly methods: readonly McpMethod[] = MCP_METHODS,
   ) {
     this.server = new Server(
       { name: 'loadout', title: 'Loadout', version },
       {
-        capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
+        capabilities: mergeCapabilities(
+          { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
+          methods.map((method) => method.capabilities ?? {}),
+        ),
         instructions:
           'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), its commands are prompts (command:<id>), its subagents are resources (loadout://agents/<id>), and the skills and affordance blocks are resources under loadout://session/.',
       },
@@ -215,6 +227,8 @@ export class McpConnection {
       handle(async (request: { params?: { cursor?: string } }, extra) => {
         const exposure = await this.exposure(extra, 'tools');
         const page = paginate(exposure.tools, request.params?.cursor);
+        if (request.params?.cursor === undefined) this.shownTools.clear();
+        for (const tool of page.items) this.shownTools.set(tool.name, tool.task.dirName);
         return {
           tools: page.items.map((tool) => ({
             name: tool.name,
@@ -357,10 +371,32 @@ export class McpConnection {
       }),
     );
 
+    this.registerMethods(handle, on);
+
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       this.projects.rootsChanged();
       this.checkLists();
     });
+  }
+
+  /**
+   * The one place methods beyond the SDK's own are registered (see {@link McpMethod}): each is
+   * answered through the same wrapper as the built-in ones (shared answer budget, coded errors),
+   * with the session as it is for this request's project.
+   */
+  private registerMethods(
+    handle: <T>(work: (request: T, extra: Extra) => Promise<unknown>) => (request: T, extra: Extra) => Promise<unknown>,
+    on: (schema: unknown, handler: (request: never, extra: Extra) => Promise<unknown>) => void,
+  ): void {
+    for (const custom of this.methods) {
+      const schema = z.object({ method: z.literal(custom.method), params: z.optional(z.record(z.string(), z.unknown())) });
+      on(
+        schema,
+        handle(async (request: { params?: Record<string, unknown> }, extra) =>
+          custom.handle(request.params ?? {}, { exposure: () => this.exposure(extra, null), signal: extra.signal }),
+        ),
+      );
+    }
   }
 
   /** The session as it is now, for this request's project; `list` marks which list the client is shown. */
@@ -416,13 +452,28 @@ export class McpConnection {
     }
   }
 
-  /** Why `name` is not a tool of this session: a task that is off (and who decided), else unknown. */
+  /**
+   * Why `name` is not a tool of this session: a task that is off (and who decided), a task this
+   * client was shown that is gone since, else unknown.
+   */
   private async whyNoTool(name: string, project: string | null): Promise<Error> {
     const entries = (await this.services.state.resolveCapabilityState({ project })).filter((entry) => entry.kind === 'task');
     const names = assignToolNames(entries.map((entry) => ({ dirName: entry.id, plugin: entry.plugin, level: entry.level })));
-    const entry = entries.find((candidate) => names.get(candidate.id) === name);
-    if (entry === undefined || entry.enabled) return new ToolNotFoundError(name);
-    return new ToolSwitchedOffError(name, entry.id, entry.decidedBy, offReason(entry.decidedBy, entry.plugin, project));
+    const shown = this.shownTools.get(name);
+    // The task it was shown as, though another tool name fits it now (a name that collided no longer does).
+    const entry =
+      entries.find((candidate) => names.get(candidate.id) === name) ??
+      (shown === undefined ? undefined : entries.find((candidate) => candidate.id === shown));
+    if (entry !== undefined && !entry.enabled)
+      return new ToolSwitchedOffError(
+        name,
+        entry.id,
+        entry.decidedBy,
+        offReason(entry.decidedBy, entry.plugin, project),
+        shown !== undefined,
+      );
+    if (shown !== undefined && entry === undefined) return new ToolGoneError(name, shown);
+    return new ToolNotFoundError(name);
   }
 
   /** Tells the client about every list it was shown that is no longer what it was shown. */
@@ -452,6 +503,24 @@ export class McpConnection {
         this.checking = null;
       });
   }
+}
+
+/**
+ * The capabilities the server declares: `base` with each method's own merged in, one level deep
+ * (two extensions each add their entry under `extensions`).
+ */
+function mergeCapabilities(base: Record<string, unknown>, extra: readonly Readonly<Record<string, unknown>>[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const capabilities of extra)
+    for (const [key, value] of Object.entries(capabilities)) {
+      const before = merged[key];
+      merged[key] = isPlainObject(before) && isPlainObject(value) ? { ...before, ...value } : value;
+    }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Words for why a task is off, by who decided. */

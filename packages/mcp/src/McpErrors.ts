@@ -27,17 +27,37 @@ export class ToolNotFoundError extends NotFoundError {
   }
 }
 
-/** A tool whose task exists but is off in this session: never run, and the caller is told why. */
+/**
+ * A tool whose task exists but is off in this session: never run, and the caller is told why. A
+ * client that was shown the tool in its last `tools/list` (one that ignores `list_changed`, as
+ * Codex does) is told that it changed since.
+ */
 export class ToolSwitchedOffError extends ConflictError {
   constructor(
     name: string,
     readonly dirName: string,
     readonly decidedBy: string,
     reason: string,
+    sinceListed: boolean,
   ) {
     super(
       'CAPABILITY_OFF',
-      `tool "${clip(name)}" runs task "${dirName}", which is off in this session: ${reason} (decided by ${decidedBy})`,
+      sinceListed
+        ? `tool "${clip(name)}": task "${dirName}" was switched off since your tools/list: ${reason} (decided by ${decidedBy}); list the tools again`
+        : `tool "${clip(name)}" runs task "${dirName}", which is off in this session: ${reason} (decided by ${decidedBy})`,
+    );
+  }
+}
+
+/**
+ * A tool the client was shown in its last `tools/list` whose task is no longer part of the session
+ * at all (its folder removed or renamed, its plugin uninstalled): refused, naming the task.
+ */
+export class ToolGoneError extends NotFoundError {
+  constructor(name: string, dirName: string) {
+    super(
+      'TOOL_GONE',
+      `tool "${clip(name)}": task "${dirName}" was removed from this session since your tools/list (its folder is gone or renamed, or its plugin was uninstalled); list the tools again`,
     );
   }
 }
