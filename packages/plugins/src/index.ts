@@ -6,4 +6,3 @@ export { type PluginEntry, PluginRegistry } from './PluginRegistry.js';
 export { parsePluginName } from './parsePluginName.js';
 export type { AddMarketplaceBody, InstallPluginBody, MarketplaceSearchQuery } from './pluginRoutes.js';
 export { pluginsModule } from './pluginsModule.js';
-export { CLAUDE_REFUSES_MANIFEST, claudeCodeManifestProblems } from './claudeCodeManifestRules.js';

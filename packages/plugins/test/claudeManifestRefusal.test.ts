@@ -22,10 +22,10 @@ describe('a manifest Claude Code refuses', () => {
     const reading = readPluginLayout({ places: pluginPlaces('kit', root, testdir()), definition: null });
     expect(reading.rejected).toBeNull();
     const refused = reading.layout.diagnostics.filter((finding) => finding.code === CLAUDE_REFUSES_MANIFEST);
-    expect(refused).toEqual([
-      expect.objectContaining({ severity: 'warning', path: path.join(root, '.claude-plugin', 'plugin.json') }),
-    ]);
-    expect(refused[0]?.message).toMatch(/^plugin kit: Claude Code refuses its \.claude-plugin\/plugin\.json \(agents: must be a "\.\/….md" file path/);
+    expect(refused).toEqual([expect.objectContaining({ severity: 'warning', path: path.join(root, '.claude-plugin', 'plugin.json') })]);
+    expect(refused[0]?.message).toMatch(
+      /^plugin kit: Claude Code refuses its \.claude-plugin\/plugin\.json \(agents: must be a "\.\/….md" file path/,
+    );
   });
 
   it('is told apart from one Claude Code loads, by the rules measured with `claude plugin validate`', () => {

@@ -10,12 +10,15 @@ import { readConfigText } from './mcp/readConfigText.js';
 import { literalSecretsOf } from './mcp/ServerSpec.js';
 import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { BundleStampCache } from './BundleStampCache.js';
+import { type ClaudePluginPart, LOADOUT_MARKETPLACE, planClaudePlugins } from './clients/claudePluginRegistration.js';
 import { clientPluginSkills } from './clients/clientPlugins.js';
+import { type PluginPlacement, placePlugins, readPluginFacts } from './pluginsInPlace.js';
 import { type InstalledClient, InstalledClients } from './clients/InstalledClients.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
 import { planRuntimes } from './planRuntimes.js';
 import {
+  type ClientPluginSkill,
   type DiscoveryRoot,
   type RuntimeAdapter,
   RuntimeAdapters,
@@ -97,20 +100,31 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   async plan(session: Session, runtimes: readonly string[] = [], options: PlanOptions = {}): Promise<RuntimePlan> {
     // Each client as installed: its version decides the built-in names and the same-name rule.
     const clients = new InstalledClients(this.places.dataDir, this.env.variables);
-    const resolved = this.select(runtimes).map((adapter) => {
-      const entry = clients.resolve(adapter);
-      // The plugins the client installed itself: their skills are loaded already, never written twice.
-      const clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
-      return clientPlugins.length === 0 ? entry : { ...entry, adapter: { ...entry.adapter, clientPlugins } };
-    });
-    clients.save();
-    const selected = resolved.map((entry) => entry.adapter);
-    const installed = new Map(resolved.map((entry) => [entry.adapter.name, entry.client]));
     const redactor = this.redactor(session.project);
     // The user's runtime folders serve every project, so what they hold follows the global view;
     // the project's folders follow the project's view.
     const global = session.project === null ? session : await this.loader.open({ project: null });
     try {
+      const pluginParts = new Map<string, ClaudePluginPart>();
+      const resolved = this.select(runtimes).map((adapter) => {
+        const entry = clients.resolve(adapter);
+        // The plugins the client installed itself: their skills are loaded already, never written twice.
+        let clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
+        if (adapter.name === 'claude-code' && adapter.verified) {
+          // Loadout's plugins it reads in place count as its own plugins, as the plan now has them.
+          const part = this.placePlugins(adapter.name, global, redactor);
+          pluginParts.set(adapter.name, part);
+          const registered = `${path.join(this.places.dataDir, 'runtimes')}${path.sep}`;
+          clientPlugins = [
+            ...clientPlugins.filter((skill) => !skill.dir.startsWith(registered)),
+            ...inPlaceSkills(part.placements, global),
+          ];
+        }
+        return clientPlugins.length === 0 ? entry : { ...entry, adapter: { ...entry.adapter, clientPlugins } };
+      });
+      clients.save();
+      const selected = resolved.map((entry) => entry.adapter);
+      const installed = new Map(resolved.map((entry) => [entry.adapter.name, entry.client]));
       const findings: Diagnostic[] = [...environmentFindings(this.env)];
       const stamps = BundleStampCache.read(this.places.dataDir);
       const sources = this.wantedSkills(session, global, findings, stamps);
@@ -126,7 +140,11 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         stamps,
       );
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
-      const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor);
+      const readsInPlace = (runtime: string, plugin: string): string | null => {
+        const placement = pluginParts.get(runtime)?.placements.find((candidate) => candidate.plugin === plugin && candidate.inPlace);
+        return placement === undefined ? null : `${runtime} runs it itself from plugin ${plugin}, read in place`;
+      };
+      const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor, readsInPlace);
       return new RuntimePlan(
         session.project,
         parts.map((part) => ({
@@ -134,6 +152,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           client: redactClient(installed.get(part.adapter.name) ?? null, redactor),
           findings: [...(outside.get(part.adapter.name) ?? []), ...part.findings].map((finding) => redactFinding(finding, redactor)),
           mcp: redactPart(mcp.get(part.adapter.name) ?? null, redactor),
+          ...(pluginParts.has(part.adapter.name) ? { plugins: pluginParts.get(part.adapter.name) ?? null } : {}),
         })),
         findings.map((finding) => redactFinding(finding, redactor)),
         redactor,
@@ -178,6 +197,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     bridge: BridgeRequest | null,
     findings: Diagnostic[],
     redactor: PathRedactor,
+    readsInPlace: (runtime: string, plugin: string) => string | null,
   ): Map<string, ServerPlanPart> {
     const runtimes = selected.flatMap((adapter) =>
       adapter.verified && adapter.mcp !== undefined ? [{ adapter, support: adapter.mcp }] : [],
@@ -218,7 +238,23 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       manifestProblem,
       bridge,
       show: (absolute) => redactor.path(absolute),
+      readsInPlace,
     });
+  }
+
+  /**
+   * How each enabled Loadout plugin reaches a runtime ({@link placePlugins}), and the settings
+   * edits that register those it reads in place.
+   */
+  private placePlugins(runtime: string, global: Session, redactor: PathRedactor): ClaudePluginPart {
+    const facts = readPluginFacts(global);
+    return planClaudePlugins(
+      placePlugins(runtime, facts),
+      this.env,
+      this.places.dataDir,
+      (absolute) => redactor.path(absolute),
+      (why) => placePlugins(runtime, facts, why),
+    );
   }
 
   /**
@@ -355,4 +391,27 @@ function redactFinding(finding: Diagnostic, redactor: PathRedactor): Diagnostic 
     message: redactor.text(finding.message),
     ...(finding.path === undefined ? {} : { path: redactor.path(finding.path) }),
   };
+}
+
+/**
+ * The skills of the plugins a runtime reads in place, as it lists them: each skill of the plugin
+ * the session has, by its folder's name, under the plugin's manifest name.
+ */
+function inPlaceSkills(placements: readonly PluginPlacement[], global: Session): ClientPluginSkill[] {
+  const inPlace = new Map(placements.filter((placement) => placement.inPlace).map((placement) => [placement.plugin, placement]));
+  return global.recordsOf<SkillRecord>('skill').flatMap((record) => {
+    const placement = record.plugin === null ? undefined : inPlace.get(record.plugin);
+    if (placement === undefined) return [];
+    const dir = path.dirname(record.path);
+    return [
+      {
+        plugin: placement.plugin,
+        pluginId: `${placement.plugin}@${LOADOUT_MARKETPLACE}`,
+        skill: path.basename(dir),
+        dir,
+        listedAs: placement.listedAs,
+        registeredByLoadout: true,
+      },
+    ];
+  });
 }

@@ -394,7 +394,9 @@ function skipsOf(
         : (runtime.adapter.refuses(source.facts) ??
           (own === undefined
             ? null
-            : `${name} loads it already from its own plugin ${own.pluginId} (installed in ${name} itself, as "${clientPluginSkillName(runtime.adapter, own)}"); it is not written twice`));
+            : own.registeredByLoadout === true
+              ? `${name} reads plugin ${own.plugin} in place (Loadout registered it as ${own.pluginId}) and lists it as "${clientPluginSkillName(runtime.adapter, own)}"; no copy is written`
+              : `${name} loads it already from its own plugin ${own.pluginId} (installed in ${name} itself, as "${clientPluginSkillName(runtime.adapter, own)}"); it is not written twice`));
     const rule =
       source.unreadable !== null
         ? `it cannot be read as a bundle (${source.unreadable}); what ${name} holds of it is left as it is`
