@@ -112,13 +112,11 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         let clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
         if (adapter.name === 'claude-code' && adapter.verified) {
           // Loadout's plugins it reads in place count as its own plugins, as the plan now has them.
-          const part = this.placePlugins(adapter.name, global, redactor);
-          pluginParts.set(adapter.name, part);
           const registered = `${path.join(this.places.dataDir, 'runtimes')}${path.sep}`;
-          clientPlugins = [
-            ...clientPlugins.filter((skill) => !skill.dir.startsWith(registered)),
-            ...inPlaceSkills(part.placements, global),
-          ];
+          const own = clientPlugins.filter((skill) => !skill.dir.startsWith(registered));
+          const part = this.placePlugins(adapter.name, global, own, redactor);
+          pluginParts.set(adapter.name, part);
+          clientPlugins = [...own, ...inPlaceSkills(part.placements, global)];
         }
         return clientPlugins.length === 0 ? entry : { ...entry, adapter: { ...entry.adapter, clientPlugins } };
       });
@@ -246,8 +244,12 @@ export class SkillRuntimePlanner implements RuntimePlanner {
    * How each enabled Loadout plugin reaches a runtime ({@link placePlugins}), and the settings
    * edits that register those it reads in place.
    */
-  private placePlugins(runtime: string, global: Session, redactor: PathRedactor): ClaudePluginPart {
-    const facts = readPluginFacts(global);
+  private placePlugins(runtime: string, global: Session, own: readonly ClientPluginSkill[], redactor: PathRedactor): ClaudePluginPart {
+    // A plugin the client installed itself under the same name is loaded from there: registering Loadout's too would list it twice.
+    const facts = readPluginFacts(global).map((plugin) => ({
+      ...plugin,
+      ownInRuntime: own.find((skill) => skill.plugin === plugin.plugin)?.pluginId ?? null,
+    }));
     return planClaudePlugins(
       placePlugins(runtime, facts),
       this.env,

@@ -33,15 +33,22 @@ export interface PluginFacts {
   readonly partsNotRead: string | null;
   /** Whether its marketplace entry, not its folder, defines it (a runtime given the folder would not see the entry). */
   readonly definedByEntry: boolean;
+  /** The runtime's own installed plugin of the same name (`tools@claude-plugins-official`), or null. */
+  readonly ownInRuntime: string | null;
+  /** Skill folders of its `skills/` the session does not have on (turned off, or unreadable to Loadout): the runtime given the folder would load them. */
+  readonly offSkills: readonly string[];
 }
 
 /** How one plugin reaches one runtime. */
 export interface PluginPlacement {
   readonly plugin: string;
   readonly dir: string;
-  /** True: registered as the runtime's own plugin, read from its folder; false: its skills (and servers) are copied. */
+  /**
+   * True: registered as the runtime's own plugin, read from its folder; false: its skills (and
+   * servers) are copied, or not given at all where the runtime has its own plugin of that name.
+   */
   readonly inPlace: boolean;
-  /** `in place`, or `copied: <why>`. */
+  /** `in place`, `copied: <why>`, or `not given: <its own plugin>`. */
   readonly reason: string;
   /** The name the runtime lists the plugin's parts under (`name:skill`). */
   readonly listedAs: string;
@@ -68,10 +75,16 @@ export function placePlugins(runtime: string, plugins: readonly PluginFacts[], b
       listedAs: facts.manifestName ?? facts.plugin,
     });
     if (runtime !== 'claude-code') return placement(`${runtime} cannot load a plugin folder in place`);
+    if (facts.ownInRuntime !== null)
+      return { ...placement(null), inPlace: false, reason: `not given: ${runtime} loads its own plugin ${facts.ownInRuntime}` };
     if (facts.manifestName === null) return placement(`not a Claude Code plugin (no ${CLAUDE_PLUGIN_MANIFEST})`);
     if (facts.readByOtherManifest) return placement(`Loadout reads it by another manifest than Claude Code would`);
     if (facts.refusedBecause !== null) return placement(`Claude Code refuses its manifest (${facts.refusedBecause})`);
     if (facts.held.length > 0) return placement(`held (${facts.held.join(', ')} not approved; Claude Code would run it)`);
+    if (facts.offSkills.length > 0)
+      return placement(
+        `its skill${facts.offSkills.length === 1 ? '' : 's'} ${facts.offSkills.join(', ')} ${facts.offSkills.length === 1 ? 'is' : 'are'} not on in Loadout; Claude Code would load the whole folder`,
+      );
     if (facts.partsNotRead !== null) return placement(`it carries parts Loadout does not read (${facts.partsNotRead})`);
     if (facts.definedByEntry) return placement('its marketplace entry defines it, which Claude Code would not see');
     return placement(blocked);
@@ -81,16 +94,39 @@ export function placePlugins(runtime: string, plugins: readonly PluginFacts[], b
 /** The facts of every enabled plugin of `session` (a global session: a runtime's user settings serve every project). */
 export function readPluginFacts(session: Session): PluginFacts[] {
   const held = new Map<string, string[]>();
+  const skillFolders = new Map<string, Set<string>>();
+  for (const record of session.recordsOf<CapabilityRecord>('skill')) {
+    if (record.plugin === null) continue;
+    const folders = skillFolders.get(record.plugin) ?? new Set<string>();
+    folders.add(path.dirname(record.path));
+    skillFolders.set(record.plugin, folders);
+  }
   for (const kind of PLUGIN_KINDS) {
     for (const record of session.recordsOf<CapabilityRecord>(kind)) {
       if (record.plugin === null || record.held === undefined) continue;
       held.set(record.plugin, [...(held.get(record.plugin) ?? []), `${kind} ${record.id}`]);
     }
   }
-  return session.roots.flatMap((root) => (root.plugin === null ? [] : [factsOf(root, root.plugin, held.get(root.plugin) ?? [])]));
+  return session.roots.flatMap((root) =>
+    root.plugin === null ? [] : [factsOf(root, root.plugin, held.get(root.plugin) ?? [], skillFolders.get(root.plugin) ?? new Set())],
+  );
 }
 
-function factsOf(root: Root, plugin: string, held: readonly string[]): PluginFacts {
+/** The folders of `<dir>/skills` holding a `SKILL.md` (where Claude Code looks) that are not among `on`. */
+function offSkillsIn(dir: string, on: ReadonlySet<string>): string[] {
+  const skills = path.join(dir, 'skills');
+  let names: string[];
+  try {
+    names = fs.readdirSync(skills).sort();
+  } catch {
+    return [];
+  }
+  return names.filter(
+    (name) => !name.startsWith('.') && !on.has(path.join(skills, name)) && fs.existsSync(path.join(skills, name, 'SKILL.md')),
+  );
+}
+
+function factsOf(root: Root, plugin: string, held: readonly string[], skillFolders: ReadonlySet<string>): PluginFacts {
   const diagnostics = root.layout?.diagnostics ?? [];
   const message = (code: string): string | null => diagnostics.find((finding) => finding.code === code)?.message ?? null;
   const refused = message(CLAUDE_REFUSES_MANIFEST);
@@ -104,6 +140,8 @@ function factsOf(root: Root, plugin: string, held: readonly string[]): PluginFac
     held,
     partsNotRead: notRead === null ? null : notRead.replace(/^.*it does not load /, ''),
     definedByEntry: root.layout?.onlyListed === true,
+    ownInRuntime: null,
+    offSkills: offSkillsIn(root.dir, skillFolders),
   };
 }
 
