@@ -151,9 +151,11 @@ describe('Loadout plugins reach Claude Code in place, as its own plugins', () =>
       for (const name of fromPlugins) expect(listing.names).toContain(name);
       expect(listing.names.filter((name) => name === 'access' || name.endsWith(':access'))).toHaveLength(3);
 
-      // why names the plugin read in place.
+      // why names the plugin read in place, and why the refused one is copied.
       const why = loadout('why', 'discord:access', '--json');
       expect(why.stdout).toContain('reads plugin discord in place');
+      const whyCopied = loadout('why', 'lonely');
+      expect(whyCopied.stdout).toMatch(/plugin refused: copied: Claude Code refuses its manifest \(agents: /);
 
       // Disabling a plugin takes it away: its enabledPlugins entry alone leaves the settings.
       expect(loadout('plugins', 'disable', 'telegram').status).toBe(0);
