@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { editJsonText, writeFileAtomicSync } from '@loadout/files';
 import { type Diagnostic, isJsonObject, readJsonInside, zodShape } from '@loadout/kernel';
-import { parse as parseJsonc } from 'jsonc-parser';
 import { z } from 'zod';
 import { readConfigText } from '../mcp/readConfigText.js';
 import type { PluginPlacement } from '../pluginsInPlace.js';
@@ -78,9 +77,10 @@ function readRecord(dataDir: string, settingsFile: string): RegistrationRecord {
   return parsed.value;
 }
 
+/** A settings file's object. Strict JSON, as `editJsonText` edits it: a file with comments is left alone (its plugins copied). */
 function parseObject(text: string | null): Record<string, unknown> {
   if (text === null || text.trim() === '') return {};
-  const value = parseJsonc(text) as unknown;
+  const value = JSON.parse(text) as unknown;
   if (!isJsonObject(value)) throw new Error('not a JSON object');
   return value;
 }
