@@ -4,6 +4,7 @@ import { type Diagnostic, type InlineDocument, type RootLayout, type RootLayoutS
 import { type FileReader, nodeFileReader } from '@loadout/files';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { vendorComponentSources } from './pluginComponents.js';
+import { CLAUDE_REFUSES_MANIFEST, claudeCodeManifestProblems } from './claudeCodeManifestRules.js';
 import { findPluginManifest, type PluginFormat, type PluginManifest } from './findPluginManifest.js';
 import { pathInside, withRootListing } from './pathInside.js';
 import { MARKETPLACE_INDEXES, type MarketplaceIndex, readMarketplaceIndex } from './readMarketplaceIndex.js';
@@ -75,6 +76,18 @@ function readLayout(options: ReadPluginOptions, files: FileReader): PluginReadin
       path: path.join(places.root, 'plugin.json'),
       message: `plugin ${plugin}: plugin.json has no "$schema", so it is not an Agent Plugins manifest: the plugin is read by its folders (skills/, servers/ …)${manifest.plain.name === null ? '' : `, named "${manifest.plain.name}" by it`}`,
     });
+  }
+
+  if (manifest.format === 'claude-code' && 'data' in manifest) {
+    const problems = claudeCodeManifestProblems(manifest.data);
+    if (problems.length > 0) {
+      diagnostics.push({
+        code: CLAUDE_REFUSES_MANIFEST,
+        severity: 'warning',
+        path: manifestFile,
+        message: `plugin ${plugin}: Claude Code refuses its ${manifest.file} (${problems.join('; ')}) and would load nothing of it; Loadout reads it by its folders and gives Claude Code copies of its skills, not the plugin in place`,
+      });
+    }
   }
 
   // Skills: the manifest's paths add to skills/ (a strict entry's too); a whole-definition entry replaces them.

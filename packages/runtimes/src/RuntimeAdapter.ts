@@ -102,6 +102,10 @@ export interface ClientPluginSkill {
   readonly skill: string;
   /** Its folder, absolute. */
   readonly dir: string;
+  /** The name the client lists the plugin's parts under when it differs from `plugin` (its manifest's `name`). */
+  readonly listedAs?: string;
+  /** Set when Loadout registered the plugin in the client itself, read in place from its own folder. */
+  readonly registeredByLoadout?: boolean;
 }
 
 /**

@@ -6,6 +6,7 @@ import { inject, injectable } from 'tsyringe';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 import { DocumentManifest } from './documents/DocumentManifest.js';
 import { DocumentWriter } from './documents/DocumentWriter.js';
+import { applyClaudePlugins } from './clients/claudePluginRegistration.js';
 import { McpConfigWriter } from './mcp/McpConfigWriter.js';
 import { McpManifest } from './mcp/McpManifest.js';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
@@ -107,6 +108,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       const plan = await this.makePlan(options);
       const report = plan.report();
       const retired = [...(await this.execute(plan)), ...(await this.executeServers(plan)), ...this.executeDocuments(plan)];
+      this.executePlugins(plan);
       // A refused apply leaves every file as it was, the stamps cache included.
       if (report.ok || report.changeCount > 0) plan.stamps.save();
       return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
@@ -291,6 +293,15 @@ export class SkillRuntimeApplier implements RuntimeApplier {
   private documentWriter(trash: RuntimeTrash, project: string | null): DocumentWriter {
     const redactor = this.planner.redactor(project);
     return new DocumentWriter(DocumentManifest.read(this.places.dataDir), trash, (absolute) => redactor.path(absolute));
+  }
+
+  /**
+   * Registers the plugins a runtime reads in place in its own settings, after the copies they
+   * replace were retired (a plugin moving from copied to in place is never listed twice).
+   */
+  private executePlugins(plan: RuntimePlan): void {
+    const redactor = this.planner.redactor(plan.project);
+    for (const part of plan.parts) if (part.plugins != null) applyClaudePlugins(part.plugins, (absolute) => redactor.path(absolute));
   }
 
   private serverWriter(trash: RuntimeTrash, project: string | null): McpConfigWriter {

@@ -5,6 +5,7 @@ import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
 import type { McpSupportStatus } from './mcp/RuntimeMcpSupport.js';
 import { BundleStampCache } from './BundleStampCache.js';
+import type { ClaudePluginPart } from './clients/claudePluginRegistration.js';
 import type { InstalledClient } from './clients/InstalledClients.js';
 import type { PathRedactor } from './PathRedactor.js';
 import type { RootScope, RuntimeAdapter, SameNameRule, WriteTarget } from './RuntimeAdapter.js';
@@ -69,7 +70,8 @@ export interface RootReport {
 
 /** A change as the plan reports it: redacted paths, a short hash. `skip` is a skill a runtime will not get. */
 export interface ChangeReport {
-  readonly kind: ManagedKind;
+  /** `plugin`: an entry registering a Loadout plugin in the runtime's own settings, read in place. */
+  readonly kind: ManagedKind | 'plugin';
   readonly action: ChangeAction | 'skip';
   /** Why a document is skipped, as a code (`LOADED_IN_PLACE`, `HOOK_EVENT_UNSUPPORTED` …). */
   readonly code?: string;
@@ -119,7 +121,18 @@ export interface RuntimeReport {
   readonly sees: readonly SkillCopyReport[];
   /** Its MCP configuration: the files, their state, and every server entry in them once the plan ran; null when Loadout does not write it. */
   readonly mcp: McpReport | null;
+  /** How each enabled Loadout plugin reaches it (`in place` or `copied: why`); absent for a runtime that cannot read plugins in place. */
+  readonly plugins?: readonly PluginPlacementReport[];
   readonly findings: readonly Diagnostic[];
+}
+
+/** How one Loadout plugin reaches one runtime, as reports show it. */
+export interface PluginPlacementReport {
+  readonly plugin: string;
+  readonly inPlace: boolean;
+  readonly reason: string;
+  /** The name the runtime lists its parts under (`kit:alpha`). */
+  readonly listedAs: string;
 }
 
 /** A runtime's MCP configuration as the plan reports it. */
@@ -164,6 +177,8 @@ export interface RuntimePlanPart {
   readonly client?: InstalledClient | null;
   /** Its agents, commands and hooks; absent when the plan did not look at them. */
   readonly documents?: DocumentPlanPart | null;
+  /** The plugins it reads in place and the settings edits that register them; absent for a runtime that cannot. */
+  readonly plugins?: ClaudePluginPart | null;
 }
 
 /** A short form of a bundle hash for people: enough to tell two bundles apart. */
@@ -201,6 +216,11 @@ export class RuntimePlan {
     return this.parts.flatMap((part) => [...(part.documents?.changes ?? [])]);
   }
 
+  /** Every edit registering plugins in a runtime's own settings. */
+  pluginChanges(): number {
+    return this.parts.reduce((count, part) => count + (part.plugins?.changes.length ?? 0), 0);
+  }
+
   /** Every root Loadout writes into, once. */
   writeRoots(): string[] {
     return [...new Set(this.parts.flatMap((part) => part.writeRoots))];
@@ -210,7 +230,12 @@ export class RuntimePlan {
   blocking(): Diagnostic[] {
     return [
       ...this.findings,
-      ...this.parts.flatMap((part) => [...part.findings, ...(part.mcp?.findings ?? []), ...(part.documents?.findings ?? [])]),
+      ...this.parts.flatMap((part) => [
+        ...part.findings,
+        ...(part.mcp?.findings ?? []),
+        ...(part.documents?.findings ?? []),
+        ...(part.plugins?.findings ?? []),
+      ]),
     ].filter((finding) => finding.severity === 'error');
   }
 
@@ -223,7 +248,7 @@ export class RuntimePlan {
     return {
       project: this.project === null ? null : '<project>',
       ok: this.ok,
-      changeCount: this.changes().length + this.serverChanges().length + this.documentChanges().length,
+      changeCount: this.changes().length + this.serverChanges().length + this.documentChanges().length + this.pluginChanges(),
       runtimes: this.parts.map((part) => ({
         runtime: part.adapter.name,
         verified: part.adapter.verified,
@@ -239,6 +264,17 @@ export class RuntimePlan {
           ...(part.mcp?.skips ?? []),
           ...(part.documents?.changes ?? []).map((change) => this.reportDocumentChange(change)),
           ...(part.documents?.skips ?? []),
+          ...(part.plugins?.changes ?? []).map(
+            (change): ChangeReport => ({
+              kind: 'plugin',
+              action: change.action,
+              name: change.name,
+              path: this.redactor.path(change.file),
+              hash: null,
+              source: null,
+              reason: change.reason,
+            }),
+          ),
         ],
         sees: part.view.filter((copy) => copy.loaded && copy.state !== 'held').map((copy) => this.reportCopy(copy)),
         mcp:
@@ -251,7 +287,17 @@ export class RuntimePlan {
                 files: part.mcp.files,
                 sees: part.mcp.sees,
               },
-        findings: [...part.findings, ...(part.mcp?.findings ?? []), ...(part.documents?.findings ?? [])],
+        ...(part.plugins == null
+          ? {}
+          : {
+              plugins: part.plugins.placements.map(({ plugin, inPlace, reason, listedAs }) => ({ plugin, inPlace, reason, listedAs })),
+            }),
+        findings: [
+          ...part.findings,
+          ...(part.mcp?.findings ?? []),
+          ...(part.documents?.findings ?? []),
+          ...(part.plugins?.findings ?? []),
+        ],
       })),
       findings: this.findings,
     };

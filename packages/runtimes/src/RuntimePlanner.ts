@@ -13,12 +13,15 @@ import { readConfigText } from './mcp/readConfigText.js';
 import { literalSecretsOf } from './mcp/ServerSpec.js';
 import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { BundleStampCache } from './BundleStampCache.js';
+import { type ClaudePluginPart, LOADOUT_MARKETPLACE, planClaudePlugins } from './clients/claudePluginRegistration.js';
 import { clientPluginSkills } from './clients/clientPlugins.js';
+import { type PluginPlacement, placePlugins, readPluginFacts } from './pluginsInPlace.js';
 import { type InstalledClient, InstalledClients } from './clients/InstalledClients.js';
 import { PathRedactor } from './PathRedactor.js';
 import { collectPhysicalRoots } from './PhysicalRoots.js';
 import { planRuntimes } from './planRuntimes.js';
 import {
+  type ClientPluginSkill,
   type DiscoveryRoot,
   type RuntimeAdapter,
   RuntimeAdapters,
@@ -100,20 +103,29 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   async plan(session: Session, runtimes: readonly string[] = [], options: PlanOptions = {}): Promise<RuntimePlan> {
     // Each client as installed: its version decides the built-in names and the same-name rule.
     const clients = new InstalledClients(this.places.dataDir, this.env.variables);
-    const resolved = this.select(runtimes).map((adapter) => {
-      const entry = clients.resolve(adapter);
-      // The plugins the client installed itself: their skills are loaded already, never written twice.
-      const clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
-      return clientPlugins.length === 0 ? entry : { ...entry, adapter: { ...entry.adapter, clientPlugins } };
-    });
-    clients.save();
-    const selected = resolved.map((entry) => entry.adapter);
-    const installed = new Map(resolved.map((entry) => [entry.adapter.name, entry.client]));
     const redactor = this.redactor(session.project);
     // The user's runtime folders serve every project, so what they hold follows the global view;
     // the project's folders follow the project's view.
     const global = session.project === null ? session : await this.loader.open({ project: null });
     try {
+      const pluginParts = new Map<string, ClaudePluginPart>();
+      const resolved = this.select(runtimes).map((adapter) => {
+        const entry = clients.resolve(adapter);
+        // The plugins the client installed itself: their skills are loaded already, never written twice.
+        let clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
+        if (adapter.name === 'claude-code' && adapter.verified) {
+          // Loadout's plugins it reads in place count as its own plugins, as the plan now has them.
+          const registered = `${path.join(this.places.dataDir, 'runtimes')}${path.sep}`;
+          const own = clientPlugins.filter((skill) => !skill.dir.startsWith(registered));
+          const part = this.placePlugins(adapter.name, global, own, redactor);
+          pluginParts.set(adapter.name, part);
+          clientPlugins = [...own, ...inPlaceSkills(part.placements, global)];
+        }
+        return clientPlugins.length === 0 ? entry : { ...entry, adapter: { ...entry.adapter, clientPlugins } };
+      });
+      clients.save();
+      const selected = resolved.map((entry) => entry.adapter);
+      const installed = new Map(resolved.map((entry) => [entry.adapter.name, entry.client]));
       const findings: Diagnostic[] = [...environmentFindings(this.env)];
       const stamps = BundleStampCache.read(this.places.dataDir);
       const sources = this.wantedSkills(session, global, findings, stamps);
@@ -129,8 +141,14 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         stamps,
       );
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
-      const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor);
-      const documents = this.planDocuments(session, global, selected, findings, redactor);
+      const readsInPlace = (runtime: string, plugin: string): string | null => {
+        const placement = pluginParts.get(runtime)?.placements.find((candidate) => candidate.plugin === plugin && candidate.inPlace);
+        return placement === undefined ? null : `${runtime} runs it itself from plugin ${plugin}, read in place`;
+      };
+      const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor, readsInPlace);
+      const documents = this.planDocuments(session, global, selected, findings, redactor, (runtime, plugin) =>
+        pluginParts.get(runtime)?.placements.some((candidate) => candidate.plugin === plugin && candidate.inPlace) === true,
+      );
       return new RuntimePlan(
         session.project,
         parts.map((part) => ({
@@ -139,6 +157,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           findings: [...(outside.get(part.adapter.name) ?? []), ...part.findings].map((finding) => redactFinding(finding, redactor)),
           mcp: redactPart(mcp.get(part.adapter.name) ?? null, redactor),
           documents: redactPart(documents.get(part.adapter.name) ?? null, redactor),
+          ...(pluginParts.has(part.adapter.name) ? { plugins: pluginParts.get(part.adapter.name) ?? null } : {}),
         })),
         findings.map((finding) => redactFinding(finding, redactor)),
         redactor,
@@ -183,6 +202,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     bridge: BridgeRequest | null,
     findings: Diagnostic[],
     redactor: PathRedactor,
+    readsInPlace: (runtime: string, plugin: string) => string | null,
   ): Map<string, ServerPlanPart> {
     // An adapter's MCP support has its own status: a runtime whose skills ranking is unconfirmed
     // may still keep servers in documented or verified files.
@@ -225,6 +245,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       manifestProblem,
       bridge,
       show: (absolute) => redactor.path(absolute),
+      readsInPlace,
     });
   }
 
@@ -238,6 +259,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     selected: readonly RuntimeAdapter[],
     findings: Diagnostic[],
     redactor: PathRedactor,
+    loadedInPlace: (runtime: string, plugin: string) => boolean,
   ): Map<string, DocumentPlanPart> {
     let manifest: DocumentManifest;
     try {
@@ -261,8 +283,28 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           documents,
           manifest,
           show: (absolute) => redactor.path(absolute),
+          loadedInPlace: (plugin) => loadedInPlace(adapter.name, plugin),
         }),
       ]),
+    );
+  }
+
+  /**
+   * How each enabled Loadout plugin reaches a runtime ({@link placePlugins}), and the settings
+   * edits that register those it reads in place.
+   */
+  private placePlugins(runtime: string, global: Session, own: readonly ClientPluginSkill[], redactor: PathRedactor): ClaudePluginPart {
+    // A plugin the client installed itself under the same name is loaded from there: registering Loadout's too would list it twice.
+    const facts = readPluginFacts(global).map((plugin) => ({
+      ...plugin,
+      ownInRuntime: own.find((skill) => skill.plugin === plugin.plugin)?.pluginId ?? null,
+    }));
+    return planClaudePlugins(
+      placePlugins(runtime, facts),
+      this.env,
+      this.places.dataDir,
+      (absolute) => redactor.path(absolute),
+      (why) => placePlugins(runtime, facts, why),
     );
   }
 
@@ -400,4 +442,27 @@ function redactFinding(finding: Diagnostic, redactor: PathRedactor): Diagnostic 
     message: redactor.text(finding.message),
     ...(finding.path === undefined ? {} : { path: redactor.path(finding.path) }),
   };
+}
+
+/**
+ * The skills of the plugins a runtime reads in place, as it lists them: each skill of the plugin
+ * the session has, by its folder's name, under the plugin's manifest name.
+ */
+function inPlaceSkills(placements: readonly PluginPlacement[], global: Session): ClientPluginSkill[] {
+  const inPlace = new Map(placements.filter((placement) => placement.inPlace).map((placement) => [placement.plugin, placement]));
+  return global.recordsOf<SkillRecord>('skill').flatMap((record) => {
+    const placement = record.plugin === null ? undefined : inPlace.get(record.plugin);
+    if (placement === undefined) return [];
+    const dir = path.dirname(record.path);
+    return [
+      {
+        plugin: placement.plugin,
+        pluginId: `${placement.plugin}@${LOADOUT_MARKETPLACE}`,
+        skill: path.basename(dir),
+        dir,
+        listedAs: placement.listedAs,
+        registeredByLoadout: true,
+      },
+    ];
+  });
 }

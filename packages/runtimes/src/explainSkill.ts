@@ -24,6 +24,8 @@ export interface RuntimeWhy {
   readonly copies: readonly WhyCopy[];
   /** Loadout's copies of the name this runtime does not get (refused, not portable, a name another plugin takes), with why. */
   readonly skipped: readonly { readonly source: string | null; readonly reason: string }[];
+  /** How the plugins behind these copies reach the runtime (`in place`, `copied: why`); absent where it cannot read plugins in place. */
+  readonly plugins?: readonly { readonly plugin: string; readonly reason: string }[];
   readonly reason: string;
 }
 
@@ -54,6 +56,10 @@ export function explainSkill(plan: RuntimePlan, name: string): WhyReport {
       const skipped = part.skips
         .filter((skip) => skillNameKey(skip.name) === key)
         .map((skip) => ({ source: skip.source, reason: skip.reason }));
+      const behind = new Set(copies.flatMap((copy) => (copy.plugin === null ? [] : [copy.plugin])));
+      const plugins = part.plugins?.placements
+        .filter((placement) => behind.has(placement.plugin))
+        .map((placement) => ({ plugin: placement.plugin, reason: placement.reason }));
       return {
         runtime: part.adapter.name,
         verified: part.adapter.verified,
@@ -67,7 +73,8 @@ export function explainSkill(plan: RuntimePlan, name: string): WhyReport {
           wins: copy === winner,
         })),
         skipped,
-        reason: `${reasonFor(part.adapter.name, part.adapter.sameName, copies, loaded)}${skipped.map((skip) => `; Loadout's copy from ${skip.source ?? 'Loadout'} is skipped: ${skip.reason}`).join('')}`,
+        ...(plugins === undefined ? {} : { plugins }),
+        reason: `${reasonFor(part.adapter.name, part.adapter.sameName, copies, loaded)}${skipped.map((skip) => `; Loadout's copy from ${skip.source ?? 'Loadout'} is skipped: ${skip.reason}`).join('')}${(plugins ?? []).map((placement) => `; plugin ${placement.plugin}: ${placement.reason}`).join('')}`,
       };
     }),
   };

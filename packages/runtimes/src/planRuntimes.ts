@@ -376,6 +376,20 @@ function skipsOf(
   const seen = new Map<string, SourceSkill>();
   for (const source of input.sources) {
     if (!targets.has(source.target)) continue;
+    const own = clientPluginCopy(runtime.adapter, source);
+    if (own?.registeredByLoadout === true) {
+      // The runtime reads the skill's plugin in place, as its own plugin: every copy is its own, none is written.
+      reports.push({
+        kind: 'skill',
+        action: 'skip',
+        name: source.folderName ?? source.record.id,
+        path: null,
+        hash: null,
+        source: input.show(source.sourceEntry),
+        reason: `${name} reads plugin ${own.plugin} in place (Loadout registered it as ${own.pluginId}) and lists it as "${clientPluginSkillName(runtime.adapter, own)}"; no copy is written`,
+      });
+      continue;
+    }
     const first = seen.get(source.key);
     if (first !== undefined) {
       if (first.record.plugin !== source.record.plugin && source.record.plugin !== null) {
@@ -387,7 +401,6 @@ function skipsOf(
     }
     seen.set(source.key, source);
     const inPlace = inPlaceBySource.get(source.sourceEntry);
-    const own = clientPluginCopy(runtime.adapter, source);
     const refusal =
       inPlace !== undefined
         ? inPlace.refusal

@@ -157,6 +157,8 @@ function formatResult(result: ApplyResult): string {
         ),
       );
     }
+    // How each plugin reaches a runtime that can read plugins in place.
+    for (const placement of part.plugins ?? []) lines.push(`  plugin ${placement.plugin}: ${placement.reason}`);
   }
   const findings = [...result.findings, ...result.runtimes.flatMap((part) => part.findings)];
   lines.push(...formatDiagnostics(findings));

@@ -6,7 +6,7 @@ import { gitRepo } from '@loadout/kernel/testing';
 import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
 import { CLAUDE_CODE_COMPILED_IN } from '@loadout/runtimes';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeListing, clientMcp, codexListing, skillsRefValidate } from './realClients.js';
+import { claudeListing, claudeOnPath, clientMcp, codexListing, skillsRefValidate } from './realClients.js';
 
 afterEach(() => removeTestdirs());
 
@@ -66,7 +66,9 @@ describe("the runtime's admission, not the validator's: skills real clients load
     for (const name of wanted.filter((name) => name !== 'plain')) {
       expect(skillsRefValidate(path.join(plugin, 'skills', name)).ok, `${name} should fail the reference validator`).toBe(false);
     }
-    const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home });
+    // The plan is made against the Claude Code that is asked below (2.1.197 lists a plugin's skills by their bare names).
+    const PATH = `${claudeOnPath(base, '2.1.197')}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+    const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home, PATH });
     // `--yes`: skills granting tools (`tools`, `allowed-tools`) are held until the plugin is approved.
     const installed = loadout('plugins', 'install', pathToFileURL(plugin).href, '--yes', '--json');
     expect(installed.status, installed.stderr).toBe(0);
@@ -79,17 +81,19 @@ describe("the runtime's admission, not the validator's: skills real clients load
     const applied = loadout('apply', '--project', project, '--runtime', 'claude-code', '--runtime', 'codex', '--json');
     expect(applied.status, applied.stderr).toBe(0);
     const plan = applied.json<PlanJson>();
-    for (const runtime of ['claude-code', 'codex']) {
-      expect(part(plan, runtime).changes.filter((change) => change.action === 'skip')).toEqual([]);
-      expect(
-        part(plan, runtime)
-          .changes.map((change) => change.name)
-          .sort(),
-      ).toEqual(wanted);
-      const notes = part(plan, runtime).findings.filter((finding) => finding.code === 'SKILL_NOT_PORTABLE');
-      expect(notes.length).toBe(wanted.length - 1);
-      for (const note of notes) expect(note.message).toContain('from plugin kit');
-    }
+    // Codex gets copies; Claude Code reads the plugin itself, in place: nothing of it is copied there.
+    expect(part(plan, 'codex').changes.filter((change) => change.action === 'skip')).toEqual([]);
+    expect(
+      part(plan, 'codex')
+        .changes.map((change) => change.name)
+        .sort(),
+    ).toEqual(wanted);
+    const notes = part(plan, 'codex').findings.filter((finding) => finding.code === 'SKILL_NOT_PORTABLE');
+    expect(notes.length).toBe(wanted.length - 1);
+    for (const note of notes) expect(note.message).toContain('from plugin kit');
+    const inPlace = part(plan, 'claude-code').changes.filter((change) => change.action === 'skip');
+    expect(inPlace.map((change) => change.name).sort()).toEqual(wanted);
+    for (const change of inPlace) expect(change.reason).toContain('reads plugin kit in place');
 
     const claude = await claudeListing(home, project);
     expect(claude.names).toEqual(expect.arrayContaining(wanted));
@@ -115,13 +119,15 @@ describe("the runtime's admission, not the validator's: skills real clients load
 });
 
 describe('plugin namespaces: three plugins each shipping access and configure', () => {
-  it('all three are kept and named by their plugin; the runtimes list each name once from one folder, and why names the copies Loadout skipped', async () => {
+  it('all three are kept and named by their plugin; Codex lists each name once from one folder, Claude Code reads the three plugins in place and lists every copy, and why says so', async () => {
     const base = testdir({});
     const home = path.join(base, 'home');
     const workspace = path.join(base, 'workspace');
     const project = gitRepo(path.join(home, 'work', 'app'), { 'README.md': 'app\n' });
     gitRepo(path.join(workspace, 'capabilities'), { 'README.md': 'mine\n' });
-    const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home });
+    // The plan is made against the Claude Code that is asked below (2.1.197 lists a plugin's skills by their bare names).
+    const PATH = `${claudeOnPath(base, '2.1.197')}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+    const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home, PATH });
     const channels = ['discord', 'telegram', 'imessage'];
     const repos = channels.map((channel) =>
       gitRepo(path.join(base, 'sources', channel), {
@@ -146,15 +152,27 @@ describe('plugin namespaces: three plugins each shipping access and configure', 
     const applied = loadout('apply', '--project', project, '--runtime', 'claude-code', '--runtime', 'codex', '--json');
     expect(applied.status, applied.stderr).toBe(0);
     const plan = applied.json<PlanJson>();
-    for (const runtime of ['claude-code', 'codex']) {
-      const skipped = part(plan, runtime)
-        .changes.filter((change) => change.action === 'skip')
-        .map((change) => change.name);
-      expect(skipped.sort()).toEqual(['access', 'access', 'configure', 'configure']);
-    }
+    const skipped = part(plan, 'codex')
+      .changes.filter((change) => change.action === 'skip')
+      .map((change) => change.name);
+    expect(skipped.sort()).toEqual(['access', 'access', 'configure', 'configure']);
+    // Claude Code reads the three plugins in place and lists every copy, as it does natively.
+    const inPlace = part(plan, 'claude-code').changes.filter((change) => change.action === 'skip');
+    expect(inPlace.map((change) => change.name).sort()).toEqual(['access', 'access', 'access', 'configure', 'configure', 'configure']);
     const claude = await claudeListing(home, project);
-    expect(claude.names.filter((name) => name === 'access' || name === 'configure').sort()).toEqual(['access', 'configure']);
-    expect(new Set(claude.names)).toEqual(new Set(part(plan, 'claude-code').sees.map((copy) => copy.name)));
+    expect(claude.names.filter((name) => name === 'access' || name === 'configure').sort()).toEqual([
+      'access',
+      'access',
+      'access',
+      'configure',
+      'configure',
+      'configure',
+    ]);
+    expect([...claude.names].sort()).toEqual(
+      part(plan, 'claude-code')
+        .sees.map((copy) => copy.name)
+        .sort(),
+    );
     const codex = await codexListing(home, project);
     expect(new Set(codex.skills.map((entry) => entry.name))).toEqual(new Set(part(plan, 'codex').sees.map((copy) => copy.name)));
 
@@ -175,13 +193,17 @@ describe('plugin namespaces: three plugins each shipping access and configure', 
     const explained = why.json<{ runtimes: { runtime: string; skipped: { reason: string }[]; reason: string }[] }>();
     const claudeWhy = explained.runtimes.find((entry) => entry.runtime === 'claude-code');
     expect(claudeWhy?.skipped.map((skip) => skip.reason)).toEqual(
+      expect.arrayContaining([expect.stringContaining('reads plugin telegram in place')]),
+    );
+    const codexWhy = explained.runtimes.find((entry) => entry.runtime === 'codex');
+    expect(codexWhy?.skipped.map((skip) => skip.reason)).toEqual(
       expect.arrayContaining([expect.stringContaining('telegram:access is not copied')]),
     );
   }, 240_000);
 });
 
 describe("a plugin's SSE server", () => {
-  it('reaches Claude Code, which runs SSE, and is skipped with the reason for Codex', () => {
+  it('reaches Claude Code, which runs SSE (from the plugin read in place), and is skipped with the reason for Codex', () => {
     const base = testdir({});
     const home = path.join(base, 'home');
     const workspace = path.join(base, 'workspace');
@@ -192,7 +214,9 @@ describe("a plugin's SSE server", () => {
       '.mcp.json': JSON.stringify({ events: { type: 'sse', url: 'http://127.0.0.1:9/sse' } }),
       skills: { watch: skillFolder('watch', '') },
     });
-    const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home });
+    // The plan is made against the Claude Code that is asked below (2.1.197 lists a plugin's skills by their bare names).
+    const PATH = `${claudeOnPath(base, '2.1.197')}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+    const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home, PATH });
     const installed = loadout('plugins', 'install', pathToFileURL(repo).href, '--yes', '--json');
     expect(installed.status, installed.stderr).toBe(0);
     const applied = loadout('apply', '--project', project, '--runtime', 'claude-code', '--runtime', 'codex', '--json');
@@ -202,13 +226,17 @@ describe("a plugin's SSE server", () => {
     }>();
     const mcpOf = (runtime: string) =>
       (plan.runtimes.find((entry) => entry.runtime === runtime)?.changes ?? []).filter((change) => change.kind === 'server');
-    expect(mcpOf('claude-code').map((change) => [change.action, change.name])).toContainEqual(['create', 'events']);
+    // Claude Code reads the plugin in place and runs its server itself: it is not written into ~/.claude.json too.
+    expect(mcpOf('claude-code').find((change) => change.name === 'events')).toMatchObject({
+      action: 'skip',
+      reason: expect.stringContaining('runs it itself from plugin streamer'),
+    });
     expect(mcpOf('codex').find((change) => change.name === 'events')).toMatchObject({
       action: 'skip',
       reason: expect.stringContaining('not HTTP+SSE'),
     });
-    const claude = clientMcp('claude', home, project, ['get', 'events']);
-    expect(claude.stdout).toMatch(/Type: sse/);
-    expect(claude.stdout).toContain('http://127.0.0.1:9/sse');
+    const claude = clientMcp('claude', home, project, ['list']);
+    expect(claude.stdout).toContain('plugin:streamer:events');
+    expect(claude.stdout).toContain('http://127.0.0.1:9/sse (SSE)');
   }, 120_000);
 });

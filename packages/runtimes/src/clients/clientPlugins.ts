@@ -134,5 +134,5 @@ export function clientPluginCopy(adapter: RuntimeAdapter | undefined, source: So
 
 /** The name a client lists one of its own plugin skills under. */
 export function clientPluginSkillName(adapter: RuntimeAdapter, skill: ClientPluginSkill): string {
-  return adapter.pluginSkillNames === 'bare' ? skill.skill : `${skill.plugin}:${skill.skill}`;
+  return adapter.pluginSkillNames === 'bare' ? skill.skill : `${skill.listedAs ?? skill.plugin}:${skill.skill}`;
 }

@@ -8,7 +8,6 @@ import type { WriteTarget } from '../RuntimeAdapter.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import type { ManifestSource } from '../RuntimeManifest.js';
 import { canonicalJson } from '../mcp/ServerSpec.js';
-import { pluginLoadedInPlace } from '../pluginsInPlace.js';
 import { rootOutsideAnchor } from '../rootOutsideAnchor.js';
 import { readConfigText } from '../mcp/readConfigText.js';
 import type { DocumentManifest, DocumentManifestEntry } from './DocumentManifest.js';
@@ -73,6 +72,11 @@ export interface DocumentPlanInput {
   readonly documents: readonly SourceDocument[];
   readonly manifest: DocumentManifest;
   readonly show: (absolute: string) => string;
+  /**
+   * Whether the runtime loads a Loadout plugin in place, as its own plugin (the planner's
+   * {@link placePlugins} decision): then the plugin's agents, commands and hooks arrive with it.
+   */
+  readonly loadedInPlace: (plugin: string) => boolean;
 }
 
 /** Records a document a runtime will not get: a code, the reason in words, and where it would have gone. */
@@ -121,7 +125,7 @@ export function planDocuments(input: DocumentPlanInput): DocumentPlanPart {
   const wanted: SourceDocument[] = [];
   for (const document of input.documents) {
     // The one place a plugin the runtime loads itself is left out: its documents arrive with it, never copied twice.
-    if (document.plugin !== null && pluginLoadedInPlace(input.runtime, document.plugin)) {
+    if (document.plugin !== null && input.loadedInPlace(document.plugin)) {
       skip(
         document,
         'LOADED_IN_PLACE',

@@ -80,6 +80,11 @@ export interface PlanServersInput {
   /** Null: the bridge entries stay as they are, whatever they are. */
   readonly bridge: BridgeRequest | null;
   readonly show: (absolute: string) => string;
+  /**
+   * Why a runtime runs a plugin's servers itself (it reads the plugin in place, see
+   * `placePlugins`); null when it does not. Such a server is never written for it too.
+   */
+  readonly readsInPlace?: (runtime: string, plugin: string) => string | null;
 }
 
 /** A file read for planning. */
@@ -367,6 +372,11 @@ function wantedIn(
         message: `${runtime}: server "${server.id}" is skipped: ${reason}`,
       });
     };
+    const inPlace = server.source.plugin === null ? null : (input.readsInPlace?.(runtime, server.source.plugin) ?? null);
+    if (inPlace !== null) {
+      skip(inPlace, 'SERVER_IN_PLACE', 'info');
+      continue;
+    }
     if (server.held !== null) {
       skip(server.held, 'CAPABILITY_UNTRUSTED', 'warning');
       continue;
