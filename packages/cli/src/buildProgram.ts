@@ -11,6 +11,7 @@ import { registerJobsCommand } from './commands/jobsCommand.js';
 import { registerMarketplaceCommand } from './commands/marketplaceCommand.js';
 import { registerMcpCommand } from './commands/mcpCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
+import { registerRuntimesCommand } from './commands/runtimesCommand.js';
 import { registerServeCommand } from './commands/serveCommand.js';
 import { registerServersCommand } from './commands/serversCommand.js';
 import { registerSessionCommand } from './commands/sessionCommand.js';
@@ -55,6 +56,7 @@ export function buildProgram(cli: CliContext): Command {
   registerAgentsCommand(program, cli);
   registerCommandsCommand(program, cli);
   registerApplyCommand(program, cli);
+  registerRuntimesCommand(program, cli);
   registerWhyCommand(program, cli);
   registerCompletionCommand(program, cli);
   registerDoctorCommand(program, cli);

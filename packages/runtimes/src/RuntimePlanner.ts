@@ -58,6 +58,8 @@ export const RuntimePlanner = token<RuntimePlanner>('runtimes.planner');
 export interface PlanOptions {
   /** Whether Loadout registers itself (`loadout mcp`) in the runtimes; absent: its entries stay as they are. */
   readonly bridge?: BridgeRequest | null;
+  /** Plan exactly the runtimes named, none when the list is empty (instead of every adapter). */
+  readonly exactly?: boolean;
 }
 
 @injectable()
@@ -97,7 +99,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
   async plan(session: Session, runtimes: readonly string[] = [], options: PlanOptions = {}): Promise<RuntimePlan> {
     // Each client as installed: its version decides the built-in names and the same-name rule.
     const clients = new InstalledClients(this.places.dataDir, this.env.variables);
-    const resolved = this.select(runtimes).map((adapter) => {
+    const resolved = (options.exactly === true && runtimes.length === 0 ? [] : this.select(runtimes)).map((adapter) => {
       const entry = clients.resolve(adapter);
       // The plugins the client installed itself: their skills are loaded already, never written twice.
       const clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);

@@ -18,6 +18,7 @@ function unconfirmed(
   sources: readonly string[],
   roots: (project: string | null, home: string) => RootLine[],
   refuses: (skill: SkillFileFacts) => string | null,
+  presence: { commands: readonly string[]; homes: (home: string) => string[] },
   depth = 1,
 ): RuntimeAdapter {
   return {
@@ -26,6 +27,7 @@ function unconfirmed(
     verifiedOn: null,
     sameName: 'unverified',
     sources,
+    presence: (env) => ({ commands: presence.commands, homes: presence.homes(env.home) }),
     discoveryRoots: (project, env): DiscoveryRoot[] =>
       roots(project, env.home).map(([dir, scope, note]) => ({ dir, scope, depth, writes: null, note })),
     refuses,
@@ -60,6 +62,7 @@ export const cursorAdapter = unconfirmed(
     [path.join(home, '.codex', 'skills'), 'user', 'personal .codex skills (compatibility)'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Cursor', skill),
+  { commands: ['cursor', 'cursor-agent'], homes: (home) => [path.join(home, '.cursor')] },
 );
 
 /** Windsurf (Cascade): documented folders, undocumented ranking; `.claude` folders only when a setting is on. */
@@ -74,6 +77,7 @@ export const windsurfAdapter = unconfirmed(
     [path.join(home, PROJECT_ROOT_FOLDER, 'skills'), 'user', 'global skills shared with other agents'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Windsurf', skill),
+  { commands: ['windsurf'], homes: (home) => [path.join(home, '.codeium', 'windsurf')] },
 );
 
 /** Amp: only third-party readings of its (closed) docs; roots searched five levels deep. */
@@ -91,6 +95,7 @@ export const ampAdapter = unconfirmed(
     [path.join(home, '.claude', 'skills'), 'user', 'personal .claude skills'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Amp', skill),
+  { commands: ['amp'], homes: (home) => [path.join(home, '.config', 'amp')] },
   5,
 );
 
@@ -103,6 +108,7 @@ export const antigravityAdapter = unconfirmed(
     [path.join(home, '.gemini', 'config', 'skills'), 'user', 'global skills'],
   ],
   (skill) => refuseWithoutDescription('Antigravity', skill),
+  { commands: ['antigravity'], homes: (home) => [path.join(home, '.gemini', 'antigravity')] },
 );
 
 /** Antigravity CLI (`agy`): workspace `.agents/skills`, global `~/.gemini/antigravity-cli/skills`. */
@@ -114,4 +120,5 @@ export const antigravityCliAdapter = unconfirmed(
     [path.join(home, '.gemini', 'antigravity-cli', 'skills'), 'user', 'global agy skills'],
   ],
   (skill) => refuseWithoutDescription('Antigravity CLI', skill),
+  { commands: ['agy'], homes: (home) => [path.join(home, '.gemini', 'antigravity-cli')] },
 );
