@@ -1,9 +1,11 @@
 import path from 'node:path';
+import { isLoadoutError } from '@loadout/files';
 import { type Diagnostic, Places, type Session, SessionLoader, token } from '@loadout/kernel';
-import type { ServerRecord } from '@loadout/servers';
+import { SecretStore, type ServerRecord, serverDefinitionOf } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { inject, injectable, injectAll } from 'tsyringe';
 import { findRepositoryRoot } from './findRepositoryRoot.js';
+import { LoadoutLauncher, startedThroughLoadout } from './mcp/LoadoutLauncher.js';
 import { McpManifest } from './mcp/McpManifest.js';
 import { type BridgeRequest, entryHashes, openMcpConfig, planServers, type ServerPlanPart } from './mcp/planServers.js';
 import { readConfigText } from './mcp/readConfigText.js';
@@ -70,6 +72,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     @inject(RuntimeEnvironment) private readonly env: RuntimeEnvironment,
     @injectAll(RuntimeAdapters) private readonly registered: RuntimeAdapter[],
     @injectAll(ServerHolds, { isOptional: true }) private readonly holds: ServerHold[],
+    @injectAll(LoadoutLauncher, { isOptional: true }) private readonly launchers: LoadoutLauncher[],
   ) {}
 
   adapters(): readonly RuntimeAdapter[] {
@@ -239,9 +242,11 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       }
       return null;
     };
+    const secretStore = new SecretStore(this.places.dataDir);
     const take = (record: ServerRecord, target: 'user' | 'project', from: Session): void => {
-      const server = readSourceServer(record, target, from, hold(record, from));
-      if (server === null) return;
+      const read = readSourceServer(record, target, from, hold(record, from));
+      if (read === null) return;
+      const server = this.withSecrets(read, record, secretStore, findings);
       wants.push(server);
       if (server.name !== server.id) {
         findings.push({
@@ -279,6 +284,41 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       }
     }
     return wants;
+  }
+
+  /**
+   * A server that names secrets, as runtimes are given it: started through `loadout mcp run`
+   * (never with the values in its entry); held back when this process cannot say how to start
+   * Loadout. A secret not in the store yet is a warning: the server fails to start until it is set.
+   */
+  private withSecrets(server: SourceServer, record: ServerRecord, store: SecretStore, findings: Diagnostic[]): SourceServer {
+    const definition = serverDefinitionOf(record);
+    const secrets = definition !== null && 'secrets' in definition ? (definition.secrets ?? {}) : {};
+    if (Object.keys(secrets).length === 0) return server;
+    const launcher = this.launchers[this.launchers.length - 1];
+    if (launcher === undefined) {
+      return server.held === null
+        ? { ...server, held: 'it names secrets, which reach it only through `loadout mcp run`; apply it from the command line' }
+        : server;
+    }
+    let kept: ReadonlySet<string>;
+    try {
+      kept = new Set(store.names());
+    } catch (error) {
+      if (!isLoadoutError(error)) throw error;
+      kept = new Set();
+      findings.push({ code: error.code, severity: 'warning', message: error.message });
+    }
+    const missing = [...new Set(Object.values(secrets))].filter((name) => !kept.has(name));
+    if (missing.length > 0) {
+      findings.push({
+        code: 'SECRET_MISSING',
+        severity: 'warning',
+        path: record.path,
+        message: `server "${record.id}" names ${missing.map((name) => `"${name}"`).join(', ')}, not kept yet: it does not start until \`loadout secrets set ${missing[0]}\` (the value read from stdin)`,
+      });
+    }
+    return startedThroughLoadout(server, secrets, launcher);
   }
 
   private select(names: readonly string[]): RuntimeAdapter[] {
