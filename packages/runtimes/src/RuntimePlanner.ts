@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { isLoadoutError } from '@loadout/files';
 import { type Diagnostic, Places, type Session, SessionLoader, token } from '@loadout/kernel';
@@ -233,9 +234,11 @@ export class SkillRuntimePlanner implements RuntimePlanner {
    */
   private wantedServers(session: Session, global: Session, findings: Diagnostic[]): SourceServer[] {
     const wants: SourceServer[] = [];
+    const examples = this.shippedExamples();
     const hold = (record: ServerRecord, from: Session): string | null => {
       // A session already holds what its owner has not trusted (a project's server, an unapproved plugin's).
       if (record.held !== undefined) return record.held.reason;
+      if (examples(record)) return SHIPPED_EXAMPLE_REASON;
       for (const rule of this.holds) {
         const reason = rule.holdReason(record, from);
         if (reason !== null) return reason;
@@ -321,6 +324,17 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     return startedThroughLoadout(server, secrets, launcher);
   }
 
+  /**
+   * Whether a record is one of the examples Loadout ships: an owner capability of a capabilities
+   * folder that still holds the examples' marker. Those are never written into a runtime, so a
+   * first `apply` from a fresh checkout does not put the `filesystem` example into the owner's real
+   * configuration. Removing the marker makes the folder the owner's.
+   */
+  private shippedExamples(): (record: SkillRecord | ServerRecord) => boolean {
+    if (!fs.existsSync(path.join(this.places.capabilitiesDir, SHIPPED_EXAMPLES_MARKER))) return () => false;
+    return (record) => record.level === 'global' && record.plugin === null;
+  }
+
   private select(names: readonly string[]): RuntimeAdapter[] {
     if (names.length === 0) return [...this.registered];
     const known = this.registered.map((adapter) => adapter.name);
@@ -342,7 +356,13 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     // A held skill (scripts or tool grants not yet trusted) is never written, as a held server is
     // not: it is left out of what is wanted, so a copy written before is retired like any other.
     const reported = new Set<string>();
+    const examples = this.shippedExamples();
+    let exampleSkills = 0;
     const free = (record: SkillRecord): boolean => {
+      if (examples(record)) {
+        exampleSkills += 1;
+        return false;
+      }
       if (record.held === undefined) return true;
       const key = recordKey(record);
       if (!reported.has(key)) {
@@ -374,9 +394,22 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         });
       }
     }
+    if (exampleSkills > 0) {
+      findings.push({
+        code: 'SHIPPED_EXAMPLES_NOT_WRITTEN',
+        severity: 'warning',
+        path: this.places.capabilitiesDir,
+        message: `${exampleSkills} skill${exampleSkills === 1 ? ' is an example' : 's are examples'} ${SHIPPED_EXAMPLES}`,
+      });
+    }
     return wants;
   }
 }
+
+/** The file that marks a capabilities folder as Loadout's shipped examples. */
+export const SHIPPED_EXAMPLES_MARKER = '.loadout-examples';
+const SHIPPED_EXAMPLES = `shipped with Loadout (${SHIPPED_EXAMPLES_MARKER} in the capabilities folder), never written into a runtime; point LOADOUT_CAPABILITIES_DIR at your own, or delete that file to make them yours`;
+const SHIPPED_EXAMPLE_REASON = `it is an example ${SHIPPED_EXAMPLES}`;
 
 function recordKey(record: SkillRecord | ServerRecord): string {
   return `${record.id}\0${record.plugin ?? ''}\0${record.path}`;
