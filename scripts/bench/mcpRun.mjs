@@ -25,7 +25,9 @@ const SECRET = 'bench-secret-value-0123456789';
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-mcp-run-'));
 const dataDir = path.join(scratch, 'data');
 fs.mkdirSync(dataDir, { mode: 0o700 });
-fs.writeFileSync(path.join(dataDir, 'secrets.json'), `${JSON.stringify({ version: 1, secrets: { 'bench-token': SECRET } })}\n`, { mode: 0o600 });
+fs.writeFileSync(path.join(dataDir, 'secrets.json'), `${JSON.stringify({ version: 1, secrets: { 'bench-token': SECRET } })}\n`, {
+  mode: 0o600,
+});
 const SDK = path.join(root, 'packages/e2e/node_modules/@modelcontextprotocol/sdk/dist/cjs');
 const sdkServer = path.join(scratch, 'sdk-server.cjs');
 fs.writeFileSync(
@@ -75,7 +77,9 @@ function firstAnswer(command, args, env) {
       const elapsed = now() - started;
       const answer = JSON.parse(out.slice(0, out.indexOf('\n')));
       child.stdin.end();
-      child.once('exit', () => (answer.result.serverInfo.version === expected ? done(elapsed) : fail(new Error('the server did not get the secret'))));
+      child.once('exit', () =>
+        answer.result.serverInfo.version === expected ? done(elapsed) : fail(new Error('the server did not get the secret')),
+      );
     });
     child.on('error', fail);
     child.stdin.write(INITIALIZE);

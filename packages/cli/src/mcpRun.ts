@@ -44,7 +44,8 @@ export function parseMcpRun(words: readonly string[]): McpRunRequest {
     if (option === '--cwd') cwd = value;
     else if (option === '--secret') {
       const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/.exec(value);
-      if (match === null || !SECRET_NAME.test(match[2] as string)) throw new McpRunRefusal('USAGE', `--secret takes VAR=SECRET, not "${value.slice(0, 64)}"`);
+      if (match === null || !SECRET_NAME.test(match[2] as string))
+        throw new McpRunRefusal('USAGE', `--secret takes VAR=SECRET, not "${value.slice(0, 64)}"`);
       secrets[match[1] as string] = match[2] as string;
     } else throw new McpRunRefusal('USAGE', usage);
   }
@@ -97,7 +98,8 @@ function secretValues(request: McpRunRequest): Record<string, string> {
   if (Object.keys(request.secrets).length === 0) return {};
   const dataDir = proofDataDir(process.env, REPOSITORY_ROOT, process.cwd());
   const content = readSecretFile(path.join(dataDir, SECRETS_FILE));
-  if ('problem' in content) throw new McpRunRefusal('SECRET_STORE_INVALID', `the secret store (${SECRETS_FILE} in the data folder) ${content.problem}`);
+  if ('problem' in content)
+    throw new McpRunRefusal('SECRET_STORE_INVALID', `the secret store (${SECRETS_FILE} in the data folder) ${content.problem}`);
   const values: Record<string, string> = {};
   for (const [variable, secret] of Object.entries(request.secrets)) {
     const value = content.values[secret];

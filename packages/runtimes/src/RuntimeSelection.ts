@@ -98,7 +98,11 @@ export class RuntimeChoices {
       if (text !== null) chosenIn(text, file);
       const value = chosen === null ? undefined : [...new Set(chosen)];
       const edited = editJsonText(text, [{ path: CHOSEN_PATH, value }]);
-      if (edited === null) throw new RuntimeConfigInvalidError(file, 'cannot record the choice without changing other settings (a key written twice?); edit it by hand');
+      if (edited === null)
+        throw new RuntimeConfigInvalidError(
+          file,
+          'cannot record the choice without changing other settings (a key written twice?); edit it by hand',
+        );
       fs.mkdirSync(dataDir, { recursive: true });
       writeFileAtomicSync(file, edited, { mode: PRIVATE_FILE_MODE });
       return new RuntimeChoices(file, value ?? null);
@@ -181,12 +185,7 @@ export function selectRuntimes(input: {
   return { selected, report: { basis, chosen: choices.chosen, runtimes } };
 }
 
-function reasonFor(
-  basis: SelectionBasis,
-  selected: boolean,
-  found: Detection,
-  show: (absolute: string) => string,
-): string {
+function reasonFor(basis: SelectionBasis, selected: boolean, found: Detection, show: (absolute: string) => string): string {
   const seen = [
     ...(found.command === null ? [] : [`\`${found.command}\` on PATH`]),
     ...(found.home === null ? [] : [`${show(found.home)} exists`]),
@@ -195,10 +194,7 @@ function reasonFor(
   if (basis === 'chosen') return selected ? `chosen${seen === '' ? ' (not found on this machine)' : ` (${seen})`}` : 'not chosen';
   if (selected) return `detected: ${seen}`;
   if (found.looked === null) return 'not detected: Loadout cannot tell whether it is installed; choose it with `loadout runtimes use`';
-  const missing = [
-    ...found.looked.commands.map((command) => `\`${command}\``),
-    ...found.looked.homes.map((home) => show(home)),
-  ];
+  const missing = [...found.looked.commands.map((command) => `\`${command}\``), ...found.looked.homes.map((home) => show(home))];
   return `not detected: none of ${missing.join(', ')} is on this machine`;
 }
 

@@ -7,6 +7,6 @@ export { type BridgeRequest, openMcpConfig } from './mcp/planServers.js';
 export type { McpConfigFile } from './mcp/RuntimeMcpSupport.js';
 export { type ApplyMode, type ApplyResult, type RetiredListing, type RetiredReport, RuntimeApplier } from './RuntimeApplier.js';
 export { RuntimePlanner } from './RuntimePlanner.js';
-export { type RuntimeChoiceReport, RuntimeChooser, type SelectionBasis, type SelectionReport } from './RuntimeSelection.js';
+export { RuntimeChooser, type SelectionReport } from './RuntimeSelection.js';
 export type { RuntimeApplyBody, RuntimeChooseBody, RuntimeWhyQuery } from './runtimeRoutes.js';
 export { runtimesModule } from './runtimesModule.js';

@@ -28,7 +28,12 @@ describe('which runtimes an apply writes', () => {
     expect(result.selection.basis).toBe('detected');
     expect(result.runtimes.map((part) => part.runtime)).toEqual(['claude-code']);
     const claude = result.selection.runtimes.find((entry) => entry.runtime === 'claude-code');
-    expect(claude).toMatchObject({ detected: true, selected: true, home: '$CLAUDE_CONFIG_DIR', reason: 'detected: $CLAUDE_CONFIG_DIR exists' });
+    expect(claude).toMatchObject({
+      detected: true,
+      selected: true,
+      home: '$CLAUDE_CONFIG_DIR',
+      reason: 'detected: $CLAUDE_CONFIG_DIR exists',
+    });
     for (const entry of result.selection.runtimes.filter((candidate) => candidate.runtime !== 'claude-code')) {
       expect(entry.selected, entry.runtime).toBe(false);
       expect(entry.reason, entry.runtime).toMatch(/^not detected: none of .* is on this machine$/);

@@ -40,15 +40,31 @@ describe('servers that name secrets', () => {
     const result = await applier.apply({});
     expect(result.ok).toBe(true);
     expect(result.findings.map((candidate) => candidate.code)).not.toContain('SECRET_MISSING');
-    const words = ['/opt/loadout/main.js', 'mcp', 'run', 'vault', '--secret', 'VAULT_TOKEN=vault-token', '--cwd', '/srv/vault', '--', 'node', 'vault.js'];
-    const claude = JSON.parse(fs.readFileSync(path.join(m.home, '.claude', '.claude.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
+    const words = [
+      '/opt/loadout/main.js',
+      'mcp',
+      'run',
+      'vault',
+      '--secret',
+      'VAULT_TOKEN=vault-token',
+      '--cwd',
+      '/srv/vault',
+      '--',
+      'node',
+      'vault.js',
+    ];
+    const claude = JSON.parse(fs.readFileSync(path.join(m.home, '.claude', '.claude.json'), 'utf8')) as {
+      mcpServers: Record<string, unknown>;
+    };
     expect(claude.mcpServers.vault).toEqual({
       type: 'stdio',
       command: '/usr/bin/node',
       args: words,
       env: { MODE: 'plain', LOADOUT_HOME: '/work/loadout' },
     });
-    const codex = parseToml(fs.readFileSync(path.join(m.home, '.codex', 'config.toml'), 'utf8')) as { mcp_servers: Record<string, unknown> };
+    const codex = parseToml(fs.readFileSync(path.join(m.home, '.codex', 'config.toml'), 'utf8')) as {
+      mcp_servers: Record<string, unknown>;
+    };
     expect(codex.mcp_servers.vault).toMatchObject({ command: '/usr/bin/node', args: words });
     // The working folder travels in the words, so no runtime is told it ignores one.
     expect(JSON.stringify(result)).not.toContain('SERVER_SETTING_IGNORED');

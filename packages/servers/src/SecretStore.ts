@@ -17,7 +17,10 @@ const MAX_VALUE_BYTES = 16 * 1024;
 /** A secret name the store does not take. */
 export class SecretNameInvalidError extends InvalidInputError {
   constructor(name: string) {
-    super('SECRET_NAME_INVALID', `"${name.slice(0, 64)}" is not a secret name: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    super(
+      'SECRET_NAME_INVALID',
+      `"${name.slice(0, 64)}" is not a secret name: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
   }
 }
 

@@ -6,7 +6,6 @@ const MAX_ARGS = 256;
 /** A variable name a server's `secrets` may set. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
-
 /** The file format of `servers/<id>.json`: a command MCP server or a remote one. Built on first use (see {@link serverDefinitionShape}). */
 export function serverDefinitionSchema() {
   const common = {

@@ -26,7 +26,8 @@ export function readSecretFile(file: string): SecretFileContent {
   } catch {
     return { problem: 'is not valid JSON' };
   }
-  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
   if (!isObject(parsed) || parsed.version !== 1 || !isObject(parsed.secrets))
     return { problem: 'is not a store Loadout wrote (version 1, "secrets" an object)' };
   const values: Record<string, string> = {};

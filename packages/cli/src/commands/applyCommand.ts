@@ -53,7 +53,8 @@ export function loadoutLauncher(cli: CliContext): LoadoutLauncher {
  */
 export function registerLoadoutLauncher(cli: CliContext): void {
   const app = cli.app();
-  if (!app.isRegistered(cli.features.LoadoutLauncher, false)) app.register(cli.features.LoadoutLauncher, { useValue: loadoutLauncher(cli) });
+  if (!app.isRegistered(cli.features.LoadoutLauncher, false))
+    app.register(cli.features.LoadoutLauncher, { useValue: loadoutLauncher(cli) });
 }
 
 /** Whether `file` is a file this user may run. */
@@ -159,7 +160,13 @@ export function formatResult(result: ApplyResult, verbose = false): string {
   const lines: string[] = [];
   if (result.project !== null) lines.push(`project: ${result.project}`);
   lines.push(...selectionLines(result, verbose));
-  lines.push(...indentAll(table(result.runtimes.map(verdictRow)).split('\n').filter((line) => line !== '')));
+  lines.push(
+    ...indentAll(
+      table(result.runtimes.map(verdictRow))
+        .split('\n')
+        .filter((line) => line !== ''),
+    ),
+  );
   const places = placeRows(result);
   if (places.length > 0) lines.push('written into:', ...indentAll(table(places).split('\n')));
   if (verbose) {
@@ -216,7 +223,10 @@ function verdictRow(part: RuntimePart): string[] {
   if (part.status === 'unconfirmed') return [part.runtime, 'unconfirmed', `writes nothing of its own, sees ${part.sees.length} skills`];
   const skills = part.changes.filter((change) => change.kind === 'skill');
   const servers = part.changes.filter((change) => change.kind === 'server');
-  const mcp = part.mcp === null ? '' : `; servers: ${countActions(servers)}${part.mcp.status === 'ok' ? '' : ` (MCP configuration: ${part.mcp.status})`}`;
+  const mcp =
+    part.mcp === null
+      ? ''
+      : `; servers: ${countActions(servers)}${part.mcp.status === 'ok' ? '' : ` (MCP configuration: ${part.mcp.status})`}`;
   return [part.runtime, part.status, `skills: ${countActions(skills)}, sees ${part.sees.length}${mcp}`];
 }
 

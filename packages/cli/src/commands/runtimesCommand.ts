@@ -28,7 +28,11 @@ export function registerRuntimesCommand(program: Command, cli: CliContext): void
       await cli.run(json(command), () => chooser().choose(names), formatSelection);
     });
   const changes = [
-    { how: 'add', argument: 'runtimes to write besides those apply writes now', description: 'add runtimes to those apply writes (remembered)' },
+    {
+      how: 'add',
+      argument: 'runtimes to write besides those apply writes now',
+      description: 'add runtimes to those apply writes (remembered)',
+    },
     {
       how: 'drop',
       argument: 'runtimes apply no longer writes',

@@ -109,7 +109,12 @@ function selectionSection(selection, context) {
     }
     await context.refresh();
   };
-  const form = h('form', { class: 'runtime-choice' }, h('ul', {}, boxes), h('button', { type: 'submit', class: 'button', text: 'Write these' }));
+  const form = h(
+    'form',
+    { class: 'runtime-choice' },
+    h('ul', {}, boxes),
+    h('button', { type: 'submit', class: 'button', text: 'Write these' }),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void choose([...form.querySelectorAll('input[name="runtime"]:checked')].map((box) => box.value));
