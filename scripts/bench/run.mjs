@@ -18,6 +18,7 @@ const benches = [
   { name: 'http', file: 'http.mjs', args: [] },
   { name: 'server', file: 'server.mjs', args: [] },
   { name: 'mcp', file: 'mcp.mjs', args: [] },
+  { name: 'mcp-run', file: 'mcpRun.mjs', args: [] },
   { name: 'queue', file: 'queue.mjs', args: [] },
   { name: 'clones', file: 'clones.mjs', args: [] },
   { name: 'runtimes', file: 'runtimes.mjs', args: [] },

@@ -11,6 +11,8 @@ import { registerJobsCommand } from './commands/jobsCommand.js';
 import { registerMarketplaceCommand } from './commands/marketplaceCommand.js';
 import { registerMcpCommand } from './commands/mcpCommand.js';
 import { registerPluginsCommand } from './commands/pluginsCommand.js';
+import { registerRuntimesCommand } from './commands/runtimesCommand.js';
+import { registerSecretsCommand } from './commands/secretsCommand.js';
 import { registerServeCommand } from './commands/serveCommand.js';
 import { registerServersCommand } from './commands/serversCommand.js';
 import { registerSessionCommand } from './commands/sessionCommand.js';
@@ -55,6 +57,8 @@ export function buildProgram(cli: CliContext): Command {
   registerAgentsCommand(program, cli);
   registerCommandsCommand(program, cli);
   registerApplyCommand(program, cli);
+  registerRuntimesCommand(program, cli);
+  registerSecretsCommand(program, cli);
   registerWhyCommand(program, cli);
   registerCompletionCommand(program, cli);
   registerDoctorCommand(program, cli);

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { proofDataDir, provenOutput } from './applyProof.js';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 import { loadCachedScript } from './loadCachedScript.js';
+import { runMcpServer } from './mcpRun.js';
 import { printVersion, wantsVersion } from './version.js';
 
 /** The bundle beside this file and its content hash, written in here by the build (scripts/bundle.mjs). */
@@ -23,6 +24,9 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 if (wantsVersion(process.argv.slice(2))) printVersion(process.argv.includes('--json'));
+// A server a runtime starts through Loadout (its secrets by reference): the entry says what to
+// start, so it starts without the command line, the session or the database.
+else if (process.argv[2] === 'mcp' && process.argv[3] === 'run') runMcpServer(process.argv.slice(3));
 else if (typeof LOADOUT_BUNDLE === 'undefined') {
   // Not bundled (dist/lib as tsc wrote it): the same command line through Node's ES loader.
   void import('./cliBundle.js').then(({ runCli }) => runCli(process.argv));

@@ -168,6 +168,19 @@ export interface RuntimeAdapter {
   readonly mcp?: RuntimeMcpSupport;
   /** Where it reads subagents, commands and hooks, and how Loadout's become its own; absent: none confirmed. */
   readonly documents?: RuntimeDocumentSupport;
+  /**
+   * How to tell the runtime is on this machine: the commands it installs on `PATH` and the folders
+   * it keeps in the home folder. A runtime without it is never detected; the owner can still choose
+   * it (`loadout runtimes use NAME`).
+   */
+  presence?(env: RuntimeEnvironment): RuntimePresence;
+}
+
+/** What makes a runtime count as installed: any of its commands on `PATH`, or any of its home folders. */
+export interface RuntimePresence {
+  readonly commands: readonly string[];
+  /** Absolute folders the runtime creates the first time it runs (`~/.claude`, `~/.codex`). */
+  readonly homes: readonly string[];
 }
 export const RuntimeAdapters = token<RuntimeAdapter>('runtimes.adapters');
 

@@ -13,7 +13,9 @@ import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { BridgeRequest } from './mcp/planServers.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
 import type { ChangeReport, ManagedKind, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
+import { RuntimeEnvironment } from './RuntimeEnvironment.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
+import { type SelectionReport, selectRuntimes } from './RuntimeSelection.js';
 import { type DamagedTrashEntry, RuntimeTrash, type SkillTrashEntry, type TrashEntry } from './RuntimeTrash.js';
 import { flushWritten, readSkillBundle, writeBundle } from './SkillBundle.js';
 
@@ -23,7 +25,10 @@ export type ApplyMode = 'apply' | 'dry-run' | 'check';
 export interface ApplyOptions {
   /** The folder the agent works in; null plans the user's folders only. */
   readonly project?: string | null;
-  /** Runtime names; empty means every adapter (unverified ones only report). */
+  /**
+   * Runtime names; empty means those the owner chose (`loadout runtimes use`), else those detected
+   * on this machine (see {@link selectRuntimes}). Unverified ones only report.
+   */
   readonly runtimes?: readonly string[];
   readonly mode?: ApplyMode;
   /**
@@ -56,6 +61,8 @@ export interface ApplyResult extends PlanReport {
   readonly upToDate: boolean;
   /** Entries moved to the trash by this run; `loadout apply restore ID` brings one back. */
   readonly retired: readonly RetiredReport[];
+  /** Which runtimes were planned and why the others were not. */
+  readonly selection: SelectionReport;
 }
 
 /** What `apply restore` lists. */
@@ -95,23 +102,24 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     @inject(SessionLoader) private readonly loader: SessionLoader,
     @inject(Places) private readonly places: Places,
     @inject(RuntimePlanner) private readonly planner: RuntimePlanner,
+    @inject(RuntimeEnvironment) private readonly env: RuntimeEnvironment,
   ) {}
 
   async apply(options: ApplyOptions = {}): Promise<ApplyResult> {
     const mode = options.mode ?? 'apply';
     if (mode !== 'apply') {
-      const plan = await this.makePlan(options);
+      const { plan, selection } = await this.makePlan(options);
       const report = plan.report();
-      return { ...report, mode, applied: false, upToDate: report.ok && report.changeCount === 0, retired: [] };
+      return { ...report, mode, applied: false, upToDate: report.ok && report.changeCount === 0, retired: [], selection };
     }
     return this.locked(async () => {
-      const plan = await this.makePlan(options);
+      const { plan, selection } = await this.makePlan(options);
       const report = plan.report();
       const retired = [...(await this.execute(plan)), ...(await this.executeServers(plan)), ...this.executeDocuments(plan)];
       this.executePlugins(plan);
       // A refused apply leaves every file as it was, the stamps cache included.
       if (report.ok || report.changeCount > 0) plan.stamps.save();
-      return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired };
+      return { ...report, mode, applied: report.changeCount > 0, upToDate: report.ok && report.changeCount === 0, retired, selection };
     });
   }
 
@@ -175,10 +183,21 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     if (hold !== null) throw new CapabilityUntrustedError(record, hold);
   }
 
-  private async makePlan(options: ApplyOptions): Promise<RuntimePlan> {
-    const session = await this.loader.open({ project: options.project ?? null });
+  private async makePlan(options: ApplyOptions): Promise<{ plan: RuntimePlan; selection: SelectionReport }> {
+    const project = options.project ?? null;
+    const redactor = this.planner.redactor(project);
+    const { selected, report } = selectRuntimes({
+      adapters: this.planner.adapters(),
+      env: this.env,
+      dataDir: this.places.dataDir,
+      named: options.runtimes ?? [],
+      show: (absolute) => redactor.path(absolute),
+    });
+    const session = await this.loader.open({ project });
     try {
-      return await this.planner.plan(session, options.runtimes ?? [], { bridge: options.mcpBridge ?? null });
+      const names = selected.map((adapter) => adapter.name);
+      const plan = await this.planner.plan(session, names, { bridge: options.mcpBridge ?? null, exactly: true });
+      return { plan, selection: report };
     } finally {
       session.dispose();
     }

@@ -84,6 +84,11 @@ export function runtimeFolderIn(folder: RuntimeFolder, project: string | null): 
   return project === null ? null : path.resolve(project, folder.dir);
 }
 
+/** The folder as a one-element list when it is absolute, else none (a relative one names no fixed place). */
+export function absoluteFolder(folder: RuntimeFolder): string[] {
+  return folder.relative ? [] : [folder.dir];
+}
+
 /** Settings that make a runtime read its folders from wherever it is started: worth a warning. */
 export function environmentFindings(env: RuntimeEnvironment): Diagnostic[] {
   const findings: Diagnostic[] = [];

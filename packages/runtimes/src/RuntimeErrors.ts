@@ -41,3 +41,10 @@ export class RuntimeManifestInvalidError extends ConflictError {
     super('RUNTIME_MANIFEST_INVALID', message, options);
   }
 }
+
+/** Loadout's own settings file for this machine cannot be read as it must be: nothing is changed in it. */
+export class RuntimeConfigInvalidError extends ConflictError {
+  constructor(file: string, problem: string, options?: { cause?: unknown }) {
+    super('RUNTIME_CONFIG_INVALID', `${file}: ${problem}`, options);
+  }
+}

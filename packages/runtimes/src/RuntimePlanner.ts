@@ -1,12 +1,15 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { isLoadoutError } from '@loadout/files';
 import { type Diagnostic, Places, type Session, SessionLoader, token } from '@loadout/kernel';
-import type { ServerRecord } from '@loadout/servers';
+import { SecretStore, type ServerRecord, serverDefinitionOf } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { inject, injectable, injectAll } from 'tsyringe';
 import { DocumentManifest } from './documents/DocumentManifest.js';
 import { type DocumentPlanPart, planDocuments } from './documents/planDocuments.js';
 import { wantedDocuments } from './documents/wantedDocuments.js';
 import { findRepositoryRoot } from './findRepositoryRoot.js';
+import { LoadoutLauncher, startedThroughLoadout } from './mcp/LoadoutLauncher.js';
 import { McpManifest } from './mcp/McpManifest.js';
 import { type BridgeRequest, entryHashes, openMcpConfig, planServers, type ServerPlanPart } from './mcp/planServers.js';
 import { readConfigText } from './mcp/readConfigText.js';
@@ -64,6 +67,8 @@ export const RuntimePlanner = token<RuntimePlanner>('runtimes.planner');
 export interface PlanOptions {
   /** Whether Loadout registers itself (`loadout mcp`) in the runtimes; absent: its entries stay as they are. */
   readonly bridge?: BridgeRequest | null;
+  /** Plan exactly the runtimes named, none when the list is empty (instead of every adapter). */
+  readonly exactly?: boolean;
 }
 
 @injectable()
@@ -74,6 +79,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     @inject(RuntimeEnvironment) private readonly env: RuntimeEnvironment,
     @injectAll(RuntimeAdapters) private readonly registered: RuntimeAdapter[],
     @injectAll(ServerHolds, { isOptional: true }) private readonly holds: ServerHold[],
+    @injectAll(LoadoutLauncher, { isOptional: true }) private readonly launchers: LoadoutLauncher[],
   ) {}
 
   adapters(): readonly RuntimeAdapter[] {
@@ -109,7 +115,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     const global = session.project === null ? session : await this.loader.open({ project: null });
     try {
       const pluginParts = new Map<string, ClaudePluginPart>();
-      const resolved = this.select(runtimes).map((adapter) => {
+      const resolved = (options.exactly === true && runtimes.length === 0 ? [] : this.select(runtimes)).map((adapter) => {
         const entry = clients.resolve(adapter);
         // The plugins the client installed itself: their skills are loaded already, never written twice.
         let clientPlugins = clientPluginSkills(adapter.name, session.project, this.env);
@@ -315,18 +321,22 @@ export class SkillRuntimePlanner implements RuntimePlanner {
    */
   private wantedServers(session: Session, global: Session, findings: Diagnostic[]): SourceServer[] {
     const wants: SourceServer[] = [];
+    const examples = this.shippedExamples();
     const hold = (record: ServerRecord, from: Session): string | null => {
       // A session already holds what its owner has not trusted (a project's server, an unapproved plugin's).
       if (record.held !== undefined) return record.held.reason;
+      if (examples(record)) return SHIPPED_EXAMPLE_REASON;
       for (const rule of this.holds) {
         const reason = rule.holdReason(record, from);
         if (reason !== null) return reason;
       }
       return null;
     };
+    const secretStore = new SecretStore(this.places.dataDir);
     const take = (record: ServerRecord, target: 'user' | 'project', from: Session): void => {
-      const server = readSourceServer(record, target, from, hold(record, from));
-      if (server === null) return;
+      const read = readSourceServer(record, target, from, hold(record, from));
+      if (read === null) return;
+      const server = this.withSecrets(read, record, secretStore, findings);
       wants.push(server);
       if (server.name !== server.id) {
         findings.push({
@@ -366,6 +376,52 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     return wants;
   }
 
+  /**
+   * A server that names secrets, as runtimes are given it: started through `loadout mcp run`
+   * (never with the values in its entry); held back when this process cannot say how to start
+   * Loadout. A secret not in the store yet is a warning: the server fails to start until it is set.
+   */
+  private withSecrets(server: SourceServer, record: ServerRecord, store: SecretStore, findings: Diagnostic[]): SourceServer {
+    const definition = serverDefinitionOf(record);
+    const secrets = definition !== null && 'secrets' in definition ? (definition.secrets ?? {}) : {};
+    if (Object.keys(secrets).length === 0) return server;
+    const launcher = this.launchers[this.launchers.length - 1];
+    if (launcher === undefined) {
+      return server.held === null
+        ? { ...server, held: 'it names secrets, which reach it only through `loadout mcp run`; apply it from the command line' }
+        : server;
+    }
+    let kept: ReadonlySet<string>;
+    try {
+      kept = new Set(store.names());
+    } catch (error) {
+      if (!isLoadoutError(error)) throw error;
+      kept = new Set();
+      findings.push({ code: error.code, severity: 'warning', message: error.message });
+    }
+    const missing = [...new Set(Object.values(secrets))].filter((name) => !kept.has(name));
+    if (missing.length > 0) {
+      findings.push({
+        code: 'SECRET_MISSING',
+        severity: 'warning',
+        path: record.path,
+        message: `server "${record.id}" names ${missing.map((name) => `"${name}"`).join(', ')}, not kept yet: it does not start until \`loadout secrets set ${missing[0]}\` (the value read from stdin)`,
+      });
+    }
+    return startedThroughLoadout(server, secrets, launcher);
+  }
+
+  /**
+   * Whether a record is one of the examples Loadout ships: an owner capability of a capabilities
+   * folder that still holds the examples' marker. Those are never written into a runtime, so a
+   * first `apply` from a fresh checkout does not put the `filesystem` example into the owner's real
+   * configuration. Removing the marker makes the folder the owner's.
+   */
+  private shippedExamples(): (record: SkillRecord | ServerRecord) => boolean {
+    if (!fs.existsSync(path.join(this.places.capabilitiesDir, SHIPPED_EXAMPLES_MARKER))) return () => false;
+    return (record) => record.level === 'global' && record.plugin === null;
+  }
+
   private select(names: readonly string[]): RuntimeAdapter[] {
     if (names.length === 0) return [...this.registered];
     const known = this.registered.map((adapter) => adapter.name);
@@ -387,7 +443,13 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     // A held skill (scripts or tool grants not yet trusted) is never written, as a held server is
     // not: it is left out of what is wanted, so a copy written before is retired like any other.
     const reported = new Set<string>();
+    const examples = this.shippedExamples();
+    let exampleSkills = 0;
     const free = (record: SkillRecord): boolean => {
+      if (examples(record)) {
+        exampleSkills += 1;
+        return false;
+      }
       if (record.held === undefined) return true;
       const key = recordKey(record);
       if (!reported.has(key)) {
@@ -419,9 +481,22 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         });
       }
     }
+    if (exampleSkills > 0) {
+      findings.push({
+        code: 'SHIPPED_EXAMPLES_NOT_WRITTEN',
+        severity: 'warning',
+        path: this.places.capabilitiesDir,
+        message: `${exampleSkills} skill${exampleSkills === 1 ? ' is an example' : 's are examples'} ${SHIPPED_EXAMPLES}`,
+      });
+    }
     return wants;
   }
 }
+
+/** The file that marks a capabilities folder as Loadout's shipped examples. */
+export const SHIPPED_EXAMPLES_MARKER = '.loadout-examples';
+const SHIPPED_EXAMPLES = `shipped with Loadout (${SHIPPED_EXAMPLES_MARKER} in the capabilities folder), never written into a runtime; point LOADOUT_CAPABILITIES_DIR at your own, or delete that file to make them yours`;
+const SHIPPED_EXAMPLE_REASON = `it is an example ${SHIPPED_EXAMPLES}`;
 
 function recordKey(record: SkillRecord | ServerRecord): string {
   return `${record.id}\0${record.plugin ?? ''}\0${record.path}`;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { explainSkill } from './explainSkill.js';
 import { RuntimeApplier } from './RuntimeApplier.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
+import { RuntimeChooser } from './RuntimeSelection.js';
 
 /** A runtime's name as adapters spell it (`claude-code`); an unknown one is `RUNTIME_UNKNOWN` from the planner. */
 const runtimeName = z.string().min(1).max(64);
@@ -14,6 +15,10 @@ const ApplyBody = z.strictObject({
 });
 /** What `POST /api/runtimes/apply` takes, as a client writes it. */
 export type RuntimeApplyBody = z.input<typeof ApplyBody>;
+
+/** `PUT /api/runtimes/chosen`: the runtimes an apply that names none writes; null goes back to the detected ones. */
+const ChooseBody = z.strictObject({ runtimes: z.array(runtimeName).max(32).nullable() });
+export type RuntimeChooseBody = z.input<typeof ChooseBody>;
 
 /** `GET /api/runtimes/why?name=&project=` */
 const WhyQuery = z.object({ name: z.string().min(1).max(255), project: projectPath.optional() });
@@ -38,7 +43,8 @@ export const runtimeRoutes: readonly ApiRoute[] = [
     access: 'token',
     deps,
     query: ProjectQuery,
-    // `apply --check`: writes nothing; `upToDate` says whether the folders already match.
+    // `apply --check`: writes nothing; `upToDate` says whether the folders already match, and
+    // `selection` which runtimes are detected and chosen.
     handle: ({ query }, { applier }) => applier.apply({ project: query.project ?? null, mode: 'check' }),
   }),
   defineRoute({
@@ -49,6 +55,22 @@ export const runtimeRoutes: readonly ApiRoute[] = [
     body: ApplyBody,
     // The MCP bridge entries stay as the CLI last left them (`--mcp-bridge` is a CLI decision).
     handle: ({ body }, { applier }) => applier.apply({ project: body.project ?? null, runtimes: body.runtimes ?? [], mode: 'apply' }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/runtimes/chosen',
+    access: 'token',
+    deps: { chooser: RuntimeChooser },
+    handle: (_input, { chooser }) => chooser.describe(),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/api/runtimes/chosen',
+    access: 'token',
+    deps: { chooser: RuntimeChooser },
+    body: ChooseBody,
+    // An unknown name is RUNTIME_UNKNOWN and nothing is kept.
+    handle: ({ body }, { chooser }) => chooser.choose(body.runtimes),
   }),
   defineRoute({
     method: 'GET',

@@ -6,10 +6,29 @@ import { crushAdapter, geminiCliAdapter, qwenCodeAdapter } from './adapters/gemi
 import { gooseAdapter } from './adapters/gooseAdapter.js';
 import { openCodeAdapter } from './adapters/openCodeAdapter.js';
 import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
-import { RuntimeAdapters } from './RuntimeAdapter.js';
+import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';
 import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
 import { RuntimePlanner, SkillRuntimePlanner } from './RuntimePlanner.js';
+import { DataFolderRuntimeChooser, RuntimeChooser } from './RuntimeSelection.js';
+
+/** Every runtime Loadout knows, in the order they are listed and planned. */
+export const KNOWN_ADAPTERS: readonly RuntimeAdapter[] = [
+  claudeCodeAdapter,
+  codexAdapter,
+  copilotVsCodeAdapter,
+  copilotCliAdapter,
+  openCodeAdapter,
+  gooseAdapter,
+  cursorAdapter,
+  windsurfAdapter,
+  ampAdapter,
+  antigravityAdapter,
+  antigravityCliAdapter,
+  geminiCliAdapter,
+  qwenCodeAdapter,
+  crushAdapter,
+];
 
 /**
  * Registers the runtime adapters (one contribution each), the planner and the applier; their routes
@@ -18,25 +37,9 @@ import { RuntimePlanner, SkillRuntimePlanner } from './RuntimePlanner.js';
  * `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and the others are honoured as the runtimes honour them.
  */
 export const runtimesModule: Registration = (container) => {
-  for (const adapter of [
-    claudeCodeAdapter,
-    codexAdapter,
-    copilotVsCodeAdapter,
-    copilotCliAdapter,
-    openCodeAdapter,
-    gooseAdapter,
-    cursorAdapter,
-    windsurfAdapter,
-    ampAdapter,
-    antigravityAdapter,
-    antigravityCliAdapter,
-    geminiCliAdapter,
-    qwenCodeAdapter,
-    crushAdapter,
-  ]) {
-    contribute(container, RuntimeAdapters, adapter);
-  }
+  for (const adapter of KNOWN_ADAPTERS) contribute(container, RuntimeAdapters, adapter);
   container.register(RuntimeEnvironment, { useFactory: () => runtimeEnvironmentFrom(process.env) });
   container.register(RuntimePlanner, { useClass: SkillRuntimePlanner });
   container.register(RuntimeApplier, { useClass: SkillRuntimeApplier });
+  container.register(RuntimeChooser, { useClass: DataFolderRuntimeChooser });
 };

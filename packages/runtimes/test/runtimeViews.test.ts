@@ -299,7 +299,7 @@ describe('planning per physical root', () => {
       expect(part(result, name).sees.filter((copy) => copy.name === 'notes').length, name).toBeGreaterThan(0);
     }
     expect(seen(result, 'antigravity')).toEqual([]);
-    expect(fs.existsSync(path.join(m.home, '.cursor'))).toBe(false);
+    expect(fs.existsSync(path.join(m.home, '.cursor', 'skills'))).toBe(false);
     const shared = part(result, 'codex').roots.find((root) => root.path === '~/.agents/skills');
     expect(shared?.sharedWith).toEqual(expect.arrayContaining(['copilot-vscode', 'goose', 'cursor', 'amp']));
   });

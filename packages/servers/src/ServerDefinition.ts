@@ -1,7 +1,10 @@
 import { type CapabilityRecord, isJsonObject, isTextWithin, plainFirstShape } from '@loadout/kernel';
 import { z } from 'zod';
+import { SECRET_NAME } from './secretFile.js';
 
 const MAX_ARGS = 256;
+/** A variable name a server's `secrets` may set. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** The file format of `servers/<id>.json`: a command MCP server or a remote one. Built on first use (see {@link serverDefinitionShape}). */
 export function serverDefinitionSchema() {
@@ -17,6 +20,12 @@ export function serverDefinitionSchema() {
       command: z.string().min(1).max(4096),
       args: z.array(z.string().max(4096)).max(MAX_ARGS).default([]),
       env: z.record(z.string(), z.string().max(8192)).default({}),
+      /**
+       * Variables whose values come from Loadout's secret store (`loadout secrets set NAME`), never
+       * from this document: variable name → secret name. A runtime then starts the server through
+       * `loadout mcp run ID`, which puts the values into that process alone.
+       */
+      secrets: z.record(z.string().regex(ENV_NAME), z.string().regex(SECRET_NAME)).optional(),
       /** The working directory the server starts in. */
       cwd: z.string().min(1).max(4096).optional(),
     }),
@@ -43,6 +52,8 @@ type CommandServerDefinition = Extract<ServerDefinitionFile, { command: string }
 export function plainServerDefinition(raw: unknown): CommandServerDefinition | null {
   if (!isJsonObject(raw)) return null;
   const { name, description, gates, command, args, env, cwd } = raw;
+  // Named secrets are rare enough to leave to the schema, which checks their names.
+  if (raw.secrets !== undefined) return null;
   if (!isTextWithin(name, 1, 200) || (description !== undefined && !isTextWithin(description, 0, 1024))) return null;
   if (!isTextWithin(command, 1, 4096) || (cwd !== undefined && !isTextWithin(cwd, 1, 4096))) return null;
   if (args !== undefined && !(Array.isArray(args) && args.length <= MAX_ARGS && args.every((arg) => isTextWithin(arg, 0, 4096))))

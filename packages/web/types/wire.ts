@@ -18,7 +18,16 @@ import type {
   MarketplaceSummary,
   PluginManager,
 } from '@loadout/plugins';
-import type { ApplyResult, RetiredListing, RetiredReport, RuntimeApplyBody, RuntimeWhyQuery, WhyReport } from '@loadout/runtimes';
+import type {
+  ApplyResult,
+  RetiredListing,
+  RetiredReport,
+  RuntimeApplyBody,
+  RuntimeChooseBody,
+  RuntimeWhyQuery,
+  SelectionReport,
+  WhyReport,
+} from '@loadout/runtimes';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import type { CapabilityStateService, SetCapabilityStateParams } from '@loadout/state';
@@ -127,6 +136,8 @@ export interface Routes {
   'POST /api/jobs/:id/cancel': Route<{ job: { id: number; status: JobStatus; was: JobStatus } }, { params: { id: number } }>;
   'GET /api/runtimes': Route<ApplyResult, { query?: ProjectQuery }>;
   'POST /api/runtimes/apply': Route<ApplyResult, { body: RuntimeApplyBody }>;
+  'GET /api/runtimes/chosen': Route<SelectionReport>;
+  'PUT /api/runtimes/chosen': Route<SelectionReport, { body: RuntimeChooseBody }>;
   'GET /api/runtimes/why': Route<WhyReport, { query: RuntimeWhyQuery }>;
   'GET /api/runtimes/trash': Route<RetiredListing>;
   'POST /api/runtimes/trash/:id/restore': Route<{ restored: RetiredReport }, { params: { id: string } }>;

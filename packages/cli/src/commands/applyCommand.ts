@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolve } from '@loadout/kernel';
-import type { ApplyMode, ApplyResult, BridgeRequest, RetiredListing, RuntimeApplier } from '@loadout/runtimes';
+import { type Diagnostic, resolve } from '@loadout/kernel';
+import type { ApplyMode, ApplyResult, BridgeRequest, LoadoutLauncher, RetiredListing, RuntimeApplier } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import type { ApplyProofRecorder } from '../ApplyProofRecorder.js';
@@ -15,6 +15,7 @@ interface ApplyOptions {
   dryRun?: boolean;
   check?: boolean;
   json?: boolean;
+  verbose?: boolean;
   mcpBridge?: boolean;
 }
 
@@ -30,6 +31,12 @@ const PLACE_VARIABLES = ['LOADOUT_HOME', 'LOADOUT_CAPABILITIES_DIR', 'LOADOUT_DA
  * it serves the same workspace; without them it finds its default one exactly as this command did.
  */
 export function loadoutBridge(cli: CliContext, mode: BridgeRequest['mode']): BridgeRequest {
+  const launcher = loadoutLauncher(cli);
+  return { mode, command: launcher.command, args: [...launcher.args, 'mcp'], env: launcher.env };
+}
+
+/** How a runtime starts this command line (see {@link loadoutBridge}); `mcp run` follows its words. */
+export function loadoutLauncher(cli: CliContext): LoadoutLauncher {
   const places = {
     LOADOUT_HOME: cli.places.home,
     LOADOUT_CAPABILITIES_DIR: cli.places.capabilitiesDir,
@@ -37,7 +44,17 @@ export function loadoutBridge(cli: CliContext, mode: BridgeRequest['mode']): Bri
   };
   const env = Object.fromEntries(PLACE_VARIABLES.filter((name) => (cli.env[name] ?? '') !== '').map((name) => [name, places[name]]));
   const onPath = (cli.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && isExecutable(path.join(dir, 'loadout')));
-  return onPath ? { mode, command: 'loadout', args: ['mcp'], env } : { mode, command: process.execPath, args: [CLI_MAIN, 'mcp'], env };
+  return onPath ? { command: 'loadout', args: [], env } : { command: process.execPath, args: [CLI_MAIN], env };
+}
+
+/**
+ * Tells the runtimes package how to start this command line, so apply can write servers whose
+ * secrets are resolved by `loadout mcp run`. Registered once per process, by the commands that apply.
+ */
+export function registerLoadoutLauncher(cli: CliContext): void {
+  const app = cli.app();
+  if (!app.isRegistered(cli.features.LoadoutLauncher, false))
+    app.register(cli.features.LoadoutLauncher, { useValue: loadoutLauncher(cli) });
 }
 
 /** Whether `file` is a file this user may run. */
@@ -79,7 +96,8 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
       "register Loadout itself (loadout mcp) in the runtimes' user MCP configuration; remembered until --no-mcp-bridge",
     )
     .option('--no-mcp-bridge', 'remove the registration of Loadout itself')
-    .option('--json', 'print one JSON document')
+    .option('--verbose', 'also list every change, every finding (info too) and why each runtime was or was not planned')
+    .option('--json', 'print one JSON document (the whole plan, with or without --verbose)')
     .action(async (options: ApplyOptions) => {
       const recorder = await proofRecorder(cli, options);
       try {
@@ -128,45 +146,155 @@ function refusedSummary(result: ApplyResult): string {
   return `not applied: ${what}; ${result.applied ? 'every other runtime was applied' : 'nothing was written'} (the plan says why)`;
 }
 
-function formatResult(result: ApplyResult): string {
+/** How many findings of one code the plain output shows before it counts the rest. */
+const FINDINGS_PER_CODE = 5;
+
+/**
+ * The plan for people, most telling first: which runtimes were planned (and why the others were
+ * not), each runtime's verdict with its counts, one line per folder or file written, then the
+ * errors and warnings (at most a few per code) and the summary. `--verbose` adds every change,
+ * every finding (the `info` ones too) and why each runtime was or was not planned; `--json` prints
+ * the whole result whatever the flags.
+ */
+export function formatResult(result: ApplyResult, verbose = false): string {
   const lines: string[] = [];
   if (result.project !== null) lines.push(`project: ${result.project}`);
-  for (const part of result.runtimes) {
-    if (part.status === 'unconfirmed') {
-      lines.push(`${part.runtime}: unconfirmed, writes nothing of its own (sees ${part.sees.length} skills)`);
-      continue;
-    }
-    lines.push(
-      `${part.runtime} (verified ${part.verifiedOn ?? '?'}): ${part.status}${part.mcp === null ? '' : `; MCP configuration: ${part.mcp.status}`}`,
-    );
-    if (part.changes.length === 0) lines.push('  nothing to change');
-    else {
-      const shownName = (change: (typeof part.changes)[number]): string =>
-        change.id !== undefined && change.id !== change.name ? `${change.name} (${change.id})` : change.name;
-      lines.push(
-        indent(
-          table(
-            part.changes.map((change) => [
-              change.action,
-              change.kind,
-              shownName(change),
-              change.path ?? '-',
-              change.action === 'skip' || change.source === null ? change.reason : `from ${change.source}`,
-            ]),
-          ),
-        ),
-      );
+  lines.push(...selectionLines(result, verbose));
+  lines.push(
+    ...indentAll(
+      table(result.runtimes.map(verdictRow))
+        .split('\n')
+        .filter((line) => line !== ''),
+    ),
+  );
+  const places = placeRows(result);
+  if (places.length > 0) lines.push('written into:', ...indentAll(table(places).split('\n')));
+  if (verbose) {
+    for (const part of result.runtimes) {
+      if (part.changes.length === 0) continue;
+      lines.push(`${part.runtime}:`, indent(table(part.changes.map(changeRow))));
     }
     // How each plugin reaches a runtime that can read plugins in place.
     for (const placement of part.plugins ?? []) lines.push(`  plugin ${placement.plugin}: ${placement.reason}`);
   }
   const findings = [...result.findings, ...result.runtimes.flatMap((part) => part.findings)];
-  lines.push(...formatDiagnostics(findings));
+  lines.push(...(verbose ? formatDiagnostics(findings) : shortDiagnostics(findings)));
   if (result.retired.length > 0) {
     lines.push('retired (loadout apply restore ID brings one back):', indent(formatRetired({ retired: result.retired, damaged: [] })));
   }
   lines.push(summary(result));
   return lines.join('\n');
+}
+
+/** Which runtimes the plan covers and on what grounds; the others by name, grouped by why. */
+function selectionLines(result: ApplyResult, verbose: boolean): string[] {
+  const { selection } = result;
+  const planned = selection.runtimes.filter((entry) => entry.selected).map((entry) => entry.runtime);
+  const grounds =
+    selection.basis === 'named'
+      ? 'named with --runtime'
+      : selection.basis === 'chosen'
+        ? 'chosen with `loadout runtimes use`'
+        : 'detected on this machine; `loadout runtimes use NAME…` chooses';
+  const lines = [`runtimes: ${planned.length === 0 ? 'none' : planned.join(', ')} (${grounds})`];
+  const left = selection.runtimes.filter((entry) => !entry.selected);
+  if (verbose) {
+    for (const entry of left) lines.push(`  skipped ${entry.runtime}: ${entry.reason}`);
+    return lines;
+  }
+  const byWhy = new Map<string, string[]>();
+  for (const entry of left) {
+    const why = entry.reason.startsWith('not detected') ? 'not detected on this machine' : entry.reason;
+    byWhy.set(why, [...(byWhy.get(why) ?? []), entry.runtime]);
+  }
+  for (const [why, names] of byWhy) lines.push(`  skipped (${why}): ${names.join(', ')}`);
+  return lines;
+}
+
+type RuntimePart = ApplyResult['runtimes'][number];
+
+/** `create 3, update 1` for a list of changes; `nothing to change` for none. */
+function countActions(changes: readonly { action: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const change of changes) counts.set(change.action, (counts.get(change.action) ?? 0) + 1);
+  return counts.size === 0 ? 'nothing to change' : [...counts].map(([action, count]) => `${action} ${count}`).join(', ');
+}
+
+/** One runtime's verdict and counts: its skills, its servers, what it will see. */
+function verdictRow(part: RuntimePart): string[] {
+  if (part.status === 'unconfirmed') return [part.runtime, 'unconfirmed', `writes nothing of its own, sees ${part.sees.length} skills`];
+  const skills = part.changes.filter((change) => change.kind === 'skill');
+  const servers = part.changes.filter((change) => change.kind === 'server');
+  const mcp =
+    part.mcp === null
+      ? ''
+      : `; servers: ${countActions(servers)}${part.mcp.status === 'ok' ? '' : ` (MCP configuration: ${part.mcp.status})`}`;
+  return [part.runtime, part.status, `skills: ${countActions(skills)}, sees ${part.sees.length}${mcp}`];
+}
+
+/** One line per folder or file something is written into (or taken from), with the runtimes it serves. */
+function placeRows(result: ApplyResult): string[][] {
+  const places = new Map<string, { changes: Map<string, { action: string }>; runtimes: Set<string> }>();
+  for (const part of result.runtimes) {
+    for (const change of part.changes) {
+      if (change.action === 'skip' || change.path === null) continue;
+      const where = change.kind === 'skill' ? parentOf(change.path) : change.path;
+      const place = places.get(where) ?? { changes: new Map(), runtimes: new Set<string>() };
+      places.set(where, place);
+      // A change two runtimes share (one folder) is one change.
+      place.changes.set(`${change.kind}\0${change.action}\0${change.path}\0${change.name}`, change);
+      place.runtimes.add(part.runtime);
+    }
+  }
+  return [...places].map(([where, place]) => [where, countActions([...place.changes.values()]), `for ${[...place.runtimes].join(', ')}`]);
+}
+
+/** The folder of a redacted path. */
+function parentOf(shown: string): string {
+  const cut = shown.lastIndexOf('/');
+  return cut <= 0 ? shown : shown.slice(0, cut);
+}
+
+function changeRow(change: RuntimePart['changes'][number]): string[] {
+  const shownName = change.id !== undefined && change.id !== change.name ? `${change.name} (${change.id})` : change.name;
+  return [
+    change.action,
+    change.kind,
+    shownName,
+    change.path ?? '-',
+    change.action === 'skip' || change.source === null ? change.reason : `from ${change.source}`,
+  ];
+}
+
+/**
+ * Errors and warnings, each message once (a shared folder's finding is said by every runtime that
+ * reads it), at most {@link FINDINGS_PER_CODE} per code with a count of the rest; `info` ones counted.
+ */
+function shortDiagnostics(findings: readonly Diagnostic[]): string[] {
+  const seen = new Set<string>();
+  const unique = findings.filter((finding) => {
+    const key = `${finding.severity}\0${finding.code}\0${finding.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const shown: Diagnostic[] = [];
+  const more = new Map<string, number>();
+  for (const finding of unique) {
+    if (finding.severity === 'info') continue;
+    const already = shown.filter((candidate) => candidate.code === finding.code).length;
+    if (already < FINDINGS_PER_CODE) shown.push(finding);
+    else more.set(finding.code, (more.get(finding.code) ?? 0) + 1);
+  }
+  const lines = formatDiagnostics(shown);
+  for (const [code, count] of more) lines.push(`  … ${count} more ${code} (--verbose shows every one)`);
+  const infos = unique.length - shown.length - [...more.values()].reduce((sum, count) => sum + count, 0);
+  if (infos > 0) lines.push(`${infos} info finding${infos === 1 ? '' : 's'} (--verbose shows them)`);
+  return lines;
+}
+
+function indentAll(lines: readonly string[]): string[] {
+  return lines.map((line) => `  ${line}`);
 }
 
 /**
@@ -247,6 +375,7 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
       const unknown = options.runtime.find((name) => !known.includes(name));
       if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
       const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
+      registerLoadoutLauncher(cli);
       const bridge = loadoutBridge(cli, options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off');
       return resolve(cli.app(), cli.features.RuntimeApplier).apply({
         project: cli.projectFor(options.project),
@@ -255,7 +384,7 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
         mcpBridge: bridge,
       });
     },
-    formatResult,
+    (result) => formatResult(result, options.verbose === true),
     {
       // The plan on stdout says why; stderr gets the one line.
       failure: (result) => {

@@ -8,7 +8,7 @@ import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
 import { fixFor } from '../errorFixes.js';
 import { colorsFor } from '../terminal.js';
 import { serverAddress } from '../serverClient.js';
-import { isExecutable, loadoutBridge } from './applyCommand.js';
+import { isExecutable, loadoutBridge, registerLoadoutLauncher } from './applyCommand.js';
 
 /** `ok`: nothing to do; `note`: worth knowing, works as it is; `problem`: something does not work as set up. */
 type CheckStatus = 'ok' | 'note' | 'problem';
@@ -116,6 +116,7 @@ async function checkRuntimes(cli: CliContext, project: string | null): Promise<C
   let result: ApplyResult;
   try {
     const bridge = loadoutBridge(cli, 'keep');
+    registerLoadoutLauncher(cli);
     result = await resolve(cli.app(), cli.features.RuntimeApplier).apply({ project, runtimes: [], mode: 'check', mcpBridge: bridge });
   } catch (error) {
     return [failedCheck('runtimes', error)];

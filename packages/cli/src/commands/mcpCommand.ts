@@ -16,7 +16,9 @@ interface McpOptions {
 export function registerMcpCommand(program: Command, cli: CliContext): void {
   program
     .command('mcp')
-    .description('serve the live session to an MCP client over stdio (tools, resources, prompts)')
+    .description(
+      'serve the live session to an MCP client over stdio (tools, resources, prompts); `loadout mcp run NAME … -- COMMAND` (written by apply) starts a server with its secrets',
+    )
     .option(
       '--project <dir>',
       'the folder the agent works in (default: the nearest folder at or above the working folder with .agents/ or .git, else the global level only)',

@@ -1,6 +1,7 @@
 import { DEFAULT_JOB_RETENTION } from '@loadout/jobs/retention';
 import type { RunningServer } from '@loadout/server';
 import type { Command } from 'commander';
+import { registerLoadoutLauncher } from './applyCommand.js';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { screenAddress } from '../serverClient.js';
 
@@ -57,6 +58,8 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
           if (!LOOPBACK.has(host))
             process.stderr.write(`loadout serve: listening on ${host}: anyone who can reach it and has the token can run tasks\n`);
           const app = cli.app({ watch: true });
+          // The screen's Apply writes servers with secrets as the command line does.
+          registerLoadoutLauncher(cli);
           cli.features.configureJobWorkers(app, { count });
           cli.features.configureJobRetention(app, retention);
           server = await cli.features.startServer(app, {

@@ -21,9 +21,18 @@ export const task = (name: string, script = 'echo ran\n'): TreeDescription => ({
   'run.sh': script,
 });
 
-/** A workspace: `capabilities/`, `plugins/` and a project folder with its `.agents`. */
+/**
+ * A workspace: `capabilities/`, `plugins/` and a project folder with its `.agents`. It is also the
+ * HOME, of a machine with Claude Code and Codex installed (their home folders), so `apply` finds them.
+ */
 export function workspace(tree: { capabilities?: TreeDescription; project?: TreeDescription } = {}) {
-  const home = testdir({ capabilities: tree.capabilities ?? {}, plugins: {}, project: { '.agents': tree.project ?? {} } });
+  const home = testdir({
+    capabilities: tree.capabilities ?? {},
+    plugins: {},
+    project: { '.agents': tree.project ?? {} },
+    '.claude': {},
+    '.codex': {},
+  });
   return { home, project: path.join(home, 'project'), dataDir: path.join(home, '.loadout') };
 }
 

@@ -56,7 +56,7 @@ describe('37: what Loadout writes, and the user files apply reads', () => {
     const ws = workspace({ capabilities: { servers } });
     const codexFolder = path.join(ws.home, '.codex');
     const codexFile = path.join(codexFolder, 'config.toml');
-    fs.mkdirSync(codexFolder);
+    fs.mkdirSync(codexFolder, { recursive: true });
     fs.writeFileSync(codexFile, '# mine\nmodel = "gpt-5"\n');
     // Another program (as `codex mcp add` would) adds its entry the moment apply starts its write
     // beside the file, twice: the first two writes apply starts both meet a change.

@@ -38,6 +38,8 @@ function newUser(builtinNamed: string, options: { plugin?: boolean } = {}) {
   const home = path.join(base, 'home');
   const workspace = path.join(base, 'workspace');
   fs.mkdirSync(path.join(workspace, 'plugins'), { recursive: true });
+  // A machine with both clients installed: apply finds them by their home folders.
+  for (const folder of ['.claude', '.codex']) fs.mkdirSync(path.join(home, folder), { recursive: true });
   gitRepo(path.join(workspace, 'capabilities'), {
     skills: {
       notes: skill('notes'),

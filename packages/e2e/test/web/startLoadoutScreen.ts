@@ -60,6 +60,8 @@ export async function startLoadoutScreen(
   const root = testdir();
   const home = path.join(root, 'home');
   const capabilities = path.join(home, 'capabilities');
+  // The scratch HOME is a machine with Claude Code and Codex installed: apply finds them.
+  for (const folder of ['.claude', '.codex']) fs.mkdirSync(path.join(root, folder), { recursive: true });
   const project = path.join(root, 'work', 'shop');
   const pluginRepo = path.join(root, 'acme-plugin');
   gitRepo(capabilities, {

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { foldersUpToRepositoryOrHome } from '../findRepositoryRoot.js';
 import { claudeMcpSupport } from '../mcp/claudeMcpSupport.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
+import { absoluteFolder, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { claudeCodeDocuments } from './claudeCodeDocuments.js';
-import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { CLAUDE_CODE_COMPILED_IN, CLAUDE_CODE_VERSIONS } from './claudeCodeVersions.js';
 
 export { CLAUDE_CODE_COMPILED_IN } from './claudeCodeVersions.js';
@@ -30,6 +30,7 @@ export const claudeCodeAdapter: RuntimeAdapter = {
   ],
   compiledIn: CLAUDE_CODE_COMPILED_IN,
   client: CLAUDE_CODE_VERSIONS,
+  presence: (env) => ({ commands: ['claude'], homes: absoluteFolder(env.claudeConfig) }),
   discoveryRoots(project, env) {
     const roots: DiscoveryRoot[] = [
       {

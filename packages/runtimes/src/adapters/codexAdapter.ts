@@ -3,8 +3,8 @@ import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import { codexMcpSupport } from '../mcp/codexMcpSupport.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
+import { absoluteFolder, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { codexDocuments } from './codexDocuments.js';
-import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { frontmatterText } from './admissionRules.js';
 
 /** How deep Codex walks below a skills root looking for `SKILL.md` (its loader's MAX_SCAN_DEPTH). */
@@ -38,6 +38,7 @@ export const codexAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'all-listed',
+  presence: (env) => ({ commands: ['codex'], homes: absoluteFolder(env.codexHome) }),
   client: {
     command: 'codex',
     versions: [{ version: '0.171.0', sameName: 'all-listed', skillReplacesBuiltIn: false, pluginSkillNames: 'namespaced' }],

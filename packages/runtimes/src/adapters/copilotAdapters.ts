@@ -2,8 +2,8 @@ import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
-import { absoluteVariable } from '../RuntimeEnvironment.js';
 import { copilotCliMcpSupport, copilotVsCodeMcpSupport } from '../mcp/runtimeMcpSupports.js';
+import { absoluteVariable, xdgConfigHome } from '../RuntimeEnvironment.js';
 import { refuseWithoutDescription } from './admissionRules.js';
 
 /**
@@ -18,6 +18,10 @@ export const copilotVsCodeAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'first-wins',
+  presence: (env) => ({
+    commands: ['code', 'code-insiders'],
+    homes: [path.join(env.home, '.vscode'), path.join(xdgConfigHome(env), 'Code')],
+  }),
   sources: [
     'https://code.visualstudio.com/docs/copilot/customization/agent-skills',
     'https://github.com/microsoft/vscode/blob/main/src/vs/workbench/contrib/chat/common/promptSyntax/config/promptFileLocations.ts',
@@ -67,6 +71,10 @@ export const copilotCliAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'first-wins',
+  presence: (env) => ({
+    commands: ['copilot'],
+    homes: [absoluteVariable(env.variables.COPILOT_HOME) ?? path.join(env.home, '.copilot')],
+  }),
   sources: [
     'https://docs.github.com/en/copilot/concepts/agents/about-agent-skills',
     'https://github.com/github/copilot-cli/blob/main/changelog.md',

@@ -49,6 +49,7 @@ export const geminiCliAdapter: RuntimeAdapter = {
     return roots;
   },
   refuses: (skill) => refuseWithoutDescription('Gemini CLI', skill),
+  presence: (env) => ({ commands: ['gemini'], homes: [path.join(geminiHome(env), '.gemini')] }),
   mcp: geminiMcpSupport,
   documents: geminiCliDocuments,
 };
@@ -79,6 +80,7 @@ export const qwenCodeAdapter: RuntimeAdapter = {
     { dir: path.join(env.home, '.qwen', 'skills'), scope: 'user', depth: 1, writes: null, note: 'personal skills' },
   ],
   refuses: (skill) => refuseWithoutDescription('Qwen Code', skill),
+  presence: (env) => ({ commands: ['qwen'], homes: [path.join(env.home, '.qwen')] }),
   mcp: qwenMcpSupport,
 };
 
@@ -97,5 +99,6 @@ export const crushAdapter: RuntimeAdapter = {
     { dir: path.join(xdgConfigHome(env), 'crush', 'skills'), scope: 'user', depth: 1, writes: null, note: 'Crush skills' },
   ],
   refuses: (skill) => refuseWithoutDescription('Crush', skill),
+  presence: (env) => ({ commands: ['crush'], homes: [path.join(xdgConfigHome(env), 'crush')] }),
   mcp: crushMcpSupport,
 };

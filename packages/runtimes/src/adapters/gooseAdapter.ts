@@ -20,6 +20,10 @@ export const gooseAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'first-wins',
+  presence: (env) => {
+    const pathRoot = absoluteVariable(env.variables.GOOSE_PATH_ROOT);
+    return { commands: ['goose'], homes: [pathRoot ?? path.join(xdgConfigHome(env), 'goose')] };
+  },
   sources: [
     'https://github.com/aaif-goose/goose/blob/main/crates/goose/src/skills/mod.rs',
     'https://block.github.io/goose/docs/guides/context-engineering/using-skills',

@@ -27,6 +27,10 @@ export const openCodeAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'first-wins',
+  presence: (env) => ({
+    commands: ['opencode'],
+    homes: [absoluteVariable(env.variables.OPENCODE_CONFIG_DIR) ?? path.join(xdgConfigHome(env), 'opencode')],
+  }),
   sources: ['https://opencode.ai/docs/skills', 'https://github.com/anomalyco/opencode/blob/dev/packages/opencode/src/skill/index.ts'],
   discoveryRoots(project, env) {
     const vars = env.variables;

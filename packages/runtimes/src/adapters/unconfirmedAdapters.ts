@@ -20,6 +20,7 @@ function unconfirmed(
   sources: readonly string[],
   roots: (project: string | null, home: string) => RootLine[],
   refuses: (skill: SkillFileFacts) => string | null,
+  presence: { commands: readonly string[]; homes: (home: string) => string[] },
   depth = 1,
   mcp?: RuntimeMcpSupport,
 ): RuntimeAdapter {
@@ -29,6 +30,7 @@ function unconfirmed(
     verifiedOn: null,
     sameName: 'unverified',
     sources,
+    presence: (env) => ({ commands: presence.commands, homes: presence.homes(env.home) }),
     discoveryRoots: (project, env): DiscoveryRoot[] =>
       roots(project, env.home).map(([dir, scope, note]) => ({ dir, scope, depth, writes: null, note })),
     refuses,
@@ -64,6 +66,7 @@ export const cursorAdapter = unconfirmed(
     [path.join(home, '.codex', 'skills'), 'user', 'personal .codex skills (compatibility)'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Cursor', skill),
+  { commands: ['cursor', 'cursor-agent'], homes: (home) => [path.join(home, '.cursor')] },
   1,
   cursorMcpSupport,
 );
@@ -80,6 +83,7 @@ export const windsurfAdapter = unconfirmed(
     [path.join(home, PROJECT_ROOT_FOLDER, 'skills'), 'user', 'global skills shared with other agents'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Windsurf', skill),
+  { commands: ['windsurf'], homes: (home) => [path.join(home, '.codeium', 'windsurf')] },
   1,
   windsurfMcpSupport,
 );
@@ -99,6 +103,7 @@ export const ampAdapter = unconfirmed(
     [path.join(home, '.claude', 'skills'), 'user', 'personal .claude skills'],
   ],
   (skill) => refuseUnlessNamedAsFolder('Amp', skill),
+  { commands: ['amp'], homes: (home) => [path.join(home, '.config', 'amp')] },
   5,
   ampMcpSupport,
 );
@@ -112,6 +117,7 @@ export const antigravityAdapter = unconfirmed(
     [path.join(home, '.gemini', 'config', 'skills'), 'user', 'global skills'],
   ],
   (skill) => refuseWithoutDescription('Antigravity', skill),
+  { commands: ['antigravity'], homes: (home) => [path.join(home, '.gemini', 'antigravity')] },
 );
 
 /** Antigravity CLI (`agy`): workspace `.agents/skills`, global `~/.gemini/antigravity-cli/skills`. */
@@ -123,4 +129,5 @@ export const antigravityCliAdapter = unconfirmed(
     [path.join(home, '.gemini', 'antigravity-cli', 'skills'), 'user', 'global agy skills'],
   ],
   (skill) => refuseWithoutDescription('Antigravity CLI', skill),
+  { commands: ['agy'], homes: (home) => [path.join(home, '.gemini', 'antigravity-cli')] },
 );

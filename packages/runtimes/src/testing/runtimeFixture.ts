@@ -13,6 +13,7 @@ import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
 import { runtimeRoutes, runtimesModule } from '../index.js';
+import { KNOWN_ADAPTERS } from '../runtimesModule.js';
 
 import { type RuntimeEnvironment, RuntimeEnvironment as RuntimeEnvironmentToken, runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 
@@ -51,6 +52,11 @@ export interface MachineDescription {
   readonly machineWide?: TreeDescription;
   /** Set CLAUDE_CONFIG_DIR / CODEX_HOME to folders outside `~/.claude` / `~/.codex`. */
   readonly relocated?: boolean;
+  /**
+   * The runtimes installed on the machine: their home folders are made, so an apply that names no
+   * runtime finds them. Default: every known runtime; `[]` is a machine with none (only what `home` holds).
+   */
+  readonly installed?: readonly string[];
 }
 
 export function machine(description: MachineDescription = {}): Machine {
@@ -77,9 +83,13 @@ export function machine(description: MachineDescription = {}): Machine {
     LOADOUT_CODEX_SYSTEM_DIR: path.join(base, 'etc-codex'),
     LOADOUT_CLAUDE_MANAGED_DIR: path.join(base, 'etc-claude-code'),
   };
-  // Codex refuses to start when CODEX_HOME names a folder that does not exist.
-  fs.mkdirSync(env.CODEX_HOME as string, { recursive: true });
-  return { base, home, places, repo, project: path.join(repo, 'packages', 'app'), env, runtimeEnv: runtimeEnvironmentFrom(env) };
+  const runtimeEnv = runtimeEnvironmentFrom(env);
+  const installed = description.installed ?? KNOWN_ADAPTERS.map((adapter) => adapter.name);
+  for (const adapter of KNOWN_ADAPTERS) {
+    if (!installed.includes(adapter.name)) continue;
+    for (const folder of adapter.presence?.(runtimeEnv).homes ?? []) fs.mkdirSync(folder, { recursive: true });
+  }
+  return { base, home, places, repo, project: path.join(repo, 'packages', 'app'), env, runtimeEnv };
 }
 
 const opened: DependencyContainer[] = [];

@@ -60,6 +60,7 @@ export async function renderRuntimes(container, context) {
     container,
     head,
     h('p', { class: 'runtimes-summary', role: 'status', text: summary(plan) }),
+    selectionSection(plan.selection, context),
     h(
       'ul',
       { class: 'runtime-list', 'aria-label': 'Runtimes Loadout writes' },
@@ -75,6 +76,58 @@ function summary(plan) {
   const stale = plan.runtimes.filter((part) => part.verified && runtimeState(part).label !== 'in sync');
   if (stale.length === 0) return 'Every runtime is in sync with the session.';
   return `${stale.map((part) => part.runtime).join(', ')} ${stale.length === 1 ? 'is' : 'are'} out of date: ${plan.changeCount} change${plan.changeCount === 1 ? '' : 's'} to write.`;
+}
+
+/**
+ * Which runtimes Apply writes and why: every known runtime with what was found of it, a box to
+ * choose it, and the two ways to keep a choice (these, or back to the detected ones).
+ *
+ * @param {Plan['selection']} selection
+ */
+function selectionSection(selection, context) {
+  const written = selection.runtimes.filter((entry) => entry.selected).map((entry) => entry.runtime);
+  const grounds = selection.basis === 'chosen' ? 'chosen' : selection.basis === 'named' ? 'named' : 'detected on this machine';
+  const boxes = selection.runtimes.map((entry) =>
+    h(
+      'li',
+      { dataset: { runtime: entry.runtime } },
+      h(
+        'label',
+        {},
+        h('input', { type: 'checkbox', name: 'runtime', value: entry.runtime, checked: entry.selected }),
+        h('span', { class: 'name', text: entry.runtime }),
+        h('span', { class: 'hint', text: ` ${entry.reason}` }),
+      ),
+    ),
+  );
+  const choose = async (runtimes) => {
+    try {
+      await request('PUT /api/runtimes/chosen', { body: { runtimes } });
+      context.notify(runtimes === null ? 'Apply writes the detected runtimes.' : `Apply writes ${runtimes.join(', ') || 'no runtime'}.`);
+    } catch (error) {
+      context.fail('Could not keep the choice', error);
+    }
+    await context.refresh();
+  };
+  const form = h(
+    'form',
+    { class: 'runtime-choice' },
+    h('ul', {}, boxes),
+    h('button', { type: 'submit', class: 'button', text: 'Write these' }),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void choose([...form.querySelectorAll('input[name="runtime"]:checked')].map((box) => box.value));
+  });
+  const reset = h('button', { type: 'button', class: 'button', text: 'Use the detected ones' });
+  reset.addEventListener('click', () => void choose(null));
+  return h(
+    'details',
+    { class: 'panel runtime-selection' },
+    h('summary', { text: `Apply writes ${written.join(', ') || 'no runtime'} (${grounds})` }),
+    form,
+    selection.basis === 'chosen' ? reset : null,
+  );
 }
 
 function applyButton(plan, context) {
