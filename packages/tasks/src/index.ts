@@ -1,6 +1,6 @@
 export { describeRunnableExtensions, RUNNABLE_EXTENSIONS, taskInterpreterOf } from './taskInterpreters.js';
 export { readTaskEntry, TASK_KIND } from './taskKind.js';
-export { MCP_TASK_SUPPORT, type McpTaskSupport, type TaskRecord } from './TaskRecord.js';
+export type { TaskRecord } from './TaskRecord.js';
 export type { NewTaskBody, TaskPatchBody } from './taskRoutes.js';
 export { tasksModule } from './tasksModule.js';
 export { type NewTask, type TaskPatch, TaskStore } from './TaskStore.js';
