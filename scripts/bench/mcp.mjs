@@ -10,6 +10,12 @@
 //   just before it (target ≤ 1.5×, the median of the pairs' ratios), in the big workspace and in an
 //   empty one, each server having answered the same requests before its calls are timed.
 //
+// - skills/list (Skills extension) of the 10,000 skills, one page (100 entries, each with its
+//   files' digests), warm, as a ratio to `ping` (target ≤ 3×).
+// - the no-op task called as an MCP task (Tasks extension: created, then `tasks/get` until it ended,
+//   polled every millisecond so the figure is the server's and not a client's poll cadence), as a
+//   ratio to the same no-op called plain just before it (target ≤ 1.2×, the median of the pairs).
+//
 // Prints one JSON document, and one line per target (met / not met) on stderr.
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -24,6 +30,10 @@ const SDK = path.join(root, 'packages/e2e/node_modules/@modelcontextprotocol/sdk
 const { Client } = await import(path.join(SDK, 'client/index.js'));
 const { StdioClientTransport } = await import(path.join(SDK, 'client/stdio.js'));
 const { StreamableHTTPClientTransport } = await import(path.join(SDK, 'client/streamableHttp.js'));
+const { ResultSchema } = await import(path.join(SDK, 'types.js'));
+
+/** Declares the Tasks extension for one request (the bench client does not declare it when it connects). */
+const TASKS_OPT_IN = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 
 const REPEATS = Number(process.env.BENCH_RUNS ?? 40);
 const CALLS = Number(process.env.BENCH_CALLS ?? 15);
@@ -32,6 +42,13 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const { home } = makeWorkspace({ plugins: 100, skillsPerPlugin: 100 });
 // The no-op task lives in a capabilities folder of our own, as in the server benchmark.
 const { scratch, capabilitiesDir, emptyHome } = makeNoopTaskWorkspace('loadout-bench-mcp-');
+// The same no-op, declared to run as an MCP task for a client that speaks the Tasks extension.
+fs.mkdirSync(path.join(capabilitiesDir, 'tasks', 'noop-task'));
+fs.writeFileSync(
+  path.join(capabilitiesDir, 'tasks', 'noop-task', 'TASK.md'),
+  '---\nname: No-op task\ndescription: Does nothing, as an MCP task.\nimplementation: run.mjs\nmcp-task: optional\n---\n',
+);
+fs.writeFileSync(path.join(capabilitiesDir, 'tasks', 'noop-task', 'run.mjs'), '');
 
 /**
  * The environment the task runner gives a task (PATH, HOME, LANG, TMPDIR), for the baseline spawn:
@@ -66,6 +83,7 @@ try {
     try {
       lists = await measureLists(big.client);
       lists.calls = await measureCalls(big.client, spawnMs);
+      lists.taskCalls = await measureTaskCalls(big.client);
     } finally {
       await big.close();
     }
@@ -83,6 +101,16 @@ try {
     transports[name] = {
       pingMs: round(lists.pingMs),
       toolsList: { coldMs: round(lists.toolsColdMs), warmMs: round(lists.toolsMs), overPing: round(lists.toolsMs / lists.pingMs) },
+      skillsList: {
+        pageMs: round(lists.skillsPageMs),
+        overPing: round(lists.skillsPageMs / lists.pingMs),
+        pageSize: lists.skillsPageSize,
+      },
+      taskCall: {
+        plainMs: round(lists.taskCalls.plainMs),
+        taskMs: round(lists.taskCalls.taskMs),
+        overPlain: round(lists.taskCalls.overPlain),
+      },
       resourcesList: {
         pageMs: round(lists.resourcesPageMs),
         overPing: round(lists.resourcesPageMs / lists.pingMs),
@@ -105,6 +133,12 @@ try {
   for (const [name, figures] of Object.entries(transports)) {
     targets.push({ target: `${name} tools/list warm ≤ 20× ping`, ratio: figures.toolsList.overPing, limit: 20 });
     targets.push({ target: `${name} resources/list warm ≤ 20× ping`, ratio: figures.resourcesList.overPing, limit: 20 });
+    targets.push({ target: `${name} skills/list one page of 10,000 skills ≤ 3× ping`, ratio: figures.skillsList.overPing, limit: 3 });
+    targets.push({
+      target: `${name} tool call as an MCP task, created to result ≤ 1.2× plain`,
+      ratio: figures.taskCall.overPlain,
+      limit: 1.2,
+    });
     targets.push({
       target: `${name} callTool no-op (10,000 skills) ≤ 1.5× node -e ''`,
       ratio: figures.callTool.tenThousandSkillsOverSpawn,
@@ -144,10 +178,14 @@ async function measureLists(client) {
   const cold = now();
   await client.listTools();
   const toolsColdMs = now() - cold;
+  const skillsPage = () => client.request({ method: 'skills/list', params: {} }, ResultSchema);
+  await skillsPage();
   const measured = await againstPing(client, {
     tools: () => client.listTools(),
     resourcesPage: () => client.listResources(),
+    skillsPage,
   });
+  const skillsPageSize = (await skillsPage()).skills.length;
   const first = await client.listResources();
   const whole = [];
   let count = 0;
@@ -170,6 +208,8 @@ async function measureLists(client) {
     toolsColdMs,
     toolsMs: measured.tools.ms,
     resourcesPageMs: measured.resourcesPage.ms,
+    skillsPageMs: measured.skillsPage.ms,
+    skillsPageSize,
     pageSize: first.resources.length,
     pages: pageCount,
     resources: count,
@@ -200,6 +240,40 @@ async function measureCalls(client, spawnMs) {
     if (result.isError) throw new Error(`the no-op task failed: ${JSON.stringify(result.content)}`);
   }
   return { ms: median(runs), overSpawn: median(ratios) };
+}
+
+/**
+ * The no-op as an MCP task, created to result, paired with the no-op called plain just before it;
+ * the ratio is the median of the pairs' ratios (see measureCalls).
+ */
+async function measureTaskCalls(client) {
+  const plain = [];
+  const tasks = [];
+  const ratios = [];
+  const asTask = async () => {
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'noop-task', arguments: {}, _meta: TASKS_OPT_IN } },
+      ResultSchema,
+    );
+    if (created.resultType !== 'task') throw new Error(`noop-task was not made a task: ${JSON.stringify(created)}`);
+    for (;;) {
+      const task = await client.request({ method: 'tasks/get', params: { taskId: created.taskId, _meta: TASKS_OPT_IN } }, ResultSchema);
+      if (task.status === 'completed') return;
+      if (task.status !== 'working') throw new Error(`the no-op task ended ${task.status}: ${JSON.stringify(task)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  };
+  await asTask();
+  for (let i = 0; i < CALLS; i += 1) {
+    const started = now();
+    await client.callTool({ name: 'noop', arguments: {} });
+    const plainMs = now() - started;
+    const taskMs = await timed(asTask);
+    plain.push(plainMs);
+    tasks.push(taskMs);
+    ratios.push(taskMs / plainMs);
+  }
+  return { plainMs: median(plain), taskMs: median(tasks), overPlain: median(ratios) };
 }
 
 async function connectStdio(workspace) {

@@ -253,19 +253,28 @@ describe('resources', () => {
         'loadout://session/skills-block',
         'loadout://session/affordance-block',
         'loadout://servers/github',
-        'skill://pdf',
+        'skill://pdf/SKILL.md',
         'skill://pdf/scripts/extract.py',
         'skill://pdf/scripts/deeper/notes.md',
         'skill://pdf/big.bin',
-        'skill://quick',
-        'skill://local',
+        'skill://quick/SKILL.md',
+        'skill://local/SKILL.md',
       ]),
     );
-    expect(uris.filter((uri) => uri.includes('.env') || uri.includes('leak.txt') || uri === 'skill://pdf/SKILL.md')).toEqual([]);
+    expect(uris.filter((uri) => uri.includes('.env') || uri.includes('leak.txt') || uri === 'skill://pdf')).toEqual([]);
+    expect(uris.filter((uri) => uri === 'skill://pdf/SKILL.md')).toHaveLength(1);
 
     const file = await client.readResource({ uri: 'skill://pdf/scripts/extract.py' });
     expect(file.contents).toEqual([{ uri: 'skill://pdf/scripts/extract.py', mimeType: 'text/x-python', text: "print('extract')\n" }]);
+    // Loadout's own URI of the manifest reads the same document as the Skills extension's, which is the one listed.
     expect((await client.readResource({ uri: 'skill://pdf' })).contents[0]).toMatchObject({ text: skill('pdf', 'Work with PDF files.') });
+    expect((await client.readResource({ uri: 'skill://pdf/SKILL.md' })).contents[0]).toMatchObject({
+      mimeType: 'text/markdown',
+      text: skill('pdf', 'Work with PDF files.'),
+    });
+    expect((await client.readResource({ uri: 'skill://quick/SKILL.md' })).contents[0]).toMatchObject({
+      text: skill('quick', 'A single-file skill.'),
+    });
     const block = await client.readResource({ uri: 'loadout://session/skills-block' });
     expect(block.contents[0]).toMatchObject({ text: expect.stringContaining('Only in this project.') });
     const server = JSON.parse(text({ content: (await client.readResource({ uri: 'loadout://servers/github' })).contents })) as Record<
@@ -431,7 +440,7 @@ describe('when the session changes', () => {
     fs.mkdirSync(path.join(home, 'capabilities/skills/fresh'));
     fs.writeFileSync(path.join(home, 'capabilities/skills/fresh/SKILL.md'), skill('fresh', 'Just made.'));
     await waitFor(() => notices.filter((notice) => notice === 'prompts').length === 2, 'a second prompts list_changed');
-    expect((await client.listResources()).resources.map((resource) => resource.uri)).toContain('skill://fresh');
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).toContain('skill://fresh/SKILL.md');
   });
 });
 

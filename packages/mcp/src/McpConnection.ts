@@ -4,23 +4,19 @@ import type { Job } from '@loadout/jobs';
 import {
   type AnswerBudget,
   answerBytes,
-  type CapabilityRecord,
   readMarkdownInside,
   readTextInside,
   refuseHeld,
   responseTooLarge,
-  type Root,
-  type Session,
   SessionLoader,
 } from '@loadout/kernel';
-import { isInside } from '@loadout/files';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
+import { TaskInputSchemas } from '@loadout/tasks';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
-  type CallToolResult,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -33,11 +29,11 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { LiveExposures } from './LiveExposures.js';
 import { MCP_METHODS, type McpMethod } from './mcpMethods.js';
 import type { McpServices } from './mcpServices.js';
 import {
+  INVALID_PARAMS,
   JsonRpcError,
   jsonRpcErrorFor,
   PromptNotFoundError,
@@ -47,8 +43,22 @@ import {
   ToolNotFoundError,
   ToolSwitchedOffError,
 } from './McpErrors.js';
+import { paginate } from './paging.js';
 import { parseResourceUri } from './resourceUris.js';
-import { type ResourceDescription, type SessionExposure, skillUri } from './SessionExposure.js';
+import { type ExtensionMethod, serveExtensionMethods } from './extensionMethods.js';
+import { getSkill, listSkills, resolveSkillFile, SKILLS_EXTENSION_ID } from './skillsExtension.js';
+import { skillFileUri, skillPathOf } from './skillPaths.js';
+import {
+  declaresTasks,
+  McpTasks,
+  runsAsTask,
+  TASKS_EXTENSION_ID,
+  TasksExtensionRequiredError,
+  type TaskOutcome,
+} from './tasksExtension.js';
+import { MAX_RESULT_CHARS, TaskOutputInvalidError, taskToolResult, type ToolResult } from './toolOutput.js';
+import { rootOf, sessionRootOf } from './sessionRoots.js';
+import { type ExposedTool, type ResourceDescription, type SessionExposure, skillUri } from './SessionExposure.js';
 import { listSkillFiles, mimeTypeOf, readSkillFile } from './skillFiles.js';
 import { assignToolNames } from './toolName.js';
 
@@ -61,10 +71,7 @@ export const PAGE_SIZE = 1000;
  * listed for its other files when the page is asked for (see the MCP decisions).
  */
 export const RESOURCE_PAGE_SIZE = 250;
-/** The most of a task's stdout a tool result carries; the job keeps it all (up to the runner's limit). */
-export const MAX_RESULT_CHARS = 100_000;
-/** How much of stderr a failed call shows: its end, where the error usually is. */
-const STDERR_TAIL_CHARS = 4000;
+export { MAX_RESULT_CHARS };
 /** Progress notifications for one call are sent at most this often. */
 const PROGRESS_INTERVAL_MS = 100;
 /** How long a client gets to answer `roots/list`. */
@@ -142,6 +149,10 @@ export class McpConnection {
   /** Calls still running, so closing can wait until their jobs are settled. */
   private readonly running = new Set<Promise<unknown>>();
   private readonly unwatch: () => void;
+  /** The MCP tasks this connection's client started (Tasks extension); they end with it. */
+  private readonly tasks = new McpTasks();
+  /** Output schemas, each prepared once for this connection's life. */
+  private readonly outputSchemas = new TaskInputSchemas();
   private checking: Promise<void> | null = null;
   private checkAgain = false;
   private closed = false;
@@ -196,7 +207,7 @@ export class McpConnection {
       this.unwatch();
     }
     for (const controller of this.calls.values()) controller.abort();
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.running, this.tasks.close()]);
   }
 
   private registerHandlers(): void {
@@ -226,7 +237,7 @@ export class McpConnection {
       ListToolsRequestSchema,
       handle(async (request: { params?: { cursor?: string } }, extra) => {
         const exposure = await this.exposure(extra, 'tools');
-        const page = paginate(exposure.tools, request.params?.cursor);
+        const page = paginate(exposure.tools, request.params?.cursor, PAGE_SIZE);
         if (request.params?.cursor === undefined) this.shownTools.clear();
         for (const tool of page.items) this.shownTools.set(tool.name, tool.task.dirName);
         return {
@@ -235,6 +246,8 @@ export class McpConnection {
             title: tool.task.name,
             description: tool.task.description,
             inputSchema: tool.inputSchema,
+            ...(tool.task.outputSchema === null ? {} : { outputSchema: tool.task.outputSchema }),
+            ...(tool.task.mcpTask === 'never' ? {} : { execution: { taskSupport: tool.task.mcpTask } }),
             _meta: { 'loadout/dirName': tool.task.dirName, 'loadout/plugin': tool.task.plugin },
           })),
           ...page.next,
@@ -244,8 +257,9 @@ export class McpConnection {
 
     on(
       CallToolRequestSchema,
-      handle(async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra) => {
-        const call = this.callTool(request.params.name, request.params.arguments ?? {}, extra);
+      handle(async (request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown } }, extra) => {
+        const tasks = declaresTasks(this.server.getClientCapabilities(), request.params._meta);
+        const call = this.callTool(request.params.name, request.params.arguments ?? {}, extra, tasks);
         this.running.add(call);
         try {
           return await call;
@@ -264,10 +278,11 @@ export class McpConnection {
         for (const entry of page.items) {
           resources.push(entry.description);
           if (entry.kind !== 'skill') continue;
+          const served = skillPathOf(entry.record);
           for (const relative of listSkillFiles(entry.record)) {
             const mimeType = mimeTypeOf(relative);
             resources.push({
-              uri: skillUri(entry.record.id, relative),
+              uri: served === null ? skillUri(entry.record.id, relative) : skillFileUri(served, relative),
               name: `${entry.record.id}/${relative}`,
               ...(mimeType === null ? {} : { mimeType }),
             } as ResourceDescription);
@@ -327,6 +342,15 @@ export class McpConnection {
           if (text === null) throw new ResourceNotFoundError(uri, `no subagent "${address.id}" is on in this session`);
           return { contents: [{ uri, mimeType: 'text/markdown', text }] };
         }
+        // A Skills-extension URI (`skill://<skill-path>/<file>`) first: for an owner's skill it is
+        // the same URI as Loadout's own; a plugin's skill lives under its plugin's name.
+        const served = resolveSkillFile(exposure, uri);
+        if (served?.manifest === true) {
+          const text = readTextInside(rootOf(session, served.record), served.record.path);
+          if (text === null) throw new ResourceNotFoundError(uri, `the SKILL.md of "${served.record.id}" is gone`);
+          return { contents: [{ uri, mimeType: 'text/markdown', text }] };
+        }
+        if (served !== null) return { contents: [{ uri, ...readSkillFile(served.record, served.segments, uri) }] };
         const skill = session.find<SkillRecord>('skill', address.id);
         if (skill === undefined) throw new ResourceNotFoundError(uri, `no skill "${address.id}" is on in this session`);
         if (address.segments.length === 0) {
@@ -342,7 +366,7 @@ export class McpConnection {
       ListPromptsRequestSchema,
       handle(async (request: { params?: { cursor?: string } }, extra) => {
         const exposure = await this.exposure(extra, 'prompts');
-        const page = paginate(exposure.prompts, request.params?.cursor);
+        const page = paginate(exposure.prompts, request.params?.cursor, PAGE_SIZE);
         return {
           prompts: page.items.map((prompt) => ({
             name: prompt.name,
@@ -371,7 +395,22 @@ export class McpConnection {
       }),
     );
 
-    this.registerMethods(handle, on);
+    serveExtensionMethods(
+      this.server,
+      { [SKILLS_EXTENSION_ID]: {}, [TASKS_EXTENSION_ID]: {} },
+      {
+        'skills/list': handle(async (request: { params?: unknown }, extra) =>
+          listSkills(await this.exposure(extra, 'resources'), request.params),
+        ),
+        'skills/get': handle(async (request: { params?: unknown }, extra) =>
+          getSkill(await this.exposure(extra, 'resources'), request.params),
+        ),
+        'tasks/get': handle(async (request: { params?: unknown }) => this.tasks.get(this.tasksParams(request, 'tasks/get'))),
+        'tasks/cancel': handle(async (request: { params?: unknown }) => this.tasks.cancel(this.tasksParams(request, 'tasks/cancel'))),
+        'tasks/update': handle(async (request: { params?: unknown }) => this.tasks.update(this.tasksParams(request, 'tasks/update'))),
+        ...this.customMethods(handle),
+      },
+    );
 
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       this.projects.rootsChanged();
@@ -380,23 +419,25 @@ export class McpConnection {
   }
 
   /**
-   * The one place methods beyond the SDK's own are registered (see {@link McpMethod}): each is
-   * answered through the same wrapper as the built-in ones (shared answer budget, coded errors),
-   * with the session as it is for this request's project.
+   * Methods beyond the SDK's own given to this connection (see {@link McpMethod}), answered beside
+   * the extensions' through the same wrapper as the built-in ones (shared answer budget, coded
+   * errors), with the session as it is for this request's project.
    */
-  private registerMethods(
+  private customMethods(
     handle: <T>(work: (request: T, extra: Extra) => Promise<unknown>) => (request: T, extra: Extra) => Promise<unknown>,
-    on: (schema: unknown, handler: (request: never, extra: Extra) => Promise<unknown>) => void,
-  ): void {
-    for (const custom of this.methods) {
-      const schema = z.object({ method: z.literal(custom.method), params: z.optional(z.record(z.string(), z.unknown())) });
-      on(
-        schema,
-        handle(async (request: { params?: Record<string, unknown> }, extra) =>
-          custom.handle(request.params ?? {}, { exposure: () => this.exposure(extra, null), signal: extra.signal }),
-        ),
-      );
-    }
+  ): Record<string, ExtensionMethod> {
+    return Object.fromEntries(
+      this.methods.map((custom) => [
+        custom.method,
+        handle(async (request: { params?: unknown }, extra) => {
+          const params = request.params ?? {};
+          if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+            throw new JsonRpcError(INVALID_PARAMS, `${custom.method}: params must be an object`);
+          }
+          return custom.handle(params as Record<string, unknown>, { exposure: () => this.exposure(extra, null), signal: extra.signal });
+        }),
+      ]),
+    );
   }
 
   /** The session as it is now, for this request's project; `list` marks which list the client is shown. */
@@ -406,7 +447,13 @@ export class McpConnection {
     return exposure;
   }
 
-  private async callTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+  /**
+   * Runs a tool call: as an MCP task when its task says so and the client speaks the Tasks
+   * extension (answered at once with the task; see {@link startTask}), else held until its job
+   * ends. `tasks` says whether the client declared the extension (then plain answers carry
+   * `resultType: "complete"`, as the extension's protocol has every non-task answer do).
+   */
+  private async callTool(name: string, args: Record<string, unknown>, extra: Extra, tasks: boolean): Promise<Record<string, unknown>> {
     const project = await this.projects.projectFor(this.server, extra);
     const exposure = await this.exposures.current(project);
     const tool = exposure.toolsByName.get(name);
@@ -417,20 +464,26 @@ export class McpConnection {
       if (unusable !== undefined) throw new ToolInputSchemaError(name, unusable.reason);
       throw await this.whyNoTool(name, project);
     }
+    const complete = (result: ToolResult): Record<string, unknown> => (tasks ? { ...result, resultType: 'complete' } : result);
+    // Refused before anything else is looked at: a tool that needs tasks, to a client without them.
+    const asTask = runsAsTask(tool.task.mcpTask, tasks, name);
     const problem = tool.check?.(args) ?? null;
-    if (problem !== null) return { content: [{ type: 'text', text: problem }], isError: true };
+    if (problem !== null) return complete({ content: [{ type: 'text', text: problem }], isError: true });
 
     const controller = new AbortController();
     const stop = (): void => controller.abort();
-    extra.signal.addEventListener('abort', stop, { once: true });
-    this.calls.set(extra.requestId, controller);
     const progress = new ProgressReporter(extra);
+    if (!asTask) {
+      extra.signal.addEventListener('abort', stop, { once: true });
+      this.calls.set(extra.requestId, controller);
+    }
     // The session the tool was just found in is the workspace as it is now (its stamp was
     // checked); the lookup through it reads the task and its switch again before anything runs,
     // and a run that starts at once runs in it (a server's worker too, while the stamp holds), so
     // it stays open until the call ends.
-    const release = this.exposures.hold(exposure);
+    const release = asTask ? () => undefined : this.exposures.hold(exposure);
     try {
+      if (asTask) return await this.startTask(exposure, tool, args);
       const job = await this.services.jobs.runToEnd(exposure.session, tool.task.dirName, args, {
         signal: controller.signal,
         cancelReason: CANCELLED_BY_CLIENT,
@@ -438,18 +491,53 @@ export class McpConnection {
         onOutput: (chunk) => progress.output(chunk.text),
         stillCurrent: () => this.exposures.isCurrent(exposure),
       });
-      return toolResult(job);
+      return complete(taskToolResult(job, tool.task, this.outputSchemas));
     } catch (error) {
+      // An output that is not what the task declares is the server's failure, not the tool's answer.
+      if (error instanceof TaskOutputInvalidError) throw error;
       const answer = jsonRpcErrorFor(error);
       if (answer.data === undefined) throw error;
       // The task is listed but cannot be run now (not runnable, gone since the list): tell the agent.
-      return { content: [{ type: 'text', text: answer.message }], isError: true, _meta: { 'loadout/code': answer.data.code } };
+      return complete({ content: [{ type: 'text', text: answer.message }], isError: true, _meta: { 'loadout/code': answer.data.code } });
     } finally {
       release();
       progress.stop();
       this.calls.delete(extra.requestId);
       extra.signal.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * Starts a call as an MCP task and answers with the task once its job is stored; the request
+   * is not held for the run. The task's job runs in the session the tool was found in, held until
+   * the job ends; `tasks/cancel` (or the connection closing) cancels the job. A refusal before the
+   * job is stored is thrown, to be answered as a plain call's is.
+   */
+  private async startTask(exposure: SessionExposure, tool: ExposedTool, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const created = await this.tasks.create(async (signal, stored): Promise<TaskOutcome> => {
+      const release = this.exposures.hold(exposure);
+      try {
+        const job = await this.services.jobs.runToEnd(exposure.session, tool.task.dirName, args, {
+          signal,
+          cancelReason: CANCELLED_BY_CLIENT,
+          onQueued: (queued) => stored(`job ${queued.id} started`),
+          stillCurrent: () => this.exposures.isCurrent(exposure),
+        });
+        return { result: { ...taskToolResult(job, tool.task, this.outputSchemas), resultType: 'complete' } };
+      } finally {
+        release();
+      }
+    });
+    if ('task' in created) return { ...created.task };
+    if ('result' in created.immediate) return created.immediate.result;
+    throw new JsonRpcError(created.immediate.error.code, created.immediate.error.message, created.immediate.error.data);
+  }
+
+  /** A `tasks/*` request's params, once the client is known to speak the extension (for the session or this request). */
+  private tasksParams(request: { params?: unknown }, method: string): unknown {
+    const meta = typeof request.params === 'object' && request.params !== null ? (request.params as { _meta?: unknown })._meta : undefined;
+    if (!declaresTasks(this.server.getClientCapabilities(), meta)) throw new TasksExtensionRequiredError(method);
+    return request.params;
   }
 
   /**
@@ -539,7 +627,6 @@ function offReason(decidedBy: string, plugin: string | null, project: string | n
   }
 }
 
-/** The root of the session a record was read from: what its document may not leave. */
 /** The one argument a command prompt takes: the text its `$ARGUMENTS` (and `$1` … `$9`, word by word) stand for. */
 function commandArgument(record: CommandRecord): { name: string; description: string; required: false } {
   return {
@@ -547,61 +634,6 @@ function commandArgument(record: CommandRecord): { name: string; description: st
     description: record.argumentHint === null ? 'What to pass to the command' : `What to pass to the command: ${record.argumentHint}`,
     required: false,
   };
-}
-
-function rootOf(session: Session, record: CapabilityRecord): string {
-  return sessionRootOf(session, record).dir;
-}
-
-/** The session root a record was read from (a plugin's root carries its layout: a manifest's servers). */
-function sessionRootOf(session: Session, record: CapabilityRecord): Root {
-  const root = session.roots.find(
-    (candidate) => candidate.plugin === record.plugin && candidate.level === record.level && isInside(candidate.dir, record.path),
-  );
-  if (root === undefined) throw new ResourceNotFoundError(record.path, 'its root is no longer part of this session');
-  return root;
-}
-
-/** One page of a list: `cursor` is the offset a previous page handed out. */
-function paginate<T>(
-  items: readonly T[],
-  cursor: string | undefined,
-  size = PAGE_SIZE,
-): { items: readonly T[]; next: { nextCursor?: string } } {
-  let offset = 0;
-  if (cursor !== undefined) {
-    offset = /^[0-9]{1,9}$/.test(cursor) ? Number(cursor) : -1;
-    if (offset < 0 || offset > items.length)
-      throw new JsonRpcError(-32602, `the cursor "${cursor.slice(0, 40)}" is not one this server handed out (the list may have changed)`);
-  }
-  const end = Math.min(items.length, offset + size);
-  return { items: items.slice(offset, end), next: end < items.length ? { nextCursor: String(end) } : {} };
-}
-
-/** What a finished job becomes: stdout as text, or `isError` with why and the end of stderr. */
-export function toolResult(job: Job): CallToolResult {
-  const _meta = { 'loadout/jobId': job.id, 'loadout/status': job.status };
-  const runnerCut = job.error?.includes('output truncated') === true;
-  if (job.status === 'succeeded') {
-    return { content: [{ type: 'text', text: clipped(job.output, job.id, runnerCut) }], _meta };
-  }
-  const parts = [`task ${job.taskDirName} failed: ${job.error ?? `exit status ${job.exitCode ?? 'unknown'}`}`];
-  if (job.stderr !== '') {
-    const tail =
-      job.stderr.length > STDERR_TAIL_CHARS
-        ? `[… ${job.stderr.length - STDERR_TAIL_CHARS} characters before this]\n${job.stderr.slice(-STDERR_TAIL_CHARS)}`
-        : job.stderr;
-    parts.push(`stderr:\n${tail}`);
-  }
-  if (job.output !== '') parts.push(`stdout:\n${clipped(job.output, job.id, runnerCut)}`);
-  return { content: [{ type: 'text', text: parts.join('\n\n') }], isError: true, _meta };
-}
-
-function clipped(text: string, jobId: number, runnerCut: boolean): string {
-  if (text.length > MAX_RESULT_CHARS) {
-    return `${text.slice(0, MAX_RESULT_CHARS)}\n[… output truncated: ${text.length - MAX_RESULT_CHARS} more characters are in job ${jobId}]`;
-  }
-  return runnerCut ? `${text}\n[… output truncated: the task printed more than Loadout keeps]` : text;
 }
 
 /**

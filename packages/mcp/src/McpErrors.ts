@@ -75,18 +75,41 @@ export class PromptNotFoundError extends NotFoundError {
   }
 }
 
-/** JSON-RPC error codes: MCP's "resource not found", and JSON-RPC's own. */
+/**
+ * A request the client may make only after declaring a capability it did not declare: answered
+ * with MCP's "missing required client capability" code, naming what to declare.
+ */
+export class ClientCapabilityRequiredError extends ConflictError {
+  constructor(
+    code: string,
+    message: string,
+    /** What the client must declare, in the shape of its capabilities. */
+    readonly requiredCapabilities: Readonly<Record<string, unknown>>,
+  ) {
+    super(code, message);
+  }
+}
+
+/** JSON-RPC error codes: MCP's "resource not found" and "missing required client capability", and JSON-RPC's own. */
 const RESOURCE_NOT_FOUND = -32002;
-const INVALID_PARAMS = -32602;
+export const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
+const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 
 /**
  * The one place a refusal becomes a JSON-RPC error of the MCP protocol: its message (credentials
  * removed), a code by category, and Loadout's own code in `data.code`. Anything that is not a
  * Loadout error says nothing about the inside.
  */
-export function jsonRpcErrorFor(error: unknown): { code: number; message: string; data?: { code: string } } {
+export function jsonRpcErrorFor(error: unknown): { code: number; message: string; data?: { code: string; [key: string]: unknown } } {
   if (!isLoadoutError(error)) return { code: INTERNAL_ERROR, message: 'internal error' };
+  if (error instanceof ClientCapabilityRequiredError) {
+    return {
+      code: MISSING_REQUIRED_CLIENT_CAPABILITY,
+      message: redactCredentials(error.message),
+      data: { code: error.code, requiredCapabilities: error.requiredCapabilities },
+    };
+  }
   const code =
     error.category === 'not_found' && error.code.startsWith('RESOURCE_')
       ? RESOURCE_NOT_FOUND

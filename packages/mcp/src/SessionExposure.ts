@@ -5,6 +5,7 @@ import type { CapabilityRecord, Session } from '@loadout/kernel';
 import type { ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
 import { FREE_FORM_INPUT, type InputCheck, type TaskInputSchemas, type TaskRecord } from '@loadout/tasks';
+import { skillManifestUri, skillPathOf } from './skillPaths.js';
 import { assignToolNames } from './toolName.js';
 
 /** A task that is on, as an MCP tool. */
@@ -246,12 +247,15 @@ function listResources(session: Session): ResourceEntry[] {
     });
   }
   for (const record of session.recordsOf<SkillRecord>('skill')) {
+    // A skill the Skills extension serves is listed by its manifest's URI, named as the extension
+    // asks; Loadout's own `skill://<id>` stays readable (see the MCP decisions).
+    const served = skillPathOf(record);
     resources.push({
       kind: 'skill',
       record,
       description: {
-        uri: skillUri(record.id),
-        name: record.id,
+        uri: served === null ? skillUri(record.id) : skillManifestUri(served),
+        name: served === null ? record.id : record.name,
         title: record.name,
         ...described(record.description),
         mimeType: 'text/markdown',

@@ -43,7 +43,8 @@ export function parseResourceUri(uri: string): ResourceAddress {
   );
 }
 
-function decodeSegment(raw: string, uri: string): string {
+/** One path segment of a resource URI, percent-decoded once and refused when it could leave its folder. */
+export function decodeSegment(raw: string, uri: string): string {
   if (/%(2f|5c|00)/i.test(raw)) throw new ResourceUriInvalidError(uri, 'an encoded separator or NUL in a path is refused');
   let segment: string;
   try {

@@ -46,9 +46,9 @@ export function mimeTypeOf(file: string): string | null {
 /**
  * The other files of a folder skill, as paths relative to its folder with `/` separators, sorted:
  * everything but its `SKILL.md`, hidden names and links that lead out of the folder, at most
- * {@link MAX_LISTED_FILES}. Read now, every time: a file added a moment ago is listed.
+ * `max` ({@link MAX_LISTED_FILES} unless given). Read now, every time: a file added a moment ago is listed.
  */
-export function listSkillFiles(skill: SkillRecord): string[] {
+export function listSkillFiles(skill: SkillRecord, max = MAX_LISTED_FILES): string[] {
   if (skill.folder === null) return [];
   const folder = skill.folder;
   // Needed only when a link is met: most skill folders hold none, and a listing is one syscall then.
@@ -64,7 +64,7 @@ export function listSkillFiles(skill: SkillRecord): string[] {
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      if (found.length >= MAX_LISTED_FILES) return;
+      if (found.length >= max) return;
       if (entry.name.startsWith('.')) continue;
       const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (relative === 'SKILL.md') continue;
@@ -102,6 +102,18 @@ export type SkillFileContents = { readonly text: string; readonly mimeType: stri
  * a link whose target leaves the folder, or a file over {@link MAX_DOCUMENT_BYTES} is refused.
  */
 export function readSkillFile(skill: SkillRecord, segments: readonly string[], uri: string): SkillFileContents {
+  const { bytes, real } = readSkillFileBytes(skill, segments, uri);
+  const declared = mimeTypeOf(real);
+  const text = declared === null || isTextType(declared) ? asText(bytes) : null;
+  if (text !== null) return { text, mimeType: declared ?? 'text/plain' };
+  return { blob: bytes.toString('base64'), mimeType: declared ?? 'application/octet-stream' };
+}
+
+/**
+ * The raw bytes of one file of a skill and its real path, under the same rules as
+ * {@link readSkillFile}: what a digest of the file is made of is exactly what a read serves.
+ */
+export function readSkillFileBytes(skill: SkillRecord, segments: readonly string[], uri: string): { bytes: Buffer; real: string } {
   if (skill.folder === null) throw new ResourceNotFoundError(uri, `skill "${skill.id}" is a single file and has no other files`);
   if (segments.some((segment) => segment.startsWith('.'))) throw new ResourceRefusedError(uri, 'hidden files of a skill are not served');
   const file = path.join(skill.folder, ...segments);
@@ -116,11 +128,7 @@ export function readSkillFile(skill: SkillRecord, segments: readonly string[], u
   const stat = fs.statSync(real);
   if (!stat.isFile()) throw new ResourceNotFoundError(uri, `${segments.join('/')} is not a file of skill "${skill.id}"`);
   if (stat.size > MAX_DOCUMENT_BYTES) throw new ResourceRefusedError(uri, `the file is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-  const bytes = fs.readFileSync(real);
-  const declared = mimeTypeOf(real);
-  const text = declared === null || isTextType(declared) ? asText(bytes) : null;
-  if (text !== null) return { text, mimeType: declared ?? 'text/plain' };
-  return { blob: bytes.toString('base64'), mimeType: declared ?? 'application/octet-stream' };
+  return { bytes: fs.readFileSync(real), real };
 }
 
 function isTextType(mimeType: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InputCheck, TaskInputSchemas } from './TaskInputSchemas.js';
+import { type InputCheck, readStructuredOutput, TaskInputSchemas } from './TaskInputSchemas.js';
 
 function check(schema: Record<string, unknown>): InputCheck {
   const prepared = new TaskInputSchemas().prepare(schema);
@@ -93,5 +93,27 @@ describe('TaskInputSchemas', () => {
     expect(new TaskInputSchemas().prepare({ type: 'object', patternProperties: { '(?<=a)b': {} } })).toEqual({
       error: expect.stringContaining('cannot run in linear time'),
     });
+  });
+});
+
+describe('readStructuredOutput', () => {
+  const task = {
+    outputSchema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] },
+    outputSchemaError: null,
+  };
+  const schemas = new TaskInputSchemas();
+
+  it('gives the printed JSON object when it matches the declared schema, and nothing for a task that declares none', () => {
+    expect(readStructuredOutput(schemas, task, '{"total": 3}\n')).toEqual({ value: { total: 3 } });
+    expect(readStructuredOutput(schemas, { outputSchema: null, outputSchemaError: null }, 'plain text')).toBeNull();
+  });
+
+  it('says why an output cannot be given as declared: not JSON, not an object, not matching, or an unusable schema', () => {
+    expect(readStructuredOutput(schemas, task, 'done')).toEqual({ problem: expect.stringContaining('not JSON') });
+    expect(readStructuredOutput(schemas, task, '[1]')).toEqual({ problem: expect.stringContaining('not a JSON object') });
+    expect(readStructuredOutput(schemas, task, '{"total": "three"}')).toEqual({
+      problem: expect.stringMatching(/^the task's output does not match its output schema: total: /),
+    });
+    expect(readStructuredOutput(schemas, { outputSchema: null, outputSchemaError: 'bad schema' }, '{}')).toEqual({ problem: 'bad schema' });
   });
 });

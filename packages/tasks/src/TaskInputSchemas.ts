@@ -20,12 +20,16 @@ export type InputCheck = (args: unknown) => string | null;
 export class TaskInputSchemas {
   private readonly prepared = new Map<string, InputCheck | { readonly error: string }>();
 
-  /** The check for `schema`, or why the schema cannot be used. */
-  prepare(schema: Readonly<Record<string, unknown>>): InputCheck | { readonly error: string } {
-    const key = JSON.stringify(schema);
+  /**
+   * The check for `schema`, or why the schema cannot be used.
+   *
+   * @param mismatch what a failed check's message begins with: which value did not match what
+   */
+  prepare(schema: Readonly<Record<string, unknown>>, mismatch = INPUT_MISMATCH): InputCheck | { readonly error: string } {
+    const key = `${mismatch}\0${JSON.stringify(schema)}`;
     let entry = this.prepared.get(key);
     if (entry === undefined) {
-      entry = compile(schema);
+      entry = compile(schema, mismatch);
       if (this.prepared.size >= 1000) this.prepared.clear();
       this.prepared.set(key, entry);
     }
@@ -33,7 +37,10 @@ export class TaskInputSchemas {
   }
 }
 
-function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { readonly error: string } {
+const INPUT_MISMATCH = "the arguments do not match the task's input schema";
+const OUTPUT_MISMATCH = "the task's output does not match its output schema";
+
+function compile(schema: Readonly<Record<string, unknown>>, mismatch: string): InputCheck | { readonly error: string } {
   let validator: Validator;
   let linearSchema: LinearSchema;
   const draft = draftOf(schema);
@@ -44,7 +51,7 @@ function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { read
     validator = new Validator(structuredClone(linearSchema.schema) as Schema, draft, false);
     validator.validate({});
   } catch (error) {
-    return { error: `its input schema cannot be used: ${(error as Error).message}` };
+    return { error: `its ${mismatch === INPUT_MISMATCH ? 'input' : 'output'} schema cannot be used: ${(error as Error).message}` };
   }
   return (args) => {
     let result: ReturnType<Validator['validate']>;
@@ -55,7 +62,7 @@ function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { read
         : validator;
       result = checker.validate(args);
     } catch (error) {
-      return `the input schema could not be applied: ${(error as Error).message}`;
+      return `${mismatch === INPUT_MISMATCH ? 'the input' : 'the output'} schema could not be applied: ${(error as Error).message}`;
     }
     if (result.valid) return null;
     // The deepest messages say what is wrong; the ones above them only repeat "does not match".
@@ -63,7 +70,7 @@ function compile(schema: Readonly<Record<string, unknown>>): InputCheck | { read
       .filter((error) => !/does not match|not all|failed/i.test(error.error) || isPatternFormat(error.error))
       .map(describe);
     const shown = (messages.length > 0 ? messages : result.errors.map(describe)).slice(0, MAX_MESSAGES);
-    return `the arguments do not match the task's input schema: ${shown.join('; ')}`;
+    return `${mismatch}: ${shown.join('; ')}`;
   };
 }
 
@@ -95,4 +102,32 @@ export function checkTaskInput(schemas: TaskInputSchemas, task: TaskRecord, inpu
   if ('error' in check) throw new TaskRunInputRefusedError(task.dirName, check.error);
   const problem = check(input === undefined ? {} : input);
   if (problem !== null) throw new TaskRunInputRefusedError(task.dirName, problem);
+}
+
+/**
+ * A finished run's stdout as the structured output its task declares under `output:`: the JSON
+ * object it printed, checked against that schema. Null when the task declares none (its output is
+ * text); `problem` says why the output cannot be given as declared (not JSON, not an object, not
+ * matching, or a schema that cannot be used), so the caller refuses it rather than pass it on.
+ */
+export function readStructuredOutput(
+  schemas: TaskInputSchemas,
+  task: Pick<TaskRecord, 'outputSchema' | 'outputSchemaError'>,
+  stdout: string,
+): { readonly value: Readonly<Record<string, unknown>> } | { readonly problem: string } | null {
+  if (task.outputSchemaError !== null) return { problem: task.outputSchemaError };
+  if (task.outputSchema === null) return null;
+  const check = schemas.prepare(task.outputSchema, OUTPUT_MISMATCH);
+  if ('error' in check) return { problem: check.error };
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch {
+    return { problem: 'the task declares an output schema, but what it printed is not JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { problem: 'the task declares an output schema, but what it printed is not a JSON object' };
+  }
+  const problem = check(value);
+  return problem === null ? { value: value as Record<string, unknown> } : { problem };
 }

@@ -22,4 +22,23 @@ export interface TaskRecord extends CapabilityRecord {
   readonly inputSchema: Readonly<Record<string, unknown>> | null;
   /** Why the declared `input` cannot be used as a schema; null when it can (or none is declared). */
   readonly inputSchemaError: string | null;
+  /**
+   * The JSON Schema the task's stdout, read as JSON, must match, from the frontmatter `output` (an
+   * object schema): an MCP call then answers it as `structuredContent`. Null when none is declared.
+   */
+  readonly outputSchema: Readonly<Record<string, unknown>> | null;
+  /** Why the declared `output` cannot be used as a schema; null when it can (or none is declared). */
+  readonly outputSchemaError: string | null;
+  /**
+   * Whether an MCP client that speaks the Tasks extension gets a call of it as an MCP task (created
+   * at once, polled, cancelled, its result fetched) instead of a held request, from the frontmatter
+   * `mcp-task`: `never` (the default: a short call stays plain), `optional` (a task when the client
+   * speaks the extension, else plain), `required` (refused to a client that does not).
+   */
+  readonly mcpTask: McpTaskSupport;
 }
+
+/** How a task's MCP calls may run: see {@link TaskRecord.mcpTask}. */
+export type McpTaskSupport = 'never' | 'optional' | 'required';
+
+export const MCP_TASK_SUPPORT: readonly McpTaskSupport[] = ['never', 'optional', 'required'];

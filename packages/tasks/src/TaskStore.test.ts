@@ -174,4 +174,41 @@ describe('TaskStore lookups agree with the session', () => {
       path.join(home, 'capabilities/tasks/listy/TASK.md'),
     ]);
   });
+
+  it('reads a declared output schema and mcp-task support, reporting values it cannot use and falling back to plain calls', async () => {
+    const withFields = (fields: string) => ({
+      'TASK.md': `---\nname: T\ndescription: d\nimplementation: run.sh\n${fields}\n---\n`,
+      'run.sh': 'cat\n',
+    });
+    const home = testdir({
+      capabilities: {
+        tasks: {
+          structured: withFields('mcp-task: optional\noutput:\n  properties:\n    total: { type: number }\n  required: [total]'),
+          required: withFields('mcp-task: required'),
+          odd: withFields('mcp-task: sometimes\noutput: [1, 2]'),
+          plain: task('Plain', 'run.sh'),
+        },
+      },
+    });
+    const { session, store } = await open(home);
+    expect(store.getTaskByDirName('structured')).toMatchObject({
+      mcpTask: 'optional',
+      outputSchema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] },
+      outputSchemaError: null,
+    });
+    expect(store.getTaskByDirName('required').mcpTask).toBe('required');
+    expect(store.getTaskByDirName('plain')).toMatchObject({ mcpTask: 'never', outputSchema: null, outputSchemaError: null });
+    expect(store.getTaskByDirName('odd')).toMatchObject({
+      mcpTask: 'never',
+      outputSchema: null,
+      outputSchemaError: expect.stringContaining('"output"'),
+    });
+    const odd = path.join(home, 'capabilities/tasks/odd/TASK.md');
+    expect(
+      session.diagnostics
+        .filter((d) => d.path === odd)
+        .map((d) => d.code)
+        .sort(),
+    ).toEqual(['TASK_MCP_TASK_INVALID', 'TASK_OUTPUT_SCHEMA_INVALID']);
+  });
 });

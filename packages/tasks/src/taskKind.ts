@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type CapabilityKind, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
 import { DocumentRefusedError, isInside, realpathInside } from '@loadout/files';
 import { hasControlCharacter, taskNameProblem } from './taskName.js';
-import type { TaskRecord } from './TaskRecord.js';
+import { MCP_TASK_SUPPORT, type McpTaskSupport, type TaskRecord } from './TaskRecord.js';
 import { taskRunnableParts } from './taskRunnableParts.js';
 
 /** A task is `tasks/<dirName>/TASK.md`; its id is its folder name, whatever its frontmatter `name`. */
@@ -35,7 +35,8 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   }
   const read = readMarkdownCapability(entry.root.dir, path.join(entry.path, TASK_DOCUMENT.file), TASK_DOCUMENT);
   if (read === null) return { records: [], diagnostics: [] };
-  const { implementation, timeout, retries, input } = read.document.frontmatter;
+  const { implementation, timeout, retries, input, output } = read.document.frontmatter;
+  const mcpTask = read.document.frontmatter['mcp-task'];
   if (typeof implementation !== 'string' || implementation.trim() === '') {
     throw new DocumentRefusedError(
       'TASK_IMPLEMENTATION_MISSING',
@@ -70,7 +71,14 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
       `${read.relative}: implementation "${implementation}" leads outside the task folder`,
     );
   }
-  const schema = readInputSchema(input);
+  const schema = readObjectSchema(input, 'input');
+  const outputSchema = readObjectSchema(output, 'output');
+  const support = readMcpTaskSupport(mcpTask);
+  const problems = [
+    schema.error === null ? null : { code: 'TASK_INPUT_SCHEMA_INVALID', message: schema.error },
+    outputSchema.error === null ? null : { code: 'TASK_OUTPUT_SCHEMA_INVALID', message: outputSchema.error },
+    support.error === null ? null : { code: 'TASK_MCP_TASK_INVALID', message: support.error },
+  ].filter((problem) => problem !== null);
   return {
     records: [
       {
@@ -83,30 +91,50 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
         retries: Math.min(10, Math.max(0, Math.floor(positiveNumber(retries) ?? 0))),
         inputSchema: schema.schema,
         inputSchemaError: schema.error,
+        outputSchema: outputSchema.schema,
+        outputSchemaError: outputSchema.error,
+        mcpTask: support.value,
       },
     ],
-    diagnostics:
-      schema.error === null
-        ? []
-        : [{ code: 'TASK_INPUT_SCHEMA_INVALID', severity: 'warning', path: read.draft.path, message: `${read.relative}: ${schema.error}` }],
+    diagnostics: problems.map(({ code, message }) => ({
+      code,
+      severity: 'warning' as const,
+      path: read.draft.path,
+      message: `${read.relative}: ${message}`,
+    })),
   };
 }
 
 /**
- * The frontmatter `input`: a JSON Schema for an object (agents call a task with named
- * arguments), written in YAML or JSON. Its `type`, when given, must be `object`; left out, it is
- * taken as one. Anything else is an error the session reports and callers refuse on.
+ * The frontmatter `input` or `output`: a JSON Schema for an object (agents call a task with named
+ * arguments; MCP's structured content is an object), written in YAML or JSON. Its `type`, when
+ * given, must be `object`; left out, it is taken as one. Anything else is an error the session
+ * reports and callers refuse on.
  */
-function readInputSchema(input: unknown): { schema: Readonly<Record<string, unknown>> | null; error: string | null } {
-  if (input === undefined || input === null) return { schema: null, error: null };
-  if (typeof input !== 'object' || Array.isArray(input)) {
-    return { schema: null, error: 'frontmatter "input" must be a JSON Schema object, e.g. { type: object, properties: { … } }' };
+function readObjectSchema(
+  value: unknown,
+  field: 'input' | 'output',
+): { schema: Readonly<Record<string, unknown>> | null; error: string | null } {
+  if (value === undefined || value === null) return { schema: null, error: null };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { schema: null, error: `frontmatter "${field}" must be a JSON Schema object, e.g. { type: object, properties: { … } }` };
   }
-  const schema = input as Record<string, unknown>;
+  const schema = value as Record<string, unknown>;
   if (schema.type !== undefined && schema.type !== 'object') {
-    return { schema: null, error: `frontmatter "input" must describe an object (type: object), not ${JSON.stringify(schema.type)}` };
+    return { schema: null, error: `frontmatter "${field}" must describe an object (type: object), not ${JSON.stringify(schema.type)}` };
   }
   return { schema: schema.type === undefined ? { type: 'object', ...schema } : schema, error: null };
+}
+
+/** The frontmatter `mcp-task`: one of {@link MCP_TASK_SUPPORT}, `never` when left out or not one of them (reported). */
+function readMcpTaskSupport(value: unknown): { value: McpTaskSupport; error: string | null } {
+  if (value === undefined || value === null) return { value: 'never', error: null };
+  if (typeof value === 'string' && (MCP_TASK_SUPPORT as readonly string[]).includes(value))
+    return { value: value as McpTaskSupport, error: null };
+  return {
+    value: 'never',
+    error: `frontmatter "mcp-task" must be one of ${MCP_TASK_SUPPORT.join(', ')}, not ${JSON.stringify(value)}; calls stay plain`,
+  };
 }
 
 function positiveNumber(value: unknown): number | null {

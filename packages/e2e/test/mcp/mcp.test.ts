@@ -1,22 +1,12 @@
 import http from 'node:http';
 import { isProcessAlive } from '@loadout/files';
-import { removeTestdirs, testdir } from '@loadout/files/testing';
+import { testdir } from '@loadout/files/testing';
 import { runCli } from '@loadout/cli/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOKEN } from '../server/support.js';
-import { connectHttp, connectStdio, type McpHarness, resultText, waitFor } from './support.js';
+import { closeAfterEach, connectHttp, connectStdio, type McpHarness, resultText, waitFor } from './support.js';
 
-const open: McpHarness[] = [];
-afterEach(async () => {
-  for (const harness of open.splice(0)) await harness.close();
-  removeTestdirs();
-});
-
-async function track<H extends McpHarness>(harness: Promise<H>): Promise<H> {
-  const ready = await harness;
-  open.push(ready);
-  return ready;
-}
+const track = closeAfterEach();
 
 /** What every transport must do, from the acceptance list. */
 async function acceptance(h: McpHarness): Promise<void> {
@@ -72,10 +62,10 @@ async function acceptance(h: McpHarness): Promise<void> {
   const resources = (await client.listResources()).resources.map((resource) => resource.uri);
   expect(resources).toEqual(
     expect.arrayContaining([
-      'skill://guide',
+      'skill://guide/SKILL.md',
       'skill://guide/reference/usage.md',
-      'skill://acme-skill',
-      'skill://project-skill',
+      'skill://acme/acme-skill/SKILL.md',
+      'skill://project-skill/SKILL.md',
       'loadout://session/skills-block',
     ]),
   );

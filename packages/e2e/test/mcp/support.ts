@@ -2,9 +2,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI_ENTRY, runCli } from '@loadout/cli/testing';
 import { JobQueue, type JobSummary } from '@loadout/jobs';
-import { taskTree } from '@loadout/jobs/testing';
+import { echoTask, taskTree } from '@loadout/jobs/testing';
 import { closeKernel, resolve } from '@loadout/kernel';
-import { testdir, type TreeDescription } from '@loadout/files/testing';
+import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/testing';
+import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -26,11 +27,23 @@ setTimeout(() => {}, 60000);
 
 /**
  * The owner's workspace of the server tests, plus a folder skill with another file, a task that
- * waits to be stopped, plugin `acme` (a task, a skill, a server) and a project with its own task
+ * waits to be stopped, a task that may run as an MCP task and declares its output, plugin `acme` (a task, a skill, a server) and a project with its own task
  * and skill and a `src/` folder to work in.
  */
 export function mcpTree(): TreeDescription {
-  const base = workspaceTree({ sleeper: taskTree({ name: 'Sleeper', implementation: 'run.mjs' }, { 'run.mjs': sleeperTask }) });
+  const base = workspaceTree({
+    sleeper: taskTree({ name: 'Sleeper', implementation: 'run.mjs' }, { 'run.mjs': sleeperTask }),
+    // Runs as an MCP task for a client with the Tasks extension; its printed JSON is its structured output.
+    later: taskTree(
+      {
+        name: 'Later',
+        implementation: 'run.mjs',
+        'mcp-task': 'optional',
+        output: { properties: { input: { type: 'object' } }, required: ['input'] },
+      },
+      { 'run.mjs': echoTask },
+    ),
+  });
   const capabilities = base.capabilities as TreeDescription;
   return {
     ...base,
@@ -209,4 +222,21 @@ export async function waitFor(probe: () => boolean | Promise<boolean>, what: str
 /** The text of a tool result's first content block. */
 export function resultText(result: unknown): string {
   return ((result as { content: { text: string }[] }).content[0] as { text: string }).text;
+}
+
+/**
+ * For a test file: closes every harness it opened (and removes the test folders) after each test.
+ * Returns what to wrap each harness in as it is opened.
+ */
+export function closeAfterEach(): <H extends McpHarness>(harness: Promise<H>) => Promise<H> {
+  const open: McpHarness[] = [];
+  afterEach(async () => {
+    for (const harness of open.splice(0)) await harness.close();
+    removeTestdirs();
+  });
+  return async (harness) => {
+    const ready = await harness;
+    open.push(ready);
+    return ready;
+  };
 }

@@ -2,7 +2,16 @@ import type { TreeDescription } from '@loadout/files/testing';
 
 /** A task folder: `TASK.md` with the given frontmatter, and the given implementation files. */
 export function taskTree(
-  fields: { name: string; description?: string; implementation: string; timeout?: number; retries?: number; input?: unknown },
+  fields: {
+    name: string;
+    description?: string;
+    implementation: string;
+    timeout?: number;
+    retries?: number;
+    input?: unknown;
+    output?: unknown;
+    'mcp-task'?: string;
+  },
   files: Record<string, string>,
 ): TreeDescription {
   const lines = [
@@ -13,6 +22,8 @@ export function taskTree(
     ...(fields.retries === undefined ? [] : [`retries: ${fields.retries}`]),
     // JSON is YAML: the schema is written as one flow mapping.
     ...(fields.input === undefined ? [] : [`input: ${JSON.stringify(fields.input)}`]),
+    ...(fields.output === undefined ? [] : [`output: ${JSON.stringify(fields.output)}`]),
+    ...(fields['mcp-task'] === undefined ? [] : [`mcp-task: ${fields['mcp-task']}`]),
   ];
   return { 'TASK.md': `---\n${lines.join('\n')}\n---\nA task made by a test.\n`, ...files };
 }
