@@ -292,12 +292,7 @@ export class RuntimePlan {
           : {
               plugins: part.plugins.placements.map(({ plugin, inPlace, reason, listedAs }) => ({ plugin, inPlace, reason, listedAs })),
             }),
-        findings: [
-          ...part.findings,
-          ...(part.mcp?.findings ?? []),
-          ...(part.documents?.findings ?? []),
-          ...(part.plugins?.findings ?? []),
-        ],
+        findings: [...part.findings, ...(part.mcp?.findings ?? []), ...(part.documents?.findings ?? []), ...(part.plugins?.findings ?? [])],
       })),
       findings: this.findings,
     };

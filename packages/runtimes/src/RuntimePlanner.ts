@@ -152,8 +152,14 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         return placement === undefined ? null : `${runtime} runs it itself from plugin ${plugin}, read in place`;
       };
       const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor, readsInPlace);
-      const documents = this.planDocuments(session, global, selected, findings, redactor, (runtime, plugin) =>
-        pluginParts.get(runtime)?.placements.some((candidate) => candidate.plugin === plugin && candidate.inPlace) === true,
+      const documents = this.planDocuments(
+        session,
+        global,
+        selected,
+        findings,
+        redactor,
+        (runtime, plugin) =>
+          pluginParts.get(runtime)?.placements.some((candidate) => candidate.plugin === plugin && candidate.inPlace) === true,
       );
       return new RuntimePlan(
         session.project,

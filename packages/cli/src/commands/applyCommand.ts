@@ -169,13 +169,16 @@ export function formatResult(result: ApplyResult, verbose = false): string {
   );
   const places = placeRows(result);
   if (places.length > 0) lines.push('written into:', ...indentAll(table(places).split('\n')));
+  // How each plugin reaches a runtime that can read plugins in place: one line a plugin, few enough to always show.
+  for (const part of result.runtimes) {
+    if (part.plugins === undefined || part.plugins.length === 0) continue;
+    lines.push(`${part.runtime} plugins:`, ...part.plugins.map((placement) => `  plugin ${placement.plugin}: ${placement.reason}`));
+  }
   if (verbose) {
     for (const part of result.runtimes) {
       if (part.changes.length === 0) continue;
       lines.push(`${part.runtime}:`, indent(table(part.changes.map(changeRow))));
     }
-    // How each plugin reaches a runtime that can read plugins in place.
-    for (const placement of part.plugins ?? []) lines.push(`  plugin ${placement.plugin}: ${placement.reason}`);
   }
   const findings = [...result.findings, ...result.runtimes.flatMap((part) => part.findings)];
   lines.push(...(verbose ? formatDiagnostics(findings) : shortDiagnostics(findings)));
