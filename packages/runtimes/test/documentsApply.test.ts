@@ -47,8 +47,9 @@ function world(): { m: Machine; container: ReturnType<typeof openLoadout>; appli
     home: { '.claude': { 'settings.json': SETTINGS } },
   });
   const container = openLoadout(m);
+  // No `.claude-plugin/plugin.json`: Claude Code cannot read this plugin in place as its own, so
+  // its documents are copied (a plugin it can read in place: the last test).
   installPlugin(container, m, 'fixp', {
-    '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'fixp', version: '1.0.0', description: 'A fixture plugin' }) },
     agents: { 'reviewer.md': PLUGIN_AGENT },
     commands: { 'ship.md': PLUGIN_COMMAND },
     hooks: {
@@ -231,5 +232,28 @@ describe('agents, commands and hooks applied into runtimes', () => {
     const skips = changesOf(result, 'cursor').filter((change) => change.kind !== 'skill' && change.kind !== 'server');
     expect(skips.length).toBeGreaterThan(0);
     expect(skips.every((change) => change.action === 'skip' && change.code === 'DOCUMENT_PLACE_UNCONFIRMED')).toBe(true);
+  });
+
+  it('copies nothing of a plugin Claude Code reads in place: its agents, commands and hooks arrive with it', async () => {
+    const m = machine({ home: { '.claude': { 'settings.json': SETTINGS } } });
+    const container = openLoadout(m);
+    installPlugin(container, m, 'kit', {
+      '.claude-plugin': { 'plugin.json': JSON.stringify({ name: 'kit', version: '1.0.0', description: 'A plugin Claude Code reads' }) },
+      agents: { 'reviewer.md': PLUGIN_AGENT },
+      commands: { 'ship.md': PLUGIN_COMMAND },
+    });
+    const result = await resolve(container, RuntimeApplier).apply({ runtimes: ['claude-code'] });
+    expect(result.ok).toBe(true);
+    const claude = path.join(m.home, '.claude');
+    expect(fs.existsSync(path.join(claude, 'commands', 'kit'))).toBe(false);
+    expect(fs.existsSync(path.join(claude, 'agents', 'kit'))).toBe(false);
+    expect(changesOf(result, 'claude-code')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'agent', name: 'reviewer', action: 'skip', code: 'LOADED_IN_PLACE' }),
+        expect.objectContaining({ kind: 'command', name: 'ship', action: 'skip', code: 'LOADED_IN_PLACE' }),
+      ]),
+    );
+    const settings = JSON.parse(settingsOf(m)) as { enabledPlugins?: Record<string, boolean> };
+    expect(settings.enabledPlugins).toEqual({ 'kit@loadout': true });
   });
 });

@@ -36,7 +36,7 @@ describe('a Claude Code Markdown command as a Gemini CLI TOML command', () => {
   });
 
   it("writes into ~/.gemini/commands and the project's .gemini/commands", () => {
-    const env = { home: '/home/me' } as Parameters<DocumentFolders['folders']>[1];
+    const env = { home: '/home/me', variables: {} } as unknown as Parameters<DocumentFolders['folders']>[1];
     expect(gemini.folders('/work/app', env)).toEqual({ user: '/home/me/.gemini/commands', project: '/work/app/.gemini/commands' });
     expect(typeof geminiCliDocuments.hook).toBe('string');
   });
