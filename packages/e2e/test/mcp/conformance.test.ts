@@ -23,7 +23,7 @@ import { TestServer, TOKEN } from '../server/support.js';
 import { type LocalServer, readScenarioResults, type ScenarioResult, startStdioBridge, startTokenProxy } from './conformanceHarness.js';
 
 type Transport = 'http' | 'stdio';
-type RunName = '2025-11-25' | '2026-07-28';
+type RunName = '2025-11-25' | '2026-07-28' | 'extensions on 2025-11-25';
 
 /** One run of the suite: which package, with which arguments (one invocation per entry). */
 interface SuiteRun {
@@ -34,6 +34,20 @@ interface SuiteRun {
 
 /** The Skills extension's scenarios, which the 2026-07-28 requirement set does not run by itself. */
 const SKILLS_SCENARIOS = ['sep-2640-skills-directory', 'sep-2640-skills-enumeration', 'sep-2640-skills-manifest'];
+
+/** The Tasks extension's scenarios (the 2026-07-28 requirement set runs them too). */
+const TASKS_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-required-task-error',
+  'tasks-dispatch-and-envelope',
+  'tasks-mrtr-input',
+  'tasks-mrtr-composition',
+  'tasks-request-headers',
+  'tasks-status-notifications',
+];
 
 /**
  * 2025-11-25: suite 0.1.16's active scenarios. 2026-07-28: the revision's frozen requirement set
@@ -47,12 +61,26 @@ const RUNS: readonly SuiteRun[] = [
     suite: 'mcpConformance2026',
     invocations: [['--requirements', '2026-07-28'], ...SKILLS_SCENARIOS.map((scenario) => ['--scenario', scenario])],
   },
+  // The extensions over the protocol revision Loadout serves today: their scenarios, forced onto
+  // 2025-11-25, check the extensions' own methods and shapes without the 2026-07-28 wire.
+  {
+    name: 'extensions on 2025-11-25',
+    suite: 'mcpConformance2026',
+    invocations: [...SKILLS_SCENARIOS, ...TASKS_SCENARIOS].map((scenario) => [
+      '--spec-version',
+      '2025-11-25',
+      '--force',
+      '--scenario',
+      scenario,
+    ]),
+  },
 ];
 
 /** How the figures are reported: the extensions apart from the protocol revision they run on. */
 function groupOf(run: RunName, scenario: string): string {
-  if (scenario.startsWith('sep-2640-')) return 'Skills extension';
-  if (scenario.startsWith('tasks-')) return 'Tasks extension';
+  const on = run === 'extensions on 2025-11-25' ? ' on 2025-11-25' : ' on 2026-07-28';
+  if (scenario.startsWith('sep-2640-')) return `Skills extension${on}`;
+  if (scenario.startsWith('tasks-')) return `Tasks extension${on}`;
   return `protocol ${run}`;
 }
 
@@ -106,9 +134,15 @@ const JSON_SCHEMA_2020_12_INPUT = {
 };
 
 /** A task in Node that reads its JSON input as `input` and runs `body`. */
-function nodeTask(description: string, input: unknown, body: string): TreeDescription {
+function nodeTask(description: string, input: unknown, body: string, mcpTask?: 'optional' | 'required'): TreeDescription {
   return taskTree(
-    { name: description.replace(/\.$/, ''), description, implementation: 'run.mjs', input },
+    {
+      name: description.replace(/\.$/, ''),
+      description,
+      implementation: 'run.mjs',
+      input,
+      ...(mcpTask === undefined ? {} : { 'mcp-task': mcpTask }),
+    },
     { 'run.mjs': `import fs from 'node:fs';\nconst input = JSON.parse(fs.readFileSync(0, 'utf8') || '{}');\n${body}\n` },
   );
 }
@@ -140,13 +174,34 @@ function fixtureTree(): TreeDescription {
           'Sleeps the seconds it is given, then answers.',
           { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
           'setTimeout(() => process.stdout.write(`computed ${input.label ?? ""}`), (input.seconds ?? 0) * 1000);',
+          'optional',
         ),
-        failing_job: task('Always fails.', 'echo "the job failed" >&2\nexit 1'),
+        failing_job: taskTree(
+          { name: 'Always fails', description: 'Always fails.', implementation: 'run.sh', 'mcp-task': 'required' },
+          { 'run.sh': 'cat >/dev/null\necho "the job failed" >&2\nexit 1\n' },
+        ),
+        // Its output breaks its declared schema: the call ends in a protocol error.
+        protocol_error_job: taskTree(
+          {
+            name: 'Breaks its output schema',
+            description: 'Prints what its declared output refuses.',
+            implementation: 'run.sh',
+            'mcp-task': 'required',
+            output: { type: 'object', properties: { count: { type: 'number' } }, required: ['count'] },
+          },
+          { 'run.sh': 'cat >/dev/null\necho \'{"count": "not a number"}\'\n' },
+        ),
         json_schema_2020_12_tool: nodeTask('Takes a JSON Schema 2020-12 input.', JSON_SCHEMA_2020_12_INPUT, 'process.stdout.write("ok");'),
       },
       skills: {
         test_simple_prompt: {
           'SKILL.md': '---\nname: test_simple_prompt\ndescription: A simple prompt.\n---\nThis is a simple prompt for testing.\n',
+        },
+        // The Skills extension's scenarios look for this one by name.
+        'pdf-processing': {
+          'SKILL.md':
+            '---\nname: pdf-processing\ndescription: Extracts text and tables from PDF files.\n---\n# PDF processing\nSee reference/tables.md.\n',
+          reference: { 'tables.md': '# Tables\nRead them row by row.\n' },
         },
         'pdf-helper': {
           'SKILL.md': '---\nname: pdf-helper\ndescription: Reads and fills PDF forms.\n---\n# PDF helper\nSee reference/forms.md.\n',
