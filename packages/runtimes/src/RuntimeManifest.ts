@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isJsonObject, isTextWithin, readJsonInside, zodShape } from '@loadout/kernel';
-import { DocumentRefusedError, writeFileAtomicSync } from '@loadout/files';
+import { isJsonObject, isTextWithin } from '@loadout/kernel';
+import { writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
-import { RuntimeManifestInvalidError } from './RuntimeErrors.js';
+import { checkRecordShape, readRecordJson } from './readRecordFile.js';
 
 /** The file in each runtime root that records what Loadout wrote there. Hidden, so no runtime reads it as a skill. */
 export const MANIFEST_FILE = '.loadout-manifest.json';
@@ -89,23 +89,9 @@ export class RuntimeManifest {
 
   /** Reads `<rootDir>/.loadout-manifest.json`; an empty manifest when there is none. */
   static read(rootDir: string): RuntimeManifest {
-    let raw: unknown;
-    try {
-      raw = readJsonInside(rootDir, path.join(rootDir, MANIFEST_FILE));
-    } catch (error) {
-      if (error instanceof DocumentRefusedError) {
-        throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} is unreadable (${error.code}); fix or remove it`, { cause: error });
-      }
-      throw error;
-    }
+    const raw = readRecordJson(rootDir, MANIFEST_FILE);
     if (raw === null) return new RuntimeManifest(rootDir, new Map());
-    let entries = plainEntries(raw);
-    if (entries === null) {
-      const parsed = zodShape(manifestSchema)(raw);
-      if (!parsed.ok)
-        throw new RuntimeManifestInvalidError(`${MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
-      entries = parsed.value.entries;
-    }
+    const entries = plainEntries(raw) ?? checkRecordShape(MANIFEST_FILE, manifestSchema, raw).entries;
     const byPath = new Map<string, ManifestEntry>();
     for (const entry of entries) byPath.set(entry.path, entry);
     return new RuntimeManifest(rootDir, byPath);

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { editJsonText, writeFileAtomicSync } from '@loadout/files';
-import { type Diagnostic, isJsonObject, readJsonInside, zodShape } from '@loadout/kernel';
+import { type Diagnostic, isJsonObject } from '@loadout/kernel';
 import { z } from 'zod';
+import { readRecordFile } from '../readRecordFile.js';
 import { readConfigText } from '../mcp/readConfigText.js';
 import type { PluginPlacement } from '../pluginsInPlace.js';
 import { type RuntimeEnvironment, runtimeFolderIn } from '../RuntimeEnvironment.js';
-import { RuntimeChangedDuringApplyError, RuntimeManifestInvalidError } from '../RuntimeErrors.js';
+import { RuntimeChangedDuringApplyError } from '../RuntimeErrors.js';
 
 /** The marketplace Loadout presents its plugins to Claude Code as: `plugin@loadout`. */
 export const LOADOUT_MARKETPLACE = 'loadout';
@@ -68,13 +69,9 @@ const pluginId = (plugin: string): string => `${plugin}@${LOADOUT_MARKETPLACE}`;
 
 /** What Loadout recorded as registered; an empty record when nothing is. */
 function readRecord(dataDir: string, settingsFile: string): RegistrationRecord {
-  const file = path.join(dataDir, REGISTRATION_FILE);
-  const raw = readJsonInside(dataDir, file);
-  if (raw === null) return { version: 1, settingsFile, plugins: [], marketplace: false, known: false };
-  const parsed = zodShape(recordSchema)(raw);
-  if (!parsed.ok)
-    throw new RuntimeManifestInvalidError(`${REGISTRATION_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
-  return parsed.value;
+  return (
+    readRecordFile(dataDir, REGISTRATION_FILE, recordSchema) ?? { version: 1, settingsFile, plugins: [], marketplace: false, known: false }
+  );
 }
 
 /** A settings file's object. Strict JSON, as `editJsonText` edits it: a file with comments is left alone (its plugins copied). */

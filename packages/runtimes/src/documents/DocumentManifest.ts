@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { readJsonInside, zodShape } from '@loadout/kernel';
-import { DocumentRefusedError, writeFileAtomicSync } from '@loadout/files';
+import { writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
-import { RuntimeManifestInvalidError } from '../RuntimeErrors.js';
+import { readRecordFile } from '../readRecordFile.js';
 
 /** Where the record of the agents, commands and hooks Loadout wrote lives, inside the data folder. */
 export const DOCUMENT_MANIFEST_FILE = path.join('runtimes', 'documents-manifest.json');
@@ -59,23 +58,8 @@ export class DocumentManifest {
   ) {}
 
   static read(dataDir: string): DocumentManifest {
-    let raw: unknown;
-    try {
-      raw = readJsonInside(dataDir, path.join(dataDir, DOCUMENT_MANIFEST_FILE));
-    } catch (error) {
-      if (error instanceof DocumentRefusedError)
-        throw new RuntimeManifestInvalidError(`${DOCUMENT_MANIFEST_FILE} is unreadable (${error.code}); fix or remove it`, {
-          cause: error,
-        });
-      throw error;
-    }
-    if (raw === null) return new DocumentManifest(dataDir, [], []);
-    const parsed = zodShape(manifestSchema)(raw);
-    if (!parsed.ok)
-      throw new RuntimeManifestInvalidError(
-        `${DOCUMENT_MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`,
-      );
-    return new DocumentManifest(dataDir, parsed.value.entries, parsed.value.made);
+    const read = readRecordFile(dataDir, DOCUMENT_MANIFEST_FILE, manifestSchema);
+    return read === null ? new DocumentManifest(dataDir, [], []) : new DocumentManifest(dataDir, read.entries, read.made);
   }
 
   /** Every entry of one runtime. */

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { readJsonInside, zodShape } from '@loadout/kernel';
-import { DocumentRefusedError, writeFileAtomicSync } from '@loadout/files';
+import { writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
-import { RuntimeManifestInvalidError } from '../RuntimeErrors.js';
+import { readRecordFile } from '../readRecordFile.js';
 
 /** Where the record of the server entries Loadout wrote lives, inside the data folder. */
 export const MCP_MANIFEST_FILE = path.join('runtimes', 'mcp-manifest.json');
@@ -74,19 +73,8 @@ export class McpManifest {
   ) {}
 
   static read(dataDir: string): McpManifest {
-    let raw: unknown;
-    try {
-      raw = readJsonInside(dataDir, path.join(dataDir, MCP_MANIFEST_FILE));
-    } catch (error) {
-      if (error instanceof DocumentRefusedError)
-        throw new RuntimeManifestInvalidError(`${MCP_MANIFEST_FILE} is unreadable (${error.code}); fix or remove it`, { cause: error });
-      throw error;
-    }
-    if (raw === null) return new McpManifest(dataDir, [], []);
-    const parsed = zodShape(manifestSchema)(raw);
-    if (!parsed.ok)
-      throw new RuntimeManifestInvalidError(`${MCP_MANIFEST_FILE} does not have the expected shape (${parsed.reason}); fix or remove it`);
-    return new McpManifest(dataDir, parsed.value.entries, parsed.value.files);
+    const read = readRecordFile(dataDir, MCP_MANIFEST_FILE, manifestSchema);
+    return read === null ? new McpManifest(dataDir, [], []) : new McpManifest(dataDir, read.entries, read.files);
   }
 
   /** The entries recorded for one runtime's file. */
