@@ -7,6 +7,7 @@ import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/t
 import { LiveExposures } from './LiveExposures.js';
 import type { McpServices } from './mcpServices.js';
 import { McpConnection, projectFromRoots } from './McpConnection.js';
+import { INVALID_PARAMS } from './McpErrors.js';
 import { MCP_SERVER_VERSION } from './mcpVersion.js';
 
 /** How many MCP sessions the server keeps; past that the least recently used idle one is closed. */
@@ -89,7 +90,7 @@ export class McpHttpEndpoint {
       fallback = project === null ? null : SessionLoader.resolveProject(project);
     } catch (error) {
       if (!isLoadoutError(error)) throw error;
-      writeJsonRpcError(response, 400, -32602, error.message);
+      writeJsonRpcError(response, 400, INVALID_PARAMS, error.message);
       return;
     }
     await this.start(request, response, body, fallback);

@@ -1,7 +1,4 @@
-import { JsonRpcError } from './McpErrors.js';
-
-/** JSON-RPC's "invalid params": what a cursor this server never handed out gets. */
-const INVALID_PARAMS = -32602;
+import { INVALID_PARAMS, JsonRpcError } from './McpErrors.js';
 
 /**
  * One page of a list: `cursor` is the offset a previous page handed out (as a string, opaque to

@@ -147,20 +147,13 @@ export class SkillRuntimePlanner implements RuntimePlanner {
         stamps,
       );
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
-      const readsInPlace = (runtime: string, plugin: string): string | null => {
-        const placement = pluginParts.get(runtime)?.placements.find((candidate) => candidate.plugin === plugin && candidate.inPlace);
-        return placement === undefined ? null : `${runtime} runs it itself from plugin ${plugin}, read in place`;
-      };
+      // The one answer to "does this runtime read that plugin in place?", for servers and documents alike.
+      const loadedInPlace = (runtime: string, plugin: string): boolean =>
+        pluginParts.get(runtime)?.placements.some((candidate) => candidate.plugin === plugin && candidate.inPlace) === true;
+      const readsInPlace = (runtime: string, plugin: string): string | null =>
+        loadedInPlace(runtime, plugin) ? `${runtime} runs it itself from plugin ${plugin}, read in place` : null;
       const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor, readsInPlace);
-      const documents = this.planDocuments(
-        session,
-        global,
-        selected,
-        findings,
-        redactor,
-        (runtime, plugin) =>
-          pluginParts.get(runtime)?.placements.some((candidate) => candidate.plugin === plugin && candidate.inPlace) === true,
-      );
+      const documents = this.planDocuments(session, global, selected, findings, redactor, loadedInPlace);
       return new RuntimePlan(
         session.project,
         parts.map((part) => ({
