@@ -4,9 +4,11 @@ import { isLoadoutError } from '@loadout/files';
 import { type Diagnostic, Places, type Session, SessionLoader, token } from '@loadout/kernel';
 import { SecretStore, type ServerRecord, serverDefinitionOf } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
+import { USAGE_HOOK_ID } from '@loadout/usage-hook';
 import { inject, injectable, injectAll } from 'tsyringe';
 import { DocumentManifest } from './documents/DocumentManifest.js';
 import { type DocumentPlanPart, planDocuments } from './documents/planDocuments.js';
+import { readUsageConsent, usageHookDocuments } from './documents/usageHookDocuments.js';
 import { wantedDocuments } from './documents/wantedDocuments.js';
 import { findRepositoryRoot } from './findRepositoryRoot.js';
 import { LoadoutLauncher, startedThroughLoadout } from './mcp/LoadoutLauncher.js';
@@ -275,6 +277,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       return new Map();
     }
     const documents = wantedDocuments(session, global, findings);
+    const usageConsent = readUsageConsent(this.places.dataDir, findings);
     return new Map(
       selected.map((adapter) => [
         adapter.name,
@@ -285,7 +288,16 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           verified: adapter.documents !== undefined,
           project: session.project,
           env: this.env,
-          documents,
+          documents: [
+            ...documents,
+            ...usageHookDocuments(
+              adapter.name,
+              adapter.documents ?? null,
+              usageConsent,
+              this.places.dataDir,
+              manifest.entriesOf(adapter.name).some((entry) => entry.name === USAGE_HOOK_ID),
+            ),
+          ],
           manifest,
           show: (absolute) => redactor.path(absolute),
           loadedInPlace: (plugin) => loadedInPlace(adapter.name, plugin),

@@ -18,7 +18,9 @@ const AT = '2026-12-05T14:00:00.000Z';
  */
 function expectSpoolLine(line: unknown): void {
   const fields = line as Record<string, unknown>;
-  expect(Object.keys(fields).every((key) => ['v', 'at', 'runtime', 'project', 'kind', 'name', 'server', 'event', 'session'].includes(key))).toBe(true);
+  expect(
+    Object.keys(fields).every((key) => ['v', 'at', 'runtime', 'project', 'kind', 'name', 'server', 'event', 'session'].includes(key)),
+  ).toBe(true);
   expect(fields.v).toBe(1);
   expect(Number.isNaN(Date.parse(fields.at as string))).toBe(false);
   expect(fields.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -85,7 +87,12 @@ function runHook(command: string, input: string | Buffer, env: NodeJS.ProcessEnv
 
 describe('the hook program', () => {
   const spoolOf = (dataDir: string, runtime: string) => path.join(dataDir, 'usage', 'spool', `${runtime}.jsonl`);
-  const linesOf = (file: string) => fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as unknown);
+  const linesOf = (file: string) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
 
   it('appends one line per event, prints nothing and exits 0', () => {
     const dataDir = path.join(testdir(), 'data with space');
@@ -134,7 +141,12 @@ describe('the hook program', () => {
     // The spool is a folder where the file should be: nothing is written, nothing is said.
     fs.rmSync(spoolOf(dataDir, 'claude-code'));
     fs.mkdirSync(spoolOf(dataDir, 'claude-code'));
-    quiet(runHook(`${node} ${program} ${dataDir}/usage claude-code`, fs.readFileSync(path.join(PAYLOADS, 'claude-code.post-tool-use.skill.json'))));
+    quiet(
+      runHook(
+        `${node} ${program} ${dataDir}/usage claude-code`,
+        fs.readFileSync(path.join(PAYLOADS, 'claude-code.post-tool-use.skill.json')),
+      ),
+    );
   });
 
   it('never runs what its input names', () => {

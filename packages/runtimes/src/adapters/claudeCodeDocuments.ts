@@ -76,6 +76,7 @@ export const claudeCodeDocuments: RuntimeDocumentSupport = {
     files: claudeFolders('settings.json'),
     events: Object.fromEntries(CLAUDE_CODE_HOOK_EVENTS.map((event) => [event, event])),
     pluginRootNames: ['CLAUDE_PLUGIN_ROOT', 'PLUGIN_ROOT'],
+    regexMatchers: true,
     source:
       'https://code.claude.com/docs/en/hooks (read 2026-12-05); @anthropic-ai/claude-code 2.1.197 runs a settings.json SessionStart hook',
   },

@@ -46,6 +46,8 @@ export interface HookSettings {
   readonly events: Readonly<Record<string, string>>;
   /** The names a plugin's command line calls its own folder by, replaced with the folder written out (the runtime sets them only for its own plugins). */
   readonly pluginRootNames: readonly string[];
+  /** Whether a group's `matcher` is a regular expression over the tool's name (Claude Code's); else Loadout's own hooks are written without one. */
+  readonly regexMatchers?: boolean;
   /** The dated source that says the runtime reads them there. */
   readonly source: string;
 }
