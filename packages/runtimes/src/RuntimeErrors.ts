@@ -48,3 +48,10 @@ export class RuntimeConfigInvalidError extends ConflictError {
     super('RUNTIME_CONFIG_INVALID', `${file}: ${problem}`, options);
   }
 }
+
+/** The usage hook asked for a runtime Loadout writes no hooks into. */
+export class RuntimeUsageHookUnsupportedError extends InvalidInputError {
+  constructor(runtime: string, reason: string) {
+    super('USAGE_HOOK_UNSUPPORTED', `the usage hook cannot be written into ${runtime}: ${reason}`);
+  }
+}

@@ -8,5 +8,6 @@ export type { McpConfigFile } from './mcp/RuntimeMcpSupport.js';
 export { type ApplyMode, type ApplyResult, type RetiredListing, type RetiredReport, RuntimeApplier } from './RuntimeApplier.js';
 export { RuntimePlanner } from './RuntimePlanner.js';
 export { RuntimeChooser, type SelectionReport } from './RuntimeSelection.js';
+export { type UsageHookReport, UsageHookSwitch } from './UsageHookSwitch.js';
 export { type RuntimeApplyBody, type RuntimeChooseBody, type RuntimeWhyQuery, runtimeRoutes } from './runtimeRoutes.js';
 export { runtimesModule } from './runtimesModule.js';

@@ -11,6 +11,7 @@ import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
 import { RuntimePlanner, SkillRuntimePlanner } from './RuntimePlanner.js';
 import { DataFolderRuntimeChooser, RuntimeChooser } from './RuntimeSelection.js';
+import { DataFolderUsageHookSwitch, UsageHookSwitch } from './UsageHookSwitch.js';
 
 /** Every runtime Loadout knows, in the order they are listed and planned. */
 export const KNOWN_ADAPTERS: readonly RuntimeAdapter[] = [
@@ -42,4 +43,5 @@ export const runtimesModule: Registration = (container) => {
   container.register(RuntimePlanner, { useClass: SkillRuntimePlanner });
   container.register(RuntimeApplier, { useClass: SkillRuntimeApplier });
   container.register(RuntimeChooser, { useClass: DataFolderRuntimeChooser });
+  container.register(UsageHookSwitch, { useClass: DataFolderUsageHookSwitch });
 };

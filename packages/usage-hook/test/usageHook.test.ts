@@ -4,7 +4,8 @@ import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usageEvents } from '../usage-hook.mjs';
-import { UsageHookConsent, UsageHookConsentInvalidError, usageHookCommand, usageHookProgram } from '../src/index.js';
+import { UsageHookConsent, usageHookCommand, usageHookProgram } from '../src/index.js';
+import { UsageHookConsentInvalidError } from '../src/UsageHookConsent.js';
 
 afterEach(() => removeTestdirs());
 

@@ -180,6 +180,40 @@ export async function claudeStart(
   };
 }
 
+/**
+ * Submits `prompt` to `claude -p` and stops the client once `until()` holds (polled), or after
+ * `waitMs`. No model answers (the API is a closed port): Claude Code runs its UserPromptSubmit
+ * hooks on the prompt before it would call one, then keeps retrying, so it is stopped here.
+ */
+export async function claudeSubmitPrompt(
+  home: string,
+  cwd: string,
+  prompt: string,
+  until: () => boolean,
+  version: ClaudeCodeVersion = '2.1.197',
+  waitMs = 60_000,
+): Promise<boolean> {
+  const child = spawn(executable(version), ['-p', prompt, '--output-format', 'json'], {
+    cwd,
+    env: clientEnv(home, {}),
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const started = Date.now();
+  try {
+    while (!until()) {
+      if (Date.now() - started > waitMs || child.exitCode !== null) return until();
+      await new Promise((wake) => setTimeout(wake, 100));
+    }
+    return true;
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
 /** One hook as Codex's app server lists it. */
 export interface CodexHook {
   readonly eventName: string;
