@@ -27,6 +27,8 @@ export interface McpConfigFile {
   readonly sharedLock: boolean;
   /** The permission bits of a file Loadout creates (`~/.claude.json` and Codex's config are private). */
   readonly createMode: number;
+  /** Whether the runtime reads a trailing comma in its JSON (Zed's settings): such a file is then read, not refused. */
+  readonly trailingCommas?: boolean;
 }
 
 /**

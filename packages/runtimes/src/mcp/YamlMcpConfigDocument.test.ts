@@ -45,10 +45,16 @@ describe('YAML configuration (Goose)', () => {
     const document = yaml(CONFIG);
     document.set('fs', fsEntry);
     const added = document.text();
-    expect(added).toContain("    enabled: false\n  fs:\n    enabled: true\n    type: stdio\n");
+    expect(added).toContain('    enabled: false\n  fs:\n    enabled: true\n    type: stdio\n');
     expect(added).toContain('# after the extensions\nGOOSE_MODE: smart_approve\n');
     expect(yaml(added).servers().get('fs')).toEqual(fsEntry);
-    expect(yaml(added).servers().get('mine')).toEqual({ type: 'stdio', name: 'mine', cmd: 'node', args: ['/opt/mine.js', '--x'], enabled: false });
+    expect(yaml(added).servers().get('mine')).toEqual({
+      type: 'stdio',
+      name: 'mine',
+      cmd: 'node',
+      args: ['/opt/mine.js', '--x'],
+      enabled: false,
+    });
     document.remove('fs');
     expect(document.text()).toBe(CONFIG);
   });

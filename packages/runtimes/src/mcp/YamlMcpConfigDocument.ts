@@ -78,7 +78,9 @@ export class YamlMcpConfigDocument extends EditedMcpConfig {
       // `extensions:` alone or `extensions: {}`: that line becomes the container holding the entry.
       const lines = this.pairLines(pair);
       if (!/^[ \t]*[A-Za-z_][\w-]*:[ \t]*(\{\})?[ \t]*\r?\n?$/.test(this.current.slice(lines.start, lines.end))) {
-        throw new McpConfigLayoutError(`${this.fileLabel}: the empty "${this.container}" line carries more than the key; Loadout leaves it as it is`);
+        throw new McpConfigLayoutError(
+          `${this.fileLabel}: the empty "${this.container}" line carries more than the key; Loadout leaves it as it is`,
+        );
       }
       this.current = `${this.current.slice(0, lines.start)}${this.containerText(name, value, keyIndent, eol)}${this.current.slice(lines.end)}`;
       return;
@@ -182,9 +184,12 @@ export class YamlMcpConfigDocument extends EditedMcpConfig {
     try {
       data = document.toJS({ maxAliasCount: 100 });
     } catch (cause) {
-      throw new McpConfigUnreadableError(`${this.fileLabel} cannot be read as data (${(cause as Error).message}); Loadout leaves it as it is`, {
-        cause,
-      });
+      throw new McpConfigUnreadableError(
+        `${this.fileLabel} cannot be read as data (${(cause as Error).message}); Loadout leaves it as it is`,
+        {
+          cause,
+        },
+      );
     }
     this.document = document;
     this.parsed = data !== null && typeof data === 'object' && !(data instanceof Map) ? (data as Record<string, unknown>) : {};

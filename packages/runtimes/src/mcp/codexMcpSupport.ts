@@ -4,14 +4,7 @@ import { findRepositoryRoot } from '../findRepositoryRoot.js';
 import { type RuntimeEnvironment, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { readConfigText } from './readConfigText.js';
 import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
-import {
-  hasReference,
-  notPassedThrough,
-  passThroughEnv,
-  type RuntimeServerEntry,
-  type ServerSpec,
-  wholeReference,
-} from './ServerSpec.js';
+import { hasReference, notPassedThrough, passThroughEnv, type RuntimeServerEntry, type ServerSpec, wholeReference } from './ServerSpec.js';
 
 /**
  * How Codex keeps MCP servers: `[mcp_servers.<name>]` tables in `$CODEX_HOME/config.toml` (the

@@ -102,7 +102,7 @@ interface LoadedFile {
 export function openMcpConfig(target: McpConfigFile, text: string | null, label: string): McpConfigDocument {
   if (target.format === 'yaml') return new YamlMcpConfigDocument(text, target.container, label);
   return target.format === 'json'
-    ? new JsonMcpConfigDocument(text, target.container, label)
+    ? new JsonMcpConfigDocument(text, target.container, label, target.trailingCommas === true)
     : new TomlMcpConfigDocument(text, target.container, label);
 }
 
