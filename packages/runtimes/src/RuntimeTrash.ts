@@ -47,7 +47,7 @@ const serverTrashEntrySchema = z.lazy(() =>
     target: z.object({
       file: z.string().refine((value) => path.isAbsolute(value)),
       scope: z.enum(['user', 'project']),
-      format: z.enum(['json', 'toml']),
+      format: z.enum(['json', 'toml', 'yaml']),
       container: z.string().min(1),
       writes: z.boolean(),
       note: z.string(),

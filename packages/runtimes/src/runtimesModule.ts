@@ -6,6 +6,7 @@ import { crushAdapter, geminiCliAdapter, qwenCodeAdapter } from './adapters/gemi
 import { gooseAdapter } from './adapters/gooseAdapter.js';
 import { openCodeAdapter } from './adapters/openCodeAdapter.js';
 import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
+import { zedAdapter } from './adapters/zedAdapter.js';
 import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';
 import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
@@ -29,6 +30,7 @@ export const KNOWN_ADAPTERS: readonly RuntimeAdapter[] = [
   geminiCliAdapter,
   qwenCodeAdapter,
   crushAdapter,
+  zedAdapter,
 ];
 
 /**

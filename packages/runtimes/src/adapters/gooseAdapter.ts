@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
-import { absoluteVariable, xdgConfigHome } from '../RuntimeEnvironment.js';
+import { gooseConfigDir, gooseMcpSupport } from '../mcp/gooseMcpSupport.js';
+import { absoluteVariable } from '../RuntimeEnvironment.js';
 import { frontmatterText } from './admissionRules.js';
 
 /** Goose walks every folder below a root; Loadout looks as deep as a skill may nest. */
@@ -20,17 +21,13 @@ export const gooseAdapter: RuntimeAdapter = {
   verified: true,
   verifiedOn: '2026-12-03',
   sameName: 'first-wins',
-  presence: (env) => {
-    const pathRoot = absoluteVariable(env.variables.GOOSE_PATH_ROOT);
-    return { commands: ['goose'], homes: [pathRoot ?? path.join(xdgConfigHome(env), 'goose')] };
-  },
+  presence: (env) => ({ commands: ['goose'], homes: [absoluteVariable(env.variables.GOOSE_PATH_ROOT) ?? gooseConfigDir(env)] }),
   sources: [
     'https://github.com/aaif-goose/goose/blob/main/crates/goose/src/skills/mod.rs',
     'https://block.github.io/goose/docs/guides/context-engineering/using-skills',
   ],
   discoveryRoots(project, env) {
-    const pathRoot = absoluteVariable(env.variables.GOOSE_PATH_ROOT);
-    const configDir = pathRoot !== null ? path.join(pathRoot, 'config') : path.join(xdgConfigHome(env), 'goose');
+    const configDir = gooseConfigDir(env);
     const roots: DiscoveryRoot[] = [];
     if (project !== null) {
       const folder = path.resolve(project);
@@ -73,4 +70,5 @@ export const gooseAdapter: RuntimeAdapter = {
     if (name.includes('/')) return 'Goose does not load a name holding /';
     return null;
   },
+  mcp: gooseMcpSupport,
 };

@@ -35,8 +35,13 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
   readonly format = 'json' as const;
   private parsed: Record<string, unknown> = {};
 
-  /** `text` null: the file does not exist yet. */
-  constructor(text: string | null, container: string, fileLabel: string) {
+  /** `text` null: the file does not exist yet; `trailingCommas`: the runtime reads them, so the file may hold them. */
+  constructor(
+    text: string | null,
+    container: string,
+    fileLabel: string,
+    private readonly trailingCommas = false,
+  ) {
     super(text, container, fileLabel);
     this.parse();
   }
@@ -93,7 +98,7 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
       value = JSON.parse(this.current);
     } catch {
       const errors: ParseError[] = [];
-      value = parseJsonc(this.current, errors, { allowTrailingComma: false, disallowComments: false });
+      value = parseJsonc(this.current, errors, { allowTrailingComma: this.trailingCommas, disallowComments: false });
       const first = errors[0];
       if (first !== undefined) {
         throw new McpConfigUnreadableError(

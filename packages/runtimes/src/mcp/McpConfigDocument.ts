@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError } from '@loadout/files';
 
-/** How a runtime's MCP configuration file is written: Claude Code's JSON or Codex's TOML. */
-export type McpConfigFormat = 'json' | 'toml';
+/** How a runtime's MCP configuration file is written: Claude Code's JSON, Codex's TOML or Goose's YAML. */
+export type McpConfigFormat = 'json' | 'toml' | 'yaml';
 
 /** A server entry as a configuration file holds it: plain data (strings, lists, tables). */
 export type McpEntryValue = Readonly<Record<string, unknown>>;

@@ -27,6 +27,8 @@ export interface McpConfigFile {
   readonly sharedLock: boolean;
   /** The permission bits of a file Loadout creates (`~/.claude.json` and Codex's config are private). */
   readonly createMode: number;
+  /** Whether the runtime reads a trailing comma in its JSON (Zed's settings): such a file is then read, not refused. */
+  readonly trailingCommas?: boolean;
 }
 
 /**
@@ -54,7 +56,8 @@ export interface RuntimeMcpSupport {
   readonly verifiedOn: string;
   readonly sources: readonly string[];
   files(project: string | null, env: RuntimeEnvironment): McpConfigFile[];
-  entryFor(spec: ServerSpec): RuntimeServerEntry;
+  /** `name`: the entry's name in the file, for a runtime that repeats it inside the entry (Goose). */
+  entryFor(spec: ServerSpec, name?: string): RuntimeServerEntry;
   /** What the owner should know about servers going into a project file (`names` are the entries Loadout wants there). */
   projectFindings?(file: string, names: readonly string[], project: string, env: RuntimeEnvironment): Diagnostic[];
 }

@@ -116,3 +116,29 @@ export function hasReference(text: string): boolean {
 export function wholeReference(text: string): string | null {
   return /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(text)?.[1] ?? null;
 }
+
+/**
+ * A server's environment for a runtime that expands no `${VAR}` but passes a variable through by
+ * name (Codex's `env_vars`, Goose's `env_keys`): the literal values, and the names whose value is
+ * exactly `${THE_SAME_NAME}`; or the first key holding any other reference, which such a runtime
+ * cannot express.
+ */
+export function passThroughEnv(
+  env: Readonly<Record<string, string>>,
+): { readonly literal: Record<string, string>; readonly passed: string[] } | { readonly refused: string } {
+  const literal: Record<string, string> = {};
+  const passed: string[] = [];
+  for (const [key, text] of Object.entries(env)) {
+    if (wholeReference(text) === key) passed.push(key);
+    else if (!hasReference(text)) literal[key] = text;
+    else return { refused: key };
+  }
+  return { literal, passed };
+}
+
+/** Why a runtime that passes variables through by name cannot hold `key`'s value. */
+export function notPassedThrough(runtime: string, key: string): RuntimeServerEntry {
+  return {
+    unsupported: `${runtime} does not expand \${VAR}; env ${key} can only be passed through under its own name (${key}: "\${${key}}")`,
+  };
+}

@@ -4,7 +4,7 @@ import { findRepositoryRoot } from '../findRepositoryRoot.js';
 import { type RuntimeEnvironment, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { readConfigText } from './readConfigText.js';
 import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
-import { hasReference, type RuntimeServerEntry, type ServerSpec, wholeReference } from './ServerSpec.js';
+import { hasReference, notPassedThrough, passThroughEnv, type RuntimeServerEntry, type ServerSpec, wholeReference } from './ServerSpec.js';
 
 /**
  * How Codex keeps MCP servers: `[mcp_servers.<name>]` tables in `$CODEX_HOME/config.toml` (the
@@ -91,17 +91,9 @@ function codexEntry(spec: ServerSpec): RuntimeServerEntry {
   if (hasReference(spec.command) || spec.args.some(hasReference) || (spec.cwd !== undefined && hasReference(spec.cwd))) {
     return { unsupported: 'Codex does not expand ${VAR} in a command, its arguments or its working folder' };
   }
-  const env: Record<string, string> = {};
-  const passed: string[] = [];
-  for (const [key, text] of Object.entries(spec.env)) {
-    const whole = wholeReference(text);
-    if (whole === key) passed.push(key);
-    else if (!hasReference(text)) env[key] = text;
-    else
-      return {
-        unsupported: `Codex does not expand \${VAR}; env ${key} can only be passed through under its own name (${key}: "\${${key}}")`,
-      };
-  }
+  const split = passThroughEnv(spec.env);
+  if ('refused' in split) return notPassedThrough('Codex', split.refused);
+  const { literal: env, passed } = split;
   return {
     value: {
       command: spec.command,

@@ -28,6 +28,8 @@ export interface JsonRuntimeMcp {
   readonly project: JsonRuntimeFile | null;
   readonly shape: EntryShape;
   readonly projectFindings?: RuntimeMcpSupport['projectFindings'];
+  /** Whether the runtime reads trailing commas in these files (Zed). */
+  readonly trailingCommas?: boolean;
 }
 
 /**
@@ -60,6 +62,7 @@ export function jsonMcpSupport(runtime: JsonRuntimeMcp): RuntimeMcpSupport {
           note: present ? described.note : `${described.note}${absent}`,
           sharedLock: false,
           createMode: scope === 'user' ? 0o600 : 0o644,
+          ...(runtime.trailingCommas === true ? { trailingCommas: true } : {}),
         });
       };
       add('user', runtime.user, project ?? env.home);

@@ -13,6 +13,7 @@ import { serverEntryHash } from './ServerSpec.js';
 import type { SourceServer } from './SourceServer.js';
 import { readConfigText } from './readConfigText.js';
 import { TomlMcpConfigDocument } from './TomlMcpConfigDocument.js';
+import { YamlMcpConfigDocument } from './YamlMcpConfigDocument.js';
 
 /** A configuration file as the plan reports it. */
 export interface McpFileReport {
@@ -99,8 +100,9 @@ interface LoadedFile {
 
 /** Opens a configuration file's text (null: the file does not exist) in its format. */
 export function openMcpConfig(target: McpConfigFile, text: string | null, label: string): McpConfigDocument {
+  if (target.format === 'yaml') return new YamlMcpConfigDocument(text, target.container, label);
   return target.format === 'json'
-    ? new JsonMcpConfigDocument(text, target.container, label)
+    ? new JsonMcpConfigDocument(text, target.container, label, target.trailingCommas === true)
     : new TomlMcpConfigDocument(text, target.container, label);
 }
 
@@ -381,7 +383,7 @@ function wantedIn(
       skip(server.held, 'CAPABILITY_UNTRUSTED', 'warning');
       continue;
     }
-    const entry = support.entryFor(server.spec);
+    const entry = support.entryFor(server.spec, server.name);
     if ('unsupported' in entry) {
       skip(entry.unsupported, 'SERVER_UNSUPPORTED', 'warning');
       continue;

@@ -12,7 +12,7 @@ import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state';
 import type { DependencyContainer } from 'tsyringe';
-import { runtimeRoutes, runtimesModule } from '../index.js';
+import { type ApplyResult, runtimeRoutes, runtimesModule } from '../index.js';
 import { KNOWN_ADAPTERS } from '../runtimesModule.js';
 
 import { type RuntimeEnvironment, RuntimeEnvironment as RuntimeEnvironmentToken, runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
@@ -161,4 +161,16 @@ export function serverDocument(definition: Readonly<Record<string, unknown>>): s
 /** Reads a file under the home folder. */
 export function readHome(m: Machine, relative: string): string {
   return fs.readFileSync(path.join(m.home, relative), 'utf8');
+}
+
+/** Every file of the machine but the database (opening it alone changes it), for "nothing was written" checks. */
+export function snapshotWithoutDatabase(m: Machine): Record<string, string> {
+  return Object.fromEntries(Object.entries(snapshot(m.base)).filter(([file]) => !/loadout\.db/.test(file)));
+}
+
+/** One runtime's part of an apply's result; throws when the plan has none. */
+export function runtimePart(result: ApplyResult, runtime: string): ApplyResult['runtimes'][number] {
+  const found = result.runtimes.find((candidate) => candidate.runtime === runtime);
+  if (found === undefined) throw new Error(`no ${runtime} in the plan`);
+  return found;
 }
