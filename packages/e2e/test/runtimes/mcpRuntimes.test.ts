@@ -128,9 +128,10 @@ const CASES: RuntimeCase[] = [
     bin: 'opencode',
     own: (home) => ({
       [path.join(home, '.config', 'opencode', 'opencode.jsonc')]:
-        '// my OpenCode settings\n{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    // mine, off for now\n    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false }\n  }\n}\n',
+        // JSONC as OpenCode reads it: comments, and a comma after the last member, which OpenCode accepts.
+        '// my OpenCode settings\n{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    // mine, off for now\n    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false, },\n  },\n}\n',
     }),
-    userFile: (home) => jsonFile(path.join(home, '.config', 'opencode', 'opencode.jsonc'), 'mcp'),
+    userFile: (home) => ({ ...jsonFile(path.join(home, '.config', 'opencode', 'opencode.jsonc'), 'mcp'), trailingCommas: true }),
     servers: async (run) => {
       const config = await run('debug', 'config');
       expect(config.code, config.stderr).toBe(0);

@@ -35,8 +35,17 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
   readonly format = 'json' as const;
   private parsed: Record<string, unknown> = {};
 
-  /** `text` null: the file does not exist yet. */
-  constructor(text: string | null, container: string, fileLabel: string) {
+  /**
+   * `text` null: the file does not exist yet. `trailingCommas`: the runtime reads the file as JSONC
+   * that allows a comma after the last member (OpenCode, VS Code), so Loadout accepts one too and
+   * leaves it where it stands; elsewhere a trailing comma is a file the runtime itself refuses.
+   */
+  constructor(
+    text: string | null,
+    container: string,
+    fileLabel: string,
+    private readonly trailingCommas = false,
+  ) {
     super(text, container, fileLabel);
     this.parse();
   }
@@ -93,7 +102,7 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
       value = JSON.parse(this.current);
     } catch {
       const errors: ParseError[] = [];
-      value = parseJsonc(this.current, errors, { allowTrailingComma: false, disallowComments: false });
+      value = parseJsonc(this.current, errors, { allowTrailingComma: this.trailingCommas, disallowComments: false });
       const first = errors[0];
       if (first !== undefined) {
         throw new McpConfigUnreadableError(

@@ -27,6 +27,8 @@ export interface JsonRuntimeMcp {
   /** The project's file, when the runtime reads one. */
   readonly project: JsonRuntimeFile | null;
   readonly shape: EntryShape;
+  /** The runtime's parser allows a comma after the last member of an object or array (JSONC as OpenCode reads it). */
+  readonly trailingCommas?: boolean;
   readonly projectFindings?: RuntimeMcpSupport['projectFindings'];
 }
 
@@ -60,6 +62,7 @@ export function jsonMcpSupport(runtime: JsonRuntimeMcp): RuntimeMcpSupport {
           note: present ? described.note : `${described.note}${absent}`,
           sharedLock: false,
           createMode: scope === 'user' ? 0o600 : 0o644,
+          ...(runtime.trailingCommas === true ? { trailingCommas: true } : {}),
         });
       };
       add('user', runtime.user, project ?? env.home);

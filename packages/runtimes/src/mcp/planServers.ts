@@ -100,7 +100,7 @@ interface LoadedFile {
 /** Opens a configuration file's text (null: the file does not exist) in its format. */
 export function openMcpConfig(target: McpConfigFile, text: string | null, label: string): McpConfigDocument {
   return target.format === 'json'
-    ? new JsonMcpConfigDocument(text, target.container, label)
+    ? new JsonMcpConfigDocument(text, target.container, label, target.trailingCommas === true)
     : new TomlMcpConfigDocument(text, target.container, label);
 }
 

@@ -129,6 +129,8 @@ export const openCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     references: 'opencode',
     defaults: false,
   },
+  // OpenCode parses its config with jsonc-parser's allowTrailingComma (read from its 1.18.33 bundle, asked in mcpRuntimes.test.ts).
+  trailingCommas: true,
 });
 
 /** Copilot CLI's folder: `$COPILOT_HOME`, else `~/.copilot`. */
