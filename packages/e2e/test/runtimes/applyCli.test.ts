@@ -79,6 +79,7 @@ describe('loadout apply (end to end)', () => {
       'gemini-cli': 'ok',
       'qwen-code': 'unconfirmed',
       crush: 'unconfirmed',
+      'kilo-code': 'unconfirmed',
     });
     for (const run of [dry, check, human]) {
       expectRedacted(m, run);

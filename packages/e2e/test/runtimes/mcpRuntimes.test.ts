@@ -99,6 +99,20 @@ const jsonFile = (file: string, container: string): McpConfigFile => ({
   createMode: 0o600,
 });
 
+/**
+ * The servers in `debug config` (OpenCode and Kilo Code, built on it: the merged configuration as
+ * JSON, nothing connected); `gh`'s token reference must show as `shownToken` once resolved.
+ */
+const debugConfigServers =
+  (shownToken: string): RuntimeCase['servers'] =>
+  async (run) => {
+    const config = await run('debug', 'config');
+    expect(config.code, config.stderr).toBe(0);
+    const mcp = (jsonIn(config.stdout) as { mcp?: Record<string, { environment?: Record<string, string> }> }).mcp ?? {};
+    if (mcp.gh !== undefined) expect(mcp.gh.environment).toEqual({ GITHUB_TOKEN: shownToken });
+    return Object.keys(mcp).sort();
+  };
+
 const CASES: RuntimeCase[] = [
   {
     runtime: 'gemini-cli',
@@ -132,14 +146,8 @@ const CASES: RuntimeCase[] = [
         '// my OpenCode settings\n{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    // mine, off for now\n    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false, },\n  },\n}\n',
     }),
     userFile: (home) => ({ ...jsonFile(path.join(home, '.config', 'opencode', 'opencode.jsonc'), 'mcp'), trailingCommas: true }),
-    servers: async (run) => {
-      const config = await run('debug', 'config');
-      expect(config.code, config.stderr).toBe(0);
-      const mcp = (jsonIn(config.stdout) as { mcp?: Record<string, { environment?: Record<string, string> }> }).mcp ?? {};
-      // `{env:GITHUB_TOKEN}` is OpenCode's own reference: resolved from the client's environment, and masked when shown.
-      if (mcp.gh !== undefined) expect(mcp.gh.environment).toEqual({ GITHUB_TOKEN: '***' });
-      return Object.keys(mcp).sort();
-    },
+    // `{env:GITHUB_TOKEN}` is OpenCode's own reference: resolved from the client's environment, and masked when shown.
+    servers: debugConfigServers('***'),
     skills: async (run) => {
       const listed = await run('debug', 'skill');
       expect(listed.code, listed.stderr).toBe(0);
@@ -221,6 +229,20 @@ const CASES: RuntimeCase[] = [
         .map((match) => match[1] as string)
         .sort();
     },
+  },
+  {
+    runtime: 'kilo-code',
+    tool: 'kilo',
+    bin: 'kilo',
+    own: (home) => ({
+      // JSONC with comments and trailing commas, as Kilo Code (built on OpenCode) reads it. Kilo Code
+      // stamps `$schema` and `permission` into its global config when it starts: a real user's file has them.
+      [path.join(home, '.config', 'kilo', 'kilo.jsonc')]:
+        '{\n  "$schema": "https://app.kilo.ai/config.json",\n  // mine\n  "mcp": {\n    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false, },\n  },\n  "share": "disabled",\n  "permission": {\n    "bash": "allow"\n  },\n}\n',
+    }),
+    userFile: (home) => ({ ...jsonFile(path.join(home, '.config', 'kilo', 'kilo.jsonc'), 'mcp'), trailingCommas: true }),
+    // The same reference, resolved from the client's environment and shown in clear.
+    servers: debugConfigServers('tok-e2e-passed'),
   },
 ];
 
@@ -316,7 +338,18 @@ describe('a runtime that is not set up', () => {
     gitRepo(path.join(workspace, 'capabilities'), { servers: { 'fs.json': doc({ command: 'node', args: ['fs.js'] }) } });
     const loadout = (...args: string[]) => spawnLoadout(args, { HOME: home, LOADOUT_HOME: workspace }, workspace);
     expect((await loadout('trust', project)).code).toBe(0);
-    const absent = ['gemini-cli', 'opencode', 'copilot-cli', 'copilot-vscode', 'qwen-code', 'amp', 'cursor', 'windsurf', 'crush'];
+    const absent = [
+      'gemini-cli',
+      'opencode',
+      'copilot-cli',
+      'copilot-vscode',
+      'qwen-code',
+      'amp',
+      'cursor',
+      'windsurf',
+      'crush',
+      'kilo-code',
+    ];
     const before = fs.readdirSync(home).sort();
     const applied = await loadout('apply', '--project', project, ...absent.flatMap((name) => ['--runtime', name]), '--json');
     expect(applied.code, applied.stderr).toBe(0);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
-import { crushMcpSupport, geminiHome, geminiMcpSupport, qwenMcpSupport } from '../mcp/runtimeMcpSupports.js';
+import { crushMcpSupport, geminiHome, geminiMcpSupport, kiloCodeMcpSupport, qwenMcpSupport } from '../mcp/runtimeMcpSupports.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { xdgConfigHome } from '../RuntimeEnvironment.js';
 import { refuseWithoutDescription } from './admissionRules.js';
@@ -101,4 +101,46 @@ export const crushAdapter: RuntimeAdapter = {
   refuses: (skill) => refuseWithoutDescription('Crush', skill),
   presence: (env) => ({ commands: ['crush'], homes: [path.join(xdgConfigHome(env), 'crush')] }),
   mcp: crushMcpSupport,
+};
+
+/**
+ * Kilo Code's CLI (`kilo`, built on OpenCode). MCP servers verified with `@kilocode/cli` 7.7.7
+ * (`kilo debug config`). Skills, as `kilo debug skill` lists them: `~/.claude/skills`,
+ * `~/.agents/skills`, the project's `.claude/skills` and `.agents/skills`, then
+ * `$XDG_CONFIG_HOME/kilo/skills`, the project's `.kilocode/skills` and `.kilo/skills`, and
+ * `~/.kilocode/skills`, `~/.kilo/skills`; which of two skills of one name wins is not measured,
+ * so its own roots are read, never written (it sees what Loadout writes into `.agents/skills`).
+ */
+export const kiloCodeAdapter: RuntimeAdapter = {
+  name: 'kilo-code',
+  verified: false,
+  verifiedOn: null,
+  sameName: 'unverified',
+  sources: ['https://kilo.ai/docs/customize/skills', '@kilocode/cli 7.7.7: `kilo debug skill`'],
+  discoveryRoots(project, env) {
+    const own = (dir: string, scope: 'user' | 'project', note: string): DiscoveryRoot => ({ dir, scope, depth: 1, writes: null, note });
+    const folder = project === null ? null : path.resolve(project);
+    return [
+      own(path.join(env.home, '.claude', 'skills'), 'user', 'personal .claude skills'),
+      own(path.join(env.home, PROJECT_ROOT_FOLDER, 'skills'), 'user', 'personal skills shared with other agents'),
+      ...(folder === null
+        ? []
+        : [
+            own(path.join(folder, '.claude', 'skills'), 'project', 'project .claude skills'),
+            own(path.join(folder, PROJECT_ROOT_FOLDER, 'skills'), 'project', 'project skills shared with other agents'),
+          ]),
+      own(path.join(xdgConfigHome(env), 'kilo', 'skills'), 'user', 'global Kilo skills'),
+      ...(folder === null
+        ? []
+        : [
+            own(path.join(folder, '.kilocode', 'skills'), 'project', 'project .kilocode skills'),
+            own(path.join(folder, '.kilo', 'skills'), 'project', 'project .kilo skills'),
+          ]),
+      own(path.join(env.home, '.kilocode', 'skills'), 'user', 'personal .kilocode skills'),
+      own(path.join(env.home, '.kilo', 'skills'), 'user', 'personal .kilo skills'),
+    ];
+  },
+  refuses: (skill) => refuseWithoutDescription('Kilo Code', skill),
+  presence: (env) => ({ commands: ['kilo', 'kilocode'], homes: [path.join(xdgConfigHome(env), 'kilo')] }),
+  mcp: kiloCodeMcpSupport,
 };

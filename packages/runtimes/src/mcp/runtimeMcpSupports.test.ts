@@ -10,6 +10,7 @@ import {
   crushMcpSupport,
   cursorMcpSupport,
   geminiMcpSupport,
+  kiloCodeMcpSupport,
   openCodeMcpSupport,
   qwenMcpSupport,
   windsurfMcpSupport,
@@ -148,6 +149,24 @@ describe("a runtime's files", () => {
       path.join(base, 'gemini-home', '.gemini', 'settings.json'),
     ]);
     expect(windsurfMcpSupport.files('/any/project', env).map((file) => file.scope)).toEqual(['user']);
+  });
+
+  it('Kilo Code: the config it would edit itself, kilo.jsonc by default, else the one the user already has; trailing commas accepted', () => {
+    const base = testdir({ xdg: { kilo: {} }, app: {} });
+    const env = runtimeEnvironmentFrom({ HOME: path.join(base, 'home'), XDG_CONFIG_HOME: path.join(base, 'xdg') });
+    const project = path.join(base, 'app');
+    const files = () => kiloCodeMcpSupport.files(project, env).map((file) => [file.file, file.scope, file.trailingCommas]);
+    expect(files()).toEqual([
+      [path.join(base, 'xdg', 'kilo', 'kilo.jsonc'), 'user', true],
+      [path.join(project, '.kilo', 'kilo.jsonc'), 'project', true],
+    ]);
+    fs.writeFileSync(path.join(base, 'xdg', 'kilo', 'opencode.json'), '{}\n');
+    fs.writeFileSync(path.join(project, 'kilo.json'), '{}\n');
+    expect(files().map(([file]) => file)).toEqual([path.join(base, 'xdg', 'kilo', 'opencode.json'), path.join(project, 'kilo.json')]);
+    fs.mkdirSync(path.join(project, '.kilocode'));
+    fs.writeFileSync(path.join(project, '.kilocode', 'opencode.jsonc'), '{}\n');
+    expect(files()[1]?.[0]).toBe(path.join(project, '.kilocode', 'opencode.jsonc'));
+    expect(kiloCodeMcpSupport.entryFor(http)).toEqual(openCodeMcpSupport.entryFor(http));
   });
 
   it('warn when Gemini CLI or Copilot CLI would not read the project file, and not once the project is trusted', () => {
