@@ -84,6 +84,11 @@ interface RuntimeCase {
   readonly userFile: (home: string) => McpConfigFile;
   readonly servers: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
   readonly skills?: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
+  /**
+   * What the listing shows after the first apply and after the second, when not the usual
+   * (a runtime that expands no `${NAME}` gets no server whose entry needs one).
+   */
+  readonly listed?: { readonly first: readonly string[]; readonly after: readonly string[] };
   /** Variables the client needs besides the scratch home. */
   readonly env?: (tool: InstalledTool) => Record<string, string>;
 }
@@ -244,6 +249,24 @@ const CASES: RuntimeCase[] = [
     // The same reference, resolved from the client's environment and shown in clear.
     servers: debugConfigServers('tok-e2e-passed'),
   },
+  {
+    runtime: 'auggie',
+    tool: 'auggie',
+    bin: 'auggie',
+    own: (home) => ({
+      // As `auggie mcp add` writes it.
+      [path.join(home, '.augment', 'settings.json')]:
+        '{\n  "mcpServers": {\n    "mine": {\n      "type": "stdio",\n      "command": "node",\n      "args": [\n        "mine.js"\n      ],\n      "env": {}\n    }\n  }\n}',
+    }),
+    userFile: (home) => jsonFile(path.join(home, '.augment', 'settings.json'), 'mcpServers'),
+    // Auggie expands no `${NAME}`: `gh` (a token in its env) and `remote` (one in a header) are skipped with the reason.
+    listed: { first: ['fs', 'mine', 'proj'], after: ['mine'] },
+    servers: async (run) => {
+      const listed = await run('mcp', 'list', '--json');
+      expect(listed.code, listed.stderr).toBe(0);
+      return (jsonIn(listed.stdout) as { servers: { name: string }[] }).servers.map((server) => server.name).sort();
+    },
+  },
 ];
 
 /**
@@ -305,7 +328,8 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
       const plan = JSON.parse(applied.stdout) as { runtimes: { runtime: string; mcp: { status: string; support: string } | null }[] };
       expect(plan.runtimes.find((part) => part.runtime === runtimeCase.runtime)?.mcp).toMatchObject({ status: 'ok', support: 'verified' });
 
-      expect(await runtimeCase.servers(user.run)).toEqual(['fs', 'gh', 'mine', 'proj', 'remote']);
+      const listed = runtimeCase.listed ?? { first: ['fs', 'gh', 'mine', 'proj', 'remote'], after: ['gh', 'mine', 'remote'] };
+      expect(await runtimeCase.servers(user.run)).toEqual(listed.first);
       if (runtimeCase.skills !== undefined) expect(await runtimeCase.skills(user.run)).toContain('notes');
       const target = runtimeCase.userFile(user.home);
       expect(withoutManaged(user.workspace, target)).toBe(user.own[target.file]);
@@ -316,7 +340,7 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
       const untrusted = await user.loadout('untrust', user.project);
       expect(untrusted.code, untrusted.stderr).toBe(0);
       await user.apply();
-      expect(await runtimeCase.servers(user.run)).toEqual(['gh', 'mine', 'remote']);
+      expect(await runtimeCase.servers(user.run)).toEqual(listed.after);
       expect(withoutManaged(user.workspace, target)).toBe(user.own[target.file]);
 
       const check = await user.loadout('apply', '--project', user.project, '--runtime', runtimeCase.runtime, '--check');

@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
-import { crushMcpSupport, geminiHome, geminiMcpSupport, kiloCodeMcpSupport, qwenMcpSupport } from '../mcp/runtimeMcpSupports.js';
+import {
+  auggieMcpSupport,
+  crushMcpSupport,
+  geminiHome,
+  geminiMcpSupport,
+  kiloCodeMcpSupport,
+  qwenMcpSupport,
+} from '../mcp/runtimeMcpSupports.js';
+import type { RuntimeMcpSupport } from '../mcp/RuntimeMcpSupport.js';
 import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { xdgConfigHome } from '../RuntimeEnvironment.js';
 import { refuseWithoutDescription } from './admissionRules.js';
@@ -55,34 +63,56 @@ export const geminiCliAdapter: RuntimeAdapter = {
 };
 
 /**
+ * A runtime whose skills live in `<project>/FOLDER/skills` and `~/FOLDER/skills`, and which lists
+ * none offline: its roots are read, never written, and its MCP servers are its verified part.
+ */
+function readOnlySkills(runtime: {
+  name: string;
+  label: string;
+  folder: string;
+  command: string;
+  sources: readonly string[];
+  mcp: RuntimeMcpSupport;
+}): RuntimeAdapter {
+  return {
+    name: runtime.name,
+    verified: false,
+    verifiedOn: null,
+    sameName: 'unverified',
+    sources: runtime.sources,
+    discoveryRoots: (project, env) => [
+      ...(project === null
+        ? []
+        : [
+            {
+              dir: path.join(path.resolve(project), runtime.folder, 'skills'),
+              scope: 'project' as const,
+              depth: 1,
+              writes: null,
+              note: 'project skills',
+            },
+          ]),
+      { dir: path.join(env.home, runtime.folder, 'skills'), scope: 'user', depth: 1, writes: null, note: 'personal skills' },
+    ],
+    refuses: (skill) => refuseWithoutDescription(runtime.label, skill),
+    presence: (env) => ({ commands: [runtime.command], homes: [path.join(env.home, runtime.folder)] }),
+    mcp: runtime.mcp,
+  };
+}
+
+/**
  * Qwen Code (a fork of Gemini CLI). Its MCP servers are verified with its own client; its skill
  * folders (`.qwen/skills`, `~/.qwen/skills`) are documented but it lists no skills offline, so
  * Loadout writes no skills for it.
  */
-export const qwenCodeAdapter: RuntimeAdapter = {
+export const qwenCodeAdapter = readOnlySkills({
   name: 'qwen-code',
-  verified: false,
-  verifiedOn: null,
-  sameName: 'unverified',
+  label: 'Qwen Code',
+  folder: '.qwen',
+  command: 'qwen',
   sources: ['https://qwenlm.github.io/qwen-code-docs/en/users/features/skills/'],
-  discoveryRoots: (project, env) => [
-    ...(project === null
-      ? []
-      : [
-          {
-            dir: path.join(path.resolve(project), '.qwen', 'skills'),
-            scope: 'project' as const,
-            depth: 1,
-            writes: null,
-            note: 'project skills',
-          },
-        ]),
-    { dir: path.join(env.home, '.qwen', 'skills'), scope: 'user', depth: 1, writes: null, note: 'personal skills' },
-  ],
-  refuses: (skill) => refuseWithoutDescription('Qwen Code', skill),
-  presence: (env) => ({ commands: ['qwen'], homes: [path.join(env.home, '.qwen')] }),
   mcp: qwenMcpSupport,
-};
+});
 
 /**
  * Crush. Its MCP files are documented (its npm package downloads the binary from GitHub at
@@ -144,3 +174,17 @@ export const kiloCodeAdapter: RuntimeAdapter = {
   presence: (env) => ({ commands: ['kilo', 'kilocode'], homes: [path.join(xdgConfigHome(env), 'kilo')] }),
   mcp: kiloCodeMcpSupport,
 };
+
+/**
+ * Auggie (Augment's CLI). MCP servers verified with `@augmentcode/auggie` 0.36.0
+ * (`auggie mcp list --json`). Skills: its bundle names `.augment/skills`; nothing lists them
+ * offline, so its roots are read, never written.
+ */
+export const auggieAdapter = readOnlySkills({
+  name: 'auggie',
+  label: 'Auggie',
+  folder: '.augment',
+  command: 'auggie',
+  sources: ['https://docs.augmentcode.com/cli/skills'],
+  mcp: auggieMcpSupport,
+});

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 import {
   ampMcpSupport,
+  auggieMcpSupport,
   copilotCliMcpSupport,
   copilotVsCodeMcpSupport,
   crushMcpSupport,
@@ -108,6 +109,19 @@ describe('server entries, shaped as each runtime writes them', () => {
       value: { type: 'sse', url: 'https://mcp.example.com/sse', tools: ['*'] },
       notes: [],
     });
+  });
+
+  it('Auggie: typed entries, no working folder, and a server whose entry needs a ${NAME} skipped with the reason', () => {
+    const plain: ServerSpec = { transport: 'stdio', command: 'node', args: ['server.js'], env: { LEVEL: 'info' } };
+    expect(auggieMcpSupport.entryFor(plain)).toEqual({
+      value: { type: 'stdio', command: 'node', args: ['server.js'], env: { LEVEL: 'info' } },
+      notes: [],
+    });
+    expect(auggieMcpSupport.entryFor(sse)).toEqual({ value: { type: 'sse', url: 'https://mcp.example.com/sse' }, notes: [] });
+    expect(auggieMcpSupport.entryFor(stdio)).toEqual({
+      unsupported: expect.stringContaining('Auggie expands no ${NAME} reference (in the arguments)'),
+    });
+    expect(auggieMcpSupport.entryFor(http)).toEqual({ unsupported: expect.stringContaining('(in header Authorization)') });
   });
 
   it('a ${NAME:-default} is skipped with the reason by every runtime that cannot expand it', () => {

@@ -340,3 +340,33 @@ export const copilotVsCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     defaults: false,
   },
 });
+
+/** Auggie's folder: `~/.augment`. */
+function augmentHome(env: RuntimeEnvironment): string {
+  return path.join(env.home, '.augment');
+}
+
+/** Auggie (Augment's CLI): `~/.augment/settings.json` and `<project>/.augment/settings.json`, key `mcpServers`, no references. */
+export const auggieMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'auggie mcp list --json',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://docs.augmentcode.com/cli/integrations',
+    '@augmentcode/auggie 0.36.0: `auggie mcp add` (and `--project`) output and files, `auggie mcp list --json` (offline; it warns that it cannot reach Augment for tenant servers)',
+  ],
+  home: augmentHome,
+  container: 'mcpServers',
+  user: { file: (env) => path.join(augmentHome(env), 'settings.json'), note: 'user settings' },
+  project: { file: (_env, project) => path.join(project, '.augment', 'settings.json'), note: 'project settings' },
+  shape: {
+    label: 'Auggie',
+    stdio: { type: 'stdio', envKey: 'env', cwdKey: null },
+    http: { type: 'http', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: NO_WEBSOCKET('Auggie'),
+    // Its bundle replaces only its plugin-root variables: any other `${NAME}` reaches the server as text.
+    references: 'none',
+    defaults: false,
+  },
+});
