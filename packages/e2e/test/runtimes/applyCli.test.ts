@@ -80,6 +80,8 @@ describe('loadout apply (end to end)', () => {
       'qwen-code': 'unconfirmed',
       crush: 'unconfirmed',
       zed: 'unconfirmed',
+      'kilo-code': 'unconfirmed',
+      auggie: 'unconfirmed',
     });
     for (const run of [dry, check, human]) {
       expectRedacted(m, run);

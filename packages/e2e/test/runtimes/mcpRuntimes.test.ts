@@ -84,6 +84,11 @@ interface RuntimeCase {
   readonly userFile: (home: string) => McpConfigFile;
   readonly servers: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
   readonly skills?: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
+  /**
+   * What the listing shows after the first apply and after the second, when not the usual
+   * (a runtime that expands no `${NAME}` gets no server whose entry needs one).
+   */
+  readonly listed?: { readonly first: readonly string[]; readonly after: readonly string[] };
   /** Variables the client needs besides the scratch home. */
   readonly env?: (tool: InstalledTool) => Record<string, string>;
 }
@@ -98,6 +103,20 @@ const jsonFile = (file: string, container: string): McpConfigFile => ({
   sharedLock: false,
   createMode: 0o600,
 });
+
+/**
+ * The servers in `debug config` (OpenCode and Kilo Code, built on it: the merged configuration as
+ * JSON, nothing connected); `gh`'s token reference must show as `shownToken` once resolved.
+ */
+const debugConfigServers =
+  (shownToken: string): RuntimeCase['servers'] =>
+  async (run) => {
+    const config = await run('debug', 'config');
+    expect(config.code, config.stderr).toBe(0);
+    const mcp = (jsonIn(config.stdout) as { mcp?: Record<string, { environment?: Record<string, string> }> }).mcp ?? {};
+    if (mcp.gh !== undefined) expect(mcp.gh.environment).toEqual({ GITHUB_TOKEN: shownToken });
+    return Object.keys(mcp).sort();
+  };
 
 const CASES: RuntimeCase[] = [
   {
@@ -128,17 +147,12 @@ const CASES: RuntimeCase[] = [
     bin: 'opencode',
     own: (home) => ({
       [path.join(home, '.config', 'opencode', 'opencode.jsonc')]:
-        '// my OpenCode settings\n{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    // mine, off for now\n    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false }\n  }\n}\n',
+        // JSONC as OpenCode reads it: comments, and a comma after the last member, which OpenCode accepts.
+        '// my OpenCode settings\n{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    // mine, off for now\n    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false, },\n  },\n}\n',
     }),
-    userFile: (home) => jsonFile(path.join(home, '.config', 'opencode', 'opencode.jsonc'), 'mcp'),
-    servers: async (run) => {
-      const config = await run('debug', 'config');
-      expect(config.code, config.stderr).toBe(0);
-      const mcp = (jsonIn(config.stdout) as { mcp?: Record<string, { environment?: Record<string, string> }> }).mcp ?? {};
-      // `{env:GITHUB_TOKEN}` is OpenCode's own reference: resolved from the client's environment, and masked when shown.
-      if (mcp.gh !== undefined) expect(mcp.gh.environment).toEqual({ GITHUB_TOKEN: '***' });
-      return Object.keys(mcp).sort();
-    },
+    userFile: (home) => ({ ...jsonFile(path.join(home, '.config', 'opencode', 'opencode.jsonc'), 'mcp'), trailingCommas: true }),
+    // `{env:GITHUB_TOKEN}` is OpenCode's own reference: resolved from the client's environment, and masked when shown.
+    servers: debugConfigServers('***'),
     skills: async (run) => {
       const listed = await run('debug', 'skill');
       expect(listed.code, listed.stderr).toBe(0);
@@ -221,6 +235,38 @@ const CASES: RuntimeCase[] = [
         .sort();
     },
   },
+  {
+    runtime: 'kilo-code',
+    tool: 'kilo',
+    bin: 'kilo',
+    own: (home) => ({
+      // JSONC with comments and trailing commas, as Kilo Code (built on OpenCode) reads it. Kilo Code
+      // stamps `$schema` and `permission` into its global config when it starts: a real user's file has them.
+      [path.join(home, '.config', 'kilo', 'kilo.jsonc')]:
+        '{\n  "$schema": "https://app.kilo.ai/config.json",\n  // mine\n  "mcp": {\n    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false, },\n  },\n  "share": "disabled",\n  "permission": {\n    "bash": "allow"\n  },\n}\n',
+    }),
+    userFile: (home) => ({ ...jsonFile(path.join(home, '.config', 'kilo', 'kilo.jsonc'), 'mcp'), trailingCommas: true }),
+    // The same reference, resolved from the client's environment and shown in clear.
+    servers: debugConfigServers('tok-e2e-passed'),
+  },
+  {
+    runtime: 'auggie',
+    tool: 'auggie',
+    bin: 'auggie',
+    own: (home) => ({
+      // As `auggie mcp add` writes it.
+      [path.join(home, '.augment', 'settings.json')]:
+        '{\n  "mcpServers": {\n    "mine": {\n      "type": "stdio",\n      "command": "node",\n      "args": [\n        "mine.js"\n      ],\n      "env": {}\n    }\n  }\n}',
+    }),
+    userFile: (home) => jsonFile(path.join(home, '.augment', 'settings.json'), 'mcpServers'),
+    // Auggie expands no `${NAME}`: `gh` (a token in its env) and `remote` (one in a header) are skipped with the reason.
+    listed: { first: ['fs', 'mine', 'proj'], after: ['mine'] },
+    servers: async (run) => {
+      const listed = await run('mcp', 'list', '--json');
+      expect(listed.code, listed.stderr).toBe(0);
+      return (jsonIn(listed.stdout) as { servers: { name: string }[] }).servers.map((server) => server.name).sort();
+    },
+  },
 ];
 
 /**
@@ -282,7 +328,8 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
       const plan = JSON.parse(applied.stdout) as { runtimes: { runtime: string; mcp: { status: string; support: string } | null }[] };
       expect(plan.runtimes.find((part) => part.runtime === runtimeCase.runtime)?.mcp).toMatchObject({ status: 'ok', support: 'verified' });
 
-      expect(await runtimeCase.servers(user.run)).toEqual(['fs', 'gh', 'mine', 'proj', 'remote']);
+      const listed = runtimeCase.listed ?? { first: ['fs', 'gh', 'mine', 'proj', 'remote'], after: ['gh', 'mine', 'remote'] };
+      expect(await runtimeCase.servers(user.run)).toEqual(listed.first);
       if (runtimeCase.skills !== undefined) expect(await runtimeCase.skills(user.run)).toContain('notes');
       const target = runtimeCase.userFile(user.home);
       expect(withoutManaged(user.workspace, target)).toBe(user.own[target.file]);
@@ -293,7 +340,7 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
       const untrusted = await user.loadout('untrust', user.project);
       expect(untrusted.code, untrusted.stderr).toBe(0);
       await user.apply();
-      expect(await runtimeCase.servers(user.run)).toEqual(['gh', 'mine', 'remote']);
+      expect(await runtimeCase.servers(user.run)).toEqual(listed.after);
       expect(withoutManaged(user.workspace, target)).toBe(user.own[target.file]);
 
       const check = await user.loadout('apply', '--project', user.project, '--runtime', runtimeCase.runtime, '--check');
@@ -315,7 +362,18 @@ describe('a runtime that is not set up', () => {
     gitRepo(path.join(workspace, 'capabilities'), { servers: { 'fs.json': doc({ command: 'node', args: ['fs.js'] }) } });
     const loadout = (...args: string[]) => spawnLoadout(args, { HOME: home, LOADOUT_HOME: workspace }, workspace);
     expect((await loadout('trust', project)).code).toBe(0);
-    const absent = ['gemini-cli', 'opencode', 'copilot-cli', 'copilot-vscode', 'qwen-code', 'amp', 'cursor', 'windsurf', 'crush'];
+    const absent = [
+      'gemini-cli',
+      'opencode',
+      'copilot-cli',
+      'copilot-vscode',
+      'qwen-code',
+      'amp',
+      'cursor',
+      'windsurf',
+      'crush',
+      'kilo-code',
+    ];
     const before = fs.readdirSync(home).sort();
     const applied = await loadout('apply', '--project', project, ...absent.flatMap((name) => ['--runtime', name]), '--json');
     expect(applied.code, applied.stderr).toBe(0);

@@ -6,9 +6,10 @@ import type { RuntimeServerEntry, ServerSpec } from './ServerSpec.js';
  * - `dollar-brace`: it expands `${NAME}` itself, so values are written as they are
  * - `env-prefixed`: it expands `${env:NAME}` (Cursor, Windsurf)
  * - `opencode`: it expands `{env:NAME}` (OpenCode)
+ * - `none`: it expands no reference (Auggie), so a value holding one cannot be written as meant
  * A `${NAME:-default}` is kept only by a runtime whose `defaults` says it expands one.
  */
-export type ReferenceSyntax = 'dollar-brace' | 'env-prefixed' | 'opencode';
+export type ReferenceSyntax = 'dollar-brace' | 'env-prefixed' | 'opencode' | 'none';
 
 /** How a stdio entry is laid out in one runtime's file. */
 export interface StdioShape {
@@ -56,8 +57,8 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
 function spelled(text: string, shape: EntryShape): string | null {
   let refused = false;
   const result = text.replace(REFERENCE, (whole, name: string, fallback: string | undefined) => {
-    if (fallback !== undefined && !shape.defaults) refused = true;
-    if (shape.references === 'dollar-brace') return whole;
+    if ((fallback !== undefined && !shape.defaults) || shape.references === 'none') refused = true;
+    if (shape.references === 'dollar-brace' || shape.references === 'none') return whole;
     if (fallback !== undefined) refused = true;
     return shape.references === 'env-prefixed' ? `\${env:${name}}` : `{env:${name}}`;
   });
@@ -75,8 +76,11 @@ function spelledTable(table: Readonly<Record<string, string>>, shape: EntryShape
   return out;
 }
 
-const noDefault = (shape: EntryShape, where: string): RuntimeServerEntry => ({
-  unsupported: `${shape.label} does not expand \${NAME:-default} (in ${where}); write a plain \${NAME} reference`,
+const unexpandable = (shape: EntryShape, where: string): RuntimeServerEntry => ({
+  unsupported:
+    shape.references === 'none'
+      ? `${shape.label} expands no \${NAME} reference (in ${where}): it would pass the text as it is; a stdio server's variable named as a secret reaches it through loadout mcp run`
+      : `${shape.label} does not expand \${NAME:-default} (in ${where}); write a plain \${NAME} reference`,
 });
 
 /**
@@ -91,15 +95,15 @@ const noDefault = (shape: EntryShape, where: string): RuntimeServerEntry => ({
 export function shapedEntry(shape: EntryShape, spec: ServerSpec): RuntimeServerEntry {
   if (spec.transport === 'stdio') {
     const command = spelled(spec.command, shape);
-    if (command === null) return noDefault(shape, 'the command');
+    if (command === null) return unexpandable(shape, 'the command');
     const args: string[] = [];
     for (const arg of spec.args) {
       const text = spelled(arg, shape);
-      if (text === null) return noDefault(shape, 'the arguments');
+      if (text === null) return unexpandable(shape, 'the arguments');
       args.push(text);
     }
     const env = spelledTable(spec.env, shape);
-    if ('refused' in env) return noDefault(shape, `env ${String(env.refused)}`);
+    if ('refused' in env) return unexpandable(shape, `env ${String(env.refused)}`);
     const { stdio } = shape;
     const notes: string[] = [];
     const value: Record<string, unknown> = { ...(stdio.type === undefined ? {} : { type: stdio.type }) };
@@ -108,7 +112,7 @@ export function shapedEntry(shape: EntryShape, spec: ServerSpec): RuntimeServerE
     if (Object.keys(env).length > 0) value[stdio.envKey] = env;
     if (spec.cwd !== undefined) {
       const cwd = spelled(spec.cwd, shape);
-      if (cwd === null) return noDefault(shape, 'the working folder');
+      if (cwd === null) return unexpandable(shape, 'the working folder');
       if (stdio.cwdKey === null)
         notes.push(`${shape.label} has no working-folder setting for a stdio server; it starts it in the folder ${shape.label} works in`);
       else value[stdio.cwdKey] = cwd;
@@ -118,9 +122,9 @@ export function shapedEntry(shape: EntryShape, spec: ServerSpec): RuntimeServerE
   const remote = shape[spec.transport];
   if (typeof remote === 'string') return { unsupported: remote };
   const url = spelled(spec.url, shape);
-  if (url === null) return noDefault(shape, 'the URL');
+  if (url === null) return unexpandable(shape, 'the URL');
   const headers = spelledTable(spec.headers, shape);
-  if ('refused' in headers) return noDefault(shape, `header ${String(headers.refused)}`);
+  if ('refused' in headers) return unexpandable(shape, `header ${String(headers.refused)}`);
   return {
     value: {
       ...(remote.type === undefined ? {} : { type: remote.type }),

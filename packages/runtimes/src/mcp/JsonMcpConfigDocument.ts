@@ -35,7 +35,11 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
   readonly format = 'json' as const;
   private parsed: Record<string, unknown> = {};
 
-  /** `text` null: the file does not exist yet; `trailingCommas`: the runtime reads them, so the file may hold them. */
+  /**
+   * `text` null: the file does not exist yet. `trailingCommas`: the runtime reads the file as JSONC
+   * that allows a comma after the last member (OpenCode, VS Code), so Loadout accepts one too and
+   * leaves it where it stands; elsewhere a trailing comma is a file the runtime itself refuses.
+   */
   constructor(
     text: string | null,
     container: string,

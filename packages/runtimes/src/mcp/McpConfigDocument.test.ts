@@ -178,3 +178,48 @@ describe('JSON configuration (Claude Code)', () => {
     expect(() => json('{"mcpServers": []}').set('fs', stdio)).toThrow(McpConfigLayoutError);
   });
 });
+
+describe('JSONC with trailing commas (OpenCode)', () => {
+  const jsonc = (text: string | null, trailingCommas: boolean) => new JsonMcpConfigDocument(text, 'mcp', 'opencode.jsonc', trailingCommas);
+  const own = [
+    '// mine',
+    '{',
+    '  "$schema": "https://opencode.ai/config.json",',
+    '  "mcp": {',
+    '    "mine": { "type": "local", "command": ["node", "mine.js"], "enabled": false, },',
+    '  },',
+    '  "share": "disabled",',
+    '}',
+    '',
+  ].join('\n');
+
+  it('is refused where the runtime refuses it, and changes nothing', () => {
+    expect(() => jsonc(own, false)).toThrow(McpConfigUnreadableError);
+    expect(() => jsonc(own, false)).toThrow(/PropertyNameExpected|ValueExpected/);
+  });
+
+  it('is read where the runtime reads it: entries added, replaced and removed, every foreign byte and comma kept', () => {
+    const document = jsonc(own, true);
+    expect(document.servers().get('mine')).toEqual({ type: 'local', command: ['node', 'mine.js'], enabled: false });
+    document.set('fs', { type: 'local', command: ['npx', 'fs'] });
+    document.set('gh', { type: 'remote', url: 'https://gh.example/mcp' });
+    const added = document.text();
+    expect(added.startsWith('// mine\n{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "mine": {')).toBe(true);
+    expect(added).toContain('"enabled": false, },');
+    expect(added.endsWith('  "share": "disabled",\n}\n')).toBe(true);
+    const reread = jsonc(added, true);
+    expect([...reread.servers().keys()]).toEqual(['mine', 'fs', 'gh']);
+    document.set('fs', { type: 'local', command: ['uvx', 'fs'] });
+    expect(jsonc(document.text(), true).servers().get('fs')).toEqual({ type: 'local', command: ['uvx', 'fs'] });
+    document.remove('gh');
+    document.remove('fs');
+    expect(document.text()).toBe(own);
+  });
+
+  it('removes an entry the user wrote last with a comma after it, and only its own text', () => {
+    const document = jsonc('{\n  "mcp": {\n    "a": { "command": ["a"] },\n    "fs": { "command": ["f"] },\n  },\n}\n', true);
+    document.remove('fs');
+    expect(jsonc(document.text(), true).servers()).toEqual(new Map([['a', { command: ['a'] }]]));
+    expect(document.text()).toBe('{\n  "mcp": {\n    "a": { "command": ["a"] },\n  },\n}\n');
+  });
+});

@@ -25,10 +25,13 @@ export interface McpConfigFile {
    * rewrites the file, as Claude Code does for `~/.claude.json`: Loadout then takes the same one.
    */
   readonly sharedLock: boolean;
+  /**
+   * Whether the runtime reads this JSON file as JSONC allowing a comma after the last member
+   * (OpenCode, VS Code): Loadout then accepts such a file instead of refusing it as invalid JSON.
+   */
+  readonly trailingCommas?: boolean;
   /** The permission bits of a file Loadout creates (`~/.claude.json` and Codex's config are private). */
   readonly createMode: number;
-  /** Whether the runtime reads a trailing comma in its JSON (Zed's settings): such a file is then read, not refused. */
-  readonly trailingCommas?: boolean;
 }
 
 /**

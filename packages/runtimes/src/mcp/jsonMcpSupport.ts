@@ -27,9 +27,9 @@ export interface JsonRuntimeMcp {
   /** The project's file, when the runtime reads one. */
   readonly project: JsonRuntimeFile | null;
   readonly shape: EntryShape;
-  readonly projectFindings?: RuntimeMcpSupport['projectFindings'];
-  /** Whether the runtime reads trailing commas in these files (Zed). */
+  /** The runtime's parser allows a comma after the last member of an object or array (JSONC as OpenCode reads it). */
   readonly trailingCommas?: boolean;
+  readonly projectFindings?: RuntimeMcpSupport['projectFindings'];
 }
 
 /**

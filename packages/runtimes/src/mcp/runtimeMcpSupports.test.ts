@@ -5,11 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 import {
   ampMcpSupport,
+  auggieMcpSupport,
   copilotCliMcpSupport,
   copilotVsCodeMcpSupport,
   crushMcpSupport,
   cursorMcpSupport,
   geminiMcpSupport,
+  kiloCodeMcpSupport,
   openCodeMcpSupport,
   qwenMcpSupport,
   windsurfMcpSupport,
@@ -109,6 +111,19 @@ describe('server entries, shaped as each runtime writes them', () => {
     });
   });
 
+  it('Auggie: typed entries, no working folder, and a server whose entry needs a ${NAME} skipped with the reason', () => {
+    const plain: ServerSpec = { transport: 'stdio', command: 'node', args: ['server.js'], env: { LEVEL: 'info' } };
+    expect(auggieMcpSupport.entryFor(plain)).toEqual({
+      value: { type: 'stdio', command: 'node', args: ['server.js'], env: { LEVEL: 'info' } },
+      notes: [],
+    });
+    expect(auggieMcpSupport.entryFor(sse)).toEqual({ value: { type: 'sse', url: 'https://mcp.example.com/sse' }, notes: [] });
+    expect(auggieMcpSupport.entryFor(stdio)).toEqual({
+      unsupported: expect.stringContaining('Auggie expands no ${NAME} reference (in the arguments)'),
+    });
+    expect(auggieMcpSupport.entryFor(http)).toEqual({ unsupported: expect.stringContaining('(in header Authorization)') });
+  });
+
   it('a ${NAME:-default} is skipped with the reason by every runtime that cannot expand it', () => {
     const withDefault: ServerSpec = { transport: 'stdio', command: 'node', args: [], env: { LEVEL: '${LEVEL:-info}' } };
     for (const support of [geminiMcpSupport, openCodeMcpSupport, copilotCliMcpSupport, ampMcpSupport, cursorMcpSupport, crushMcpSupport]) {
@@ -148,6 +163,24 @@ describe("a runtime's files", () => {
       path.join(base, 'gemini-home', '.gemini', 'settings.json'),
     ]);
     expect(windsurfMcpSupport.files('/any/project', env).map((file) => file.scope)).toEqual(['user']);
+  });
+
+  it('Kilo Code: the config it would edit itself, kilo.jsonc by default, else the one the user already has; trailing commas accepted', () => {
+    const base = testdir({ xdg: { kilo: {} }, app: {} });
+    const env = runtimeEnvironmentFrom({ HOME: path.join(base, 'home'), XDG_CONFIG_HOME: path.join(base, 'xdg') });
+    const project = path.join(base, 'app');
+    const files = () => kiloCodeMcpSupport.files(project, env).map((file) => [file.file, file.scope, file.trailingCommas]);
+    expect(files()).toEqual([
+      [path.join(base, 'xdg', 'kilo', 'kilo.jsonc'), 'user', true],
+      [path.join(project, '.kilo', 'kilo.jsonc'), 'project', true],
+    ]);
+    fs.writeFileSync(path.join(base, 'xdg', 'kilo', 'opencode.json'), '{}\n');
+    fs.writeFileSync(path.join(project, 'kilo.json'), '{}\n');
+    expect(files().map(([file]) => file)).toEqual([path.join(base, 'xdg', 'kilo', 'opencode.json'), path.join(project, 'kilo.json')]);
+    fs.mkdirSync(path.join(project, '.kilocode'));
+    fs.writeFileSync(path.join(project, '.kilocode', 'opencode.jsonc'), '{}\n');
+    expect(files()[1]?.[0]).toBe(path.join(project, '.kilocode', 'opencode.jsonc'));
+    expect(kiloCodeMcpSupport.entryFor(http)).toEqual(openCodeMcpSupport.entryFor(http));
   });
 
   it('warn when Gemini CLI or Copilot CLI would not read the project file, and not once the project is trusted', () => {

@@ -100,6 +100,17 @@ export const qwenMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
   ],
 });
 
+/** OpenCode and Kilo Code (built on OpenCode) lay entries out alike: one command list, `environment`, `{env:NAME}`. */
+const openCodeShape = (label: string): EntryShape => ({
+  label,
+  stdio: { type: 'local', commandWithArgs: true, envKey: 'environment', cwdKey: null },
+  http: { type: 'remote', urlKey: 'url' },
+  sse: { type: 'remote', urlKey: 'url' },
+  ws: NO_WEBSOCKET(label),
+  references: 'opencode',
+  defaults: false,
+});
+
 /** OpenCode's config file in a folder: `opencode.jsonc` when it exists there, else `opencode.json`. */
 function openCodeFile(dir: string): string {
   const jsonc = path.join(dir, 'opencode.jsonc');
@@ -120,15 +131,46 @@ export const openCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
   container: 'mcp',
   user: { file: (env) => openCodeFile(path.join(xdgConfigHome(env), 'opencode')), note: 'global config' },
   project: { file: (_env, project) => openCodeFile(project), note: 'project config' },
-  shape: {
-    label: 'OpenCode',
-    stdio: { type: 'local', commandWithArgs: true, envKey: 'environment', cwdKey: null },
-    http: { type: 'remote', urlKey: 'url' },
-    sse: { type: 'remote', urlKey: 'url' },
-    ws: NO_WEBSOCKET('OpenCode'),
-    references: 'opencode',
-    defaults: false,
+  shape: openCodeShape('OpenCode'),
+  // OpenCode parses its config with jsonc-parser's allowTrailingComma (read from its 1.18.33 bundle, asked in mcpRuntimes.test.ts).
+  trailingCommas: true,
+});
+
+/** Kilo Code's config names, in the order it looks for the one it edits itself. */
+const KILO_CONFIG_NAMES = ['kilo.jsonc', 'kilo.json', 'opencode.jsonc', 'opencode.json'] as const;
+
+/** The first of `candidates` that exists, else the first: the file Kilo Code itself would edit. */
+function firstExisting(candidates: readonly string[]): string {
+  return candidates.find((file) => fs.existsSync(file)) ?? (candidates[0] as string);
+}
+
+/**
+ * Kilo Code (`kilo`, built on OpenCode): `$XDG_CONFIG_HOME/kilo/kilo.jsonc` (or the first of its
+ * other config names that exists) and the project's `.kilo/kilo.jsonc` (or a config it already
+ * has in `.kilo/`, `.kilocode/` or the project folder), key `mcp`, OpenCode's entries.
+ */
+export const kiloCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'kilo debug config',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://kilo.ai/docs/automate/mcp/using-in-cli',
+    '@kilocode/cli 7.7.7 (its linux-x64 package; 7.8.1 has none on the registry): `kilo debug config`, `kilo debug skill`, `kilo debug paths`, config names and lookup read from the binary',
+  ],
+  home: (env) => path.join(xdgConfigHome(env), 'kilo'),
+  container: 'mcp',
+  user: {
+    file: (env) => firstExisting([...KILO_CONFIG_NAMES, 'config.json'].map((name) => path.join(xdgConfigHome(env), 'kilo', name))),
+    note: 'global config',
   },
+  project: {
+    file: (_env, project) =>
+      firstExisting(['.kilo', '.kilocode', '.'].flatMap((folder) => KILO_CONFIG_NAMES.map((name) => path.join(project, folder, name)))),
+    note: 'project config',
+  },
+  shape: openCodeShape('Kilo Code'),
+  // Kilo Code parses its config as OpenCode does, with jsonc-parser's allowTrailingComma (asked in mcpRuntimes.test.ts).
+  trailingCommas: true,
 });
 
 /** Copilot CLI's folder: `$COPILOT_HOME`, else `~/.copilot`. */
@@ -295,6 +337,36 @@ export const copilotVsCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     sse: { type: 'sse', urlKey: 'url' },
     ws: NO_WEBSOCKET('VS Code'),
     references: 'env-prefixed',
+    defaults: false,
+  },
+});
+
+/** Auggie's folder: `~/.augment`. */
+function augmentHome(env: RuntimeEnvironment): string {
+  return path.join(env.home, '.augment');
+}
+
+/** Auggie (Augment's CLI): `~/.augment/settings.json` and `<project>/.augment/settings.json`, key `mcpServers`, no references. */
+export const auggieMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'auggie mcp list --json',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://docs.augmentcode.com/cli/integrations',
+    '@augmentcode/auggie 0.36.0: `auggie mcp add` (and `--project`) output and files, `auggie mcp list --json` (offline; it warns that it cannot reach Augment for tenant servers)',
+  ],
+  home: augmentHome,
+  container: 'mcpServers',
+  user: { file: (env) => path.join(augmentHome(env), 'settings.json'), note: 'user settings' },
+  project: { file: (_env, project) => path.join(project, '.augment', 'settings.json'), note: 'project settings' },
+  shape: {
+    label: 'Auggie',
+    stdio: { type: 'stdio', envKey: 'env', cwdKey: null },
+    http: { type: 'http', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: NO_WEBSOCKET('Auggie'),
+    // Its bundle replaces only its plugin-root variables: any other `${NAME}` reaches the server as text.
+    references: 'none',
     defaults: false,
   },
 });
