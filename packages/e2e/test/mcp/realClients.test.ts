@@ -4,12 +4,11 @@ import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLAUDE_CODE_BINARIES, CLAUDE_CODE_PINNED } from '../runtimes/realClients.js';
 import { TestServer, TOKEN } from '../server/support.js';
 import { mcpTree } from './support.js';
 
-/** The pinned Claude Code and Codex of this package's dev dependencies. */
-// Claude Code 2.1.197 from its own package folder: `.bin/claude` may be the newest pinned one.
-const CLAUDE = path.resolve(import.meta.dirname, '../../node_modules/@anthropic-ai/claude-code/bin/claude.exe');
+/** Codex, a dev dependency of this package; Claude Code is each pinned version, from its own package folder. */
 const CODEX = path.resolve(import.meta.dirname, '../../node_modules/.bin/codex');
 const INSTALL_BIN = path.resolve(path.dirname(CLI_ENTRY), '../../../scripts/install-bin.sh');
 
@@ -56,10 +55,10 @@ async function setUp(): Promise<{
   return { server, env, cwd, run };
 }
 
-describe('real clients', () => {
-  it('Claude Code connects over HTTP and over stdio (the installed `loadout` command), offline', async () => {
+describe.each(CLAUDE_CODE_PINNED)('real Claude Code %s', (version) => {
+  it('connects over HTTP and over stdio (the installed `loadout` command), offline', async () => {
     const { server, run } = await setUp();
-    const claude = (...args: string[]): Promise<string> => run(CLAUDE, args);
+    const claude = (...args: string[]): Promise<string> => run(CLAUDE_CODE_BINARIES[version], args);
     await claude(
       'mcp',
       'add',
@@ -78,7 +77,9 @@ describe('real clients', () => {
     // The token went into Claude's own configuration, where `claude mcp add` put it; Loadout printed it nowhere.
     expect(listed).not.toContain(TOKEN);
   });
+});
 
+describe('real clients', () => {
   it("Codex connects over stdio and over HTTP, offline, and lists each server's tools and resources", async () => {
     const { server, run, env, cwd } = await setUp();
     await run(CODEX, ['mcp', 'add', 'loadout-stdio', '--env', `LOADOUT_HOME=${server.home}`, '--', 'loadout', 'mcp']);
