@@ -158,7 +158,11 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     const outputs = container.resolve(JobOutputFolders);
     fs.mkdirSync(outputs.folderOf(job.id + 1000));
     const queue = resolve(container, JobQueue);
-    const stored = (jobId: number): Promise<boolean> => queue.get(jobId).then(() => true, () => false);
+    const stored = (jobId: number): Promise<boolean> =>
+      queue.get(jobId).then(
+        () => true,
+        () => false,
+      );
     expect(await outputs.removeGone(stored)).toBe(1);
     expect(fs.existsSync(job.outputFolder)).toBe(true);
     expect(fs.existsSync(outputs.folderOf(job.id + 1000))).toBe(false);

@@ -58,7 +58,12 @@ function retentionService(container: DependencyContainer): ServerService {
       // A pruned job's output folder goes with it.
       const prune = async (): Promise<number> => {
         const pruned = await queue.prune(retention);
-        await outputs.removeGone((jobId) => queue.get(jobId).then(() => true, (error: unknown) => !(error instanceof JobNotFoundError)));
+        await outputs.removeGone((jobId) =>
+          queue.get(jobId).then(
+            () => true,
+            (error: unknown) => !(error instanceof JobNotFoundError),
+          ),
+        );
         return pruned;
       };
       const pruned = await prune();

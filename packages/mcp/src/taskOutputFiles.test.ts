@@ -10,10 +10,7 @@ import { TaskOutputInvalidError, taskToolResult } from './toolOutput.js';
 afterEach(() => removeTestdirs());
 
 /** The first bytes of a real 1×1 PNG: enough for its signature to be known. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]);
 
 /** A job's output folder holding `files` (name → bytes or text), beside a secret outside it. */

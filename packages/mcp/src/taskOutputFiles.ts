@@ -111,7 +111,9 @@ function contentOf(name: string, data: Buffer, jobId: number): { content: Output
   const uri = `loadout://jobs/${jobId}/output/${encodeURIComponent(name)}`;
   const text = mimeType === null || isTextType(mimeType) ? asText(data) : null;
   if (text !== null) return { content: { type: 'resource', resource: { uri, mimeType: mimeType ?? 'text/plain', text } } };
-  return { content: { type: 'resource', resource: { uri, mimeType: mimeType ?? 'application/octet-stream', blob: data.toString('base64') } } };
+  return {
+    content: { type: 'resource', resource: { uri, mimeType: mimeType ?? 'application/octet-stream', blob: data.toString('base64') } },
+  };
 }
 
 /** A file name as an error shows it: bounded, control characters escaped. */

@@ -83,7 +83,16 @@ describe.each(CLAUDE_CODE_PINNED)('real Claude Code %s', (version) => {
     const { server, run } = await setUp();
     const claude = (args: string[], extraEnv: Record<string, string> = {}): Promise<string> =>
       run(CLAUDE_CODE_BINARIES[version], args, extraEnv);
-    await claude(['mcp', 'add', '--transport', 'http', 'loadout', `http://127.0.0.1:${server.server.port}/mcp`, '--header', `Authorization: Bearer ${TOKEN}`]);
+    await claude([
+      'mcp',
+      'add',
+      '--transport',
+      'http',
+      'loadout',
+      `http://127.0.0.1:${server.server.port}/mcp`,
+      '--header',
+      `Authorization: Bearer ${TOKEN}`,
+    ]);
     await claude(['mcp', 'add', '-s', 'user', 'loadout-stdio', '-e', `LOADOUT_HOME=${server.home}`, '--', 'loadout', 'mcp']);
     const usage = 'skill://guide/reference/usage.md';
     const model = await scriptedModel([
@@ -94,12 +103,21 @@ describe.each(CLAUDE_CODE_PINNED)('real Claude Code %s', (version) => {
     ]);
     try {
       await claude(
-        ['-p', 'Use the loadout tools.', '--output-format', 'json', '--allowedTools', 'mcp__loadout__echo,mcp__loadout-stdio__echo,ReadMcpResourceTool'],
+        [
+          '-p',
+          'Use the loadout tools.',
+          '--output-format',
+          'json',
+          '--allowedTools',
+          'mcp__loadout__echo,mcp__loadout-stdio__echo,ReadMcpResourceTool',
+        ],
         // Every MCP tool offered up front, not deferred behind a search the script does not make.
         { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-scripted', ENABLE_TOOL_SEARCH: 'false', DISABLE_AUTOUPDATER: '1' },
       );
       // Listed: both servers' tools were offered to the model (once connected: a first request may come before).
-      expect(model.offeredTools.some((tools) => tools.includes('mcp__loadout__echo') && tools.includes('mcp__loadout-stdio__echo'))).toBe(true);
+      expect(model.offeredTools.some((tools) => tools.includes('mcp__loadout__echo') && tools.includes('mcp__loadout-stdio__echo'))).toBe(
+        true,
+      );
       // Called: each echo ran as a job and printed its input.
       expect(model.results.get('toolu_scripted_0')).toContain('{"input":{"text":"over http"}}');
       expect(model.results.get('toolu_scripted_1')).toContain('{"input":{"text":"over stdio"}}');

@@ -48,10 +48,17 @@ export async function scriptedModel(script: readonly ScriptedToolUse[]): Promise
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       if (request.method !== 'POST' || !(request.url ?? '').startsWith('/v1/messages')) {
-        response.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"no"}}');
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"type":"error","error":{"type":"not_found_error","message":"no"}}');
         return;
       }
-      const sent = JSON.parse(body) as { tools?: { name: string }[]; messages?: { content: string | Block[] }[]; stream?: boolean; model?: string };
+      const sent = JSON.parse(body) as {
+        tools?: { name: string }[];
+        messages?: { content: string | Block[] }[];
+        stream?: boolean;
+        model?: string;
+      };
       if ((request.url ?? '').startsWith('/v1/messages/count_tokens')) {
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}');
         return;
@@ -65,14 +72,20 @@ export async function scriptedModel(script: readonly ScriptedToolUse[]): Promise
       const done = [...results.keys()].filter((id) => id.startsWith(STEP_ID)).length;
       const step = tools.length > 0 ? script[done] : undefined;
       let blocks: Parameters<typeof send>[2] = [{ type: 'text', text: 'done' }];
-      if (step !== undefined && tools.includes(step.name)) blocks = [{ type: 'tool_use', id: `${STEP_ID}${done}`, name: step.name, input: step.input }];
+      if (step !== undefined && tools.includes(step.name))
+        blocks = [{ type: 'tool_use', id: `${STEP_ID}${done}`, name: step.name, input: step.input }];
       else if (step !== undefined && waits < MAX_WAITS) {
         // The client's MCP servers are still connecting: a harmless read of nothing, then ask again.
         waits += 1;
-        blocks = [{ type: 'tool_use', id: `toolu_wait_${waits}`, name: 'Read', input: { file_path: '/nonexistent/loadout-scripted-wait' } }];
+        blocks = [
+          { type: 'tool_use', id: `toolu_wait_${waits}`, name: 'Read', input: { file_path: '/nonexistent/loadout-scripted-wait' } },
+        ];
       }
       const stop = blocks[0]?.type === 'tool_use' ? 'tool_use' : 'end_turn';
-      setTimeout(() => send(response, sent.model ?? 'claude-scripted', blocks, stop, sent.stream === true), stop === 'tool_use' && waits > 0 ? 100 : 0);
+      setTimeout(
+        () => send(response, sent.model ?? 'claude-scripted', blocks, stop, sent.stream === true),
+        stop === 'tool_use' && waits > 0 ? 100 : 0,
+      );
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -102,11 +115,14 @@ function send(
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const message = { id: `msg_scripted_${Date.now()}`, type: 'message', role: 'assistant', model, stop_sequence: null, usage };
   if (!stream) {
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, content: blocks, stop_reason: stopReason }));
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ ...message, content: blocks, stop_reason: stopReason }));
     return;
   }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const event = (type: string, data: Record<string, unknown>): void => void response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const event = (type: string, data: Record<string, unknown>): void =>
+    void response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   event('message_start', { message: { ...message, content: [], stop_reason: null } });
   blocks.forEach((block, index) => {
     if (block.type === 'text') {

@@ -47,7 +47,14 @@ async function filesAsContent(h: McpHarness): Promise<void> {
   const expected = [
     { type: 'text', text: 'drew the chart\n' },
     { type: 'image', data: PNG_BASE64, mimeType: 'image/png' },
-    { type: 'resource', resource: { uri: expect.stringMatching(/^loadout:\/\/jobs\/\d+\/output\/report\.md$/), mimeType: 'text/markdown', text: '# Report\nAll good.\n' } },
+    {
+      type: 'resource',
+      resource: {
+        uri: expect.stringMatching(/^loadout:\/\/jobs\/\d+\/output\/report\.md$/),
+        mimeType: 'text/markdown',
+        text: '# Report\nAll good.\n',
+      },
+    },
   ];
 
   // A plain call: the files follow the text.
