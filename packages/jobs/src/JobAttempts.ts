@@ -1,6 +1,7 @@
 import { isLoadoutError, processStartTime } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { JobEvents } from './JobEvents.js';
+import { JobOutputFolders } from './JobOutputFolders.js';
 import { type Job, JobLease, type JobOutcome, JobQueue, leaseTiming } from './JobQueue.js';
 import { monotonicNow, RunDeadline } from './RunDeadline.js';
 import { describeFailure, type ResolvedTask, TaskExecution } from './TaskExecution.js';
@@ -60,6 +61,7 @@ export class JobAttempts {
     @inject(TaskExecution) private readonly execution: TaskExecution,
     @inject(JobEvents) private readonly events: JobEvents,
     @inject(JobLease) private readonly lease: JobLease,
+    @inject(JobOutputFolders) private readonly outputs: JobOutputFolders,
   ) {}
 
   /** Runs the attempt `job` (claimed by `claimant`) and returns the job as stored after it; null when it is no longer the claimant's. */
@@ -99,6 +101,7 @@ export class JobAttempts {
         onSpawn: (pid) => void this.queue.recordProcess(job.id, claimant, pid, processStartTime(pid)).catch(() => undefined),
         context: { jobId: job.id, ...(job.pipelineId === null ? {} : { pipelineId: job.pipelineId, step: job.step }) },
         deadline: lease.deadline,
+        outputDir: this.outputs.prepare(job.id),
         ...(options.resolved === undefined ? {} : { resolved: options.resolved }),
       });
       if (lease.isTaken) return null;

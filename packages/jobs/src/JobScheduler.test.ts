@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { dbModule } from '@loadout/db';
 import { contribute, createKernel, loadModules, PluginSource, resolve, resolvePlaces, type Session, SessionLoader } from '@loadout/kernel';
 import { isProcessAlive, processStartTime } from '@loadout/files';
@@ -7,6 +9,7 @@ import { notificationsModule } from '@loadout/notifications';
 import { tasksModule } from '@loadout/tasks';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JobOutputFolders } from './JobOutputFolders.js';
 import { JobQueue } from './JobQueue.js';
 import { JobScheduler } from './JobScheduler.js';
 import { jobsModule } from './jobsModule.js';
@@ -32,6 +35,8 @@ afterEach(async () => {
 /** Prints its pid, starts a child that prints its own, then waits to be stopped. */
 const sleeper = `
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
 process.stdout.write(JSON.stringify({ pid: process.pid, child: child.pid }) + '\\n');
 setTimeout(() => {}, 60000);
@@ -45,6 +50,16 @@ if (!fs.existsSync(marker)) { fs.writeFileSync(marker, ''); console.error('first
 console.log('second try works');
 `;
 
+/** Writes a file named after its attempt into its output folder; the first attempt fails after writing. */
+const writer = `
+import fs from 'node:fs';
+import path from 'node:path';
+const marker = process.env.LOADOUT_TASK_DIR + '/../../wrote-once';
+const first = !fs.existsSync(marker);
+fs.writeFileSync(path.join(process.env.LOADOUT_OUTPUT_DIR, first ? 'first.txt' : 'second.txt'), 'from the run');
+if (first) { fs.writeFileSync(marker, ''); process.exit(3); }
+`;
+
 function workspace(): { container: DependencyContainer; home: string } {
   const home = testdir({
     capabilities: {
@@ -53,6 +68,7 @@ function workspace(): { container: DependencyContainer; home: string } {
         echo: taskTree({ name: 'Echo', implementation: 'run.mjs' }, { 'run.mjs': echoTask }),
         sleeper: taskTree({ name: 'Sleeper', implementation: 'run.mjs' }, { 'run.mjs': sleeper }),
         flaky: taskTree({ name: 'Flaky', implementation: 'run.mjs', retries: 2 }, { 'run.mjs': flaky }),
+        writer: taskTree({ name: 'Writer', implementation: 'run.mjs', retries: 1 }, { 'run.mjs': writer }),
         broken: taskTree({ name: 'Broken', implementation: 'run.sh', retries: 1 }, { 'run.sh': 'echo out; echo "bad" >&2; exit 2\n' }),
       },
     },
@@ -127,6 +143,29 @@ describe('JobScheduler.runToEnd without workers (a process running its own job)'
     expect(retried).toMatchObject({ status: 'succeeded', attempts: 2, output: 'second try works\n' });
     expect(opened).toHaveBeenCalledTimes(1);
     expect(opened.mock.calls[0]?.[0]).toMatchObject({ project: null, kinds: ['task', 'notification'] });
+  });
+
+  it("tells the task its job's own output folder, emptied for each attempt, and hands back where it is", async () => {
+    const { container, home } = workspace();
+    const job = await container.resolve(JobScheduler).runToEnd(await session(container), 'writer', {});
+    expect(job).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(job.outputFolder).toBe(path.join(home, '.loadout', 'job-output', String(job.id)));
+    // The failed first attempt's file is not handed over with the second's.
+    expect(fs.readdirSync(job.outputFolder)).toEqual(['second.txt']);
+    expect((fs.statSync(job.outputFolder).mode & 0o777).toString(8)).toBe('700');
+
+    // Retention prunes the folders of jobs no longer stored, and keeps the others.
+    const outputs = container.resolve(JobOutputFolders);
+    fs.mkdirSync(outputs.folderOf(job.id + 1000));
+    const queue = resolve(container, JobQueue);
+    const stored = (jobId: number): Promise<boolean> =>
+      queue.get(jobId).then(
+        () => true,
+        () => false,
+      );
+    expect(await outputs.removeGone(stored)).toBe(1);
+    expect(fs.existsSync(job.outputFolder)).toBe(true);
+    expect(fs.existsSync(outputs.folderOf(job.id + 1000))).toBe(false);
   });
 
   it('fails for good after the last attempt, with the task exit status and stderr', async () => {

@@ -3,6 +3,7 @@ import { checkTaskInput, TaskInputSchemas, type TaskRecord, TaskStore } from '@l
 import { inject, injectable } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobEvents } from './JobEvents.js';
+import { JobOutputFolders } from './JobOutputFolders.js';
 import { type Job, JobQueue, type JobStatus, type NewJob, type Pipeline } from './JobQueue.js';
 import { JobWorkers } from './JobWorkers.js';
 import { checkRunnable, type OutputChunk } from './TaskRunner.js';
@@ -33,6 +34,12 @@ export interface RunToEndOptions {
   readonly stillCurrent?: () => Promise<boolean>;
 }
 
+/** A job {@link JobScheduler.runToEnd} waited for, with the folder its task's files for the caller are in. */
+export type FinishedRun = Job & {
+  /** The job's output folder (`JobOutputFolders`): what its last attempt wrote there, for the caller to check and hand over. */
+  readonly outputFolder: string;
+};
+
 const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skipped']);
 
 /**
@@ -51,6 +58,7 @@ export class JobScheduler {
     @inject(JobWorkers) private readonly workers: JobWorkers,
     @inject(JobEvents) private readonly events: JobEvents,
     @inject(InlineJobRunner) private readonly inline: InlineJobRunner,
+    @inject(JobOutputFolders) private readonly outputs: JobOutputFolders,
   ) {}
 
   async scheduleRun(session: Session, dirName: string, input: unknown): Promise<Job> {
@@ -66,9 +74,14 @@ export class JobScheduler {
    * process runs that one job itself, in `session` and with the task just resolved in it (the
    * caller keeps `session` open until this returns; a worker may use both too, see
    * {@link RunToEndOptions.stillCurrent}, and this returns only once it let go). Returns the
-   * finished job.
+   * finished job, with where its files are.
    */
-  async runToEnd(session: Session, dirName: string, input: unknown, options: RunToEndOptions = {}): Promise<Job> {
+  async runToEnd(session: Session, dirName: string, input: unknown, options: RunToEndOptions = {}): Promise<FinishedRun> {
+    const job = await this.waitForRun(session, dirName, input, options);
+    return { ...job, outputFolder: this.outputs.folderOf(job.id) };
+  }
+
+  private async waitForRun(session: Session, dirName: string, input: unknown, options: RunToEndOptions): Promise<Job> {
     const { request, task } = this.newJob(session, dirName, input);
     const signal = options.signal ?? new AbortController().signal;
     const cancelReason = options.cancelReason ?? 'cancelled by the caller';

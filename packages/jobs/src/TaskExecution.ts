@@ -15,6 +15,8 @@ export interface TaskExecutionRequest {
   readonly onSpawn?: (pid: number) => void;
   /** When the task's process group is killed unless it moves first (a job's lease, see `TaskRunOptions.deadline`). */
   readonly deadline?: RunDeadline;
+  /** The folder the task writes files for its caller into (see `TaskRunOptions.outputDir`). */
+  readonly outputDir?: string;
   /** Added to the run's notifications, e.g. `{ jobId }`. */
   readonly context?: Readonly<Record<string, unknown>>;
   /** The task as its caller just resolved it, when the run starts at once: no session is opened for it. */
@@ -89,6 +91,7 @@ export class SessionTaskExecution implements TaskExecution {
           ...(request.onOutput === undefined ? {} : { onOutput: request.onOutput }),
           ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
           ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+          ...(request.outputDir === undefined ? {} : { outputDir: request.outputDir }),
         });
       } catch (error) {
         await this.announce(session, {

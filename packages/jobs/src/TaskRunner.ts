@@ -4,6 +4,7 @@ import { refuseHeld, token } from '@loadout/kernel';
 import { DocumentRefusedError, realpathInside } from '@loadout/files';
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
+import { OUTPUT_DIR_VARIABLE } from './JobOutputFolders.js';
 import { ProcessGuardian, type TaskProcess } from './ProcessGuardian.js';
 import type { RunDeadline } from './RunDeadline.js';
 import {
@@ -38,6 +39,8 @@ export interface TaskRunOptions {
    * The guardian process holds it, so it is kept even while this process is frozen.
    */
   readonly deadline?: RunDeadline;
+  /** The folder the task may write files for its caller into, told to it as `LOADOUT_OUTPUT_DIR` (see `JobOutputFolders`). */
+  readonly outputDir?: string;
 }
 
 export interface TaskRunResult {
@@ -172,6 +175,7 @@ export class ProcessTaskRunner implements TaskRunner {
     env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
     env.LOADOUT_TASK_DIR = task.folder;
     if (options.project !== null) env.LOADOUT_PROJECT = options.project;
+    if (options.outputDir !== undefined) env[OUTPUT_DIR_VARIABLE] = options.outputDir;
     env[RUN_ID_VARIABLE] = runId;
 
     const input = JSON.stringify(options.input === undefined ? {} : options.input);

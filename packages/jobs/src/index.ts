@@ -1,5 +1,5 @@
 export { type Job, JobQueue, type JobStatus, type JobSummary, type Pipeline } from './JobQueue.js';
-export { JobScheduler } from './JobScheduler.js';
+export { type FinishedRun, JobScheduler } from './JobScheduler.js';
 export type { JobListQuery, RunBody } from './jobRoutes.js';
 export type { InboxQuery } from './notificationRoutes.js';
 export { configureJobRetention, jobsModule } from './jobsModule.js';

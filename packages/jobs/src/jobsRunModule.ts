@@ -4,6 +4,8 @@ import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobAttempts } from './JobAttempts.js';
 import { JobEventHub, JobEvents } from './JobEvents.js';
+import { JobNotFoundError } from './JobErrors.js';
+import { JobOutputFolders } from './JobOutputFolders.js';
 import { JobLease, jobLeaseFromEnvironment, JobQueue, SqlJobQueue } from './JobQueue.js';
 import { JobRetention } from './JobRetention.js';
 import { JobScheduler } from './JobScheduler.js';
@@ -29,6 +31,7 @@ export const jobsRunModule: Registration = (container) => {
   container.register(JobEvents, { useClass: JobEventHub }, { lifecycle: Lifecycle.Singleton });
   container.register(NotificationInbox, { useClass: SqlNotificationInbox }, { lifecycle: Lifecycle.Singleton });
   container.register(TaskExecution, { useClass: SessionTaskExecution }, { lifecycle: Lifecycle.Singleton });
+  container.register(JobOutputFolders, { useClass: JobOutputFolders }, { lifecycle: Lifecycle.Singleton });
   container.register(JobAttempts, { useClass: JobAttempts }, { lifecycle: Lifecycle.Singleton });
   container.register(JobWorkers, { useClass: JobWorkers }, { lifecycle: Lifecycle.Singleton });
   container.register(InlineJobRunner, { useClass: InlineJobRunner }, { lifecycle: Lifecycle.Singleton });
@@ -50,7 +53,19 @@ function retentionService(container: DependencyContainer): ServerService {
     name: 'job-retention',
     start: async ({ log }) => {
       const retention = resolve(container, JobRetention);
-      const prune = (): Promise<number> => resolve(container, JobQueue).prune(retention);
+      const queue = resolve(container, JobQueue);
+      const outputs = container.resolve(JobOutputFolders);
+      // A pruned job's output folder goes with it.
+      const prune = async (): Promise<number> => {
+        const pruned = await queue.prune(retention);
+        await outputs.removeGone((jobId) =>
+          queue.get(jobId).then(
+            () => true,
+            (error: unknown) => !(error instanceof JobNotFoundError),
+          ),
+        );
+        return pruned;
+      };
       const pruned = await prune();
       timer = setInterval(() => {
         prune().catch((error: unknown) => log(`pruning finished jobs: ${(error as Error).message}`));

@@ -131,12 +131,13 @@ export function readSkillFileBytes(skill: SkillRecord, segments: readonly string
   return { bytes: fs.readFileSync(real), real };
 }
 
-function isTextType(mimeType: string): boolean {
+/** Whether a file of this MIME type is served as text (when its bytes read as text). */
+export function isTextType(mimeType: string): boolean {
   return mimeType.startsWith('text/') || (mimeType.startsWith('application/') && !/pdf|zip/.test(mimeType)) || mimeType === 'image/svg+xml';
 }
 
 /** The bytes as UTF-8 text, or null when they are not text (invalid UTF-8 or a NUL byte). */
-function asText(bytes: Buffer): string | null {
+export function asText(bytes: Buffer): string | null {
   if (bytes.includes(0)) return null;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);

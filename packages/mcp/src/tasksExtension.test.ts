@@ -85,16 +85,51 @@ describe('the Tasks extension', () => {
       },
     });
     const taskId = (answer as { task: { taskId: string } }).task.taskId;
-    expect(tasks.get({ taskId })).not.toHaveProperty('result');
+    expect(await tasks.get({ taskId })).not.toHaveProperty('result');
     run.finish({ result: { content: [{ type: 'text', text: 'done' }] } });
     await new Promise((done) => setImmediate(done));
-    expect(tasks.get({ taskId })).toMatchObject({
+    expect(await tasks.get({ taskId })).toMatchObject({
       resultType: 'complete',
       taskId,
       status: 'completed',
       result: { content: [{ type: 'text', text: 'done' }] },
     });
-    expect(tasks.get({ taskId })).not.toHaveProperty('error');
+    expect(await tasks.get({ taskId })).not.toHaveProperty('error');
+  });
+
+  it('holds a tasks/get of a working task until the task ends, and answers at once when it has', async () => {
+    // A wait far longer than the test: only the task's end can answer the first get in time.
+    const tasks = new McpTasks(Date.now, 60_000);
+    const run = controlledWork();
+    const taskId = await created(tasks, run.work);
+    let answered: Record<string, unknown> | null = null;
+    const polling = tasks.get({ taskId }).then((answer) => (answered = answer));
+    await new Promise((done) => setTimeout(done, 20));
+    expect(answered).toBeNull();
+    run.finish({ result: { content: [{ type: 'text', text: 'done' }] } });
+    await polling;
+    expect(answered).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'done' }] } });
+    // Ended: the next get waits for nothing.
+    const started = Date.now();
+    expect(await tasks.get({ taskId })).toMatchObject({ status: 'completed' });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('answers a held tasks/get when the task is cancelled, and a still-working task after the wait as it is', async () => {
+    const tasks = new McpTasks(Date.now, 60_000);
+    const run = controlledWork();
+    const taskId = await created(tasks, run.work);
+    const polling = tasks.get({ taskId });
+    tasks.cancel({ taskId });
+    expect(await polling).toMatchObject({ status: 'cancelled' });
+
+    const short = new McpTasks(Date.now, 30);
+    const slow = controlledWork();
+    const slowId = await created(short, slow.work);
+    const started = Date.now();
+    expect(await short.get({ taskId: slowId })).toMatchObject({ status: 'working' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    await short.close();
   });
 
   it('fails a task whose work throws after it was stored, with a JSON-RPC error and no result', async () => {
@@ -103,7 +138,7 @@ describe('the Tasks extension', () => {
     const taskId = await created(tasks, run.work);
     run.fail(new NotFoundError('SOMETHING_GONE', 'it went away'));
     await new Promise((done) => setImmediate(done));
-    const failed = tasks.get({ taskId });
+    const failed = await tasks.get({ taskId });
     expect(failed).toMatchObject({ status: 'failed', error: { code: -32602, message: 'it went away', data: { code: 'SOMETHING_GONE' } } });
     expect(failed).not.toHaveProperty('result');
   });
@@ -115,8 +150,8 @@ describe('the Tasks extension', () => {
     expect(tasks.cancel({ taskId })).toEqual({ resultType: 'complete' });
     expect(run.aborted()).toBe(true);
     await new Promise((done) => setImmediate(done));
-    expect(tasks.get({ taskId })).toMatchObject({ status: 'cancelled' });
-    expect(tasks.get({ taskId })).not.toHaveProperty('result');
+    expect(await tasks.get({ taskId })).toMatchObject({ status: 'cancelled' });
+    expect(await tasks.get({ taskId })).not.toHaveProperty('result');
     expect(tasks.cancel({ taskId })).toEqual({ resultType: 'complete' });
     await tasks.close();
   });
@@ -130,9 +165,9 @@ describe('the Tasks extension', () => {
 
   it('refuses unknown ids, params without a task id, and updates (no Loadout task asks for input)', async () => {
     const tasks = new McpTasks();
-    expect(() => tasks.get({ taskId: 'nope' })).toThrow(McpTaskNotFoundError);
+    await expect(tasks.get({ taskId: 'nope' })).rejects.toThrow(McpTaskNotFoundError);
     expect(jsonRpcErrorFor(new McpTaskNotFoundError('nope')).code).toBe(-32602);
-    expect(() => tasks.get({})).toThrow(McpTaskRequestInvalidError);
+    await expect(tasks.get({})).rejects.toThrow(McpTaskRequestInvalidError);
     expect(() => tasks.cancel('x')).toThrow(McpTaskRequestInvalidError);
     const run = controlledWork();
     const taskId = await created(tasks, run.work);
@@ -150,8 +185,8 @@ describe('the Tasks extension', () => {
     });
     await new Promise((done) => setImmediate(done));
     now += TASK_TTL_MS;
-    expect(tasks.get({ taskId })).toMatchObject({ status: 'completed' });
+    expect(await tasks.get({ taskId })).toMatchObject({ status: 'completed' });
     now += 1;
-    expect(() => tasks.get({ taskId })).toThrow(McpTaskNotFoundError);
+    await expect(tasks.get({ taskId })).rejects.toThrow(McpTaskNotFoundError);
   });
 });

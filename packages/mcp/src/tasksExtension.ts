@@ -15,6 +15,15 @@ export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
 export const TASK_TTL_MS = 60 * 60 * 1000;
 /** How often a client is asked to poll a working task. */
 export const TASK_POLL_INTERVAL_MS = 250;
+/**
+ * How long a `tasks/get` of a working task waits for it to change before answering as it is: a
+ * poll that arrives while the job runs is answered the moment the job ends, so the client learns
+ * of the end without polling again, and a client that polls fast sends a few requests per run
+ * instead of one per millisecond, each of which the server and the job's process would share the
+ * CPU with. Never longer than the poll interval the task asks for, so no answer is older news
+ * than a client following that interval would have had.
+ */
+export const TASK_GET_WAIT_MS = TASK_POLL_INTERVAL_MS;
 /** The most tasks one registry keeps; past that the oldest finished ones are forgotten first. */
 export const MAX_KEPT_TASKS = 1000;
 
@@ -104,6 +113,8 @@ interface KeptTask {
   outcome: TaskOutcome | null;
   readonly controller: AbortController;
   readonly settled: Promise<void>;
+  /** Resolved (and replaced) whenever its status changes, for the `tasks/get` waiting on it. */
+  changed: { readonly promise: Promise<void>; readonly resolve: () => void };
 }
 
 /** The answer `tools/call` gives when it made a task: the task itself, flat, marked as one. */
@@ -118,7 +129,10 @@ export type CreateTaskResult = McpTaskView & { readonly resultType: 'task' };
 export class McpTasks {
   private readonly tasks = new Map<string, KeptTask>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly getWaitMs: number = TASK_GET_WAIT_MS,
+  ) {}
 
   /**
    * Starts `work` as a task and answers once it is stored, so a `tasks/get` right after finds
@@ -149,6 +163,7 @@ export class McpTasks {
       lastUpdatedAt: at,
       outcome: null,
       controller,
+      changed: signal(),
       settled: running.then(
         (outcome) => this.settle(task, outcome),
         (error: unknown) => this.settle(task, { error: taskErrorOf(error) }),
@@ -158,9 +173,13 @@ export class McpTasks {
     return { task: { resultType: 'task', ...this.view(task) } };
   }
 
-  /** `tasks/get`: the task, with its result or error once it has one. */
-  get(params: unknown): Record<string, unknown> {
+  /**
+   * `tasks/get`: the task, with its result or error once it has one. A working task is answered
+   * once it changes, or after {@link TASK_GET_WAIT_MS} as it still is.
+   */
+  async get(params: unknown): Promise<Record<string, unknown>> {
     const task = this.find(params);
+    if (task.status === 'working') await this.changeOf(task);
     const outcome = task.status === 'completed' || task.status === 'failed' ? task.outcome : null;
     return {
       resultType: 'complete',
@@ -176,6 +195,7 @@ export class McpTasks {
       task.status = 'cancelled';
       task.statusMessage = 'cancelled by the client';
       task.lastUpdatedAt = this.now();
+      this.announce(task);
       task.controller.abort();
     }
     return { resultType: 'complete' };
@@ -202,6 +222,25 @@ export class McpTasks {
     task.status = 'result' in outcome ? 'completed' : 'failed';
     task.statusMessage = 'error' in outcome ? outcome.error.message : undefined;
     task.lastUpdatedAt = this.now();
+    this.announce(task);
+  }
+
+  /** Resolves when `task` next changes, or after {@link TASK_GET_WAIT_MS}, whichever comes first. */
+  private async changeOf(task: KeptTask): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((done) => (timer = setTimeout(done, this.getWaitMs)));
+    try {
+      await Promise.race([task.changed.promise, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Wakes every `tasks/get` waiting on `task`; the next one waits for the change after this. */
+  private announce(task: KeptTask): void {
+    const changed = task.changed;
+    task.changed = signal();
+    changed.resolve();
   }
 
   private find(params: unknown): KeptTask {
@@ -235,6 +274,13 @@ export class McpTasks {
       this.tasks.delete(task.taskId);
     }
   }
+}
+
+/** A promise and what resolves it. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
 }
 
 /** A thrown error as a failed task's error: Loadout's refusals keep their code, anything else says nothing of the inside. */

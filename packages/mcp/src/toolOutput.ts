@@ -1,6 +1,7 @@
-import type { Job } from '@loadout/jobs';
+import type { FinishedRun, Job } from '@loadout/jobs';
 import { OperationFailedError } from '@loadout/files';
 import { readStructuredOutput, type TaskInputSchemas, type TaskRecord } from '@loadout/tasks';
+import { type OutputFileContent, readOutputFiles } from './taskOutputFiles.js';
 
 /** The most of a task's stdout a tool result carries; the job keeps it all (up to the runner's limit). */
 export const MAX_RESULT_CHARS = 100_000;
@@ -9,7 +10,7 @@ const STDERR_TAIL_CHARS = 4000;
 
 /** A tool call's result as MCP defines it (`CallToolResult`), built without the SDK. */
 export interface ToolResult {
-  readonly content: readonly { readonly type: 'text'; readonly text: string }[];
+  readonly content: readonly ({ readonly type: 'text'; readonly text: string } | OutputFileContent)[];
   readonly structuredContent?: Readonly<Record<string, unknown>>;
   readonly isError?: true;
   readonly _meta?: Readonly<Record<string, unknown>>;
@@ -26,24 +27,30 @@ export class TaskOutputInvalidError extends OperationFailedError {
 /**
  * What a finished job becomes for the task it ran: for a task that declares an output schema and
  * succeeded, the JSON object it printed as `structuredContent` (and as text, for clients that read
- * only text), checked against the schema here, at the boundary; otherwise {@link toolResult}.
+ * only text), checked against the schema here, at the boundary; otherwise {@link toolResult}. The
+ * files the run left in its output folder (a run this process waited for, {@link FinishedRun})
+ * follow the text as image and resource content, checked by {@link readOutputFiles}.
  *
- * @throws TaskOutputInvalidError when the output does not match what the task declares
+ * @throws TaskOutputInvalidError when the output or its files are not what a task may hand over
  */
 export function taskToolResult(
-  job: Job,
+  job: Job | FinishedRun,
   task: Pick<TaskRecord, 'dirName' | 'outputSchema' | 'outputSchemaError'>,
   schemas: TaskInputSchemas,
 ): ToolResult {
-  if (job.status !== 'succeeded') return toolResult(job);
+  const files = 'outputFolder' in job ? readOutputFiles(job.outputFolder, job.id) : { content: [] };
+  if ('problem' in files) throw new TaskOutputInvalidError(task.dirName, job.id, files.problem);
+  const withFiles = (result: ToolResult): ToolResult =>
+    files.content.length === 0 ? result : { ...result, content: [...result.content, ...files.content] };
+  if (job.status !== 'succeeded') return withFiles(toolResult(job));
   const structured = readStructuredOutput(schemas, task, job.output);
-  if (structured === null) return toolResult(job);
+  if (structured === null) return withFiles(toolResult(job));
   if ('problem' in structured) throw new TaskOutputInvalidError(task.dirName, job.id, structured.problem);
-  return {
+  return withFiles({
     content: [{ type: 'text', text: JSON.stringify(structured.value) }],
     structuredContent: structured.value,
     _meta: { 'loadout/jobId': job.id, 'loadout/status': job.status },
-  };
+  });
 }
 
 /** What a finished job becomes as text: stdout, or `isError` with why and the end of stderr. */

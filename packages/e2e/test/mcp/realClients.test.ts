@@ -4,12 +4,12 @@ import path from 'node:path';
 import { CLI_ENTRY } from '@loadout/cli/testing';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLAUDE_CODE_BINARIES, CLAUDE_CODE_PINNED } from '../runtimes/realClients.js';
 import { TestServer, TOKEN } from '../server/support.js';
+import { scriptedModel } from './scriptedModel.js';
 import { mcpTree } from './support.js';
 
-/** The pinned Claude Code and Codex of this package's dev dependencies. */
-// Claude Code 2.1.197 from its own package folder: `.bin/claude` may be the newest pinned one.
-const CLAUDE = path.resolve(import.meta.dirname, '../../node_modules/@anthropic-ai/claude-code/bin/claude.exe');
+/** Codex, a dev dependency of this package; Claude Code is each pinned version, from its own package folder. */
 const CODEX = path.resolve(import.meta.dirname, '../../node_modules/.bin/codex');
 const INSTALL_BIN = path.resolve(path.dirname(CLI_ENTRY), '../../../scripts/install-bin.sh');
 
@@ -56,10 +56,10 @@ async function setUp(): Promise<{
   return { server, env, cwd, run };
 }
 
-describe('real clients', () => {
-  it('Claude Code connects over HTTP and over stdio (the installed `loadout` command), offline', async () => {
+describe.each(CLAUDE_CODE_PINNED)('real Claude Code %s', (version) => {
+  it('connects over HTTP and over stdio (the installed `loadout` command), offline', async () => {
     const { server, run } = await setUp();
-    const claude = (...args: string[]): Promise<string> => run(CLAUDE, args);
+    const claude = (...args: string[]): Promise<string> => run(CLAUDE_CODE_BINARIES[version], args);
     await claude(
       'mcp',
       'add',
@@ -77,8 +77,60 @@ describe('real clients', () => {
     expect(listed).toMatch(/^loadout-stdio: loadout mcp - [✓✔] Connected$/m);
     // The token went into Claude's own configuration, where `claude mcp add` put it; Loadout printed it nowhere.
     expect(listed).not.toContain(TOKEN);
-  });
+  }, 120_000);
 
+  it('lists, calls and reads over both transports, driven by a scripted stand-in for the model', async () => {
+    const { server, run } = await setUp();
+    const claude = (args: string[], extraEnv: Record<string, string> = {}): Promise<string> =>
+      run(CLAUDE_CODE_BINARIES[version], args, extraEnv);
+    await claude([
+      'mcp',
+      'add',
+      '--transport',
+      'http',
+      'loadout',
+      `http://127.0.0.1:${server.server.port}/mcp`,
+      '--header',
+      `Authorization: Bearer ${TOKEN}`,
+    ]);
+    await claude(['mcp', 'add', '-s', 'user', 'loadout-stdio', '-e', `LOADOUT_HOME=${server.home}`, '--', 'loadout', 'mcp']);
+    const usage = 'skill://guide/reference/usage.md';
+    const model = await scriptedModel([
+      { name: 'mcp__loadout__echo', input: { text: 'over http' } },
+      { name: 'mcp__loadout-stdio__echo', input: { text: 'over stdio' } },
+      { name: 'ReadMcpResourceTool', input: { server: 'loadout', uri: usage } },
+      { name: 'ReadMcpResourceTool', input: { server: 'loadout-stdio', uri: usage } },
+    ]);
+    try {
+      await claude(
+        [
+          '-p',
+          'Use the loadout tools.',
+          '--output-format',
+          'json',
+          '--allowedTools',
+          'mcp__loadout__echo,mcp__loadout-stdio__echo,ReadMcpResourceTool',
+        ],
+        // Every MCP tool offered up front, not deferred behind a search the script does not make.
+        { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-scripted', ENABLE_TOOL_SEARCH: 'false', DISABLE_AUTOUPDATER: '1' },
+      );
+      // Listed: both servers' tools were offered to the model (once connected: a first request may come before).
+      expect(model.offeredTools.some((tools) => tools.includes('mcp__loadout__echo') && tools.includes('mcp__loadout-stdio__echo'))).toBe(
+        true,
+      );
+      // Called: each echo ran as a job and printed its input.
+      expect(model.results.get('toolu_scripted_0')).toContain('{"input":{"text":"over http"}}');
+      expect(model.results.get('toolu_scripted_1')).toContain('{"input":{"text":"over stdio"}}');
+      // Read: a skill's file, through each server.
+      expect(model.results.get('toolu_scripted_2')).toContain('Call it with care.');
+      expect(model.results.get('toolu_scripted_3')).toContain('Call it with care.');
+    } finally {
+      await model.close();
+    }
+  }, 180_000);
+});
+
+describe('real clients', () => {
   it("Codex connects over stdio and over HTTP, offline, and lists each server's tools and resources", async () => {
     const { server, run, env, cwd } = await setUp();
     await run(CODEX, ['mcp', 'add', 'loadout-stdio', '--env', `LOADOUT_HOME=${server.home}`, '--', 'loadout', 'mcp']);
