@@ -111,7 +111,8 @@ export interface PluginUpstream {
    * from the clone's commit (and that is the commit compared from).
    */
   readonly behind: number | null;
-  readonly fastForward: boolean;
+  /** Whether the clone can fast-forward to upstream; null when none of the plugin's own files changed (not asked then). */
+  readonly fastForward: boolean | null;
   /** The commit compared from: the clone's, unless {@link UpstreamOptions.since} gave another (the lock's). */
   readonly since: string;
   /**
@@ -755,11 +756,13 @@ export class GitPluginManager implements PluginManager {
     }
     await git.fetchBranch(parsePluginRef(branch));
     const upstream = await git.commitOf(`refs/remotes/origin/${branch}`);
-    const fastForward = (await git.mergeBase(commit, upstream)) === commit;
+    // Asked once, and only when some plugin changed: each git process costs a start (issue 30's 2 s for 91 plugins).
+    let fastForwardAnswer: Promise<boolean> | null = null;
+    const canFastForward = (): Promise<boolean> => (fastForwardAnswer ??= git.mergeBase(commit, upstream).then((base) => base === commit));
     // One diff per commit compared from (usually one for the whole clone), shared by its plugins.
     const diffs = new Map<string, Promise<string[] | null>>();
     const changedSince = (since: string): Promise<string[] | null> => {
-      if (!diffs.has(since)) diffs.set(since, this.filesChanged(git, since, upstream));
+      if (!diffs.has(since)) diffs.set(since, this.filesChanged(git, since, upstream, since === commit));
       return diffs.get(since) as Promise<string[] | null>;
     };
     const found: PluginUpstream[] = [];
@@ -768,21 +771,25 @@ export class GitPluginManager implements PluginManager {
       const paths = pluginPaths(entry);
       const files = await changedSince(since);
       const changed = files === null ? null : files.filter((file) => inPluginPaths(paths, file));
+      const fastForward = changed === null || changed.length === 0 ? null : await canFastForward();
       const behind =
-        changed === null || !fastForward || since !== commit
+        changed === null || since !== commit
           ? null
           : changed.length === 0
             ? 0
-            : await git.countCommitsTouching(since, upstream, paths);
+            : fastForward === true
+              ? await git.countCommitsTouching(since, upstream, paths)
+              : null;
       found.push({ name: entry.name, branch, commit, upstream, behind, fastForward, since, changed });
     }
     return found;
   }
 
   /** The files that differ from `since` to `upstream`; null when the clone does not hold `since` (a lock from elsewhere). */
-  private async filesChanged(git: PluginGit, since: string, upstream: string): Promise<string[] | null> {
+  private async filesChanged(git: PluginGit, since: string, upstream: string, checkedOut: boolean): Promise<string[] | null> {
     if (since === upstream) return [];
-    if (!(await git.hasCommit(since))) return null;
+    // The commit the clone is at is in it; only another one (a lock's from elsewhere) is asked for.
+    if (!checkedOut && !(await git.hasCommit(since))) return null;
     return git.changedFiles(since, upstream);
   }
 
