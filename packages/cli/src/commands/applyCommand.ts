@@ -233,7 +233,8 @@ function verdictRow(part: RuntimePart): string[] {
       ? ''
       : `; servers: ${countActions(servers)}${part.mcp.status === 'ok' ? '' : ` (MCP configuration: ${part.mcp.status})`}`;
   // Agents, commands and hooks it loads of Loadout's (a plugin read in place brings its own), when the plan looked at them.
-  const documents = part.documents === null || part.documents.sees.length === 0 ? '' : `; agents, commands, hooks: sees ${part.documents.sees.length}`;
+  const documents =
+    part.documents === null || part.documents.sees.length === 0 ? '' : `; agents, commands, hooks: sees ${part.documents.sees.length}`;
   return [part.runtime, part.status, `skills: ${countActions(skills)}, sees ${part.sees.length}${mcp}${documents}`];
 }
 
