@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Diagnostic, Places, redactCredentials, token } from '@loadout/kernel';
+import { type Diagnostic, Places, redactCredentials, type Root, token } from '@loadout/kernel';
 import { isInside, isLoadoutError } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import type { PluginFormat } from './findPluginManifest.js';
 import { emptyInstallRefusal, type InstallableListing, listedMarketplace, skillCollectionsIn } from './installable.js';
-import { type PluginContents, PluginContentsReader } from './pluginContents.js';
+import { type PluginContents, PluginContentsReader, type PluginReading } from './pluginContents.js';
 import { parsePluginName } from './parsePluginName.js';
 import { parsePluginCommit, parsePluginPath, parsePluginRef } from './parsePluginRef.js';
 import { type PluginSourceUrl, parsePluginSource } from './parsePluginSource.js';
@@ -111,7 +111,8 @@ export interface PluginUpstream {
    * from the clone's commit (and that is the commit compared from).
    */
   readonly behind: number | null;
-  readonly fastForward: boolean;
+  /** Whether the clone can fast-forward to upstream; null when none of the plugin's own files changed (not asked then). */
+  readonly fastForward: boolean | null;
   /** The commit compared from: the clone's, unless {@link UpstreamOptions.since} gave another (the lock's). */
   readonly since: string;
   /**
@@ -259,18 +260,24 @@ export class GitPluginManager implements PluginManager {
       const { commit } = head;
       const pinned = head.branch === null;
       if (submodules) throw submodulesRefused(source.displayUrl);
-      const name = this.namePluginIn(staging, commit, { source, subdir, requested, options });
+      const install = { source, subdir, requested, options };
+      const name = this.namePluginIn(staging, commit, install);
       const folder = shared ? newSharedCloneFolder(pluginsDir, source.baseName, { ...key, pinned }) : name;
+      let reading: PluginReading | undefined;
       moveWithRecord({
         from: staging,
         to: path.join(pluginsDir, folder),
         transaction: (work) => this.registry.transaction(work),
         check: () => this.assertNameFree(name),
-        record: () => this.addPlugin(name, { source, subdir, ref, commit, pinned, clone: shared ? folder : null, options }),
+        record: () => {
+          // Read where it now is, once: a plugin that loads nothing is refused (the move is undone), and the reading serves the report.
+          reading = this.readToInstall(name, path.join(pluginsDir, folder), install);
+          this.addPlugin(name, { source, subdir, ref, commit, pinned, clone: shared ? folder : null, options });
+        },
       });
       placed = true;
       fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
-      return await this.report(this.require(name));
+      return await this.report(this.require(name), reading);
     } finally {
       if (!placed) fs.rmSync(staging, { recursive: true, force: true });
     }
@@ -299,7 +306,7 @@ export class GitPluginManager implements PluginManager {
       return {
         source: source.displayUrl,
         commit,
-        plugin: this.contentsOf(name, root, null),
+        plugin: this.contents.read(this.pluginRoot(name, root, null)),
         collections: skillCollectionsIn(root, subdir),
         marketplace: subdir === '' ? listedMarketplace(staging) : null,
       };
@@ -309,9 +316,10 @@ export class GitPluginManager implements PluginManager {
   }
 
   /** What the plugin folder `root` would give a session if installed as `name` now. */
-  private contentsOf(name: string, root: string, definition: PluginDefinition | null): PluginContents {
+  /** The session root the plugin folder `root` would be as `name`. */
+  private pluginRoot(name: string, root: string, definition: PluginDefinition | null): Root {
     const reading = readPluginLayout({ places: pluginPlaces(name, root, this.places.dataDir), definition });
-    return this.contents.read({ dir: root, level: 'global', plugin: name, writable: false, layout: reading.layout });
+    return { dir: root, level: 'global', plugin: name, writable: false, layout: reading.layout };
   }
 
   /**
@@ -362,6 +370,7 @@ export class GitPluginManager implements PluginManager {
       );
     }
     const name = this.namePluginIn(sibling.dir, sibling.commit, install);
+    const reading = this.readToInstall(name, sibling.dir, install);
     this.registry.transaction(() => {
       this.assertNameFree(name);
       // An uninstall in between may have removed the clone with its last plugin.
@@ -382,27 +391,35 @@ export class GitPluginManager implements PluginManager {
       });
     });
     fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
-    return this.report(this.require(name));
+    return this.report(this.require(name), reading);
+  }
+
+  /**
+   * Reads the plugin `name` in its clone at `dir`, where it is installed, refusing it with the fix
+   * when it loads nothing (unless `--allow-empty`). Issue 30: the one reading an install makes.
+   */
+  private readToInstall(name: string, dir: string, install: InstallSteps): PluginReading {
+    const { source, subdir, options } = install;
+    const root = subdir === '' ? dir : path.join(dir, ...subdir.split('/'));
+    const reading = this.contents.readToInstall(this.pluginRoot(name, root, options.definition ?? null));
+    if (options.allowEmpty !== true && reading.contents.loaded.length === 0) {
+      const shown = subdir === '' ? source.displayUrl : `${source.displayUrl} (${subdir})`;
+      throw emptyInstallRefusal({ root, source: source.displayUrl, subdir, shown }, reading.contents, this.contents.kindFolders());
+    }
+    return reading;
   }
 
   /** Checks the plugin's folder inside a clone (`dir`, at `commit`) is a plugin, and works out its name. */
   private namePluginIn(dir: string, commit: string, install: InstallSteps): string {
-    const { source, subdir, requested, options } = install;
+    const { source, subdir, requested } = install;
     const root = subdir === '' ? dir : path.join(dir, ...subdir.split('/'));
-    const shown = subdir === '' ? source.displayUrl : `${source.displayUrl} (${subdir})`;
     if (subdir !== '' && pathInside(dir, subdir).type !== 'folder') {
       throw new PluginRepositoryRefusedError(
         'PLUGIN_PATH_MISSING',
         `${source.displayUrl} has no folder ${subdir} at commit ${commit.slice(0, 12)}`,
       );
     }
-    const name = readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
-    if (options.allowEmpty !== true) {
-      const contents = this.contentsOf(name, root, options.definition ?? null);
-      if (contents.loaded.length === 0)
-        throw emptyInstallRefusal({ root, source: source.displayUrl, subdir, shown }, contents, this.contents.kindFolders());
-    }
-    return name;
+    return readPluginName(root, subdir === '' ? source.baseName : (subdir.split('/').pop() as string), requested);
   }
 
   /** The registry row and the lock entry of a plugin just placed; run inside the registry's transaction. */
@@ -755,11 +772,13 @@ export class GitPluginManager implements PluginManager {
     }
     await git.fetchBranch(parsePluginRef(branch));
     const upstream = await git.commitOf(`refs/remotes/origin/${branch}`);
-    const fastForward = (await git.mergeBase(commit, upstream)) === commit;
+    // Asked once, and only when some plugin changed: each git process costs a start (issue 30's 2 s for 91 plugins).
+    let fastForwardAnswer: Promise<boolean> | null = null;
+    const canFastForward = (): Promise<boolean> => (fastForwardAnswer ??= git.mergeBase(commit, upstream).then((base) => base === commit));
     // One diff per commit compared from (usually one for the whole clone), shared by its plugins.
     const diffs = new Map<string, Promise<string[] | null>>();
     const changedSince = (since: string): Promise<string[] | null> => {
-      if (!diffs.has(since)) diffs.set(since, this.filesChanged(git, since, upstream));
+      if (!diffs.has(since)) diffs.set(since, this.filesChanged(git, since, upstream, since === commit));
       return diffs.get(since) as Promise<string[] | null>;
     };
     const found: PluginUpstream[] = [];
@@ -768,21 +787,25 @@ export class GitPluginManager implements PluginManager {
       const paths = pluginPaths(entry);
       const files = await changedSince(since);
       const changed = files === null ? null : files.filter((file) => inPluginPaths(paths, file));
+      const fastForward = changed === null || changed.length === 0 ? null : await canFastForward();
       const behind =
-        changed === null || !fastForward || since !== commit
+        changed === null || since !== commit
           ? null
           : changed.length === 0
             ? 0
-            : await git.countCommitsTouching(since, upstream, paths);
+            : fastForward === true
+              ? await git.countCommitsTouching(since, upstream, paths)
+              : null;
       found.push({ name: entry.name, branch, commit, upstream, behind, fastForward, since, changed });
     }
     return found;
   }
 
   /** The files that differ from `since` to `upstream`; null when the clone does not hold `since` (a lock from elsewhere). */
-  private async filesChanged(git: PluginGit, since: string, upstream: string): Promise<string[] | null> {
+  private async filesChanged(git: PluginGit, since: string, upstream: string, checkedOut: boolean): Promise<string[] | null> {
     if (since === upstream) return [];
-    if (!(await git.hasCommit(since))) return null;
+    // The commit the clone is at is in it; only another one (a lock's from elsewhere) is asked for.
+    if (!checkedOut && !(await git.hasCommit(since))) return null;
     return git.changedFiles(since, upstream);
   }
 
@@ -813,12 +836,12 @@ export class GitPluginManager implements PluginManager {
   }
 
   /** An installed plugin with how it reads now: its format, its manifest, what it gives a session and what it does not. */
-  private async report(entry: PluginEntry): Promise<PluginInstall> {
+  private async report(entry: PluginEntry, earlier?: PluginReading): Promise<PluginInstall> {
     const reading = readPluginLayout({
       places: pluginPlaces(entry.name, entry.root, this.places.dataDir),
       definition: entry.definition,
     });
-    const contents = await this.contents.installed(entry.name);
+    const contents = await this.contents.installed(entry.name, earlier);
     return { ...entry, format: reading.format, manifest: reading.manifest, ...contents };
   }
 

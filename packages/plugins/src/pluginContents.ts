@@ -32,14 +32,29 @@ export interface PluginContents {
 }
 
 /**
+ * A plugin folder as read once, where it is installed: what it gives, and the scan behind it, which
+ * {@link PluginContentsReader.installed} takes instead of reading the folder a second time.
+ */
+export interface PluginReading {
+  readonly contents: PluginContents;
+  readonly dir: string;
+  readonly scan: ReturnType<SessionLoader['scanRoots']>;
+}
+
+/**
  * Reads what a plugin root gives a session, through the session's own loader and every kind it
  * knows: the same reading `session` and `apply` do, so an install can say what it loaded.
  */
 export interface PluginContentsReader {
   /** A root not installed yet (a fresh clone in its staging folder): nothing is held, nothing is decided for it. */
   read(root: Root): PluginContents;
-  /** An installed plugin (enabled or not), with what the session's holders (trust) hold of it now. */
-  installed(plugin: string): Promise<PluginContents>;
+  /** Like {@link read}, keeping the scan: for a root read where it will be installed, whose report follows at once. */
+  readToInstall(root: Root): PluginReading;
+  /**
+   * An installed plugin (enabled or not), with what the session's holders (trust) hold of it now.
+   * `earlier`: the reading of its folder the install just made, used when it is of the same folder.
+   */
+  installed(plugin: string, earlier?: PluginReading): Promise<PluginContents>;
   /** The folder of every kind the session knows (`skills`, `servers` …), for messages. */
   kindFolders(): string[];
 }
@@ -57,17 +72,22 @@ export class SessionPluginContents implements PluginContentsReader {
   }
 
   read(root: Root): PluginContents {
-    const loader = this.container.resolve(SessionLoader);
-    const scan = loader.scanRoots([root]);
-    return contentsOf(root, loader, scan, new Map());
+    return this.readToInstall(root).contents;
   }
 
-  async installed(plugin: string): Promise<PluginContents> {
+  readToInstall(root: Root): PluginReading {
+    const loader = this.container.resolve(SessionLoader);
+    const scan = loader.scanRoots([root]);
+    return { contents: contentsOf(root, loader, scan, new Map()), dir: root.dir, scan };
+  }
+
+  async installed(plugin: string, earlier?: PluginReading): Promise<PluginContents> {
     const loader = this.container.resolve(SessionLoader);
     const roots = loader.buildRoots(null, { includeDisabled: true });
     const root = roots.find((candidate) => candidate.plugin === plugin);
     if (root === undefined) return { loaded: [], summary: 'nothing', diagnostics: [] };
-    const scan = loader.scanRoots([root]);
+    // An install reads its plugin once: the reading that found it loads something serves its report too.
+    const scan = earlier !== undefined && earlier.dir === root.dir ? earlier.scan : loader.scanRoots([root]);
     const records = [...scan.records.values()].flat();
     const holds = new Map<CapabilityRecord, CapabilityHold>();
     // Each holder reads what it needs once for the whole plugin, as a session does.

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SessionLoader } from '@loadout/kernel';
 import { git, gitRepo, skillMarkdown } from '@loadout/kernel/testing';
 import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -41,6 +42,28 @@ describe('an install says what it loaded', () => {
     const broken = entry.diagnostics.filter((diagnostic) => diagnostic.path?.includes('broken'));
     expect(broken.length).toBeGreaterThan(0);
     for (const diagnostic of entry.diagnostics) expect(diagnostic.message).toContain('plugin mixed');
+  });
+});
+
+describe('an install reads its plugin once (issue 30: install + first apply speed)', () => {
+  it('the reading that finds it loads something, made where it is installed, serves the report too', async () => {
+    const ws = workspace();
+    const repo = gitRepo(path.join(ws.work, 'many'), {
+      skills: Object.fromEntries(
+        ['a', 'b', 'c'].map((name) => [name, { 'SKILL.md': skillMarkdown({ name, description: `Skill ${name}` }) }]),
+      ),
+    });
+    // The session's own loader, its scans counted: each is one walk of the plugin's folders.
+    const loader = ws.container.resolve(SessionLoader);
+    const scanned: string[][] = [];
+    const scanRoots = loader.scanRoots.bind(loader);
+    loader.scanRoots = (roots, ...rest) => {
+      scanned.push(roots.map((root) => root.dir));
+      return scanRoots(roots, ...rest);
+    };
+    const entry = await ws.manager.install(repo);
+    expect(entry.summary).toBe('3 skills');
+    expect(scanned).toEqual([[path.join(ws.places.pluginsDir, 'many')]]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '@loadout/kernel';
 import type { DocumentKind } from './documents/RuntimeDocumentSupport.js';
-import type { DocumentPlanPart, PlannedDocumentChange } from './documents/planDocuments.js';
+import type { DocumentPlanPart, DocumentSeen, PlannedDocumentChange } from './documents/planDocuments.js';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { McpEntryReport, McpFileReport, McpStatus, ServerPlanPart } from './mcp/planServers.js';
 import type { McpSupportStatus } from './mcp/RuntimeMcpSupport.js';
@@ -121,6 +121,12 @@ export interface RuntimeReport {
   readonly sees: readonly SkillCopyReport[];
   /** Its MCP configuration: the files, their state, and every server entry in them once the plan ran; null when Loadout does not write it. */
   readonly mcp: McpReport | null;
+  /**
+   * Every agent, command and hook of Loadout's it will load once the plan ran: those a plugin read
+   * in place brings (named as the runtime lists them, `kit:review`) and Loadout's copies; null when
+   * the plan did not look at them.
+   */
+  readonly documents: { readonly sees: readonly DocumentSeen[] } | null;
   /** How each enabled Loadout plugin reaches it (`in place` or `copied: why`); absent for a runtime that cannot read plugins in place. */
   readonly plugins?: readonly PluginPlacementReport[];
   readonly findings: readonly Diagnostic[];
@@ -287,6 +293,7 @@ export class RuntimePlan {
                 files: part.mcp.files,
                 sees: part.mcp.sees,
               },
+        documents: part.documents == null ? null : { sees: part.documents.sees },
         ...(part.plugins == null
           ? {}
           : {

@@ -150,12 +150,13 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       );
       const parts = planRuntimes({ runtimes: byRuntime, roots, sources, show: (absolute) => redactor.path(absolute) });
       // The one answer to "does this runtime read that plugin in place?", for servers and documents alike.
-      const loadedInPlace = (runtime: string, plugin: string): boolean =>
-        pluginParts.get(runtime)?.placements.some((candidate) => candidate.plugin === plugin && candidate.inPlace) === true;
+      const inPlaceAs = (runtime: string, plugin: string): string | null =>
+        pluginParts.get(runtime)?.placements.find((candidate) => candidate.plugin === plugin && candidate.inPlace)?.listedAs ?? null;
+      const loadedInPlace = (runtime: string, plugin: string): boolean => inPlaceAs(runtime, plugin) !== null;
       const readsInPlace = (runtime: string, plugin: string): string | null =>
         loadedInPlace(runtime, plugin) ? `${runtime} runs it itself from plugin ${plugin}, read in place` : null;
       const mcp = this.planMcp(session, global, selected, options.bridge ?? null, findings, redactor, readsInPlace);
-      const documents = this.planDocuments(session, global, selected, findings, redactor, loadedInPlace);
+      const documents = this.planDocuments(session, global, selected, findings, redactor, inPlaceAs);
       return new RuntimePlan(
         session.project,
         parts.map((part) => ({
@@ -266,7 +267,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     selected: readonly RuntimeAdapter[],
     findings: Diagnostic[],
     redactor: PathRedactor,
-    loadedInPlace: (runtime: string, plugin: string) => boolean,
+    inPlaceAs: (runtime: string, plugin: string) => string | null,
   ): Map<string, DocumentPlanPart> {
     let manifest: DocumentManifest;
     try {
@@ -300,7 +301,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           ],
           manifest,
           show: (absolute) => redactor.path(absolute),
-          loadedInPlace: (plugin) => loadedInPlace(adapter.name, plugin),
+          inPlaceAs: (plugin) => inPlaceAs(adapter.name, plugin),
         }),
       ]),
     );

@@ -1,4 +1,5 @@
 import { splitQualifiedId } from '@loadout/kernel';
+import type { DocumentSeen } from './documents/planDocuments.js';
 import type { SameNameRule } from './RuntimeAdapter.js';
 import type { RuntimePlan, RuntimeStatus, SkillCopyReport } from './RuntimePlan.js';
 import type { SkillCopy } from './RuntimeView.js';
@@ -26,6 +27,8 @@ export interface RuntimeWhy {
   readonly skipped: readonly { readonly source: string | null; readonly reason: string }[];
   /** How the plugins behind these copies reach the runtime (`in place`, `copied: why`); absent where it cannot read plugins in place. */
   readonly plugins?: readonly { readonly plugin: string; readonly reason: string }[];
+  /** Loadout's agents, commands and hooks of the name it loads: brought by a plugin it reads in place, or Loadout's copies. */
+  readonly documents: readonly DocumentSeen[];
   readonly reason: string;
 }
 
@@ -57,6 +60,7 @@ export function explainSkill(plan: RuntimePlan, name: string): WhyReport {
         .filter((skip) => skillNameKey(skip.name) === key)
         .map((skip) => ({ source: skip.source, reason: skip.reason }));
       const behind = new Set(copies.flatMap((copy) => (copy.plugin === null ? [] : [copy.plugin])));
+      const documents = (part.documents?.sees ?? []).filter((seen) => documentNamed(seen, name, listed));
       const plugins = part.plugins?.placements
         .filter((placement) => behind.has(placement.plugin))
         .map((placement) => ({ plugin: placement.plugin, reason: placement.reason }));
@@ -74,10 +78,17 @@ export function explainSkill(plan: RuntimePlan, name: string): WhyReport {
         })),
         skipped,
         ...(plugins === undefined ? {} : { plugins }),
-        reason: `${reasonFor(part.adapter.name, part.adapter.sameName, copies, loaded)}${skipped.map((skip) => `; Loadout's copy from ${skip.source ?? 'Loadout'} is skipped: ${skip.reason}`).join('')}${(plugins ?? []).map((placement) => `; plugin ${placement.plugin}: ${placement.reason}`).join('')}`,
+        documents,
+        reason: `${reasonFor(part.adapter.name, part.adapter.sameName, copies, loaded)}${skipped.map((skip) => `; Loadout's copy from ${skip.source ?? 'Loadout'} is skipped: ${skip.reason}`).join('')}${(plugins ?? []).map((placement) => `; plugin ${placement.plugin}: ${placement.reason}`).join('')}${documents.map((seen) => `; it loads ${seen.kind} ${seen.name} ${seen.state === 'in-place' ? `from plugin ${seen.plugin ?? ''}, read in place` : "from Loadout's copy"}`).join('')}`,
       };
     }),
   };
+}
+
+/** Whether `seen` is listed as `name` (`kit:reviewer`), or as `<plugin>:<listed>` when a bare name was asked. */
+function documentNamed(seen: DocumentSeen, name: string, listed: string): boolean {
+  const shown = seen.name.toLowerCase();
+  return shown === name.toLowerCase() || (name === listed && shown.endsWith(`:${listed.toLowerCase()}`));
 }
 
 function winnerOf(rule: SameNameRule, loaded: readonly SkillCopy[]): SkillCopy | null {

@@ -5,9 +5,9 @@ import { removeTestdirs } from '@loadout/files/testing';
 import { PluginRegistry } from '@loadout/plugins';
 import { CapabilityStateService } from '@loadout/state';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ApplyResult, RuntimeApplier } from '../src/index.js';
+import { type ApplyResult, explainSkill, RuntimeApplier, RuntimePlanner } from '../src/index.js';
 import { DOCUMENT_MANIFEST_FILE } from '../src/documents/DocumentManifest.js';
-import { closeLoadouts, installPlugin, machine, type Machine, openLoadout } from '../src/testing/runtimeFixture.js';
+import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, openSession } from '../src/testing/runtimeFixture.js';
 
 afterEach(() => {
   closeLoadouts();
@@ -64,6 +64,9 @@ function world(): { m: Machine; container: ReturnType<typeof openLoadout>; appli
 
 const settingsOf = (m: Machine): string => fs.readFileSync(path.join(m.home, '.claude', 'settings.json'), 'utf8');
 const changesOf = (result: ApplyResult, runtime: string) => result.runtimes.find((part) => part.runtime === runtime)?.changes ?? [];
+/** What the plan says the runtime loads of Loadout's agents, commands and hooks: kind, name as listed, how it arrives. */
+const documentsSeen = (result: ApplyResult, runtime: string) =>
+  (result.runtimes.find((part) => part.runtime === runtime)?.documents?.sees ?? []).map((seen) => [seen.kind, seen.name, seen.state]);
 
 describe('agents, commands and hooks applied into runtimes', () => {
   it('writes Claude Code its agents, commands and hooks as it names a plugin of its own, and Codex its hooks', async () => {
@@ -90,6 +93,16 @@ describe('agents, commands and hooks applied into runtimes', () => {
       'echo owner-start',
     ]);
     expect(settings.hooks.Notification).toEqual([{ matcher: 'idle', hooks: [{ type: 'command', command: 'echo owner-notify' }] }]);
+    // The plan's `sees` names each as Claude Code lists it: the copied plugin's parts under the plugin.
+    expect(documentsSeen(result, 'claude-code')).toEqual([
+      ['agent', 'helper', 'written'],
+      ['agent', 'fixp:reviewer', 'written'],
+      ['command', 'deploy', 'written'],
+      ['command', 'fixp:ship', 'written'],
+      ['hook', 'hooks-session-start', 'written'],
+      ['hook', 'mine-notification', 'written'],
+      ['hook', 'mine-session-start', 'written'],
+    ]);
     // Codex: hooks in $CODEX_HOME/hooks.json; no Notification event there, no custom prompts, no subagents confirmed.
     const codexHooks = JSON.parse(fs.readFileSync(path.join(m.home, '.codex', 'hooks.json'), 'utf8')) as {
       hooks: Record<string, unknown[]>;
@@ -253,7 +266,27 @@ describe('agents, commands and hooks applied into runtimes', () => {
         expect.objectContaining({ kind: 'command', name: 'ship', action: 'skip', code: 'LOADED_IN_PLACE' }),
       ]),
     );
+    // Not copied, yet in what the plan says Claude Code loads: the plugin brings them, named under it.
+    expect(documentsSeen(result, 'claude-code')).toEqual([
+      ['agent', 'kit:reviewer', 'in-place'],
+      ['command', 'kit:ship', 'in-place'],
+    ]);
+    expect(result.runtimes.find((part) => part.runtime === 'claude-code')?.documents?.sees[0]?.path).toBe(
+      '<plugins>/kit/agents/reviewer.md',
+    );
     const settings = JSON.parse(settingsOf(m)) as { enabledPlugins?: Record<string, boolean> };
     expect(settings.enabledPlugins).toEqual({ 'kit@loadout': true });
+    // why answers for the agent by its bare name and as Claude Code lists it, naming the plugin that brings it.
+    const session = await openSession(container, null);
+    const plan = await resolve(container, RuntimePlanner).plan(session, ['claude-code']);
+    session.dispose();
+    for (const asked of ['reviewer', 'kit:reviewer']) {
+      const claude = explainSkill(plan, asked).runtimes.find((entry) => entry.runtime === 'claude-code');
+      expect(claude?.documents.map((seen) => [seen.kind, seen.name, seen.plugin, seen.state])).toEqual([
+        ['agent', 'kit:reviewer', 'kit', 'in-place'],
+      ]);
+      expect(claude?.reason).toMatch(/; it loads agent kit:reviewer from plugin kit, read in place$/);
+    }
+    expect(explainSkill(plan, 'other:reviewer').runtimes.find((entry) => entry.runtime === 'claude-code')?.documents).toEqual([]);
   });
 });

@@ -232,7 +232,10 @@ function verdictRow(part: RuntimePart): string[] {
     part.mcp === null
       ? ''
       : `; servers: ${countActions(servers)}${part.mcp.status === 'ok' ? '' : ` (MCP configuration: ${part.mcp.status})`}`;
-  return [part.runtime, part.status, `skills: ${countActions(skills)}, sees ${part.sees.length}${mcp}`];
+  // Agents, commands and hooks it loads of Loadout's (a plugin read in place brings its own), when the plan looked at them.
+  const documents =
+    part.documents === null || part.documents.sees.length === 0 ? '' : `; agents, commands, hooks: sees ${part.documents.sees.length}`;
+  return [part.runtime, part.status, `skills: ${countActions(skills)}, sees ${part.sees.length}${mcp}${documents}`];
 }
 
 /** One line per folder or file something is written into (or taken from), with the runtimes it serves. */

@@ -54,7 +54,7 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
             const loadout = loadoutCopies(cli, session, name);
             // No runtime would see any copy under that name, and Loadout has no capability of it,
             // not even a switched-off one: an unknown name, not an answer.
-            if (report.runtimes.every((runtime) => runtime.copies.length === 0) && loadout.length === 0) {
+            if (report.runtimes.every((runtime) => runtime.copies.length === 0 && runtime.documents.length === 0) && loadout.length === 0) {
               throw new NotFoundError(
                 'SKILL_NOT_FOUND',
                 `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else, and Loadout has no capability of that name`,
@@ -115,6 +115,11 @@ function formatWhy(report: WhyReport & { loadout: readonly LoadoutCopy[] }): str
   }
   for (const runtime of report.runtimes) {
     lines.push(`${runtime.runtime} (${runtime.verified ? runtime.status : 'unconfirmed'}): ${runtime.reason}`);
+    // Agents, commands and hooks of the name it loads: what a plugin read in place brings, or Loadout's copies.
+    for (const seen of runtime.documents)
+      lines.push(
+        `  ${seen.kind} ${seen.name}: ${seen.state === 'in-place' ? `plugin ${seen.plugin ?? ''}, read in place` : "Loadout's copy"} (${seen.path})`,
+      );
     if (runtime.copies.length === 0) continue;
     const rows = runtime.copies.map((copy) => [
       copy.wins ? '*' : copy.loaded ? ' ' : 'x',

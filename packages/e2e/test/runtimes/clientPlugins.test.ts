@@ -124,3 +124,30 @@ describe("a plugin the client installed itself is not written for it again, and 
     REAL_CLIENTS_MS,
   );
 });
+
+describe('Codex 0.171.0 cannot read a plugin folder in place (docs/runtimes.md, "How plugins reach each runtime")', () => {
+  it(
+    'it loads the copy `codex plugin add` made, not the marketplace folder, and a cache entry that is a link to the folder loads nothing',
+    async () => {
+      const user = installedTwice();
+      clientCommand('codex', user.home, user.work, ['plugin', 'marketplace', 'add', user.market]);
+      clientCommand('codex', user.home, user.work, ['plugin', 'add', 'tools@local-market']);
+      const copy = path.join(user.home, '.codex', 'plugins', 'cache', 'local-market', 'tools', '1.0.0');
+      expect(fs.existsSync(path.join(copy, 'skills', 'charts', 'SKILL.md'))).toBe(true);
+      // A skill added to the marketplace folder after the install: Codex reads its copy, so it never sees it.
+      fs.mkdirSync(path.join(user.market, 'tools', 'skills', 'later'), { recursive: true });
+      fs.writeFileSync(path.join(user.market, 'tools', 'skills', 'later', 'SKILL.md'), skill('later')['SKILL.md'] as string);
+      const listed = await codexListing(user.home, user.work);
+      const fromPlugin = listed.skills.filter((entry) => entry.name.startsWith('tools:'));
+      expect(fromPlugin.map((entry) => entry.name).sort()).toEqual(['tools:charts', 'tools:tables']);
+      expect(fromPlugin.every((entry) => entry.path.startsWith(`${copy}${path.sep}`))).toBe(true);
+
+      // Its cache entry made a link to the plugin folder (what reading in place would take): nothing of it is loaded.
+      fs.rmSync(copy, { recursive: true });
+      fs.symlinkSync(path.join(user.market, 'tools'), copy);
+      const linked = await codexListing(user.home, user.work);
+      expect(linked.skills.filter((entry) => entry.name.startsWith('tools:'))).toEqual([]);
+    },
+    REAL_CLIENTS_MS,
+  );
+});

@@ -54,8 +54,32 @@ export interface PlannedDocumentChange {
 }
 
 /** One runtime's agents, commands and hooks part of a plan. */
+/**
+ * An agent, command or hook the runtime will load once the plan ran: one a plugin it reads in place
+ * brings itself, or Loadout's copy in its folder or settings file. What the plan's `sees` says of
+ * documents, as it says of skills.
+ */
+export interface DocumentSeen {
+  readonly kind: DocumentKind;
+  /**
+   * As the runtime lists it: `<plugin>:<name>` for an agent or command of a plugin it reads in
+   * place (the plugin's manifest name, as Claude Code namespaces a plugin's parts); the document's
+   * own name otherwise.
+   */
+  readonly name: string;
+  readonly plugin: string | null;
+  /** `in-place`: the plugin read in place brings it; `written`: Loadout's copy, written or kept by this plan. */
+  readonly state: 'in-place' | 'written';
+  /** A hook's event as Loadout reads it; null for a file. */
+  readonly event: string | null;
+  /** Where the runtime reads it (redacted): the plugin's own file, or Loadout's copy or settings file. */
+  readonly path: string;
+}
+
 export interface DocumentPlanPart {
   readonly changes: readonly PlannedDocumentChange[];
+  /** Every agent, command and hook of Loadout's the runtime will load once the plan ran. */
+  readonly sees: readonly DocumentSeen[];
   /** Documents it will not get, and why. */
   readonly skips: readonly ChangeReport[];
   readonly findings: readonly Diagnostic[];
@@ -73,14 +97,17 @@ export interface DocumentPlanInput {
   readonly manifest: DocumentManifest;
   readonly show: (absolute: string) => string;
   /**
-   * Whether the runtime loads a Loadout plugin in place, as its own plugin (the planner's
-   * {@link placePlugins} decision): then the plugin's agents, commands and hooks arrive with it.
+   * The name the runtime lists a Loadout plugin's parts under when it loads the plugin in place, as
+   * its own plugin (the planner's {@link placePlugins} decision): then the plugin's agents,
+   * commands and hooks arrive with it. Null when it does not read that plugin in place.
    */
-  readonly loadedInPlace: (plugin: string) => boolean;
+  readonly inPlaceAs: (plugin: string) => string | null;
 }
 
 /** Records a document a runtime will not get: a code, the reason in words, and where it would have gone. */
 type Skip = (document: SourceDocument, code: string, reason: string, where?: string | null) => void;
+/** Records a document of Loadout's the runtime will load from `file` (its copy, or the settings file holding it), listed as `name`. */
+type See = (document: SourceDocument, file: string, name?: string) => void;
 
 /**
  * Why Loadout writes nothing at `where` (a folder, or a settings file, its own link counting too):
@@ -122,15 +149,35 @@ export function planDocuments(input: DocumentPlanInput): DocumentPlanPart {
       reason,
     });
   };
+  const sees: DocumentSeen[] = [];
+  const see: See = (document, file, name = document.id) => {
+    sees.push({
+      kind: document.kind,
+      name,
+      plugin: document.plugin,
+      state: 'written',
+      event: document.hook?.event ?? null,
+      path: input.show(file),
+    });
+  };
   const wanted: SourceDocument[] = [];
   for (const document of input.documents) {
     // The one place a plugin the runtime loads itself is left out: its documents arrive with it, never copied twice.
-    if (document.plugin !== null && input.loadedInPlace(document.plugin)) {
+    const listedAs = document.plugin === null ? null : input.inPlaceAs(document.plugin);
+    if (listedAs !== null) {
       skip(
         document,
         'LOADED_IN_PLACE',
         `${input.runtime} loads plugin "${document.plugin}" in place, which brings this ${document.kind} itself`,
       );
+      sees.push({
+        kind: document.kind,
+        name: document.kind === 'hook' ? document.id : `${listedAs}:${document.id}`,
+        plugin: document.plugin,
+        state: 'in-place',
+        event: document.hook?.event ?? null,
+        path: input.show(document.sourcePath),
+      });
     } else {
       wanted.push(document);
     }
@@ -146,10 +193,10 @@ export function planDocuments(input: DocumentPlanInput): DocumentPlanPart {
       for (const document of ofKind) skip(document, 'DOCUMENT_PLACE_UNCONFIRMED', reason);
       continue;
     }
-    if (kind === 'hook') planHooks(input, place as HookSettings, ofKind, changes, skip, findings);
-    else planFiles(input, kind, place as DocumentFolders, ofKind, changes, skip);
+    if (kind === 'hook') planHooks(input, place as HookSettings, ofKind, changes, skip, see, findings);
+    else planFiles(input, kind, place as DocumentFolders, ofKind, changes, skip, see);
   }
-  return { changes, skips, findings };
+  return { changes, sees, skips, findings };
 }
 
 function planFiles(
@@ -159,6 +206,7 @@ function planFiles(
   documents: readonly SourceDocument[],
   changes: PlannedDocumentChange[],
   skip: Skip,
+  see: See,
 ): void {
   const folders = place.folders(input.project, input.env);
   const managed = input.manifest.entriesOf(input.runtime).filter((entry) => entry.kind === kind);
@@ -190,6 +238,8 @@ function planFiles(
       skip(document, 'RUNTIME_ROOT_OUTSIDE', away, input.show(file));
       continue;
     }
+    // Listed by its path in the folder: a plugin's command in `kit/ship.md` is `/kit:ship`, its agent `kit:reviewer`.
+    const listedAs = translated.file.replace(/\.md$/, '').split('/').join(':');
     const hash = documentHash(translated.text);
     const current = currentFileHash(file);
     const entry = managed.find((candidate) => candidate.file === file);
@@ -214,10 +264,13 @@ function planFiles(
       skip(document, 'DOCUMENT_COLLISION', `${input.show(file)} is not a plain file; it is left as it is`, input.show(file));
     } else if (current === null) {
       change('create', `${kind} is on and not in ${input.runtime}'s folder`, null);
+      see(document, file, listedAs);
     } else if (current === hash) {
       if (entry === undefined || entry.hash !== hash) change('adopt', 'the file already holds exactly what Loadout writes', hash);
+      see(document, file, listedAs);
     } else if (entry !== undefined && entry.hash === current) {
       change('update', `the ${kind} changed; Loadout's unedited copy is replaced`, current);
+      see(document, file, listedAs);
     } else {
       skip(
         document,
@@ -332,6 +385,7 @@ function planHooks(
   documents: readonly SourceDocument[],
   changes: PlannedDocumentChange[],
   skip: Skip,
+  see: See,
   findings: Diagnostic[],
 ): void {
   const files = settings.files(input.project, input.env);
@@ -403,6 +457,7 @@ function planHooks(
         reason,
       });
     };
+    see(document, file);
     if (entry !== undefined && entry.hash === hash && claim(file, event, hash)) continue;
     if (entry !== undefined && entry.hash !== hash && claim(file, event, entry.hash)) {
       change('update', "the hook changed; Loadout's entry is replaced", entry.hash);
