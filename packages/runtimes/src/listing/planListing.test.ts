@@ -29,17 +29,18 @@ describe('planListing for a runtime that ranks by use (Claude Code)', () => {
       skill('pin', 'p'.repeat(40), { pinned: true }),
       skill('none', 'z'.repeat(40)),
     ];
-    const listing = observed(planListing(claude, candidates));
+    // Bare lines and breaks take 24 characters; each description adds 42: two of them fit in 120.
+    const listing = observed(planListing({ ...claude, budgetChars: 120 }, candidates));
     // `- old: ` … (7 + 40) three times, `- none: ` (8 + 40), three line breaks
     expect(listing.wanted).toBe(3 * 47 + 48 + 3);
-    expect(listing.over).toBe(listing.wanted - 100);
+    expect(listing.over).toBe(listing.wanted - 120);
     expect(Object.fromEntries(listing.entries.map((entry) => [entry.name, entry.status]))).toEqual({
       old: 'name-only',
       new: 'described',
       pin: 'described',
       none: 'name-only',
     });
-    expect(listing.used).toBeLessThanOrEqual(100);
+    expect(listing.used).toBe(24 + 2 * 42);
     expect(listing.pinsNotKept).toEqual([]);
   });
 
