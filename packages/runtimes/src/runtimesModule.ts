@@ -6,6 +6,7 @@ import { crushAdapter, geminiCliAdapter, qwenCodeAdapter } from './adapters/gemi
 import { gooseAdapter } from './adapters/gooseAdapter.js';
 import { openCodeAdapter } from './adapters/openCodeAdapter.js';
 import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
+import { ListingBudget, PlannedListingBudget } from './listing/ListingBudget.js';
 import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';
 import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
@@ -42,4 +43,5 @@ export const runtimesModule: Registration = (container) => {
   container.register(RuntimePlanner, { useClass: SkillRuntimePlanner });
   container.register(RuntimeApplier, { useClass: SkillRuntimeApplier });
   container.register(RuntimeChooser, { useClass: DataFolderRuntimeChooser });
+  container.register(ListingBudget, { useClass: PlannedListingBudget });
 };

@@ -11,6 +11,7 @@ import type { RankedListingRules, SharedListingRules, UnobservedListingRules } f
 export const CLAUDE_CODE_LISTING: RankedListingRules = {
   observed: true,
   kind: 'ranked-by-use',
+  client: 'Claude Code',
   clientVersion: '2.1.197',
   observedOn: '2026-12-05',
   sources: [
@@ -36,6 +37,7 @@ export const CLAUDE_CODE_LISTING: RankedListingRules = {
 export const CODEX_LISTING: SharedListingRules = {
   observed: true,
   kind: 'shortened-evenly',
+  client: 'Codex',
   clientVersion: '0.171.0',
   observedOn: '2026-12-05',
   sources: [

@@ -16,6 +16,8 @@ export interface UnobservedListingRules {
 /** The rules shared by every client whose listing was measured. */
 interface ListingRulesBase {
   readonly observed: true;
+  /** The client's name for people, e.g. `Claude Code`. */
+  readonly client: string;
   /** The client version the rules were read from, e.g. `0.171.0`. */
   readonly clientVersion: string;
   /** The date they were read, `YYYY-MM-DD`. */
