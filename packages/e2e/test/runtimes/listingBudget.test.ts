@@ -148,6 +148,14 @@ describe('loadout budget', () => {
     // Ranked first, the pinned skill keeps its description although it is listed last.
     expect(claude.listing.entries.find((entry) => entry.name === 'skill-399')).toMatchObject({ pinned: true, status: 'described' });
 
+    const dryRun = machine.loadout('apply', '--dry-run', '--runtime', 'claude-code');
+    expect(dryRun.status, dryRun.stderr).toBe(0);
+    expect(dryRun.stdout).toMatch(/^Claude Code lists 400 skills: \d+ described, \d+ by name only \(over its budget by [\d,]+ characters\)$/m);
+    const why = machine.loadout('why', 'skill-390', '--json').json<{ runtimes: { runtime: string; listing: string | null }[] }>();
+    expect(why.runtimes.find((runtime) => runtime.runtime === 'claude-code')?.listing).toMatch(
+      /^listed without description: over Claude Code's budget by [\d,]+ characters$/,
+    );
+
     const before = snapshot(machine.base);
     const unknown = machine.loadout('budget', '--runtime', 'no-such-runtime', '--json');
     expect(unknown.status).toBe(1);

@@ -87,25 +87,11 @@ export class PlannedListingBudget implements ListingBudget {
   }
 
   fromPlan(plan: RuntimePlan): BudgetReport {
-    const pins = this.pins();
-    const pinned = new Set(pins);
-    return {
-      project: plan.project === null ? null : '<project>',
-      pins,
-      runtimes: plan.parts.map((part) => runtimeBudget(part, pinned, this.optionsFor(part.adapter))),
-    };
+    return budgetOfPlan(plan, this.places.dataDir, this.env);
   }
 
   pins(): readonly string[] {
-    const file = this.pinsFile();
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new RuntimeConfigInvalidError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
-    }
-    return pinsIn(text, file);
+    return readPins(this.places.dataDir);
   }
 
   pin(name: string): Promise<{ pins: readonly string[] }> {
@@ -132,17 +118,41 @@ export class PlannedListingBudget implements ListingBudget {
   private pinsFile(): string {
     return path.join(this.places.dataDir, LISTING_PINS_FILE);
   }
+}
 
-  /** What the owner configured that changes a budget: Codex's `model_context_window`, Claude Code's budget variable. */
-  private optionsFor(adapter: RuntimeAdapter): ListingOptions {
-    if (adapter.listing?.observed !== true) return {};
-    if (adapter.listing.kind === 'ranked-by-use') {
-      const set = Number(process.env.SLASH_COMMAND_TOOL_CHAR_BUDGET);
-      return { budgetOverride: Number.isFinite(set) && set > 0 ? Math.floor(set) : null };
-    }
-    if (this.env.codexHome.relative) return {};
-    return { contextWindow: codexContextWindow(path.join(this.env.codexHome.dir, 'config.toml')) };
+/** Every planned runtime's listing, with the owner's pins from `dataDir` and the budgets the owner configured. */
+export function budgetOfPlan(plan: RuntimePlan, dataDir: string, env: RuntimeEnvironment): BudgetReport {
+  const pins = readPins(dataDir);
+  const pinned = new Set(pins);
+  return {
+    project: plan.project === null ? null : '<project>',
+    pins,
+    runtimes: plan.parts.map((part) => runtimeBudget(part, pinned, listingOptionsFor(part.adapter, env))),
+  };
+}
+
+/** The pins kept in `dataDir`; none when the file does not exist. */
+export function readPins(dataDir: string): string[] {
+  const file = path.join(dataDir, LISTING_PINS_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new RuntimeConfigInvalidError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
   }
+  return pinsIn(text, file);
+}
+
+/** What the owner configured that changes a budget: Codex's `model_context_window`, Claude Code's budget variable. */
+function listingOptionsFor(adapter: RuntimeAdapter, env: RuntimeEnvironment): ListingOptions {
+  if (adapter.listing?.observed !== true) return {};
+  if (adapter.listing.kind === 'ranked-by-use') {
+    const set = Number(process.env.SLASH_COMMAND_TOOL_CHAR_BUDGET);
+    return { budgetOverride: Number.isFinite(set) && set > 0 ? Math.floor(set) : null };
+  }
+  if (env.codexHome.relative) return {};
+  return { contextWindow: codexContextWindow(path.join(env.codexHome.dir, 'config.toml')) };
 }
 
 /** The pins a file holds; a file that is not `{ "pins": [text…] }` is refused, never rewritten. */
@@ -313,4 +323,22 @@ function adviceFor(rules: ListingRules, listing: Listing | UnobservedListing): s
   advice.push('turn rarely used skills off for this project (loadout capability set skill/ID --disable --project DIR) to leave room for the rest');
   advice.push('pin the skills that must stay described (loadout budget pin NAME)');
   return advice;
+}
+
+/**
+ * How one skill fares in a runtime's listing, in words for `loadout why`, e.g. `listed without
+ * description: over Claude Code's budget by 23,410 characters`; null when the runtime's listing is
+ * not observed or it does not list the name.
+ */
+export function listingVerdict(runtime: RuntimeBudget, name: string): string | null {
+  const { listing, rules } = runtime;
+  if (!listing.observed || rules.client === null) return null;
+  const entry = listing.entries.find((candidate) => candidate.name === name);
+  if (entry === undefined) return null;
+  const over = `over ${rules.client}'s budget by ${number(listing.over)} ${listing.unit}`;
+  const pinned = entry.pinned ? ' (pinned)' : '';
+  if (entry.status === 'dropped') return `not listed${pinned}: ${over}`;
+  if (entry.status === 'name-only') return `listed without description${pinned}: ${over}`;
+  if (entry.shortened) return `listed with its description shortened to ${number(entry.shownChars)} of ${number(entry.descriptionChars)} characters${pinned}: ${over}`;
+  return `listed with its description${pinned}`;
 }
