@@ -10,5 +10,5 @@ export type { McpConfigFile } from './mcp/RuntimeMcpSupport.js';
 export { type ApplyMode, type ApplyResult, type RetiredListing, type RetiredReport, RuntimeApplier } from './RuntimeApplier.js';
 export { RuntimePlanner } from './RuntimePlanner.js';
 export { RuntimeChooser, type SelectionReport } from './RuntimeSelection.js';
-export { type RuntimeApplyBody, type RuntimeChooseBody, type RuntimeWhyQuery, runtimeRoutes } from './runtimeRoutes.js';
+export { type RuntimeApplyBody, type RuntimeBudgetQuery, type RuntimeChooseBody, type RuntimeWhyQuery, runtimeRoutes } from './runtimeRoutes.js';
 export { runtimesModule } from './runtimesModule.js';
