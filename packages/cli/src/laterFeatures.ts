@@ -15,7 +15,15 @@ export {
 export { CapabilityLevels, parseLevelEndArgument } from '@loadout/levels';
 export { serveMcpOverStdio } from '@loadout/mcp';
 export { isMarketplaceEntryId, MarketplaceManager, PluginLockSync, PluginManager, summarizeLoaded } from '@loadout/plugins';
-export { explainSkill, ListingBudget, listingVerdict, LoadoutLauncher, RuntimeApplier, RuntimeChooser, RuntimePlanner } from '@loadout/runtimes';
+export {
+  explainSkill,
+  ListingBudget,
+  listingVerdict,
+  LoadoutLauncher,
+  RuntimeApplier,
+  RuntimeChooser,
+  RuntimePlanner,
+} from '@loadout/runtimes';
 export { SecretStore } from '@loadout/servers';
 export { announcedServerUrl, startServer, TOKEN_FILE } from '@loadout/server';
 export { CapabilityStateService } from '@loadout/state';

@@ -119,7 +119,15 @@ export class SkillRuntimeApplier implements RuntimeApplier {
               .runtimes.filter((runtime) => runtime.rules.observed)
               .map((runtime) => runtime.summary)
           : undefined;
-      return { ...report, mode, applied: false, upToDate: report.ok && report.changeCount === 0, retired: [], selection, ...(listings === undefined ? {} : { listings }) };
+      return {
+        ...report,
+        mode,
+        applied: false,
+        upToDate: report.ok && report.changeCount === 0,
+        retired: [],
+        selection,
+        ...(listings === undefined ? {} : { listings }),
+      };
     }
     return this.locked(async () => {
       const { plan, selection } = await this.makePlan(options);

@@ -30,7 +30,6 @@ const BudgetQuery = z.strictObject({
   runtime: z.union([runtimeName, z.array(runtimeName).max(32)]).optional(),
   project: projectPath.optional(),
 });
-export type RuntimeBudgetQuery = z.input<typeof BudgetQuery>;
 
 /** A trash entry's id, as `loadout apply restore` lists it. */
 const TrashParams = z.strictObject({ id: z.string().min(1).max(255) });

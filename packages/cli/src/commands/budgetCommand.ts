@@ -25,7 +25,9 @@ export function registerBudgetCommand(program: Command, cli: CliContext): void {
   const json = (command: Command): boolean => command.optsWithGlobals<{ json?: boolean }>().json === true;
   const command = program
     .command('budget')
-    .description("the skill listing each runtime's prompt will hold: which skills are described, by name only or dropped, and how far over its budget")
+    .description(
+      "the skill listing each runtime's prompt will hold: which skills are described, by name only or dropped, and how far over its budget",
+    )
     .option('--runtime <name>', 'only this runtime (repeatable); default: every one', (value: string, all: string[]) => [...all, value], [])
     .option('--project <dir>', PROJECT_OPTION_HELP)
     .option('--json', 'print one JSON document')
@@ -33,7 +35,10 @@ export function registerBudgetCommand(program: Command, cli: CliContext): void {
       await cli.run(
         options.json === true,
         async () => {
-          const session = await cli.app().resolve(SessionLoader).open({ project: cli.projectFor(options.project) });
+          const session = await cli
+            .app()
+            .resolve(SessionLoader)
+            .open({ project: cli.projectFor(options.project) });
           try {
             return await budget().report(session, options.runtime);
           } finally {
@@ -49,7 +54,11 @@ export function registerBudgetCommand(program: Command, cli: CliContext): void {
     .description('keep this skill described: ranked first where a runtime ranks, and reported when it still is not (remembered)')
     .option('--json', 'print one JSON document')
     .action(async (name: string, _options: unknown, sub: Command) => {
-      await cli.run(json(sub), () => budget().pin(name), ({ pins }) => `pinned: ${pins.join(', ')}`);
+      await cli.run(
+        json(sub),
+        () => budget().pin(name),
+        ({ pins }) => `pinned: ${pins.join(', ')}`,
+      );
     });
   command
     .command('unpin')
@@ -57,7 +66,11 @@ export function registerBudgetCommand(program: Command, cli: CliContext): void {
     .description('stop keeping this skill described')
     .option('--json', 'print one JSON document')
     .action(async (name: string, _options: unknown, sub: Command) => {
-      await cli.run(json(sub), () => budget().unpin(name), ({ pins }) => (pins.length === 0 ? 'no skill is pinned' : `pinned: ${pins.join(', ')}`));
+      await cli.run(
+        json(sub),
+        () => budget().unpin(name),
+        ({ pins }) => (pins.length === 0 ? 'no skill is pinned' : `pinned: ${pins.join(', ')}`),
+      );
     });
 }
 

@@ -105,7 +105,12 @@ function loadoutCopies(cli: CliContext, session: Session, name: string): Loadout
   return copies;
 }
 
-function formatWhy(report: Omit<WhyReport, 'runtimes'> & { runtimes: readonly (WhyReport['runtimes'][number] & { listing: string | null })[]; loadout: readonly LoadoutCopy[] }): string {
+function formatWhy(
+  report: Omit<WhyReport, 'runtimes'> & {
+    runtimes: readonly (WhyReport['runtimes'][number] & { listing: string | null })[];
+    loadout: readonly LoadoutCopy[];
+  },
+): string {
   const lines = [`${report.name}${report.project === null ? '' : ` (project ${report.project})`}`];
   if (report.loadout.length > 0) {
     lines.push('loadout: every copy in its roots (* is in the session)');

@@ -123,7 +123,9 @@ describe('the listing-budget planner against the real clients', () => {
       expect(claude.listing.counts.nameOnly).toBeGreaterThan(0);
       // The order and cut are not observable offline: the adapter says so, and why.
       expect(claude.rules.notObserved).toMatch(/only inside a model request/);
-      expect(claude.summary).toMatch(/^Claude Code lists 400 skills: \d+ described, \d+ by name only \(over its budget by [\d,]+ characters\)$/);
+      expect(claude.summary).toMatch(
+        /^Claude Code lists 400 skills: \d+ described, \d+ by name only \(over its budget by [\d,]+ characters\)$/,
+      );
     },
     REAL_CLIENTS_MS,
   );
@@ -150,7 +152,9 @@ describe('loadout budget', () => {
 
     const dryRun = machine.loadout('apply', '--dry-run', '--runtime', 'claude-code');
     expect(dryRun.status, dryRun.stderr).toBe(0);
-    expect(dryRun.stdout).toMatch(/^Claude Code lists 400 skills: \d+ described, \d+ by name only \(over its budget by [\d,]+ characters\)$/m);
+    expect(dryRun.stdout).toMatch(
+      /^Claude Code lists 400 skills: \d+ described, \d+ by name only \(over its budget by [\d,]+ characters\)$/m,
+    );
     const why = machine.loadout('why', 'skill-390', '--json').json<{ runtimes: { runtime: string; listing: string | null }[] }>();
     expect(why.runtimes.find((runtime) => runtime.runtime === 'claude-code')?.listing).toMatch(
       /^listed without description: over Claude Code's budget by [\d,]+ characters$/,

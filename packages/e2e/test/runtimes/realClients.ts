@@ -401,7 +401,11 @@ export interface ClaudeListingLog {
  * leaves the machine. The key is a dummy one so the client gets as far as building the request.
  * Null when the client never reports the listing over budget.
  */
-export async function claudeListingLog(home: string, cwd: string, version: ClaudeCodeVersion = '2.1.197'): Promise<ClaudeListingLog | null> {
+export async function claudeListingLog(
+  home: string,
+  cwd: string,
+  version: ClaudeCodeVersion = '2.1.197',
+): Promise<ClaudeListingLog | null> {
   const debug = path.join(home, `claude-listing-${process.pid}-${Date.now()}.log`);
   const child = spawn(executable(version), ['-p', 'hi', '--debug-file', debug], {
     cwd,

@@ -49,7 +49,10 @@ export interface BudgetReport {
 /** A pin that is not a skill name a runtime could list. */
 export class ListingPinInvalidError extends InvalidInputError {
   constructor(name: string) {
-    super('LISTING_PIN_INVALID', `"${name.slice(0, 80)}" is not a skill name: 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit`);
+    super(
+      'LISTING_PIN_INVALID',
+      `"${name.slice(0, 80)}" is not a skill name: 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit`,
+    );
   }
 }
 
@@ -188,7 +191,9 @@ function codexContextWindow(file: string): number | null {
 /** The listing of one planned runtime. */
 export function runtimeBudget(part: RuntimePlanPart, pinned: ReadonlySet<string>, options: ListingOptions): RuntimeBudget {
   const rules: ListingRules = part.adapter.listing ?? { observed: false, why: NOT_MEASURED };
-  const candidates = rules.observed ? listingCandidates(part, rules, pinned) : seenCopies(part).map((copy) => ({ name: copy.name, description: '' }));
+  const candidates = rules.observed
+    ? listingCandidates(part, rules, pinned)
+    : seenCopies(part).map((copy) => ({ name: copy.name, description: '' }));
   const listing = planListing(rules, candidates, options);
   return {
     runtime: part.adapter.name,
@@ -203,7 +208,12 @@ export function runtimeBudget(part: RuntimePlanPart, pinned: ReadonlySet<string>
         }
       : { observed: false, client: null, clientVersion: null, observedOn: null, sources: [], notObserved: rules.why },
     listing,
-    summary: summaryLine(part.adapter.name, rules, listing),
+    summary: summaryLine(
+      part.adapter.name,
+      rules,
+      listing,
+      rules.observed ? seenCopies(part).filter((copy) => copy.state === 'installed-at-start' && copyFrontmatter(copy) === null).length : 0,
+    ),
     advice: adviceFor(rules, listing),
   };
 }
@@ -221,14 +231,22 @@ const CODEX_SCOPE_ORDER: Readonly<Record<string, number>> = { builtin: 0, manage
  * names are not candidates: Claude Code's are charged by its rules' measured `builtIns`. Codex's
  * skills whose `agents/openai.yaml` turns implicit invocation off are not listed by it.
  */
-function listingCandidates(part: RuntimePlanPart, rules: ListingRules & { observed: true }, pinned: ReadonlySet<string>): ListingCandidate[] {
+function listingCandidates(
+  part: RuntimePlanPart,
+  rules: ListingRules & { observed: true },
+  pinned: ReadonlySet<string>,
+): ListingCandidate[] {
   const copies = seenCopies(part).filter((copy) => copy.dir !== null);
   if (rules.kind === 'ranked-by-use')
     return copies.map((copy) => {
       const frontmatter = copyFrontmatter(copy);
       const description = textOf(frontmatter?.description);
       const whenToUse = textOf(frontmatter?.when_to_use);
-      return { name: copy.name, description: whenToUse === '' ? description : `${description} - ${whenToUse}`, pinned: pinned.has(copy.name) };
+      return {
+        name: copy.name,
+        description: whenToUse === '' ? description : `${description} - ${whenToUse}`,
+        pinned: pinned.has(copy.name),
+      };
     });
   const listed = copies
     .filter((copy) => !implicitInvocationOff(copy))
@@ -302,25 +320,42 @@ function implicitInvocationOff(copy: SkillCopy): boolean {
 
 const number = (value: number): string => value.toLocaleString('en-US');
 
-function summaryLine(runtime: string, rules: ListingRules, listing: Listing | UnobservedListing): string {
-  if (!rules.observed || !listing.observed) return `${runtime} lists ${listing.observed ? listing.entries.length : listing.skills} skills: listing ${NOT_MEASURED}`;
+const skillCount = (count: number): string => `${number(count)} skill${count === 1 ? '' : 's'}`;
+
+/**
+ * One line per runtime. `notYetOnDisk` counts skills the client installs at its first start, not
+ * there yet: their descriptions cannot be read, so they count by name until the client has started.
+ */
+function summaryLine(runtime: string, rules: ListingRules, listing: Listing | UnobservedListing, notYetOnDisk: number): string {
+  if (!rules.observed || !listing.observed)
+    return `${runtime} lists ${skillCount(listing.observed ? listing.entries.length : listing.skills)}: listing ${NOT_MEASURED}`;
   const { described, nameOnly, dropped } = listing.counts;
   const parts = [`${number(described)} described`];
   if (listing.counts.shortened > 0) parts[0] = `${number(described)} described (${number(listing.counts.shortened)} shortened)`;
   if (nameOnly > 0) parts.push(`${number(nameOnly)} by name only`);
   if (dropped > 0) parts.push(`${number(dropped)} dropped`);
-  const where = listing.over > 0 ? `over its budget by ${number(listing.over)} ${listing.unit}` : `within its budget of ${number(listing.budget)} ${listing.unit}`;
-  return `${rules.client} lists ${number(listing.entries.length - dropped)} skills: ${parts.join(', ')} (${where})`;
+  const where =
+    listing.over > 0
+      ? `over its budget by ${number(listing.over)} ${listing.unit}`
+      : `within its budget of ${number(listing.budget)} ${listing.unit}`;
+  const pending = notYetOnDisk === 0 ? '' : `; ${number(notYetOnDisk)} it installs at its first start count by name until then`;
+  return `${rules.client} lists ${skillCount(listing.entries.length - dropped)}: ${parts.join(', ')} (${where})${pending}`;
 }
 
 function adviceFor(rules: ListingRules, listing: Listing | UnobservedListing): string[] {
   if (!rules.observed || !listing.observed || listing.over === 0) return [];
   const advice: string[] = [];
   if (listing.pinsNotKept.length > 0)
-    advice.push(`pinned but not described in full: ${listing.pinsNotKept.slice(0, 10).join(', ')}; unpin others or turn rarely used skills off for this project`);
+    advice.push(
+      `pinned but not described in full: ${listing.pinsNotKept.slice(0, 10).join(', ')}; unpin others or turn rarely used skills off for this project`,
+    );
   const costly = [...listing.entries].sort((a, b) => b.fullCost - a.fullCost).slice(0, 3);
-  advice.push(`shorten the costliest descriptions first: ${costly.map((entry) => `${entry.name} (${number(entry.fullCost)} ${listing.unit})`).join(', ')}`);
-  advice.push('turn rarely used skills off for this project (loadout capability set skill/ID --disable --project DIR) to leave room for the rest');
+  advice.push(
+    `shorten the costliest descriptions first: ${costly.map((entry) => `${entry.name} (${number(entry.fullCost)} ${listing.unit})`).join(', ')}`,
+  );
+  advice.push(
+    'turn rarely used skills off for this project (loadout capability set skill/ID --disable --project DIR) to leave room for the rest',
+  );
   advice.push('pin the skills that must stay described (loadout budget pin NAME)');
   return advice;
 }
@@ -339,6 +374,7 @@ export function listingVerdict(runtime: RuntimeBudget, name: string): string | n
   const pinned = entry.pinned ? ' (pinned)' : '';
   if (entry.status === 'dropped') return `not listed${pinned}: ${over}`;
   if (entry.status === 'name-only') return `listed without description${pinned}: ${over}`;
-  if (entry.shortened) return `listed with its description shortened to ${number(entry.shownChars)} of ${number(entry.descriptionChars)} characters${pinned}: ${over}`;
+  if (entry.shortened)
+    return `listed with its description shortened to ${number(entry.shownChars)} of ${number(entry.descriptionChars)} characters${pinned}: ${over}`;
   return `listed with its description${pinned}`;
 }

@@ -11,7 +11,12 @@ function observed(listing: ReturnType<typeof planListing>): Listing {
   return listing;
 }
 
-const skill = (name: string, description: string, extra: Partial<ListingCandidate> = {}): ListingCandidate => ({ name, description, path: `r0/${name}/SKILL.md`, ...extra });
+const skill = (name: string, description: string, extra: Partial<ListingCandidate> = {}): ListingCandidate => ({
+  name,
+  description,
+  path: `r0/${name}/SKILL.md`,
+  ...extra,
+});
 
 describe('planListing for a runtime that ranks by use (Claude Code)', () => {
   it('describes every skill when the whole list fits, and counts entries and line breaks', () => {

@@ -67,14 +67,18 @@ export interface ListingOptions {
   readonly contextWindow?: number | null;
   /** A budget the owner set in the client's environment (Claude Code `SLASH_COMMAND_TOOL_CHAR_BUDGET`). */
   readonly budgetOverride?: number | null;
-  }
+}
 
 /**
  * The exact listing a runtime's prompt will hold for `candidates` (in its listing order) under its
  * `rules`: which skills are described, listed by name only or dropped, what each costs, the budget
  * and how far over it the whole list is. Pure: reads and writes nothing.
  */
-export function planListing(rules: ListingRules, candidates: readonly ListingCandidate[], options: ListingOptions = {}): Listing | UnobservedListing {
+export function planListing(
+  rules: ListingRules,
+  candidates: readonly ListingCandidate[],
+  options: ListingOptions = {},
+): Listing | UnobservedListing {
   if (!rules.observed) return { observed: false, why: rules.why, skills: candidates.length };
   return rules.kind === 'ranked-by-use' ? rankedListing(rules, candidates, options) : sharedListing(rules, candidates, options);
 }
@@ -101,8 +105,21 @@ function summarize(
     else counts.dropped += 1;
     if (entry.shortened) counts.shortened += 1;
   }
-  const pinsNotKept = entries.filter((entry) => entry.pinned && (entry.status !== 'described' || entry.shortened)).map((entry) => entry.name);
-  return { observed: true, clientVersion: rules.clientVersion, budget, unit, wanted, used, over: Math.max(0, wanted - budget), entries, counts, pinsNotKept };
+  const pinsNotKept = entries
+    .filter((entry) => entry.pinned && (entry.status !== 'described' || entry.shortened))
+    .map((entry) => entry.name);
+  return {
+    observed: true,
+    clientVersion: rules.clientVersion,
+    budget,
+    unit,
+    wanted,
+    used,
+    over: Math.max(0, wanted - budget),
+    entries,
+    counts,
+    pinsNotKept,
+  };
 }
 
 /**
@@ -114,7 +131,9 @@ function summarize(
 function rankedListing(rules: RankedListingRules, candidates: readonly ListingCandidate[], options: ListingOptions): Listing {
   const budget = options.budgetOverride ?? rules.budgetChars;
   const capped = candidates.map((candidate) => Math.min(chars(candidate.description), rules.entryCap));
-  const full = candidates.map((candidate, index) => (capped[index] === 0 ? chars(candidate.name) + 2 : chars(candidate.name) + 4 + (capped[index] ?? 0)));
+  const full = candidates.map((candidate, index) =>
+    capped[index] === 0 ? chars(candidate.name) + 2 : chars(candidate.name) + 4 + (capped[index] ?? 0),
+  );
   const bare = candidates.map((candidate) => chars(candidate.name) + 2);
   const count = candidates.length + rules.builtIns.entries;
   const wanted = full.reduce((sum, cost) => sum + cost, 0) + rules.builtIns.chars + Math.max(0, count - 1);
@@ -132,7 +151,15 @@ function rankedListing(rules: RankedListingRules, candidates: readonly ListingCa
       pinned: candidate.pinned === true,
     };
   };
-  if (wanted <= budget) return summarize(rules, 'characters', budget, wanted, wanted, candidates.map((_, index) => entryOf(index, true)));
+  if (wanted <= budget)
+    return summarize(
+      rules,
+      'characters',
+      budget,
+      wanted,
+      wanted,
+      candidates.map((_, index) => entryOf(index, true)),
+    );
   const allBare = bare.reduce((sum, cost) => sum + cost, 0) + rules.builtIns.chars + Math.max(0, count - 1);
   let left = budget - allBare;
   const ranked = candidates
