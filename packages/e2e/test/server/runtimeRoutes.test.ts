@@ -102,7 +102,9 @@ describe('the listing budget route', () => {
     const budget = answer.body as { runtimes: { runtime: string; summary: string; listing: { observed: boolean } }[] };
     expect(budget.runtimes.map((runtime) => runtime.runtime)).toEqual(['claude-code', 'codex']);
     expect(budget.runtimes.every((runtime) => runtime.listing.observed)).toBe(true);
-    expect(budget.runtimes[0]?.summary).toMatch(/^Claude Code lists \d+ skills?: \d+ described \(within its budget of 30,000 characters\)$/);
+    expect(budget.runtimes[0]?.summary).toMatch(
+      /^Claude Code lists \d+ skills?: \d+ described \(within its budget of 30,000 characters\)$/,
+    );
   });
 });
 
