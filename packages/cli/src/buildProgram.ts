@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { type CliContext, UnknownCommandError, UsageError } from './CliContext.js';
 import { registerAgentsCommand } from './commands/agentsCommand.js';
 import { registerApplyCommand } from './commands/applyCommand.js';
+import { registerBudgetCommand } from './commands/budgetCommand.js';
 import { registerCapabilityCommand } from './commands/capabilityCommand.js';
 import { registerCommandsCommand } from './commands/commandsCommand.js';
 import { registerCompletionCommand } from './commands/completionCommand.js';
@@ -61,6 +62,7 @@ export function buildProgram(cli: CliContext): Command {
   registerRuntimesCommand(program, cli);
   registerSecretsCommand(program, cli);
   registerWhyCommand(program, cli);
+  registerBudgetCommand(program, cli);
   registerCompletionCommand(program, cli);
   registerDoctorCommand(program, cli);
   registerOpenCommand(program, cli);

@@ -15,7 +15,16 @@ export {
 export { CapabilityLevels, parseLevelEndArgument } from '@loadout/levels';
 export { serveMcpOverStdio } from '@loadout/mcp';
 export { isMarketplaceEntryId, MarketplaceManager, PluginLockSync, PluginManager, summarizeLoaded } from '@loadout/plugins';
-export { explainSkill, LoadoutLauncher, RuntimeApplier, RuntimeChooser, RuntimePlanner, UsageHookSwitch } from '@loadout/runtimes';
+export {
+  explainSkill,
+  ListingBudget,
+  listingVerdict,
+  LoadoutLauncher,
+  RuntimeApplier,
+  RuntimeChooser,
+  RuntimePlanner,
+  UsageHookSwitch,
+} from '@loadout/runtimes';
 export { SecretStore } from '@loadout/servers';
 export { announcedServerUrl, startServer, TOKEN_FILE } from '@loadout/server';
 export { CapabilityStateService } from '@loadout/state';

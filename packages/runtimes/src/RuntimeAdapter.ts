@@ -1,6 +1,7 @@
 import { type Session, token } from '@loadout/kernel';
 import type { ServerRecord } from '@loadout/servers';
 import type { RuntimeDocumentSupport } from './documents/RuntimeDocumentSupport.js';
+import type { ListingRules } from './listing/ListingRules.js';
 import type { RuntimeMcpSupport } from './mcp/RuntimeMcpSupport.js';
 import type { RuntimeEnvironment } from './RuntimeEnvironment.js';
 
@@ -166,6 +167,8 @@ export interface RuntimeAdapter {
   refuses(skill: SkillFileFacts): string | null;
   /** How it keeps MCP servers, when Loadout writes them for it. */
   readonly mcp?: RuntimeMcpSupport;
+  /** How it lists skills in its prompt (budget, cap, order, what it cuts), measured per client version; absent: not observed. */
+  readonly listing?: ListingRules;
   /** Where it reads subagents, commands and hooks, and how Loadout's become its own; absent: none confirmed. */
   readonly documents?: RuntimeDocumentSupport;
   /**

@@ -14,6 +14,7 @@ import type { BridgeRequest } from './mcp/planServers.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
 import type { ChangeReport, ManagedKind, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
 import { RuntimeEnvironment } from './RuntimeEnvironment.js';
+import { budgetOfPlan } from './listing/ListingBudget.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
 import { type SelectionReport, selectRuntimes } from './RuntimeSelection.js';
 import { type DamagedTrashEntry, RuntimeTrash, type SkillTrashEntry, type TrashEntry } from './RuntimeTrash.js';
@@ -63,6 +64,8 @@ export interface ApplyResult extends PlanReport {
   readonly retired: readonly RetiredReport[];
   /** Which runtimes were planned and why the others were not. */
   readonly selection: SelectionReport;
+  /** Under `--dry-run`: one line per runtime whose listing rules are measured, e.g. `Codex lists 412 skills: …`. */
+  readonly listings?: readonly string[];
 }
 
 /** What `apply restore` lists. */
@@ -110,7 +113,21 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     if (mode !== 'apply') {
       const { plan, selection } = await this.makePlan(options);
       const report = plan.report();
-      return { ...report, mode, applied: false, upToDate: report.ok && report.changeCount === 0, retired: [], selection };
+      const listings =
+        mode === 'dry-run'
+          ? budgetOfPlan(plan, this.places.dataDir, this.env)
+              .runtimes.filter((runtime) => runtime.rules.observed)
+              .map((runtime) => runtime.summary)
+          : undefined;
+      return {
+        ...report,
+        mode,
+        applied: false,
+        upToDate: report.ok && report.changeCount === 0,
+        retired: [],
+        selection,
+        ...(listings === undefined ? {} : { listings }),
+      };
     }
     return this.locked(async () => {
       const { plan, selection } = await this.makePlan(options);

@@ -2,6 +2,7 @@ export { CLAUDE_CODE_COMPILED_IN } from './adapters/claudeCodeAdapter.js';
 export { CLAUDE_CODE_VERSIONS } from './adapters/claudeCodeVersions.js';
 export { CODEX_SYSTEM_SKILLS } from './adapters/codexAdapter.js';
 export { explainSkill, type WhyReport } from './explainSkill.js';
+export { type BudgetReport, ListingBudget, listingVerdict, type RuntimeBudget } from './listing/ListingBudget.js';
 export { LoadoutLauncher } from './mcp/LoadoutLauncher.js';
 export { type BridgeRequest, openMcpConfig } from './mcp/planServers.js';
 export type { McpConfigFile } from './mcp/RuntimeMcpSupport.js';

@@ -1,6 +1,7 @@
 import { type ApiRoute, defineRoute, ProjectQuery, projectPath } from '@loadout/api';
 import { z } from 'zod';
 import { explainSkill } from './explainSkill.js';
+import { ListingBudget } from './listing/ListingBudget.js';
 import { RuntimeApplier } from './RuntimeApplier.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
 import { RuntimeChooser } from './RuntimeSelection.js';
@@ -23,6 +24,12 @@ export type RuntimeChooseBody = z.input<typeof ChooseBody>;
 /** `GET /api/runtimes/why?name=&project=` */
 const WhyQuery = z.object({ name: z.string().min(1).max(255), project: projectPath.optional() });
 export type RuntimeWhyQuery = z.input<typeof WhyQuery>;
+
+/** `GET /api/runtimes/budget?runtime=&project=`: one runtime (repeat `runtime` for more; every one when left out). */
+const BudgetQuery = z.strictObject({
+  runtime: z.union([runtimeName, z.array(runtimeName).max(32)]).optional(),
+  project: projectPath.optional(),
+});
 
 /** A trash entry's id, as `loadout apply restore` lists it. */
 const TrashParams = z.strictObject({ id: z.string().min(1).max(255) });
@@ -80,6 +87,18 @@ export const runtimeRoutes: readonly ApiRoute[] = [
     query: WhyQuery,
     handle: ({ query }, { planner }, context) =>
       context.withSession(query.project, async (session) => explainSkill(await planner.plan(session), query.name)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/runtimes/budget',
+    access: 'token',
+    deps: { budget: ListingBudget },
+    query: BudgetQuery,
+    // `loadout budget`: each runtime's prompt listing from the plan; an unknown runtime is RUNTIME_UNKNOWN.
+    handle: ({ query }, { budget }, context) =>
+      context.withSession(query.project, (session) =>
+        budget.report(session, query.runtime === undefined ? [] : Array.isArray(query.runtime) ? query.runtime : [query.runtime]),
+      ),
   }),
   defineRoute({
     method: 'GET',

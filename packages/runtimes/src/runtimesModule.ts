@@ -7,6 +7,7 @@ import { gooseAdapter } from './adapters/gooseAdapter.js';
 import { openCodeAdapter } from './adapters/openCodeAdapter.js';
 import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
 import { zedAdapter } from './adapters/zedAdapter.js';
+import { ListingBudget, PlannedListingBudget } from './listing/ListingBudget.js';
 import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';
 import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
@@ -48,4 +49,5 @@ export const runtimesModule: Registration = (container) => {
   container.register(RuntimeApplier, { useClass: SkillRuntimeApplier });
   container.register(RuntimeChooser, { useClass: DataFolderRuntimeChooser });
   container.register(UsageHookSwitch, { useClass: DataFolderUsageHookSwitch });
+  container.register(ListingBudget, { useClass: PlannedListingBudget });
 };

@@ -20,6 +20,7 @@ import type {
 } from '@loadout/plugins';
 import type {
   ApplyResult,
+  BudgetReport,
   RetiredListing,
   RetiredReport,
   RuntimeApplyBody,
@@ -139,6 +140,8 @@ export interface Routes {
   'GET /api/runtimes/chosen': Route<SelectionReport>;
   'PUT /api/runtimes/chosen': Route<SelectionReport, { body: RuntimeChooseBody }>;
   'GET /api/runtimes/why': Route<WhyReport, { query: RuntimeWhyQuery }>;
+  // The screen asks for every runtime of the project in view; `runtime` (repeatable) narrows it for other clients.
+  'GET /api/runtimes/budget': Route<BudgetReport, { query?: ProjectQuery }>;
   'GET /api/runtimes/trash': Route<RetiredListing>;
   'POST /api/runtimes/trash/:id/restore': Route<{ restored: RetiredReport }, { params: { id: string } }>;
   'GET /api/plugins/:name/review': Route<PluginReview, { params: { name: string } }>;

@@ -167,6 +167,8 @@ export function formatResult(result: ApplyResult, verbose = false): string {
         .filter((line) => line !== ''),
     ),
   );
+  // Under --dry-run: how each runtime whose listing is measured will list the skills in its prompt.
+  lines.push(...(result.listings ?? []));
   const places = placeRows(result);
   if (places.length > 0) lines.push('written into:', ...indentAll(table(places).split('\n')));
   // How each plugin reaches a runtime that can read plugins in place: one line a plugin, few enough to always show.

@@ -50,7 +50,17 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
         async () => {
           const session = await cli.app().resolve(SessionLoader).open({ project });
           try {
-            const report = cli.features.explainSkill(await resolve(cli.app(), cli.features.RuntimePlanner).plan(session), name);
+            const plan = await resolve(cli.app(), cli.features.RuntimePlanner).plan(session);
+            const explained = cli.features.explainSkill(plan, name);
+            // How the name fares in each runtime's prompt listing (described, by name only, dropped).
+            const budgets = resolve(cli.app(), cli.features.ListingBudget).fromPlan(plan).runtimes;
+            const report = {
+              ...explained,
+              runtimes: explained.runtimes.map((runtime) => {
+                const budget = budgets.find((entry) => entry.runtime === runtime.runtime);
+                return { ...runtime, listing: budget === undefined ? null : cli.features.listingVerdict(budget, name) };
+              }),
+            };
             const loadout = loadoutCopies(cli, session, name);
             // No runtime would see any copy under that name, and Loadout has no capability of it,
             // not even a switched-off one: an unknown name, not an answer.
@@ -95,7 +105,12 @@ function loadoutCopies(cli: CliContext, session: Session, name: string): Loadout
   return copies;
 }
 
-function formatWhy(report: WhyReport & { loadout: readonly LoadoutCopy[] }): string {
+function formatWhy(
+  report: Omit<WhyReport, 'runtimes'> & {
+    runtimes: readonly (WhyReport['runtimes'][number] & { listing: string | null })[];
+    loadout: readonly LoadoutCopy[];
+  },
+): string {
   const lines = [`${report.name}${report.project === null ? '' : ` (project ${report.project})`}`];
   if (report.loadout.length > 0) {
     lines.push('loadout: every copy in its roots (* is in the session)');
@@ -120,6 +135,7 @@ function formatWhy(report: WhyReport & { loadout: readonly LoadoutCopy[] }): str
       lines.push(
         `  ${seen.kind} ${seen.name}: ${seen.state === 'in-place' ? `plugin ${seen.plugin ?? ''}, read in place` : "Loadout's copy"} (${seen.path})`,
       );
+    if (runtime.listing !== null) lines.push(`  ${runtime.listing}`);
     if (runtime.copies.length === 0) continue;
     const rows = runtime.copies.map((copy) => [
       copy.wins ? '*' : copy.loaded ? ' ' : 'x',

@@ -381,3 +381,86 @@ export function plannedRuntime(plan: PlanOutput, runtime: string): PlannedRuntim
   if (found === undefined) throw new Error(`no ${runtime} in the plan`);
   return found;
 }
+
+/** One entry of Codex's model-visible skill list: its name and the description characters it shows. */
+export interface CodexListedSkill {
+  readonly name: string;
+  readonly shownChars: number;
+}
+
+/**
+ * Every entry of the skill list Codex puts into the model's prompt (`codex debug prompt-input`,
+ * no model called), in its order, with how many description characters each shows (0: listed by
+ * name only).
+ */
+export function codexPromptListing(home: string, cwd: string): CodexListedSkill[] {
+  const result = spawnSync(path.join(BIN, 'codex'), ['debug', 'prompt-input', 'hi'], {
+    cwd,
+    env: clientEnv(home, {}),
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const input = JSON.parse(result.stdout) as { content?: ({ text?: string } | string)[] }[];
+  for (const message of input) {
+    for (const part of message.content ?? []) {
+      const text = typeof part === 'string' ? part : (part.text ?? '');
+      if (!text.includes('<skills_instructions>')) continue;
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith('- ') && line.endsWith(')') && line.includes('(file: '))
+        .map((line) => {
+          const nameEnd = line.indexOf(': ');
+          const described = line.slice(nameEnd + 2, line.lastIndexOf(' (file: '));
+          // A bare entry is `- name: (file: …)`.
+          const shown = line.slice(nameEnd + 2).startsWith('(file: ') ? '' : described;
+          return { name: line.slice(2, nameEnd), shownChars: [...shown].length };
+        });
+    }
+  }
+  return [];
+}
+
+/** What Claude Code's debug log says of its skill listing once it is over budget. */
+export interface ClaudeListingLog {
+  readonly skills: number;
+  readonly chars: number;
+  readonly budget: number;
+}
+
+/**
+ * Starts Claude Code with one prompt (`-p hi`) and reads its debug log until it reports its skill
+ * listing over budget (`Skill listing over budget: N skills, C chars > B budget`), then stops it:
+ * the listing is built before the model is asked, and the API is a closed local port, so nothing
+ * leaves the machine. The key is a dummy one so the client gets as far as building the request.
+ * Null when the client never reports the listing over budget.
+ */
+export async function claudeListingLog(
+  home: string,
+  cwd: string,
+  version: ClaudeCodeVersion = '2.1.197',
+): Promise<ClaudeListingLog | null> {
+  const debug = path.join(home, `claude-listing-${process.pid}-${Date.now()}.log`);
+  const child = spawn(executable(version), ['-p', 'hi', '--debug-file', debug], {
+    cwd,
+    env: clientEnv(home, { ANTHROPIC_API_KEY: 'loadout-offline-test' }),
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const pattern = /Skill listing over budget: (\d+) skills, (\d+) chars > (\d+) budget/;
+  try {
+    for (let waited = 0; waited < 60_000; waited += 200) {
+      const match = pattern.exec(fs.existsSync(debug) ? fs.readFileSync(debug, 'utf8') : '');
+      if (match !== null) return { skills: Number(match[1]), chars: Number(match[2]), budget: Number(match[3]) };
+      if (child.exitCode !== null) break;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    return null;
+  } finally {
+    if (child.exitCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    fs.rmSync(debug, { force: true });
+  }
+}

@@ -86,8 +86,25 @@ describe('the runtimes routes', () => {
     expect(await refusal('POST', '/api/runtimes/apply', { runtime: 'claude-code' })).toEqual({ status: 400, code: 'REQUEST_INVALID' });
     expect(await refusal('POST', '/api/runtimes/trash/no-such-entry/restore')).toEqual({ status: 404, code: 'TRASH_ENTRY_NOT_FOUND' });
     expect((await refusal('GET', '/api/runtimes/why')).status).toBe(400);
+    expect(await refusal('GET', '/api/runtimes/budget?runtime=no-such-runtime')).toEqual({ status: 400, code: 'RUNTIME_UNKNOWN' });
+    expect(await refusal('GET', '/api/runtimes/budget?runtimes=codex')).toEqual({ status: 400, code: 'REQUEST_INVALID' });
     // Nothing written: the home holds the two empty runtime folders it started with.
     expect(fs.readdirSync(home, { recursive: true }).sort()).toEqual(['.claude', '.codex']);
+  });
+});
+
+describe('the listing budget route', () => {
+  it("answers each runtime's prompt listing as `loadout budget --json` does, with the token only", async () => {
+    const { server } = await startWithScratchHome();
+    expect((await server.request('GET', '/api/runtimes/budget', { token: null })).status).toBe(401);
+    const answer = await server.request('GET', '/api/runtimes/budget?runtime=claude-code&runtime=codex');
+    expect(answer.status).toBe(200);
+    const budget = answer.body as { runtimes: { runtime: string; summary: string; listing: { observed: boolean } }[] };
+    expect(budget.runtimes.map((runtime) => runtime.runtime)).toEqual(['claude-code', 'codex']);
+    expect(budget.runtimes.every((runtime) => runtime.listing.observed)).toBe(true);
+    expect(budget.runtimes[0]?.summary).toMatch(
+      /^Claude Code lists \d+ skills?: \d+ described \(within its budget of 30,000 characters\)$/,
+    );
   });
 });
 

@@ -108,6 +108,8 @@ describe('the Runtimes view, consent and task screens', { timeout: 180_000 }, ()
     const claude = runtimeCard(page, 'claude-code');
     await claude.waitFor();
     expect(await claude.getAttribute('data-state')).toBe('conflict');
+    // How Claude Code will list the session's skills in its prompt, from GET /api/runtimes/budget.
+    expect(await claude.locator('.runtime-listing').textContent()).toMatch(/^Claude Code lists \d+ skills?: \d+ described/);
     expect(await claude.locator('.finding[data-code="RUNTIME_CONFLICT"]').textContent()).toContain('skill "review"');
     loadout('capability', 'set', 'skill/review', '--disable');
     // Claude Code starts every stdio server it is given; `npx -y github-mcp` would outlive the test.

@@ -5,6 +5,7 @@ import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { absoluteFolder, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { claudeCodeDocuments } from './claudeCodeDocuments.js';
 import { CLAUDE_CODE_COMPILED_IN, CLAUDE_CODE_VERSIONS } from './claudeCodeVersions.js';
+import { CLAUDE_CODE_LISTING } from './listingRules.js';
 
 export { CLAUDE_CODE_COMPILED_IN } from './claudeCodeVersions.js';
 
@@ -79,4 +80,5 @@ export const claudeCodeAdapter: RuntimeAdapter = {
   refuses: () => null,
   mcp: claudeMcpSupport,
   documents: claudeCodeDocuments,
+  listing: CLAUDE_CODE_LISTING,
 };

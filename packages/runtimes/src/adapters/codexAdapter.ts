@@ -6,6 +6,7 @@ import type { DiscoveryRoot, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { absoluteFolder, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { codexDocuments } from './codexDocuments.js';
 import { frontmatterText } from './admissionRules.js';
+import { CODEX_LISTING } from './listingRules.js';
 
 /** How deep Codex walks below a skills root looking for `SKILL.md` (its loader's MAX_SCAN_DEPTH). */
 const CODEX_SCAN_DEPTH = 6;
@@ -125,4 +126,5 @@ export const codexAdapter: RuntimeAdapter = {
   },
   mcp: codexMcpSupport,
   documents: codexDocuments,
+  listing: CODEX_LISTING,
 };

@@ -12,6 +12,7 @@ import { prose, splitFix } from '../prose.js';
  * @typedef {Plan['runtimes'][number]} RuntimePart
  * @typedef {RuntimePart['changes'][number]} Change
  * @typedef {import('../../types/wire.js').Diagnostic} Diagnostic
+ * @typedef {import('../../types/wire.js').Routes['GET /api/runtimes/budget']['answer']['runtimes'][number]} RuntimeBudget
  */
 
 /** Verbs for a change, as a person reads the plan. */
@@ -45,11 +46,13 @@ export async function renderRuntimes(container, context) {
     return;
   }
   const project = context.project;
-  const [plan, trash, session] = await Promise.all([
+  const [plan, trash, session, budget] = await Promise.all([
     request('GET /api/runtimes', { query: { project } }),
     request('GET /api/runtimes/trash'),
     request('GET /api/session', { query: { project } }),
+    request('GET /api/runtimes/budget', { query: { project } }),
   ]);
+  const listings = new Map(budget.runtimes.map((entry) => [entry.runtime, entry]));
   context.runtimeDrift?.show(
     plan.runtimes.filter((part) => part.verified && runtimeState(part).label !== 'in sync').map((part) => part.runtime),
   );
@@ -64,7 +67,7 @@ export async function renderRuntimes(container, context) {
     h(
       'ul',
       { class: 'runtime-list', 'aria-label': 'Runtimes Loadout writes' },
-      verified.map((part) => runtimeCard(part, context)),
+      verified.map((part) => runtimeCard(part, context, listings.get(part.runtime))),
     ),
     others.length === 0 ? null : unconfirmedList(others),
     trashSection(trash, context),
@@ -170,8 +173,26 @@ function applyButton(plan, context) {
   return h('div', { class: 'apply' }, note, button);
 }
 
-/** One runtime: its state, its plan (every change and skip, each with why), and its findings. */
-function runtimeCard(part, context) {
+/**
+ * How the runtime will list the session's skills in its prompt: the summary line, and when it is
+ * over budget the first piece of advice (the costliest descriptions). Nothing for a runtime whose
+ * listing nobody measured.
+ *
+ * @param {RuntimeBudget | undefined} listing
+ */
+function listingLine(listing) {
+  if (listing === undefined || !listing.rules.observed) return null;
+  const over = listing.listing.observed && listing.listing.over > 0;
+  return h(
+    'div',
+    { class: 'runtime-listing', dataset: { over: String(over) } },
+    h('p', { class: over ? 'note' : 'meta', text: listing.summary }),
+    over && listing.advice.length > 0 ? h('p', { class: 'hint', text: listing.advice[0] }) : null,
+  );
+}
+
+/** One runtime: its state, its prompt listing, its plan (every change and skip, each with why), and its findings. */
+function runtimeCard(part, context, listing) {
   const state = runtimeState(part);
   const titleId = uniqueId('runtime');
   const skips = part.changes.filter((change) => change.action === 'skip').length;
@@ -193,6 +214,7 @@ function runtimeCard(part, context) {
       h('span', { class: `badge ${state.tone}`, text: state.label }),
     ),
     h('p', { class: 'meta', text: facts.join(' · ') }),
+    listingLine(listing),
     part.changes.length === 0
       ? null
       : h(
