@@ -20,6 +20,7 @@ import { registerSkillsCommand } from './commands/skillsCommand.js';
 import { registerTaskRunCommand } from './commands/taskRunCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
 import { registerTrustCommands } from './commands/trustCommand.js';
+import { registerUsageCommand } from './commands/usageCommand.js';
 import { registerWhyCommand } from './commands/whyCommand.js';
 import { cliVersion } from './version.js';
 
@@ -63,6 +64,7 @@ export function buildProgram(cli: CliContext): Command {
   registerCompletionCommand(program, cli);
   registerDoctorCommand(program, cli);
   registerOpenCommand(program, cli);
+  registerUsageCommand(program, cli);
   addUsualAliases(program);
   applyUsageErrors(program, cli);
   return program;
