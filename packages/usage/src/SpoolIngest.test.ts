@@ -114,7 +114,15 @@ describe('BatchedUsageRecorder', () => {
   it('returns at once, writes in batches, and a store that fails is logged, never thrown', async () => {
     const logged: string[] = [];
     const recorder = new BatchedUsageRecorder(store, (text) => logged.push(text));
-    const use = { runtime: 'mcp-client', project: null, kind: 'skill' as const, name: 'pdf', server: null, event: 'invoked' as const, session: 'c1' };
+    const use = {
+      runtime: 'mcp-client',
+      project: null,
+      kind: 'skill' as const,
+      name: 'pdf',
+      server: null,
+      event: 'invoked' as const,
+      session: 'c1',
+    };
     for (let index = 0; index < FLUSH_BATCH + 5; index += 1) recorder.record(use);
     await recorder.flush();
     expect((await store.tally({ since: 0 }))[0]?.invoked).toBe(FLUSH_BATCH + 5);

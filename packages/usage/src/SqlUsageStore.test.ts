@@ -38,35 +38,58 @@ describe.each(sqlBackends)('UsageStore on $name', (backend) => {
     removeTestdirs();
   });
 
-  it.skipIf(skip !== null)('tallies uses per runtime, project and capability: invoked counts failures too, sessions are distinct', async () => {
-    await store.record([
-      use({ at: NOW - 3 * DAY_MS, session: 's1' }),
-      use({ at: NOW - 2 * DAY_MS, session: 's2', event: 'failed' }),
-      use({ at: NOW - DAY_MS, session: 's2' }),
-      use({ runtime: 'codex', session: null }),
-      use({ project: null, kind: 'tool', name: 'search', server: 'github', session: 's3' }),
-    ]);
-    const tallies = await store.tally({ since: NOW - 10 * DAY_MS });
-    expect(tallies).toEqual([
-      {
-        runtime: 'claude-code',
-        project: '/work/app',
-        kind: 'skill',
-        name: 'pdf',
-        server: null,
-        invoked: 3,
-        failed: 1,
-        lastUsed: NOW - DAY_MS,
-        sessions: 2,
-      },
-      { runtime: 'codex', project: '/work/app', kind: 'skill', name: 'pdf', server: null, invoked: 1, failed: 0, lastUsed: NOW, sessions: 0 },
-      { runtime: 'claude-code', project: null, kind: 'tool', name: 'search', server: 'github', invoked: 1, failed: 0, lastUsed: NOW, sessions: 1 },
-    ]);
-    expect(await store.sessionCounts({ since: NOW - 10 * DAY_MS })).toEqual([
-      { runtime: 'claude-code', project: null, sessions: 1 },
-      { runtime: 'claude-code', project: '/work/app', sessions: 2 },
-    ]);
-  });
+  it.skipIf(skip !== null)(
+    'tallies uses per runtime, project and capability: invoked counts failures too, sessions are distinct',
+    async () => {
+      await store.record([
+        use({ at: NOW - 3 * DAY_MS, session: 's1' }),
+        use({ at: NOW - 2 * DAY_MS, session: 's2', event: 'failed' }),
+        use({ at: NOW - DAY_MS, session: 's2' }),
+        use({ runtime: 'codex', session: null }),
+        use({ project: null, kind: 'tool', name: 'search', server: 'github', session: 's3' }),
+      ]);
+      const tallies = await store.tally({ since: NOW - 10 * DAY_MS });
+      expect(tallies).toEqual([
+        {
+          runtime: 'claude-code',
+          project: '/work/app',
+          kind: 'skill',
+          name: 'pdf',
+          server: null,
+          invoked: 3,
+          failed: 1,
+          lastUsed: NOW - DAY_MS,
+          sessions: 2,
+        },
+        {
+          runtime: 'codex',
+          project: '/work/app',
+          kind: 'skill',
+          name: 'pdf',
+          server: null,
+          invoked: 1,
+          failed: 0,
+          lastUsed: NOW,
+          sessions: 0,
+        },
+        {
+          runtime: 'claude-code',
+          project: null,
+          kind: 'tool',
+          name: 'search',
+          server: 'github',
+          invoked: 1,
+          failed: 0,
+          lastUsed: NOW,
+          sessions: 1,
+        },
+      ]);
+      expect(await store.sessionCounts({ since: NOW - 10 * DAY_MS })).toEqual([
+        { runtime: 'claude-code', project: null, sessions: 1 },
+        { runtime: 'claude-code', project: '/work/app', sessions: 2 },
+      ]);
+    },
+  );
 
   it.skipIf(skip !== null)('narrows to a window, a runtime and a project (null is the global level alone)', async () => {
     await store.record([

@@ -93,7 +93,9 @@ export function parseUsageWindow(text: string): number {
   const match = /^(\d{1,5})([dh]?)$/.exec(text.trim());
   const days = match === null ? NaN : Number(match[1]) / (match[2] === 'h' ? 24 : 1);
   if (!(days > 0) || days > MAX_USAGE_DAYS)
-    throw new UsageQueryInvalidError(`--since takes a window such as 30d or 12h, at most ${MAX_USAGE_DAYS} days; got "${text.slice(0, 40)}"`);
+    throw new UsageQueryInvalidError(
+      `--since takes a window such as 30d or 12h, at most ${MAX_USAGE_DAYS} days; got "${text.slice(0, 40)}"`,
+    );
   return days;
 }
 
@@ -103,7 +105,8 @@ export function parseUsageWindow(text: string): number {
  * @throws UsageQueryInvalidError when it is not a runtime's name
  */
 export function parseUsageRuntime(text: string): string {
-  if (!RUNTIME_NAME.test(text)) throw new UsageQueryInvalidError(`--runtime takes a runtime's name such as claude-code; got "${text.slice(0, 70)}"`);
+  if (!RUNTIME_NAME.test(text))
+    throw new UsageQueryInvalidError(`--runtime takes a runtime's name such as claude-code; got "${text.slice(0, 70)}"`);
   return text;
 }
 
@@ -193,7 +196,10 @@ function joinUsage(offered: readonly { kind: UsageKind; record: CapabilityRecord
   for (const { kind, record } of offered) {
     const id = kind === 'task' ? ((record as CapabilityRecord & { dirName?: string }).dirName ?? record.id) : record.id;
     const key = keyOf(kind, id);
-    const uses = [...(byKey.get(key) ?? []), ...(record.name.toLowerCase() === id.toLowerCase() ? [] : (byKey.get(keyOf(kind, record.name)) ?? []))];
+    const uses = [
+      ...(byKey.get(key) ?? []),
+      ...(record.name.toLowerCase() === id.toLowerCase() ? [] : (byKey.get(keyOf(kind, record.name)) ?? [])),
+    ];
     byKey.delete(key);
     byKey.delete(keyOf(kind, record.name));
     entries.push(entryOf(kind, id, record.plugin, true, uses));

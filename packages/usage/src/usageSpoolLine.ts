@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { visibleText } from '@loadout/kernel';
 import { z } from 'zod';
 
 /**
@@ -19,15 +20,13 @@ export const MAX_USAGE_NAME_CHARS = 256;
 /** Longest project path kept. */
 export const MAX_USAGE_PROJECT_CHARS = 4096;
 
-/** C0 and C1 control characters, and the line and paragraph separators: never part of a name or a path. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
 const plainText = (max: number, what: string) =>
   z
     .string()
     .min(1, `${what} is empty`)
     .max(max, `${what} is longer than ${max} characters`)
-    .refine((text) => !CONTROL.test(text), `${what} holds a control character`);
+    // A control character (an escape sequence, a line break, a bidirectional override) is never part of a name or a path.
+    .refine((text) => visibleText(text) === text, `${what} holds a control character`);
 
 /**
  * One line of the usage spool, version 1: what a runtime hook writes for each event. `project` is

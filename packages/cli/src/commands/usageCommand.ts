@@ -78,9 +78,14 @@ function formatUsage(report: UsageReport): string {
   const lines = [
     header,
     ...spool,
-    rows.length === 0 ? 'nothing is offered or used' : table([['CAPABILITY', 'STATE', 'INVOKED', 'FAILED', 'LAST USED', 'RUNTIMES'], ...rows]),
+    rows.length === 0
+      ? 'nothing is offered or used'
+      : table([['CAPABILITY', 'STATE', 'INVOKED', 'FAILED', 'LAST USED', 'RUNTIMES'], ...rows]),
   ];
   if (report.suggestions.length > 0)
-    lines.push('suggestions:', ...report.suggestions.map((suggestion) => `  ${visibleText(suggestion.message)}\n    ${suggestion.command}`));
+    lines.push(
+      'suggestions:',
+      ...report.suggestions.map((suggestion) => `  ${visibleText(suggestion.message)}\n    ${suggestion.command}`),
+    );
   return lines.join('\n');
 }
