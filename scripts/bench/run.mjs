@@ -22,6 +22,7 @@ const benches = [
   { name: 'queue', file: 'queue.mjs', args: [] },
   { name: 'clones', file: 'clones.mjs', args: [] },
   { name: 'runtimes', file: 'runtimes.mjs', args: [] },
+  { name: 'usage', file: 'usage.mjs', args: [] },
 ].filter((bench) => (only.length === 0 || only.includes(bench.name)) && fs.existsSync(path.join(here, bench.file)));
 
 fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
