@@ -38,13 +38,17 @@ const MAX_PROBLEMS = 20;
  * a new spool name, to be taken again. Lines are data: parsed as JSON and checked against
  * {@link usageSpoolLineSchema}, never run. Symbolic links and other non-files are passed over.
  */
-export async function ingestSpool(spoolDir: string, store: UsageStore, now: () => number = Date.now): Promise<SpoolIngestReport> {
+export async function ingestSpool(
+  spoolDir: string,
+  store: UsageStore,
+  options: { readonly maxFileBytes?: number } = {},
+): Promise<SpoolIngestReport> {
   const tally = { files: 0, recorded: 0, invalid: 0, dropped: 0, problems: [] as string[] };
-  const taken = takeSpoolFiles(spoolDir, now(), tally.problems);
+  const taken = takeSpoolFiles(spoolDir, Date.now(), tally.problems);
   if (taken.length === 0) return tally;
   await new Promise((done) => setTimeout(done, WRITER_GRACE_MS));
   for (const file of taken) {
-    const read = readSpoolFile(file.taken, file.name);
+    const read = readSpoolFile(file.taken, file.name, options.maxFileBytes ?? MAX_SPOOL_FILE_BYTES);
     try {
       await store.record(read.events);
     } catch (error) {
@@ -120,18 +124,18 @@ interface ReadSpool {
 }
 
 /** The events of one taken spool file, and what of it could not be used. */
-function readSpoolFile(file: string, name: string): ReadSpool {
+function readSpoolFile(file: string, name: string, maxBytes: number): ReadSpool {
   const read: ReadSpool = { events: [], invalid: 0, dropped: 0, problems: [] };
   const handle = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   let bytes: Buffer;
   try {
     const size = fs.fstatSync(handle).size;
-    bytes = Buffer.alloc(Math.min(size, MAX_SPOOL_FILE_BYTES));
+    bytes = Buffer.alloc(Math.min(size, maxBytes));
     const got = fs.readSync(handle, bytes, 0, bytes.length, 0);
     bytes = bytes.subarray(0, got);
-    if (size > MAX_SPOOL_FILE_BYTES) {
+    if (size > maxBytes) {
       read.invalid += 1;
-      read.problems.push(`${name}: only its first ${MAX_SPOOL_FILE_BYTES} bytes were read; the rest was skipped`);
+      read.problems.push(`${name}: only its first ${maxBytes} bytes were read; the rest was skipped`);
     }
   } finally {
     fs.closeSync(handle);
