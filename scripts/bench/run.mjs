@@ -24,6 +24,7 @@ const benches = [
   { name: 'runtimes', file: 'runtimes.mjs', args: [] },
   { name: 'usage-hook', file: 'usageHook.mjs', args: [] },
   { name: 'budget', file: 'budget.mjs', args: [] },
+  { name: 'usage', file: 'usage.mjs', args: [] },
 ].filter((bench) => (only.length === 0 || only.includes(bench.name)) && fs.existsSync(path.join(here, bench.file)));
 
 fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });

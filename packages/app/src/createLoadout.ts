@@ -14,6 +14,7 @@ import { skillsModule } from '@loadout/skills';
 import { stateModule } from '@loadout/state/module';
 import { tasksModule } from '@loadout/tasks';
 import { trustModule } from '@loadout/trust/module';
+import { usageModule } from '@loadout/usage/module';
 import { webModule } from '@loadout/web';
 import type { DependencyContainer } from 'tsyringe';
 
@@ -42,6 +43,7 @@ export const loadoutModules: readonly LoadoutModule[] = [
   stateModule,
   trustModule,
   levelsModule,
+  usageModule,
   {
     name: 'runtimes',
     later: async () => (await import('@loadout/runtimes')).runtimesModule,

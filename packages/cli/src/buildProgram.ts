@@ -22,6 +22,7 @@ import { registerTaskRunCommand } from './commands/taskRunCommand.js';
 import { registerTasksCommand } from './commands/tasksCommand.js';
 import { registerTrustCommands } from './commands/trustCommand.js';
 import { registerUsageHookCommand } from './commands/usageHookCommand.js';
+import { registerUsageCommand } from './commands/usageCommand.js';
 import { registerWhyCommand } from './commands/whyCommand.js';
 import { cliVersion } from './version.js';
 
@@ -66,6 +67,7 @@ export function buildProgram(cli: CliContext): Command {
   registerCompletionCommand(program, cli);
   registerDoctorCommand(program, cli);
   registerOpenCommand(program, cli);
+  registerUsageCommand(program, cli);
   registerUsageHookCommand(program, cli);
   addUsualAliases(program);
   applyUsageErrors(program, cli);

@@ -15,6 +15,8 @@ import { pluginsModule } from '@loadout/plugins';
 import { serversModule } from '@loadout/servers';
 import { skillsModule } from '@loadout/skills';
 import { CapabilityStateService, stateModule } from '@loadout/state';
+import { UsageRecorder, UsageStore } from '@loadout/usage';
+import { usageModule } from '@loadout/usage/module';
 import { tasksModule } from '@loadout/tasks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -110,7 +112,7 @@ function workspace(extra: TreeDescription = {}): TreeDescription {
 
 // The later parts of the modules (the job queue's runner, the state service, the plugin manager)
 // loaded first, as `loadout mcp` does: the containers below are whole.
-beforeAll(() => loadModules([pluginsModule, jobsModule, stateModule]));
+beforeAll(() => loadModules([pluginsModule, jobsModule, stateModule, usageModule]));
 
 async function connect(tree: TreeDescription = workspace(), methods: readonly McpMethod[] = []): Promise<Harness> {
   const home = testdir(tree);
@@ -130,6 +132,7 @@ async function connect(tree: TreeDescription = workspace(), methods: readonly Mc
     commandsModule,
     jobsModule,
     stateModule,
+    usageModule,
   ]);
   const project = path.join(home, 'project');
   const services = resolveMcpServices(container, 'the test');
@@ -171,6 +174,23 @@ describe('tools', () => {
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     });
     expect(tools.find((tool) => tool.name === 'fails')?.inputSchema).toEqual({ type: 'object', additionalProperties: true });
+  });
+
+  it('reports each skill read, prompt get and tool call to the usage ledger as the client that made it, failures as failed', async () => {
+    const { client, container, project } = await connect();
+    await client.readResource({ uri: 'skill://pdf' });
+    await client.readResource({ uri: 'skill://pdf/scripts/extract.py' });
+    await client.getPrompt({ name: 'skill:quick' });
+    await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+    await client.callTool({ name: 'fails', arguments: {} });
+    await resolve(container, UsageRecorder).flush();
+    const tallies = await resolve(container, UsageStore).tally({ since: 0 });
+    expect(tallies.map((t) => [t.runtime, t.project, t.kind, t.name, t.invoked, t.failed, t.sessions]).sort()).toEqual([
+      ['test', project, 'skill', 'pdf', 1, 0, 1],
+      ['test', project, 'skill', 'quick', 1, 0, 1],
+      ['test', project, 'task', 'echo', 1, 0, 1],
+      ['test', project, 'task', 'fails', 1, 1, 1],
+    ]);
   });
 
   it('runs a call as one job and returns its stdout; arguments that do not match come back as isError', async () => {

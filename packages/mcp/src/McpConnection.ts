@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { type CommandRecord, commandPrompt } from '@loadout/commands';
 import type { Job } from '@loadout/jobs';
@@ -12,6 +13,7 @@ import {
 } from '@loadout/kernel';
 import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
+import type { UsageKind } from '@loadout/usage';
 import { TaskInputSchemas } from '@loadout/tasks';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -156,9 +158,11 @@ export class McpConnection {
   private checking: Promise<void> | null = null;
   private checkAgain = false;
   private closed = false;
+  /** Names this connection in the usage ledger: one client's session, for "used in most sessions". */
+  private readonly ledgerSession = randomUUID();
 
   constructor(
-    private readonly services: Pick<McpServices, 'jobs' | 'state'>,
+    private readonly services: Pick<McpServices, 'jobs' | 'state' | 'usage'>,
     private readonly exposures: LiveExposures,
     private readonly projects: ProjectSource,
     private readonly log: (line: string) => void,
@@ -208,6 +212,24 @@ export class McpConnection {
     }
     for (const controller of this.calls.values()) controller.abort();
     await Promise.allSettled([...this.running, this.tasks.close()]);
+    // What this client used is stored before its process may end (`loadout mcp` exits when the pipe closes).
+    await this.services.usage.flush();
+  }
+
+  /**
+   * Reports one use to the usage ledger, as the client that used it (its own name from
+   * `initialize`) in the project it was served. Returns at once: the ledger is written in batches.
+   */
+  private used(exposure: SessionExposure, kind: UsageKind, name: string, event: 'invoked' | 'failed' = 'invoked'): void {
+    this.services.usage.record({
+      runtime: runtimeNameOf(this.server.getClientVersion()?.name),
+      project: exposure.session.project,
+      kind,
+      name,
+      server: null,
+      event,
+      session: this.ledgerSession,
+    });
   }
 
   private registerHandlers(): void {
@@ -340,6 +362,7 @@ export class McpConnection {
           const agent = session.find('agent', address.id);
           const text = agent === undefined ? null : readTextInside(rootOf(session, agent), agent.path);
           if (text === null) throw new ResourceNotFoundError(uri, `no subagent "${address.id}" is on in this session`);
+          this.used(exposure, 'agent', (agent as NonNullable<typeof agent>).id);
           return { contents: [{ uri, mimeType: 'text/markdown', text }] };
         }
         // A Skills-extension URI (`skill://<skill-path>/<file>`) first: for an owner's skill it is
@@ -348,6 +371,7 @@ export class McpConnection {
         if (served?.manifest === true) {
           const text = readTextInside(rootOf(session, served.record), served.record.path);
           if (text === null) throw new ResourceNotFoundError(uri, `the SKILL.md of "${served.record.id}" is gone`);
+          this.used(exposure, 'skill', served.record.id);
           return { contents: [{ uri, mimeType: 'text/markdown', text }] };
         }
         if (served !== null) return { contents: [{ uri, ...readSkillFile(served.record, served.segments, uri) }] };
@@ -356,6 +380,7 @@ export class McpConnection {
         if (address.segments.length === 0) {
           const text = readTextInside(rootOf(session, skill), skill.path);
           if (text === null) throw new ResourceNotFoundError(uri, `the SKILL.md of "${skill.id}" is gone`);
+          this.used(exposure, 'skill', skill.id);
           return { contents: [{ uri, mimeType: 'text/markdown', text }] };
         }
         return { contents: [{ uri, ...readSkillFile(skill, address.segments, uri) }] };
@@ -388,6 +413,7 @@ export class McpConnection {
         const document = readMarkdownInside(rootOf(exposure.session, prompt.record), prompt.record.path);
         if (document === null) throw new PromptNotFoundError(request.params.name);
         const body = prompt.kind === 'command' ? commandPrompt(document.body, request.params.arguments?.arguments ?? '') : document.body;
+        this.used(exposure, prompt.kind === 'command' ? 'command' : 'skill', prompt.record.id);
         return {
           ...(prompt.record.description === '' ? {} : { description: prompt.record.description }),
           messages: [{ role: 'user', content: { type: 'text', text: body.trim() === '' ? prompt.record.description : body } }],
@@ -402,9 +428,13 @@ export class McpConnection {
         'skills/list': handle(async (request: { params?: unknown }, extra) =>
           listSkills(await this.exposure(extra, 'resources'), request.params),
         ),
-        'skills/get': handle(async (request: { params?: unknown }, extra) =>
-          getSkill(await this.exposure(extra, 'resources'), request.params),
-        ),
+        'skills/get': handle(async (request: { params?: unknown }, extra) => {
+          const exposure = await this.exposure(extra, 'resources');
+          const answer = getSkill(exposure, request.params);
+          const served = resolveSkillFile(exposure, answer.skill.uri);
+          if (served !== null) this.used(exposure, 'skill', served.record.id);
+          return answer;
+        }),
         'tasks/get': handle(async (request: { params?: unknown }) => this.tasks.get(this.tasksParams(request, 'tasks/get'))),
         'tasks/cancel': handle(async (request: { params?: unknown }) => this.tasks.cancel(this.tasksParams(request, 'tasks/cancel'))),
         'tasks/update': handle(async (request: { params?: unknown }) => this.tasks.update(this.tasksParams(request, 'tasks/update'))),
@@ -491,12 +521,14 @@ export class McpConnection {
         onOutput: (chunk) => progress.output(chunk.text),
         stillCurrent: () => this.exposures.isCurrent(exposure),
       });
+      this.used(exposure, 'task', tool.task.dirName, job.status === 'succeeded' ? 'invoked' : 'failed');
       return complete(taskToolResult(job, tool.task, this.outputSchemas));
     } catch (error) {
       // An output that is not what the task declares is the server's failure, not the tool's answer.
       if (error instanceof TaskOutputInvalidError) throw error;
       const answer = jsonRpcErrorFor(error);
       if (answer.data === undefined) throw error;
+      this.used(exposure, 'task', tool.task.dirName, 'failed');
       // The task is listed but cannot be run now (not runnable, gone since the list): tell the agent.
       return complete({ content: [{ type: 'text', text: answer.message }], isError: true, _meta: { 'loadout/code': answer.data.code } });
     } finally {
@@ -523,6 +555,7 @@ export class McpConnection {
           onQueued: (queued) => stored(`job ${queued.id} started`),
           stillCurrent: () => this.exposures.isCurrent(exposure),
         });
+        this.used(exposure, 'task', tool.task.dirName, job.status === 'succeeded' ? 'invoked' : 'failed');
         return { result: { ...taskToolResult(job, tool.task, this.outputSchemas), resultType: 'complete' } };
       } finally {
         release();
@@ -609,6 +642,22 @@ function mergeCapabilities(base: Record<string, unknown>, extra: readonly Readon
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The longest runtime name the ledger keeps of what a client calls itself. */
+const MAX_RUNTIME_NAME = 64;
+
+/**
+ * The runtime a client is, for the ledger: the name it gave in `initialize` (`claude-code`,
+ * `codex-mcp-client`), folded to the ledger's plain form; `mcp` when it gave none.
+ */
+export function runtimeNameOf(clientName: string | undefined): string {
+  const folded = (clientName ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, MAX_RUNTIME_NAME);
+  return folded === '' ? 'mcp' : folded;
 }
 
 /** Words for why a task is off, by who decided. */

@@ -10,6 +10,7 @@ import { removeTestdirs, testdir, type TreeDescription } from '@loadout/files/te
 import { pluginsModule } from '@loadout/plugins';
 import { skillsModule } from '@loadout/skills';
 import { CapabilityStateService, stateModule } from '@loadout/state';
+import { usageModule } from '@loadout/usage/module';
 import { tasksModule } from '@loadout/tasks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -28,7 +29,7 @@ afterEach(async () => {
   removeTestdirs();
 });
 
-beforeAll(() => loadModules([pluginsModule, jobsModule, stateModule]));
+beforeAll(() => loadModules([pluginsModule, jobsModule, stateModule, usageModule]));
 
 const skill = (name: string, description: string, extra = ''): string =>
   `---\nname: ${name}\ndescription: ${description}\n${extra}---\n# ${name}\n`;
@@ -83,6 +84,7 @@ async function connect(options: { tasks?: boolean; tree?: TreeDescription } = {}
     tasksModule,
     jobsModule,
     stateModule,
+    usageModule,
   ]);
   const services = resolveMcpServices(container, 'the test');
   const exposures = new LiveExposures(services.sessions, 25);

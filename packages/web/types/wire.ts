@@ -34,6 +34,7 @@ import type { SkillRecord } from '@loadout/skills';
 import type { CapabilityStateService, SetCapabilityStateParams } from '@loadout/state';
 import type { NewTaskBody, TaskPatchBody as TaskPatchBodySchema, TaskRecord, TaskStore } from '@loadout/tasks';
 import type { ConsentEntry, PluginApproveBody, PluginReview, ProjectReview, TrustProjectBody, TrustService } from '@loadout/trust';
+import type { UsageReport, UsageRouteQuery } from '@loadout/usage';
 
 export type {
   ApplyResult,
@@ -102,6 +103,7 @@ type ProjectQuery = { readonly project?: string | null };
 /** Every REST route the screen calls, by `METHOD /path`, as the server contributes it. */
 export interface Routes {
   'GET /api/session': Route<SessionJson, { query?: ProjectQuery }>;
+  'GET /api/usage': Route<UsageReport, { query?: QueryInput<UsageRouteQuery> }>;
   'GET /api/notifications': Route<ReturnType<NotificationInbox['list']>, { query?: QueryInput<InboxQuery> }>;
   'POST /api/notifications/:id/read': Route<ReturnType<NotificationInbox['markRead']>, { params: { id: number } }>;
   'GET /api/plugins': Route<PluginEntry[]>;

@@ -2,6 +2,7 @@ import { DEFAULT_JOB_RETENTION } from '@loadout/jobs/retention';
 import type { RunningServer } from '@loadout/server';
 import type { Command } from 'commander';
 import { registerLoadoutLauncher } from './applyCommand.js';
+import { KEEP_USAGE_DAYS_VARIABLE, keepUsageDays } from './usageCommand.js';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { screenAddress } from '../serverClient.js';
 
@@ -62,6 +63,7 @@ export function registerServeCommand(program: Command, cli: CliContext): void {
           registerLoadoutLauncher(cli);
           cli.features.configureJobWorkers(app, { count });
           cli.features.configureJobRetention(app, retention);
+          cli.features.configureUsageRetention(app, { keepDays: keepUsageDays(cli.env[KEEP_USAGE_DAYS_VARIABLE]) });
           server = await cli.features.startServer(app, {
             port,
             host,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { USAGE_SPOOL_FOLDER } from '@loadout/usage';
 import { describe, expect, it } from 'vitest';
 import { type Box, compareScreenshot } from './compareScreenshot.js';
 import { PLUGIN_NAME, screenPerTest, TOKEN } from './startLoadoutScreen.js';
@@ -342,10 +343,33 @@ describe('the capability screen', { timeout: 90_000 }, () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     // Some history to show: a finished run (which also fills the inbox) and a switched-off skill.
     loadout('capability', 'set', 'skill/review', '--disable', '--project', project);
+    // And a use of pdf, as a runtime's hook leaves it in the usage spool: the ledger takes it in.
+    const spool = path.join(home, '.loadout', USAGE_SPOOL_FOLDER);
+    fs.mkdirSync(spool, { recursive: true });
+    const use = {
+      v: 1,
+      at: new Date().toISOString(),
+      runtime: 'claude-code',
+      project,
+      kind: 'skill',
+      name: 'pdf',
+      event: 'invoked',
+      session: 's1',
+    };
+    fs.writeFileSync(path.join(spool, 'screens.jsonl'), `${JSON.stringify(use)}\n`);
     await open({ project });
-    // The descriptions of what is off arrive after the first drawing.
+    // The descriptions of what is off and the usage ledger arrive after the first drawing.
     await page.locator('main .view-capabilities[data-described="true"]').waitFor();
-    await shoot('capabilities', ['.view-capabilities .lede']);
+    await shoot('capabilities', ['.view-capabilities .lede', '.usage.used']);
+
+    // The Usage filter: used shows pdf alone among the skills, unused everything else the ledger counts.
+    const usageChip = (name: string) => page.locator('[data-filter="usage"]').getByRole('button', { name, exact: true });
+    await usageChip('Used').click();
+    expect(await ids(page.locator('section.kind[data-kind="skill"] li.row'))).toEqual(['pdf']);
+    await expect.poll(() => page.locator('li.row .usage.used').first().textContent()).toMatch(/^Used 1× · last \d{4}-\d\d-\d\d$/);
+    await usageChip('Unused').click();
+    expect(await ids(page.locator('section.kind[data-kind="skill"] li.row'))).not.toContain('pdf');
+    await usageChip('Any use').click();
 
     await rows(page, 'skill', 'global')
       .filter({ hasText: 'Read, fill and merge' })

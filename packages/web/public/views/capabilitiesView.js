@@ -9,7 +9,7 @@ import { request, rpc } from '../api.js';
 import { focusByKey, focusKeyOf, h, replaceChildren } from '../dom.js';
 import { LIST_METHOD } from './capabilities/labels.js';
 import { forgetDrawnPages, pageObserver, renderKinds } from './capabilities/lists.js';
-import { buildModel, filterRows } from './capabilities/model.js';
+import { buildModel, filterRows, usageByKey, usageEntryOf } from './capabilities/model.js';
 import { diagnostics, hiddenByPluginNote, needsToken } from './capabilities/notes.js';
 import { recordsByPath } from './capabilities/records.js';
 import { filters, installSlashToSearch, toolbar } from './capabilities/toolbar.js';
@@ -29,21 +29,32 @@ export async function renderCapabilities(container, context) {
   performance.mark('loadout:capabilities-read');
   // Asked only now: the server reads one request at a time, and these would delay the state.
   const listings = Promise.all(Object.values(LIST_METHOD).map((method) => rpc(method, { project })));
+  // The ledger too, for the Usage of each row and its filter: the rows are drawn without it first.
+  const ledger = request('GET /api/usage', { query: { project, since: '30d' } });
+  /** @type {Map<string, any> | null} */
+  let usage = null;
   const entries = Array.isArray(stateAnswer) ? stateAnswer : (stateAnswer?.capabilities ?? []);
   let model = buildModel(entries, recordsByPath(session, []));
   if (filters.kind !== 'all' && !model.kinds.includes(filters.kind)) filters.kind = 'all';
-  const view = { context, project, scope: project === null ? 'global' : filters.scope, describe: (path) => model.describe(path) };
+  const view = {
+    context,
+    project,
+    scope: project === null ? 'global' : filters.scope,
+    describe: (path) => model.describe(path),
+    // undefined: the ledger has not answered; null: it counts no use of this capability.
+    usageOf: (kind, id) => usageEntryOf(usage, kind, id),
+  };
 
   let observer = pageObserver();
   const drawLists = () => {
     observer.disconnect();
     observer = pageObserver();
-    const rows = filterRows(model.rows, filters);
+    const rows = filterRows(model.rows, filters, usage);
     return renderKinds(rows, {
       kinds: model.kinds,
       kindFilter: filters.kind,
       grouping: filters.grouping,
-      filtered: filters.text.trim() !== '' || filters.state !== 'all',
+      filtered: filters.text.trim() !== '' || filters.state !== 'all' || filters.usage !== 'all',
       project,
       view,
       observer,
@@ -85,8 +96,13 @@ export async function renderCapabilities(container, context) {
   );
   performance.mark('loadout:capabilities-drawn');
 
-  listings.then(
-    (lists) => {
+  // The ledger's answer comes with the descriptions: one redraw, and `described` marks both drawn.
+  const usageRead = ledger.then(
+    (report) => (usage = usageByKey(report)),
+    (error) => context.fail('Could not read the usage ledger', error),
+  );
+  Promise.all([listings, usageRead]).then(
+    ([lists]) => {
       model = buildModel(entries, recordsByPath(session, lists));
       redraw();
       container.dataset.described = 'true';

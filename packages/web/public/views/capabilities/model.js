@@ -46,11 +46,54 @@ export function buildModel(entries, listed) {
   return { visible, hiddenByPlugin: entries.length - visible.length, kinds, rows, stateCounts, describe };
 }
 
-/** The rows the filters let through, in the model's order. */
-export function filterRows(rows, { kind, state, text }) {
+/** The usage filter's choices: used in the ledger's window, or not. */
+export const USAGE_CHOICES = ['used', 'unused'];
+
+/**
+ * The ledger's line for a row's capability, by `kind/id`, from `GET /api/usage`; null while the
+ * ledger has not answered (then the usage filter lets every row through).
+ * @param {any} report
+ * @returns {Map<string, any> | null}
+ */
+export function usageByKey(report) {
+  if (report === null) return null;
+  return new Map(report.capabilities.filter((entry) => entry.offered).map((entry) => [`${entry.kind}/${entry.id}`.toLowerCase(), entry]));
+}
+
+/** The kinds the usage ledger counts uses of; the others (affordances, hooks …) are neither used nor unused. */
+const LEDGER_KINDS = new Set(['skill', 'command', 'agent', 'task', 'server']);
+
+/**
+ * The ledger's line for one capability: undefined when the ledger is not known or does not count
+ * its kind, null when it counts no use of it.
+ * @param {Map<string, any> | null} usage
+ */
+export function usageEntryOf(usage, kind, id) {
+  if (usage === null || !LEDGER_KINDS.has(kind)) return undefined;
+  return usage.get(`${kind}/${id}`.toLowerCase()) ?? null;
+}
+
+/** Whether a row's capability was used in the window, or undefined when that is not known (a shadowed copy is never the one used). */
+function usedOf(row, usage) {
+  if (row.state === 'shadowed') return undefined;
+  const entry = usageEntryOf(usage, row.kind, row.item.id);
+  return entry === undefined ? undefined : (entry?.invoked ?? 0) > 0;
+}
+
+/**
+ * The rows the filters let through, in the model's order. A capability whose use is not known
+ * (the ledger has not answered, or does not count its kind) is left out by the used and unused filters.
+ * @param {any[]} rows
+ * @param {{ kind: string, state: string, text: string, usage?: string }} filters
+ * @param {Map<string, any> | null} [usage]
+ */
+export function filterRows(rows, { kind, state, text, usage: usageFilter = 'all' }, usage = null) {
   const wanted = text.trim().toLowerCase();
   return rows.filter(
     (row) =>
-      (kind === 'all' || row.kind === kind) && (state === 'all' || row.state === state) && (wanted === '' || row.text.includes(wanted)),
+      (kind === 'all' || row.kind === kind) &&
+      (state === 'all' || row.state === state) &&
+      (wanted === '' || row.text.includes(wanted)) &&
+      (usageFilter === 'all' || usedOf(row, usage) === (usageFilter === 'used')),
   );
 }

@@ -9,7 +9,7 @@ import { landing, moveActions } from './moves.js';
 
 /**
  * What the rows share with the view around them.
- * @typedef {{ context: any, project: string | null, scope: string, describe(path: string): string }} RowView
+ * @typedef {{ context: any, project: string | null, scope: string, describe(path: string): string, usageOf(kind: string, id: string): any }} RowView
  */
 
 /** Who provides a capability: the owner, or a plugin by name. */
@@ -121,6 +121,7 @@ export function renderRow(entry, view) {
     return button;
   });
   const dead = entry.enabled && entry.active === false;
+  const usage = usageNote(view.usageOf(entry.kind, entry.id));
   const shadowed = (entry.shadowed ?? []).length;
 
   return h(
@@ -151,6 +152,7 @@ export function renderRow(entry, view) {
         'div',
         { class: 'row-meta' },
         why,
+        usage,
         dead && !held ? h('span', { class: 'warning', text: 'every gate is off: present but dead' }) : null,
         shadowed === 0
           ? null
@@ -173,6 +175,22 @@ export function renderRow(entry, view) {
     ),
     h('div', { class: 'row-actions' }, held ? liftHoldButton(entry, view.context) : null, moveActions(entry, view)),
   );
+}
+
+/**
+ * The row's Usage: how often the agents used it in the ledger's window and when last, or that
+ * they did not; nothing while the ledger has not answered or for a kind it does not count.
+ */
+function usageNote(used) {
+  if (used === undefined) return null;
+  if (used === null || used.invoked === 0)
+    return h('span', { class: 'usage unused', title: 'Not used by any agent in the last 30 days (loadout usage)', text: 'Unused' });
+  const failed = used.failed === 0 ? '' : `, ${used.failed} failed`;
+  return h('span', {
+    class: 'usage used',
+    title: `Used by ${used.runtimes.map((runtime) => runtime.runtime).join(', ')}; last ${used.lastUsed}`,
+    text: `Used ${used.invoked}×${failed} · last ${used.lastUsed.slice(0, 10)}`,
+  });
 }
 
 /** Writes one change of a switch or a gate at the level the view's scope names, then re-reads. */

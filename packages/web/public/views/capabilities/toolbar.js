@@ -3,12 +3,13 @@
 
 import { baseName, h } from '../../dom.js';
 import { KIND_LABELS } from './labels.js';
-import { STATES } from './model.js';
+import { STATES, USAGE_CHOICES } from './model.js';
 
 /** Filters kept while the screen is open, so a re-render after a change keeps the owner's place. */
-export const filters = { kind: 'all', state: 'all', text: '', scope: 'project', grouping: 'level' };
+export const filters = { kind: 'all', state: 'all', text: '', scope: 'project', grouping: 'level', usage: 'all' };
 
 const STATE_LABELS = { all: 'Any state', on: 'On', off: 'Off', held: 'Held', shadowed: 'Shadowed' };
+const USAGE_LABELS = { all: 'Any use', used: 'Used', unused: 'Unused' };
 
 /** `onChange` redraws the lists only; the scope re-reads the view. */
 export function toolbar({ model, project, context, onChange }) {
@@ -28,6 +29,13 @@ export function toolbar({ model, project, context, onChange }) {
     'Show states',
     'state',
     ['all', ...STATES].map((state) => [state, STATE_LABELS[state], state === 'all' ? model.rows.length : model.stateCounts[state]]),
+    onChange,
+  );
+  // Counted once the ledger answers; drawn at once so the toolbar does not move when it does.
+  const usageChips = chipGroup(
+    'Show by use in the last 30 days',
+    'usage',
+    ['all', ...USAGE_CHOICES].map((choice) => [choice, USAGE_LABELS[choice], null]),
     onChange,
   );
   const search = h('input', {
@@ -74,7 +82,7 @@ export function toolbar({ model, project, context, onChange }) {
       h('label', { class: 'visually-hidden', for: 'capability-filter', text: 'Search capabilities' }),
       search,
     ),
-    h('div', { class: 'toolbar-filters' }, kindChips, stateChips),
+    h('div', { class: 'toolbar-filters' }, kindChips, stateChips, usageChips),
     h('div', { class: 'toolbar-right' }, grouping, scopeControl),
   );
 }
@@ -87,7 +95,7 @@ function chipGroup(label, key, choices, onChange) {
       'button',
       { type: 'button', class: 'chip', 'aria-pressed': String(filters[key] === value), dataset: { focusKey: `${key}:${value}`, value } },
       text,
-      h('span', { class: 'count', text: String(count) }),
+      count === null ? null : h('span', { class: 'count', text: String(count) }),
     );
     button.addEventListener('click', () => {
       filters[key] = value;
