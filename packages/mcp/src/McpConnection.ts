@@ -278,7 +278,7 @@ export class McpConnection {
     on(
       'tools/call',
       handle(async (request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown } }, extra) => {
-        const tasks = declaresTasks(extra.clientCapabilities, request.params._meta);
+        const tasks = declaresTasks(extra.clientCapabilities, request.params._meta ?? extra.requestMeta);
         const call = this.callTool(request.params.name, request.params.arguments ?? {}, extra, tasks);
         this.running.add(call);
         try {
@@ -554,7 +554,7 @@ export class McpConnection {
   /** A `tasks/*` request's params, once the client is known to speak the extension (for the session or this request). */
   private tasksParams(request: { params?: unknown }, extra: McpCall, method: string): unknown {
     const meta = typeof request.params === 'object' && request.params !== null ? (request.params as { _meta?: unknown })._meta : undefined;
-    if (!declaresTasks(extra.clientCapabilities, meta)) throw new TasksExtensionRequiredError(method);
+    if (!declaresTasks(extra.clientCapabilities, meta ?? extra.requestMeta)) throw new TasksExtensionRequiredError(method);
     return request.params;
   }
 

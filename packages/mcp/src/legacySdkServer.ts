@@ -47,6 +47,7 @@ export function bindLegacyServer(connection: McpConnection): Server {
   const callOf = (extra: Extra): McpCall => ({
     requestId: extra.requestId,
     signal: extra.signal,
+    requestMeta: extra._meta,
     progressToken: extra._meta?.progressToken,
     clientCapabilities: server.getClientCapabilities(),
     notify: (method, params) => extra.sendNotification({ method, params } as ServerNotification),

@@ -10,6 +10,8 @@ export interface McpCall {
   readonly requestId: McpRequestId;
   /** Fires when the client cancelled the request or went away. */
   readonly signal: AbortSignal;
+  /** The request's `_meta` (the v2 SDK lifts it out of the params its handlers see). */
+  readonly requestMeta: unknown;
   /** The `_meta.progressToken` the client asked progress under, if any. */
   readonly progressToken: string | number | undefined;
   /** The client's capabilities: declared at `initialize` (2025) or on this request (2026-07-28). */

@@ -53,6 +53,8 @@ export function buildModernServer(connection: McpConnection, era: 'legacy' | 'mo
   const callOf = (ctx: ServerContext): McpCall => ({
     requestId: ctx.mcpReq.id,
     signal: ctx.mcpReq.signal,
+    // The SDK lifts the per-request envelope (protocol version, client capabilities) out of `_meta`.
+    requestMeta: { ...ctx.mcpReq._meta, ...ctx.mcpReq.envelope },
     progressToken: ctx.mcpReq._meta?.progressToken,
     clientCapabilities: server.getClientCapabilities(),
     notify: (method, params) => ctx.mcpReq.notify({ method, params }),
