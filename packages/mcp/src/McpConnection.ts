@@ -117,10 +117,6 @@ export type ListKind = 'tools' | 'resources' | 'prompts';
 /** The capabilities a connection declares whatever the protocol revision. */
 const BASE_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } };
 
-/** What the server tells every client at the start. */
-export const MCP_INSTRUCTIONS =
-  'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), its commands are prompts (command:<id>), its subagents are resources (loadout://agents/<id>), and the skills and affordance blocks are resources under loadout://session/.';
-
 /**
  * One MCP client's record: Loadout's handlers for every method, whose tools, resources and
  * prompts are computed from the session as it is at each request (through {@link LiveExposures}),
@@ -423,7 +419,10 @@ export class McpConnection {
       'skills/get',
       handle(async (request: { params?: unknown }, extra) => getSkill(await this.exposure(extra, 'resources'), request.params)),
     );
-    on('tasks/get', handle(async (request: { params?: unknown }, extra) => this.tasks.get(this.tasksParams(request, extra, 'tasks/get'))));
+    on(
+      'tasks/get',
+      handle(async (request: { params?: unknown }, extra) => this.tasks.get(this.tasksParams(request, extra, 'tasks/get'))),
+    );
     on(
       'tasks/cancel',
       handle(async (request: { params?: unknown }, extra) => this.tasks.cancel(this.tasksParams(request, extra, 'tasks/cancel'))),
@@ -600,7 +599,8 @@ export class McpConnection {
           if (seen === null || seen === exposure.fingerprints[list]) continue;
           this.served[list] = exposure.fingerprints[list];
           if (this.closed) return;
-          for (const sink of [...this.listChangeSinks]) await sink(list).catch((error: Error) => this.log(`mcp: telling of a change: ${error.message}`));
+          for (const sink of [...this.listChangeSinks])
+            await sink(list).catch((error: Error) => this.log(`mcp: telling of a change: ${error.message}`));
         }
       } while (this.checkAgain && !this.closed);
     })()

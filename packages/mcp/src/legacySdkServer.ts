@@ -14,8 +14,8 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { serveExtensionMethods } from './extensionMethods.js';
-import type { McpCall, McpHandler } from './mcpCall.js';
-import { MCP_INSTRUCTIONS, type McpConnection } from './McpConnection.js';
+import { MCP_INSTRUCTIONS, type McpCall } from './mcpCall.js';
+import type { McpConnection } from './McpConnection.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -54,7 +54,10 @@ export function bindLegacyServer(connection: McpConnection): Server {
     listRoots: async () => (await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS })).roots,
   });
   // The SDK types each handler's result by its schema; Loadout's are built to those shapes.
-  const on = server.setRequestHandler.bind(server) as (schema: unknown, handler: (request: never, extra: Extra) => Promise<unknown>) => void;
+  const on = server.setRequestHandler.bind(server) as (
+    schema: unknown,
+    handler: (request: never, extra: Extra) => Promise<unknown>,
+  ) => void;
   const others: Record<string, (request: { method: string; params?: unknown }, extra: Extra) => Promise<unknown>> = {};
   for (const [method, handler] of connection.handlers) {
     const answer = (request: { method: string; params?: unknown }, extra: Extra): Promise<unknown> => handler(request, callOf(extra));
@@ -66,5 +69,3 @@ export function bindLegacyServer(connection: McpConnection): Server {
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => connection.rootsChanged());
   return server;
 }
-
-export type { McpHandler };

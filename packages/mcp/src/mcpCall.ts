@@ -1,3 +1,7 @@
+/** What the server tells every client at the start. */
+export const MCP_INSTRUCTIONS =
+  'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), its commands are prompts (command:<id>), its subagents are resources (loadout://agents/<id>), and the skills and affordance blocks are resources under loadout://session/.';
+
 /** A JSON-RPC request id, as either SDK carries it. */
 export type McpRequestId = string | number;
 

@@ -1,7 +1,7 @@
 import { type CacheHint, type RequestMethod, Server, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import { DEFAULT_WATCH_INTERVAL_MS } from './LiveExposures.js';
-import type { McpCall } from './mcpCall.js';
-import { type ListKind, MCP_INSTRUCTIONS, type McpConnection } from './McpConnection.js';
+import { MCP_INSTRUCTIONS, type McpCall } from './mcpCall.js';
+import type { ListKind, McpConnection } from './McpConnection.js';
 import { JsonRpcError } from './McpErrors.js';
 
 /** How long a client gets to answer `roots/list` (2025 revisions only). */
@@ -58,10 +58,7 @@ export function buildModernServer(connection: McpConnection, era: 'legacy' | 'mo
     progressToken: ctx.mcpReq._meta?.progressToken,
     clientCapabilities: server.getClientCapabilities(),
     notify: (method, params) => ctx.mcpReq.notify({ method, params }),
-    listRoots:
-      era === 'legacy'
-        ? async () => (await ctx.mcpReq.send({ method: 'roots/list' }, { timeout: ROOTS_TIMEOUT_MS })).roots
-        : null,
+    listRoots: era === 'legacy' ? async () => (await ctx.mcpReq.send({ method: 'roots/list' }, { timeout: ROOTS_TIMEOUT_MS })).roots : null,
   });
   // The SDK types each method's result; Loadout's handlers build those shapes.
   const on = server.setRequestHandler.bind(server) as (
