@@ -1,8 +1,14 @@
-import { type CacheHint, type RequestMethod, Server, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CacheHint,
+  type RequestMethod,
+  Server,
+  type ServerCapabilities,
+  type ServerContext,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
 import { DEFAULT_WATCH_INTERVAL_MS } from './LiveExposures.js';
 import { MCP_INSTRUCTIONS, type McpCall } from './mcpCall.js';
 import type { ListKind, McpConnection } from './McpConnection.js';
-import { JsonRpcError } from './McpErrors.js';
 
 /** How long a client gets to answer `roots/list` (2025 revisions only). */
 const ROOTS_TIMEOUT_MS = 5000;
@@ -18,8 +24,16 @@ const SDK_METHODS = new Set([
   'prompts/get',
 ]);
 
-/** JSON-RPC's "method not found". */
-const METHOD_NOT_FOUND = -32601;
+/**
+ * The extensions' results that 2026-07-28 wants cache fields on (the SDK adds them to its own
+ * methods' results only): the Skills extension's directory and entries.
+ */
+const CACHEABLE_EXTENSION_METHODS = new Set(['skills/list', 'skills/get']);
+
+/** Params passed on as they came: Loadout's extension handlers refuse bad params with coded errors. */
+const UNCHECKED: StandardSchemaV1<unknown, unknown> = {
+  '~standard': { version: 1, vendor: 'loadout', validate: (value) => ({ value }) },
+};
 
 /**
  * How long a 2026-07-28 client may keep a list or a read: a list is what the session is until
@@ -65,14 +79,19 @@ export function buildModernServer(connection: McpConnection, era: 'legacy' | 'mo
     method: RequestMethod,
     handler: (request: { method: string; params?: unknown }, ctx: ServerContext) => Promise<never>,
   ) => void;
-  for (const [method, handler] of connection.handlers)
-    if (SDK_METHODS.has(method)) on(method as RequestMethod, async (request, ctx) => (await handler(request, callOf(ctx))) as never);
-  server.fallbackRequestHandler = async (request, ctx) => {
-    const handler = connection.handlers.get(request.method);
-    if (handler === undefined || SDK_METHODS.has(request.method))
-      throw new JsonRpcError(METHOD_NOT_FOUND, `Method not found: ${request.method.slice(0, 100)}`);
-    return (await handler(request, callOf(ctx))) as Awaited<ReturnType<NonNullable<Server['fallbackRequestHandler']>>>;
-  };
+  for (const [method, handler] of connection.handlers) {
+    if (SDK_METHODS.has(method)) {
+      on(method as RequestMethod, async (request, ctx) => (await handler(request, callOf(ctx))) as never);
+      continue;
+    }
+    // An extension's method, registered by name so that a method nobody answers stays the SDK's
+    // own "method not found" (HTTP 404 on 2026-07-28); its handler checks its params itself.
+    const cacheable = era === 'modern' && CACHEABLE_EXTENSION_METHODS.has(method);
+    server.setRequestHandler(method, { params: UNCHECKED }, async (params, ctx) => {
+      const result = (await handler({ method, params }, callOf(ctx))) as Record<string, unknown>;
+      return (cacheable ? { ...UNTIL_THE_NEXT_LOOK, ...result } : result) as never;
+    });
+  }
   server.setNotificationHandler('notifications/roots/list_changed', () => connection.rootsChanged());
   return server;
 }
