@@ -15,22 +15,8 @@ import { readRedactedServerDocument, type ServerRecord } from '@loadout/servers'
 import type { SkillRecord } from '@loadout/skills';
 import type { UsageKind } from '@loadout/usage';
 import { TaskInputSchemas } from '@loadout/tasks';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListRootsResultSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  type RequestId,
-  RootsListChangedNotificationSchema,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { LiveExposures } from './LiveExposures.js';
 import { MCP_METHODS, type McpMethod } from './mcpMethods.js';
 import type { McpServices } from './mcpServices.js';
@@ -47,7 +33,8 @@ import {
 } from './McpErrors.js';
 import { paginate } from './paging.js';
 import { parseResourceUri } from './resourceUris.js';
-import { type ExtensionMethod, serveExtensionMethods } from './extensionMethods.js';
+import { bindLegacyServer } from './legacySdkServer.js';
+import type { McpCall, McpHandler } from './mcpCall.js';
 import { getSkill, listSkills, resolveSkillFile, SKILLS_EXTENSION_ID } from './skillsExtension.js';
 import { skillFileUri, skillPathOf } from './skillPaths.js';
 import {
@@ -64,7 +51,7 @@ import { type ExposedTool, type ResourceDescription, type SessionExposure, skill
 import { listSkillFiles, mimeTypeOf, readSkillFile } from './skillFiles.js';
 import { assignToolNames } from './toolName.js';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type { McpCall, McpHandler } from './mcpCall.js';
 
 /** How many tools or prompts one page of a list holds; clients follow `nextCursor` for the rest. */
 export const PAGE_SIZE = 1000;
@@ -76,14 +63,12 @@ export const RESOURCE_PAGE_SIZE = 250;
 export { MAX_RESULT_CHARS };
 /** Progress notifications for one call are sent at most this often. */
 const PROGRESS_INTERVAL_MS = 100;
-/** How long a client gets to answer `roots/list`. */
-const ROOTS_TIMEOUT_MS = 5000;
 export const CANCELLED_BY_CLIENT = 'cancelled by the MCP client';
 
 /** Where a connection's project comes from: fixed (stdio), or the client's roots (HTTP). */
 export interface ProjectSource {
   /** The project (a real path, or null for the global level only) for a request being handled. */
-  projectFor(server: Server, extra: Extra): Promise<string | null>;
+  projectFor(call: McpCall): Promise<string | null>;
   /** The project last answered; undefined before the first request. */
   readonly known: string | null | undefined;
   /** The client said its roots changed. */
@@ -103,10 +88,10 @@ export function fixedProject(project: string | null): ProjectSource {
 export function projectFromRoots(fallback: string | null, log: (line: string) => void): ProjectSource {
   let answer: Promise<string | null> | null = null;
   let known: string | null | undefined;
-  const ask = async (server: Server, extra: Extra): Promise<string | null> => {
-    if (server.getClientCapabilities()?.roots === undefined) return fallback;
+  const ask = async (call: McpCall): Promise<string | null> => {
+    if (call.listRoots === null || (call.clientCapabilities as { roots?: unknown } | undefined)?.roots === undefined) return fallback;
     try {
-      const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS });
+      const roots = await call.listRoots();
       const root = roots.find((candidate) => candidate.uri.startsWith('file://'));
       if (root === undefined) return fallback;
       return SessionLoader.resolveProject(fileURLToPath(root.uri));
@@ -116,8 +101,8 @@ export function projectFromRoots(fallback: string | null, log: (line: string) =>
     }
   };
   return {
-    projectFor: (server, extra) => {
-      answer ??= ask(server, extra).then((project) => (known = project));
+    projectFor: (call) => {
+      answer ??= ask(call).then((project) => (known = project));
       return answer;
     },
     get known() {
@@ -129,16 +114,27 @@ export function projectFromRoots(fallback: string | null, log: (line: string) =>
   };
 }
 
-type ListKind = 'tools' | 'resources' | 'prompts';
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+/** The capabilities a connection declares whatever the protocol revision. */
+const BASE_CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } };
 
 /**
- * One MCP client's connection: an SDK `Server` whose tools, resources and prompts are computed
- * from the session as it is at each request (through {@link LiveExposures}), and which tells the
- * client when a list it was shown has changed. Transport-neutral: stdio and Streamable HTTP both
- * connect `server` to their transport.
+ * One MCP client's record: Loadout's handlers for every method, whose tools, resources and
+ * prompts are computed from the session as it is at each request (through {@link LiveExposures}),
+ * what the client was shown, its running calls and tasks, and the list changes it must be told.
+ * SDK-neutral: the handlers take an {@link McpCall}; `legacySdkServer.ts` puts them on SDK 1.x's
+ * server (`server`, the 2025 sessionful HTTP serving) and `modernSdkServer.ts` on the v2 SDK's
+ * (stdio of every revision, and 2026-07-28 over HTTP). One record outlives the server instances
+ * the v2 SDK makes per request or per connection.
  */
 export class McpConnection {
-  readonly server: Server;
+  /** Loadout's answer to each method, by method name. */
+  readonly handlers: ReadonlyMap<string, McpHandler>;
+  /** What the server declares: list changes, and each extension and extra method's own entry. */
+  readonly capabilities: Record<string, unknown>;
+  private legacyServer: Server | null = null;
+  private readonly listChangeSinks = new Set<(list: ListKind) => Promise<void>>();
   private readonly served: Record<ListKind, string | null> = { tools: null, resources: null, prompts: null };
   /**
    * The tools this client was shown by its last `tools/list` (name → task folder): a call to one
@@ -166,22 +162,43 @@ export class McpConnection {
     private readonly exposures: LiveExposures,
     private readonly projects: ProjectSource,
     private readonly log: (line: string) => void,
-    version: string,
+    readonly version: string,
     private readonly methods: readonly McpMethod[] = MCP_METHODS,
   ) {
-    this.server = new Server(
-      { name: 'loadout', title: 'Loadout', version },
-      {
-        capabilities: mergeCapabilities(
-          { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-          methods.map((method) => method.capabilities ?? {}),
-        ),
-        instructions:
-          'Loadout serves this session as it is now: its tasks are tools, its skills are resources (skill://<id>) and prompts (skill:<id>), its commands are prompts (command:<id>), its subagents are resources (loadout://agents/<id>), and the skills and affordance blocks are resources under loadout://session/.',
-      },
-    );
-    this.registerHandlers();
+    this.capabilities = mergeCapabilities(BASE_CAPABILITIES, [
+      { extensions: { [SKILLS_EXTENSION_ID]: {}, [TASKS_EXTENSION_ID]: {} } },
+      ...methods.map((method) => method.capabilities ?? {}),
+    ]);
+    this.handlers = this.makeHandlers();
     this.unwatch = exposures.watch(() => this.checkLists());
+  }
+
+  /**
+   * SDK 1.x's server for this record (made on first use): the 2025 sessionful Streamable HTTP
+   * serving connects it to its transport, and it is told of list changes.
+   */
+  get server(): Server {
+    if (this.legacyServer === null) {
+      const server = bindLegacyServer(this);
+      this.legacyServer = server;
+      this.onListChanged((list) => server.notification({ method: `notifications/${list}/list_changed` }));
+    }
+    return this.legacyServer;
+  }
+
+  /**
+   * Adds where a changed list is announced (an SDK server's notification, an event bus); returns
+   * what removes it. Only lists this record has served are announced.
+   */
+  onListChanged(sink: (list: ListKind) => Promise<void>): () => void {
+    this.listChangeSinks.add(sink);
+    return () => this.listChangeSinks.delete(sink);
+  }
+
+  /** The client said its roots changed: the project is asked again and the lists checked. */
+  rootsChanged(): void {
+    this.projects.rootsChanged();
+    this.checkLists();
   }
 
   /** Stops the calls started by these JSON-RPC requests: their client went away mid-call. */
@@ -232,10 +249,10 @@ export class McpConnection {
     });
   }
 
-  private registerHandlers(): void {
+  private makeHandlers(): ReadonlyMap<string, McpHandler> {
     const handle =
-      <T>(work: (request: T, extra: Extra) => Promise<unknown>) =>
-      async (request: T, extra: Extra) => {
+      <T>(work: (request: T, extra: McpCall) => Promise<unknown>) =>
+      async (request: T, extra: McpCall) => {
         try {
           const budget = this.budgets.get(extra.requestId);
           if (budget?.full === true) throw responseTooLarge('batch');
@@ -249,14 +266,13 @@ export class McpConnection {
           throw new JsonRpcError(answer.code, answer.message, answer.data);
         }
       };
-    // The SDK types each handler's result by its schema; ours are built to those shapes.
-    const on = this.server.setRequestHandler.bind(this.server) as (
-      schema: unknown,
-      handler: (request: never, extra: Extra) => Promise<unknown>,
-    ) => void;
+    const handlers = new Map<string, McpHandler>();
+    const on = (method: string, handler: (request: never, extra: McpCall) => Promise<unknown>): void => {
+      handlers.set(method, handler as McpHandler);
+    };
 
     on(
-      ListToolsRequestSchema,
+      'tools/list',
       handle(async (request: { params?: { cursor?: string } }, extra) => {
         const exposure = await this.exposure(extra, 'tools');
         const page = paginate(exposure.tools, request.params?.cursor, PAGE_SIZE);
@@ -278,9 +294,9 @@ export class McpConnection {
     );
 
     on(
-      CallToolRequestSchema,
+      'tools/call',
       handle(async (request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown } }, extra) => {
-        const tasks = declaresTasks(this.server.getClientCapabilities(), request.params._meta);
+        const tasks = declaresTasks(extra.clientCapabilities, request.params._meta ?? extra.requestMeta);
         const call = this.callTool(request.params.name, request.params.arguments ?? {}, extra, tasks);
         this.running.add(call);
         try {
@@ -292,7 +308,7 @@ export class McpConnection {
     );
 
     on(
-      ListResourcesRequestSchema,
+      'resources/list',
       handle(async (request: { params?: { cursor?: string } }, extra) => {
         const exposure = await this.exposure(extra, 'resources');
         const page = paginate(exposure.resources, request.params?.cursor, RESOURCE_PAGE_SIZE);
@@ -315,7 +331,7 @@ export class McpConnection {
     );
 
     on(
-      ListResourceTemplatesRequestSchema,
+      'resources/templates/list',
       handle(async () => ({
         resourceTemplates: [
           { uriTemplate: 'skill://{id}', name: 'skill', title: 'A skill', description: "A skill's SKILL.md", mimeType: 'text/markdown' },
@@ -344,7 +360,7 @@ export class McpConnection {
     );
 
     on(
-      ReadResourceRequestSchema,
+      'resources/read',
       handle(async (request: { params: { uri: string } }, extra) => {
         const uri = request.params.uri;
         const address = parseResourceUri(uri);
@@ -388,7 +404,7 @@ export class McpConnection {
     );
 
     on(
-      ListPromptsRequestSchema,
+      'prompts/list',
       handle(async (request: { params?: { cursor?: string } }, extra) => {
         const exposure = await this.exposure(extra, 'prompts');
         const page = paginate(exposure.prompts, request.params?.cursor, PAGE_SIZE);
@@ -405,7 +421,7 @@ export class McpConnection {
     );
 
     on(
-      GetPromptRequestSchema,
+      'prompts/get',
       handle(async (request: { params: { name: string; arguments?: Record<string, string> } }, extra) => {
         const exposure = await this.exposure(extra, null);
         const prompt = exposure.promptsByName.get(request.params.name);
@@ -421,31 +437,34 @@ export class McpConnection {
       }),
     );
 
-    serveExtensionMethods(
-      this.server,
-      { [SKILLS_EXTENSION_ID]: {}, [TASKS_EXTENSION_ID]: {} },
-      {
-        'skills/list': handle(async (request: { params?: unknown }, extra) =>
-          listSkills(await this.exposure(extra, 'resources'), request.params),
-        ),
-        'skills/get': handle(async (request: { params?: unknown }, extra) => {
-          const exposure = await this.exposure(extra, 'resources');
-          const answer = getSkill(exposure, request.params);
-          const served = resolveSkillFile(exposure, answer.skill.uri);
-          if (served !== null) this.used(exposure, 'skill', served.record.id);
-          return answer;
-        }),
-        'tasks/get': handle(async (request: { params?: unknown }) => this.tasks.get(this.tasksParams(request, 'tasks/get'))),
-        'tasks/cancel': handle(async (request: { params?: unknown }) => this.tasks.cancel(this.tasksParams(request, 'tasks/cancel'))),
-        'tasks/update': handle(async (request: { params?: unknown }) => this.tasks.update(this.tasksParams(request, 'tasks/update'))),
-        ...this.customMethods(handle),
-      },
+    on(
+      'skills/list',
+      handle(async (request: { params?: unknown }, extra) => listSkills(await this.exposure(extra, 'resources'), request.params)),
     );
-
-    this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
-      this.projects.rootsChanged();
-      this.checkLists();
-    });
+    on(
+      'skills/get',
+      handle(async (request: { params?: unknown }, extra) => {
+        const exposure = await this.exposure(extra, 'resources');
+        const answer = getSkill(exposure, request.params);
+        const served = resolveSkillFile(exposure, answer.skill.uri);
+        if (served !== null) this.used(exposure, 'skill', served.record.id);
+        return answer;
+      }),
+    );
+    on(
+      'tasks/get',
+      handle(async (request: { params?: unknown }, extra) => this.tasks.get(this.tasksParams(request, extra, 'tasks/get'))),
+    );
+    on(
+      'tasks/cancel',
+      handle(async (request: { params?: unknown }, extra) => this.tasks.cancel(this.tasksParams(request, extra, 'tasks/cancel'))),
+    );
+    on(
+      'tasks/update',
+      handle(async (request: { params?: unknown }, extra) => this.tasks.update(this.tasksParams(request, extra, 'tasks/update'))),
+    );
+    for (const [method, handler] of Object.entries(this.customMethods(handle))) on(method, handler);
+    return handlers;
   }
 
   /**
@@ -454,8 +473,8 @@ export class McpConnection {
    * errors), with the session as it is for this request's project.
    */
   private customMethods(
-    handle: <T>(work: (request: T, extra: Extra) => Promise<unknown>) => (request: T, extra: Extra) => Promise<unknown>,
-  ): Record<string, ExtensionMethod> {
+    handle: <T>(work: (request: T, extra: McpCall) => Promise<unknown>) => (request: T, extra: McpCall) => Promise<unknown>,
+  ): Record<string, McpHandler> {
     return Object.fromEntries(
       this.methods.map((custom) => [
         custom.method,
@@ -471,8 +490,8 @@ export class McpConnection {
   }
 
   /** The session as it is now, for this request's project; `list` marks which list the client is shown. */
-  private async exposure(extra: Extra, list: ListKind | null): Promise<SessionExposure> {
-    const exposure = await this.exposures.current(await this.projects.projectFor(this.server, extra));
+  private async exposure(extra: McpCall, list: ListKind | null): Promise<SessionExposure> {
+    const exposure = await this.exposures.current(await this.projects.projectFor(extra));
     if (list !== null) this.served[list] = exposure.fingerprints[list];
     return exposure;
   }
@@ -483,8 +502,8 @@ export class McpConnection {
    * ends. `tasks` says whether the client declared the extension (then plain answers carry
    * `resultType: "complete"`, as the extension's protocol has every non-task answer do).
    */
-  private async callTool(name: string, args: Record<string, unknown>, extra: Extra, tasks: boolean): Promise<Record<string, unknown>> {
-    const project = await this.projects.projectFor(this.server, extra);
+  private async callTool(name: string, args: Record<string, unknown>, extra: McpCall, tasks: boolean): Promise<Record<string, unknown>> {
+    const project = await this.projects.projectFor(extra);
     const exposure = await this.exposures.current(project);
     const tool = exposure.toolsByName.get(name);
     if (tool === undefined) {
@@ -567,9 +586,9 @@ export class McpConnection {
   }
 
   /** A `tasks/*` request's params, once the client is known to speak the extension (for the session or this request). */
-  private tasksParams(request: { params?: unknown }, method: string): unknown {
+  private tasksParams(request: { params?: unknown }, extra: McpCall, method: string): unknown {
     const meta = typeof request.params === 'object' && request.params !== null ? (request.params as { _meta?: unknown })._meta : undefined;
-    if (!declaresTasks(this.server.getClientCapabilities(), meta)) throw new TasksExtensionRequiredError(method);
+    if (!declaresTasks(extra.clientCapabilities, meta ?? extra.requestMeta)) throw new TasksExtensionRequiredError(method);
     return request.params;
   }
 
@@ -615,7 +634,8 @@ export class McpConnection {
           if (seen === null || seen === exposure.fingerprints[list]) continue;
           this.served[list] = exposure.fingerprints[list];
           if (this.closed) return;
-          await this.server.notification({ method: `notifications/${list}/list_changed` });
+          for (const sink of [...this.listChangeSinks])
+            await sink(list).catch((error: Error) => this.log(`mcp: telling of a change: ${error.message}`));
         }
       } while (this.checkAgain && !this.closed);
     })()
@@ -696,8 +716,8 @@ class ProgressReporter {
   private timer: NodeJS.Timeout | null = null;
   private readonly token: string | number | undefined;
 
-  constructor(private readonly extra: Extra) {
-    this.token = extra._meta?.progressToken;
+  constructor(private readonly extra: McpCall) {
+    this.token = extra.progressToken;
   }
 
   queued(job: Job): void {
@@ -728,7 +748,7 @@ class ProgressReporter {
   private send(message: string): void {
     if (this.token === undefined) return;
     void this.extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: this.token, progress: this.printed + 1, message } })
+      .notify('notifications/progress', { progressToken: this.token, progress: this.printed + 1, message })
       .catch(() => undefined);
   }
 }

@@ -4,11 +4,13 @@ import { AnswerBudget, exceedsJsonDepth, MAX_BATCH_CALLS, MAX_JSON_DEPTH, Sessio
 import { isLoadoutError } from '@loadout/files';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { LiveExposures } from './LiveExposures.js';
 import type { McpServices } from './mcpServices.js';
-import { McpConnection, projectFromRoots } from './McpConnection.js';
+import { fixedProject, type ListKind, McpConnection, projectFromRoots } from './McpConnection.js';
 import { INVALID_PARAMS } from './McpErrors.js';
 import { MCP_SERVER_VERSION } from './mcpVersion.js';
+import { buildModernServer } from './modernSdkServer.js';
 
 /** How many MCP sessions the server keeps; past that the least recently used idle one is closed. */
 const MAX_SESSIONS = 100;
@@ -25,12 +27,25 @@ interface HttpSession {
 
 /**
  * MCP over Streamable HTTP at `/mcp`, behind the server's guard (Host, Origin, token: checked
- * before this sees the request). One SDK transport and one {@link McpConnection} per MCP session,
- * found by the `Mcp-Session-Id` header; a new session starts with an `initialize` POST. A client
- * that drops a POST while a tool call runs on it cancels that call.
+ * before this sees the request), routed by protocol era with the v2 SDK's own classification
+ * (`isLegacyRequest`):
+ *
+ * - 2026-07-28 requests (they carry the per-request `_meta` envelope) go to the v2 SDK's
+ *   `createMcpHandler`: stateless, one server instance per request, `server/discover`,
+ *   `subscriptions/listen` streams for list changes, header validation. What outlives a request
+ *   (tasks, the lists announced) is one {@link McpConnection} per project.
+ * - 2025 requests keep the sessionful serving of SDK 1.x: one transport and one
+ *   {@link McpConnection} per MCP session, found by the `Mcp-Session-Id` header; a new session
+ *   starts with an `initialize` POST, and its GET stream carries `list_changed`. A client that
+ *   drops a POST while a tool call runs on it cancels that call.
  */
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, HttpSession>();
+  /** The 2026-07-28 records, by project (the `?project=` of the URL, resolved; '' for none). */
+  private readonly modernRecords = new Map<string, McpConnection>();
+  /** The project each 2026-07-28 request is served for, given to the factory the SDK calls with it. */
+  private readonly projectOfRequest = new WeakMap<Request, string | null>();
+  private readonly modern: McpHttpHandler;
   private readonly exposures: LiveExposures;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -39,6 +54,11 @@ export class McpHttpEndpoint {
     private readonly log: (line: string) => void,
   ) {
     this.exposures = new LiveExposures(services.sessions);
+    this.modern = createMcpHandler(
+      ({ requestInfo }) =>
+        buildModernServer(this.modernRecord(requestInfo === undefined ? null : (this.projectOfRequest.get(requestInfo) ?? null)), 'modern'),
+      { legacy: 'reject', onerror: (error) => this.log(`mcp: ${error.message}`) },
+    );
     this.sweeper = setInterval(() => this.closeIdle(Date.now() - IDLE_MS), 60_000);
     this.sweeper.unref();
   }
@@ -68,6 +88,23 @@ export class McpHttpEndpoint {
         writeJsonRpcError(response, 400, -32600, `Invalid Request: a batch holds at most ${MAX_BATCH_CALLS} calls`);
         return;
       }
+    }
+    const web = webRequestOf(request, text);
+    if (!(await isLegacyRequest(web.request, body))) {
+      let modernProject: string | null;
+      try {
+        modernProject = project === null ? null : SessionLoader.resolveProject(project);
+      } catch (error) {
+        if (!isLoadoutError(error)) throw error;
+        writeJsonRpcError(response, 400, INVALID_PARAMS, error.message);
+        return;
+      }
+      this.projectOfRequest.set(web.request, modernProject);
+      response.once('close', () => {
+        if (!response.writableFinished) web.abort();
+      });
+      await writeWebResponse(response, await this.modern.fetch(web.request, { parsedBody: body }));
+      return;
     }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -99,9 +136,35 @@ export class McpHttpEndpoint {
   /** Closes every session (their running calls are cancelled and settled) and stops watching. */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.allSettled([...this.sessions.values()].map((session) => this.end(session)));
+    await this.modern.close();
+    await Promise.allSettled([
+      ...[...this.sessions.values()].map((session) => this.end(session)),
+      ...[...this.modernRecords.values()].map((record) => record.close()),
+    ]);
     this.sessions.clear();
+    this.modernRecords.clear();
     this.exposures.close();
+  }
+
+  /**
+   * The record 2026-07-28 requests for `project` share: its tasks, and the lists it served, whose
+   * changes are published to the open `subscriptions/listen` streams.
+   */
+  private modernRecord(project: string | null): McpConnection {
+    const key = project ?? '';
+    let record = this.modernRecords.get(key);
+    if (record === undefined) {
+      record = new McpConnection(this.services, this.exposures, fixedProject(project), this.log, MCP_SERVER_VERSION);
+      const notify = this.modern.notify;
+      const announce: Record<ListKind, () => void> = {
+        tools: () => notify.toolsChanged(),
+        resources: () => notify.resourcesChanged(),
+        prompts: () => notify.promptsChanged(),
+      };
+      record.onListChanged(async (list) => announce[list]());
+      this.modernRecords.set(key, record);
+    }
+    return record;
   }
 
   private async start(request: IncomingMessage, response: ServerResponse, body: unknown, fallback: string | null): Promise<void> {
@@ -173,4 +236,45 @@ export class McpHttpEndpoint {
 function writeJsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** A web `Request` for the v2 SDK's fetch-shaped entries, made from Node's request and its body as read; `abort` cancels it. */
+function webRequestOf(request: IncomingMessage, text: unknown): { request: Request; abort: () => void } {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const controller = new AbortController();
+  const method = request.method ?? 'GET';
+  const web = new Request(`http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`, {
+    method,
+    headers,
+    body: method === 'POST' || method === 'PUT' ? (typeof text === 'string' ? text : '') : undefined,
+    signal: controller.signal,
+  });
+  return { request: web, abort: () => controller.abort() };
+}
+
+/** Writes a web `Response` to Node's response, streaming its body (an SSE stream stays open until it ends). */
+async function writeWebResponse(response: ServerResponse, answer: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => (headers[name] = value));
+  response.writeHead(answer.status, headers);
+  if (answer.body === null) {
+    response.end();
+    return;
+  }
+  const reader = answer.body.getReader();
+  response.once('close', () => void reader.cancel().catch(() => undefined));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || response.destroyed) break;
+      response.write(value);
+    }
+  } catch {
+    // The client went away mid-stream: nothing is left to write to.
+  }
+  response.end();
 }

@@ -19,6 +19,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
+/** The `_meta` key a 2026-07-28 request names its protocol revision under. */
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+
 /** A small local HTTP server of the harness, and how to stop it. */
 export interface LocalServer {
   readonly url: string;
@@ -60,10 +63,12 @@ export async function startTokenProxy(target: string, token: string): Promise<Lo
   return started;
 }
 
-type Message = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: { _meta?: { progressToken?: unknown } } } & Record<
-  string,
-  unknown
->;
+type Message = {
+  jsonrpc: '2.0';
+  id?: string | number;
+  method?: string;
+  params?: { _meta?: { progressToken?: unknown } & Record<string, unknown> };
+} & Record<string, unknown>;
 
 /** One `loadout mcp` process and the messages waiting for it. */
 class StdioPeer {
@@ -151,7 +156,10 @@ function jsonError(response: http.ServerResponse, status: number, message: strin
  */
 export async function startStdioBridge(command: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<LocalServer> {
   const sessions = new Map<string, StdioPeer>();
-  let shared: StdioPeer | null = null;
+  // Sessionless requests share a process per protocol era: a stdio connection is pinned to the era
+  // of its first message, so 2026-07-28's enveloped requests and claim-less ones (which a 2025
+  // client would only send after `initialize`) never share one.
+  const shared = new Map<'2026-07-28' | 'other', StdioPeer>();
   const server = http.createServer((request, response) => {
     void (async () => {
       const sessionId = request.headers['mcp-session-id'];
@@ -190,7 +198,11 @@ export async function startStdioBridge(command: readonly string[], env: NodeJS.P
         sessions.set(id, peer);
         headers['mcp-session-id'] = id;
       }
-      peer ??= shared ??= new StdioPeer(command, env, cwd);
+      if (peer === undefined) {
+        const era = messages.some((message) => message.params?._meta?.[PROTOCOL_VERSION_META] === '2026-07-28') ? '2026-07-28' : 'other';
+        peer = shared.get(era) ?? new StdioPeer(command, env, cwd);
+        shared.set(era, peer);
+      }
       const requests = messages.filter((message) => message.method !== undefined && message.id !== undefined);
       for (const message of messages) if (!requests.includes(message)) peer.send(message);
       if (requests.length === 0) {
@@ -213,7 +225,7 @@ export async function startStdioBridge(command: readonly string[], env: NodeJS.P
     });
   });
   return listen(server, '/mcp', async () => {
-    await Promise.all([...sessions.values(), ...(shared === null ? [] : [shared])].map((peer) => peer.stop()));
+    await Promise.all([...sessions.values(), ...shared.values()].map((peer) => peer.stop()));
   });
 }
 
