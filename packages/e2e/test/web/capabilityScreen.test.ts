@@ -357,6 +357,9 @@ describe('the capability screen', { timeout: 90_000 }, () => {
       session: 's1',
     };
     fs.writeFileSync(path.join(spool, 'screens.jsonl'), `${JSON.stringify(use)}\n`);
+    // `loadout usage` takes the spool in at once; the server's own intake runs on a timer, which the
+    // first drawing would otherwise race.
+    loadout('usage', '--json');
     await open({ project });
     // The descriptions of what is off and the usage ledger arrive after the first drawing.
     await page.locator('main .view-capabilities[data-described="true"]').waitFor();
