@@ -100,6 +100,11 @@ export class BundleStampCache {
     this.texts.set(hash, text);
   }
 
+  /** The `SKILL.md` text of a bundle of this hash read in this plan ({@link noteText}); undefined when none was. */
+  textOf(hash: string): string | undefined {
+    return this.texts.get(hash);
+  }
+
   /**
    * A copy known by its kept stamps, and its `SKILL.md` text when a bundle of the same hash was read
    * in this plan ({@link noteText}): neither is read. Null when the stamps do not hold or the text

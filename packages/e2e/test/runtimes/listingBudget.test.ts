@@ -16,7 +16,7 @@ interface BudgetJson {
     summary: string;
     rules: { observed: boolean; clientVersion: string | null; notObserved: string | null };
     listing:
-      | { observed: false; why: string; skills: number }
+      | { observed: false; why: string; skills: number | null }
       | {
           observed: true;
           budget: number;
@@ -141,6 +141,11 @@ describe('loadout budget', () => {
     const cursor = runtimeOf(budget, 'cursor');
     expect(cursor.listing.observed).toBe(false);
     expect(cursor.rules.notObserved).toMatch(/^not observed: /);
+    // Unasked, a runtime without rules is not planned (a plan per runtime and skill is the cost):
+    // nothing is counted for it, and the line says how to count. Named, it is planned and counted.
+    expect(cursor.listing).toMatchObject({ observed: false, skills: null });
+    const named = runtimeOf(machine.loadout('budget', '--runtime', 'cursor', '--json').json<BudgetJson>(), 'cursor');
+    expect(named.listing).toMatchObject({ observed: false, skills: expect.any(Number) });
 
     expect(machine.loadout('budget', 'pin', 'skill-399', '--json').json<{ pins: string[] }>().pins).toEqual(['skill-399']);
     const pinned = machine.loadout('budget', '--runtime', 'claude-code', '--json').json<BudgetJson>();

@@ -6,6 +6,7 @@ import { isJsonObject, parseMarkdown, Places, type Session, token } from '@loado
 import { parse as parseToml } from 'smol-toml';
 import { inject, injectable } from 'tsyringe';
 import type { RuntimeAdapter } from '../RuntimeAdapter.js';
+import { BundleStampCache } from '../BundleStampCache.js';
 import { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import { RuntimeConfigInvalidError } from '../RuntimeErrors.js';
 import type { RuntimePlan, RuntimePlanPart } from '../RuntimePlan.js';
@@ -86,7 +87,18 @@ export class PlannedListingBudget implements ListingBudget {
   ) {}
 
   async report(session: Session, runtimes: readonly string[] = []): Promise<BudgetReport> {
-    return this.fromPlan(await this.planner.plan(session, runtimes));
+    if (runtimes.length > 0) return this.fromPlan(await this.planner.plan(session, runtimes));
+    // Unasked, only the runtimes whose listing rules are known are planned: a plan is per runtime
+    // and per skill, and for the others there is no listing to predict, only a count (`--runtime R`
+    // plans one and counts what it sees).
+    const adapters = this.planner.adapters();
+    const ruled = adapters.filter((adapter) => adapter.listing?.observed === true).map((adapter) => adapter.name);
+    const planned = this.fromPlan(await this.planner.plan(session, ruled, { exactly: true }));
+    const byName = new Map(planned.runtimes.map((runtime) => [runtime.runtime, runtime]));
+    return {
+      ...planned,
+      runtimes: adapters.map((adapter) => byName.get(adapter.name) ?? unplannedBudget(adapter)),
+    };
   }
 
   fromPlan(plan: RuntimePlan): BudgetReport {
@@ -127,10 +139,11 @@ export class PlannedListingBudget implements ListingBudget {
 export function budgetOfPlan(plan: RuntimePlan, dataDir: string, env: RuntimeEnvironment): BudgetReport {
   const pins = readPins(dataDir);
   const pinned = new Set(pins);
+  const files = new CopyFiles(plan.stamps);
   return {
     project: plan.project === null ? null : '<project>',
     pins,
-    runtimes: plan.parts.map((part) => runtimeBudget(part, pinned, listingOptionsFor(part.adapter, env))),
+    runtimes: plan.parts.map((part) => runtimeBudget(part, pinned, listingOptionsFor(part.adapter, env), files)),
   };
 }
 
@@ -189,10 +202,15 @@ function codexContextWindow(file: string): number | null {
 }
 
 /** The listing of one planned runtime. */
-export function runtimeBudget(part: RuntimePlanPart, pinned: ReadonlySet<string>, options: ListingOptions): RuntimeBudget {
+export function runtimeBudget(
+  part: RuntimePlanPart,
+  pinned: ReadonlySet<string>,
+  options: ListingOptions,
+  files: CopyFiles = new CopyFiles(),
+): RuntimeBudget {
   const rules: ListingRules = part.adapter.listing ?? { observed: false, why: NOT_MEASURED };
   const candidates = rules.observed
-    ? listingCandidates(part, rules, pinned)
+    ? listingCandidates(part, rules, pinned, files)
     : seenCopies(part).map((copy) => ({ name: copy.name, description: '' }));
   const listing = planListing(rules, candidates, options);
   return {
@@ -212,9 +230,23 @@ export function runtimeBudget(part: RuntimePlanPart, pinned: ReadonlySet<string>
       part.adapter.name,
       rules,
       listing,
-      rules.observed ? seenCopies(part).filter((copy) => copy.state === 'installed-at-start' && copyFrontmatter(copy) === null).length : 0,
+      rules.observed
+        ? seenCopies(part).filter((copy) => copy.state === 'installed-at-start' && files.frontmatter(copy) === null).length
+        : 0,
     ),
     advice: adviceFor(rules, listing),
+  };
+}
+
+/** A runtime without listing rules that was not planned: its listing is not predicted, nor are its skills counted. */
+function unplannedBudget(adapter: RuntimeAdapter): RuntimeBudget {
+  const why = adapter.listing?.observed === false ? adapter.listing.why : NOT_MEASURED;
+  return {
+    runtime: adapter.name,
+    rules: { observed: false, client: null, clientVersion: null, observedOn: null, sources: [], notObserved: why },
+    listing: { observed: false, why, skills: null },
+    summary: `${adapter.name}: listing ${why} (\`loadout budget --runtime ${adapter.name}\` counts the skills it sees)`,
+    advice: [],
   };
 }
 
@@ -235,11 +267,12 @@ function listingCandidates(
   part: RuntimePlanPart,
   rules: ListingRules & { observed: true },
   pinned: ReadonlySet<string>,
+  files: CopyFiles,
 ): ListingCandidate[] {
   const copies = seenCopies(part).filter((copy) => copy.dir !== null);
   if (rules.kind === 'ranked-by-use')
     return copies.map((copy) => {
-      const frontmatter = copyFrontmatter(copy);
+      const frontmatter = files.frontmatter(copy);
       const description = textOf(frontmatter?.description);
       const whenToUse = textOf(frontmatter?.when_to_use);
       return {
@@ -249,13 +282,13 @@ function listingCandidates(
       };
     });
   const listed = copies
-    .filter((copy) => !implicitInvocationOff(copy))
+    .filter((copy) => !files.implicitInvocationOff(copy))
     .map((copy) => ({ copy, scope: CODEX_SCOPE_ORDER[part.roots[copy.rootIndex]?.scope ?? 'user'] ?? 3 }))
     .sort((a, b) => a.scope - b.scope || compareText(a.copy.name, b.copy.name) || compareText(a.copy.dir ?? '', b.copy.dir ?? ''));
   const aliases = rootAliases(listed.map(({ copy }) => path.dirname(copy.dir as string)));
   return listed.map(({ copy }) => ({
     name: copy.name,
-    description: textOf(copyFrontmatter(copy)?.description),
+    description: textOf(files.frontmatter(copy)?.description),
     path: `${aliases.get(path.dirname(copy.dir as string)) ?? 'r0'}/${path.basename(copy.dir as string)}/SKILL.md`,
     pinned: pinned.has(copy.name),
   }));
@@ -277,39 +310,81 @@ function textOf(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
+/** Copies whose folder is (re)written from their Loadout skill by the apply the plan describes. */
+const WRITTEN_FROM_SOURCE: ReadonlySet<SkillCopy['state']> = new Set(['to-write', 'to-update']);
+
 /**
- * The frontmatter of the `SKILL.md` a copy will have: the copy's own once it exists, else the
- * Loadout skill it is to be written from (a folder, or a single file). Read through the plan's
- * memo of parsed texts, so a text the plan already read is not parsed again.
+ * The files of the copies one report reads, each read and parsed once: Claude Code and Codex list
+ * the same Loadout skills from their own folders, so a skill's source is asked for by both. A file
+ * that is not there is looked for, not tried (no thrown error per missing file).
  */
-function copyFrontmatter(copy: SkillCopy): Readonly<Record<string, unknown>> | null {
-  const candidates = [path.join(copy.dir as string, 'SKILL.md')];
-  if (copy.source !== null) candidates.push(copy.source.endsWith('.md') ? copy.source : path.join(copy.source, 'SKILL.md'));
-  for (const file of candidates) {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue;
+export class CopyFiles {
+  private readonly frontmatters = new Map<string, Readonly<Record<string, unknown>> | null | 'absent'>();
+  private readonly policies = new Map<string, boolean | 'absent'>();
+
+  /** `stamps`: the plan's bundles, whose `SKILL.md` texts a copy written from them will hold (not read again). */
+  constructor(private readonly stamps: BundleStampCache = BundleStampCache.none()) {}
+
+  /**
+   * The frontmatter of the `SKILL.md` a copy will have: its Loadout skill's when the apply writes
+   * it from there, else the copy's own once it exists, else the skill it is to be written from.
+   */
+  frontmatter(copy: SkillCopy): Readonly<Record<string, unknown>> | null {
+    if (WRITTEN_FROM_SOURCE.has(copy.state) && copy.source !== null) {
+      const hash = copy.hash();
+      const text = hash === null ? undefined : this.stamps.textOf(hash);
+      if (text !== undefined) return skillFileFacts(text, path.basename(copy.dir as string), false).frontmatter;
     }
-    return skillFileFacts(text, path.basename(path.dirname(file)), false).frontmatter;
+    const own = path.join(copy.dir as string, 'SKILL.md');
+    const source = copy.source === null ? null : copy.source.endsWith('.md') ? copy.source : path.join(copy.source, 'SKILL.md');
+    const files = source === null ? [own] : WRITTEN_FROM_SOURCE.has(copy.state) ? [source, own] : [own, source];
+    for (const file of files) {
+      let known = this.frontmatters.get(file);
+      if (known === undefined) {
+        known = 'absent';
+        if (fs.existsSync(file)) {
+          try {
+            known = skillFileFacts(fs.readFileSync(file, 'utf8'), path.basename(path.dirname(file)), false).frontmatter;
+          } catch {
+            known = 'absent';
+          }
+        }
+        this.frontmatters.set(file, known);
+      }
+      if (known !== 'absent') return known;
+    }
+    return null;
   }
-  return null;
+
+  /** Whether `agents/openai.yaml` says `policy.allow_implicit_invocation: false` (read with the same bounded YAML reader). */
+  implicitInvocationOff(copy: SkillCopy): boolean {
+    const source = copy.source !== null && !copy.source.endsWith('.md') ? copy.source : null;
+    const folders =
+      source === null
+        ? [copy.dir as string]
+        : WRITTEN_FROM_SOURCE.has(copy.state)
+          ? [source, copy.dir as string]
+          : [copy.dir as string, source];
+    for (const folder of folders) {
+      const file = path.join(folder, 'agents', 'openai.yaml');
+      let known = this.policies.get(file);
+      if (known === undefined) {
+        known = fs.existsSync(file) ? policyOff(file) : 'absent';
+        this.policies.set(file, known);
+      }
+      if (known !== 'absent') return known;
+    }
+    return false;
+  }
 }
 
-/** Whether `agents/openai.yaml` says `policy.allow_implicit_invocation: false` (read with the same bounded YAML reader). */
-function implicitInvocationOff(copy: SkillCopy): boolean {
-  const folders = [copy.dir as string, ...(copy.source !== null && !copy.source.endsWith('.md') ? [copy.source] : [])];
-  let text: string | null = null;
-  for (const folder of folders) {
-    try {
-      text = fs.readFileSync(path.join(folder, 'agents', 'openai.yaml'), 'utf8');
-      break;
-    } catch {
-      // Not there (yet): the copy may still be to be written from its source.
-    }
+function policyOff(file: string): boolean | 'absent' {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return 'absent';
   }
-  if (text === null) return false;
   try {
     const policy = parseMarkdown(`---\n${text}\n---\n`, 'openai.yaml').frontmatter.policy;
     return isJsonObject(policy) && policy.allow_implicit_invocation === false;
@@ -328,7 +403,7 @@ const skillCount = (count: number): string => `${number(count)} skill${count ===
  */
 function summaryLine(runtime: string, rules: ListingRules, listing: Listing | UnobservedListing, notYetOnDisk: number): string {
   if (!rules.observed || !listing.observed)
-    return `${runtime} lists ${skillCount(listing.observed ? listing.entries.length : listing.skills)}: listing ${NOT_MEASURED}`;
+    return `${runtime} lists ${skillCount(listing.observed ? listing.entries.length : (listing.skills ?? 0))}: listing ${NOT_MEASURED}`;
   const { described, nameOnly, dropped } = listing.counts;
   const parts = [`${number(described)} described`];
   if (listing.counts.shortened > 0) parts[0] = `${number(described)} described (${number(listing.counts.shortened)} shortened)`;

@@ -59,7 +59,8 @@ export interface Listing {
 export interface UnobservedListing {
   readonly observed: false;
   readonly why: string;
-  readonly skills: number;
+  /** How many skills the runtime sees; null when it was not planned (`loadout budget` plans only runtimes with rules unless named). */
+  readonly skills: number | null;
 }
 
 export interface ListingOptions {
