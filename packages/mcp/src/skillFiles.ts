@@ -36,6 +36,10 @@ const MIME_TYPES: Readonly<Record<string, string>> = {
   '.webp': 'image/webp',
   '.pdf': 'application/pdf',
   '.zip': 'application/zip',
+  '.wav': 'audio/wav',
+  '.mp3': 'audio/mpeg',
+  '.ogg': 'audio/ogg',
+  '.flac': 'audio/flac',
 };
 
 /** The MIME type a file is served with, by its extension; null when the extension says nothing. */

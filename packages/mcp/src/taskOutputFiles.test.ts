@@ -12,6 +12,25 @@ afterEach(() => removeTestdirs());
 /** The first bytes of a real 1×1 PNG: enough for its signature to be known. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]);
+/** A real WAV of four silent 8-bit mono samples: the RIFF header, its `fmt ` chunk and its `data` chunk. */
+const WAV = wav([128, 128, 128, 128]);
+
+function wav(samples: readonly number[]): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + samples.length, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16); // fmt chunk size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(8000, 24); // sample rate
+  header.writeUInt32LE(8000, 28); // byte rate
+  header.writeUInt16LE(1, 32); // block align
+  header.writeUInt16LE(8, 34); // bits per sample
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(samples.length, 40);
+  return Buffer.concat([header, Buffer.from(samples)]);
+}
 
 /** A job's output folder holding `files` (name → bytes or text), beside a secret outside it. */
 function outputFolder(files: Record<string, string | Buffer>): { folder: string; outside: string } {
@@ -40,6 +59,19 @@ describe('files a task leaves in its output folder', () => {
         { type: 'resource', resource: { uri: 'loadout://jobs/7/output/raw.dat', mimeType: 'application/octet-stream', blob: 'AAEC/w==' } },
         { type: 'resource', resource: { uri: 'loadout://jobs/7/output/report.md', mimeType: 'text/markdown', text: '# Done\n' } },
       ],
+    });
+  });
+
+  it('become audio content for a sound (WAV, MP3, Ogg, FLAC by their bytes), and a file named as a sound it is not is refused', () => {
+    const { folder } = outputFolder({ 'tone.wav': WAV, 'clip.bin': Buffer.from('ID3\u0004\u0000rest-of-tag', 'latin1') });
+    expect(readOutputFiles(folder, 2)).toEqual({
+      content: [
+        { type: 'audio', data: Buffer.from('ID3\u0004\u0000rest-of-tag', 'latin1').toString('base64'), mimeType: 'audio/mpeg' },
+        { type: 'audio', data: WAV.toString('base64'), mimeType: 'audio/wav' },
+      ],
+    });
+    expect(readOutputFiles(outputFolder({ 'fake.wav': 'not a sound' }).folder, 1)).toEqual({
+      problem: 'output "fake.wav" is named as audio/wav but its bytes are not one',
     });
   });
 

@@ -16,13 +16,20 @@ export interface ImageContent {
   readonly mimeType: string;
 }
 
+/** A sound a task wrote, as MCP's audio content. */
+export interface AudioContent {
+  readonly type: 'audio';
+  readonly data: string;
+  readonly mimeType: string;
+}
+
 /** Any other file a task wrote, as MCP's embedded resource content: text when it reads as text, else base64. */
 export interface EmbeddedResourceContent {
   readonly type: 'resource';
   readonly resource: { readonly uri: string; readonly mimeType: string } & ({ readonly text: string } | { readonly blob: string });
 }
 
-export type OutputFileContent = ImageContent | EmbeddedResourceContent;
+export type OutputFileContent = ImageContent | AudioContent | EmbeddedResourceContent;
 
 /** The raster image types an image content may carry, each known by its first bytes. */
 const IMAGE_SIGNATURES: readonly { readonly mimeType: string; readonly matches: (head: Buffer) => boolean }[] = [
@@ -34,6 +41,20 @@ const IMAGE_SIGNATURES: readonly { readonly mimeType: string; readonly matches: 
     matches: (head) => head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP',
   },
 ];
+/** The sound types an audio content may carry, each known by its first bytes. */
+const AUDIO_SIGNATURES: readonly { readonly mimeType: string; readonly matches: (head: Buffer) => boolean }[] = [
+  {
+    mimeType: 'audio/wav',
+    matches: (head) => head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WAVE',
+  },
+  // An ID3 tag, or the first bytes of an MPEG-1 or MPEG-2 layer III frame (the common MP3 headers).
+  {
+    mimeType: 'audio/mpeg',
+    matches: (head) => head.subarray(0, 3).toString('latin1') === 'ID3' || (head[0] === 0xff && [0xfb, 0xf3, 0xf2].includes(head[1] ?? 0)),
+  },
+  { mimeType: 'audio/ogg', matches: (head) => head.subarray(0, 4).toString('latin1') === 'OggS' },
+  { mimeType: 'audio/flac', matches: (head) => head.subarray(0, 4).toString('latin1') === 'fLaC' },
+];
 const PDF_SIGNATURE = '%PDF-';
 
 /**
@@ -41,9 +62,10 @@ const PDF_SIGNATURE = '%PDF-';
  * regular files directly in the folder (hidden names skipped), each opened without following a
  * link so nothing outside the folder is ever read; at most {@link MAX_OUTPUT_FILES}, each at most
  * {@link MAX_OUTPUT_FILE_BYTES}, all together at most {@link MAX_OUTPUT_TOTAL_BYTES}. A file's type
- * comes from its bytes where they say (PNG, JPEG, GIF, WebP, PDF), else from its extension; a file
- * whose name claims an image its bytes are not is refused. Raster images become image content,
- * everything else an embedded resource under `loadout://jobs/<id>/output/<name>`. In name order.
+ * comes from its bytes where they say (PNG, JPEG, GIF, WebP; WAV, MP3, Ogg, FLAC; PDF), else from its
+ * extension; a file whose name claims an image or a sound its bytes are not is refused. Raster images
+ * become image content, sounds audio content, everything else an embedded resource under
+ * `loadout://jobs/<id>/output/<name>`. In name order.
  *
  * @returns the content, or the problem that refuses the whole output (nothing of it is handed over)
  */
@@ -104,6 +126,10 @@ function contentOf(name: string, data: Buffer, jobId: number): { content: Output
   const declared = mimeTypeOf(name);
   if (sniffed !== null) return { content: { type: 'image', data: data.toString('base64'), mimeType: sniffed } };
   if (declared !== null && IMAGE_SIGNATURES.some((signature) => signature.mimeType === declared))
+    return { problem: `is named as ${declared} but its bytes are not one` };
+  const sound = AUDIO_SIGNATURES.find((signature) => signature.matches(data))?.mimeType ?? null;
+  if (sound !== null) return { content: { type: 'audio', data: data.toString('base64'), mimeType: sound } };
+  if (declared !== null && AUDIO_SIGNATURES.some((signature) => signature.mimeType === declared))
     return { problem: `is named as ${declared} but its bytes are not one` };
   const isPdf = data.subarray(0, PDF_SIGNATURE.length).toString('latin1') === PDF_SIGNATURE;
   if (declared === 'application/pdf' && !isPdf) return { problem: 'is named as application/pdf but its bytes are not one' };

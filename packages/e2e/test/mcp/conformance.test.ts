@@ -147,6 +147,21 @@ function nodeTask(description: string, input: unknown, body: string, mcpTask?: '
   );
 }
 
+const EMPTY_INPUT = { type: 'object', properties: {} };
+/** A real 1×1 PNG, a real WAV of four silent samples and a small Markdown file, as base64. */
+const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const SILENT_WAV = 'UklGRigAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQQAAACAgICA';
+const NOTES_MD = Buffer.from('# Notes\nWritten by the task.\n').toString('base64');
+
+/** A task body writing `files` (name → base64) into the run's own output folder. */
+function writeOutputs(files: Record<string, string>): string {
+  return Object.entries(files)
+    .map(
+      ([name, data]) => `fs.writeFileSync(\`\${process.env.LOADOUT_OUTPUT_DIR}/${name}\`, Buffer.from(${JSON.stringify(data)}, 'base64'));`,
+    )
+    .join('\n');
+}
+
 /** The capability set the scenarios call: tasks named as their tools, skills for prompts and resources. */
 function fixtureTree(): TreeDescription {
   const task = (description: string, script: string): TreeDescription =>
@@ -159,10 +174,16 @@ function fixtureTree(): TreeDescription {
         test_error_handling: task('Always fails.', 'echo "This tool intentionally returns an error for testing" >&2\nexit 1'),
         // Three lines of output a little apart: three progress notifications.
         test_tool_with_progress: task('Reports progress as it prints.', 'echo "0%"\nsleep 0.2\necho "50%"\nsleep 0.2\necho "100%"'),
-        test_image_content: task('Returns an image.', 'echo "an image"'),
-        test_audio_content: task('Returns audio.', 'echo "audio"'),
-        test_embedded_resource: task('Returns an embedded resource.', 'echo "a resource"'),
-        test_multiple_content_types: task('Returns several kinds of content.', 'echo "mixed"'),
+        // Files a task leaves in its own output folder ($LOADOUT_OUTPUT_DIR) reach the client as
+        // image, audio and resource content (docs/mcp.md).
+        test_image_content: nodeTask('Returns an image.', EMPTY_INPUT, writeOutputs({ 'pixel.png': PIXEL_PNG })),
+        test_audio_content: nodeTask('Returns audio.', EMPTY_INPUT, writeOutputs({ 'tone.wav': SILENT_WAV })),
+        test_embedded_resource: nodeTask('Returns an embedded resource.', EMPTY_INPUT, writeOutputs({ 'notes.md': NOTES_MD })),
+        test_multiple_content_types: nodeTask(
+          'Returns several kinds of content.',
+          EMPTY_INPUT,
+          `process.stdout.write("text, an image and a resource");\n${writeOutputs({ 'pixel.png': PIXEL_PNG, 'notes.md': NOTES_MD })}`,
+        ),
         test_tool_with_task: task('A longer task, run as an MCP task where the client asks.', 'sleep 1\necho "done after a while"'),
         // The Tasks extension's scenarios call these.
         greet: nodeTask(
