@@ -186,10 +186,17 @@ function fixtureTree(): TreeDescription {
         ),
         test_tool_with_task: task('A longer task, run as an MCP task where the client asks.', 'sleep 1\necho "done after a while"'),
         // The Tasks extension's scenarios call these.
+        // A plain tool listed first (tools are listed by name): the header-validation probe calls
+        // the first tool without declaring the Tasks extension, which failing_job requires.
+        echo: nodeTask(
+          'Echoes its text.',
+          { type: 'object', properties: { text: { type: 'string' } } },
+          'process.stdout.write(input.text ?? "");',
+        ),
         greet: nodeTask(
           'Greets by name.',
           { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-          'process.stdout.write(`Hello, ${input.name}`);',
+          'process.stdout.write(`Hello, ${input.name}!`);',
         ),
         slow_compute: nodeTask(
           'Sleeps the seconds it is given, then answers.',
