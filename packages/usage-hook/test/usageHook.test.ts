@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
+import { usageSpoolLineSchema } from '@loadout/usage';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usageEvents } from '../usage-hook.mjs';
 import { UsageHookConsent, usageHookCommand, usageHookProgram } from '../src/index.js';
@@ -13,25 +14,10 @@ const PAYLOADS = path.join(import.meta.dirname, 'payloads');
 const payload = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(PAYLOADS, `${name}.json`), 'utf8'));
 const AT = '2026-12-05T14:00:00.000Z';
 
-/**
- * The spool line format the ledger reads (version 1), checked field by field. At merge this should
- * become the ledger's shared `usageSpoolLineSchema` (packages/usage).
- */
+/** A line the ledger takes in: its own schema (packages/usage) is the contract between the two. */
 function expectSpoolLine(line: unknown): void {
-  const fields = line as Record<string, unknown>;
-  expect(
-    Object.keys(fields).every((key) => ['v', 'at', 'runtime', 'project', 'kind', 'name', 'server', 'event', 'session'].includes(key)),
-  ).toBe(true);
-  expect(fields.v).toBe(1);
-  expect(Number.isNaN(Date.parse(fields.at as string))).toBe(false);
-  expect(fields.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  expect(fields.runtime).toMatch(/^[a-z0-9-]+$/);
-  expect(fields.project === null || (typeof fields.project === 'string' && path.isAbsolute(fields.project))).toBe(true);
-  expect(['skill', 'command', 'agent', 'tool', 'server']).toContain(fields.kind);
-  expect(typeof fields.name === 'string' && fields.name.length > 0).toBe(true);
-  expect(['invoked', 'failed']).toContain(fields.event);
-  if ('server' in fields) expect(fields.kind).toBe('tool');
-  if ('session' in fields) expect(typeof fields.session).toBe('string');
+  const parsed = usageSpoolLineSchema.safeParse(line);
+  expect(parsed.error?.issues ?? []).toEqual([]);
 }
 
 describe('what each runtime event records', () => {
