@@ -156,6 +156,11 @@ export class McpConnection {
   private closed = false;
   /** Names this connection in the usage ledger: one client's session, for "used in most sessions". */
   private readonly ledgerSession = randomUUID();
+  /**
+   * The client's own name, taken from the requests it sends (one client per connection over stdio
+   * and per 2025 HTTP session; over stateless 2026-07-28 HTTP, the last client of this project).
+   */
+  private clientName: string | undefined;
 
   constructor(
     private readonly services: Pick<McpServices, 'jobs' | 'state' | 'usage'>,
@@ -239,7 +244,7 @@ export class McpConnection {
    */
   private used(exposure: SessionExposure, kind: UsageKind, name: string, event: 'invoked' | 'failed' = 'invoked'): void {
     this.services.usage.record({
-      runtime: runtimeNameOf(this.server.getClientVersion()?.name),
+      runtime: runtimeNameOf(this.clientName),
       project: exposure.session.project,
       kind,
       name,
@@ -253,6 +258,8 @@ export class McpConnection {
     const handle =
       <T>(work: (request: T, extra: McpCall) => Promise<unknown>) =>
       async (request: T, extra: McpCall) => {
+        // The client the next uses are told as: its own name, as the SDK serving this request has it.
+        if (extra.clientName !== undefined) this.clientName = extra.clientName;
         try {
           const budget = this.budgets.get(extra.requestId);
           if (budget?.full === true) throw responseTooLarge('batch');

@@ -49,6 +49,7 @@ export function bindLegacyServer(connection: McpConnection): Server {
     signal: extra.signal,
     requestMeta: extra._meta,
     progressToken: extra._meta?.progressToken,
+    clientName: server.getClientVersion()?.name,
     clientCapabilities: server.getClientCapabilities(),
     notify: (method, params) => extra.sendNotification({ method, params } as ServerNotification),
     listRoots: async () => (await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS })).roots,

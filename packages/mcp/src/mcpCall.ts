@@ -18,6 +18,8 @@ export interface McpCall {
   readonly requestMeta: unknown;
   /** The `_meta.progressToken` the client asked progress under, if any. */
   readonly progressToken: string | number | undefined;
+  /** The client's own name: from `initialize` (2025) or this request's envelope (2026-07-28); undefined when it gave none. */
+  readonly clientName: string | undefined;
   /** The client's capabilities: declared at `initialize` (2025) or on this request (2026-07-28). */
   readonly clientCapabilities: unknown;
   /** Sends a notification tied to this request (progress). */

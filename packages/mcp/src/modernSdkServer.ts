@@ -1,4 +1,5 @@
 import {
+  CLIENT_INFO_META_KEY,
   type CacheHint,
   type RequestMethod,
   Server,
@@ -70,6 +71,7 @@ export function buildModernServer(connection: McpConnection, era: 'legacy' | 'mo
     // The SDK lifts the per-request envelope (protocol version, client capabilities) out of `_meta`.
     requestMeta: { ...ctx.mcpReq._meta, ...ctx.mcpReq.envelope },
     progressToken: ctx.mcpReq._meta?.progressToken,
+    clientName: clientNameIn(ctx.mcpReq.envelope) ?? server.getClientVersion()?.name,
     clientCapabilities: server.getClientCapabilities(),
     notify: (method, params) => ctx.mcpReq.notify({ method, params }),
     listRoots: era === 'legacy' ? async () => (await ctx.mcpReq.send({ method: 'roots/list' }, { timeout: ROOTS_TIMEOUT_MS })).roots : null,
@@ -99,4 +101,13 @@ export function buildModernServer(connection: McpConnection, era: 'legacy' | 'mo
 /** The notification that tells a client `list` changed. */
 export function listChangedNotification(list: ListKind): { method: `notifications/${ListKind}/list_changed` } {
   return { method: `notifications/${list}/list_changed` };
+}
+
+/** The client's name a 2026-07-28 request's envelope carries (its `clientInfo`). */
+function clientNameIn(envelope: unknown): string | undefined {
+  if (envelope === null || typeof envelope !== 'object') return undefined;
+  const info = (envelope as Record<string, unknown>)[CLIENT_INFO_META_KEY];
+  if (info === null || typeof info !== 'object') return undefined;
+  const name = (info as Record<string, unknown>).name;
+  return typeof name === 'string' ? name : undefined;
 }
