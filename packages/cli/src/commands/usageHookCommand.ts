@@ -15,7 +15,6 @@ export function registerUsageHookCommand(program: Command, cli: CliContext): voi
     program.command('usage').description('which skills, commands, agents and tools the agents use');
   const toggle = (): UsageHookSwitch => resolve(cli.app(), cli.features.UsageHookSwitch);
   const json = (command: Command): boolean => command.optsWithGlobals<{ json?: boolean }>().json === true;
-  const collect = (value: string, previous: string[]): string[] => [...previous, value];
   const hook = usage
     .command('hook')
     .description("whether Loadout's usage hook is written into each runtime that has hooks")
@@ -31,10 +30,12 @@ export function registerUsageHookCommand(program: Command, cli: CliContext): voi
           ? 'record which skills, commands, agents and tools each runtime uses, through a hook the next apply writes (every runtime that has hooks, or those named)'
           : 'stop recording at once; the next apply takes the hook out of each runtime (every runtime, or those named)',
       )
-      .option('--runtime <name>', 'only this runtime (repeatable)', collect, [])
+      // Runtimes are named as arguments: `usage` has a `--runtime` of its own (the report's
+      // filter), which the command line hands to `usage` wherever it is typed.
+      .argument('[runtime...]', 'only these runtimes (default: every one)')
       .option('--json', 'print one JSON document')
-      .action(async (options: { runtime: string[] }, command: Command) => {
-        await cli.run(json(command), () => toggle().turn(on, options.runtime), formatUsageHook);
+      .action(async (runtimes: string[], _options: unknown, command: Command) => {
+        await cli.run(json(command), () => toggle().turn(on, runtimes), formatUsageHook);
       });
   }
 }

@@ -73,7 +73,7 @@ describe('the usage hook in the real Claude Code', () => {
       const { home, project, marker, settingsFile, loadout, apply, spool, hooks } = fixture();
       const before = fs.readFileSync(settingsFile, 'utf8');
       // A runtime Loadout writes no hooks into, or one it does not know, is refused with its code, and nothing is remembered.
-      const refused = (runtime: string) => loadout('usage', 'hook', 'on', '--runtime', runtime, '--json');
+      const refused = (runtime: string) => loadout('usage', 'hook', 'on', runtime, '--json');
       expect(refused('gemini-cli').json<{ error: { code: string } }>().error.code).toBe('USAGE_HOOK_UNSUPPORTED');
       expect(refused('nope').json<{ error: { code: string } }>().error.code).toBe('RUNTIME_UNKNOWN');
       expect(
@@ -81,7 +81,7 @@ describe('the usage hook in the real Claude Code', () => {
           .json<{ runtimes: { on: boolean }[] }>()
           .runtimes.some((entry) => entry.on),
       ).toBe(false);
-      expect(loadout('usage', 'hook', 'on', '--runtime', 'claude-code').status).toBe(0);
+      expect(loadout('usage', 'hook', 'on', 'claude-code').status).toBe(0);
       const applied = apply();
       expect(applied.runtimes[0]?.changes.filter((change) => change.name === 'loadout:usage').map((change) => change.action)).toEqual([
         'create',
