@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidInputError } from '@loadout/files';
+import { emptyFileBytes, InvalidInputError, readRegularFile } from '@loadout/files';
 import { PRIVATE_FILE_MODE, withFileLock, writeFileAtomicSync } from '@loadout/files';
-import { isJsonObject, parseMarkdown, Places, type Session, token } from '@loadout/kernel';
+import { isJsonObject, MAX_DOCUMENT_BYTES, parseMarkdown, Places, type Session, token } from '@loadout/kernel';
 import { parse as parseToml } from 'smol-toml';
 import { inject, injectable } from 'tsyringe';
 import type { RuntimeAdapter } from '../RuntimeAdapter.js';
@@ -12,6 +12,7 @@ import { RuntimeConfigInvalidError } from '../RuntimeErrors.js';
 import type { RuntimePlan, RuntimePlanPart } from '../RuntimePlan.js';
 import { RuntimePlanner } from '../RuntimePlanner.js';
 import type { SkillCopy } from '../RuntimeView.js';
+import { readConfigText } from '../mcp/readConfigText.js';
 import { skillFileFacts } from '../scanRuntimeRoot.js';
 import type { ListingRules } from './ListingRules.js';
 import { type Listing, type ListingCandidate, type ListingOptions, planListing, type UnobservedListing } from './planListing.js';
@@ -186,12 +187,15 @@ function pinsIn(text: string, file: string): string[] {
 
 /** `model_context_window` from Codex's `config.toml`; null when absent or unreadable (the default model's window is planned). */
 function codexContextWindow(file: string): number | null {
-  let text: string;
+  // Read as the MCP part reads it (a FIFO or a folder in its place is refused, never waited on);
+  // a file that cannot be read is reported there, so here it only means the default window.
+  let text: string | null;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readConfigText(file, '$CODEX_HOME/config.toml');
   } catch {
     return null;
   }
+  if (text === null) return null;
   try {
     const window = parseToml(text).model_context_window;
     return typeof window === 'number' && window > 0 ? window : null;
@@ -342,13 +346,8 @@ export class CopyFiles {
       let known = this.frontmatters.get(file);
       if (known === undefined) {
         known = 'absent';
-        if (fs.existsSync(file)) {
-          try {
-            known = skillFileFacts(fs.readFileSync(file, 'utf8'), path.basename(path.dirname(file)), false).frontmatter;
-          } catch {
-            known = 'absent';
-          }
-        }
+        const text = fs.existsSync(file) ? userFileText(file) : null;
+        if (text !== null) known = skillFileFacts(text, path.basename(path.dirname(file)), false).frontmatter;
         this.frontmatters.set(file, known);
       }
       if (known !== 'absent') return known;
@@ -379,17 +378,30 @@ export class CopyFiles {
 }
 
 function policyOff(file: string): boolean | 'absent' {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return 'absent';
-  }
+  const text = userFileText(file);
+  if (text === null) return 'absent';
   try {
     const policy = parseMarkdown(`---\n${text}\n---\n`, 'openai.yaml').frontmatter.policy;
     return isJsonObject(policy) && policy.allow_implicit_invocation === false;
   } catch {
     return false;
+  }
+}
+
+/**
+ * A file in a runtime's folder, as text, read as the kernel reads files it does not own (never
+ * waiting on a FIFO, a regular file of at most {@link MAX_DOCUMENT_BYTES} only, a link followed to
+ * where it leads); null when it is not there or cannot be read so.
+ */
+function userFileText(file: string): string | null {
+  const into = emptyFileBytes();
+  try {
+    const real = fs.realpathSync(file);
+    const tooLarge = (): Error => new Error('too large');
+    if (!readRegularFile(path.dirname(real), real, MAX_DOCUMENT_BYTES, into, { tooLarge, followLinks: false })) return null;
+    return into.buffer.subarray(0, into.length).toString('utf8');
+  } catch {
+    return null;
   }
 }
 
