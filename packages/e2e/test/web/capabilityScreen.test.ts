@@ -275,6 +275,9 @@ describe('the capability screen', { timeout: 90_000 }, () => {
   it('works from the keyboard alone: reach a switch with Tab, flip it, open and leave a dialog', async () => {
     const { page, project, open } = await start();
     await open({ project });
+    // The descriptions of what is off and the usage ledger come after the first drawing, with one
+    // redraw of the rows: the walk starts once that is done, as a person starts once the page settled.
+    await page.locator('main .view-capabilities[data-described="true"]').waitFor();
     await page.locator('main').focus();
 
     const target = 'skill review: on';
