@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { emptyFileBytes, InvalidInputError, readRegularFile } from '@loadout/files';
+import { InvalidInputError } from '@loadout/files';
 import { PRIVATE_FILE_MODE, withFileLock, writeFileAtomicSync } from '@loadout/files';
-import { isJsonObject, MAX_DOCUMENT_BYTES, parseMarkdown, Places, type Session, token } from '@loadout/kernel';
+import { isJsonObject, parseMarkdown, Places, readTextInside, type Session, token } from '@loadout/kernel';
 import { parse as parseToml } from 'smol-toml';
 import { inject, injectable } from 'tsyringe';
 import type { RuntimeAdapter } from '../RuntimeAdapter.js';
@@ -339,69 +339,67 @@ export class CopyFiles {
       const text = hash === null ? undefined : this.stamps.textOf(hash);
       if (text !== undefined) return skillFileFacts(text, path.basename(copy.dir as string), false).frontmatter;
     }
-    const own = path.join(copy.dir as string, 'SKILL.md');
     const source = copy.source === null ? null : copy.source.endsWith('.md') ? copy.source : path.join(copy.source, 'SKILL.md');
-    const files = source === null ? [own] : WRITTEN_FROM_SOURCE.has(copy.state) ? [source, own] : [own, source];
-    for (const file of files) {
-      let known = this.frontmatters.get(file);
-      if (known === undefined) {
-        known = 'absent';
-        const text = fs.existsSync(file) ? userFileText(file) : null;
-        if (text !== null) known = skillFileFacts(text, path.basename(path.dirname(file)), false).frontmatter;
-        this.frontmatters.set(file, known);
-      }
-      if (known !== 'absent') return known;
-    }
-    return null;
+    const files = inReadingOrder(copy, path.join(copy.dir as string, 'SKILL.md'), source);
+    const known = firstReadable(
+      files,
+      this.frontmatters,
+      (text, file) => skillFileFacts(text, path.basename(path.dirname(file)), false).frontmatter,
+    );
+    return known === 'absent' ? null : known;
   }
 
   /** Whether `agents/openai.yaml` says `policy.allow_implicit_invocation: false` (read with the same bounded YAML reader). */
   implicitInvocationOff(copy: SkillCopy): boolean {
-    const source = copy.source !== null && !copy.source.endsWith('.md') ? copy.source : null;
-    const folders =
-      source === null
-        ? [copy.dir as string]
-        : WRITTEN_FROM_SOURCE.has(copy.state)
-          ? [source, copy.dir as string]
-          : [copy.dir as string, source];
-    for (const folder of folders) {
-      const file = path.join(folder, 'agents', 'openai.yaml');
-      let known = this.policies.get(file);
-      if (known === undefined) {
-        known = fs.existsSync(file) ? policyOff(file) : 'absent';
-        this.policies.set(file, known);
-      }
-      if (known !== 'absent') return known;
-    }
-    return false;
+    const policy = (folder: string): string => path.join(folder, 'agents', 'openai.yaml');
+    const source = copy.source !== null && !copy.source.endsWith('.md') ? policy(copy.source) : null;
+    const known = firstReadable(inReadingOrder(copy, policy(copy.dir as string), source), this.policies, policyOff);
+    return known === 'absent' ? false : known;
   }
 }
 
-function policyOff(file: string): boolean | 'absent' {
-  const text = userFileText(file);
-  if (text === null) return 'absent';
+/** A copy's own file and its Loadout skill's, in the order they speak for it: the skill's first when the apply writes the copy from it. */
+function inReadingOrder(copy: SkillCopy, own: string, source: string | null): string[] {
+  if (source === null) return [own];
+  return WRITTEN_FROM_SOURCE.has(copy.state) ? [source, own] : [own, source];
+}
+
+/**
+ * What the first of `files` that can be read says (`read` of its text), each file read once per
+ * report (`memo`); 'absent' when none can. A file is looked for before it is read, so a missing
+ * one costs no thrown error. Read as the kernel reads documents it does not own, inside the
+ * folder above the file's own (the skills root for a `SKILL.md`, the skill for its
+ * `agents/openai.yaml`): never waiting on a FIFO, a regular file of bounded size only.
+ */
+function firstReadable<T>(
+  files: readonly string[],
+  memo: Map<string, T | 'absent'>,
+  read: (text: string, file: string) => T,
+): T | 'absent' {
+  for (const file of files) {
+    let known = memo.get(file);
+    if (known === undefined) {
+      let text: string | null = null;
+      try {
+        text = fs.existsSync(file) ? readTextInside(path.dirname(path.dirname(file)), file) : null;
+      } catch {
+        // Refused (not a regular file, too large, a link out of its folder): it says nothing.
+      }
+      known = text === null ? 'absent' : read(text, file);
+      memo.set(file, known);
+    }
+    if (known !== 'absent') return known;
+  }
+  return 'absent';
+}
+
+/** `policy.allow_implicit_invocation: false` in an `agents/openai.yaml` text; a text that does not parse says nothing against listing. */
+function policyOff(text: string): boolean {
   try {
     const policy = parseMarkdown(`---\n${text}\n---\n`, 'openai.yaml').frontmatter.policy;
     return isJsonObject(policy) && policy.allow_implicit_invocation === false;
   } catch {
     return false;
-  }
-}
-
-/**
- * A file in a runtime's folder, as text, read as the kernel reads files it does not own (never
- * waiting on a FIFO, a regular file of at most {@link MAX_DOCUMENT_BYTES} only, a link followed to
- * where it leads); null when it is not there or cannot be read so.
- */
-function userFileText(file: string): string | null {
-  const into = emptyFileBytes();
-  try {
-    const real = fs.realpathSync(file);
-    const tooLarge = (): Error => new Error('too large');
-    if (!readRegularFile(path.dirname(real), real, MAX_DOCUMENT_BYTES, into, { tooLarge, followLinks: false })) return null;
-    return into.buffer.subarray(0, into.length).toString('utf8');
-  } catch {
-    return null;
   }
 }
 
