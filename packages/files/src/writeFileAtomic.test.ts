@@ -82,4 +82,20 @@ describe('writeFileAtomicSync: the one atomic write', () => {
     expect(writeFileAtomicSync(file, 'mine = 1\n', { stillCurrent: () => true })).toBe(true);
     expect(fs.readFileSync(file, 'utf8')).toBe('mine = 1\n');
   });
+
+  it('37 M4 a write that lands on the file after the check said current is put back, and the write answers false', () => {
+    const root = testdir({ 'config.toml': 'model = "a"\n' });
+    const file = path.join(root, 'config.toml');
+    const landedAfterTheCheck = writeFileAtomicSync(file, 'mine = 1\n', {
+      stillCurrent: (target) => {
+        const current = fs.readFileSync(target, 'utf8') === 'model = "a"\n';
+        // Another program appends the moment after the check read the file, before the rename.
+        fs.appendFileSync(target, '[mcp_servers.user]\n');
+        return current;
+      },
+    });
+    expect(landedAfterTheCheck).toBe(false);
+    expect(fs.readFileSync(file, 'utf8')).toBe('model = "a"\n[mcp_servers.user]\n');
+    expect(others(root, 'config.toml')).toEqual([]);
+  });
 });

@@ -38,7 +38,8 @@ export interface AtomicWriteOptions {
  * link put in after that check is replaced by the rename, never written through. `followLink` is
  * the one opt-in (see {@link AtomicWriteOptions}).
  *
- * @returns false when `stillCurrent` said the file changed (nothing written), else true
+ * @returns false when `stillCurrent` said the file changed, or the replaced file was written between
+ *   the check and the rename (its bytes are then put back): nothing of the caller's is written; else true
  * @throws WriteRefusedError `PATH_IS_LINK`, `LINK_LOOP` or `NOT_A_FILE`, before anything is written
  */
 export function writeFileAtomicSync(file: string, content: string | Buffer, options: AtomicWriteOptions = {}): boolean {
@@ -69,13 +70,54 @@ export function writeFileAtomicSync(file: string, content: string | Buffer, opti
     } finally {
       fs.closeSync(fd);
     }
-    if (options.stillCurrent !== undefined && !options.stillCurrent(target)) return false;
-    fs.renameSync(temporary, target);
-    renamed = true;
-    return true;
+    if (options.stillCurrent === undefined) {
+      fs.renameSync(temporary, target);
+      renamed = true;
+      return true;
+    }
+    // The file being replaced is held open across the check and the rename: a write another
+    // program makes to it after the check read it (the moment before the rename) lands on it,
+    // not on the new file, and would be lost with it. Seen there after the rename, its bytes are
+    // put back and the write answers false, as if the check had seen it: the caller reads the
+    // file again and redoes its edit on top.
+    const replaced = existing === undefined ? null : openReplaced(target);
+    try {
+      const before = replaced === null ? null : fs.fstatSync(replaced, { bigint: true });
+      if (!options.stillCurrent(target)) return false;
+      fs.renameSync(temporary, target);
+      renamed = true;
+      if (replaced === null || before === null) return true;
+      const after = fs.fstatSync(replaced, { bigint: true });
+      if (after.size === before.size && after.mtimeNs === before.mtimeNs) return true;
+      writeFileAtomicSync(target, readWhole(replaced, Number(after.size)));
+      return false;
+    } finally {
+      if (replaced !== null) fs.closeSync(replaced);
+    }
   } finally {
     if (!renamed) fs.rmSync(temporary, { force: true });
   }
+}
+
+/** The file about to be replaced, opened to read (never waiting on a FIFO); null when it cannot be. */
+function openReplaced(target: string): number | null {
+  try {
+    return fs.openSync(target, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+}
+
+/** Every byte of an open file of `size` bytes, from its start. */
+function readWhole(fd: number, size: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const got = fs.readSync(fd, bytes, read, size - read, read);
+    if (got === 0) break;
+    read += got;
+  }
+  return bytes.subarray(0, read);
 }
 
 /**
