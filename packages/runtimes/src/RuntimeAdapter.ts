@@ -88,10 +88,19 @@ export interface ClientVersionFacts {
   readonly skillReplacesBuiltIn: boolean;
   /** How it lists a skill of a plugin it installed itself: `plugin:skill`, or the bare skill name. */
   readonly pluginSkillNames: PluginSkillNames;
+  /** How a copy of a plugin's agent may be named for it; absent where Loadout writes no agents. */
+  readonly copiedAgentNames?: CopiedAgentNames;
 }
 
 /** How a client lists a skill of one of its own plugins: `plugin:skill` (namespaced) or `skill` (bare). */
 export type PluginSkillNames = 'namespaced' | 'bare';
+
+/**
+ * How an agent file Loadout copies from a plugin may name itself: `plugin:agent`, as the client
+ * names the agents of the plugins it installs (`plugin-prefixed`), or only `agent` (`bare`), where
+ * the client drops an agent file whose `name` holds a colon.
+ */
+export type CopiedAgentNames = 'plugin-prefixed' | 'bare';
 
 /** One skill of a plugin the client installed and turned on itself, outside Loadout. */
 export interface ClientPluginSkill {
@@ -158,6 +167,8 @@ export interface RuntimeAdapter {
    */
   readonly clientPlugins?: readonly ClientPluginSkill[];
   readonly pluginSkillNames?: PluginSkillNames;
+  /** Set by the plan from the installed client's version: how a copied plugin agent is named (absent: `plugin-prefixed`). */
+  readonly copiedAgentNames?: CopiedAgentNames;
   /**
    * The roots the runtime scans when started in `project` (or anywhere, for null), highest
    * precedence first. Pure: reads nothing but the existence of repository markers.

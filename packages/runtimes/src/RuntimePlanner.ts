@@ -302,6 +302,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           manifest,
           show: (absolute) => redactor.path(absolute),
           inPlaceAs: (plugin) => inPlaceAs(adapter.name, plugin),
+          ...(adapter.copiedAgentNames === undefined ? {} : { copiedAgentNames: adapter.copiedAgentNames }),
         }),
       ]),
     );

@@ -126,6 +126,34 @@ describe('agents, commands and hooks applied into runtimes', () => {
     expect(again.upToDate).toBe(true);
   });
 
+  it('for Claude Code 2.1.332, which drops an agent named with a colon, a copied plugin agent keeps its bare name; of two of one name the first is written', async () => {
+    const m = machine({
+      capabilities: { agents: { 'helper.md': AGENT } },
+      home: { '.claude': { 'settings.json': SETTINGS } },
+      clients: { claude: '2.1.332 (Claude Code)' },
+    });
+    const container = openLoadout(m);
+    installPlugin(container, m, 'fixp', { agents: { 'reviewer.md': PLUGIN_AGENT } });
+    installPlugin(container, m, 'other', { agents: { 'reviewer.md': PLUGIN_AGENT } });
+    const result = await resolve(container, RuntimeApplier).apply({ runtimes: ['claude-code'] });
+    expect(result.ok).toBe(true);
+    const agents = path.join(m.home, '.claude', 'agents');
+    expect(fs.readFileSync(path.join(agents, 'fixp', 'reviewer.md'), 'utf8')).toBe(
+      PLUGIN_AGENT.replace('name: reviewer', 'name: "reviewer"'),
+    );
+    // fixp's `reviewer` comes before other's (install order); other's is skipped, named, never written.
+    expect(fs.existsSync(path.join(agents, 'other'))).toBe(false);
+    expect(documentsSeen(result, 'claude-code')).toEqual([
+      ['agent', 'helper', 'written'],
+      ['agent', 'reviewer', 'written'],
+    ]);
+    const skips = changesOf(result, 'claude-code').filter((change) => change.action === 'skip' && change.kind === 'agent');
+    expect(skips.map((change) => [change.name, change.code, change.reason])).toEqual([
+      ['reviewer', 'DOCUMENT_SAME_NAME', expect.stringMatching(/another agent is listed as reviewer in claude-code already/)],
+    ]);
+    expect((await resolve(container, RuntimeApplier).apply({ runtimes: ['claude-code'], mode: 'check' })).upToDate).toBe(true);
+  });
+
   it("never overwrites a file of the user's of the same name: a skip that says so", async () => {
     const { m, applier } = world();
     const mine = path.join(m.home, '.claude', 'commands', 'deploy.md');

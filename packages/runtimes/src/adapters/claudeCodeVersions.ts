@@ -77,8 +77,9 @@ export const CLAUDE_CODE_2_1_332_COMPILED_IN: CompiledInNames = {
 /**
  * The Claude Code versions Loadout has measured, oldest first. 2.1.197 lists every copy of a name
  * (a user skill beside the built-in of its name) and a plugin's skill by its bare name; 2.1.332
- * lists the first copy only, lets a user or project skill replace a built-in, and lists a plugin's
- * skill as `plugin:skill`.
+ * lists the first copy only, lets a user or project skill replace a built-in, lists a plugin's
+ * skill as `plugin:skill`, and drops an agent file whose name holds a colon (so a copied plugin
+ * agent keeps its bare name there).
  */
 export const CLAUDE_CODE_VERSIONS: ClientVersions = {
   command: 'claude',
@@ -89,6 +90,7 @@ export const CLAUDE_CODE_VERSIONS: ClientVersions = {
       sameName: 'listed-first-runs',
       skillReplacesBuiltIn: false,
       pluginSkillNames: 'bare',
+      copiedAgentNames: 'plugin-prefixed',
     },
     {
       version: '2.1.332',
@@ -96,6 +98,8 @@ export const CLAUDE_CODE_VERSIONS: ClientVersions = {
       sameName: 'first-wins',
       skillReplacesBuiltIn: true,
       pluginSkillNames: 'namespaced',
+      // An agent file whose `name` holds a colon is not listed at all (measured: `refused:lone` dropped, `refused-lone` and `lone` listed).
+      copiedAgentNames: 'bare',
     },
   ],
 };

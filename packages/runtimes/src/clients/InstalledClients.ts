@@ -98,6 +98,7 @@ export class InstalledClients {
         ...adapter,
         sameName: facts.sameName,
         pluginSkillNames: facts.pluginSkillNames,
+        ...(facts.copiedAgentNames === undefined ? {} : { copiedAgentNames: facts.copiedAgentNames }),
         compiledIn:
           facts.compiledIn === undefined ? adapter.compiledIn : { ...facts.compiledIn, replacedBySkills: facts.skillReplacesBuiltIn },
       },

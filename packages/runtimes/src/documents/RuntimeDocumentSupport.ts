@@ -1,5 +1,5 @@
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
-import type { WriteTarget } from '../RuntimeAdapter.js';
+import type { CopiedAgentNames, WriteTarget } from '../RuntimeAdapter.js';
 
 /** The kinds of document Loadout writes into runtimes besides skills and servers. */
 export type DocumentKind = 'agent' | 'command' | 'hook';
@@ -16,6 +16,8 @@ export interface DocumentToTranslate {
   /** The document's text as written. */
   readonly text: string;
   readonly description: string;
+  /** How the installed client lets a copy of a plugin's agent be named (absent: `plugin-prefixed`). */
+  readonly copiedAgentNames?: CopiedAgentNames;
 }
 
 /**
@@ -23,7 +25,14 @@ export interface DocumentToTranslate {
  * level of folder at most) and its bytes; or why the runtime gets none (`skip`), never dropped in
  * silence.
  */
-export type TranslatedDocument = { readonly file: string; readonly text: string } | { readonly skip: string };
+export type TranslatedDocument =
+  | {
+      readonly file: string;
+      readonly text: string;
+      /** The name the runtime lists it by, when not its path in the folder (`kit/ship.md` → `kit:ship`). */
+      readonly listedAs?: string;
+    }
+  | { readonly skip: string };
 
 /** Where one runtime keeps one kind of file document, and how a Loadout document becomes one. */
 export interface DocumentFolders {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Diagnostic } from '@loadout/kernel';
 import { isInside } from '@loadout/files';
 import type { ChangeAction, ChangeReport } from '../RuntimePlan.js';
-import type { WriteTarget } from '../RuntimeAdapter.js';
+import type { CopiedAgentNames, WriteTarget } from '../RuntimeAdapter.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import type { ManifestSource } from '../RuntimeManifest.js';
 import { canonicalJson } from '../mcp/ServerSpec.js';
@@ -102,6 +102,8 @@ export interface DocumentPlanInput {
    * commands and hooks arrive with it. Null when it does not read that plugin in place.
    */
   readonly inPlaceAs: (plugin: string) => string | null;
+  /** How the installed client lets a copy of a plugin's agent be named (the adapter's version facts). */
+  readonly copiedAgentNames?: CopiedAgentNames;
 }
 
 /** Records a document a runtime will not get: a code, the reason in words, and where it would have gone. */
@@ -211,6 +213,8 @@ function planFiles(
   const folders = place.folders(input.project, input.env);
   const managed = input.manifest.entriesOf(input.runtime).filter((entry) => entry.kind === kind);
   const taken = new Set<string>();
+  // The names listed per place: a client that lists one agent per name shows only one of two copies.
+  const listedNames = new Set<string>();
   for (const document of documents) {
     const dir = folders[document.target];
     if (dir === null) {
@@ -222,12 +226,26 @@ function planFiles(
       plugin: document.plugin,
       text: document.text ?? '',
       description: document.description,
+      ...(input.copiedAgentNames === undefined ? {} : { copiedAgentNames: input.copiedAgentNames }),
     });
     if ('skip' in translated) {
       skip(document, 'DOCUMENT_NOT_TRANSLATED', translated.skip);
       continue;
     }
     const file = path.join(dir, ...translated.file.split('/'));
+    // Listed by its path in the folder (a plugin's command in `kit/ship.md` is `/kit:ship`) unless the translation names it.
+    const listedAs = translated.listedAs ?? translated.file.replace(/\.md$/, '').split('/').join(':');
+    const listedKey = `${document.target}\0${listedAs}`;
+    if (listedNames.has(listedKey)) {
+      skip(
+        document,
+        'DOCUMENT_SAME_NAME',
+        `another ${kind} is listed as ${listedAs} in ${input.runtime} already (the owner's first, then plugins in install order); ${input.runtime} lists one ${kind} per name`,
+        input.show(file),
+      );
+      continue;
+    }
+    listedNames.add(listedKey);
     if (taken.has(file)) {
       skip(document, 'DOCUMENT_COLLISION', `another ${kind} is written as ${input.show(file)} already`, input.show(file));
       continue;
@@ -238,8 +256,6 @@ function planFiles(
       skip(document, 'RUNTIME_ROOT_OUTSIDE', away, input.show(file));
       continue;
     }
-    // Listed by its path in the folder: a plugin's command in `kit/ship.md` is `/kit:ship`, its agent `kit:reviewer`.
-    const listedAs = translated.file.replace(/\.md$/, '').split('/').join(':');
     const hash = documentHash(translated.text);
     const current = currentFileHash(file);
     const entry = managed.find((candidate) => candidate.file === file);

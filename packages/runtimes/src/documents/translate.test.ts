@@ -48,6 +48,7 @@ describe("Claude Code's names for a plugin's documents", () => {
     expect(claudeCodeDocument('agent', { id: 'reviewer', plugin: 'kit', text: agent, description: '' })).toEqual({
       file: 'kit/reviewer.md',
       text: '---\r\nname: "kit:reviewer"\r\ndescription: Reviews.\r\n---\r\nBody name: reviewer\r\n',
+      listedAs: 'kit:reviewer',
     });
     expect(claudeCodeDocument('command', { id: 'ship', plugin: 'kit', text: 'Ship.\n', description: '' })).toEqual({
       file: 'kit/ship.md',
@@ -56,6 +57,15 @@ describe("Claude Code's names for a plugin's documents", () => {
     expect(claudeCodeDocument('agent', { id: 'mine', plugin: null, text: agent, description: '' })).toEqual({
       file: 'mine.md',
       text: agent,
+    });
+  });
+
+  it('names a copied plugin agent by its bare name for a client that drops a name holding a colon', () => {
+    const agent = '---\nname: reviewer\ndescription: Reviews.\n---\nBody.\n';
+    expect(claudeCodeDocument('agent', { id: 'reviewer', plugin: 'kit', text: agent, description: '', copiedAgentNames: 'bare' })).toEqual({
+      file: 'kit/reviewer.md',
+      text: '---\nname: "reviewer"\ndescription: Reviews.\n---\nBody.\n',
+      listedAs: 'reviewer',
     });
   });
 

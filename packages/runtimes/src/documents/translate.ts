@@ -44,12 +44,14 @@ function oneLineDescription(text: string): string | null {
  * Claude Code's way of naming a plugin's documents, kept by the copy: its commands go into a folder
  * named after the plugin (Claude Code lists `commands/<plugin>/<name>.md` as `/<plugin>:<name>`),
  * its agents too, their frontmatter `name` set to `<plugin>:<name>` as Claude Code names the
- * agents of the plugins it installs itself. The owner's documents keep their own names.
+ * agents of the plugins it installs itself, or to the bare name for a version that drops an agent
+ * whose name holds a colon (`copiedAgentNames: 'bare'`). The owner's documents keep their own names.
  */
 export function claudeCodeDocument(kind: 'agent' | 'command', document: DocumentToTranslate): TranslatedDocument {
   const file = document.plugin === null ? `${document.id}.md` : `${document.plugin}/${document.id}.md`;
   if (kind === 'command' || document.plugin === null) return { file, text: document.text };
-  return { file, text: withFrontmatterName(document.text, `${document.plugin}:${document.id}`) };
+  const name = document.copiedAgentNames === 'bare' ? document.id : `${document.plugin}:${document.id}`;
+  return { file, text: withFrontmatterName(document.text, name), listedAs: name };
 }
 
 /**

@@ -57,6 +57,11 @@ export interface MachineDescription {
    * runtime finds them. Default: every known runtime; `[]` is a machine with none (only what `home` holds).
    */
   readonly installed?: readonly string[];
+  /**
+   * Client commands on `PATH`, each a stand-in that answers `--version` with the line given, e.g.
+   * `{ claude: '2.1.332 (Claude Code)' }`: the plan then treats that version as installed.
+   */
+  readonly clients?: Readonly<Record<string, string>>;
 }
 
 export function machine(description: MachineDescription = {}): Machine {
@@ -83,6 +88,14 @@ export function machine(description: MachineDescription = {}): Machine {
     LOADOUT_CODEX_SYSTEM_DIR: path.join(base, 'etc-codex'),
     LOADOUT_CLAUDE_MANAGED_DIR: path.join(base, 'etc-claude-code'),
   };
+  if (description.clients !== undefined) {
+    const bin = path.join(base, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    for (const [command, said] of Object.entries(description.clients)) {
+      fs.writeFileSync(path.join(bin, command), `#!/bin/sh\necho ${JSON.stringify(said)}\n`, { mode: 0o755 });
+    }
+    env.PATH = bin;
+  }
   const runtimeEnv = runtimeEnvironmentFrom(env);
   const installed = description.installed ?? KNOWN_ADAPTERS.map((adapter) => adapter.name);
   for (const adapter of KNOWN_ADAPTERS) {
