@@ -63,6 +63,8 @@ export class BundleStampCache {
   private readonly seen = new Map<string, BundleStamps | null>();
   /** `SKILL.md` texts by bundle hash, of the bundles this plan read. */
   private readonly texts = new Map<string, string>();
+  /** The relative paths each bundle of this plan holds, by hash. */
+  private readonly paths = new Map<string, ReadonlySet<string>>();
   /** The time after which a change makes a stamp untrusted, fixed when the plan starts. */
   readonly racyBefore = Date.now() - RACY_MS;
 
@@ -98,6 +100,21 @@ export class BundleStampCache {
   /** Remembers a bundle's `SKILL.md` text by its hash: a copy of the same hash has the same text. */
   noteText(hash: string, text: string): void {
     this.texts.set(hash, text);
+  }
+
+  /**
+   * Remembers which paths a bundle read or known in this plan holds (its stamps' paths when it has
+   * them, so a bundle known by its stamps is not read for it): a copy of the same hash holds the same.
+   */
+  notePaths(bundle: SkillBundle): void {
+    if (this.paths.has(bundle.hash)) return;
+    const paths = bundle.stamps !== null ? Object.keys(bundle.stamps.files) : bundle.files.map((file) => file.path);
+    this.paths.set(bundle.hash, new Set(paths));
+  }
+
+  /** Whether the bundle of this hash holds `relative` (`/`-separated); undefined when this plan did not note it. */
+  holds(hash: string, relative: string): boolean | undefined {
+    return this.paths.get(hash)?.has(relative);
   }
 
   /** The `SKILL.md` text of a bundle of this hash read in this plan ({@link noteText}); undefined when none was. */

@@ -68,7 +68,10 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
     bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry);
     if (bundle === null) unreadable = 'it disappeared while being read';
     text = bundle?.skillText() ?? '';
-    if (bundle !== null) stamps.noteText(bundle.hash, text);
+    if (bundle !== null) {
+      stamps.noteText(bundle.hash, text);
+      stamps.notePaths(bundle);
+    }
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
     unreadable = `${error.code}: ${error.message}`;

@@ -4,8 +4,8 @@ import { resolve } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUNDLE_STAMPS_FILE } from '../src/BundleStampCache.js';
-import { RuntimeApplier } from '../src/index.js';
-import { closeLoadouts, machine, type Machine, openLoadout, skill } from '../src/testing/index.js';
+import { ListingBudget, RuntimeApplier } from '../src/index.js';
+import { closeLoadouts, machine, type Machine, openLoadout, openSession, skill } from '../src/testing/index.js';
 
 afterEach(() => {
   closeLoadouts();
@@ -164,5 +164,29 @@ describe('an apply with nothing changed knows the bundles by their stamps', () =
     fs.writeFileSync(stampsFile, '{"version": 1, "bundles": {"relative/path": 1}}');
     expect((await applier.apply({ runtimes: ['claude-code'] })).upToDate).toBe(true);
     expect(Object.keys((JSON.parse(fs.readFileSync(stampsFile, 'utf8')) as { bundles: object }).bundles)).toHaveLength(names.length * 2);
+  });
+});
+
+describe('a listing-budget report keeps the stamps its plan took', () => {
+  it('writes the bundle stamps as an apply does, and a later report still sees a source edited since', async () => {
+    const m = machine({ capabilities: { skills: Object.fromEntries(names.map((name) => [name, { 'SKILL.md': skill(name) }])) } });
+    const container = openLoadout(m);
+    const budget = resolve(container, ListingBudget);
+    const stampsFile = path.join(m.places.dataDir, BUNDLE_STAMPS_FILE);
+    // Stamps of anything changed within the last second are not kept: let the sources age first.
+    await new Promise((done) => setTimeout(done, 1100));
+    const descriptionOf = async (name: string): Promise<number | undefined> => {
+      const report = await budget.report(await openSession(container, null), ['claude-code']);
+      const listing = report.runtimes.find((runtime) => runtime.runtime === 'claude-code')?.listing;
+      return listing?.observed === true ? listing.entries.find((entry) => entry.name === name)?.descriptionChars : undefined;
+    };
+    const first = await descriptionOf('alpha');
+    const kept = JSON.parse(fs.readFileSync(stampsFile, 'utf8')) as { bundles: Record<string, unknown> };
+    for (const name of names) expect(kept.bundles[source(m, name).replace(/\/$/, '')]).toBeDefined();
+    // Not a cache that answers for a changed skill: the edit moves the file's stamp, so it is read again.
+    const longer = 'A much longer description than the one before it.';
+    fs.writeFileSync(source(m, 'alpha', 'SKILL.md'), `---\nname: alpha\ndescription: ${longer}\n---\nBody.\n`);
+    expect(first).toBe('alpha does one thing well.'.length);
+    expect(await descriptionOf('alpha')).toBe(longer.length);
   });
 });

@@ -88,13 +88,13 @@ export class PlannedListingBudget implements ListingBudget {
   ) {}
 
   async report(session: Session, runtimes: readonly string[] = []): Promise<BudgetReport> {
-    if (runtimes.length > 0) return this.fromPlan(await this.planner.plan(session, runtimes));
+    if (runtimes.length > 0) return this.fromKeptPlan(await this.planner.plan(session, runtimes));
     // Unasked, only the runtimes whose listing rules are known are planned: a plan is per runtime
     // and per skill, and for the others there is no listing to predict, only a count (`--runtime R`
     // plans one and counts what it sees).
     const adapters = this.planner.adapters();
     const ruled = adapters.filter((adapter) => adapter.listing?.observed === true).map((adapter) => adapter.name);
-    const planned = this.fromPlan(await this.planner.plan(session, ruled, { exactly: true }));
+    const planned = this.fromKeptPlan(await this.planner.plan(session, ruled, { exactly: true }));
     const byName = new Map(planned.runtimes.map((runtime) => [runtime.runtime, runtime]));
     return {
       ...planned,
@@ -104,6 +104,18 @@ export class PlannedListingBudget implements ListingBudget {
 
   fromPlan(plan: RuntimePlan): BudgetReport {
     return budgetOfPlan(plan, this.places.dataDir, this.env);
+  }
+
+  /**
+   * The report of a plan made for it, keeping what the plan learned of the skills' bundles as an
+   * apply keeps it: the next plan knows an unchanged bundle by a `lstat` of its paths instead of
+   * reading and hashing it (each stamp is checked again before it is believed, so a report running
+   * beside an apply can only cost a later plan a read).
+   */
+  private fromKeptPlan(plan: RuntimePlan): BudgetReport {
+    const report = this.fromPlan(plan);
+    plan.stamps.save();
+    return report;
   }
 
   pins(): readonly string[] {
@@ -314,6 +326,9 @@ function textOf(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
+/** Where a skill says how Codex may invoke it, inside its folder. */
+const OPENAI_POLICY_FILE = 'agents/openai.yaml';
+
 /** Copies whose folder is (re)written from their Loadout skill by the apply the plan describes. */
 const WRITTEN_FROM_SOURCE: ReadonlySet<SkillCopy['state']> = new Set(['to-write', 'to-update']);
 
@@ -353,6 +368,11 @@ export class CopyFiles {
   implicitInvocationOff(copy: SkillCopy): boolean {
     const policy = (folder: string): string => path.join(folder, 'agents', 'openai.yaml');
     const source = copy.source !== null && !copy.source.endsWith('.md') ? policy(copy.source) : null;
+    if (source !== null && WRITTEN_FROM_SOURCE.has(copy.state)) {
+      // The copy will hold its skill's bundle exactly: a bundle without the file says no, unread.
+      const hash = copy.hash();
+      if (hash !== null && this.stamps.holds(hash, OPENAI_POLICY_FILE) === false) return false;
+    }
     const known = firstReadable(inReadingOrder(copy, policy(copy.dir as string), source), this.policies, policyOff);
     return known === 'absent' ? false : known;
   }

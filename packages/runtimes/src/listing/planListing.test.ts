@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { CLAUDE_CODE_LISTING, CODEX_LISTING } from '../adapters/listingRules.js';
 import type { RankedListingRules, SharedListingRules } from './ListingRules.js';
 import { type Listing, type ListingCandidate, planListing } from './planListing.js';
@@ -107,5 +108,71 @@ describe('planListing for a runtime nobody measured', () => {
   it('says why instead of guessing', () => {
     const listing = planListing({ observed: false, why: 'no client pinned' }, [skill('a', 'b')]);
     expect(listing).toEqual({ observed: false, why: 'no client pinned', skills: 1 });
+  });
+});
+
+/**
+ * Codex's rule as plainly as it can be said, for the property below: every line whole if all fit;
+ * else, when the bare lines fit, the room handed out one code point at a time, line after line,
+ * pass after pass, a code point taken only when its extra cost still fits; else bare lines in order.
+ */
+function codexByHand(rules: SharedListingRules, contextWindow: number | null, candidates: readonly ListingCandidate[]): (number | null)[] {
+  const window = contextWindow ?? rules.defaultContextWindow;
+  const tokens = window !== null && window > 0;
+  const limit = tokens ? Math.max(1, Math.floor((window * rules.contextWindowPercent) / 100)) : rules.fallbackChars;
+  const descriptions = candidates.map((candidate) => {
+    const points = [...candidate.description];
+    return points.length > rules.entryCap ? [...points.slice(0, rules.entryCap - 3), '.', '.', '.'] : points;
+  });
+  const cost = (index: number, shown: number): number => {
+    const candidate = candidates[index] as ListingCandidate;
+    const line = `- ${candidate.name}: ${shown === 0 ? '' : `${(descriptions[index] as string[]).slice(0, shown).join('')} `}(file: ${candidate.path})\n`;
+    return tokens ? Math.ceil(Buffer.byteLength(line) / rules.bytesPerToken) : [...line].length;
+  };
+  const all = candidates.map((_, index) => index);
+  const whole = all.reduce((sum, index) => sum + cost(index, (descriptions[index] as string[]).length), 0);
+  if (whole <= limit) return all.map((index) => (descriptions[index] as string[]).length);
+  const bare = all.map((index) => cost(index, 0));
+  const bareTotal = bare.reduce((sum, value) => sum + value, 0);
+  if (bareTotal > limit) {
+    let used = 0;
+    return bare.map((value) => (used + value > limit ? null : ((used += value), 0)));
+  }
+  const shown = all.map(() => 0);
+  let left = limit - bareTotal;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const index of all) {
+      if ((shown[index] as number) >= (descriptions[index] as string[]).length) continue;
+      const delta = cost(index, (shown[index] as number) + 1) - cost(index, shown[index] as number);
+      if (delta <= left) {
+        shown[index] = (shown[index] as number) + 1;
+        left -= delta;
+        changed = true;
+      }
+    }
+  }
+  return shown;
+}
+
+describe('planListing for Codex, against its rule said plainly', () => {
+  it('shows exactly the characters the plain pass-by-pass hand-out shows, in tokens and in characters', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '字', '😀'), maxLength: 60 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ description: text, length: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 12 }),
+        fc.oneof(fc.constant(null), fc.integer({ min: 50, max: 5_000 })),
+        fc.integer({ min: 8, max: 40 }),
+        fc.integer({ min: 60, max: 1_500 }),
+        (drawn, contextWindow, entryCap, fallbackChars) => {
+          const rules: SharedListingRules = { ...CODEX_LISTING, entryCap, fallbackChars, defaultContextWindow: null };
+          const candidates = drawn.map((one, index) => skill(`s${index}`, one.description.repeat(one.length + 1)));
+          const listing = observed(planListing(rules, candidates, { contextWindow }));
+          const expected = codexByHand(rules, contextWindow, candidates);
+          expect(listing.entries.map((entry) => (entry.status === 'dropped' ? null : entry.shownChars))).toEqual(expected);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });

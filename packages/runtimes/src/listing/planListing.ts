@@ -198,8 +198,8 @@ function meterFor(rules: SharedListingRules, options: ListingOptions): Meter {
 /** One Codex line's parts: `- name: ` + description + ` (file: path)`, measured once. */
 interface SharedLine {
   readonly candidate: ListingCandidate;
-  /** The description after the client's own cap, as code points. */
-  readonly description: readonly string[];
+  /** How many code points of description the client would show whole, after its own cap. */
+  readonly length: number;
   /** Byte length of each description prefix: `prefixBytes[k]` for the first k code points. */
   readonly prefixBytes: Int32Array;
   /** Chars and bytes of the line without a description (`- name: (file: path)`) and its line break. */
@@ -209,18 +209,37 @@ interface SharedLine {
   readonly capped: boolean;
 }
 
+/** The UTF-8 length of one code point (a lone surrogate is written as U+FFFD: 3 bytes). */
+function utf8Bytes(codePoint: number): number {
+  return codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+}
+
+/**
+ * A line's measures, read in one pass over the description's code points with no string made per
+ * character: at 10,000 skills the planner's time was mostly spent making and measuring them.
+ */
 function sharedLine(rules: SharedListingRules, candidate: ListingCandidate): SharedLine {
-  let description = [...candidate.description];
-  let capped = false;
-  if (description.length > rules.entryCap) {
-    description = [...description.slice(0, rules.entryCap - 3), '.', '.', '.'];
-    capped = true;
+  const text = candidate.description;
+  const total = chars(text);
+  const capped = total > rules.entryCap;
+  const length = capped ? rules.entryCap : total;
+  // Past the cap the client keeps `entryCap - 3` code points and adds `...`.
+  const kept = capped ? rules.entryCap - 3 : length;
+  const prefixBytes = new Int32Array(length + 1);
+  let bytes = 0;
+  let at = 0;
+  for (let index = 0; index < kept; index += 1) {
+    const codePoint = text.codePointAt(at) ?? 0;
+    at += codePoint > 0xffff ? 2 : 1;
+    bytes += utf8Bytes(codePoint);
+    prefixBytes[index + 1] = bytes;
   }
-  const prefixBytes = new Int32Array(description.length + 1);
-  for (let index = 0; index < description.length; index += 1)
-    prefixBytes[index + 1] = (prefixBytes[index] ?? 0) + Buffer.byteLength(description[index] ?? '');
+  for (let index = kept; index < length; index += 1) {
+    bytes += 1;
+    prefixBytes[index + 1] = bytes;
+  }
   const bare = `- ${candidate.name}: (file: ${candidate.path ?? ''})\n`;
-  return { candidate, description, prefixBytes, bareChars: chars(bare), bareBytes: Buffer.byteLength(bare), capped };
+  return { candidate, length, prefixBytes, bareChars: chars(bare), bareBytes: Buffer.byteLength(bare), capped };
 }
 
 /** The cost of a line showing the first `shown` code points of its description (0: none, and no space). */
@@ -241,11 +260,11 @@ function sharedListing(rules: SharedListingRules, candidates: readonly ListingCa
   // 0.171.0, charging it leaves 23 of 400 entries one token shorter than the client shows them.
   const limit = meter.limit;
   const lines = candidates.map((candidate) => sharedLine(rules, candidate));
-  const fullCosts = lines.map((line) => lineCost(meter, line, line.description.length));
+  const fullCosts = lines.map((line) => lineCost(meter, line, line.length));
   const wanted = fullCosts.reduce((sum, cost) => sum + cost, 0);
   const entryOf = (index: number, shown: number | null): ListingEntry => {
     const line = lines[index] as SharedLine;
-    const length = line.description.length;
+    const length = line.length;
     return {
       name: line.candidate.name,
       status: shown === null ? 'dropped' : shown === 0 ? 'name-only' : 'described',
@@ -262,7 +281,7 @@ function sharedListing(rules: SharedListingRules, candidates: readonly ListingCa
     const used = entries.reduce((sum, entry) => sum + entry.cost, 0);
     return summarize(rules, meter.unit, meter.limit, wanted, used, entries);
   };
-  if (wanted <= limit) return finish(lines.map((line) => line.description.length));
+  if (wanted <= limit) return finish(lines.map((line) => line.length));
   const bareCosts = lines.map((line) => lineCost(meter, line, 0));
   const bareTotal = bareCosts.reduce((sum, cost) => sum + cost, 0);
   if (bareTotal > limit) {
@@ -283,13 +302,47 @@ function sharedListing(rules: SharedListingRules, candidates: readonly ListingCa
  * A line's extra cost for k characters is counted against its bare line, so in tokens most
  * characters cost nothing and every few bytes one token. Lines that cannot take their next
  * character this pass are tried again next pass; it ends when a pass changes nothing.
+ *
+ * The passes every line completes are found first, by bisection: a line's cost never falls as it
+ * shows more, so when the lines' extra cost after pass p fits the room, every character of passes
+ * 1..p was taken. Only the passes after those are walked character by character; a line refused
+ * there stays refused (the room only shrinks), so they end within a few passes. The answer is the
+ * walk's answer from the first pass (a property test holds them equal).
  */
 function shareDescriptions(meter: Meter, lines: readonly SharedLine[], room: number): number[] {
-  const shown = lines.map(() => 0);
-  const extra = lines.map(() => 0);
   const bare = lines.map((line) => lineCost(meter, line, 0));
+  const extraAfter = (pass: number): number => {
+    let sum = 0;
+    for (let index = 0; index < lines.length; index += 1) {
+      const line = lines[index] as SharedLine;
+      const shown = Math.min(pass, line.length);
+      if (shown > 0) sum += lineCost(meter, line, shown) - (bare[index] ?? 0);
+    }
+    return sum;
+  };
+  let whole = 0;
+  let high = lines.reduce((most, line) => Math.max(most, line.length), 0);
+  while (whole < high) {
+    const middle = Math.ceil((whole + high) / 2);
+    if (extraAfter(middle) <= room) whole = middle;
+    else high = middle - 1;
+  }
+  const shown = lines.map((line) => Math.min(whole, line.length));
+  const extra = lines.map((line, index) => ((shown[index] ?? 0) === 0 ? 0 : lineCost(meter, line, shown[index] ?? 0) - (bare[index] ?? 0)));
+  return walkPasses(meter, lines, shown, extra, bare, room - extraAfter(whole));
+}
+
+/** Codex's passes, character by character, from `shown` on with `left` room: see {@link shareDescriptions}. */
+function walkPasses(
+  meter: Meter,
+  lines: readonly SharedLine[],
+  shown: number[],
+  extra: number[],
+  bare: readonly number[],
+  room: number,
+): number[] {
   let left = room;
-  let open = lines.map((_, index) => index).filter((index) => (lines[index]?.description.length ?? 0) > 0);
+  let open = lines.map((_, index) => index).filter((index) => (shown[index] ?? 0) < (lines[index]?.length ?? 0));
   while (open.length > 0) {
     let changed = false;
     const still: number[] = [];
@@ -304,7 +357,7 @@ function shareDescriptions(meter: Meter, lines: readonly SharedLine[], room: num
         left -= delta;
         changed = true;
       }
-      if ((shown[index] ?? 0) < line.description.length) still.push(index);
+      if ((shown[index] ?? 0) < line.length) still.push(index);
     }
     open = still;
     if (!changed) break;
