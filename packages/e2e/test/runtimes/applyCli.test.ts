@@ -82,6 +82,7 @@ describe('loadout apply (end to end)', () => {
       zed: 'unconfirmed',
       'kilo-code': 'unconfirmed',
       auggie: 'unconfirmed',
+      cline: 'unconfirmed',
     });
     for (const run of [dry, check, human]) {
       expectRedacted(m, run);

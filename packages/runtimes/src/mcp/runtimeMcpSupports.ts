@@ -370,3 +370,46 @@ export const auggieMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     defaults: false,
   },
 });
+
+/** Cline's own folder: `$CLINE_DIR` when set, else `~/.cline`. */
+export function clineHome(env: RuntimeEnvironment): string {
+  return absoluteVariable(env.variables.CLINE_DIR) ?? path.join(env.home, '.cline');
+}
+
+/**
+ * Cline's MCP settings: `$CLINE_MCP_SETTINGS_PATH` when set, else `settings/cline_mcp_settings.json`
+ * in its data folder (`$CLINE_DATA_DIR`, else `data` in its own folder), as its bundle resolves them.
+ */
+function clineMcpSettings(env: RuntimeEnvironment): string {
+  const data = absoluteVariable(env.variables.CLINE_DATA_DIR) ?? path.join(clineHome(env), 'data');
+  return absoluteVariable(env.variables.CLINE_MCP_SETTINGS_PATH) ?? path.join(data, 'settings', 'cline_mcp_settings.json');
+}
+
+/**
+ * Cline: one file for every project, key `mcpServers`, no references. It has no project file: a
+ * project's server is not written for it.
+ */
+export const clineMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'cline config (its settings screen, MCP tab, read in a terminal)',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://docs.cline.bot/mcp/configuring-mcp-servers',
+    'cline 3.0.65: the settings paths, the entry schema (a URL without `type` is SSE) and the `${PLUGIN_ROOT}` expansion read from its bundle; `cline config` lists the servers in its MCP tab',
+  ],
+  home: clineHome,
+  container: 'mcpServers',
+  user: { file: clineMcpSettings, note: 'MCP settings (every project)' },
+  project: null,
+  shape: {
+    label: 'Cline',
+    // As its documentation lays a local server out; its reader also takes `type: "stdio"` or a nested `transport`.
+    stdio: { envKey: 'env', cwdKey: 'cwd' },
+    http: { type: 'streamableHttp', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: NO_WEBSOCKET('Cline'),
+    // It replaces only `${PLUGIN_ROOT}` and `${PLUGIN_DATA}` in a plugin's own mcp.json: any other `${NAME}` reaches the server as text.
+    references: 'none',
+    defaults: false,
+  },
+});
