@@ -142,10 +142,14 @@ describe('server entries, shaped as each runtime writes them', () => {
 
   it('Cline: one settings file for every project, moved by CLINE_DIR, CLINE_DATA_DIR or CLINE_MCP_SETTINGS_PATH', () => {
     const file = (variables: Record<string, string>) =>
-      clineMcpSupport.files('/home/me/app', runtimeEnvironmentFrom({ HOME: '/home/me', ...variables })).map((target) => [target.file, target.scope]);
+      clineMcpSupport
+        .files('/home/me/app', runtimeEnvironmentFrom({ HOME: '/home/me', ...variables }))
+        .map((target) => [target.file, target.scope]);
     expect(file({})).toEqual([['/home/me/.cline/data/settings/cline_mcp_settings.json', 'user']]);
     expect(file({ CLINE_DIR: '/opt/cline' })).toEqual([['/opt/cline/data/settings/cline_mcp_settings.json', 'user']]);
-    expect(file({ CLINE_DIR: '/opt/cline', CLINE_DATA_DIR: '/var/cline' })).toEqual([['/var/cline/settings/cline_mcp_settings.json', 'user']]);
+    expect(file({ CLINE_DIR: '/opt/cline', CLINE_DATA_DIR: '/var/cline' })).toEqual([
+      ['/var/cline/settings/cline_mcp_settings.json', 'user'],
+    ]);
     expect(file({ CLINE_MCP_SETTINGS_PATH: '/etc/cline/mcp.json' })).toEqual([['/etc/cline/mcp.json', 'user']]);
     // A relative value is not a place Loadout can know: the default stands.
     expect(file({ CLINE_DIR: 'relative' })).toEqual([['/home/me/.cline/data/settings/cline_mcp_settings.json', 'user']]);
