@@ -2,17 +2,17 @@ import { contribute, type Registration } from '@loadout/kernel';
 import { claudeCodeAdapter } from './adapters/claudeCodeAdapter.js';
 import { codexAdapter } from './adapters/codexAdapter.js';
 import { copilotCliAdapter, copilotVsCodeAdapter } from './adapters/copilotAdapters.js';
-import {
-  auggieAdapter,
-  clineAdapter,
-  crushAdapter,
-  geminiCliAdapter,
-  kiloCodeAdapter,
-  qwenCodeAdapter,
-} from './adapters/geminiFamilyAdapters.js';
+import { auggieAdapter, crushAdapter, geminiCliAdapter, kiloCodeAdapter, qwenCodeAdapter } from './adapters/geminiFamilyAdapters.js';
 import { gooseAdapter } from './adapters/gooseAdapter.js';
 import { openCodeAdapter } from './adapters/openCodeAdapter.js';
-import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
+import {
+  ampAdapter,
+  antigravityAdapter,
+  antigravityCliAdapter,
+  clineAdapter,
+  cursorAdapter,
+  windsurfAdapter,
+} from './adapters/unconfirmedAdapters.js';
 import { zedAdapter } from './adapters/zedAdapter.js';
 import { ListingBudget, PlannedListingBudget } from './listing/ListingBudget.js';
 import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';

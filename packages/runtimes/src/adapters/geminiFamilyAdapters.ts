@@ -2,8 +2,6 @@ import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import {
   auggieMcpSupport,
-  clineHome,
-  clineMcpSupport,
   crushMcpSupport,
   geminiHome,
   geminiMcpSupport,
@@ -190,22 +188,3 @@ export const auggieAdapter = readOnlySkills({
   sources: ['https://docs.augmentcode.com/cli/skills'],
   mcp: auggieMcpSupport,
 });
-
-/**
- * Cline's CLI. MCP servers verified with `cline` 3.0.65 (its settings screen lists them). Skills:
- * its bundle reads `.clinerules/skills`, `.cline/skills` and `.agents/skills` in the project, then
- * `~/.cline/skills` and `~/.agents/skills`; its settings screen has a Skills tab that no test asks
- * yet, so its own roots are read, never written.
- */
-export const clineAdapter: RuntimeAdapter = {
-  ...readOnlySkills({
-    name: 'cline',
-    label: 'Cline',
-    folder: '.cline',
-    command: 'cline',
-    sources: ['cline 3.0.65: the skill folders its bundle searches (project, then `~/.cline/skills` and `~/.agents/skills`)'],
-    mcp: clineMcpSupport,
-  }),
-  // `$CLINE_DIR` moves its whole folder.
-  presence: (env) => ({ commands: ['cline'], homes: [clineHome(env)] }),
-};
