@@ -13,6 +13,7 @@ import {
   cursorAdapter,
   windsurfAdapter,
 } from './adapters/unconfirmedAdapters.js';
+import { qoderCliAdapter } from './adapters/qoderCliAdapter.js';
 import { zedAdapter } from './adapters/zedAdapter.js';
 import { ListingBudget, PlannedListingBudget } from './listing/ListingBudget.js';
 import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';
@@ -42,6 +43,7 @@ export const KNOWN_ADAPTERS: readonly RuntimeAdapter[] = [
   kiloCodeAdapter,
   auggieAdapter,
   clineAdapter,
+  qoderCliAdapter,
 ];
 
 /**

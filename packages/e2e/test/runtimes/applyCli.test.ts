@@ -83,6 +83,7 @@ describe('loadout apply (end to end)', () => {
       'kilo-code': 'unconfirmed',
       auggie: 'unconfirmed',
       cline: 'unconfirmed',
+      'qoder-cli': 'unconfirmed',
     });
     for (const run of [dry, check, human]) {
       expectRedacted(m, run);

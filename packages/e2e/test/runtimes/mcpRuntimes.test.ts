@@ -126,6 +126,14 @@ const debugConfigServers =
     return Object.keys(mcp).sort();
   };
 
+/** `mcp list` of Gemini CLI and the clients that print their servers alike (Qwen Code, Qoder CLI). */
+const mcpListLines: RuntimeCase['servers'] = async (run) => {
+  const listed = await run('mcp', 'list');
+  expect(listed.code, listed.stderr).toBe(0);
+  // Gemini CLI prints the list on stdout or stderr depending on its version's logger.
+  return geminiStyleNames(`${listed.stdout}\n${listed.stderr}`);
+};
+
 const CASES: RuntimeCase[] = [
   {
     runtime: 'gemini-cli',
@@ -137,12 +145,7 @@ const CASES: RuntimeCase[] = [
       [path.join(home, '.gemini', 'trustedFolders.json')]: `${JSON.stringify({ [project]: 'TRUST_FOLDER' })}\n`,
     }),
     userFile: (home) => jsonFile(path.join(home, '.gemini', 'settings.json'), 'mcpServers'),
-    servers: async (run) => {
-      const listed = await run('mcp', 'list');
-      expect(listed.code, listed.stderr).toBe(0);
-      // Gemini CLI prints the list on stdout or stderr depending on its version's logger.
-      return geminiStyleNames(`${listed.stdout}\n${listed.stderr}`);
-    },
+    servers: mcpListLines,
     skills: async (run) => {
       const listed = await run('skills', 'list');
       expect(listed.code, listed.stderr).toBe(0);
@@ -219,12 +222,7 @@ const CASES: RuntimeCase[] = [
         '{\r\n  "general": { "vimMode": true },\r\n  "mcpServers": {\r\n    "mine": { "command": "node", "args": ["mine.js"] }\r\n  },\r\n  "$version": 4\r\n}\r\n',
     }),
     userFile: (home) => jsonFile(path.join(home, '.qwen', 'settings.json'), 'mcpServers'),
-    servers: async (run) => {
-      const listed = await run('mcp', 'list');
-      expect(listed.code, listed.stderr).toBe(0);
-      // Gemini CLI prints the list on stdout or stderr depending on its version's logger.
-      return geminiStyleNames(`${listed.stdout}\n${listed.stderr}`);
-    },
+    servers: mcpListLines,
   },
   {
     runtime: 'amp',
@@ -274,6 +272,18 @@ const CASES: RuntimeCase[] = [
       expect(listed.code, listed.stderr).toBe(0);
       return (jsonIn(listed.stdout) as { servers: { name: string }[] }).servers.map((server) => server.name).sort();
     },
+  },
+  {
+    runtime: 'qoder-cli',
+    tool: 'qoder',
+    bin: 'qodercli',
+    own: (home) => ({
+      // As `qodercli mcp add -s user` writes it.
+      [path.join(home, '.qoder', 'settings.json')]:
+        '{\n  "mcpServers": {\n    "mine": {\n      "command": "node",\n      "args": [\n        "mine.js"\n      ]\n    }\n  }\n}',
+    }),
+    userFile: (home) => jsonFile(path.join(home, '.qoder', 'settings.json'), 'mcpServers'),
+    servers: mcpListLines,
   },
   {
     runtime: 'cline',
@@ -410,6 +420,7 @@ describe('a runtime that is not set up', () => {
       'crush',
       'kilo-code',
       'cline',
+      'qoder-cli',
     ];
     const before = fs.readdirSync(home).sort();
     const applied = await loadout('apply', '--project', project, ...absent.flatMap((name) => ['--runtime', name]), '--json');

@@ -14,6 +14,7 @@ import {
   geminiMcpSupport,
   kiloCodeMcpSupport,
   openCodeMcpSupport,
+  qoderMcpSupport,
   qwenMcpSupport,
   windsurfMcpSupport,
 } from './runtimeMcpSupports.js';
@@ -153,6 +154,27 @@ describe('server entries, shaped as each runtime writes them', () => {
     expect(file({ CLINE_MCP_SETTINGS_PATH: '/etc/cline/mcp.json' })).toEqual([['/etc/cline/mcp.json', 'user']]);
     // A relative value is not a place Loadout can know: the default stands.
     expect(file({ CLINE_DIR: 'relative' })).toEqual([['/home/me/.cline/data/settings/cline_mcp_settings.json', 'user']]);
+  });
+
+  it('Qoder CLI: entries as `qodercli mcp add` writes them, ${NAME} as is, WebSocket typed; its project file is not .mcp.json', () => {
+    expect(qoderMcpSupport.entryFor({ ...stdio, cwd: undefined } as ServerSpec)).toEqual({
+      value: { command: 'node', args: ['server.js', '--root', '${HOME}/work'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } },
+      notes: [],
+    });
+    expect(qoderMcpSupport.entryFor(stdio)).toEqual({
+      value: expect.objectContaining({ command: 'node' }),
+      notes: [expect.stringContaining('Qoder CLI has no working-folder setting')],
+    });
+    expect(qoderMcpSupport.entryFor(http)).toEqual({
+      value: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } },
+      notes: [],
+    });
+    expect(qoderMcpSupport.entryFor(ws)).toEqual({ value: { type: 'ws', url: 'wss://mcp.example.com/ws' }, notes: [] });
+    const env = runtimeEnvironmentFrom({ HOME: '/home/me' });
+    expect(qoderMcpSupport.files('/home/me/app', env).map((file) => [file.file, file.scope])).toEqual([
+      ['/home/me/.qoder/settings.json', 'user'],
+      ['/home/me/app/.qoder/settings.json', 'project'],
+    ]);
   });
 
   it('a ${NAME:-default} is skipped with the reason by every runtime that cannot expand it', () => {

@@ -413,3 +413,35 @@ export const clineMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     defaults: false,
   },
 });
+
+/** Qoder CLI's own folder: `~/.qoder`. */
+export function qoderHome(env: RuntimeEnvironment): string {
+  return path.join(env.home, '.qoder');
+}
+
+/**
+ * Qoder CLI: `~/.qoder/settings.json` and the project's `.qoder/settings.json`, key `mcpServers`,
+ * entries laid out as `qodercli mcp add` writes them, `${NAME}` expanded by Qoder itself.
+ */
+export const qoderMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'qodercli mcp list',
+  verifiedOn: '2026-12-05',
+  sources: [
+    '@qoder-ai/qodercli 1.1.52: the files `qodercli mcp add -s user|project|local` writes, `qodercli mcp list` and `qodercli mcp get NAME` (offline; references shown expanded)',
+  ],
+  home: qoderHome,
+  container: 'mcpServers',
+  user: { file: (env) => path.join(qoderHome(env), 'settings.json'), note: 'user settings' },
+  // Not `.mcp.json`, which `mcp add -s project` writes: that one is Claude Code's project file, and Qoder ranks it first for a name in both.
+  project: { file: (_env, project) => path.join(project, '.qoder', 'settings.json'), note: 'project settings' },
+  shape: {
+    label: 'Qoder CLI',
+    stdio: { envKey: 'env', cwdKey: null },
+    http: { type: 'http', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: { type: 'ws', urlKey: 'url' },
+    references: 'dollar-brace',
+    defaults: false,
+  },
+});
