@@ -119,6 +119,12 @@ export async function clineMcpTab(run: ClineRun): Promise<ClineMcpTab> {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let errors = '';
+  // `script` missing (util-linux) or not startable: said at once instead of after the screen's wait.
+  let failed = false;
+  child.once('error', (error) => {
+    failed = true;
+    errors += `${error.message}\n`;
+  });
   child.stdout.on('data', (chunk: Buffer) => terminal.write(chunk));
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -132,7 +138,7 @@ export async function clineMcpTab(run: ClineRun): Promise<ClineMcpTab> {
   };
   const until = async <T>(read: (text: string) => T | null, ms: number): Promise<T | null> => {
     const started = Date.now();
-    while (child.exitCode === null && Date.now() - started < ms) {
+    while (!failed && child.exitCode === null && Date.now() - started < ms) {
       const found = read(await screen());
       if (found !== null) return found;
       await new Promise((wake) => setTimeout(wake, 200));
@@ -153,7 +159,7 @@ export async function clineMcpTab(run: ClineRun): Promise<ClineMcpTab> {
     if (servers === null) throw new Error(`cline config's MCP tab could not be read:\n${shown}\n${errors}`);
     return { servers, screen: shown };
   } finally {
-    if (child.exitCode === null) {
+    if (!failed && child.exitCode === null) {
       child.stdin.write(CTRL_C);
       const ended = await Promise.race([exited, new Promise((wake) => setTimeout(() => wake('late'), 30_000))]);
       if (ended === 'late') child.kill('SIGKILL');
