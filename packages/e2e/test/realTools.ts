@@ -35,6 +35,9 @@ export const TOOL_PINS = {
   /** 7.7.7: the newest whose linux-x64 binary package is on the registry (7.8.1's is missing, so its install fails). */
   kilo: { spec: '@kilocode/cli@7.7.7' },
   auggie: { spec: '@augmentcode/auggie@0.36.0' },
+  /** Its servers are read off its settings screen in a pseudo-terminal (runtimes/clineSettingsScreen.ts). */
+  cline: { spec: 'cline@3.0.65' },
+  qoder: { spec: '@qoder-ai/qodercli@1.1.52' },
   /** The official MCP conformance suite: 0.1.16 tests protocol 2025-11-25. It needs Node ≥ 22. */
   mcpConformance2025: { spec: '@modelcontextprotocol/conformance@0.1.16', node: 22 },
   /** 0.2.0-alpha.12 tests protocol 2026-07-28 and the Skills (SEP-2640) and Tasks extensions. */

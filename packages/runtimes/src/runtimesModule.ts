@@ -5,7 +5,15 @@ import { copilotCliAdapter, copilotVsCodeAdapter } from './adapters/copilotAdapt
 import { auggieAdapter, crushAdapter, geminiCliAdapter, kiloCodeAdapter, qwenCodeAdapter } from './adapters/geminiFamilyAdapters.js';
 import { gooseAdapter } from './adapters/gooseAdapter.js';
 import { openCodeAdapter } from './adapters/openCodeAdapter.js';
-import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './adapters/unconfirmedAdapters.js';
+import {
+  ampAdapter,
+  antigravityAdapter,
+  antigravityCliAdapter,
+  clineAdapter,
+  cursorAdapter,
+  windsurfAdapter,
+} from './adapters/unconfirmedAdapters.js';
+import { qoderCliAdapter } from './adapters/qoderCliAdapter.js';
 import { zedAdapter } from './adapters/zedAdapter.js';
 import { ListingBudget, PlannedListingBudget } from './listing/ListingBudget.js';
 import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';
@@ -34,6 +42,8 @@ export const KNOWN_ADAPTERS: readonly RuntimeAdapter[] = [
   zedAdapter,
   kiloCodeAdapter,
   auggieAdapter,
+  clineAdapter,
+  qoderCliAdapter,
 ];
 
 /**

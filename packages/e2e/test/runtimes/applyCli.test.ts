@@ -82,6 +82,8 @@ describe('loadout apply (end to end)', () => {
       zed: 'unconfirmed',
       'kilo-code': 'unconfirmed',
       auggie: 'unconfirmed',
+      cline: 'unconfirmed',
+      'qoder-cli': 'unconfirmed',
     });
     for (const run of [dry, check, human]) {
       expectRedacted(m, run);

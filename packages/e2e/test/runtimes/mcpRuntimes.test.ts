@@ -8,6 +8,7 @@ import { type McpConfigFile, openMcpConfig } from '@loadout/runtimes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureTool, type InstalledTool, type ToolKey } from '../realTools.js';
 import { spawnLoadout } from '../spawnLoadout.js';
+import { clineMcpTab } from './clineSettingsScreen.js';
 
 afterAll(() => removeTestdirs());
 
@@ -74,6 +75,13 @@ function geminiStyleNames(stdout: string): string[] {
   return [...stripVTControlCharacters(stdout).matchAll(/^\s*\S+\s+([A-Za-z0-9_-]+): /gm)].map((match) => match[1] as string).sort();
 }
 
+/** Where a client is asked: for one that is not asked through a plain command line (Cline's settings screen). */
+interface ClientPlace {
+  readonly tool: InstalledTool;
+  readonly home: string;
+  readonly project: string;
+}
+
 interface RuntimeCase {
   readonly runtime: string;
   readonly tool: ToolKey;
@@ -82,7 +90,7 @@ interface RuntimeCase {
   readonly own: (home: string, project: string) => Record<string, string>;
   /** The user file Loadout edits, for the byte-for-byte check. */
   readonly userFile: (home: string) => McpConfigFile;
-  readonly servers: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
+  readonly servers: (run: (...args: string[]) => Promise<ClientRun>, place: ClientPlace) => Promise<string[]>;
   readonly skills?: (run: (...args: string[]) => Promise<ClientRun>) => Promise<string[]>;
   /**
    * What the listing shows after the first apply and after the second, when not the usual
@@ -118,6 +126,14 @@ const debugConfigServers =
     return Object.keys(mcp).sort();
   };
 
+/** `mcp list` of Gemini CLI and the clients that print their servers alike (Qwen Code, Qoder CLI). */
+const mcpListLines: RuntimeCase['servers'] = async (run) => {
+  const listed = await run('mcp', 'list');
+  expect(listed.code, listed.stderr).toBe(0);
+  // Gemini CLI prints the list on stdout or stderr depending on its version's logger.
+  return geminiStyleNames(`${listed.stdout}\n${listed.stderr}`);
+};
+
 const CASES: RuntimeCase[] = [
   {
     runtime: 'gemini-cli',
@@ -129,12 +145,7 @@ const CASES: RuntimeCase[] = [
       [path.join(home, '.gemini', 'trustedFolders.json')]: `${JSON.stringify({ [project]: 'TRUST_FOLDER' })}\n`,
     }),
     userFile: (home) => jsonFile(path.join(home, '.gemini', 'settings.json'), 'mcpServers'),
-    servers: async (run) => {
-      const listed = await run('mcp', 'list');
-      expect(listed.code, listed.stderr).toBe(0);
-      // Gemini CLI prints the list on stdout or stderr depending on its version's logger.
-      return geminiStyleNames(`${listed.stdout}\n${listed.stderr}`);
-    },
+    servers: mcpListLines,
     skills: async (run) => {
       const listed = await run('skills', 'list');
       expect(listed.code, listed.stderr).toBe(0);
@@ -211,12 +222,7 @@ const CASES: RuntimeCase[] = [
         '{\r\n  "general": { "vimMode": true },\r\n  "mcpServers": {\r\n    "mine": { "command": "node", "args": ["mine.js"] }\r\n  },\r\n  "$version": 4\r\n}\r\n',
     }),
     userFile: (home) => jsonFile(path.join(home, '.qwen', 'settings.json'), 'mcpServers'),
-    servers: async (run) => {
-      const listed = await run('mcp', 'list');
-      expect(listed.code, listed.stderr).toBe(0);
-      // Gemini CLI prints the list on stdout or stderr depending on its version's logger.
-      return geminiStyleNames(`${listed.stdout}\n${listed.stderr}`);
-    },
+    servers: mcpListLines,
   },
   {
     runtime: 'amp',
@@ -267,6 +273,45 @@ const CASES: RuntimeCase[] = [
       return (jsonIn(listed.stdout) as { servers: { name: string }[] }).servers.map((server) => server.name).sort();
     },
   },
+  {
+    runtime: 'qoder-cli',
+    tool: 'qoder',
+    bin: 'qodercli',
+    own: (home) => ({
+      // As `qodercli mcp add -s user` writes it.
+      [path.join(home, '.qoder', 'settings.json')]:
+        '{\n  "mcpServers": {\n    "mine": {\n      "command": "node",\n      "args": [\n        "mine.js"\n      ]\n    }\n  }\n}',
+    }),
+    userFile: (home) => jsonFile(path.join(home, '.qoder', 'settings.json'), 'mcpServers'),
+    servers: mcpListLines,
+  },
+  {
+    runtime: 'cline',
+    tool: 'cline',
+    bin: 'cline',
+    own: (home) => ({
+      // As Cline's documentation lays a local server out.
+      [path.join(home, '.cline', 'data', 'settings', 'cline_mcp_settings.json')]:
+        '{\n  "mcpServers": {\n    "mine": {\n      "command": "node",\n      "args": ["mine.js"],\n      "disabled": false,\n      "autoApprove": []\n    }\n  }\n}\n',
+    }),
+    userFile: (home) => jsonFile(path.join(home, '.cline', 'data', 'settings', 'cline_mcp_settings.json'), 'mcpServers'),
+    // One settings file for every project, so `proj` has nowhere to go; `gh` and `remote` need a `${NAME}`, which Cline does not expand.
+    listed: { first: ['fs', 'mine'], after: ['mine'] },
+    servers: async (_run, place) => {
+      const tab = await clineMcpTab({
+        cline: place.tool.bin('cline'),
+        home: place.home,
+        cwd: place.project,
+        path: `${path.dirname(place.tool.node)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      });
+      // Every row read is a server Cline starts (●, not switched off ○) over stdio, as written.
+      for (const server of tab.servers) {
+        expect(server.enabled, tab.screen).toBe(true);
+        expect(server.description, tab.screen).toMatch(/^stdio, /);
+      }
+      return tab.servers.map((server) => server.name).sort();
+    },
+  },
 ];
 
 /**
@@ -302,12 +347,13 @@ async function newUser(runtimeCase: RuntimeCase) {
   expect(trusted.code, trusted.stderr).toBe(0);
   const tool = await ensureTool(runtimeCase.tool);
   const run = (...args: string[]) => runClient(tool, runtimeCase.bin, args, home, project, runtimeCase.env?.(tool) ?? {});
+  const place: ClientPlace = { tool, home, project };
   const apply = async () => {
     const applied = await loadout('apply', '--project', project, '--runtime', runtimeCase.runtime, '--json');
     expect(applied.code, applied.stderr + applied.stdout.slice(0, 2000)).toBe(0);
     return applied;
   };
-  return { home, workspace, project, own, loadout, run, apply };
+  return { home, workspace, project, own, loadout, run, place, apply };
 }
 
 /** A file's text without the entries Loadout's manifest says it manages there now. */
@@ -329,7 +375,7 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
       expect(plan.runtimes.find((part) => part.runtime === runtimeCase.runtime)?.mcp).toMatchObject({ status: 'ok', support: 'verified' });
 
       const listed = runtimeCase.listed ?? { first: ['fs', 'gh', 'mine', 'proj', 'remote'], after: ['gh', 'mine', 'remote'] };
-      expect(await runtimeCase.servers(user.run)).toEqual(listed.first);
+      expect(await runtimeCase.servers(user.run, user.place)).toEqual(listed.first);
       if (runtimeCase.skills !== undefined) expect(await runtimeCase.skills(user.run)).toContain('notes');
       const target = runtimeCase.userFile(user.home);
       expect(withoutManaged(user.workspace, target)).toBe(user.own[target.file]);
@@ -340,7 +386,7 @@ describe.concurrent('each verified runtime lists exactly the servers Loadout pla
       const untrusted = await user.loadout('untrust', user.project);
       expect(untrusted.code, untrusted.stderr).toBe(0);
       await user.apply();
-      expect(await runtimeCase.servers(user.run)).toEqual(listed.after);
+      expect(await runtimeCase.servers(user.run, user.place)).toEqual(listed.after);
       expect(withoutManaged(user.workspace, target)).toBe(user.own[target.file]);
 
       const check = await user.loadout('apply', '--project', user.project, '--runtime', runtimeCase.runtime, '--check');
@@ -373,6 +419,8 @@ describe('a runtime that is not set up', () => {
       'windsurf',
       'crush',
       'kilo-code',
+      'cline',
+      'qoder-cli',
     ];
     const before = fs.readdirSync(home).sort();
     const applied = await loadout('apply', '--project', project, ...absent.flatMap((name) => ['--runtime', name]), '--json');

@@ -6,7 +6,14 @@ import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 import { copilotCliAdapter, copilotVsCodeAdapter } from './copilotAdapters.js';
 import { gooseAdapter } from './gooseAdapter.js';
 import { openCodeAdapter } from './openCodeAdapter.js';
-import { ampAdapter, antigravityAdapter, antigravityCliAdapter, cursorAdapter, windsurfAdapter } from './unconfirmedAdapters.js';
+import {
+  ampAdapter,
+  antigravityAdapter,
+  antigravityCliAdapter,
+  clineAdapter,
+  cursorAdapter,
+  windsurfAdapter,
+} from './unconfirmedAdapters.js';
 
 afterEach(() => removeTestdirs());
 
@@ -78,7 +85,7 @@ describe('runtimes that read the shared .agents/skills folders', () => {
   });
 
   it('the unconfirmed runtimes write nothing, and Antigravity uses its current folders', () => {
-    for (const adapter of [cursorAdapter, windsurfAdapter, ampAdapter, antigravityAdapter, antigravityCliAdapter]) {
+    for (const adapter of [cursorAdapter, windsurfAdapter, ampAdapter, antigravityAdapter, antigravityCliAdapter, clineAdapter]) {
       expect(adapter.verified, adapter.name).toBe(false);
       expect(
         rootsOf(adapter).every(([, writes]) => writes === null),
@@ -87,5 +94,17 @@ describe('runtimes that read the shared .agents/skills folders', () => {
     }
     expect(rootsOf(antigravityAdapter).map(([dir]) => dir)).toEqual(['repo/app/.agents/skills', 'home/.gemini/config/skills']);
     expect(rootsOf(antigravityCliAdapter).map(([dir]) => dir)).toEqual(['repo/app/.agents/skills', 'home/.gemini/antigravity-cli/skills']);
+  });
+
+  it('Cline reads its project folders before the personal ones, as its bundle searches them; CLINE_DIR moves its folder', () => {
+    expect(rootsOf(clineAdapter).map(([dir]) => dir)).toEqual([
+      'repo/app/.clinerules/skills',
+      'repo/app/.cline/skills',
+      'repo/app/.agents/skills',
+      'home/.cline/skills',
+      'home/.agents/skills',
+    ]);
+    const env = runtimeEnvironmentFrom({ HOME: '/h', CLINE_DIR: '/opt/cline' });
+    expect(clineAdapter.presence?.(env)).toEqual({ commands: ['cline'], homes: ['/opt/cline'] });
   });
 });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from '@loadout/kernel';
 import { foldersUpToRepositoryRoot } from '../findRepositoryRoot.js';
 import type { DiscoveryRoot, RootScope, RuntimeAdapter, SkillFileFacts } from '../RuntimeAdapter.js';
-import { ampMcpSupport, cursorMcpSupport, windsurfMcpSupport } from '../mcp/runtimeMcpSupports.js';
+import { ampMcpSupport, clineHome, clineMcpSupport, cursorMcpSupport, windsurfMcpSupport } from '../mcp/runtimeMcpSupports.js';
 import type { RuntimeMcpSupport } from '../mcp/RuntimeMcpSupport.js';
 import { frontmatterText, refuseWithoutDescription } from './admissionRules.js';
 
@@ -131,3 +131,29 @@ export const antigravityCliAdapter = unconfirmed(
   (skill) => refuseWithoutDescription('Antigravity CLI', skill),
   { commands: ['agy'], homes: (home) => [path.join(home, '.gemini', 'antigravity-cli')] },
 );
+
+/**
+ * Cline's CLI. Its MCP servers are verified (`cline` 3.0.65, its settings screen lists them). Its
+ * skill folders are read from its bundle: the project's `.clinerules/skills`, `.cline/skills` and
+ * `.agents/skills`, then `~/.cline/skills` and `~/.agents/skills`; its ranking of one name in two of
+ * them is not measured (its settings screen has a Skills tab no test asks yet).
+ */
+export const clineAdapter: RuntimeAdapter = {
+  ...unconfirmed(
+    'cline',
+    ['cline 3.0.65: the skill folders its bundle searches, in that order'],
+    (work, home) => [
+      ...inProject(work, 'project .clinerules skills', '.clinerules', 'skills'),
+      ...inProject(work, 'project .cline skills', '.cline', 'skills'),
+      ...inProject(work, 'project skills shared with other agents', PROJECT_ROOT_FOLDER, 'skills'),
+      [path.join(home, '.cline', 'skills'), 'user', 'personal Cline skills'],
+      [path.join(home, PROJECT_ROOT_FOLDER, 'skills'), 'user', 'personal skills shared with other agents'],
+    ],
+    (skill) => refuseWithoutDescription('Cline', skill),
+    { commands: ['cline'], homes: (home) => [path.join(home, '.cline')] },
+    1,
+    clineMcpSupport,
+  ),
+  // `$CLINE_DIR` moves its whole folder.
+  presence: (env) => ({ commands: ['cline'], homes: [clineHome(env)] }),
+};

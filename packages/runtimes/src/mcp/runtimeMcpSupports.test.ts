@@ -6,6 +6,7 @@ import { runtimeEnvironmentFrom } from '../RuntimeEnvironment.js';
 import {
   ampMcpSupport,
   auggieMcpSupport,
+  clineMcpSupport,
   copilotCliMcpSupport,
   copilotVsCodeMcpSupport,
   crushMcpSupport,
@@ -13,6 +14,7 @@ import {
   geminiMcpSupport,
   kiloCodeMcpSupport,
   openCodeMcpSupport,
+  qoderMcpSupport,
   qwenMcpSupport,
   windsurfMcpSupport,
 } from './runtimeMcpSupports.js';
@@ -122,6 +124,57 @@ describe('server entries, shaped as each runtime writes them', () => {
       unsupported: expect.stringContaining('Auggie expands no ${NAME} reference (in the arguments)'),
     });
     expect(auggieMcpSupport.entryFor(http)).toEqual({ unsupported: expect.stringContaining('(in header Authorization)') });
+  });
+
+  it('Cline: flat entries with the working folder, Streamable HTTP typed (it reads an untyped URL as SSE), no references', () => {
+    const plain: ServerSpec = { transport: 'stdio', command: 'node', args: ['server.js'], env: { LEVEL: 'info' }, cwd: '/srv/tools' };
+    expect(clineMcpSupport.entryFor(plain)).toEqual({
+      value: { command: 'node', args: ['server.js'], env: { LEVEL: 'info' }, cwd: '/srv/tools' },
+      notes: [],
+    });
+    expect(clineMcpSupport.entryFor({ ...http, headers: { 'X-Team': 'tools' } })).toEqual({
+      value: { type: 'streamableHttp', url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'tools' } },
+      notes: [],
+    });
+    expect(clineMcpSupport.entryFor(sse)).toEqual({ value: { type: 'sse', url: 'https://mcp.example.com/sse' }, notes: [] });
+    expect(clineMcpSupport.entryFor(stdio)).toEqual({ unsupported: expect.stringContaining('Cline expands no ${NAME} reference') });
+    expect(clineMcpSupport.entryFor(ws)).toEqual({ unsupported: 'Cline has no WebSocket transport' });
+  });
+
+  it('Cline: one settings file for every project, moved by CLINE_DIR, CLINE_DATA_DIR or CLINE_MCP_SETTINGS_PATH', () => {
+    const file = (variables: Record<string, string>) =>
+      clineMcpSupport
+        .files('/home/me/app', runtimeEnvironmentFrom({ HOME: '/home/me', ...variables }))
+        .map((target) => [target.file, target.scope]);
+    expect(file({})).toEqual([['/home/me/.cline/data/settings/cline_mcp_settings.json', 'user']]);
+    expect(file({ CLINE_DIR: '/opt/cline' })).toEqual([['/opt/cline/data/settings/cline_mcp_settings.json', 'user']]);
+    expect(file({ CLINE_DIR: '/opt/cline', CLINE_DATA_DIR: '/var/cline' })).toEqual([
+      ['/var/cline/settings/cline_mcp_settings.json', 'user'],
+    ]);
+    expect(file({ CLINE_MCP_SETTINGS_PATH: '/etc/cline/mcp.json' })).toEqual([['/etc/cline/mcp.json', 'user']]);
+    // A relative value is not a place Loadout can know: the default stands.
+    expect(file({ CLINE_DIR: 'relative' })).toEqual([['/home/me/.cline/data/settings/cline_mcp_settings.json', 'user']]);
+  });
+
+  it('Qoder CLI: entries as `qodercli mcp add` writes them, ${NAME} as is, WebSocket typed; its project file is not .mcp.json', () => {
+    expect(qoderMcpSupport.entryFor({ ...stdio, cwd: undefined } as ServerSpec)).toEqual({
+      value: { command: 'node', args: ['server.js', '--root', '${HOME}/work'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } },
+      notes: [],
+    });
+    expect(qoderMcpSupport.entryFor(stdio)).toEqual({
+      value: expect.objectContaining({ command: 'node' }),
+      notes: [expect.stringContaining('Qoder CLI has no working-folder setting')],
+    });
+    expect(qoderMcpSupport.entryFor(http)).toEqual({
+      value: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } },
+      notes: [],
+    });
+    expect(qoderMcpSupport.entryFor(ws)).toEqual({ value: { type: 'ws', url: 'wss://mcp.example.com/ws' }, notes: [] });
+    const env = runtimeEnvironmentFrom({ HOME: '/home/me' });
+    expect(qoderMcpSupport.files('/home/me/app', env).map((file) => [file.file, file.scope])).toEqual([
+      ['/home/me/.qoder/settings.json', 'user'],
+      ['/home/me/app/.qoder/settings.json', 'project'],
+    ]);
   });
 
   it('a ${NAME:-default} is skipped with the reason by every runtime that cannot expand it', () => {

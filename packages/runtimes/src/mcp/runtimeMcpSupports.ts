@@ -370,3 +370,78 @@ export const auggieMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     defaults: false,
   },
 });
+
+/** Cline's own folder: `$CLINE_DIR` when set, else `~/.cline`. */
+export function clineHome(env: RuntimeEnvironment): string {
+  return absoluteVariable(env.variables.CLINE_DIR) ?? path.join(env.home, '.cline');
+}
+
+/**
+ * Cline's MCP settings: `$CLINE_MCP_SETTINGS_PATH` when set, else `settings/cline_mcp_settings.json`
+ * in its data folder (`$CLINE_DATA_DIR`, else `data` in its own folder), as its bundle resolves them.
+ */
+function clineMcpSettings(env: RuntimeEnvironment): string {
+  const data = absoluteVariable(env.variables.CLINE_DATA_DIR) ?? path.join(clineHome(env), 'data');
+  return absoluteVariable(env.variables.CLINE_MCP_SETTINGS_PATH) ?? path.join(data, 'settings', 'cline_mcp_settings.json');
+}
+
+/**
+ * Cline: one file for every project, key `mcpServers`, no references. It has no project file: a
+ * project's server is not written for it.
+ */
+export const clineMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'cline config (its settings screen, MCP tab, read in a terminal)',
+  verifiedOn: '2026-12-05',
+  sources: [
+    'https://docs.cline.bot/mcp/configuring-mcp-servers',
+    'cline 3.0.65: the settings paths, the entry schema (a URL without `type` is SSE) and the `${PLUGIN_ROOT}` expansion read from its bundle; `cline config` lists the servers in its MCP tab',
+  ],
+  home: clineHome,
+  container: 'mcpServers',
+  user: { file: clineMcpSettings, note: 'MCP settings (every project)' },
+  project: null,
+  shape: {
+    label: 'Cline',
+    // As its documentation lays a local server out; its reader also takes `type: "stdio"` or a nested `transport`.
+    stdio: { envKey: 'env', cwdKey: 'cwd' },
+    http: { type: 'streamableHttp', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: NO_WEBSOCKET('Cline'),
+    // It replaces only `${PLUGIN_ROOT}` and `${PLUGIN_DATA}` in a plugin's own mcp.json: any other `${NAME}` reaches the server as text.
+    references: 'none',
+    defaults: false,
+  },
+});
+
+/** Qoder CLI's own folder: `~/.qoder`. */
+export function qoderHome(env: RuntimeEnvironment): string {
+  return path.join(env.home, '.qoder');
+}
+
+/**
+ * Qoder CLI: `~/.qoder/settings.json` and the project's `.qoder/settings.json`, key `mcpServers`,
+ * entries laid out as `qodercli mcp add` writes them, `${NAME}` expanded by Qoder itself.
+ */
+export const qoderMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
+  status: 'verified',
+  listing: 'qodercli mcp list',
+  verifiedOn: '2026-12-05',
+  sources: [
+    '@qoder-ai/qodercli 1.1.52: the files `qodercli mcp add -s user|project|local` writes, `qodercli mcp list` and `qodercli mcp get NAME` (offline; references shown expanded)',
+  ],
+  home: qoderHome,
+  container: 'mcpServers',
+  user: { file: (env) => path.join(qoderHome(env), 'settings.json'), note: 'user settings' },
+  // Not `.mcp.json`, which `mcp add -s project` writes: that one is Claude Code's project file, and Qoder ranks it first for a name in both.
+  project: { file: (_env, project) => path.join(project, '.qoder', 'settings.json'), note: 'project settings' },
+  shape: {
+    label: 'Qoder CLI',
+    stdio: { envKey: 'env', cwdKey: null },
+    http: { type: 'http', urlKey: 'url' },
+    sse: { type: 'sse', urlKey: 'url' },
+    ws: { type: 'ws', urlKey: 'url' },
+    references: 'dollar-brace',
+    defaults: false,
+  },
+});
