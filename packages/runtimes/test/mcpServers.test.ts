@@ -406,18 +406,58 @@ describe('the MCP bridge', () => {
 });
 
 describe('state and levels', () => {
-  it('a server turned off for one project stays in the user file and is reported; a project server moved to the global level moves files', async () => {
+  it("a server turned off for one project stays in the user file and is left off in the project's view of each runtime, until it is on again", async () => {
     const m = fixture();
     const f = files(m);
     const container = openLoadout(m);
     const applier = resolve(container, RuntimeApplier);
-    await applier.apply({ project: m.project, runtimes: ['claude-code'] });
+    const runtimes = [...bothRuntimes, 'windsurf'];
+    fs.mkdirSync(path.join(m.home, '.codeium', 'windsurf'), { recursive: true });
+    await applier.apply({ project: m.project, runtimes });
+    const claudeBefore = fs.readFileSync(f.claudeUser, 'utf8');
     const state = resolve(container, CapabilityStateService);
     const off = await state.setCapabilityState({ project: m.project }, [{ kind: 'server', id: 'fs', enabled: false }]);
     expect(off.errors).toEqual([]);
-    const result = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
-    expect(result.findings.map((finding) => finding.code)).toContain('SERVER_OFF_IN_PROJECT_ONLY');
+
+    const dry = await applier.apply({ project: m.project, runtimes, mode: 'dry-run' });
+    const offChanges = dry.runtimes.flatMap((entry) => entry.changes.filter((change) => change.kind === 'server'));
+    expect(offChanges.map((change) => `${change.action}:${change.name}:${change.path}`).sort()).toEqual([
+      'create:fs:$CLAUDE_CONFIG_DIR/.claude.json',
+      'create:fs:<project>/.codex/config.toml',
+    ]);
+    expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
+
+    const result = await applier.apply({ project: m.project, runtimes });
+    expect(result.ok).toBe(true);
+    // The user files keep the server; each project view leaves it off, as each runtime says it.
     expect(claudeServers(f.claudeUser).fs).toBeDefined();
+    expect(codexServers(f.codexUser).fs).toBeDefined();
+    const claudeJson = JSON.parse(fs.readFileSync(f.claudeUser, 'utf8')) as { projects: Record<string, { disabledMcpServers?: string[] }> };
+    expect(claudeJson.projects[fs.realpathSync(m.repo)]?.disabledMcpServers).toEqual(['fs']);
+    expect(claudeJson.projects['/somewhere/else']).toEqual({ allowedTools: [], hasTrustDialogAccepted: true });
+    expect(codexServers(f.codexProject).fs).toEqual({ enabled: false });
+    // A mark is no server the runtime sees in the project.
+    expect(
+      part(result, 'codex')
+        .mcp?.sees.filter((entry) => entry.scope === 'project')
+        .map((entry) => entry.name),
+    ).toEqual(['proj']);
+    // Windsurf has no project file: it keeps the server, and says so by name.
+    const offOnly = (run: ApplyResult) =>
+      [...run.findings, ...run.runtimes.flatMap((entry) => entry.findings)].filter(
+        (finding) => finding.code === 'SERVER_OFF_IN_PROJECT_ONLY',
+      );
+    const warned = offOnly(result);
+    expect(warned.map((finding) => finding.message.split(':')[0])).toEqual(['windsurf']);
+    expect((await applier.apply({ project: m.project, runtimes, mode: 'check' })).upToDate).toBe(true);
+
+    const on = await state.setCapabilityState({ project: m.project }, [{ kind: 'server', id: 'fs', enabled: true }]);
+    expect(on.errors).toEqual([]);
+    const back = await applier.apply({ project: m.project, runtimes });
+    expect(back.retired.map((entry) => `${entry.runtime}:${entry.name}`).sort()).toEqual(['claude-code:fs', 'codex:fs']);
+    expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
+    expect(codexServers(f.codexProject).fs).toBeUndefined();
+    expect(offOnly(back)).toEqual([]);
 
     fs.renameSync(path.join(m.project, '.agents', 'servers', 'proj.json'), path.join(m.places.capabilitiesDir, 'servers', 'proj.json'));
     const moved = await applier.apply({ project: m.project, runtimes: ['claude-code'] });

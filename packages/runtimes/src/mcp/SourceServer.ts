@@ -19,6 +19,11 @@ export interface SourceServer {
   readonly bridge: boolean;
   /** Why it is held back (trust): skipped with this reason (`CAPABILITY_UNTRUSTED`), never written. */
   readonly held: string | null;
+  /**
+   * A global server the owner switched off for this project: what is written is the runtime's way
+   * of leaving it off in the project's view (`RuntimeMcpSupport.projectOff`), not the server.
+   */
+  readonly off?: boolean;
 }
 
 /** The values a plugin's server may name its root by. */

@@ -55,6 +55,9 @@ export const codexMcpSupport: RuntimeMcpSupport = {
     return files;
   },
   entryFor: codexEntry,
+  // Codex merges the project's `[mcp_servers.<name>]` over the user's table: `enabled = false` alone
+  // leaves the server off there (`codex mcp list --json` shows `"enabled": false`, 0.171.0).
+  projectOff: { kind: 'entry', value: { enabled: false } },
   projectFindings(file, names, project, env) {
     if (codexTrusts(project, env)) return [];
     return [

@@ -139,13 +139,15 @@ describe("a runtime's files", () => {
     const project = path.join(home, 'work', 'app');
     const env = runtimeEnvironmentFrom({ HOME: home });
     const absent = geminiMcpSupport.files(project, env);
-    expect(absent.map((file) => [file.file, file.scope, file.writes])).toEqual([
-      [path.join(home, '.gemini', 'settings.json'), 'user', false],
-      [path.join(project, '.gemini', 'settings.json'), 'project', false],
+    expect(absent.map((file) => [file.file, file.scope, file.writes, file.offList])).toEqual([
+      [path.join(home, '.gemini', 'settings.json'), 'user', false, undefined],
+      [path.join(project, '.gemini', 'settings.json'), 'project', false, undefined],
+      // The project's list of servers left off (`mcp.excluded`), a target of its own in the same file.
+      [path.join(project, '.gemini', 'settings.json'), 'project', false, ['mcp', 'excluded']],
     ]);
     expect(absent[0]?.note).not.toContain(home);
     fs.mkdirSync(path.join(home, '.gemini'));
-    expect(geminiMcpSupport.files(project, env).map((file) => file.writes)).toEqual([true, true]);
+    expect(geminiMcpSupport.files(project, env).map((file) => file.writes)).toEqual([true, true, true]);
   });
 
   it('follow the variables each runtime reads: XDG_CONFIG_HOME, COPILOT_HOME, GEMINI_CLI_HOME; an existing opencode.jsonc is the one edited', () => {
