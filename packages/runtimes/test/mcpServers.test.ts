@@ -405,6 +405,36 @@ describe('the MCP bridge', () => {
   });
 });
 
+describe("a server's tool lists", () => {
+  it("are written into Codex's entry, and reported as info for Claude Code, which has no such setting", async () => {
+    const m = machine({
+      capabilities: {
+        servers: {
+          'files.json': serverDocument({ command: 'node', args: ['files.js'], tools: { allow: ['read_file'], deny: ['write_file'] } }),
+        },
+      },
+      home: { '.claude': { '.claude.json': CLAUDE_JSON }, '.codex': { 'config.toml': CODEX_TOML } },
+    });
+    const result = await resolve(openLoadout(m), RuntimeApplier).apply({ runtimes: bothRuntimes });
+    expect(result.ok).toBe(true);
+    expect(codexServers(files(m).codexUser).files).toEqual({
+      command: 'node',
+      args: ['files.js'],
+      enabled_tools: ['read_file'],
+      disabled_tools: ['write_file'],
+    });
+    expect(claudeServers(files(m).claudeUser).files).toEqual({ type: 'stdio', command: 'node', args: ['files.js'], env: {} });
+    const info = part(result, 'claude-code').findings.filter((finding) => finding.code === 'SERVER_TOOLS_UNSUPPORTED');
+    expect(info.map((finding) => [finding.severity, finding.message])).toEqual([
+      [
+        'info',
+        'claude-code: server "files": claude-code has no per-server allow or deny list of tools, so its tools.allow and tools.deny are not written there; it offers the server\'s tools as the server lists them',
+      ],
+    ]);
+    expect(part(result, 'codex').findings.map((finding) => finding.code)).not.toContain('SERVER_TOOLS_UNSUPPORTED');
+  });
+});
+
 describe('state and levels', () => {
   it("a server turned off for one project stays in the user file and is left off in the project's view of each runtime, until it is on again", async () => {
     const m = fixture();

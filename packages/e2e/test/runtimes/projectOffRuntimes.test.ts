@@ -65,6 +65,15 @@ const debugConfigSeen =
     return fsEntry.enabled === false ? 'off' : 'on';
   };
 
+/** A scratch home and a Loadout workspace whose capabilities hold `servers` (file → text). */
+function scratchWorkspace(servers: Record<string, string>): { home: string; workspace: string } {
+  const base = testdir({});
+  const workspace = path.join(base, 'workspace');
+  fs.mkdirSync(path.join(workspace, 'plugins'), { recursive: true });
+  gitRepo(path.join(workspace, 'capabilities'), { servers });
+  return { home: path.join(base, 'home'), workspace };
+}
+
 const claudeCase = (version: ClaudeCodeVersion): OffCase => ({
   runtime: 'claude-code',
   label: `claude-code ${version}`,
@@ -145,15 +154,9 @@ const CASES: OffCase[] = [
 describe.concurrent('a global server switched off for one project is off in that project in each runtime, asked through its own client', () => {
   for (const offCase of CASES) {
     it(`${offCase.label}: off in the project, on elsewhere, and on again with the project's own file as it was`, async () => {
-      const base = testdir({});
-      const home = path.join(base, 'home');
-      const workspace = path.join(base, 'workspace');
+      const { home, workspace } = scratchWorkspace({ 'fs.json': doc({ command: 'node', args: ['-e', 'process.exit(0)'] }) });
       const project = fs.realpathSync(gitRepo(path.join(home, 'work', 'app'), { 'README.md': 'app\n' }));
       const elsewhere = fs.realpathSync(gitRepo(path.join(home, 'work', 'other'), { 'README.md': 'other\n' }));
-      fs.mkdirSync(path.join(workspace, 'plugins'), { recursive: true });
-      gitRepo(path.join(workspace, 'capabilities'), {
-        servers: { 'fs.json': doc({ command: 'node', args: ['-e', 'process.exit(0)'] }) },
-      });
       const own = offCase.own(home, project, elsewhere);
       for (const [file, text] of Object.entries(own)) {
         fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -195,4 +198,44 @@ describe.concurrent('a global server switched off for one project is off in that
       }
     }, 600_000);
   }
+});
+
+describe("a server's tool allow and deny lists, as each runtime's own client reads them", () => {
+  it('Codex shows enabled_tools and disabled_tools, Copilot CLI its tools list', async () => {
+    const { home, workspace } = scratchWorkspace({
+      'files.json': doc({
+        command: 'node',
+        args: ['-e', 'process.exit(0)'],
+        tools: { allow: ['read_file', 'list_dir'], deny: ['write_file'] },
+      }),
+    });
+    fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
+    fs.mkdirSync(path.join(home, '.copilot'), { recursive: true });
+    const applied = await spawnLoadout(
+      ['apply', '--runtime', 'codex', '--runtime', 'copilot-cli', '--runtime', 'claude-code', '--json'],
+      { HOME: home, LOADOUT_HOME: workspace },
+      workspace,
+    );
+    expect(applied.code, applied.stderr + applied.stdout.slice(0, 2000)).toBe(0);
+    const plan = JSON.parse(applied.stdout) as { runtimes: { runtime: string; findings: { code: string; severity: string }[] }[] };
+    const codes = (runtime: string) =>
+      plan.runtimes.find((part) => part.runtime === runtime)?.findings.map((finding) => finding.code) ?? [];
+    expect(codes('claude-code')).toContain('SERVER_TOOLS_UNSUPPORTED');
+    // Copilot CLI has an allow list only: its missing deny list is said as info.
+    expect(codes('copilot-cli')).toContain('SERVER_TOOLS_UNSUPPORTED');
+    expect(codes('codex')).not.toContain('SERVER_TOOLS_UNSUPPORTED');
+
+    const codex = clientMcp('codex', home, home, ['get', 'files', '--json']);
+    expect(codex.status, codex.stderr).toBe(0);
+    expect(jsonIn(codex.stdout)).toMatchObject({ name: 'files', enabled_tools: ['read_file', 'list_dir'], disabled_tools: ['write_file'] });
+
+    const copilot = await runClient(await ensureTool('copilot'), 'copilot', ['mcp', 'list', '--json'], home, home, {
+      XDG_CACHE_HOME: path.join((await ensureTool('copilot')).prefix, 'xdg-cache'),
+    });
+    expect(copilot.code, copilot.stderr).toBe(0);
+    expect((jsonIn(copilot.stdout) as { mcpServers: Record<string, { tools?: string[] }> }).mcpServers.files?.tools).toEqual([
+      'read_file',
+      'list_dir',
+    ]);
+  }, 600_000);
 });

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '@loadout/kernel';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import type { McpConfigFormat, McpEntryValue } from './McpConfigDocument.js';
-import type { RuntimeServerEntry, ServerSpec } from './ServerSpec.js';
+import type { RuntimeServerEntry, ServerSpec, ToolListSupport } from './ServerSpec.js';
 
 /** Which of Loadout's servers a configuration file holds: the global level's or the project's. */
 export type McpScope = 'user' | 'project';
@@ -90,6 +90,8 @@ export interface RuntimeMcpSupport {
    * way to (the server then stays on there, reported as `SERVER_OFF_IN_PROJECT_ONLY`).
    */
   readonly projectOff?: ProjectOffSupport;
+  /** Which of a server's tool lists its entry can hold; absent: neither (the lists are reported, not written). */
+  readonly toolLists?: ToolListSupport;
   /** What the owner should know about servers going into a project file (`names` are the entries Loadout wants there). */
   projectFindings?(file: string, names: readonly string[], project: string, env: RuntimeEnvironment): Diagnostic[];
 }

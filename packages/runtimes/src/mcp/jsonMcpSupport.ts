@@ -87,6 +87,9 @@ export function jsonMcpSupport(runtime: JsonRuntimeMcp): RuntimeMcpSupport {
       return files;
     },
     entryFor: (spec) => shapedEntry(runtime.shape, spec),
+    ...(runtime.shape.tools === undefined
+      ? {}
+      : { toolLists: { allow: runtime.shape.tools.allow !== undefined, deny: runtime.shape.tools.deny !== undefined } }),
     ...(runtime.projectOff === undefined
       ? {}
       : {

@@ -430,6 +430,7 @@ function wantedIn(
       }
       continue;
     }
+    findings.push(...toolListsIgnored(runtime, support, server));
     for (const note of entry.notes)
       findings.push({
         code: 'SERVER_SETTING_IGNORED',
@@ -440,6 +441,24 @@ function wantedIn(
     wanted.set(server.name, { server, value: entry.value });
   }
   return wanted;
+}
+
+/** The lists of a server's tools a runtime's entry cannot hold, as info: it offers every tool of the server (or does not hide those). */
+function toolListsIgnored(runtime: string, support: RuntimeMcpSupport, server: SourceServer): Diagnostic[] {
+  const { tools } = server.spec;
+  const missing = [
+    ...(tools?.allow !== undefined && support.toolLists?.allow !== true ? ['allow'] : []),
+    ...(tools?.deny !== undefined && support.toolLists?.deny !== true ? ['deny'] : []),
+  ];
+  if (missing.length === 0) return [];
+  return [
+    {
+      code: 'SERVER_TOOLS_UNSUPPORTED',
+      severity: 'info',
+      path: server.sourcePath ?? undefined,
+      message: `${runtime}: server "${server.id}": ${runtime} has no per-server ${missing.join(' or ')} list of tools, so its tools.${missing.join(' and tools.')} ${missing.length === 1 ? 'is' : 'are'} not written there; it offers the server's tools as the server lists them`,
+    },
+  ];
 }
 
 /** Why a change writes a mark that leaves a global server off in the project. */

@@ -133,6 +133,29 @@ describe('server entries, shaped as each runtime writes them', () => {
   });
 });
 
+describe("a server's tool lists", () => {
+  const tools = { allow: ['read_file', 'list_*'], deny: ['write_file'] };
+  const value = (support: typeof geminiMcpSupport, spec: ServerSpec) => {
+    const entry = support.entryFor(spec);
+    if ('unsupported' in entry) throw new Error(entry.unsupported);
+    return entry.value;
+  };
+
+  it("are written under each runtime's own keys, and only where it has them", () => {
+    for (const support of [geminiMcpSupport, qwenMcpSupport]) {
+      expect(value(support, { ...stdio, tools })).toMatchObject({ includeTools: tools.allow, excludeTools: tools.deny });
+      expect(value(support, { ...http, tools })).toMatchObject({ includeTools: tools.allow, excludeTools: tools.deny });
+      expect(support.toolLists).toEqual({ allow: true, deny: true });
+    }
+    // Copilot CLI's `tools` is its allow list (`["*"]` when the server has none); it has no deny list.
+    expect(value(copilotCliMcpSupport, { ...stdio, tools }).tools).toEqual(tools.allow);
+    expect(value(copilotCliMcpSupport, stdio).tools).toEqual(['*']);
+    expect(copilotCliMcpSupport.toolLists).toEqual({ allow: true, deny: false });
+    expect(value(openCodeMcpSupport, { ...stdio, tools })).not.toHaveProperty('tools');
+    expect(openCodeMcpSupport.toolLists).toBeUndefined();
+  });
+});
+
 describe("a runtime's files", () => {
   it('are read but never written while its own folder is absent, and written once it exists', () => {
     const home = testdir({});

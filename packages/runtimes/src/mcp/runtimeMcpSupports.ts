@@ -29,6 +29,7 @@ const geminiShape = (label: string): EntryShape => ({
   ws: NO_WEBSOCKET(label),
   references: 'dollar-brace',
   defaults: false,
+  tools: { allow: 'includeTools', deny: 'excludeTools' },
 });
 
 /** Whether a Gemini CLI `trustedFolders.json` trusts the project (or a folder above it). */
@@ -223,6 +224,8 @@ export const copilotCliMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     ws: NO_WEBSOCKET('Copilot CLI'),
     references: 'dollar-brace',
     defaults: false,
+    // Its `tools` is the list of tools it offers (`["*"]`: all); it has no deny list.
+    tools: { allow: 'tools' },
   },
   projectFindings(file, names, project, env): Diagnostic[] {
     if (copilotTrusts(project, env)) return [];
