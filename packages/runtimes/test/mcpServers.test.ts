@@ -436,7 +436,26 @@ describe("a server's tool lists", () => {
 });
 
 describe('state and levels', () => {
-  it("a server turned off for one project stays in the user file and is left off in the project's view of each runtime, until it is on again", async () => {
+  it("leaves the project's own entry of a switched-off server's name as it is, with a warning, and writes the runtime's other entries", async () => {
+    const m = fixture();
+    const f = files(m);
+    const own = '# mine\n[mcp_servers.fs]\ncommand = "node"\nargs = ["my-own-fs.js"]\n';
+    fs.mkdirSync(path.dirname(f.codexProject), { recursive: true });
+    fs.writeFileSync(f.codexProject, own);
+    const container = openLoadout(m);
+    const off = await resolve(container, CapabilityStateService).setCapabilityState({ project: m.project }, [
+      { kind: 'server', id: 'fs', enabled: false },
+    ]);
+    expect(off.errors).toEqual([]);
+    const result = await resolve(container, RuntimeApplier).apply({ project: m.project, runtimes: ['codex'] });
+    expect(result.ok).toBe(true);
+    const taken = part(result, 'codex').findings.filter((finding) => finding.code === 'SERVER_OFF_ENTRY_TAKEN');
+    expect(taken.map((finding) => finding.severity)).toEqual(['warning']);
+    expect(fs.readFileSync(f.codexProject, 'utf8')).toContain(own);
+    expect(codexServers(f.codexProject).proj).toBeDefined();
+  });
+
+  it("a server turned off for one project stays in the user file and is left off in the project's view of each runtime, until it is on again; a project server moved to the global level moves files", async () => {
     const m = fixture();
     const f = files(m);
     const container = openLoadout(m);
@@ -488,6 +507,13 @@ describe('state and levels', () => {
     expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
     expect(codexServers(f.codexProject).fs).toBeUndefined();
     expect(offOnly(back)).toEqual([]);
+    // A retired mark comes back from the trash into its list, managed again; the next apply retires it once more.
+    const mark = back.retired.find((entry) => entry.runtime === 'claude-code');
+    await applier.restore(mark?.id as string);
+    const restored = JSON.parse(fs.readFileSync(f.claudeUser, 'utf8')) as { projects: Record<string, { disabledMcpServers?: string[] }> };
+    expect(restored.projects[fs.realpathSync(m.repo)]?.disabledMcpServers).toEqual(['fs']);
+    expect((await applier.apply({ project: m.project, runtimes })).retired.map((entry) => entry.name)).toEqual(['fs']);
+    expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
 
     fs.renameSync(path.join(m.project, '.agents', 'servers', 'proj.json'), path.join(m.places.capabilitiesDir, 'servers', 'proj.json'));
     const moved = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
