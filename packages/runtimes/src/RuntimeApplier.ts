@@ -11,6 +11,7 @@ import { McpConfigWriter } from './mcp/McpConfigWriter.js';
 import { McpManifest } from './mcp/McpManifest.js';
 import type { PlannedServerChange } from './mcp/PlannedServerChange.js';
 import type { BridgeRequest } from './mcp/planServers.js';
+import { recordedFileOf } from './mcp/RuntimeMcpSupport.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
 import type { ChangeReport, ManagedKind, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
 import { RuntimeEnvironment } from './RuntimeEnvironment.js';
@@ -306,7 +307,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     writer.settle(planned);
     const byFile = new Map<string, PlannedServerChange[]>();
     for (const change of plan.serverChanges()) {
-      const key = `${change.runtime}\0${change.target.file}`;
+      const key = `${change.runtime}\0${recordedFileOf(change.target)}`;
       byFile.set(key, [...(byFile.get(key) ?? []), change]);
     }
     const retired: RetiredReport[] = [];

@@ -15,6 +15,7 @@ import { LoadoutLauncher, startedThroughLoadout } from './mcp/LoadoutLauncher.js
 import { McpManifest } from './mcp/McpManifest.js';
 import { type BridgeRequest, entryHashes, openMcpConfig, planServers, type ServerPlanPart } from './mcp/planServers.js';
 import { readConfigText } from './mcp/readConfigText.js';
+import { recordedFileOf } from './mcp/RuntimeMcpSupport.js';
 import { literalSecretsOf } from './mcp/ServerSpec.js';
 import { readSourceServer, type SourceServer } from './mcp/SourceServer.js';
 import { BundleStampCache } from './BundleStampCache.js';
@@ -234,7 +235,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           try {
             manifest.settle(
               adapter.name,
-              target.file,
+              recordedFileOf(target),
               entryHashes(openMcpConfig(target, readConfigText(target.file, target.file), target.file)),
               () => undefined,
             );
@@ -346,9 +347,9 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       return null;
     };
     const secretStore = new SecretStore(this.places.dataDir);
-    const take = (record: ServerRecord, target: 'user' | 'project', from: Session): void => {
+    const take = (record: ServerRecord, target: 'user' | 'project', from: Session): SourceServer | null => {
       const read = readSourceServer(record, target, from, hold(record, from));
-      if (read === null) return;
+      if (read === null) return null;
       const server = this.withSecrets(read, record, secretStore, findings);
       wants.push(server);
       if (server.name !== server.id) {
@@ -368,6 +369,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
           message: `server "${server.id}": ${secrets.join(', ')} ${secrets.length === 1 ? 'looks' : 'look'} like a credential written out; it is written as it is into the runtimes' configuration (write a \${VAR} reference instead)`,
         });
       }
+      return server;
     };
     const globalRecords = global.recordsOf<ServerRecord>('server');
     const globalKeys = new Set(globalRecords.map(recordKey));
@@ -377,13 +379,11 @@ export class SkillRuntimePlanner implements RuntimePlanner {
       if (record.level === 'project' || !globalKeys.has(recordKey(record))) take(record, 'project', session);
     }
     for (const record of globalRecords) {
-      take(record, 'user', global);
-      if (session.project !== null && !projectIds.has(record.id)) {
-        findings.push({
-          code: 'SERVER_OFF_IN_PROJECT_ONLY',
-          severity: 'warning',
-          message: `server "${record.id}" is off for this project but on globally; a runtime's user configuration serves every project, so it stays there`,
-        });
+      const server = take(record, 'user', global);
+      // On globally, off for this project: each runtime is asked to leave it off in the project's
+      // view (planServers), and one that cannot is named in a warning there.
+      if (server !== null && server.held === null && session.project !== null && !projectIds.has(record.id)) {
+        wants.push({ ...server, target: 'project', off: true });
       }
     }
     return wants;

@@ -53,6 +53,9 @@ const serverTrashEntrySchema = z.lazy(() =>
       note: z.string(),
       sharedLock: z.boolean(),
       createMode: z.number().int(),
+      trailingCommas: z.boolean().optional(),
+      /** A list of server names left off (Claude Code's `disabledMcpServers`), not a table of servers. */
+      offList: z.array(z.string()).readonly().optional(),
     }),
     hash: z.string().regex(/^[0-9a-f]{64}$/),
     source: z.object({ id: z.string(), level: z.enum(['project', 'global']), plugin: z.string().nullable() }),

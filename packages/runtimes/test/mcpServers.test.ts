@@ -405,19 +405,115 @@ describe('the MCP bridge', () => {
   });
 });
 
+describe("a server's tool lists", () => {
+  it("are written into Codex's entry, and reported as info for Claude Code, which has no such setting", async () => {
+    const m = machine({
+      capabilities: {
+        servers: {
+          'files.json': serverDocument({ command: 'node', args: ['files.js'], tools: { allow: ['read_file'], deny: ['write_file'] } }),
+        },
+      },
+      home: { '.claude': { '.claude.json': CLAUDE_JSON }, '.codex': { 'config.toml': CODEX_TOML } },
+    });
+    const result = await resolve(openLoadout(m), RuntimeApplier).apply({ runtimes: bothRuntimes });
+    expect(result.ok).toBe(true);
+    expect(codexServers(files(m).codexUser).files).toEqual({
+      command: 'node',
+      args: ['files.js'],
+      enabled_tools: ['read_file'],
+      disabled_tools: ['write_file'],
+    });
+    expect(claudeServers(files(m).claudeUser).files).toEqual({ type: 'stdio', command: 'node', args: ['files.js'], env: {} });
+    const info = part(result, 'claude-code').findings.filter((finding) => finding.code === 'SERVER_TOOLS_UNSUPPORTED');
+    expect(info.map((finding) => [finding.severity, finding.message])).toEqual([
+      [
+        'info',
+        'claude-code: server "files": claude-code has no per-server allow or deny list of tools, so its tools.allow and tools.deny are not written there; it offers the server\'s tools as the server lists them',
+      ],
+    ]);
+    expect(part(result, 'codex').findings.map((finding) => finding.code)).not.toContain('SERVER_TOOLS_UNSUPPORTED');
+  });
+});
+
 describe('state and levels', () => {
-  it('a server turned off for one project stays in the user file and is reported; a project server moved to the global level moves files', async () => {
+  it("leaves the project's own entry of a switched-off server's name as it is, with a warning, and writes the runtime's other entries", async () => {
+    const m = fixture();
+    const f = files(m);
+    const own = '# mine\n[mcp_servers.fs]\ncommand = "node"\nargs = ["my-own-fs.js"]\n';
+    fs.mkdirSync(path.dirname(f.codexProject), { recursive: true });
+    fs.writeFileSync(f.codexProject, own);
+    const container = openLoadout(m);
+    const off = await resolve(container, CapabilityStateService).setCapabilityState({ project: m.project }, [
+      { kind: 'server', id: 'fs', enabled: false },
+    ]);
+    expect(off.errors).toEqual([]);
+    const result = await resolve(container, RuntimeApplier).apply({ project: m.project, runtimes: ['codex'] });
+    expect(result.ok).toBe(true);
+    const taken = part(result, 'codex').findings.filter((finding) => finding.code === 'SERVER_OFF_ENTRY_TAKEN');
+    expect(taken.map((finding) => finding.severity)).toEqual(['warning']);
+    expect(fs.readFileSync(f.codexProject, 'utf8')).toContain(own);
+    expect(codexServers(f.codexProject).proj).toBeDefined();
+  });
+
+  it("a server turned off for one project stays in the user file and is left off in the project's view of each runtime, until it is on again; a project server moved to the global level moves files", async () => {
     const m = fixture();
     const f = files(m);
     const container = openLoadout(m);
     const applier = resolve(container, RuntimeApplier);
-    await applier.apply({ project: m.project, runtimes: ['claude-code'] });
+    const runtimes = [...bothRuntimes, 'windsurf'];
+    fs.mkdirSync(path.join(m.home, '.codeium', 'windsurf'), { recursive: true });
+    await applier.apply({ project: m.project, runtimes });
+    const claudeBefore = fs.readFileSync(f.claudeUser, 'utf8');
     const state = resolve(container, CapabilityStateService);
     const off = await state.setCapabilityState({ project: m.project }, [{ kind: 'server', id: 'fs', enabled: false }]);
     expect(off.errors).toEqual([]);
-    const result = await applier.apply({ project: m.project, runtimes: ['claude-code'] });
-    expect(result.findings.map((finding) => finding.code)).toContain('SERVER_OFF_IN_PROJECT_ONLY');
+
+    const dry = await applier.apply({ project: m.project, runtimes, mode: 'dry-run' });
+    const offChanges = dry.runtimes.flatMap((entry) => entry.changes.filter((change) => change.kind === 'server'));
+    expect(offChanges.map((change) => `${change.action}:${change.name}:${change.path}`).sort()).toEqual([
+      'create:fs:$CLAUDE_CONFIG_DIR/.claude.json',
+      'create:fs:<project>/.codex/config.toml',
+    ]);
+    expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
+
+    const result = await applier.apply({ project: m.project, runtimes });
+    expect(result.ok).toBe(true);
+    // The user files keep the server; each project view leaves it off, as each runtime says it.
     expect(claudeServers(f.claudeUser).fs).toBeDefined();
+    expect(codexServers(f.codexUser).fs).toBeDefined();
+    const claudeJson = JSON.parse(fs.readFileSync(f.claudeUser, 'utf8')) as { projects: Record<string, { disabledMcpServers?: string[] }> };
+    expect(claudeJson.projects[fs.realpathSync(m.repo)]?.disabledMcpServers).toEqual(['fs']);
+    expect(claudeJson.projects['/somewhere/else']).toEqual({ allowedTools: [], hasTrustDialogAccepted: true });
+    expect(codexServers(f.codexProject).fs).toEqual({ enabled: false });
+    // A mark is no server the runtime sees in the project.
+    expect(
+      part(result, 'codex')
+        .mcp?.sees.filter((entry) => entry.scope === 'project')
+        .map((entry) => entry.name),
+    ).toEqual(['proj']);
+    // Windsurf has no project file: it keeps the server, and says so by name.
+    const offOnly = (run: ApplyResult) =>
+      [...run.findings, ...run.runtimes.flatMap((entry) => entry.findings)].filter(
+        (finding) => finding.code === 'SERVER_OFF_IN_PROJECT_ONLY',
+      );
+    const warned = offOnly(result);
+    expect(warned.map((finding) => finding.message.split(':')[0])).toEqual(['windsurf']);
+    expect((await applier.apply({ project: m.project, runtimes, mode: 'check' })).upToDate).toBe(true);
+
+    const on = await state.setCapabilityState({ project: m.project }, [{ kind: 'server', id: 'fs', enabled: true }]);
+    expect(on.errors).toEqual([]);
+    const back = await applier.apply({ project: m.project, runtimes });
+    expect(back.retired.map((entry) => `${entry.runtime}:${entry.name}`).sort()).toEqual(['claude-code:fs', 'codex:fs']);
+    expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
+    expect(codexServers(f.codexProject).fs).toBeUndefined();
+    expect(offOnly(back)).toEqual([]);
+    // A retired mark comes back from the trash into its list, managed again; the next apply retires it once more.
+    const mark = back.retired.find((entry) => entry.runtime === 'claude-code');
+    await applier.restore(mark?.id as string);
+    const restored = JSON.parse(fs.readFileSync(f.claudeUser, 'utf8')) as { projects: Record<string, { disabledMcpServers?: string[] }> };
+    expect(restored.projects[fs.realpathSync(m.repo)]?.disabledMcpServers).toEqual(['fs']);
+    expect((await applier.apply({ project: m.project, runtimes })).retired.map((entry) => entry.name)).toEqual(['fs']);
+    expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
 
     fs.renameSync(path.join(m.project, '.agents', 'servers', 'proj.json'), path.join(m.places.capabilitiesDir, 'servers', 'proj.json'));
     const moved = await applier.apply({ project: m.project, runtimes: ['claude-code'] });

@@ -55,6 +55,7 @@ const variants: Record<string, readonly unknown[]> = {
   url: [undefined, 'https://example.com/mcp', 'ftp://example.com', 'not a url', 1],
   headers: [undefined, { Authorization: 'Bearer x' }],
   type: [undefined, 'sse', 'stdio'],
+  tools: [undefined, { allow: ['read_file'] }, { deny: ['write_*'] }, { allow: ['bad name'] }, { block: [] }, []],
   extra: [undefined, 'dropped'],
 };
 
@@ -72,10 +73,12 @@ describe('plainServerDefinition, the command server check without the schema', (
     for (const base of [definition, minimal, remote])
       for (const [field, values] of Object.entries(variants)) for (const value of values) cases.push(withField(base, field, value));
     const { accepted, refused, leftToSchema } = compareAllWithSchema<ServerDefinitionFile>(plainServerDefinition, schema, cases);
-    // Left to the schema: a remote server, a length of astral characters over the bound in UTF-16 units, a `__proto__` variable.
+    // Left to the schema: a remote server, a tool list, a length of astral characters over the bound in UTF-16 units, a `__proto__` variable.
     for (const value of leftToSchema) {
       const text = JSON.stringify(value);
-      expect('url' in (value as object) || text.includes('😀') || text.includes('"__proto__"'), text).toBe(true);
+      expect('url' in (value as object) || 'tools' in (value as object) || text.includes('😀') || text.includes('"__proto__"'), text).toBe(
+        true,
+      );
     }
     expect(accepted).toBeGreaterThan(40);
     expect(refused).toBeGreaterThan(40);
@@ -123,6 +126,15 @@ describe('plainServerDefinition, the command server check without the schema', (
       { numRuns: 3000 },
     );
     expect(accepted).toBeGreaterThan(600);
+  });
+
+  it('reads tool allow and deny lists by the schema: names checked, nothing else in them', () => {
+    const listed = { name: 'files', command: 'npx', tools: { allow: ['read_file', 'list_*'], deny: ['write_file'] } };
+    expect(plainServerDefinition(listed)).toBeNull();
+    expect(serverDefinitionShape(listed)).toEqual({ ok: true, value: schema.parse(listed) });
+    expect(schema.parse({ ...remote, tools: { deny: ['delete'] } })).toMatchObject({ tools: { deny: ['delete'] } });
+    for (const tools of [{ allow: ['rm -rf'] }, { allow: 'read_file' }, { only: ['read_file'] }, { allow: [''] }])
+      expect(serverDefinitionShape({ ...listed, tools }).ok, JSON.stringify(tools)).toBe(false);
   });
 
   it('leaves a remote server and a bad definition to the schema, with its own error', () => {

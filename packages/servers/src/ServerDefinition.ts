@@ -5,6 +5,9 @@ import { SECRET_NAME } from './secretFile.js';
 const MAX_ARGS = 256;
 /** A variable name a server's `secrets` may set. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** A tool's name in a server's allow or deny list: an MCP tool name, or `*` glob patterns of one. */
+const TOOL_NAME = /^[A-Za-z0-9_.*/-]{1,128}$/;
+const MAX_TOOLS = 256;
 
 /** The file format of `servers/<id>.json`: a command MCP server or a remote one. Built on first use (see {@link serverDefinitionShape}). */
 export function serverDefinitionSchema() {
@@ -13,6 +16,17 @@ export function serverDefinitionSchema() {
     description: z.string().max(1024).optional(),
     // Checked by the kernel's declaredGates, the one reader of gate declarations.
     gates: z.unknown().optional(),
+    /**
+     * Which of the server's tools a runtime offers: only those in `allow` (when given), never those
+     * in `deny`. Written into each runtime that has such a setting; reported where it has none.
+     */
+    tools: z
+      .object({
+        allow: z.array(z.string().regex(TOOL_NAME)).max(MAX_TOOLS).optional(),
+        deny: z.array(z.string().regex(TOOL_NAME)).max(MAX_TOOLS).optional(),
+      })
+      .strict()
+      .optional(),
   };
   return z.union([
     z.object({
@@ -52,8 +66,8 @@ type CommandServerDefinition = Extract<ServerDefinitionFile, { command: string }
 export function plainServerDefinition(raw: unknown): CommandServerDefinition | null {
   if (!isJsonObject(raw)) return null;
   const { name, description, gates, command, args, env, cwd } = raw;
-  // Named secrets are rare enough to leave to the schema, which checks their names.
-  if (raw.secrets !== undefined) return null;
+  // Named secrets and tool lists are rare enough to leave to the schema, which checks their names.
+  if (raw.secrets !== undefined || raw.tools !== undefined) return null;
   if (!isTextWithin(name, 1, 200) || (description !== undefined && !isTextWithin(description, 0, 1024))) return null;
   if (!isTextWithin(command, 1, 4096) || (cwd !== undefined && !isTextWithin(cwd, 1, 4096))) return null;
   if (args !== undefined && !(Array.isArray(args) && args.length <= MAX_ARGS && args.every((arg) => isTextWithin(arg, 0, 4096))))

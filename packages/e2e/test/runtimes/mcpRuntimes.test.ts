@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -7,6 +6,7 @@ import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { type McpConfigFile, openMcpConfig } from '@loadout/runtimes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureTool, type InstalledTool, type ToolKey } from '../realTools.js';
+import { type ClientRun, geminiStyleNames, jsonIn, runClient } from './clientRuns.js';
 import { spawnLoadout } from '../spawnLoadout.js';
 import { clineMcpTab } from './clineSettingsScreen.js';
 
@@ -24,56 +24,6 @@ const doc = (definition: Record<string, unknown>): string => `${JSON.stringify({
 
 /** A closed local port: a client that tries to connect fails at once, and nothing leaves the machine. */
 const CLOSED = 'http://127.0.0.1:9/mcp';
-
-interface ClientRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs a client of the cache in the scratch home, with no credentials and no XDG folders of this machine. */
-function runClient(
-  tool: InstalledTool,
-  bin: string,
-  args: readonly string[],
-  home: string,
-  cwd: string,
-  extra: Record<string, string>,
-): Promise<ClientRun> {
-  return new Promise((done) => {
-    execFile(
-      tool.bin(bin),
-      [...args],
-      {
-        cwd,
-        // Generous: on a busy machine a client's first start (unpacking, loading its bundle) is slow.
-        timeout: 300_000,
-        maxBuffer: 16 * 1024 * 1024,
-        env: {
-          // The client's own Node first: Qwen Code needs Node 22.
-          PATH: `${path.dirname(tool.node)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-          HOME: home,
-          LANG: 'C.UTF-8',
-          NO_COLOR: '1',
-          GITHUB_TOKEN: 'tok-e2e-passed',
-          ...extra,
-        },
-      },
-      (error, stdout, stderr) => done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
-    );
-  });
-}
-
-/** The first JSON value in a client's output (some print a line before it). */
-function jsonIn(text: string): unknown {
-  const start = text.search(/[[{]/);
-  return JSON.parse(text.slice(start)) as unknown;
-}
-
-/** Names in `gemini mcp list` / `qwen mcp list` lines: `✗ name: command (stdio) - Disconnected`. */
-function geminiStyleNames(stdout: string): string[] {
-  return [...stripVTControlCharacters(stdout).matchAll(/^\s*\S+\s+([A-Za-z0-9_-]+): /gm)].map((match) => match[1] as string).sort();
-}
 
 /** Where a client is asked: for one that is not asked through a plain command line (Cline's settings screen). */
 interface ClientPlace {

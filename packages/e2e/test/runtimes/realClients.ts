@@ -147,6 +147,26 @@ export async function claudeListing(
   };
 }
 
+/**
+ * The MCP servers of a Claude Code session started in `cwd`, with their status as the session
+ * itself reports them in its first line (`system`/`init`): `disabled` for a server the project
+ * leaves off, `failed`, `pending` or `connected` otherwise. It is stopped once that line is out:
+ * the API is a closed local port, so no model is asked. Both pinned versions report it; only
+ * 2.1.332's `claude mcp list` shows a disabled server as such.
+ */
+export async function claudeSessionServers(home: string, cwd: string, version: ClaudeCodeVersion): Promise<Record<string, string>> {
+  const isInit = (line: Record<string, unknown>): boolean => line.type === 'system' && line.subtype === 'init';
+  const stdout = await talk(version, ['-p', 'hi', '--output-format', 'stream-json', '--verbose'], {
+    cwd,
+    env: clientEnv(home, { ANTHROPIC_API_KEY: 'loadout-offline-test' }),
+    input: '',
+    done: (text) => jsonLines(completeLines(text).join('\n')).some(isInit),
+  });
+  const init = jsonLines(stdout).find(isInit) as { mcp_servers?: { name: string; status: string }[] } | undefined;
+  if (init === undefined) throw new Error(`claude gave no init line: ${stdout.slice(0, 500)}`);
+  return Object.fromEntries((init.mcp_servers ?? []).map((server) => [server.name, server.status]));
+}
+
 /** The commands and subagents Claude Code's SDK `initialize` answer lists. */
 export interface ClaudeStart {
   readonly commands: string[];
@@ -341,11 +361,16 @@ export interface McpCommandRun {
 }
 
 /**
- * Runs `claude mcp …` or `codex mcp …` (`get NAME`, `list --json` …) in `cwd` with a scratch home:
+ * Runs `claude mcp …` (2.1.197 unless a version is named) or `codex mcp …` (`get NAME`, `list --json` …) in `cwd` with a scratch home:
  * what the client itself makes of the configuration files. `claude mcp get` starts the server to
  * check it (no model is involved); `codex mcp` reads the files only.
  */
-export function clientMcp(client: 'claude' | 'codex', home: string, cwd: string, args: readonly string[]): McpCommandRun {
+export function clientMcp(
+  client: 'claude' | ClaudeCodeVersion | 'codex',
+  home: string,
+  cwd: string,
+  args: readonly string[],
+): McpCommandRun {
   const result = spawnSync(executable(client === 'claude' ? '2.1.197' : client), ['mcp', ...args], {
     cwd,
     env: clientEnv(home, {}),

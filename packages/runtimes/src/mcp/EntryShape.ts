@@ -1,5 +1,5 @@
 import type { McpEntryValue } from './McpConfigDocument.js';
-import type { RuntimeServerEntry, ServerSpec } from './ServerSpec.js';
+import { type RuntimeServerEntry, type ServerSpec, toolListEntries } from './ServerSpec.js';
 
 /**
  * How a runtime spells a `${NAME}` reference in its configuration:
@@ -46,6 +46,11 @@ export interface EntryShape {
   readonly references: ReferenceSyntax;
   /** Whether the runtime expands `${NAME:-default}`. */
   readonly defaults: boolean;
+  /**
+   * The entry keys holding a server's tool lists (Gemini CLI's `includeTools` and `excludeTools`,
+   * Copilot CLI's `tools`); a list the runtime has no key for is not written, and reported.
+   */
+  readonly tools?: { readonly allow?: string; readonly deny?: string };
 }
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
@@ -117,7 +122,7 @@ export function shapedEntry(shape: EntryShape, spec: ServerSpec): RuntimeServerE
         notes.push(`${shape.label} has no working-folder setting for a stdio server; it starts it in the folder ${shape.label} works in`);
       else value[stdio.cwdKey] = cwd;
     }
-    return { value: { ...value, ...stdio.extra }, notes };
+    return { value: { ...value, ...stdio.extra, ...toolListEntries(spec.tools, shape.tools ?? {}) }, notes };
   }
   const remote = shape[spec.transport];
   if (typeof remote === 'string') return { unsupported: remote };
@@ -131,6 +136,7 @@ export function shapedEntry(shape: EntryShape, spec: ServerSpec): RuntimeServerE
       [remote.urlKey]: url,
       ...(Object.keys(headers).length === 0 ? {} : { headers }),
       ...remote.extra,
+      ...toolListEntries(spec.tools, shape.tools ?? {}),
     },
     notes: [],
   };

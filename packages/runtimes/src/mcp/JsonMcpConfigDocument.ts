@@ -93,26 +93,7 @@ export class JsonMcpConfigDocument extends EditedMcpConfig {
   }
 
   protected parse(): void {
-    if (this.current.trim() === '') {
-      this.parsed = {};
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(this.current);
-    } catch {
-      const errors: ParseError[] = [];
-      value = parseJsonc(this.current, errors, { allowTrailingComma: this.trailingCommas, disallowComments: false });
-      const first = errors[0];
-      if (first !== undefined) {
-        throw new McpConfigUnreadableError(
-          `${this.fileLabel} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); Loadout leaves it as it is`,
-        );
-      }
-    }
-    if (!isJsonObject(value))
-      throw new McpConfigUnreadableError(`${this.fileLabel} does not hold a JSON object; Loadout leaves it as it is`);
-    this.parsed = value as Record<string, unknown>;
+    this.parsed = parseJsonConfig(this.current, this.fileLabel, this.trailingCommas);
   }
 
   /** The syntax tree of the whole text, for positions. */
@@ -150,11 +131,11 @@ function insert(text: string, path: readonly string[], value: unknown, options: 
 }
 
 /**
- * The text a property takes: from the end of the property before it (its comma included) when it
+ * The text a property (or an element of a list) takes: from the end of the property before it (its comma included) when it
  * is the last one; its own lines up to the next property's line when another follows; from the
  * opening brace when it is the only one. This is exactly what adding it inserted.
  */
-function removal(text: string, property: Node): Edit {
+export function removal(text: string, property: Node): Edit {
   const siblings = property.parent?.children ?? [];
   const index = siblings.indexOf(property);
   const next = siblings[index + 1];
@@ -181,8 +162,33 @@ function indentOf(text: string, offset: number, lead: string): string {
   return /^[ \t]*/.exec(line)?.[0] ?? '';
 }
 
+/**
+ * A JSON configuration file's text as an object (`{}` for blank text): read as JSON, else as
+ * JSONC (comments, and a trailing comma when the runtime allows one).
+ *
+ * @throws McpConfigUnreadableError text that is neither, or that does not hold an object
+ */
+export function parseJsonConfig(text: string, label: string, trailingCommas: boolean): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const errors: ParseError[] = [];
+    value = parseJsonc(text, errors, { allowTrailingComma: trailingCommas, disallowComments: false });
+    const first = errors[0];
+    if (first !== undefined) {
+      throw new McpConfigUnreadableError(
+        `${label} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset}); Loadout leaves it as it is`,
+      );
+    }
+  }
+  if (!isJsonObject(value)) throw new McpConfigUnreadableError(`${label} does not hold a JSON object; Loadout leaves it as it is`);
+  return value as Record<string, unknown>;
+}
+
 /** The file's own indentation (two spaces when it has none yet) and line ending. */
-function formattingOptions(text: string): FormattingOptions {
+export function formattingOptions(text: string): FormattingOptions {
   const indented = /\n([ \t]+)["}\]]/.exec(text)?.[1] ?? '  ';
   const tabs = indented.startsWith('\t');
   return { insertSpaces: !tabs, tabSize: tabs ? 1 : Math.min(indented.length, 8), eol: lineEnding(text), keepLines: false };

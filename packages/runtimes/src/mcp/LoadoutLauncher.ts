@@ -46,6 +46,7 @@ export function startedThroughLoadout(
       ...spec.args,
     ],
     env: { ...env, ...launcher.env },
+    ...(spec.tools === undefined ? {} : { tools: spec.tools }),
   };
   return { ...server, spec: launched };
 }

@@ -7,7 +7,7 @@ import type { McpManifest, McpManifestEntry } from './McpManifest.js';
 import type { PlannedServerChange } from './PlannedServerChange.js';
 import { applyServerChanges, entryHashes, openMcpConfig } from './planServers.js';
 import { readConfigText } from './readConfigText.js';
-import type { McpConfigFile } from './RuntimeMcpSupport.js';
+import { type McpConfigFile, recordedFileOf } from './RuntimeMcpSupport.js';
 import { serverEntryHash } from './ServerSpec.js';
 
 /** How often a file that changed under a read-modify-write is read again before the run gives up. */
@@ -40,7 +40,7 @@ export class McpConfigWriter {
         if (isLoadoutError(error)) continue;
         throw error;
       }
-      changed = this.manifest.settle(runtime, target.file, hashes, (id) => this.trash.discard(id)) || changed;
+      changed = this.manifest.settle(runtime, recordedFileOf(target), hashes, (id) => this.trash.discard(id)) || changed;
     }
     if (changed) this.manifest.write();
   }
@@ -53,10 +53,10 @@ export class McpConfigWriter {
     project: string | null,
   ): Promise<ServerTrashEntry[]> {
     const bookkeeping = changes.filter((change) => change.action === 'release' || change.action === 'forget');
-    for (const change of bookkeeping) this.manifest.delete(runtime, target.file, change.name);
+    for (const change of bookkeeping) this.manifest.delete(runtime, recordedFileOf(target), change.name);
     const edits = changes.filter((change) => change.action === 'create' || change.action === 'update' || change.action === 'retire');
     if (edits.length === 0) {
-      if (bookkeeping.length > 0) this.forgetMadeWhenEmpty(runtime, target.file);
+      if (bookkeeping.length > 0) this.forgetMadeWhenEmpty(runtime, recordedFileOf(target));
       this.manifest.write();
       return [];
     }
@@ -71,14 +71,14 @@ export class McpConfigWriter {
         const before = readConfigText(entry.target.file, this.show(entry.target.file));
         const document = openMcpConfig(entry.target, before, this.show(entry.target.file));
         if (document.servers().has(entry.name)) throw new RestoreOccupiedError(`server "${entry.name}" in ${this.show(entry.target.file)}`);
-        const made = this.madeFor(entry.runtime, entry.target.file, before, document);
+        const made = this.madeFor(entry.runtime, recordedFileOf(entry.target), before, document);
         document.set(entry.name, value as Record<string, unknown>);
         if (!this.replace(entry.target, before, document, attempt)) continue;
-        if (made !== null) this.manifest.recordMade(entry.target.file, made);
+        if (made !== null) this.manifest.recordMade(recordedFileOf(entry.target), made);
         this.manifest.set({
           kind: 'server',
           runtime: entry.runtime,
-          file: entry.target.file,
+          file: recordedFileOf(entry.target),
           name: entry.name,
           hash: serverEntryHash(value),
           source: entry.source,
@@ -99,6 +99,7 @@ export class McpConfigWriter {
     project: string | null,
   ): ServerTrashEntry[] {
     const retired: ServerTrashEntry[] = [];
+    const recorded = recordedFileOf(target);
     let prepared = false;
     for (let attempt = 1; ; attempt += 1) {
       const before = readConfigText(target.file, this.show(target.file));
@@ -111,22 +112,20 @@ export class McpConfigWriter {
           );
         }
       }
-      const made = this.madeFor(runtime, target.file, before, document);
+      const made = this.madeFor(runtime, recorded, before, document);
       if (!prepared) {
         retired.push(...this.prepare(runtime, target, edits, document, project));
         prepared = true;
       }
       applyServerChanges(document, edits);
-      const last = this.manifest
-        .entriesOf(runtime, target.file)
-        .every((entry) => entry.pending !== undefined && entry.pending.hash === null);
-      const madeIn = this.manifest.madeIn(target.file);
+      const last = this.manifest.entriesOf(runtime, recorded).every((entry) => entry.pending !== undefined && entry.pending.hash === null);
+      const madeIn = this.manifest.madeIn(recorded);
       if (last && (madeIn === 'container' || madeIn === 'file')) document.removeEmptyContainer();
       const removeFile = last && madeIn === 'file' && document.isEmpty();
       if (!this.replace(target, before, removeFile ? null : document, attempt)) continue;
-      if (made !== null) this.manifest.recordMade(target.file, made);
-      this.manifest.settle(runtime, target.file, removeFile ? new Map() : entryHashes(document), (id) => this.trash.discard(id));
-      this.forgetMadeWhenEmpty(runtime, target.file);
+      if (made !== null) this.manifest.recordMade(recorded, made);
+      this.manifest.settle(runtime, recorded, removeFile ? new Map() : entryHashes(document), (id) => this.trash.discard(id));
+      this.forgetMadeWhenEmpty(runtime, recorded);
       this.manifest.write();
       return retired;
     }
@@ -143,11 +142,11 @@ export class McpConfigWriter {
     const retired: ServerTrashEntry[] = [];
     const now = new Date().toISOString();
     for (const change of edits) {
-      const recorded = this.manifest.get(runtime, target.file, change.name);
+      const recorded = this.manifest.get(runtime, recordedFileOf(target), change.name);
       const base: McpManifestEntry = recorded ?? {
         kind: 'server',
         runtime,
-        file: target.file,
+        file: recordedFileOf(target),
         name: change.name,
         hash: null,
         source: change.source,

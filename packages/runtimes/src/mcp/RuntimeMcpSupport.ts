@@ -1,7 +1,7 @@
 import type { Diagnostic } from '@loadout/kernel';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
-import type { McpConfigFormat } from './McpConfigDocument.js';
-import type { RuntimeServerEntry, ServerSpec } from './ServerSpec.js';
+import type { McpConfigFormat, McpEntryValue } from './McpConfigDocument.js';
+import type { RuntimeServerEntry, ServerSpec, ToolListSupport } from './ServerSpec.js';
 
 /** Which of Loadout's servers a configuration file holds: the global level's or the project's. */
 export type McpScope = 'user' | 'project';
@@ -32,6 +32,30 @@ export interface McpConfigFile {
   readonly trailingCommas?: boolean;
   /** The permission bits of a file Loadout creates (`~/.claude.json` and Codex's config are private). */
   readonly createMode: number;
+  /**
+   * Set when this target is not a table of servers but the runtime's list of server names it
+   * leaves off for the project: the keys leading to that list (`projects`, the project's folder,
+   * `disabledMcpServers`). `container` then names the list for messages.
+   */
+  readonly offList?: readonly string[];
+}
+
+/**
+ * How a runtime lets a project leave off a server its user configuration defines (a global server
+ * the owner switched off for this project):
+ * - `entry`: an entry of that name in the project's own file, holding `value` (`enabled = false`),
+ *   which the runtime merges over the user's entry
+ * - `list`: the server's name in a list of the runtime's ({@link McpConfigFile.offList}), a target
+ *   of its own among {@link RuntimeMcpSupport.files}
+ */
+export type ProjectOffSupport = { readonly kind: 'entry'; readonly value: McpEntryValue } | { readonly kind: 'list' };
+
+/**
+ * The key the MCP manifest records a target's entries under: the file, and for a list of names
+ * left off the keys leading to it, so those names never mix with the server entries of that file.
+ */
+export function recordedFileOf(target: McpConfigFile): string {
+  return target.offList === undefined ? target.file : `${target.file}#${target.offList.map(encodeURIComponent).join('/')}`;
 }
 
 /**
@@ -61,6 +85,13 @@ export interface RuntimeMcpSupport {
   files(project: string | null, env: RuntimeEnvironment): McpConfigFile[];
   /** `name`: the entry's name in the file, for a runtime that repeats it inside the entry (Goose). */
   entryFor(spec: ServerSpec, name?: string): RuntimeServerEntry;
+  /**
+   * How a project leaves off a server of the user's configuration; absent when the runtime has no
+   * way to (the server then stays on there, reported as `SERVER_OFF_IN_PROJECT_ONLY`).
+   */
+  readonly projectOff?: ProjectOffSupport;
+  /** Which of a server's tool lists its entry can hold; absent: neither (the lists are reported, not written). */
+  readonly toolLists?: ToolListSupport;
   /** What the owner should know about servers going into a project file (`names` are the entries Loadout wants there). */
   projectFindings?(file: string, names: readonly string[], project: string, env: RuntimeEnvironment): Diagnostic[];
 }

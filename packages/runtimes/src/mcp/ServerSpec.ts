@@ -7,7 +7,7 @@ import type { McpEntryValue } from './McpConfigDocument.js';
  * connects to, with the plugin's root already expanded. Values are the owner's data, written as
  * they are; `${VAR}` references stay references.
  */
-export type ServerSpec =
+export type ServerSpec = (
   | {
       readonly transport: 'stdio';
       readonly command: string;
@@ -20,7 +20,34 @@ export type ServerSpec =
       readonly transport: 'http' | 'sse' | 'ws';
       readonly url: string;
       readonly headers: Readonly<Record<string, string>>;
-    };
+    }
+) & {
+  /** Which of its tools a runtime offers (the server document's `tools`); absent: all of them. */
+  readonly tools?: ToolLists;
+};
+
+/** A server's tool allow and deny lists, as its document gives them. */
+export interface ToolLists {
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+}
+
+/** Which of the lists a runtime can hold in a server's entry. */
+export interface ToolListSupport {
+  readonly allow: boolean;
+  readonly deny: boolean;
+}
+
+/** The entry's tool-list keys, each holding its list when the server has one: `{ includeTools: [...] }`. */
+export function toolListEntries(
+  tools: ToolLists | undefined,
+  keys: { readonly allow?: string; readonly deny?: string },
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (tools?.allow !== undefined && keys.allow !== undefined) out[keys.allow] = [...tools.allow];
+  if (tools?.deny !== undefined && keys.deny !== undefined) out[keys.deny] = [...tools.deny];
+  return out;
+}
 
 /** What a runtime's configuration holds for a server, or why it cannot hold it. */
 export type RuntimeServerEntry =

@@ -19,6 +19,11 @@ export interface SourceServer {
   readonly bridge: boolean;
   /** Why it is held back (trust): skipped with this reason (`CAPABILITY_UNTRUSTED`), never written. */
   readonly held: string | null;
+  /**
+   * A global server the owner switched off for this project: what is written is the runtime's way
+   * of leaving it off in the project's view (`RuntimeMcpSupport.projectOff`), not the server.
+   */
+  readonly off?: boolean;
 }
 
 /** The values a plugin's server may name its root by. */
@@ -39,6 +44,7 @@ export function readSourceServer(record: ServerRecord, target: McpScope, session
   const expandAll = (map: Readonly<Record<string, string>>): Record<string, string> =>
     Object.fromEntries(Object.entries(map).map(([key, value]) => [key, expand(value)]));
   let spec: ServerSpec;
+  const tools = definition.tools === undefined ? {} : { tools: definition.tools };
   if ('command' in definition) {
     spec = {
       transport: 'stdio',
@@ -46,11 +52,12 @@ export function readSourceServer(record: ServerRecord, target: McpScope, session
       args: definition.args.map(expand),
       env: expandAll(definition.env),
       ...(definition.cwd === undefined ? {} : { cwd: expand(definition.cwd) }),
+      ...tools,
     };
   } else {
     const url = expand(definition.url);
     const transport = /^wss?:/i.test(url) ? 'ws' : (definition.type ?? 'http');
-    spec = { transport, url, headers: expandAll(definition.headers ?? {}) };
+    spec = { transport, url, headers: expandAll(definition.headers ?? {}), ...tools };
   }
   return {
     target,

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { findRepositoryRoot } from '../findRepositoryRoot.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
@@ -20,6 +21,20 @@ export function claudeGlobalConfigFile(project: string | null, env: RuntimeEnvir
   if (raw === undefined || raw === '') return { file: path.join(env.home, '.claude.json'), relative: false };
   if (path.isAbsolute(raw)) return { file: path.join(path.resolve(raw), '.claude.json'), relative: false };
   return project === null ? null : { file: path.join(path.resolve(project, raw), '.claude.json'), relative: true };
+}
+
+/**
+ * The key of a project's settings in Claude Code's global file: the real path of the repository
+ * the project is in (its root, where Claude Code started in any folder of it looks), else of the
+ * project's own folder.
+ */
+export function claudeProjectKey(project: string): string {
+  const folder = findRepositoryRoot(project) ?? path.resolve(project);
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    return folder;
+  }
 }
 
 /**
@@ -53,6 +68,22 @@ export const claudeMcpSupport: RuntimeMcpSupport = {
         createMode: 0o600,
       });
     }
+    if (project !== null && global !== null) {
+      // The project's own settings in the global file, kept under the repository's root (Claude
+      // Code started in a subfolder reads the root's): a name in `disabledMcpServers` is shown
+      // "Disabled for this project" by `claude mcp list` and not started there (2.1.197, 2.1.332).
+      files.push({
+        file: global.file,
+        scope: 'user',
+        format: 'json',
+        container: 'disabledMcpServers',
+        offList: ['projects', claudeProjectKey(project), 'disabledMcpServers'],
+        writes: !global.relative,
+        note: "the project's entry in the global configuration: servers left off in this project",
+        sharedLock: true,
+        createMode: 0o600,
+      });
+    }
     if (project !== null) {
       files.push({
         file: path.join(project, '.mcp.json'),
@@ -67,6 +98,7 @@ export const claudeMcpSupport: RuntimeMcpSupport = {
     }
     return files;
   },
+  projectOff: { kind: 'list' },
   entryFor(spec: ServerSpec): RuntimeServerEntry {
     if (spec.transport === 'stdio') {
       const notes =

@@ -4,7 +4,15 @@ import { findRepositoryRoot } from '../findRepositoryRoot.js';
 import { type RuntimeEnvironment, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import { readConfigText } from './readConfigText.js';
 import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
-import { hasReference, notPassedThrough, passThroughEnv, type RuntimeServerEntry, type ServerSpec, wholeReference } from './ServerSpec.js';
+import {
+  hasReference,
+  notPassedThrough,
+  passThroughEnv,
+  type RuntimeServerEntry,
+  type ServerSpec,
+  toolListEntries,
+  wholeReference,
+} from './ServerSpec.js';
 
 /**
  * How Codex keeps MCP servers: `[mcp_servers.<name>]` tables in `$CODEX_HOME/config.toml` (the
@@ -55,6 +63,11 @@ export const codexMcpSupport: RuntimeMcpSupport = {
     return files;
   },
   entryFor: codexEntry,
+  // Codex merges the project's `[mcp_servers.<name>]` over the user's table: `enabled = false` alone
+  // leaves the server off there (`codex mcp list --json` shows `"enabled": false`, 0.171.0).
+  projectOff: { kind: 'entry', value: { enabled: false } },
+  // `enabled_tools` and `disabled_tools` (`codex mcp get NAME --json` shows both, 0.171.0).
+  toolLists: { allow: true, deny: true },
   projectFindings(file, names, project, env) {
     if (codexTrusts(project, env)) return [];
     return [
@@ -67,6 +80,8 @@ export const codexMcpSupport: RuntimeMcpSupport = {
     ];
   },
 };
+
+const CODEX_TOOL_KEYS = { allow: 'enabled_tools', deny: 'disabled_tools' } as const;
 
 function codexEntry(spec: ServerSpec): RuntimeServerEntry {
   if (spec.transport !== 'stdio') {
@@ -86,7 +101,7 @@ function codexEntry(spec: ServerSpec): RuntimeServerEntry {
     }
     if (Object.keys(literal).length > 0) value.http_headers = literal;
     if (Object.keys(fromEnv).length > 0) value.env_http_headers = fromEnv;
-    return { value, notes: [] };
+    return { value: { ...value, ...toolListEntries(spec.tools, CODEX_TOOL_KEYS) }, notes: [] };
   }
   if (hasReference(spec.command) || spec.args.some(hasReference) || (spec.cwd !== undefined && hasReference(spec.cwd))) {
     return { unsupported: 'Codex does not expand ${VAR} in a command, its arguments or its working folder' };
@@ -101,6 +116,7 @@ function codexEntry(spec: ServerSpec): RuntimeServerEntry {
       ...(Object.keys(env).length === 0 ? {} : { env }),
       ...(passed.length === 0 ? {} : { env_vars: passed }),
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      ...toolListEntries(spec.tools, CODEX_TOOL_KEYS),
     },
     notes: [],
   };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import { type EntryShape, shapedEntry } from './EntryShape.js';
+import type { McpEntryValue } from './McpConfigDocument.js';
 import type { McpConfigFile, McpSupportStatus, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
 
 /** One of a runtime's JSON files: where it is and what it serves. */
@@ -30,6 +31,12 @@ export interface JsonRuntimeMcp {
   /** The runtime's parser allows a comma after the last member of an object or array (JSONC as OpenCode reads it). */
   readonly trailingCommas?: boolean;
   readonly projectFindings?: RuntimeMcpSupport['projectFindings'];
+  /**
+   * How a project leaves off a server of the user file: an entry of that name in the project's
+   * file holding `entry` (OpenCode's `{ "enabled": false }`), or the name in the list at `list`
+   * inside the project's file (Gemini CLI's `mcp.excluded`).
+   */
+  readonly projectOff?: { readonly entry: McpEntryValue } | { readonly list: readonly string[] };
 }
 
 /**
@@ -67,9 +74,28 @@ export function jsonMcpSupport(runtime: JsonRuntimeMcp): RuntimeMcpSupport {
       };
       add('user', runtime.user, project ?? env.home);
       if (project !== null && runtime.project !== null) add('project', runtime.project, project);
+      const projectFile = files.find((target) => target.scope === 'project');
+      const off = runtime.projectOff;
+      if (projectFile !== undefined && off !== undefined && 'list' in off) {
+        files.push({
+          ...projectFile,
+          container: off.list.join('.'),
+          offList: off.list,
+          note: `${projectFile.note}: servers left off here`,
+        });
+      }
       return files;
     },
     entryFor: (spec) => shapedEntry(runtime.shape, spec),
+    ...(runtime.shape.tools === undefined
+      ? {}
+      : { toolLists: { allow: runtime.shape.tools.allow !== undefined, deny: runtime.shape.tools.deny !== undefined } }),
+    ...(runtime.projectOff === undefined
+      ? {}
+      : {
+          projectOff:
+            'list' in runtime.projectOff ? { kind: 'list' as const } : { kind: 'entry' as const, value: runtime.projectOff.entry },
+        }),
     ...(runtime.projectFindings === undefined ? {} : { projectFindings: runtime.projectFindings }),
   };
 }

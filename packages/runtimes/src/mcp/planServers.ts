@@ -5,10 +5,11 @@ import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import type { ChangeReport } from '../RuntimePlan.js';
 import { rootOutsideAnchor } from '../rootOutsideAnchor.js';
 import { JsonMcpConfigDocument } from './JsonMcpConfigDocument.js';
+import { JsonOffListDocument, OFF_MARK } from './JsonOffListDocument.js';
 import type { McpConfigDocument } from './McpConfigDocument.js';
 import type { McpManifest, McpManifestEntry } from './McpManifest.js';
 import type { PlannedServerChange } from './PlannedServerChange.js';
-import type { McpConfigFile, McpSupportStatus, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
+import { type McpConfigFile, type McpSupportStatus, type RuntimeMcpSupport, recordedFileOf } from './RuntimeMcpSupport.js';
 import { serverEntryHash } from './ServerSpec.js';
 import type { SourceServer } from './SourceServer.js';
 import { readConfigText } from './readConfigText.js';
@@ -100,6 +101,7 @@ interface LoadedFile {
 
 /** Opens a configuration file's text (null: the file does not exist) in its format. */
 export function openMcpConfig(target: McpConfigFile, text: string | null, label: string): McpConfigDocument {
+  if (target.offList !== undefined) return new JsonOffListDocument(text, target.offList, label, target.trailingCommas === true);
   if (target.format === 'yaml') return new YamlMcpConfigDocument(text, target.container, label);
   return target.format === 'json'
     ? new JsonMcpConfigDocument(text, target.container, label, target.trailingCommas === true)
@@ -155,6 +157,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
       message: `${runtime}: ${message}. Nothing is written into ${runtime}'s MCP configuration`,
     });
   };
+  findings.push(...offUnsupported(runtime, support, targets, input));
   if (input.manifest === null) {
     conflictFinding(input.show(input.env.home), input.manifestProblem ?? 'the MCP manifest cannot be read', 'RUNTIME_MANIFEST_INVALID');
   }
@@ -167,7 +170,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
       continue;
     }
     const present = file.document.servers();
-    const recorded = new Map((input.manifest?.entriesOf(runtime, target.file) ?? []).map((entry) => [entry.name, entry]));
+    const recorded = new Map((input.manifest?.entriesOf(runtime, recordedFileOf(target)) ?? []).map((entry) => [entry.name, entry]));
     const wanted = wantedIn(runtime, support, target, input, recorded, findings, skips);
     const fileChanges: PlannedServerChange[] = [];
     const base = (server: SourceServer) => ({
@@ -194,7 +197,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
           hash,
           expectedHash: null,
           current: null,
-          reason: record === undefined ? 'wanted, not present' : 'managed, but the entry is gone',
+          reason: server.off === true ? OFF_REASON : record === undefined ? 'wanted, not present' : 'managed, but the entry is gone',
         });
         continue;
       }
@@ -226,6 +229,16 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
         record === undefined
           ? "holds a different entry of that name that is not Loadout's"
           : "holds Loadout's entry of that name, edited since it was written";
+      if (server.off === true) {
+        // The project's own entry of that name is the user's word on this project: it stays, the server is not left off by Loadout.
+        findings.push({
+          code: 'SERVER_OFF_ENTRY_TAKEN',
+          severity: 'warning',
+          path: target.file,
+          message: `${runtime}: server "${server.id}" is off for this project, but ${shown} ${what} "${name}"; it is left as it is, so ${runtime} may still start the server here`,
+        });
+        continue;
+      }
       if (server.bridge) {
         findings.push({
           code: 'MCP_BRIDGE_NAME_TAKEN',
@@ -292,7 +305,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
 
     const after = tryChanges(file, fileChanges, conflictFinding, shown);
     changes.push(...fileChanges);
-    if (target.scope === 'project' && input.project !== null) {
+    if (target.scope === 'project' && target.offList === undefined && input.project !== null) {
       const names = [...wanted.keys()].filter((name) => after?.servers().has(name) === true);
       if (names.length > 0)
         findings.push(
@@ -302,7 +315,9 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
           })),
         );
     }
-    for (const name of (after ?? file.document).servers().keys()) {
+    for (const name of target.offList === undefined ? (after ?? file.document).servers().keys() : []) {
+      // A mark that leaves a global server off in this project is no server the runtime sees.
+      if (wanted.get(name)?.server.off === true) continue;
       const change = fileChanges.find((candidate) => candidate.name === name);
       const managed =
         change !== undefined
@@ -353,7 +368,11 @@ function wantedIn(
   skips: ChangeReport[],
 ): Map<string, { server: SourceServer; value: Readonly<Record<string, unknown>> }> {
   const wanted = new Map<string, { server: SourceServer; value: Readonly<Record<string, unknown>> }>();
-  const candidates = input.sources.filter((server) => server.target === target.scope);
+  const candidates = input.sources.filter((server) => {
+    if (target.offList !== undefined) return server.off === true;
+    if (server.off === true) return support.projectOff?.kind === 'entry' && target.scope === 'project';
+    return server.target === target.scope;
+  });
   const bridge = bridgeCandidate(target, input.bridge, recorded);
   for (const server of bridge === null ? candidates : [...candidates, bridge]) {
     const skip = (reason: string, code: string, severity: Diagnostic['severity']): void => {
@@ -375,6 +394,11 @@ function wantedIn(
       });
     };
     const inPlace = server.source.plugin === null ? null : (input.readsInPlace?.(runtime, server.source.plugin) ?? null);
+    if (server.off === true) {
+      const mark = offMark(runtime, support, target, server, inPlace, findings);
+      if (mark !== null) wanted.set(server.name, { server, value: mark });
+      continue;
+    }
     if (inPlace !== null) {
       skip(inPlace, 'SERVER_IN_PLACE', 'info');
       continue;
@@ -406,6 +430,7 @@ function wantedIn(
       }
       continue;
     }
+    findings.push(...toolListsIgnored(runtime, support, server));
     for (const note of entry.notes)
       findings.push({
         code: 'SERVER_SETTING_IGNORED',
@@ -416,6 +441,94 @@ function wantedIn(
     wanted.set(server.name, { server, value: entry.value });
   }
   return wanted;
+}
+
+/** The lists of a server's tools a runtime's entry cannot hold, as info: it offers every tool of the server (or does not hide those). */
+function toolListsIgnored(runtime: string, support: RuntimeMcpSupport, server: SourceServer): Diagnostic[] {
+  const { tools } = server.spec;
+  const missing = [
+    ...(tools?.allow !== undefined && support.toolLists?.allow !== true ? ['allow'] : []),
+    ...(tools?.deny !== undefined && support.toolLists?.deny !== true ? ['deny'] : []),
+  ];
+  if (missing.length === 0) return [];
+  return [
+    {
+      code: 'SERVER_TOOLS_UNSUPPORTED',
+      severity: 'info',
+      path: server.sourcePath ?? undefined,
+      message: `${runtime}: server "${server.id}": ${runtime} has no per-server ${missing.join(' or ')} list of tools, so its tools.${missing.join(' and tools.')} ${missing.length === 1 ? 'is' : 'are'} not written there; it offers the server's tools as the server lists them`,
+    },
+  ];
+}
+
+/** Why a change writes a mark that leaves a global server off in the project. */
+const OFF_REASON = "off for this project: left off in the project's view";
+
+/**
+ * What leaves a global server off in one file for this project: the runtime's `projectOff` value
+ * (or a name in its list), or null when there is nothing to leave off (the runtime cannot hold the
+ * server at all) or no way to (a plugin's server the runtime reads in place: reported).
+ */
+function offMark(
+  runtime: string,
+  support: RuntimeMcpSupport,
+  target: McpConfigFile,
+  server: SourceServer,
+  inPlace: string | null,
+  findings: Diagnostic[],
+): Readonly<Record<string, unknown>> | null {
+  if ('unsupported' in support.entryFor(server.spec, server.name)) return null;
+  if (inPlace !== null) {
+    findings.push(
+      offOnlyInProject(runtime, server, `${runtime} runs it from the plugin itself (${inPlace}), which no list of Loadout's reaches`),
+    );
+    return null;
+  }
+  if (target.offList !== undefined) return OFF_MARK;
+  return support.projectOff?.kind === 'entry' ? support.projectOff.value : null;
+}
+
+/** The warning for a global server a runtime keeps on in a project that switched it off. */
+function offOnlyInProject(runtime: string, server: SourceServer, why: string): Diagnostic {
+  return {
+    code: 'SERVER_OFF_IN_PROJECT_ONLY',
+    severity: 'warning',
+    path: server.sourcePath ?? undefined,
+    message: `${runtime}: server "${server.id}" is off for this project but on globally, and stays on in ${runtime} here: ${why}`,
+  };
+}
+
+/**
+ * The warnings for a runtime that has no way for a project to leave off a server of its user
+ * configuration (or no project file to say it in), one per global server switched off here that
+ * the runtime is given.
+ */
+function offUnsupported(
+  runtime: string,
+  support: RuntimeMcpSupport,
+  targets: readonly McpConfigFile[],
+  input: PlanServersInput,
+): Diagnostic[] {
+  if (input.project === null || !targets.some((target) => target.scope === 'user' && target.offList === undefined && target.writes))
+    return [];
+  const offBy = support.projectOff;
+  const expressed = targets.some(
+    (target) =>
+      target.writes &&
+      (offBy?.kind === 'list'
+        ? target.offList !== undefined
+        : offBy?.kind === 'entry' && target.scope === 'project' && target.offList === undefined),
+  );
+  if (expressed) return [];
+  return input.sources
+    .filter((server) => server.off === true && !('unsupported' in support.entryFor(server.spec, server.name)))
+    .map((server) =>
+      offOnlyInProject(
+        runtime,
+        server,
+        `${runtime}'s user configuration serves every project, and ${runtime} has no setting that leaves one of its servers off in a project`,
+      ),
+    );
 }
 
 function bridgeCandidate(

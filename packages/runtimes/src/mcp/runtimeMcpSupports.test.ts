@@ -186,19 +186,44 @@ describe('server entries, shaped as each runtime writes them', () => {
   });
 });
 
+describe("a server's tool lists", () => {
+  const tools = { allow: ['read_file', 'list_*'], deny: ['write_file'] };
+  const value = (support: typeof geminiMcpSupport, spec: ServerSpec) => {
+    const entry = support.entryFor(spec);
+    if ('unsupported' in entry) throw new Error(entry.unsupported);
+    return entry.value;
+  };
+
+  it("are written under each runtime's own keys, and only where it has them", () => {
+    for (const support of [geminiMcpSupport, qwenMcpSupport]) {
+      expect(value(support, { ...stdio, tools })).toMatchObject({ includeTools: tools.allow, excludeTools: tools.deny });
+      expect(value(support, { ...http, tools })).toMatchObject({ includeTools: tools.allow, excludeTools: tools.deny });
+      expect(support.toolLists).toEqual({ allow: true, deny: true });
+    }
+    // Copilot CLI's `tools` is its allow list (`["*"]` when the server has none); it has no deny list.
+    expect(value(copilotCliMcpSupport, { ...stdio, tools }).tools).toEqual(tools.allow);
+    expect(value(copilotCliMcpSupport, stdio).tools).toEqual(['*']);
+    expect(copilotCliMcpSupport.toolLists).toEqual({ allow: true, deny: false });
+    expect(value(openCodeMcpSupport, { ...stdio, tools })).not.toHaveProperty('tools');
+    expect(openCodeMcpSupport.toolLists).toBeUndefined();
+  });
+});
+
 describe("a runtime's files", () => {
   it('are read but never written while its own folder is absent, and written once it exists', () => {
     const home = testdir({});
     const project = path.join(home, 'work', 'app');
     const env = runtimeEnvironmentFrom({ HOME: home });
     const absent = geminiMcpSupport.files(project, env);
-    expect(absent.map((file) => [file.file, file.scope, file.writes])).toEqual([
-      [path.join(home, '.gemini', 'settings.json'), 'user', false],
-      [path.join(project, '.gemini', 'settings.json'), 'project', false],
+    expect(absent.map((file) => [file.file, file.scope, file.writes, file.offList])).toEqual([
+      [path.join(home, '.gemini', 'settings.json'), 'user', false, undefined],
+      [path.join(project, '.gemini', 'settings.json'), 'project', false, undefined],
+      // The project's list of servers left off (`mcp.excluded`), a target of its own in the same file.
+      [path.join(project, '.gemini', 'settings.json'), 'project', false, ['mcp', 'excluded']],
     ]);
     expect(absent[0]?.note).not.toContain(home);
     fs.mkdirSync(path.join(home, '.gemini'));
-    expect(geminiMcpSupport.files(project, env).map((file) => file.writes)).toEqual([true, true]);
+    expect(geminiMcpSupport.files(project, env).map((file) => file.writes)).toEqual([true, true, true]);
   });
 
   it('follow the variables each runtime reads: XDG_CONFIG_HOME, COPILOT_HOME, GEMINI_CLI_HOME; an existing opencode.jsonc is the one edited', () => {

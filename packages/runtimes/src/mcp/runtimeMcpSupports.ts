@@ -29,6 +29,7 @@ const geminiShape = (label: string): EntryShape => ({
   ws: NO_WEBSOCKET(label),
   references: 'dollar-brace',
   defaults: false,
+  tools: { allow: 'includeTools', deny: 'excludeTools' },
 });
 
 /** Whether a Gemini CLI `trustedFolders.json` trusts the project (or a folder above it). */
@@ -63,6 +64,8 @@ export const geminiMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
   user: { file: (env) => path.join(geminiHome(env), '.gemini', 'settings.json'), note: 'user settings' },
   project: { file: (_env, project) => path.join(project, '.gemini', 'settings.json'), note: 'workspace settings (trusted folders only)' },
   shape: geminiShape('Gemini CLI'),
+  // `gemini mcp list` in the project shows a server named there as "Blocked" (0.61.0).
+  projectOff: { list: ['mcp', 'excluded'] },
   projectFindings(file, names, project, env): Diagnostic[] {
     if (geminiTrusts(project, env)) return [];
     return [
@@ -90,6 +93,8 @@ export const qwenMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
   user: { file: (env) => path.join(env.home, '.qwen', 'settings.json'), note: 'user settings' },
   project: { file: (_env, project) => path.join(project, '.qwen', 'settings.json'), note: 'project settings (approved in Qwen Code)' },
   shape: geminiShape('Qwen Code'),
+  // Its settings reference and bundle (0.24.4) leave out every server named there; `qwen mcp list` does not show it.
+  projectOff: { list: ['mcp', 'excluded'] },
   projectFindings: (file, names) => [
     {
       code: 'QWEN_PROJECT_SERVERS_NEED_APPROVAL',
@@ -132,6 +137,8 @@ export const openCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
   user: { file: (env) => openCodeFile(path.join(xdgConfigHome(env), 'opencode')), note: 'global config' },
   project: { file: (_env, project) => openCodeFile(project), note: 'project config' },
   shape: openCodeShape('OpenCode'),
+  // OpenCode merges the project's config over the global one key by key (`opencode debug config`, 1.18.33).
+  projectOff: { entry: { enabled: false } },
   // OpenCode parses its config with jsonc-parser's allowTrailingComma (read from its 1.18.33 bundle, asked in mcpRuntimes.test.ts).
   trailingCommas: true,
 });
@@ -169,6 +176,8 @@ export const kiloCodeMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     note: 'project config',
   },
   shape: openCodeShape('Kilo Code'),
+  // Merged key by key like OpenCode's (`kilo debug config`, 7.7.7).
+  projectOff: { entry: { enabled: false } },
   // Kilo Code parses its config as OpenCode does, with jsonc-parser's allowTrailingComma (asked in mcpRuntimes.test.ts).
   trailingCommas: true,
 });
@@ -215,6 +224,8 @@ export const copilotCliMcpSupport: RuntimeMcpSupport = jsonMcpSupport({
     ws: NO_WEBSOCKET('Copilot CLI'),
     references: 'dollar-brace',
     defaults: false,
+    // Its `tools` is the list of tools it offers (`["*"]`: all); it has no deny list.
+    tools: { allow: 'tools' },
   },
   projectFindings(file, names, project, env): Diagnostic[] {
     if (copilotTrusts(project, env)) return [];
