@@ -107,6 +107,9 @@ describe('YAML configuration (Goose)', () => {
       shell.set('fs', fsEntry);
       expect(yaml(shell.text()).servers().get('fs')).toEqual(fsEntry);
       expect(shell.text()).toContain('GOOSE_MODE: auto\n');
+      // Emptied again, the container is an empty map (as Goose writes one), never a null.
+      shell.remove('fs');
+      expect(shell.text()).toBe('extensions: {}\nGOOSE_MODE: auto\n');
     }
   });
 

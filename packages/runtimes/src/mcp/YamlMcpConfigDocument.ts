@@ -116,6 +116,23 @@ export class YamlMcpConfigDocument extends EditedMcpConfig {
     }
     const lines = this.pairLines(pair);
     this.current = `${this.current.slice(0, lines.start)}${this.current.slice(lines.end)}`;
+    if (map.items.length === 1) this.markEmptyMap();
+  }
+
+  /**
+   * The container left with no entry reads as null (`extensions:` alone), not as the empty map it
+   * is, and an empty map is how Goose and the owner write one (`extensions: {}`): `{}` is put after
+   * its colon, so a container Loadout filled and emptied again is byte for byte what it was.
+   */
+  private markEmptyMap(): void {
+    this.parse();
+    const pair = this.containerPair();
+    const key = pair?.key as Node | undefined;
+    const value = pair?.value as Node | null | undefined;
+    if (key?.range === undefined || !(value === null || (isScalar(value) && value.value === null))) return;
+    const colon = this.current.indexOf(':', key.range[1]);
+    if (colon === -1) return;
+    this.current = `${this.current.slice(0, colon + 1)} {}${this.current.slice(colon + 1)}`;
   }
 
   /** The lines a key and its value stand on: from the key's line to the end of the value's last line. */
