@@ -30,4 +30,4 @@ export { announcedServerUrl, startServer, TOKEN_FILE } from '@loadout/server';
 export { CapabilityStateService } from '@loadout/state';
 export { TASK_KIND, TaskStore } from '@loadout/tasks';
 export { TrustService } from '@loadout/trust';
-export { configureUsageRetention, parseUsageRuntime, parseUsageWindow, UsageLedger } from '@loadout/usage';
+export { configureUsageRetention, listedWords, parseUsageRuntime, parseUsageWindow, UsageLedger } from '@loadout/usage';
