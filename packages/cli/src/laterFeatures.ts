@@ -9,6 +9,7 @@ export {
   JOB_CANCELLED_BY_OWNER,
   JobNotCancellableError,
   JobQueue,
+  JobUses,
   JobWorkers,
   TaskExecution,
 } from '@loadout/jobs';
