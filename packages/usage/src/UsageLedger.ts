@@ -41,9 +41,9 @@ export interface UsageEntry {
   /** On in this project's session now. */
   readonly offered: boolean;
   /**
-   * For a skill, how each runtime whose listing is predicted lists it in its prompt (described, by
-   * name only, not at all), as the listing-budget planner computes it now; null for other kinds
-   * and where no planner answered.
+   * For a skill, how each runtime whose listing is predicted and that sees the skill lists it in its
+   * prompt (described, by name only, not at all: dropped past its budget), as the listing-budget
+   * planner computes it now; null for other kinds and where no planner answered.
    */
   readonly listed: readonly UsageListed[] | null;
   readonly invoked: number;
@@ -225,12 +225,16 @@ function joinUsage(
   return entries.sort((a, b) => b.invoked - a.invoked || a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
 }
 
-/** How each predicted runtime lists a skill known by any of `names` (the name it is listed under, its id); null without a planner. */
+/**
+ * How each predicted runtime that sees a skill known by any of `names` (the name it is listed
+ * under, its id) lists it; a runtime that does not load the skill at all (not installed, the skill
+ * off for it) is left out: that is not its listing budget's doing. Null without a planner.
+ */
 function listedIn(listings: UsageListingSnapshot | null, names: readonly string[]): UsageListed[] | null {
   if (listings === null || listings.problem !== null) return null;
-  return listings.runtimes.map(({ runtime, client, skills }) => {
+  return listings.runtimes.flatMap(({ runtime, client, skills }) => {
     const status = names.map((name) => skills.get(name.toLowerCase())).find((found) => found !== undefined);
-    return { runtime, client, status: status ?? 'not-listed' };
+    return status === undefined ? [] : [{ runtime, client, status }];
   });
 }
 

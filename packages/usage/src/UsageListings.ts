@@ -1,6 +1,6 @@
 import { token } from '@loadout/kernel';
 
-/** How a runtime's prompt lists a skill: with its description, by its name only, or not at all. */
+/** How a runtime's prompt lists a skill it sees: with its description, by its name only, or not at all (dropped past its budget). */
 export type UsageListedStatus = 'described' | 'name-only' | 'not-listed';
 
 /** One runtime's listing of one skill, as the listing-budget planner computes it. */
@@ -17,7 +17,7 @@ export interface UsageListingSnapshot {
   readonly runtimes: readonly {
     readonly runtime: string;
     readonly client: string;
-    /** Skill name as listed, lowercased → its status there; a skill it does not see is absent (not listed). */
+    /** Skill name as listed, lowercased → its status there; a skill it does not see is absent. */
     readonly skills: ReadonlyMap<string, UsageListedStatus>;
   }[];
   /** Why no listing could be planned (the plan failed): a finding for the report, never its failure. */

@@ -170,7 +170,11 @@ describe('GET /api/usage', () => {
     expect(report.listingProblem).toBeNull();
     const skills = report.capabilities.filter((item) => item.kind === 'skill');
     expect(skills.length).toBeGreaterThan(0);
-    for (const skill of skills) expect(skill.listed?.map((listed) => listed.runtime).sort()).toEqual(['claude-code', 'codex']);
+    // Each runtime that sees a skill says how it lists it; within the budget, every one is described.
+    expect(skills.some((skill) => (skill.listed ?? []).length > 0)).toBe(true);
+    for (const skill of skills)
+      for (const listed of skill.listed ?? [])
+        expect(listed).toMatchObject({ runtime: expect.stringMatching(/^(claude-code|codex)$/), status: 'described' });
     expect(report.capabilities.filter((item) => item.kind !== 'skill').every((item) => item.listed === null)).toBe(true);
   });
 });
