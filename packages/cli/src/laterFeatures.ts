@@ -9,6 +9,7 @@ export {
   JOB_CANCELLED_BY_OWNER,
   JobNotCancellableError,
   JobQueue,
+  JobUses,
   JobWorkers,
   TaskExecution,
 } from '@loadout/jobs';
@@ -30,4 +31,4 @@ export { announcedServerUrl, startServer, TOKEN_FILE } from '@loadout/server';
 export { CapabilityStateService } from '@loadout/state';
 export { TASK_KIND, TaskStore } from '@loadout/tasks';
 export { TrustService } from '@loadout/trust';
-export { configureUsageRetention, parseUsageRuntime, parseUsageWindow, UsageLedger } from '@loadout/usage';
+export { configureUsageRetention, listedWords, parseUsageRuntime, parseUsageWindow, UsageLedger } from '@loadout/usage';

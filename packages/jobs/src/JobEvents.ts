@@ -4,6 +4,7 @@ import { SqlDatabase } from '@loadout/db';
 import { token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { type Job, JobQueue } from './JobQueue.js';
+import { JobUses } from './JobUses.js';
 import type { OutputChunk } from './TaskRunner.js';
 
 /** What a job's live stream carries: output as it is printed, then the job whenever its status changes. */
@@ -47,6 +48,7 @@ export class JobEventHub implements JobEvents {
   constructor(
     @inject(SqlDatabase) private readonly db: SqlDatabase,
     @inject(JobQueue) private readonly queue: JobQueue,
+    @inject(JobUses) private readonly uses: JobUses,
   ) {}
 
   started(job: Job): void {
@@ -63,6 +65,9 @@ export class JobEventHub implements JobEvents {
 
   changed(job: Job): void {
     this.changedHere(job);
+    // Only the process that changed the job records its end (news heard from other servers is not
+    // passed here), so a run is counted once however many servers follow it.
+    this.uses.changed(job);
     this.send({ o: this.origin, id: job.id, t: 'changed' });
   }
 

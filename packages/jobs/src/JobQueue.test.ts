@@ -40,6 +40,30 @@ describe.each(sqlBackends)('JobQueue on $name', (backend) => {
     expect(await queue.claim('w1')).toBeNull();
   });
 
+  it.skipIf(skip !== null)('keeps where each job was started, its pipeline steps too, and reads an unknown origin as null', async () => {
+    const fromHttp = await queue.enqueue({ taskDirName: 'a', project: null, origin: 'http', maxAttempts: 1 });
+    const claimed = await queue.enqueueClaimed({ taskDirName: 'b', project: null, origin: 'mcp', maxAttempts: 1 }, 'me');
+    const unknown = await queue.enqueue({ taskDirName: 'c', project: null, maxAttempts: 1 });
+    const pipeline = await queue.enqueuePipeline(
+      null,
+      [
+        { taskDirName: 'd', hasInput: true, input: {}, maxAttempts: 1 },
+        { taskDirName: 'e', hasInput: false, maxAttempts: 1 },
+      ],
+      'schedule',
+    );
+    expect([fromHttp.origin, claimed.origin, unknown.origin]).toEqual(['http', 'mcp', null]);
+    expect(pipeline.jobs.map((job) => job.origin)).toEqual(['schedule', 'schedule']);
+    expect((await queue.get(fromHttp.id)).origin).toBe('http');
+    expect((await queue.list()).map((job) => [job.taskDirName, job.origin])).toEqual([
+      ['e', 'schedule'],
+      ['d', 'schedule'],
+      ['c', null],
+      ['b', 'mcp'],
+      ['a', 'http'],
+    ]);
+  });
+
   it.skipIf(skip !== null)('claims each job exactly once when several connections claim at the same time', async () => {
     const others = [await opened.another(), await opened.another()].map((db) => new SqlJobQueue(db, { ms: LEASE_MS }));
     for (let i = 0; i < 60; i += 1) await queue.enqueue({ taskDirName: `t${i}`, project: null, maxAttempts: 1 });

@@ -11,10 +11,20 @@ import type { JobRetention } from './JobRetention.js';
  */
 export type JobStatus = 'waiting' | 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
+/**
+ * Where a run was started: an MCP tool call (`mcp`), the HTTP API (`http`), the command line
+ * (`cli`), or a schedule (`schedule`). The usage ledger counts a run once: the MCP layer records
+ * its own calls, the job's end records every other.
+ */
+export const JOB_ORIGINS = ['mcp', 'http', 'cli', 'schedule'] as const;
+export type JobOrigin = (typeof JOB_ORIGINS)[number];
+
 /** A job as the API shows it. */
 export interface Job {
   readonly id: number;
   readonly taskDirName: string;
+  /** Where it was started; null for a job stored before origins were kept. */
+  readonly origin: JobOrigin | null;
   /** The project's real path, or null for a run without a project. */
   readonly project: string | null;
   /** The JSON the task gets on stdin; undefined while a step waits for the previous output. */
@@ -61,6 +71,8 @@ export interface RunningJob extends Job {
 export interface NewJob {
   readonly taskDirName: string;
   readonly project: string | null;
+  /** Where it was started (the scheduler always says); left out, it is not known and the ledger does not count the run. */
+  readonly origin?: JobOrigin;
   /** Stored as JSON; undefined becomes `{}`. */
   readonly input?: unknown;
   /** 1 + the task's declared retries. */
@@ -130,8 +142,8 @@ export interface JobQueue {
    * that runs the job it asked for itself, so no worker can take it first.
    */
   enqueueClaimed(job: NewJob, claimant: string): Promise<Job>;
-  /** Stores a pipeline and its steps; the first step is queued, the others wait. */
-  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Promise<Pipeline>;
+  /** Stores a pipeline and its steps, each with `origin`; the first step is queued, the others wait. */
+  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[], origin?: JobOrigin): Promise<Pipeline>;
   /**
    * Takes the oldest job that is due (queued, or running on a lease that ran out a grace ago), marks it running
    * for `workerId` and counts the attempt. A job whose lease ran out after its last allowed attempt
@@ -242,6 +254,7 @@ interface JobRow {
   input: string | null;
   input_from_previous: number;
   project: string | null;
+  origin: string;
   status: JobStatus;
   exit_code: number | null;
   output: string;
@@ -282,9 +295,9 @@ export class SqlJobQueue implements JobQueue {
   enqueue(job: NewJob): Promise<Job> {
     return this.db.transaction(async (tx) => {
       const row = (await tx.queryOne<JobRow>(
-        `INSERT INTO pipeline_jobs (task_dir_name, input, project, status, max_attempts, run_after, created_at)
-         VALUES (?, ?, ?, 'queued', ?, ?, ?) RETURNING *`,
-        [job.taskDirName, inputText(job.input), job.project, job.maxAttempts, Date.now(), isoNow()],
+        `INSERT INTO pipeline_jobs (task_dir_name, input, project, origin, status, max_attempts, run_after, created_at)
+         VALUES (?, ?, ?, ?, 'queued', ?, ?, ?) RETURNING *`,
+        [job.taskDirName, inputText(job.input), job.project, job.origin ?? '', job.maxAttempts, Date.now(), isoNow()],
       )) as JobRow;
       await this.db.notify(tx, JOBS_CHANNEL, 'queued');
       return toJob(row);
@@ -295,15 +308,27 @@ export class SqlJobQueue implements JobQueue {
     return this.db.transaction(async (tx) => {
       const now = Date.now();
       const row = (await tx.queryOne<JobRow>(
-        `INSERT INTO pipeline_jobs (task_dir_name, input, project, status, attempts, max_attempts, run_after, claimed_by, heartbeat, lease_until, started_at, created_at)
-         VALUES (?, ?, ?, 'running', 1, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        [job.taskDirName, inputText(job.input), job.project, job.maxAttempts, now, claimant, now, now + this.lease.ms, isoNow(), isoNow()],
+        `INSERT INTO pipeline_jobs (task_dir_name, input, project, origin, status, attempts, max_attempts, run_after, claimed_by, heartbeat, lease_until, started_at, created_at)
+         VALUES (?, ?, ?, ?, 'running', 1, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        [
+          job.taskDirName,
+          inputText(job.input),
+          job.project,
+          job.origin ?? '',
+          job.maxAttempts,
+          now,
+          claimant,
+          now,
+          now + this.lease.ms,
+          isoNow(),
+          isoNow(),
+        ],
       )) as JobRow;
       return toJob(row);
     });
   }
 
-  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[]): Promise<Pipeline> {
+  enqueuePipeline(project: string | null, steps: readonly NewPipelineStep[], origin?: JobOrigin): Promise<Pipeline> {
     return this.db.transaction(async (tx) => {
       const { id } = (await tx.queryOne<{ id: number }>('INSERT INTO pipelines (project, created_at) VALUES (?, ?) RETURNING id', [
         project,
@@ -314,13 +339,14 @@ export class SqlJobQueue implements JobQueue {
       for (const [index, step] of steps.entries()) {
         const fromPrevious = index > 0 && !step.hasInput;
         await tx.run(
-          `INSERT INTO pipeline_jobs (task_dir_name, input, input_from_previous, project, status, max_attempts, run_after, pipeline_id, step, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO pipeline_jobs (task_dir_name, input, input_from_previous, project, origin, status, max_attempts, run_after, pipeline_id, step, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             step.taskDirName,
             fromPrevious ? null : inputText(step.input),
             fromPrevious ? 1 : 0,
             project,
+            origin ?? '',
             index === 0 ? 'queued' : 'waiting',
             step.maxAttempts,
             Date.now(),
@@ -636,12 +662,13 @@ const FINISHED = "('succeeded', 'failed', 'skipped')";
 
 /** What a listing reads of a row: never the input or the output. */
 const SUMMARY_COLUMNS =
-  'id, task_dir_name, project, status, exit_code, error, attempts, max_attempts, pipeline_id, step, created_at, started_at, finished_at';
+  'id, task_dir_name, project, origin, status, exit_code, error, attempts, max_attempts, pipeline_id, step, created_at, started_at, finished_at';
 
 function toJobSummary(row: Omit<JobRow, 'input' | 'output' | 'stderr'>): JobSummary {
   return {
     id: row.id,
     taskDirName: row.task_dir_name,
+    origin: originOf(row.origin),
     project: row.project,
     status: row.status,
     exitCode: row.exit_code,
@@ -667,6 +694,11 @@ function toJob(row: JobRow): Job {
 
 function toRunningJob(row: JobRow): RunningJob {
   return { ...toJob(row), claimedBy: row.claimed_by, process: row.pid === null ? null : { pid: row.pid, start: row.pid_start } };
+}
+
+/** A stored origin as the API shows it: '' (a job stored before origins were kept) is null. */
+function originOf(text: string): JobOrigin | null {
+  return (JOB_ORIGINS as readonly string[]).includes(text) ? (text as JobOrigin) : null;
 }
 
 function isoNow(): string {

@@ -4,7 +4,7 @@ import { inject, injectable } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobEvents } from './JobEvents.js';
 import { JobOutputFolders } from './JobOutputFolders.js';
-import { type Job, JobQueue, type JobStatus, type NewJob, type Pipeline } from './JobQueue.js';
+import { type Job, type JobOrigin, JobQueue, type JobStatus, type NewJob, type Pipeline } from './JobQueue.js';
 import { JobWorkers } from './JobWorkers.js';
 import { checkRunnable, type OutputChunk } from './TaskRunner.js';
 
@@ -32,6 +32,8 @@ export interface RunToEndOptions {
    * than open a session and read the task again.
    */
   readonly stillCurrent?: () => Promise<boolean>;
+  /** Where the run was started; a caller that waits for its run is an MCP tool call unless it says otherwise. */
+  readonly origin?: JobOrigin;
 }
 
 /** A job {@link JobScheduler.runToEnd} waited for, with the folder its task's files for the caller are in. */
@@ -43,7 +45,7 @@ export type FinishedRun = Job & {
 const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'skipped']);
 
 /**
- * The one way a run is queued, whoever asks (HTTP, MCP): the task is resolved in the caller's
+ * The one way a run is queued, whoever asks (HTTP, MCP), each job keeping where it was started: the task is resolved in the caller's
  * session through `getTaskByDirName` and checked runnable, and its input checked against the
  * task's declared input schema, before anything is stored, the job keeps
  * the task's `dirName`, and the workers are woken.
@@ -61,8 +63,8 @@ export class JobScheduler {
     @inject(JobOutputFolders) private readonly outputs: JobOutputFolders,
   ) {}
 
-  async scheduleRun(session: Session, dirName: string, input: unknown): Promise<Job> {
-    const job = await this.queue.enqueue(this.newJob(session, dirName, input).request);
+  async scheduleRun(session: Session, dirName: string, input: unknown, origin: JobOrigin): Promise<Job> {
+    const job = await this.queue.enqueue(this.newJob(session, dirName, input, origin).request);
     this.workers.wake();
     return job;
   }
@@ -82,7 +84,7 @@ export class JobScheduler {
   }
 
   private async waitForRun(session: Session, dirName: string, input: unknown, options: RunToEndOptions): Promise<Job> {
-    const { request, task } = this.newJob(session, dirName, input);
+    const { request, task } = this.newJob(session, dirName, input, options.origin ?? 'mcp');
     const signal = options.signal ?? new AbortController().signal;
     const cancelReason = options.cancelReason ?? 'cancelled by the caller';
     let unsubscribe: () => void = () => undefined;
@@ -123,15 +125,15 @@ export class JobScheduler {
   }
 
   /** The task resolved in the caller's session and checked runnable, and the job to store for it. */
-  private newJob(session: Session, dirName: string, input: unknown): { request: NewJob; task: TaskRecord } {
+  private newJob(session: Session, dirName: string, input: unknown, origin: JobOrigin): { request: NewJob; task: TaskRecord } {
     const task = resolve(session.container, TaskStore).getTaskByDirName(dirName);
     checkRunnable(task);
     checkTaskInput(this.schemas, task, input);
-    return { request: { taskDirName: task.dirName, project: session.project, input, maxAttempts: 1 + task.retries }, task };
+    return { request: { taskDirName: task.dirName, project: session.project, origin, input, maxAttempts: 1 + task.retries }, task };
   }
 
   /** Every step is resolved before anything is stored: one bad step queues nothing. */
-  async schedulePipeline(session: Session, steps: readonly PipelineStepRequest[]): Promise<Pipeline> {
+  async schedulePipeline(session: Session, steps: readonly PipelineStepRequest[], origin: JobOrigin): Promise<Pipeline> {
     const store = resolve(session.container, TaskStore);
     const resolved = steps.map((step) => {
       const task = store.getTaskByDirName(step.task);
@@ -140,7 +142,7 @@ export class JobScheduler {
       if ('input' in step || step === steps[0]) checkTaskInput(this.schemas, task, step.input);
       return { taskDirName: task.dirName, hasInput: 'input' in step, input: step.input, maxAttempts: 1 + task.retries };
     });
-    const pipeline = await this.queue.enqueuePipeline(session.project, resolved);
+    const pipeline = await this.queue.enqueuePipeline(session.project, resolved, origin);
     this.workers.wake();
     return pipeline;
   }

@@ -9,3 +9,4 @@ export { describeFailure, TaskExecution } from './TaskExecution.js';
 export { interpreterFor } from './TaskRunner.js';
 export { JOB_CANCELLED_BY_OWNER, JobWorkers } from './JobWorkers.js';
 export { JobNotCancellableError } from './JobErrors.js';
+export { JobUses } from './JobUses.js';

@@ -59,7 +59,7 @@ export const jobRoutes: readonly ApiRoute[] = [
     body: RunBody,
     handle: async ({ params, query, body }, { scheduler }, context) => {
       const project = oneProject(query.project, body.project);
-      const job = await context.withSession(project, (session) => scheduler.scheduleRun(session, params.dirName, body.input), {
+      const job = await context.withSession(project, (session) => scheduler.scheduleRun(session, params.dirName, body.input, 'http'), {
         kinds: [TASK_KIND],
       });
       return reply(202, { job: { id: job.id, status: job.status } });
@@ -176,7 +176,7 @@ export const jobRoutes: readonly ApiRoute[] = [
     deps,
     body: PipelineBody,
     handle: async ({ body }, { scheduler }, context) => {
-      const pipeline = await context.withSession(body.project, (session) => scheduler.schedulePipeline(session, body.steps), {
+      const pipeline = await context.withSession(body.project, (session) => scheduler.schedulePipeline(session, body.steps, 'http'), {
         kinds: [TASK_KIND],
       });
       return reply(202, { pipeline: { id: pipeline.id, status: pipeline.status } });

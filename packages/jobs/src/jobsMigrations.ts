@@ -68,8 +68,17 @@ const lease: Migration = {
   sql: 'ALTER TABLE pipeline_jobs ADD COLUMN lease_until INTEGER;',
 };
 
-/** The job queue's and the inbox's schema changes, in order. Their ids keep the `server/` prefix they shipped with: a database records ids it already applied. */
-export const jobsMigrations: readonly Migration[] = [jobs, inbox, lease];
+/**
+ * Where each job was started (`JobOrigin`): the usage ledger records a run at its end unless the
+ * MCP layer recorded it. '' is a job stored before, whose origin is not known.
+ */
+const origin: Migration = {
+  id: 'jobs/004-job-origin',
+  sql: "ALTER TABLE pipeline_jobs ADD COLUMN origin TEXT NOT NULL DEFAULT '';",
+};
+
+/** The job queue's and the inbox's schema changes, in order. The first keep the `server/` prefix they shipped with: a database records ids it already applied. */
+export const jobsMigrations: readonly Migration[] = [jobs, inbox, lease, origin];
 
 /**
  * The same tables on PostgreSQL, numbered on their own. Epoch milliseconds and ids are `bigint`;
@@ -126,4 +135,5 @@ export const jobsPostgresMigrations: readonly PostgresMigration[] = [
       );
     `,
   },
+  { id: 'jobs/pg-002-job-origin', sql: origin.sql },
 ];

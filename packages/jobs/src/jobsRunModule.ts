@@ -1,6 +1,7 @@
 import { type ServerService, ServerServices } from '@loadout/api';
 import { contribute, type Registration, resolve } from '@loadout/kernel';
-import { type DependencyContainer, Lifecycle } from 'tsyringe';
+import { UsageRecorder } from '@loadout/usage';
+import { type DependencyContainer, instanceCachingFactory, Lifecycle } from 'tsyringe';
 import { InlineJobRunner } from './InlineJobRunner.js';
 import { JobAttempts } from './JobAttempts.js';
 import { JobEventHub, JobEvents } from './JobEvents.js';
@@ -9,6 +10,7 @@ import { JobOutputFolders } from './JobOutputFolders.js';
 import { JobLease, jobLeaseFromEnvironment, JobQueue, SqlJobQueue } from './JobQueue.js';
 import { JobRetention } from './JobRetention.js';
 import { JobScheduler } from './JobScheduler.js';
+import { JobUses, LedgerJobUses } from './JobUses.js';
 import { JobWorkerOptions, JobWorkers, type JobWorkerSettings } from './JobWorkers.js';
 import { NotificationInbox, SqlNotificationInbox } from './NotificationInbox.js';
 import { ProcessGuardian } from './ProcessGuardian.js';
@@ -29,6 +31,12 @@ export const jobsRunModule: Registration = (container) => {
   container.register(TaskRunner, { useClass: ProcessTaskRunner }, { lifecycle: Lifecycle.Singleton });
   container.register(JobQueue, { useClass: SqlJobQueue }, { lifecycle: Lifecycle.Singleton });
   container.register(JobEvents, { useClass: JobEventHub }, { lifecycle: Lifecycle.Singleton });
+  // Runs not started by MCP are counted in the usage ledger at their end, when the ledger is loaded.
+  container.register(JobUses, {
+    useFactory: instanceCachingFactory(
+      (c) => new LedgerJobUses(() => (c.isRegistered(UsageRecorder, true) ? resolve(c, UsageRecorder) : null)),
+    ),
+  });
   container.register(NotificationInbox, { useClass: SqlNotificationInbox }, { lifecycle: Lifecycle.Singleton });
   container.register(TaskExecution, { useClass: SessionTaskExecution }, { lifecycle: Lifecycle.Singleton });
   container.register(JobOutputFolders, { useClass: JobOutputFolders }, { lifecycle: Lifecycle.Singleton });

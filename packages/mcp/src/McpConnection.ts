@@ -543,6 +543,8 @@ export class McpConnection {
       const job = await this.services.jobs.runToEnd(exposure.session, tool.task.dirName, args, {
         signal: controller.signal,
         cancelReason: CANCELLED_BY_CLIENT,
+        // This connection records the call in the usage ledger itself, as its client.
+        origin: 'mcp',
         onQueued: (queued) => progress.queued(queued),
         onOutput: (chunk) => progress.output(chunk.text),
         stillCurrent: () => this.exposures.isCurrent(exposure),
@@ -578,6 +580,7 @@ export class McpConnection {
         const job = await this.services.jobs.runToEnd(exposure.session, tool.task.dirName, args, {
           signal,
           cancelReason: CANCELLED_BY_CLIENT,
+          origin: 'mcp',
           onQueued: (queued) => stored(`job ${queued.id} started`),
           stillCurrent: () => this.exposures.isCurrent(exposure),
         });

@@ -124,6 +124,7 @@ function finishedJob(id: number): Omit<FinishedRun, 'outputFolder'> {
   return {
     id,
     taskDirName: 'plot',
+    origin: 'mcp',
     project: null,
     input: {},
     status: 'succeeded',

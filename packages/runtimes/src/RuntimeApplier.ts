@@ -15,7 +15,7 @@ import { recordedFileOf } from './mcp/RuntimeMcpSupport.js';
 import { RuntimeManifest } from './RuntimeManifest.js';
 import type { ChangeReport, ManagedKind, PlannedChange, PlanReport, RuntimePlan } from './RuntimePlan.js';
 import { RuntimeEnvironment } from './RuntimeEnvironment.js';
-import { budgetOfPlan } from './listing/ListingBudget.js';
+import { type BudgetReport, ListingBudget } from './listing/ListingBudget.js';
 import { RuntimePlanner } from './RuntimePlanner.js';
 import { type SelectionReport, selectRuntimes } from './RuntimeSelection.js';
 import { type DamagedTrashEntry, RuntimeTrash, type SkillTrashEntry, type TrashEntry } from './RuntimeTrash.js';
@@ -69,6 +69,12 @@ export interface ApplyResult extends PlanReport {
   readonly listings?: readonly string[];
 }
 
+/** The dry run's listing lines: one per runtime whose rules are measured, and the ledger's finding when it could not rank them. */
+function listingLines(budget: BudgetReport): string[] {
+  const lines = budget.runtimes.filter((runtime) => runtime.rules.observed).map((runtime) => runtime.summary);
+  return budget.usageProblem === null ? lines : [...lines, budget.usageProblem];
+}
+
 /** What `apply restore` lists. */
 export interface RetiredListing {
   readonly retired: readonly RetiredReport[];
@@ -107,6 +113,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     @inject(Places) private readonly places: Places,
     @inject(RuntimePlanner) private readonly planner: RuntimePlanner,
     @inject(RuntimeEnvironment) private readonly env: RuntimeEnvironment,
+    @inject(ListingBudget) private readonly budget: ListingBudget,
   ) {}
 
   async apply(options: ApplyOptions = {}): Promise<ApplyResult> {
@@ -114,12 +121,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     if (mode !== 'apply') {
       const { plan, selection } = await this.makePlan(options);
       const report = plan.report();
-      const listings =
-        mode === 'dry-run'
-          ? budgetOfPlan(plan, this.places.dataDir, this.env)
-              .runtimes.filter((runtime) => runtime.rules.observed)
-              .map((runtime) => runtime.summary)
-          : undefined;
+      const listings = mode === 'dry-run' ? listingLines(await this.budget.fromPlan(plan)) : undefined;
       return {
         ...report,
         mode,

@@ -1,4 +1,5 @@
-import { contribute, type Registration } from '@loadout/kernel';
+import { contribute, type Registration, resolve } from '@loadout/kernel';
+import { UsageListings, UsageStore } from '@loadout/usage';
 import { claudeCodeAdapter } from './adapters/claudeCodeAdapter.js';
 import { codexAdapter } from './adapters/codexAdapter.js';
 import { copilotCliAdapter, copilotVsCodeAdapter } from './adapters/copilotAdapters.js';
@@ -16,6 +17,8 @@ import {
 import { qoderCliAdapter } from './adapters/qoderCliAdapter.js';
 import { zedAdapter } from './adapters/zedAdapter.js';
 import { ListingBudget, PlannedListingBudget } from './listing/ListingBudget.js';
+import { LedgerListingUseReader, ListingUseReader } from './listing/ListingUses.js';
+import { PlannedUsageListings } from './listing/PlannedUsageListings.js';
 import { type RuntimeAdapter, RuntimeAdapters } from './RuntimeAdapter.js';
 import { RuntimeApplier, SkillRuntimeApplier } from './RuntimeApplier.js';
 import { RuntimeEnvironment, runtimeEnvironmentFrom } from './RuntimeEnvironment.js';
@@ -60,4 +63,10 @@ export const runtimesModule: Registration = (container) => {
   container.register(RuntimeChooser, { useClass: DataFolderRuntimeChooser });
   container.register(UsageHookSwitch, { useClass: DataFolderUsageHookSwitch });
   container.register(ListingBudget, { useClass: PlannedListingBudget });
+  // The ledger ranks listings where the client ranks by recent use, and the ledger's report says
+  // how each skill is listed; without the usage module the listing is planned unranked.
+  container.register(ListingUseReader, {
+    useFactory: (c) => new LedgerListingUseReader(() => (c.isRegistered(UsageStore, true) ? resolve(c, UsageStore) : null)),
+  });
+  container.register(UsageListings, { useClass: PlannedUsageListings });
 };

@@ -105,6 +105,19 @@ describe.each(sqlBackends)('UsageStore on $name', (backend) => {
     expect(await names({ since: NOW - 60 * DAY_MS, project: '/work/app', runtime: 'claude-code' })).toEqual(['old', 'recent']);
   });
 
+  it.skipIf(skip !== null)('narrows to one kind and to any of several runtimes, none named answering nothing', async () => {
+    await store.record([
+      use({ name: 'pdf' }),
+      use({ runtime: 'codex', name: 'lint' }),
+      use({ runtime: 'goose', name: 'chart' }),
+      use({ kind: 'task', name: 'deploy' }),
+    ]);
+    const names = async (filter: Parameters<SqlUsageStore['tally']>[0]) => (await store.tally(filter)).map((t) => t.name).sort();
+    expect(await names({ since: 0, kind: 'skill' })).toEqual(['chart', 'lint', 'pdf']);
+    expect(await names({ since: 0, kind: 'skill', runtimes: ['claude-code', 'codex'] })).toEqual(['lint', 'pdf']);
+    expect(await names({ since: 0, runtimes: [] })).toEqual([]);
+  });
+
   it.skipIf(skip !== null)('records a large batch whole, in one transaction, and prunes by age', async () => {
     const many = Array.from({ length: 1000 }, (_, index) => use({ at: NOW - (index % 100) * DAY_MS, session: `s${index}` }));
     await store.record(many);

@@ -116,13 +116,22 @@ export class SqlUsageStore implements UsageStore {
   }
 }
 
-/** The WHERE clause of a filter: the window always, the runtime and project when the filter names them. */
+/** The WHERE clause of a filter: the window always, the runtime(s), project and kind when the filter names them. */
 function whereOf(filter: UsageFilter): { where: string; params: unknown[] } {
   const clauses = ['at >= ?'];
   const params: unknown[] = [filter.since];
   if (filter.runtime !== undefined) {
     clauses.push('runtime = ?');
     params.push(filter.runtime);
+  }
+  if (filter.kind !== undefined) {
+    clauses.push('kind = ?');
+    params.push(filter.kind);
+  }
+  if (filter.runtimes !== undefined) {
+    // No runtime named: no row, on both engines (an empty IN () is not SQL).
+    clauses.push(filter.runtimes.length === 0 ? '1 = 0' : `runtime IN (${filter.runtimes.map(() => '?').join(', ')})`);
+    params.push(...filter.runtimes);
   }
   if (filter.project !== undefined) {
     clauses.push('project = ?');

@@ -2,6 +2,7 @@ import { type CapabilityRecord, Places, SessionLoader, token } from '@loadout/ke
 import { inject, injectable } from 'tsyringe';
 import { ingestSpool, type SpoolIngestReport } from './SpoolIngest.js';
 import { UsageQueryInvalidError } from './UsageErrors.js';
+import { type UsageListed, type UsageListingSnapshot, UsageListings } from './UsageListings.js';
 import { UsageRecorder } from './UsageRecorder.js';
 import { usageSpoolDir } from './usageSpoolLine.js';
 import { DAY_MS, type UsageKind, UsageStore, type UsageTally } from './UsageStore.js';
@@ -40,10 +41,11 @@ export interface UsageEntry {
   /** On in this project's session now. */
   readonly offered: boolean;
   /**
-   * Listed in the runtime's prompt with its description, as the listing-budget planner computes
-   * it; null where no planner answered.
+   * For a skill, how each runtime whose listing is predicted and that sees the skill lists it in its
+   * prompt (described, by name only, not at all: dropped past its budget), as the listing-budget
+   * planner computes it now; null for other kinds and where no planner answered.
    */
-  readonly listed: boolean | null;
+  readonly listed: readonly UsageListed[] | null;
   readonly invoked: number;
   readonly failed: number;
   /** ISO time of the latest use in the window, or null. */
@@ -57,7 +59,7 @@ export interface UsageEntry {
 export interface UsageSuggestion {
   readonly kind: UsageKind;
   readonly id: string;
-  readonly reason: 'unused' | 'used-in-most-sessions';
+  readonly reason: 'unused' | 'used-in-most-sessions' | 'listed-by-name-only';
   readonly message: string;
   readonly command: string;
 }
@@ -74,6 +76,8 @@ export interface UsageReport {
   readonly sessions: number;
   readonly capabilities: readonly UsageEntry[];
   readonly suggestions: readonly UsageSuggestion[];
+  /** Why `listed` could not be computed (the plan failed), or null: a finding, never the report's failure. */
+  readonly listingProblem: string | null;
 }
 
 /** A skill used in more than this share of the window's sessions (and in at least {@link PIN_MIN_SESSIONS}) is worth pinning. */
@@ -135,6 +139,7 @@ export class StoredUsageLedger implements UsageLedger {
     @inject(SessionLoader) private readonly sessions: SessionLoader,
     @inject(Places) private readonly places: Places,
     @inject(UsageRetention) private readonly retention: UsageRetention,
+    @inject(UsageListings) private readonly listings: UsageListings,
   ) {}
 
   async ingest(): Promise<{ ingested: SpoolIngestReport; pruned: number }> {
@@ -149,13 +154,14 @@ export class StoredUsageLedger implements UsageLedger {
     const { ingested, pruned } = await this.ingest();
     const since = Date.now() - query.sinceDays * DAY_MS;
     const filter = { since, project, ...(query.runtime === null ? {} : { runtime: query.runtime }) };
-    const [tallies, sessionCounts, offered] = await Promise.all([
+    const [tallies, sessionCounts, offered, listings] = await Promise.all([
       this.store.tally(filter),
       this.store.sessionCounts(filter),
       this.offered(project),
+      this.listings.listings(project, query.runtime),
     ]);
     const sessions = sessionCounts.reduce((sum, count) => sum + count.sessions, 0);
-    const capabilities = joinUsage(offered, tallies);
+    const capabilities = joinUsage(offered, tallies, listings);
     return {
       since: new Date(since).toISOString(),
       project,
@@ -166,6 +172,7 @@ export class StoredUsageLedger implements UsageLedger {
       sessions,
       capabilities,
       suggestions: suggest(capabilities, { project, sinceDays: query.sinceDays, sessions, anyUse: tallies.length > 0 }),
+      listingProblem: listings?.problem ?? null,
     };
   }
 
@@ -185,8 +192,15 @@ function keyOf(kind: UsageKind, name: string): string {
   return `${kind}/${name.toLowerCase()}`;
 }
 
-/** Every offered capability with its uses, then what was used but is not offered (other servers' tools, switched-off ones). */
-function joinUsage(offered: readonly { kind: UsageKind; record: CapabilityRecord }[], tallies: readonly UsageTally[]): UsageEntry[] {
+/**
+ * Every offered capability with its uses (a skill with how each predicted runtime lists it), then
+ * what was used but is not offered (other servers' tools, switched-off ones).
+ */
+function joinUsage(
+  offered: readonly { kind: UsageKind; record: CapabilityRecord }[],
+  tallies: readonly UsageTally[],
+  listings: UsageListingSnapshot | null,
+): UsageEntry[] {
   const byKey = new Map<string, UsageTally[]>();
   for (const tally of tallies) {
     const key = keyOf(tally.kind, tally.name);
@@ -202,16 +216,36 @@ function joinUsage(offered: readonly { kind: UsageKind; record: CapabilityRecord
     ];
     byKey.delete(key);
     byKey.delete(keyOf(kind, record.name));
-    entries.push(entryOf(kind, id, record.plugin, true, uses));
+    entries.push(entryOf(kind, id, record.plugin, true, uses, kind === 'skill' ? listedIn(listings, [record.name, id]) : null));
   }
   for (const uses of byKey.values()) {
     const first = uses[0] as UsageTally;
-    entries.push(entryOf(first.kind, first.server === null ? first.name : `${first.server}/${first.name}`, null, false, uses));
+    entries.push(entryOf(first.kind, first.server === null ? first.name : `${first.server}/${first.name}`, null, false, uses, null));
   }
   return entries.sort((a, b) => b.invoked - a.invoked || a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
 }
 
-function entryOf(kind: UsageKind, id: string, plugin: string | null, offered: boolean, uses: readonly UsageTally[]): UsageEntry {
+/**
+ * How each predicted runtime that sees a skill known by any of `names` (the name it is listed
+ * under, its id) lists it; a runtime that does not load the skill at all (not installed, the skill
+ * off for it) is left out: that is not its listing budget's doing. Null without a planner.
+ */
+function listedIn(listings: UsageListingSnapshot | null, names: readonly string[]): UsageListed[] | null {
+  if (listings === null || listings.problem !== null) return null;
+  return listings.runtimes.flatMap(({ runtime, client, skills }) => {
+    const status = names.map((name) => skills.get(name.toLowerCase())).find((found) => found !== undefined);
+    return status === undefined ? [] : [{ runtime, client, status }];
+  });
+}
+
+function entryOf(
+  kind: UsageKind,
+  id: string,
+  plugin: string | null,
+  offered: boolean,
+  uses: readonly UsageTally[],
+  listed: UsageListed[] | null,
+): UsageEntry {
   const runtimes = new Map<string, { runtime: string; invoked: number; failed: number; lastUsed: number }>();
   for (const use of uses) {
     const seen = runtimes.get(use.runtime) ?? { runtime: use.runtime, invoked: 0, failed: 0, lastUsed: 0 };
@@ -228,7 +262,7 @@ function entryOf(kind: UsageKind, id: string, plugin: string | null, offered: bo
     id,
     plugin,
     offered,
-    listed: null,
+    listed,
     invoked: uses.reduce((sum, use) => sum + use.invoked, 0),
     failed: uses.reduce((sum, use) => sum + use.failed, 0),
     lastUsed: lastUsed === 0 ? null : new Date(lastUsed).toISOString(),
@@ -240,7 +274,9 @@ function entryOf(kind: UsageKind, id: string, plugin: string | null, offered: bo
 /**
  * The suggestions: an offered capability unused in the window could be turned off (for the project
  * when the report is for one), once the ledger shows any use at all (an empty ledger proves
- * nothing); a skill used in most sessions could be pinned so it stays described in the listing.
+ * nothing); a skill used in most sessions could be pinned so it stays described in the listing; a
+ * skill a runtime lists by name only and that runtime never used is one the agent cannot choose
+ * well: pin it or shorten its description (the planner's verdict needs no use to be true).
  */
 function suggest(
   entries: readonly UsageEntry[],
@@ -268,8 +304,25 @@ function suggest(
         command: `loadout budget pin ${entry.id}`,
       });
     }
+    for (const listed of entry.listed ?? []) {
+      if (listed.status !== 'name-only' || entry.runtimes.some((use) => use.runtime === listed.runtime)) continue;
+      suggestions.push({
+        kind: entry.kind,
+        id: entry.id,
+        reason: 'listed-by-name-only',
+        message: `skill ${entry.id}: ${listedWords(listed)} and never used in ${window} — pin it (\`loadout budget pin ${entry.id}\`) or shorten its description`,
+        command: `loadout budget pin ${entry.id}`,
+      });
+    }
   }
   return suggestions;
+}
+
+/** How a runtime lists a skill, in words: `listed by name only in Claude Code`. */
+export function listedWords(listed: UsageListed): string {
+  const how =
+    listed.status === 'described' ? 'listed with its description' : listed.status === 'name-only' ? 'listed by name only' : 'not listed';
+  return `${how} in ${listed.client}`;
 }
 
 /** A path as a shell word: quoted when it holds anything but plain path characters. */

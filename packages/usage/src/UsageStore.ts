@@ -34,6 +34,10 @@ export interface UsageFilter {
   readonly runtime?: string;
   /** A project's real path; `null` means the global level only; absent means every project. */
   readonly project?: string | null;
+  /** One kind only; absent means every kind. */
+  readonly kind?: UsageKind;
+  /** Any of these runtimes (besides `runtime` when both are given); absent means every runtime. */
+  readonly runtimes?: readonly string[];
 }
 
 /** The ledger's line for one capability of one runtime and project. */

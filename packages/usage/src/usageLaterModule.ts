@@ -3,6 +3,7 @@ import { contribute, type Registration, resolve } from '@loadout/kernel';
 import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { SqlUsageStore } from './SqlUsageStore.js';
 import { DEFAULT_USAGE_RETENTION, StoredUsageLedger, UsageLedger, UsageRetention } from './UsageLedger.js';
+import { NO_USAGE_LISTINGS, UsageListings } from './UsageListings.js';
 import { BatchedUsageRecorder, UsageRecorder, UsageRecorderLog } from './UsageRecorder.js';
 import { UsageStore } from './UsageStore.js';
 
@@ -11,13 +12,15 @@ export const INGEST_INTERVAL_MS = 5000;
 
 /**
  * The later part of the usage module: the store, the recorder the faces report to, the ledger,
- * and the server's spool service. A retention or log set before this part registers is kept.
+ * and the server's spool service; `listed` is none until a planner registers {@link UsageListings}. A retention or log set before this part registers is kept.
  */
 export const usageLaterModule: Registration = (container) => {
   container.register(UsageStore, { useClass: SqlUsageStore }, { lifecycle: Lifecycle.Singleton });
   if (!container.isRegistered(UsageRetention)) container.register(UsageRetention, { useValue: DEFAULT_USAGE_RETENTION });
   if (!container.isRegistered(UsageRecorderLog))
     container.register(UsageRecorderLog, { useValue: (line: string) => void process.stderr.write(`loadout: ${line}\n`) });
+  // The runtimes module, loaded after this one, registers the listing-budget planner's answer.
+  if (!container.isRegistered(UsageListings)) container.register(UsageListings, { useValue: NO_USAGE_LISTINGS });
   container.register(UsageRecorder, { useClass: BatchedUsageRecorder }, { lifecycle: Lifecycle.Singleton });
   container.register(UsageLedger, { useClass: StoredUsageLedger }, { lifecycle: Lifecycle.Singleton });
   contribute(container, ServerServices, spoolService(container));

@@ -39,6 +39,10 @@ export function registerTaskRunCommand(tasks: Command, cli: CliContext): void {
               signal: abort.signal,
               ...(json ? {} : { onOutput: (chunk) => (chunk.stream === 'stdout' ? process.stdout : process.stderr).write(chunk.text) }),
             });
+            // Counted in the usage ledger as a use from the command line, stored before this process ends.
+            const uses = resolve(cli.app(), cli.features.JobUses);
+            uses.ran({ taskDirName: result.task.dirName, project: result.project, succeeded: result.succeeded }, 'cli');
+            await uses.flush();
             return {
               taskDirName: result.task.dirName,
               plugin: result.task.plugin,

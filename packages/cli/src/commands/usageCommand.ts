@@ -1,5 +1,5 @@
 import { resolve, visibleText } from '@loadout/kernel';
-import type { UsageReport } from '@loadout/usage';
+import type { UsageEntry, UsageReport } from '@loadout/usage';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP, UsageError } from '../CliContext.js';
 import { table } from '../format.js';
@@ -36,7 +36,7 @@ export function registerUsageCommand(program: Command, cli: CliContext): void {
           configureUsageRetention(app, { keepDays: keepUsageDays(cli.env[KEEP_USAGE_DAYS_VARIABLE]) });
           return resolve(app, UsageLedger).report(query);
         },
-        formatUsage,
+        (report) => formatUsage(report, cli.features.listedWords),
       );
     });
 }
@@ -53,7 +53,15 @@ export function keepUsageDays(text: string | undefined): number {
   return days;
 }
 
-function formatUsage(report: UsageReport): string {
+type ListedWords = (listed: NonNullable<UsageEntry['listed']>[number]) => string;
+
+/** How each predicted runtime lists a skill (`listed by name only in Claude Code`); `-` for what no listing covers. */
+function listedText(entry: UsageEntry, words: ListedWords): string {
+  if (entry.listed === null || entry.listed.length === 0) return '-';
+  return entry.listed.map((listed) => words(listed)).join('; ');
+}
+
+function formatUsage(report: UsageReport, words: ListedWords): string {
   const header = `usage since ${report.since.slice(0, 10)}${report.project === null ? ' (global level)' : ` in ${report.project}`}${
     report.runtime === null ? '' : `, runtime ${report.runtime}`
   }`;
@@ -74,13 +82,15 @@ function formatUsage(report: UsageReport): string {
     String(entry.failed),
     entry.lastUsed === null ? 'never' : entry.lastUsed.slice(0, 16).replace('T', ' '),
     entry.runtimes.map((runtime) => visibleText(runtime.runtime)).join(', '),
+    listedText(entry, words),
   ]);
   const lines = [
     header,
     ...spool,
     rows.length === 0
       ? 'nothing is offered or used'
-      : table([['CAPABILITY', 'STATE', 'INVOKED', 'FAILED', 'LAST USED', 'RUNTIMES'], ...rows]),
+      : table([['CAPABILITY', 'STATE', 'INVOKED', 'FAILED', 'LAST USED', 'RUNTIMES', 'LISTED'], ...rows]),
+    ...(report.listingProblem === null ? [] : [visibleText(report.listingProblem)]),
   ];
   if (report.suggestions.length > 0)
     lines.push(

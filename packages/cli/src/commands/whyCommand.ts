@@ -53,7 +53,9 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
             const plan = await resolve(cli.app(), cli.features.RuntimePlanner).plan(session);
             const explained = cli.features.explainSkill(plan, name);
             // How the name fares in each runtime's prompt listing (described, by name only, dropped).
-            const budgets = resolve(cli.app(), cli.features.ListingBudget).fromPlan(plan).runtimes;
+            // Ranked by recent use from the ledger where the runtime ranks so; a ledger that cannot be read is said, never fatal.
+            const budget = await resolve(cli.app(), cli.features.ListingBudget).fromPlan(plan);
+            const budgets = budget.runtimes;
             const report = {
               ...explained,
               runtimes: explained.runtimes.map((runtime) => {
@@ -70,7 +72,7 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
                 `no runtime would see a skill named "${name.slice(0, 120)}", from Loadout or anywhere else, and Loadout has no capability of that name`,
               );
             }
-            return { ...report, loadout };
+            return { ...report, loadout, ...(budget.usageProblem === null ? {} : { usageProblem: budget.usageProblem }) };
           } finally {
             session.dispose();
           }
@@ -109,6 +111,7 @@ function formatWhy(
   report: Omit<WhyReport, 'runtimes'> & {
     runtimes: readonly (WhyReport['runtimes'][number] & { listing: string | null })[];
     loadout: readonly LoadoutCopy[];
+    usageProblem?: string;
   },
 ): string {
   const lines = [`${report.name}${report.project === null ? '' : ` (project ${report.project})`}`];
@@ -128,6 +131,7 @@ function formatWhy(
         .map((line) => `  ${line}`),
     );
   }
+  if (report.usageProblem !== undefined) lines.push(report.usageProblem);
   for (const runtime of report.runtimes) {
     lines.push(`${runtime.runtime} (${runtime.verified ? runtime.status : 'unconfirmed'}): ${runtime.reason}`);
     // Agents, commands and hooks of the name it loads: what a plugin read in place brings, or Loadout's copies.

@@ -15,6 +15,7 @@ import type { SkillCopy } from '../RuntimeView.js';
 import { readConfigText } from '../mcp/readConfigText.js';
 import { skillFileFacts } from '../scanRuntimeRoot.js';
 import type { ListingRules } from './ListingRules.js';
+import { ListingUseReader, type ListingUses, NO_LISTING_USES } from './ListingUses.js';
 import { type Listing, type ListingCandidate, type ListingOptions, planListing, type UnobservedListing } from './planListing.js';
 
 /** Where the owner's pins are kept: `<data>/runtimes/listing-pins.json`, `{ "pins": [name, …] }`. */
@@ -46,6 +47,11 @@ export interface BudgetReport {
   readonly project: string | null;
   readonly pins: readonly string[];
   readonly runtimes: readonly RuntimeBudget[];
+  /**
+   * Why the usage ledger that ranks listings by recent use could not be read, or null: the
+   * listing is then planned as if nothing was used (a finding, never a failure).
+   */
+  readonly usageProblem: string | null;
 }
 
 /** A pin that is not a skill name a runtime could list. */
@@ -72,7 +78,7 @@ export interface ListingBudget {
   /** Plans the session for `runtimes` (every one when empty) and reports each one's listing. */
   report(session: Session, runtimes?: readonly string[]): Promise<BudgetReport>;
   /** The same report for a plan already made (apply --dry-run, why). */
-  fromPlan(plan: RuntimePlan): BudgetReport;
+  fromPlan(plan: RuntimePlan): Promise<BudgetReport>;
   pins(): readonly string[];
   pin(name: string): Promise<{ pins: readonly string[] }>;
   unpin(name: string): Promise<{ pins: readonly string[] }>;
@@ -85,16 +91,17 @@ export class PlannedListingBudget implements ListingBudget {
     @inject(RuntimePlanner) private readonly planner: RuntimePlanner,
     @inject(RuntimeEnvironment) private readonly env: RuntimeEnvironment,
     @inject(Places) private readonly places: Places,
+    @inject(ListingUseReader) private readonly uses: ListingUseReader,
   ) {}
 
   async report(session: Session, runtimes: readonly string[] = []): Promise<BudgetReport> {
-    if (runtimes.length > 0) return this.fromKeptPlan(await this.planner.plan(session, runtimes));
+    if (runtimes.length > 0) return await this.fromKeptPlan(await this.planner.plan(session, runtimes));
     // Unasked, only the runtimes whose listing rules are known are planned: a plan is per runtime
     // and per skill, and for the others there is no listing to predict, only a count (`--runtime R`
     // plans one and counts what it sees).
     const adapters = this.planner.adapters();
     const ruled = adapters.filter((adapter) => adapter.listing?.observed === true).map((adapter) => adapter.name);
-    const planned = this.fromKeptPlan(await this.planner.plan(session, ruled, { exactly: true }));
+    const planned = await this.fromKeptPlan(await this.planner.plan(session, ruled, { exactly: true }));
     const byName = new Map(planned.runtimes.map((runtime) => [runtime.runtime, runtime]));
     return {
       ...planned,
@@ -102,8 +109,11 @@ export class PlannedListingBudget implements ListingBudget {
     };
   }
 
-  fromPlan(plan: RuntimePlan): BudgetReport {
-    return budgetOfPlan(plan, this.places.dataDir, this.env);
+  async fromPlan(plan: RuntimePlan): Promise<BudgetReport> {
+    // Only the runtimes that rank by recent use read the ledger: for the others it changes nothing.
+    const ranking = plan.parts.filter((part) => part.adapter.listing?.observed === true && part.adapter.listing.kind === 'ranked-by-use');
+    const uses = await this.uses.read(ranking.map((part) => part.adapter.name));
+    return budgetOfPlan(plan, this.places.dataDir, this.env, uses);
   }
 
   /**
@@ -112,8 +122,8 @@ export class PlannedListingBudget implements ListingBudget {
    * reading and hashing it (each stamp is checked again before it is believed, so a report running
    * beside an apply can only cost a later plan a read).
    */
-  private fromKeptPlan(plan: RuntimePlan): BudgetReport {
-    const report = this.fromPlan(plan);
+  private async fromKeptPlan(plan: RuntimePlan): Promise<BudgetReport> {
+    const report = await this.fromPlan(plan);
     plan.stamps.save();
     return report;
   }
@@ -148,15 +158,26 @@ export class PlannedListingBudget implements ListingBudget {
   }
 }
 
-/** Every planned runtime's listing, with the owner's pins from `dataDir` and the budgets the owner configured. */
-export function budgetOfPlan(plan: RuntimePlan, dataDir: string, env: RuntimeEnvironment): BudgetReport {
+/**
+ * Every planned runtime's listing, with the owner's pins from `dataDir`, the budgets the owner
+ * configured and, where the runtime ranks by recent use, each skill's last use from `uses`.
+ */
+export function budgetOfPlan(
+  plan: RuntimePlan,
+  dataDir: string,
+  env: RuntimeEnvironment,
+  uses: ListingUses = NO_LISTING_USES,
+): BudgetReport {
   const pins = readPins(dataDir);
   const pinned = new Set(pins);
   const files = new CopyFiles(plan.stamps);
   return {
     project: plan.project === null ? null : '<project>',
     pins,
-    runtimes: plan.parts.map((part) => runtimeBudget(part, pinned, listingOptionsFor(part.adapter, env), files)),
+    runtimes: plan.parts.map((part) =>
+      runtimeBudget(part, pinned, listingOptionsFor(part.adapter, env), files, uses.byRuntime.get(part.adapter.name)),
+    ),
+    usageProblem: uses.problem,
   };
 }
 
@@ -223,10 +244,11 @@ export function runtimeBudget(
   pinned: ReadonlySet<string>,
   options: ListingOptions,
   files: CopyFiles = new CopyFiles(),
+  lastUses: ReadonlyMap<string, number> = new Map(),
 ): RuntimeBudget {
   const rules: ListingRules = part.adapter.listing ?? { observed: false, why: NOT_MEASURED };
   const candidates = rules.observed
-    ? listingCandidates(part, rules, pinned, files)
+    ? listingCandidates(part, rules, pinned, files, lastUses)
     : seenCopies(part).map((copy) => ({ name: copy.name, description: '' }));
   const listing = planListing(rules, candidates, options);
   return {
@@ -275,7 +297,8 @@ function seenCopies(part: RuntimePlanPart): SkillCopy[] {
 const CODEX_SCOPE_ORDER: Readonly<Record<string, number>> = { builtin: 0, managed: 1, project: 2, user: 3 };
 
 /**
- * The skills a runtime lists, in its order, with the descriptions it reads. The runtime's compiled-in
+ * The skills a runtime lists, in its order, with the descriptions it reads (and, where it ranks by
+ * use, when each was last used by it, from the ledger). The runtime's compiled-in
  * names are not candidates: Claude Code's are charged by its rules' measured `builtIns`. Codex's
  * skills whose `agents/openai.yaml` turns implicit invocation off are not listed by it.
  */
@@ -284,6 +307,7 @@ function listingCandidates(
   rules: ListingRules & { observed: true },
   pinned: ReadonlySet<string>,
   files: CopyFiles,
+  lastUses: ReadonlyMap<string, number>,
 ): ListingCandidate[] {
   const copies = seenCopies(part).filter((copy) => copy.dir !== null);
   if (rules.kind === 'ranked-by-use')
@@ -295,6 +319,7 @@ function listingCandidates(
         name: copy.name,
         description: whenToUse === '' ? description : `${description} - ${whenToUse}`,
         pinned: pinned.has(copy.name),
+        lastUsed: lastUses.get(copy.name) ?? null,
       };
     });
   const listed = copies
@@ -476,7 +501,7 @@ export function listingVerdict(runtime: RuntimeBudget, name: string): string | n
   const entry = listing.entries.find((candidate) => candidate.name === name);
   if (entry === undefined) return null;
   const over = `over ${rules.client}'s budget by ${number(listing.over)} ${listing.unit}`;
-  const pinned = entry.pinned ? ' (pinned)' : '';
+  const pinned = `${entry.pinned ? ' (pinned)' : ''}${entry.lastUsed === undefined ? '' : ` (last used ${new Date(entry.lastUsed).toISOString().slice(0, 10)})`}`;
   if (entry.status === 'dropped') return `not listed${pinned}: ${over}`;
   if (entry.status === 'name-only') return `listed without description${pinned}: ${over}`;
   if (entry.shortened)

@@ -35,6 +35,8 @@ export interface ListingEntry {
   /** What it would cost with its whole description. */
   readonly fullCost: number;
   readonly pinned: boolean;
+  /** When the runtime last used it (ms since the epoch), where it ranks by use and a use is known. */
+  readonly lastUsed?: number;
 }
 
 /** The listing one runtime's prompt will hold. */
@@ -150,6 +152,7 @@ function rankedListing(rules: RankedListingRules, candidates: readonly ListingCa
       cost: described ? (full[index] ?? 0) : (bare[index] ?? 0),
       fullCost: full[index] ?? 0,
       pinned: candidate.pinned === true,
+      ...(candidate.lastUsed === undefined || candidate.lastUsed === null ? {} : { lastUsed: candidate.lastUsed }),
     };
   };
   if (wanted <= budget)

@@ -121,7 +121,9 @@ export function renderRow(entry, view) {
     return button;
   });
   const dead = entry.enabled && entry.active === false;
-  const usage = usageNote(view.usageOf(entry.kind, entry.id));
+  const used = view.usageOf(entry.kind, entry.id);
+  const usage = usageNote(used);
+  const listing = listingNote(used);
   const shadowed = (entry.shadowed ?? []).length;
 
   return h(
@@ -153,6 +155,7 @@ export function renderRow(entry, view) {
         { class: 'row-meta' },
         why,
         usage,
+        listing,
         dead && !held ? h('span', { class: 'warning', text: 'every gate is off: present but dead' }) : null,
         shadowed === 0
           ? null
@@ -181,6 +184,21 @@ export function renderRow(entry, view) {
  * The row's Usage: how often the agents used it in the ledger's window and when last, or that
  * they did not; nothing while the ledger has not answered or for a kind it does not count.
  */
+/**
+ * Where a runtime's prompt does not describe a skill (by name only, or not listed, as the ledger's
+ * report has it from the listing-budget planner): the agent can hardly choose it, whatever its use.
+ */
+function listingNote(used) {
+  const short = (used?.listed ?? []).filter((listed) => listed.status !== 'described');
+  if (short.length === 0) return null;
+  const text = short.map((listed) => `${listed.status === 'name-only' ? 'by name only' : 'not listed'} in ${listed.client}`).join(', ');
+  return h('span', {
+    class: 'usage-listing',
+    title: 'Over the runtime’s listing budget: pin it (loadout budget pin NAME) or shorten its description',
+    text: `Listed ${text}`,
+  });
+}
+
 function usageNote(used) {
   if (used === undefined) return null;
   if (used === null || used.invoked === 0)
