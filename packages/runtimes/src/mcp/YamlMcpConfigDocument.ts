@@ -129,8 +129,9 @@ export class YamlMcpConfigDocument extends EditedMcpConfig {
     const pair = this.containerPair();
     const key = pair?.key as Node | undefined;
     const value = pair?.value as Node | null | undefined;
-    if (key?.range === undefined || !(value === null || (isScalar(value) && value.value === null))) return;
-    const colon = this.current.indexOf(':', key.range[1]);
+    const keyEnd = key?.range?.[1];
+    if (keyEnd === undefined || !(value === null || (isScalar(value) && value.value === null))) return;
+    const colon = this.current.indexOf(':', keyEnd);
     if (colon === -1) return;
     this.current = `${this.current.slice(0, colon + 1)} {}${this.current.slice(colon + 1)}`;
   }
