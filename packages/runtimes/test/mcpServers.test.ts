@@ -473,6 +473,8 @@ describe('state and levels', () => {
     expect(offChanges.map((change) => `${change.action}:${change.name}:${change.path}`).sort()).toEqual([
       'create:fs:$CLAUDE_CONFIG_DIR/.claude.json',
       'create:fs:<project>/.codex/config.toml',
+      // Windsurf has no project file for the project's own server (below).
+      'skip:proj:null',
     ]);
     expect(fs.readFileSync(f.claudeUser, 'utf8')).toBe(claudeBefore);
 
@@ -498,6 +500,15 @@ describe('state and levels', () => {
       );
     const warned = offOnly(result);
     expect(warned.map((finding) => finding.message.split(':')[0])).toEqual(['windsurf']);
+    // Nor can it hold the project's own server: skipped for it, and said, never dropped in silence.
+    expect(part(result, 'windsurf').changes.filter((change) => change.kind === 'server' && change.action === 'skip')).toEqual([
+      expect.objectContaining({ name: 'proj', reason: expect.stringMatching(/^windsurf has no project configuration/) }),
+    ]);
+    expect(
+      [...result.findings, ...result.runtimes.flatMap((entry) => entry.findings)]
+        .filter((finding) => finding.code === 'SERVER_NO_PROJECT_SCOPE')
+        .map((finding) => finding.message),
+    ).toEqual([expect.stringMatching(/^windsurf: server "proj" is skipped/)]);
     expect((await applier.apply({ project: m.project, runtimes, mode: 'check' })).upToDate).toBe(true);
 
     const on = await state.setCapabilityState({ project: m.project }, [{ kind: 'server', id: 'fs', enabled: true }]);

@@ -131,7 +131,8 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
   const { show } = input;
   const findings: Diagnostic[] = [];
   // A project's file a link takes out of the project (`.mcp.json` → `~/.claude.json`) is neither read nor written.
-  const targets = support.files(input.project, input.env).filter((target) => {
+  const files = support.files(input.project, input.env);
+  const targets = files.filter((target) => {
     const escape =
       target.scope === 'project' ? rootOutsideAnchor({ dir: target.file, scope: 'project' }, input.project, input.env.home) : null;
     if (escape === null) return true;
@@ -158,6 +159,7 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
     });
   };
   findings.push(...offUnsupported(runtime, support, targets, input));
+  noProjectScope(runtime, files, input, skips, findings);
   if (input.manifest === null) {
     conflictFinding(input.show(input.env.home), input.manifestProblem ?? 'the MCP manifest cannot be read', 'RUNTIME_MANIFEST_INVALID');
   }
@@ -529,6 +531,42 @@ function offUnsupported(
         `${runtime}'s user configuration serves every project, and ${runtime} has no setting that leaves one of its servers off in a project`,
       ),
     );
+}
+
+/**
+ * A project's own servers (and global ones turned on for this project only) for a runtime that has
+ * no project configuration: its user file would serve them to every project, so they are not
+ * written for it, and each is said, never dropped in silence.
+ */
+function noProjectScope(
+  runtime: string,
+  files: readonly McpConfigFile[],
+  input: PlanServersInput,
+  skips: ChangeReport[],
+  findings: Diagnostic[],
+): void {
+  if (input.project === null || files.some((target) => target.scope === 'project' && target.offList === undefined)) return;
+  if (!files.some((target) => target.scope === 'user' && target.writes)) return;
+  for (const server of input.sources) {
+    if (server.target !== 'project' || server.off === true) continue;
+    const reason = `${runtime} has no project configuration; its user configuration would serve this project's server to every project`;
+    skips.push({
+      kind: 'server',
+      action: 'skip',
+      name: server.name,
+      id: server.id,
+      path: null,
+      hash: null,
+      source: server.sourcePath === null ? null : input.show(server.sourcePath),
+      reason,
+    });
+    findings.push({
+      code: 'SERVER_NO_PROJECT_SCOPE',
+      severity: 'warning',
+      path: server.sourcePath ?? undefined,
+      message: `${runtime}: server "${server.id}" is skipped: ${reason}`,
+    });
+  }
 }
 
 function bridgeCandidate(
