@@ -164,11 +164,16 @@ function planRuntime(runtime: string, support: RuntimeMcpSupport, input: PlanSer
     conflictFinding(input.show(input.env.home), input.manifestProblem ?? 'the MCP manifest cannot be read', 'RUNTIME_MANIFEST_INVALID');
   }
 
+  // One file can be two of a runtime's places (Claude Code's servers and its per-project off list
+  // are both in ~/.claude.json): a file that cannot be read is said once.
+  const unreadable = new Set<string>();
   for (const file of loaded) {
     const { target } = file;
     const shown = show(target.file);
     if (file.document === null) {
-      conflictFinding(target.file, file.problem ?? `${shown} cannot be read`, file.problemCode ?? 'MCP_CONFIG_UNREADABLE');
+      if (!unreadable.has(target.file))
+        conflictFinding(target.file, file.problem ?? `${shown} cannot be read`, file.problemCode ?? 'MCP_CONFIG_UNREADABLE');
+      unreadable.add(target.file);
       continue;
     }
     const present = file.document.servers();
