@@ -382,24 +382,8 @@ function wantedIn(
   });
   const bridge = bridgeCandidate(target, input.bridge, recorded);
   for (const server of bridge === null ? candidates : [...candidates, bridge]) {
-    const skip = (reason: string, code: string, severity: Diagnostic['severity']): void => {
-      skips.push({
-        kind: 'server',
-        action: 'skip',
-        name: server.name,
-        id: server.id,
-        path: null,
-        hash: null,
-        source: server.sourcePath === null ? null : input.show(server.sourcePath),
-        reason,
-      });
-      findings.push({
-        code,
-        severity,
-        path: server.sourcePath ?? undefined,
-        message: `${runtime}: server "${server.id}" is skipped: ${reason}`,
-      });
-    };
+    const skip = (reason: string, code: string, severity: Diagnostic['severity']): void =>
+      skipServer(runtime, server, input, reason, code, severity, skips, findings);
     const inPlace = server.source.plugin === null ? null : (input.readsInPlace?.(runtime, server.source.plugin) ?? null);
     if (server.off === true) {
       const mark = offMark(runtime, support, target, server, inPlace, findings);
@@ -555,23 +539,37 @@ function noProjectScope(
   for (const server of input.sources) {
     if (server.target !== 'project' || server.off === true) continue;
     const reason = `${runtime} has no project configuration; its user configuration would serve this project's server to every project`;
-    skips.push({
-      kind: 'server',
-      action: 'skip',
-      name: server.name,
-      id: server.id,
-      path: null,
-      hash: null,
-      source: server.sourcePath === null ? null : input.show(server.sourcePath),
-      reason,
-    });
-    findings.push({
-      code: 'SERVER_NO_PROJECT_SCOPE',
-      severity: 'warning',
-      path: server.sourcePath ?? undefined,
-      message: `${runtime}: server "${server.id}" is skipped: ${reason}`,
-    });
+    skipServer(runtime, server, input, reason, 'SERVER_NO_PROJECT_SCOPE', 'warning', skips, findings);
   }
+}
+
+/** A server the runtime does not get: a skip in its changes and a finding, both with the reason. */
+function skipServer(
+  runtime: string,
+  server: SourceServer,
+  input: PlanServersInput,
+  reason: string,
+  code: string,
+  severity: Diagnostic['severity'],
+  skips: ChangeReport[],
+  findings: Diagnostic[],
+): void {
+  skips.push({
+    kind: 'server',
+    action: 'skip',
+    name: server.name,
+    id: server.id,
+    path: null,
+    hash: null,
+    source: server.sourcePath === null ? null : input.show(server.sourcePath),
+    reason,
+  });
+  findings.push({
+    code,
+    severity,
+    path: server.sourcePath ?? undefined,
+    message: `${runtime}: server "${server.id}" is skipped: ${reason}`,
+  });
 }
 
 function bridgeCandidate(
