@@ -2,7 +2,8 @@
 //
 // The source is one local git repository of 300 generated skills (`skills/<name>/SKILL.md`),
 // reached by a file URL, so both sides clone it the same way and nothing leaves the machine.
-// Every process gets a small environment (PATH, a scratch HOME, LANG) and a HOME of its own.
+// Every process gets a small environment (PATH, a scratch HOME, LANG) and a HOME of its own, but
+// for the as-a-user runs below.
 //
 // Figures, each named for what it is:
 // - `installAndApply`: `loadout plugins install <repo>` then `loadout apply --runtime claude-code
@@ -13,6 +14,12 @@
 //   into the same two agents. Run by run interleaved with `installAndApply`.
 // - `applyAgain`: `loadout apply` with the same runtimes once more, nothing changed, paired run by
 //   run with `node -e ''`.
+// - `asUser`: the same two commands as a user's shell runs them: Loadout through the `loadout`
+//   command `scripts/install-bin.sh` writes (installed into a scratch bin folder), the peer through
+//   its package's own bin (`skills`, linked into that folder the way `npm install -g` links it),
+//   both with this process's whole environment (NODE_EXTRA_CA_CERTS, proxies, whatever the shell
+//   exports) and only HOME, the XDG folders, the agents' own folder variables and Loadout's
+//   workspace swapped for scratch ones. What a user's environment adds to a command is paid by both.
 //
 // On ext4 without a journal (this kind of VM), an inode freed in the last 30–35 s is not reused
 // while its group has another free one, and every create scans past it: a command that makes
@@ -109,11 +116,14 @@ function makeSkillRepository(count) {
   return `file://${repo}`;
 }
 
-/** Runs `command args` to its exit in `env`; returns its time and output, or throws on a non-zero status. */
-async function run(command, args, env) {
+/**
+ * Runs `command args` to its exit in `env` (added to a small one: PATH and LANG; `whole` gives
+ * `env` alone); returns its time and output, or throws on a non-zero status.
+ */
+async function run(command, args, env, whole = false) {
   const started = now();
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
+    env: whole ? env : { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
     cwd: env.HOME ?? scratch,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -151,6 +161,63 @@ async function installAndApply(url, home) {
   const apply = await run(process.execPath, [MAIN, 'apply', ...RUNTIMES, '--json'], env);
   checkInstalled(home, 'loadout apply');
   return { ms: install.ms + apply.ms, installMs: install.ms, applyMs: apply.ms };
+}
+
+/** A scratch bin folder holding `loadout` (install-bin.sh's wrapper, for the node running this) and `skills` (the peer's bin). */
+function userBin() {
+  const bin = path.join(scratch, 'bin');
+  const install = spawnSync('bash', [path.join(root, 'scripts/install-bin.sh'), bin], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` },
+  });
+  if (install.status !== 0) throw new Error(`install-bin.sh failed: ${install.stderr}`);
+  fs.symlinkSync(PEER, path.join(bin, 'skills'));
+  return bin;
+}
+
+/**
+ * This process's environment as a user's shell would hand it on, with only what points at the
+ * user's own folders moved into `home`: HOME, the XDG folders, the agents' and Loadout's own.
+ */
+function userEnvironment(home, bin) {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith('LOADOUT_')) delete env[name];
+  delete env.CLAUDE_CONFIG_DIR;
+  delete env.CODEX_HOME;
+  return {
+    ...env,
+    PATH: `${bin}${path.delimiter}${env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local/share'),
+    XDG_STATE_HOME: path.join(home, '.local/state'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    LOADOUT_HOME: path.join(home, 'workspace'),
+  };
+}
+
+/** Loadout as a user runs it: the installed `loadout` command in the user's environment. */
+async function installAndApplyAsUser(url, home, bin) {
+  const env = userEnvironment(home, bin);
+  const loadout = path.join(bin, 'loadout');
+  const install = await run(loadout, ['plugins', 'install', url, '--json'], env, true);
+  const apply = await run(loadout, ['apply', ...RUNTIMES, '--json'], env, true);
+  checkInstalled(home, 'loadout apply (as a user)');
+  return { ms: install.ms + apply.ms, installMs: install.ms, applyMs: apply.ms };
+}
+
+/** The peer as a user runs it: its installed `skills` command in the user's environment. */
+async function peerAddAsUser(url, home, bin) {
+  const env = { ...userEnvironment(home, bin), DISABLE_TELEMETRY: '1', DO_NOT_TRACK: '1', CI: '1' };
+  delete env.LOADOUT_HOME;
+  const added = await run(
+    path.join(bin, 'skills'),
+    ['add', url, '-g', '--copy', '-a', 'claude-code', '-a', 'codex', '-y', '--skill', '*'],
+    env,
+    true,
+  );
+  checkInstalled(home, 'skills add (as a user)');
+  return added.ms;
 }
 
 /** The peer's side; null with the reason when it cannot run here. */
@@ -192,8 +259,11 @@ try {
           env: { PATH: process.env.PATH ?? '', HOME: scratch, DISABLE_TELEMETRY: '1' },
         }).stdout.trim()
       : null;
+  const bin = userBin();
   const ours = [];
   const peer = [];
+  const oursAsUser = [];
+  const peerAsUser = [];
   for (let i = 0; i < RUNS; i += 1) {
     await settle();
     ours.push(await installAndApply(url, freshHome(`loadout-${i}`)));
@@ -201,6 +271,13 @@ try {
       await settle();
       peer.push(await peerAdd(url, freshHome(`peer-${i}`)));
       lastDeleteAt = now(); // the peer removes its temporary clone as it ends
+    }
+    await settle();
+    oursAsUser.push(await installAndApplyAsUser(url, freshHome(`user-loadout-${i}`), bin));
+    if (peerProblem === null) {
+      await settle();
+      peerAsUser.push(await peerAddAsUser(url, freshHome(`user-peer-${i}`), bin));
+      lastDeleteAt = now();
     }
   }
   // `apply` again in the last run's HOME: nothing changed since it applied.
@@ -221,6 +298,8 @@ try {
   }
   const oursMs = median(ours.map((r) => r.ms));
   const peerMs = peer.length === 0 ? NaN : median(peer);
+  const oursAsUserMs = median(oursAsUser.map((r) => r.ms));
+  const peerAsUserMs = peerAsUser.length === 0 ? NaN : median(peerAsUser);
   const againMs = median(again);
   const spawnNodeMs = median(baseline);
   const result = {
@@ -229,7 +308,16 @@ try {
     runs: RUNS,
     againRuns: AGAIN_RUNS,
     peer: peerProblem === null ? { package: 'skills', version: peerVersion } : { package: 'skills', unavailable: peerProblem },
-    baseline: { spawnNodeMs: round(spawnNodeMs), ...(peer.length === 0 ? {} : { peerAddMs: round(peerMs) }) },
+    baseline: {
+      spawnNodeMs: round(spawnNodeMs),
+      ...(peer.length === 0 ? {} : { peerAddMs: round(peerMs), peerAddAsUserMs: round(peerAsUserMs) }),
+    },
+    // Which of the user's environment variables the as-a-user runs carried that change how node starts.
+    userEnvironment: Object.fromEntries(
+      ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_USE_SYSTEM_CA']
+        .filter((name) => process.env[name] !== undefined)
+        .map((name) => [name, process.env[name]]),
+    ),
     settle:
       settleReason === null
         ? { waited: false }
@@ -239,6 +327,11 @@ try {
       installMs: round(median(ours.map((r) => r.installMs))),
       firstApplyMs: round(median(ours.map((r) => r.applyMs))),
       applyAgainMs: round(againMs),
+      asUser: {
+        installAndApplyMs: round(oursAsUserMs),
+        installMs: round(median(oursAsUser.map((r) => r.installMs))),
+        firstApplyMs: round(median(oursAsUser.map((r) => r.applyMs))),
+      },
     },
     cores: os.cpus().length,
   };
@@ -246,6 +339,12 @@ try {
     target(
       `install + first apply of ${SKILLS} skills into Claude Code + Codex ≤ 0.5× skills add -g --copy`,
       oursMs / peerMs,
+      0.5,
+      peerProblem === null ? undefined : { holds: false, note: peerProblem },
+    ),
+    target(
+      `install + first apply of ${SKILLS} skills as a user runs them (installed commands, the shell's environment) ≤ 0.5× skills add -g --copy`,
+      oursAsUserMs / peerAsUserMs,
       0.5,
       peerProblem === null ? undefined : { holds: false, note: peerProblem },
     ),
