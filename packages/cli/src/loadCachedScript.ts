@@ -96,6 +96,15 @@ function readCache(files: CachedScriptFiles): { data?: Buffer; use: CodeCacheUse
   return { use: /^[0-9a-f]{64}$/.test(madeAt) && header === cacheHeader(files, data, madeAt) ? 'moved' : 'foreign' };
 }
 
+/**
+ * Whether the cache beside the bundle was made for it, here (`accepted` then means V8 is offered
+ * it; V8's own checks come when it compiles), read without compiling anything: the build asks it
+ * after a cached build was restored, which may have brought a cache made in another checkout.
+ */
+export function codeCacheUse(files: CachedScriptFiles): CodeCacheUse {
+  return readCache(files).use;
+}
+
 /** A cache file's content for the bundle `files` names: its header, then V8's data. */
 export function codeCacheFile(files: CachedScriptFiles, data: Buffer): Buffer {
   return Buffer.concat([Buffer.from(cacheHeader(files, data), 'latin1'), data]);

@@ -82,4 +82,23 @@ describe('the bundled command and its code cache', () => {
       });
     }
   }, 180_000);
+
+  it('is made again by the build where a restored build brought one made elsewhere, and left alone where it fits', () => {
+    const home = testdir({ capabilities: { skills: { 'cached-skill': { 'SKILL.md': SKILL } } } });
+    // A copy as Turborepo restores a cached build into another checkout: the cache made where it was built.
+    const { entry, cache } = copyOfCommand();
+    expect(run(entry, home, ['session', '--json']).cache).toBe('loadout: code cache moved');
+    const warm = path.resolve(dist, '../scripts/warmCodeCache.mjs');
+    const remade = spawnSync(process.execPath, [warm, '--if-needed', path.dirname(entry)], { encoding: 'utf8', timeout: 120_000 });
+    expect(remade.status, remade.stderr).toBe(0);
+    const result = run(entry, home, ['session', '--json']);
+    expect(result.cache).toBe('loadout: code cache accepted');
+    expect(JSON.parse(result.stdout).skills.map((skill: { id: string }) => skill.id)).toEqual(['cached-skill']);
+    // Made for here now: asked again, the build keeps it as it is.
+    // A remade cache is a new file renamed over the old one: a new inode.
+    const made = fs.statSync(cache).ino;
+    const again = spawnSync(process.execPath, [warm, '--if-needed', path.dirname(entry)], { encoding: 'utf8', timeout: 120_000 });
+    expect(again.status, again.stderr).toBe(0);
+    expect(fs.statSync(cache).ino).toBe(made);
+  }, 180_000);
 });
