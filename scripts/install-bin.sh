@@ -7,6 +7,11 @@
 # The command is a two-line wrapper, not a copy: it runs packages/cli/dist/main.js of this
 # checkout (build it first with `pnpm build`), with the node that ran this script when that node
 # is still there, else whichever `node` is on PATH. Run it again after moving the checkout.
+#
+# A NODE_EXTRA_CA_CERTS in the caller's environment reaches the command line as
+# LOADOUT_NODE_EXTRA_CA_CERTS, which it puts back at once for every program it starts
+# (packages/cli/src/handedOverEnvironment.ts): Node 20 loads that certificate bundle at every start,
+# ~40-60 ms, and Loadout's own process makes no TLS connection.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd -P)"
 dir="${1:-${XDG_BIN_HOME:-$HOME/.local/bin}}"
@@ -27,6 +32,12 @@ cat > "$tmp" <<WRAPPER
 # Made by $root/scripts/install-bin.sh: runs that checkout's Loadout command line.
 node='$node_bin'
 [ -x "\$node" ] || node=node
+# Taken back by the command line before it starts anything (handedOverEnvironment.ts).
+if [ -n "\${NODE_EXTRA_CA_CERTS:-}" ]; then
+  LOADOUT_NODE_EXTRA_CA_CERTS=\$NODE_EXTRA_CA_CERTS
+  export LOADOUT_NODE_EXTRA_CA_CERTS
+  unset NODE_EXTRA_CA_CERTS
+fi
 exec "\$node" '$main' "\$@"
 WRAPPER
 chmod 755 "$tmp"

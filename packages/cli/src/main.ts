@@ -7,12 +7,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { proofDataDir, provenOutput } from './applyProof.js';
 import { REPOSITORY_ROOT } from './cliPaths.js';
+import { takeBackHandedOver } from './handedOverEnvironment.js';
 import { loadCachedScript } from './loadCachedScript.js';
 import { runMcpServer } from './mcpRun.js';
 import { printVersion, wantsVersion } from './version.js';
 
 /** The bundle beside this file and its content hash, written in here by the build (scripts/bundle.mjs). */
 declare const LOADOUT_BUNDLE: { readonly file: string; readonly hash: string } | undefined;
+
+// Before anything can start a program: what the `loadout` wrapper handed over under another name.
+takeBackHandedOver(process.env);
 
 // A reader that stops early (`loadout session --json | head`) closes the pipe: what is left of the
 // answer has nowhere to go, which is no failure of the command, so the command finishes its work
