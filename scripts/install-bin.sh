@@ -4,7 +4,7 @@
 #
 #   bash scripts/install-bin.sh [DIR]     DIR defaults to $XDG_BIN_HOME, else ~/.local/bin
 #
-# The command is a two-line wrapper, not a copy: it runs packages/cli/dist/main.js of this
+# The command is a small wrapper, not a copy: it runs packages/cli/dist/main.js of this
 # checkout (build it first with `pnpm build`), with the node that ran this script when that node
 # is still there, else whichever `node` is on PATH. Run it again after moving the checkout.
 #
