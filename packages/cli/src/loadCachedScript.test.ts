@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCacheFile, loadCachedScript, type CachedScriptFiles, writeCodeCache } from './loadCachedScript.js';
+import { codeCacheFile, codeCacheUse, loadCachedScript, type CachedScriptFiles, writeCodeCache } from './loadCachedScript.js';
 
 // A small CommonJS bundle with functions that only run when called, as the command's are: what the
 // cache holds is what ran before it was made.
@@ -50,6 +50,7 @@ const EXPECTED = ['hello you from app.cjs', 45];
 describe('loadCachedScript', () => {
   it('runs the bundle as CommonJS and compiles it without a cache when there is none', () => {
     const files = bundle('app.cjs', SOURCE, 'a'.repeat(64));
+    expect(codeCacheUse(files)).toBe('absent');
     const { answer, use } = run(files);
     expect(answer).toEqual([...EXPECTED, dir, true]);
     expect(use).toBe('absent');
@@ -178,8 +179,11 @@ describe('loadCachedScript', () => {
     expect(first.frame).toContain(`${moved.bundle}:2:9)`);
     expect(first.frame).not.toContain(builtIn);
     expect(first.use).toBe('moved');
+    // What the build asks before its warm-up (`--if-needed`), compiling nothing; it says the same as a load.
+    expect([codeCacheUse(moved), codeCacheUse(built)]).toEqual(['moved', 'accepted']);
     // What the build's warm-up does where the bundle lies now: a cache for it there.
     expect(writeCodeCache(moved, first.loaded.createCache())).toBe(true);
+    expect(codeCacheUse(moved)).toBe('accepted');
     const again = frameOf(moved);
     expect(again.use).toBe('accepted');
     expect(again.frame).toContain(`${moved.bundle}:2:9)`);
