@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { LstatAnswer, ReadLog } from '@loadout/files';
 import {
@@ -131,6 +132,12 @@ export class ApplyProofRecorder implements ReadLog {
    */
   finish(stdout: string, provable: boolean): void {
     this.stop();
+    // The native code the run loaded (SQLite's addon) is read by Node's module loader, which no
+    // log hears: it is stamped as a file the run read. Its stamp is taken now, after the load; a
+    // change during the run moved its change time, which the racy window refuses.
+    for (const addon of Object.keys(createRequire(path.join(this.context.cwd, 'proof.js')).cache)) {
+      if (addon.endsWith('.node') && !this.stamps.has(addon)) this.stamps.set(addon, stampOf(addon));
+    }
     const file = path.join(this.context.dataDir, APPLY_PROOF_FILE);
     const since = this.began - RACY_MS;
     const database = path.join(this.context.dataDir, DATABASE_FILE);
