@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { trackedFs } from '@loadout/files/readLog';
 
 // The secret store's file format, read with nothing but Node: `loadout mcp run` reads it before
 // the command line loads, so a server started through Loadout starts about as soon as without it.
@@ -15,7 +15,7 @@ export type SecretFileContent = { readonly values: Record<string, string> } | { 
 export function readSecretFile(file: string): SecretFileContent {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = trackedFs.readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? { values: {} } : { problem: `cannot be read (${code ?? 'error'})` };

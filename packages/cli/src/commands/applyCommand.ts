@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { withReadLog } from '@loadout/files';
+import { trackedFs, withReadLog } from '@loadout/files';
 import { type Diagnostic, resolve } from '@loadout/kernel';
 import type { ApplyMode, ApplyResult, BridgeRequest, LoadoutLauncher, RetiredListing, RuntimeApplier } from '@loadout/runtimes';
 import type { Command } from 'commander';
@@ -61,8 +61,8 @@ export function registerLoadoutLauncher(cli: CliContext): void {
 /** Whether `file` is a file this user may run. */
 export function isExecutable(file: string): boolean {
   try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
+    trackedFs.accessSync(file, fs.constants.X_OK);
+    return trackedFs.statSync(file).isFile();
   } catch {
     return false;
   }
