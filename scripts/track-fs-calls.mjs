@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { root, SHARED_WITH_SMALL_ENTRY, STARTERS, trackedFsNames, trackedSources, UNTRACKED_FILES, untrackedName } from './trackedCalls.mjs';
+import { root, STARTERS, trackedFsNames, trackedSources, UNTRACKED_FILES, untrackedName } from './trackedCalls.mjs';
 
 const names = trackedFsNames();
 const fsCall = new RegExp(`(?<![\\w.$])fs\\.(${names.join('|')})\\b`, 'g');
@@ -64,7 +64,7 @@ for (const file of trackedSources()) {
   const before = fs.readFileSync(absolute, 'utf8');
   let text = before;
   const pkg = file.split('/')[1];
-  const facadeFrom = pkg === 'files' ? './ReadLog.js' : SHARED_WITH_SMALL_ENTRY.has(file) ? '@loadout/files/readLog' : '@loadout/files';
+  const facadeFrom = pkg === 'files' ? './ReadLog.js' : '@loadout/files';
   if (FS_IMPORT.test(text) && text.search(fsCall) >= 0) {
     // Code only: a comment that names `fs.readFileSync` keeps saying so.
     text = text
@@ -88,7 +88,10 @@ for (const file of trackedSources()) {
       text = text.replace(childImport[0], `import { ${parts.filter((part) => part !== '').join(', ')} } from 'node:child_process';`);
       text = addImport(text, 'spoilsReads', facadeFrom);
       const declarations = starters
-        .map((name) => `/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */\nconst ${name} = spoilsReads('a child process', ${untrackedName(name)});\n`)
+        .map(
+          (name) =>
+            `/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */\nconst ${name} = spoilsReads('a child process', ${untrackedName(name)});\n`,
+        )
         .join('');
       text = insertAfterImports(text, `\n${declarations}`);
     }

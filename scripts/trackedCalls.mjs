@@ -11,7 +11,8 @@ const packagesDir = path.join(root, 'packages');
 const OUTSIDE = new Set(['web', 'e2e']);
 
 /** Why the small entry (dist/main.js) calls `fs` itself: it runs before the command line loads, where no action and no log are. */
-const SMALL_ENTRY = "in dist/main.js, before the command line loads: no action runs there, and @loadout/files would load with every command";
+const SMALL_ENTRY =
+  'in dist/main.js, before the command line loads: no action runs there, and @loadout/files would load with every command';
 
 /**
  * Files that call `fs` itself on purpose, each with why. The facade and the proof's own stamping
@@ -25,13 +26,8 @@ export const UNTRACKED_FILES = new Map([
   ['packages/cli/src/loadCachedScript.ts', SMALL_ENTRY],
   ['packages/cli/src/mcpRun.ts', `${SMALL_ENTRY} (\`loadout mcp run\` is a process of its own, never an apply)`],
   ['packages/cli/src/version.ts', SMALL_ENTRY],
+  ['packages/servers/src/secretFile.ts', `${SMALL_ENTRY}; the secret store in the command line hands it trackedFs's read`],
 ]);
-
-/**
- * Files the small entry shares with the command line: they import the facade alone
- * (`@loadout/files/readLog`), not the whole of @loadout/files.
- */
-export const SHARED_WITH_SMALL_ENTRY = new Set(['packages/servers/src/secretFile.ts']);
 
 /** Production TypeScript sources of every package that runs in a Loadout process (tests and testing entries aside). */
 export function trackedSources() {

@@ -234,7 +234,7 @@ describe('apply with nothing changed, answered from its proof', () => {
 });
 
 describe('what a proof holds', () => {
-  it('every path the full run looked at, as a tracer outside Loadout saw it: plugins, a project, scripts, both configurations', async () => {
+  it('every path the full run looked at and no process started, as a tracer outside Loadout saw it: plugins, a project, scripts, both configurations', async () => {
     const m = machine({
       home: { '.codex': { 'config.toml': '# Codex\n' }, '.claude.json': '{}\n' },
       capabilities: {
