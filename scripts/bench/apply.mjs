@@ -45,7 +45,8 @@ import { exited, median, now, round } from './makeWorkspace.mjs';
 import { printTargets, target } from './targets.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const MAIN = path.join(root, 'packages/cli/dist/main.js');
+// BENCH_APPLY_CLI names another build's `packages/cli/dist/main.js` (the branch point, say) to time it instead.
+const MAIN = process.env.BENCH_APPLY_CLI ?? path.join(root, 'packages/cli/dist/main.js');
 const PEER = path.join(root, 'node_modules/skills/bin/cli.mjs');
 const SKILLS = Number(process.env.BENCH_APPLY_SKILLS ?? 300);
 const RUNS = Number(process.env.BENCH_APPLY_RUNS ?? 5);

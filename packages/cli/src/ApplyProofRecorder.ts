@@ -1,7 +1,7 @@
-import childProcess from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { LstatAnswer, ReadLog } from '@loadout/files';
 import {
   APPLY_PROOF_FILE,
   BUNDLE_STAMPS_FILE,
@@ -19,83 +19,27 @@ import {
   walStamp,
 } from './applyProof.js';
 
-/** The `fs` functions that only look (their first argument is the path looked at). */
-const READERS = [
-  'accessSync',
-  'existsSync',
-  'statSync',
-  'readdirSync',
-  'opendirSync',
-  'readFileSync',
-  'readlinkSync',
-  'statfsSync',
-] as const;
-/** The `fs` functions that change something; a call on a path Loadout does not keep for itself leaves no proof. */
-const WRITERS = [
-  'appendFileSync',
-  'chmodSync',
-  'chownSync',
-  'copyFileSync',
-  'cpSync',
-  'linkSync',
-  'lchownSync',
-  'lutimesSync',
-  'mkdirSync',
-  'mkdtempSync',
-  'renameSync',
-  'rmdirSync',
-  'rmSync',
-  'symlinkSync',
-  'truncateSync',
-  'unlinkSync',
-  'utimesSync',
-  'writeFileSync',
-] as const;
-/** Whatever else takes a path and cannot be followed here: callback and stream forms. */
-const UNFOLLOWED = [
-  'access',
-  'appendFile',
-  'copyFile',
-  'cp',
-  'createReadStream',
-  'createWriteStream',
-  'exists',
-  'lstat',
-  'mkdir',
-  'open',
-  'opendir',
-  'readdir',
-  'readFile',
-  'readlink',
-  'realpath',
-  'rename',
-  'rm',
-  'rmdir',
-  'stat',
-  'unlink',
-  'watch',
-  'watchFile',
-  'writeFile',
-] as const;
-
-type AnyFunction = (...args: unknown[]) => unknown;
-
 /**
- * Records what a full `apply` looks at, then keeps the proof when the run allows one. Made before the
- * action touches anything; {@link finish} once it printed; {@link stop} always.
+ * Turns what a full `apply` looked at into the proof, and keeps it when the run allows one. It is
+ * the {@link ReadLog} the command makes current around its action (`withReadLog`): every tracked
+ * `fs` call the action makes tells it, and nothing outside the action does. Made before the action
+ * touches anything; {@link finish} once it printed; {@link stop} always.
  */
-export class ApplyProofRecorder {
+export class ApplyProofRecorder implements ReadLog {
   /** Each path looked at, stamped when it was first seen: before the run read it. */
   private readonly stamps = new Map<string, string>();
   /** The folders every real path asked for was found through (see {@link folderIdentity}), stamped so. */
   private readonly through = new Map<string, string>();
-  private spoiled = false;
-  private readonly restore: (() => void)[] = [];
+  private isSpoiled = false;
+  /** Set by {@link stop}: what is told after the action ended is no part of it. */
+  private stopped = false;
   /** When the run began (ms): a stamp moved after this minus {@link RACY_MS} is not trusted. */
   private readonly began = Date.now();
   private readonly ownPrefixes: readonly string[];
   /** The key, taken before the run (which could change the environment it is made of). */
   private readonly key: string;
+  /** A warning Node prints goes to stderr, which the proof does not keep. */
+  private readonly onWarning = (): void => this.spoiled('a warning on stderr');
 
   /** @param readBefore files the command read before its action began (its package manifest). */
   constructor(
@@ -113,12 +57,17 @@ export class ApplyProofRecorder {
     ];
     this.key = proofKey(context);
     for (const file of readBefore) this.stampFirst(file);
-    this.wrapFs();
+    process.on('warning', this.onWarning);
+  }
+
+  /** Whether the log still takes what it is told: not spoiled, not stopped. */
+  private get listening(): boolean {
+    return !this.isSpoiled && !this.stopped;
   }
 
   /** Stamps `file` the first time the run looks at it, before the look (a stamp is never newer than what was read). */
   private stampFirst(file: string): void {
-    if (!this.spoiled && !this.stamps.has(file)) this.stamps.set(file, stampOf(file));
+    if (this.listening && !this.stamps.has(file)) this.stamps.set(file, stampOf(file));
   }
 
   /** Whether `file` is one Loadout keeps for itself (left out of the proof, writes allowed). */
@@ -131,131 +80,50 @@ export class ApplyProofRecorder {
     return this.ownPrefixes.some((prefix) => file === prefix || file.startsWith(`${prefix}.`) || file.startsWith(`${prefix}/`));
   }
 
-  private note(raw: unknown, lists = false): void {
-    const file = this.lookedAt(raw, lists);
-    if (file !== null) this.stampFirst(file);
+  looked(file: string, answer?: LstatAnswer): void {
+    if (!this.listening || this.isOwn(file)) return;
+    // Most paths a plan looks at it `lstat`s itself first (a bundle known by its stamps): that
+    // `lstat`'s answer is the stamp, so the path is not stat'ed twice.
+    if (answer === undefined || this.stamps.has(file)) this.stampFirst(file);
+    else this.stamps.set(file, 'error' in answer ? errorStamp(answer.error) : stampFromLstat(file, answer.stats));
   }
 
-  /** The path a call looks at, when it is to be stamped: not a descriptor, not Loadout's own. */
-  private lookedAt(raw: unknown, lists: boolean): string | null {
-    if (typeof raw === 'number') return null; // a descriptor: its path was noted when it was opened
-    const file = absolute(raw);
-    if (file === null) this.spoiled = true;
-    else if (!this.isOwn(file)) return file;
+  listed(folder: string): void {
     // The data folder's own times move with the lock, so it is left out; what is in it is not.
-    else if (lists) this.spoiled = true;
-    return null;
+    if (this.isOwn(folder)) this.spoiled('a listing of a folder Loadout keeps for itself');
+    else this.stampFirst(folder);
   }
 
   /** A path whose real path is asked for: it, and each folder above it. */
-  private noteReal(raw: unknown): void {
-    this.note(raw);
-    if (typeof raw !== 'string') return;
-    for (let folder = path.dirname(path.resolve(raw)); ; folder = path.dirname(folder)) {
-      if (!this.spoiled && !this.through.has(folder)) this.through.set(folder, folderIdentity(folder));
+  real(file: string): void {
+    this.looked(file);
+    for (let folder = path.dirname(file); ; folder = path.dirname(folder)) {
+      if (this.listening && !this.through.has(folder)) this.through.set(folder, folderIdentity(folder));
       if (folder === path.dirname(folder)) break;
     }
   }
 
-  private wrapFs(): void {
-    for (const name of READERS) this.wrap(fs, name, (args) => this.note(args[0], name === 'readdirSync' || name === 'opendirSync'));
-    // Most paths a plan looks at it `lstat`s itself first (a bundle known by its stamps): that
-    // `lstat` is the look, and its answer the stamp, so the path is not stat'ed twice.
-    const functions = fs as unknown as Record<string, unknown>;
-    const lstat = fs.lstatSync;
-    functions.lstatSync = (...args: unknown[]): unknown => {
-      const file = this.lookedAt(args[0], false);
-      const options = args[1] as { bigint?: boolean } | undefined;
-      if (file === null || this.spoiled || this.stamps.has(file) || options?.bigint === true) {
-        if (file !== null) this.stampFirst(file);
-        return Reflect.apply(lstat, fs, args);
-      }
-      try {
-        const stats = Reflect.apply(lstat, fs, args) as fs.Stats | undefined;
-        this.stamps.set(file, stampFromLstat(file, stats));
-        return stats;
-      } catch (error) {
-        this.stamps.set(file, errorStamp(error));
-        throw error;
-      }
-    };
-    this.restore.push(() => {
-      functions.lstatSync = lstat;
-    });
-    // A real path depends on every folder on the way to it, and `realpathSync` looks at them
-    // without going through the functions above.
-    this.wrap(fs, 'realpathSync', (args) => this.noteReal(args[0]));
-    this.wrap(fs.realpathSync, 'native', (args) => this.noteReal(args[0]));
-    this.wrap(fs, 'openSync', (args) => {
-      const flags = args[1];
-      const writes = fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_APPEND;
-      if (flags === undefined || flags === 'r' || (typeof flags === 'number' && (flags & writes) === 0)) this.note(args[0]);
-      else this.changes(args[0], false);
-    });
-    for (const name of WRITERS) {
-      this.wrap(fs, name, (args) => {
-        this.changes(args[0], name === 'rmSync' || name === 'rmdirSync' || name === 'unlinkSync');
-        if (name === 'renameSync' || name === 'copyFileSync' || name === 'cpSync' || name === 'linkSync' || name === 'symlinkSync')
-          this.changes(args[1], false);
-      });
-    }
-    for (const name of UNFOLLOWED) this.wrap(fs, name, (args) => this.unfollowed(args[0]));
-    for (const name of Object.keys(fs.promises)) this.wrap(fs.promises, name, (args) => this.unfollowed(args[0]));
-    // The proof keeps stdout alone: a run that writes to stderr (a warning) leaves none.
-    this.wrap(process.stderr, 'write', () => {
-      this.spoiled = true;
-    });
-    // A child process may read anything: a run that starts one leaves no proof.
-    for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
-      this.wrap(childProcess, name, () => {
-        this.spoiled = true;
-      });
-    }
-  }
-
   /**
-   * Replaces the function `holder[name]` (when it is one) by one that calls `before` with its
-   * arguments first; {@link stop} puts it back. What hangs off the function is kept (`realpathSync.native`).
+   * A change to `file`: fine on what Loadout keeps for itself, and a removal of nothing (`rm -f` of
+   * a path that is not there) is a look at that path; anything else leaves no proof.
    */
-  private wrap(holder: object, name: string, before: (args: unknown[]) => void): void {
-    const functions = holder as Record<string, unknown>;
-    const original = functions[name];
-    if (typeof original !== 'function') return;
-    const replaced = (...args: unknown[]): unknown => {
-      before(args);
-      return Reflect.apply(original as AnyFunction, holder, args);
-    };
-    Object.assign(replaced, original);
-    functions[name] = replaced;
-    this.restore.push(() => {
-      functions[name] = original;
-    });
-  }
-
-  /**
-   * A call that may change `raw`: fine on what Loadout keeps for itself, and a removal of nothing
-   * (`rm -f` of a path that is not there) is a look at that path; anything else leaves no proof.
-   */
-  private changes(raw: unknown, removal: boolean): void {
-    const file = absolute(raw);
-    if (file !== null && this.isOwn(file)) return;
-    if (file !== null && removal && stampOf(file) === '-') {
+  changed(file: string, removal: boolean): void {
+    if (!this.listening || this.isOwn(file)) return;
+    if (removal && stampOf(file) === '-') {
       if (!this.stamps.has(file)) this.stamps.set(file, '-');
       return;
     }
-    this.spoiled = true;
+    this.spoiled(`a change to ${file}`);
   }
 
-  /** A call this cannot follow (a callback or promise `fs` call): fine only on what Loadout keeps for itself. */
-  private unfollowed(raw: unknown): void {
-    const file = absolute(raw);
-    if (file !== null && this.isOwn(file)) return;
-    this.spoiled = true;
+  spoiled(_reason: string): void {
+    if (!this.stopped) this.isSpoiled = true;
   }
 
-  /** Puts `fs` back as it was. */
+  /** Takes nothing more: what the process does after the action is not the run's. */
   stop(): void {
-    for (const undo of this.restore.splice(0).reverse()) undo();
+    this.stopped = true;
+    process.off('warning', this.onWarning);
   }
 
   /**
@@ -264,11 +132,17 @@ export class ApplyProofRecorder {
    */
   finish(stdout: string, provable: boolean): void {
     this.stop();
+    // The native code the run loaded (SQLite's addon) is read by Node's module loader, which no
+    // log hears: it is stamped as a file the run read. Its stamp is taken now, after the load; a
+    // change during the run moved its change time, which the racy window refuses.
+    for (const addon of Object.keys(createRequire(path.join(this.context.cwd, 'proof.js')).cache)) {
+      if (addon.endsWith('.node') && !this.stamps.has(addon)) this.stamps.set(addon, stampOf(addon));
+    }
     const file = path.join(this.context.dataDir, APPLY_PROOF_FILE);
     const since = this.began - RACY_MS;
     const database = path.join(this.context.dataDir, DATABASE_FILE);
     const paths = new Map<string, string>();
-    let sound = provable && !this.spoiled;
+    let sound = provable && !this.isSpoiled;
     if (sound) {
       // The database as it was before the run opened it (its mode is checked first), and its log
       // empty now; its `-shm` is SQLite's index of the log, which every connection rewrites, and
@@ -298,26 +172,4 @@ export class ApplyProofRecorder {
     fs.writeFileSync(temporary, text, { mode: 0o600 });
     fs.renameSync(temporary, file);
   }
-}
-
-/**
- * The absolute, normal path a path argument names; null for anything else (a descriptor). A path
- * already absolute and normal (no empty, `.` or `..` step, no trailing separator) is what
- * `path.resolve` would return, and is taken as it is: most calls pass one.
- */
-function absolute(raw: unknown): string | null {
-  if (typeof raw === 'string') {
-    const normal =
-      raw.startsWith('/') &&
-      !raw.includes('//') &&
-      !raw.includes('/./') &&
-      !raw.includes('/../') &&
-      !raw.endsWith('/.') &&
-      !raw.endsWith('/..') &&
-      (raw.length === 1 || !raw.endsWith('/'));
-    return normal ? raw : path.resolve(raw);
-  }
-  if (raw instanceof URL) return fileURLToPath(raw);
-  if (Buffer.isBuffer(raw)) return path.resolve(raw.toString());
-  return null;
 }

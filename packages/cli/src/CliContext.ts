@@ -1,5 +1,5 @@
 import { closeKernel, findProjectFolder, type Places, redactCredentials, resolvePlaces, visibleText } from '@loadout/kernel';
-import { InvalidInputError, isLoadoutError, type LoadoutError, NotFoundError } from '@loadout/files';
+import { InvalidInputError, isLoadoutError, type LoadoutError, NotFoundError, spoilReads } from '@loadout/files';
 import type { DependencyContainer } from 'tsyringe';
 import { REPOSITORY_ROOT } from './cliPaths.js';
 import { fixFor } from './errorFixes.js';
@@ -99,6 +99,12 @@ export class CliContext<F extends SessionFeatures = Features> {
     return this.loaded as F;
   }
 
+  /** Every line this context says on stderr: the `apply` proof keeps stdout alone, so a run that says one keeps none. */
+  private toStderr(text: string): void {
+    spoilReads('a line on stderr');
+    this.stderr.write(text);
+  }
+
   /**
    * The project a command works on: `--project` when given, else the nearest folder at or above the
    * working folder that holds `.agents/` (the home folder's own `.agents` never counts), else none.
@@ -168,7 +174,7 @@ export class CliContext<F extends SessionFeatures = Features> {
     const printed = foundNote + answer;
     this.stdout.write(printed);
     const failure = options.failure?.(result) ?? null;
-    if (failure !== null) this.stderr.write(this.errorLine(redactCredentials(failure), null));
+    if (failure !== null) this.toStderr(this.errorLine(redactCredentials(failure), null));
     this.settle(failure === null ? { kind: 'done' } : { kind: 'failed' });
     options.printed?.(result, printed, failure !== null);
   }
@@ -182,7 +188,7 @@ export class CliContext<F extends SessionFeatures = Features> {
     if ((this.stderr as { isTTY?: boolean }).isTTY !== true) return () => undefined;
     const started = Date.now();
     const colors = colorsFor(this.stderr, this.env);
-    const say = (): void => void this.stderr.write(colors.dim(`loadout: ${label}… (${Math.round((Date.now() - started) / 1000)} s)\n`));
+    const say = (): void => void this.toStderr(colors.dim(`loadout: ${label}… (${Math.round((Date.now() - started) / 1000)} s)\n`));
     let timer = setTimeout(function first() {
       say();
       timer = setInterval(say, 5000);
@@ -200,8 +206,8 @@ export class CliContext<F extends SessionFeatures = Features> {
     const message = redactCredentials(known?.message ?? (error instanceof Error ? error.message : String(error)));
     if (json) this.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     const fix = error instanceof UnknownCommandError || (error instanceof UsageError && error.fix !== null) ? error.fix : fixFor(code);
-    this.stderr.write(this.errorLine(message, fix));
-    if (known === null && this.env.LOADOUT_DEBUG === '1' && error instanceof Error) this.stderr.write(`${error.stack}\n`);
+    this.toStderr(this.errorLine(message, fix));
+    if (known === null && this.env.LOADOUT_DEBUG === '1' && error instanceof Error) this.toStderr(`${error.stack}\n`);
     this.settle({ kind: 'error', error });
   }
 

@@ -2,11 +2,14 @@ import childProcess from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidInputError, spoilsReads, trackedFs, withReadLog } from '@loadout/files';
+import { removeTestdirs, testdir, watchFs } from '@loadout/files/testing';
 import { resolvePlaces } from '@loadout/kernel';
-import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPLY_PROOF_FILE, type ProofContext, proofDataDir, provenOutput } from './applyProof.js';
 import { ApplyProofRecorder } from './ApplyProofRecorder.js';
+import { CliContext } from './CliContext.js';
+import { pathsInProof } from './testing/index.js';
 
 /** Past the racy window: what the fixture holds is old enough to be stamped. */
 const SETTLE_MS = 1_100;
@@ -26,16 +29,37 @@ function context(name: string, change: Partial<ProofContext> = {}): ProofContext
   };
 }
 
-/** Records `look` as a run of `apply` and keeps its proof when the run allows one. */
-function record(name: string, look: () => void, provable = true): ProofContext {
+/**
+ * Records `look` as a run of `apply` and keeps its proof when the run allows one. The old
+ * process-wide interposer watches the run as an oracle: every path it saw handed to `fs` must be
+ * in the kept proof (or be Loadout's own), and a run it saw start a process or write to stderr
+ * must keep none. A read made around `trackedFs` fails here.
+ */
+async function record(name: string, look: () => unknown, provable = true): Promise<ProofContext> {
   const ofRun = context(name);
+  // A proof an earlier run kept in this data folder is no proof of this run.
+  fs.rmSync(path.join(ofRun.dataDir, APPLY_PROOF_FILE), { force: true });
   const recorder = new ApplyProofRecorder(ofRun, []);
+  const oracle = watchFs();
   try {
-    look();
+    await withReadLog(recorder, async () => {
+      await look();
+      // Node says a warning on the next tick: still within the run.
+      await new Promise((settled) => setImmediate(settled));
+    });
   } finally {
+    oracle.stop();
     recorder.stop();
   }
   recorder.finish(`printed by ${name}\n`, provable);
+  const kept = path.join(ofRun.dataDir, APPLY_PROOF_FILE);
+  if (fs.existsSync(kept)) {
+    expect(oracle.started).toEqual([]);
+    expect(oracle.stderrWrites).toBe(0);
+    const held = pathsInProof(kept);
+    const own = (file: string): boolean => file === ofRun.dataDir || file.startsWith(`${ofRun.dataDir}${path.sep}runtimes`);
+    expect([...oracle.touched].filter((file) => !own(file) && !held.has(file))).toEqual([]);
+  }
   return ofRun;
 }
 
@@ -62,9 +86,11 @@ beforeAll(async () => {
     'damaged',
     'own',
     'outside',
-    'async',
     'child',
     'stderr',
+    'warning',
+    'missed',
+    'outside-run',
     'racy',
     'refused',
   ]) {
@@ -77,9 +103,9 @@ beforeAll(async () => {
 afterAll(removeTestdirs);
 
 describe('the proof of an apply', () => {
-  it('holds while nothing it looked at moved, and gives what the run printed', () => {
+  it('holds while nothing it looked at moved, and gives what the run printed', async () => {
     // Read through a path that is not normal: it is recorded as the file it names.
-    const ofRun = record('read', () => fs.readFileSync(`${base}//file/./a.txt`));
+    const ofRun = await record('read', () => trackedFs.readFileSync(`${base}//file/./a.txt`));
     expect(provenOutput(ofRun)).toBe('printed by read\n');
     // A file edited in place, same size, its modification time put back: its change time moved.
     const file = path.join(base, 'file', 'a.txt');
@@ -89,24 +115,24 @@ describe('the proof of an apply', () => {
     expect(provenOutput(ofRun)).toBeNull();
   });
 
-  it("takes the run's own lstat as a path's stamp, a failed one too", () => {
-    const ofRun = record('lstat', () => {
-      fs.lstatSync(path.join(base, 'file', 'b.txt'));
-      expect(() => fs.lstatSync(path.join(base, 'file', 'c.txt'))).toThrow();
+  it("takes the run's own lstat as a path's stamp, a failed one too", async () => {
+    const ofRun = await record('lstat', () => {
+      trackedFs.lstatSync(path.join(base, 'file', 'b.txt'));
+      expect(() => trackedFs.lstatSync(path.join(base, 'file', 'c.txt'))).toThrow();
     });
     expect(provenOutput(ofRun)).not.toBeNull();
     fs.appendFileSync(path.join(base, 'file', 'b.txt'), 'more\n');
     expect(provenOutput(ofRun)).toBeNull();
     fs.writeFileSync(path.join(base, 'file', 'b.txt'), 'bbbb\n');
-    const missing = record('lstat', () => expect(() => fs.lstatSync(path.join(base, 'file', 'c.txt'))).toThrow());
+    const missing = await record('lstat', () => expect(() => trackedFs.lstatSync(path.join(base, 'file', 'c.txt'))).toThrow());
     expect(provenOutput(missing)).not.toBeNull();
     fs.writeFileSync(path.join(base, 'file', 'c.txt'), '');
     expect(provenOutput(missing)).toBeNull();
   });
 
-  it('fails when an entry comes into a folder it listed or a path it found missing appears', () => {
-    const listed = record('listed', () => fs.readdirSync(path.join(base, 'listed')));
-    const absent = record('absent', () => fs.existsSync(path.join(base, 'nothing-here')));
+  it('fails when an entry comes into a folder it listed or a path it found missing appears', async () => {
+    const listed = await record('listed', () => trackedFs.readdirSync(path.join(base, 'listed')));
+    const absent = await record('absent', () => trackedFs.existsSync(path.join(base, 'nothing-here')));
     expect(provenOutput(listed)).not.toBeNull();
     expect(provenOutput(absent)).not.toBeNull();
     fs.writeFileSync(path.join(base, 'listed', 'two.md'), '2\n');
@@ -115,16 +141,16 @@ describe('the proof of an apply', () => {
     expect(provenOutput(absent)).toBeNull();
   });
 
-  it('fails when a folder above a real path it asked for becomes a link, even to the same folder', () => {
-    const ofRun = record('real', () => fs.realpathSync(path.join(base, 'real', 'inner', 'x.md')));
+  it('fails when a folder above a real path it asked for becomes a link, even to the same folder', async () => {
+    const ofRun = await record('real', () => trackedFs.realpathSync(path.join(base, 'real', 'inner', 'x.md')));
     expect(provenOutput(ofRun)).not.toBeNull();
     fs.renameSync(path.join(base, 'real'), path.join(base, 'real-moved'));
     fs.symlinkSync(path.join(base, 'real-moved'), path.join(base, 'real'));
     expect(provenOutput(ofRun)).toBeNull();
   });
 
-  it("fails when the database's log holds a write", () => {
-    const ofRun = record('wal', () => undefined);
+  it("fails when the database's log holds a write", async () => {
+    const ofRun = await record('wal', () => undefined);
     expect(provenOutput(ofRun)).not.toBeNull();
     fs.writeFileSync(path.join(ofRun.dataDir, 'loadout.db-wal'), '');
     expect(provenOutput(ofRun)).not.toBeNull();
@@ -132,8 +158,8 @@ describe('the proof of an apply', () => {
     expect(provenOutput(ofRun)).toBeNull();
   });
 
-  it('belongs to one command line, environment, working folder, kind of stdout and build', () => {
-    const ofRun = record('key', () => undefined);
+  it('belongs to one command line, environment, working folder, kind of stdout and build', async () => {
+    const ofRun = await record('key', () => undefined);
     expect(provenOutput(ofRun)).not.toBeNull();
     expect(provenOutput({ ...ofRun, argv: ['node', 'main.js', 'apply'] })).toBeNull();
     expect(provenOutput({ ...ofRun, env: { ...ofRun.env, CODEX_HOME: base } })).toBeNull();
@@ -143,8 +169,8 @@ describe('the proof of an apply', () => {
     expect(provenOutput({ ...ofRun, stdoutIsTerminal: true })).toBeNull();
   });
 
-  it('is not used when damaged or missing', () => {
-    const ofRun = record('damaged', () => undefined);
+  it('is not used when damaged or missing', async () => {
+    const ofRun = await record('damaged', () => undefined);
     const file = path.join(ofRun.dataDir, APPLY_PROOF_FILE);
     const kept = fs.readFileSync(file, 'utf8');
     expect(provenOutput(ofRun)).not.toBeNull();
@@ -166,36 +192,76 @@ describe('the proof of an apply', () => {
 });
 
 describe('recording a run', () => {
-  it("allows writes to Loadout's own caches and the lock, and puts fs back as it was", () => {
+  it("allows writes to Loadout's own caches and the lock, and leaves fs as it was", async () => {
     const readFileSync = fs.readFileSync;
-    const ofRun = record('own', () => {
-      fs.mkdirSync(path.join(base, 'data-own', 'runtimes.lock'));
-      fs.rmdirSync(path.join(base, 'data-own', 'runtimes.lock'));
-      fs.writeFileSync(path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json.tmp'), '{}');
-      fs.renameSync(
+    const ofRun = await record('own', () => {
+      trackedFs.mkdirSync(path.join(base, 'data-own', 'runtimes.lock'));
+      trackedFs.rmdirSync(path.join(base, 'data-own', 'runtimes.lock'));
+      trackedFs.writeFileSync(path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json.tmp'), '{}');
+      trackedFs.renameSync(
         path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json.tmp'),
         path.join(base, 'data-own', 'runtimes', 'bundle-stamps.json'),
       );
       // Removing what is not there changes nothing.
-      fs.rmSync(path.join(base, 'file', 'staging'), { recursive: true, force: true });
+      trackedFs.rmSync(path.join(base, 'file', 'staging'), { recursive: true, force: true });
     });
     expect(proofExists(ofRun)).toBe(true);
     expect(fs.readFileSync).toBe(readFileSync);
   });
 
-  it('keeps no proof of a run that wrote elsewhere, used a callback or promise fs call, started a process or wrote to stderr', async () => {
-    expect(proofExists(record('outside', () => fs.writeFileSync(path.join(base, 'written', 'w.txt'), 'w')))).toBe(false);
-    let pending: Promise<unknown> = Promise.resolve();
-    expect(proofExists(record('async', () => (pending = fs.promises.readFile(path.join(base, 'file', 'a.txt')))))).toBe(false);
-    await pending;
-    expect(proofExists(record('child', () => childProcess.spawnSync('true')))).toBe(false);
-    expect(proofExists(record('stderr', () => process.stderr.write('')))).toBe(false);
+  it('keeps no proof of a run that wrote elsewhere, started a process, said a line on stderr or a warning', async () => {
+    expect(proofExists(await record('outside', () => trackedFs.writeFileSync(path.join(base, 'written', 'w.txt'), 'w')))).toBe(false);
+    const spawnSync = spoilsReads('a child process', childProcess.spawnSync);
+    expect(proofExists(await record('child', () => spawnSync('true', [])))).toBe(false);
+    // The command line's own output: a refusal is one line on stderr.
+    const stderr: string[] = [];
+    const sink = { write: (text: string) => stderr.push(text) } as unknown as NodeJS.WritableStream;
+    const cli = new CliContext({}, sink, sink);
+    const exitCode = process.exitCode;
+    try {
+      const refused = () =>
+        cli.run(
+          false,
+          () => {
+            throw new InvalidInputError('TEST_REFUSED', 'refused');
+          },
+          String,
+        );
+      expect(proofExists(await record('stderr', refused))).toBe(false);
+    } finally {
+      process.exitCode = exitCode;
+    }
+    expect(stderr.join('')).toContain('refused');
+    expect(proofExists(await record('warning', () => process.emitWarning('a warning of the run')))).toBe(false);
   });
 
-  it('keeps no proof when something it looked at changed less than a second before the run, or the run was refused', () => {
+  it('is checked by an oracle that fails a run whose read went around the tracked calls', async () => {
+    const file = path.join(base, 'listed', 'one.md');
+    await expect(record('missed', () => fs.readFileSync(file))).rejects.toThrow(/to deeply equal/);
+    // The same read through the tracked calls is in the proof.
+    expect(proofExists(await record('missed', () => trackedFs.readFileSync(file)))).toBe(true);
+  });
+
+  it('hears nothing made outside its run', async () => {
+    const ofRun = context('outside-run');
+    const recorder = new ApplyProofRecorder(ofRun, []);
+    let later: Promise<unknown> = Promise.resolve();
+    withReadLog(recorder, () => undefined);
+    // A write from outside the run, while the run's log exists, is not the run's.
+    trackedFs.writeFileSync(path.join(base, 'written', 'outside-run.txt'), 'w');
+    await withReadLog(recorder, async () => {
+      later = sleep(5).then(() => undefined);
+      await later;
+    });
+    recorder.stop();
+    recorder.finish('printed\n', true);
+    expect(proofExists(ofRun)).toBe(true);
+  });
+
+  it('keeps no proof when something it looked at changed less than a second before the run, or the run was refused', async () => {
     fs.writeFileSync(path.join(base, 'racy-later.txt'), 'later, again\n');
-    expect(proofExists(record('racy', () => fs.readFileSync(path.join(base, 'racy-later.txt'))))).toBe(false);
-    expect(proofExists(record('refused', () => undefined, false))).toBe(false);
+    expect(proofExists(await record('racy', () => trackedFs.readFileSync(path.join(base, 'racy-later.txt'))))).toBe(false);
+    expect(proofExists(await record('refused', () => undefined, false))).toBe(false);
   });
 
   it('finds the data folder where the kernel does', () => {

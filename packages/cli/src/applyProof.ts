@@ -9,10 +9,12 @@
 // writes nothing, without loading the command line at all (main.ts asks before the bundle loads).
 //
 // Sound by these rules, each taken so that any doubt means the full plan:
-// - Recorded, not listed by hand: while the action runs, every `fs` function that takes a path
-//   adds it (Loadout reads files through `fs`'s functions only, read at call time). A call that
-//   could change anything (a write, a rename, a removal of something that is there) or anything
-//   this cannot follow (a promise or callback `fs` call, a child process) leaves no proof.
+// - Recorded, not listed by hand: the action runs with the recorder as its current `ReadLog`
+//   (@loadout/files), and every path-taking call Loadout's code makes goes through `trackedFs`,
+//   which tells it (scripts/check-reads.mjs forbids the rest; a test's oracle watching `fs` itself
+//   holds the log to what was really read). A call that could change anything (a write, a rename,
+//   a removal of something that is there) or anything the log cannot follow (a child process, a
+//   line on stderr, a warning) leaves no proof.
 // - Stamps never newer than the bytes read: a stamp of anything changed (mtime or ctime) later
 //   than `RACY_MS` before the run began is not trusted, so no proof is kept; the change time
 //   cannot be set back, so a stamp older than the run is of the bytes the run read.
@@ -68,7 +70,7 @@ export function formatProof(key: string, stdout: string, stamps: ReadonlyMap<str
 }
 
 /** What {@link formatProof} wrote; null when the text is anything else. */
-function parseProof(text: string): { readonly key: string; readonly stdout: string; readonly stamps: [string, string][] } | null {
+export function parseProof(text: string): { readonly key: string; readonly stdout: string; readonly stamps: [string, string][] } | null {
   const headerEnd = text.indexOf('\n');
   const header = HEADER.exec(text.slice(0, Math.max(headerEnd, 0)));
   if (header === null) return null;
@@ -85,7 +87,7 @@ function parseProof(text: string): { readonly key: string; readonly stdout: stri
   return { key: header[1] as string, stdout: text.slice(headerEnd + 1, stdoutEnd), stamps };
 }
 
-// Taken when this module loads, before a recorder wraps `fs`: a stamp is no look of the run's own.
+// A stamp is no look of the run's own: taken with `fs` itself, which tells no log.
 const lstatSync = fs.lstatSync;
 const realpathNative = fs.realpathSync.native;
 

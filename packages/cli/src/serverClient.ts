@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { ConflictError, InvalidInputError, type LoadoutError, NotFoundError, OperationFailedError } from '@loadout/files';
+import { ConflictError, InvalidInputError, type LoadoutError, NotFoundError, OperationFailedError, trackedFs } from '@loadout/files';
 import type { CliContext } from './CliContext.js';
 
 /** The running server of this workspace's data folder, as a command that talks to it needs it. */
@@ -29,7 +28,7 @@ export function serverAddress(cli: CliContext): ServerAddress & { readonly annou
 
 function readToken(file: string): string | null {
   try {
-    const token = fs.readFileSync(file, 'utf8').trim();
+    const token = trackedFs.readFileSync(file, 'utf8').trim();
     return token === '' ? null : token;
   } catch {
     return null;

@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { token } from '@loadout/kernel';
-import { ensurePrivateFolder, narrowMode, OperationFailedError, PRIVATE_FILE_MODE, ServiceUnavailableError } from '@loadout/files';
+import {
+  ensurePrivateFolder,
+  narrowMode,
+  OperationFailedError,
+  PRIVATE_FILE_MODE,
+  ServiceUnavailableError,
+  trackedFs,
+} from '@loadout/files';
 import BetterSqlite3 from 'better-sqlite3';
 
 /** The one app-local SQLite database, `loadout.db` in the data folder. */
@@ -107,7 +114,7 @@ const DATABASE_FILE_SUFFIXES = ['', '-wal', '-shm'] as const;
 function createDatabase(file: string, migrations: readonly Migration[]): void {
   const staging = path.join(path.dirname(file), `.${path.basename(file)}.new-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    fs.closeSync(fs.openSync(staging, 'wx', PRIVATE_FILE_MODE));
+    fs.closeSync(trackedFs.openSync(staging, 'wx', PRIVATE_FILE_MODE));
     const db = new BetterSqlite3(staging, { fileMustExist: true });
     try {
       db.pragma('journal_mode = MEMORY');
@@ -117,21 +124,21 @@ function createDatabase(file: string, migrations: readonly Migration[]): void {
     } finally {
       db.close();
     }
-    const fd = fs.openSync(staging, 'r');
+    const fd = trackedFs.openSync(staging, 'r');
     try {
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
     try {
-      fs.linkSync(staging, file);
+      trackedFs.linkSync(staging, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   } catch (error) {
     throw databaseError(file, error);
   } finally {
-    for (const suffix of DATABASE_FILE_SUFFIXES) fs.rmSync(`${staging}${suffix}`, { force: true });
+    for (const suffix of DATABASE_FILE_SUFFIXES) trackedFs.rmSync(`${staging}${suffix}`, { force: true });
   }
 }
 
@@ -179,7 +186,7 @@ export function nativeModuleMismatch(error: unknown): DatabaseError | null {
 
 function statOf(file: string): fs.Stats | undefined {
   try {
-    return fs.statSync(file, { throwIfNoEntry: false });
+    return trackedFs.statSync(file, { throwIfNoEntry: false });
   } catch (error) {
     throw databaseError(file, error);
   }

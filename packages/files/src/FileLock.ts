@@ -3,6 +3,7 @@ import path from 'node:path';
 import { OperationFailedError } from './LoadoutError.js';
 import { PRIVATE_FILE_MODE } from './ensurePrivateFolder.js';
 import { isProcessAlive, processStartTime } from './processIdentity.js';
+import { trackedFs } from './ReadLog.js';
 
 /** The file inside a lock folder that names the process holding it: `<pid> <start time>`. */
 const HOLDER_FILE = 'holder';
@@ -36,8 +37,8 @@ const lockFs: typeof fs = Object.assign(Object.defineProperties({}, Object.getOw
     fs.rm(path.join(dir, HOLDER_FILE), { force: true }, () => fs.rmdir(dir, callback));
   },
   rmdirSync: (dir: string): void => {
-    fs.rmSync(path.join(dir, HOLDER_FILE), { force: true });
-    fs.rmdirSync(dir);
+    trackedFs.rmSync(path.join(dir, HOLDER_FILE), { force: true });
+    trackedFs.rmdirSync(dir);
   },
 });
 
@@ -51,7 +52,7 @@ interface LockHolder {
 function readHolder(lockDir: string): LockHolder | null {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(lockDir, HOLDER_FILE), 'utf8');
+    text = trackedFs.readFileSync(path.join(lockDir, HOLDER_FILE), 'utf8');
   } catch {
     return null;
   }
@@ -74,16 +75,16 @@ function holderIsAlive(holder: LockHolder): boolean {
 function removeDeadLock(lockDir: string, dead: LockHolder): void {
   const aside = `${lockDir}.dead-${process.pid}-${Date.now()}`;
   try {
-    fs.renameSync(lockDir, aside);
+    trackedFs.renameSync(lockDir, aside);
   } catch {
     return;
   }
   if (readHolder(aside)?.text === dead.text) {
-    fs.rmSync(aside, { recursive: true, force: true });
+    trackedFs.rmSync(aside, { recursive: true, force: true });
     return;
   }
   try {
-    fs.renameSync(aside, lockDir);
+    trackedFs.renameSync(aside, lockDir);
   } catch {
     // A third process locked it meanwhile; the renamed lock's holder loses it as compromised.
   }
@@ -172,7 +173,7 @@ export async function acquireFileLock(target: string, options: FileLockOptions =
       },
     });
   try {
-    fs.mkdirSync(path.dirname(target), { recursive: true });
+    trackedFs.mkdirSync(path.dirname(target), { recursive: true });
     try {
       release = await take(undefined);
     } catch (error) {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { trackedFs } from './ReadLog.js';
 
 /**
  * The synchronous file-system calls a reading of documents makes that depend on a path: what a
@@ -23,11 +24,11 @@ export interface FileReader {
 
 /** The plain `node:fs` reader, the default of every reading that takes one. */
 export const nodeFileReader: FileReader = {
-  lstat: (file) => fs.lstatSync(file),
-  stat: (file) => fs.statSync(file),
-  readdir: (folder) => fs.readdirSync(folder),
-  readdirEntries: (folder) => fs.readdirSync(folder, { withFileTypes: true }),
-  realpath: (file) => fs.realpathSync(file),
-  realpathNative: (file) => fs.realpathSync.native(file),
-  open: (file, flags) => fs.openSync(file, flags),
+  lstat: (file) => trackedFs.lstatSync(file),
+  stat: (file) => trackedFs.statSync(file),
+  readdir: (folder) => trackedFs.readdirSync(folder),
+  readdirEntries: (folder) => trackedFs.readdirSync(folder, { withFileTypes: true }),
+  realpath: (file) => trackedFs.realpathSync(file),
+  realpathNative: (file) => trackedFs.realpathSync.native(file),
+  open: (file, flags) => trackedFs.openSync(file, flags),
 };

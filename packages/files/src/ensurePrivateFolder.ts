@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { trackedFs } from './ReadLog.js';
 
 /** The mode of the data folder: only its owner may list or enter it. */
 export const PRIVATE_FOLDER_MODE = 0o700;
@@ -12,7 +12,7 @@ export const PRIVATE_FILE_MODE = 0o600;
  * owns is left as it is (the process could not change it anyway).
  */
 export function ensurePrivateFolder(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
+  trackedFs.mkdirSync(dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   narrowMode(dir, PRIVATE_FOLDER_MODE);
 }
 
@@ -21,8 +21,8 @@ export function ensurePrivateFolder(dir: string): void {
  * A missing target is fine.
  */
 export function narrowMode(target: string, mode: number): void {
-  const stats = fs.statSync(target, { throwIfNoEntry: false });
+  const stats = trackedFs.statSync(target, { throwIfNoEntry: false });
   if (stats === undefined || (stats.mode & 0o077) === 0) return;
   if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) return;
-  fs.chmodSync(target, mode);
+  trackedFs.chmodSync(target, mode);
 }

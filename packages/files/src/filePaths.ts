@@ -1,9 +1,9 @@
-import fs from 'node:fs';
+import { trackedFs } from './ReadLog.js';
 
 /** Whether `file` is a regular file once links are followed; false when it is anything else or cannot be looked at. */
 export function isRegularFile(file: string): boolean {
   try {
-    return fs.statSync(file).isFile();
+    return trackedFs.statSync(file).isFile();
   } catch {
     return false;
   }
@@ -12,7 +12,7 @@ export function isRegularFile(file: string): boolean {
 /** The real path of `file`, or `file` itself when it cannot be resolved (it does not exist yet). */
 export function realPathOrSame(file: string): string {
   try {
-    return fs.realpathSync(file);
+    return trackedFs.realpathSync(file);
   } catch {
     return file;
   }

@@ -31,3 +31,4 @@ export { emptyFileBytes, type FileBytes, readRegularFile, type RegularFileOption
 export { changedAfter, isFolderStamp, RACY_MS, statStamp } from './statStamp.js';
 export { writeFileAtomicSync, WriteRefusedError } from './writeFileAtomic.js';
 export { checkWriteInside, writeFileInside } from './writeFileInside.js';
+export { type LstatAnswer, type ReadLog, spoilReads, spoilsReads, trackedFs, withReadLog } from './ReadLog.js';

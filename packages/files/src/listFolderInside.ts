@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DocumentRefusedError, DocumentUnreadableError, realpathInside, unreadable } from './pathsInside.js';
+import { trackedFs } from './ReadLog.js';
 
 /** A name in a folder, as Loadout may read it. */
 export interface FolderEntry {
@@ -44,7 +45,7 @@ export function listFolderInside(rootDir: string, folder: string, folderType?: E
   if (!openFolder(rootDir, folder, folderType)) return null;
   let dirents: fs.Dirent[];
   try {
-    dirents = fs.readdirSync(folder, { withFileTypes: true });
+    dirents = trackedFs.readdirSync(folder, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -71,7 +72,7 @@ export function folderEntryInside(rootDir: string, folder: string, name: string)
   if (!openFolder(rootDir, folder)) return null;
   let type: fs.Stats | undefined;
   try {
-    type = fs.lstatSync(path.join(folder, name), { throwIfNoEntry: false });
+    type = trackedFs.lstatSync(path.join(folder, name), { throwIfNoEntry: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
     throw error;
@@ -81,7 +82,7 @@ export function folderEntryInside(rootDir: string, folder: string, name: string)
 
 /** Whether the folder is there to be read; a link out of the root is refused. */
 function openFolder(rootDir: string, folder: string, known?: EntryType): boolean {
-  const type = known ?? fs.lstatSync(folder, { throwIfNoEntry: false });
+  const type = known ?? trackedFs.lstatSync(folder, { throwIfNoEntry: false });
   if (type === undefined) return false;
   return !type.isSymbolicLink() || realpathInside(rootDir, folder) !== null;
 }
@@ -97,7 +98,7 @@ function entryInside(rootDir: string, folder: string, name: string, type: EntryT
   try {
     const real = realpathInside(rootDir, entryPath);
     if (real === null) return null;
-    return { name, isDirectory: fs.statSync(real).isDirectory(), realPath: real };
+    return { name, isDirectory: trackedFs.statSync(real).isDirectory(), realPath: real };
   } catch (error) {
     if (error instanceof DocumentRefusedError) return { name, isDirectory: false, refusal: error };
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { trackedFs } from './ReadLog.js';
 
 /** The file operations a move is made of; a test hands others to make a rename fail with `EXDEV`. */
 export interface EntryMoves {
@@ -14,10 +14,10 @@ export interface EntryMoves {
 
 /** {@link EntryMoves} on the real disk. */
 export const nodeEntryMoves: EntryMoves = {
-  rename: (from, to) => fs.renameSync(from, to),
+  rename: (from, to) => trackedFs.renameSync(from, to),
   copy: (from, to) =>
-    fs.cpSync(from, to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true }),
-  remove: (target) => fs.rmSync(target, { recursive: true, force: true }),
+    trackedFs.cpSync(from, to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true }),
+  remove: (target) => trackedFs.rmSync(target, { recursive: true, force: true }),
 };
 
 /** What a move left behind a copy is assembled under, beside its landing; every scan skips the name (it starts with a dot). */

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { trackedFs } from './ReadLog.js';
 
 /**
  * What tells one process apart from a later one that got the same pid: on Linux, its start time in
@@ -14,7 +14,7 @@ export function processStartTime(pid: number): string | null {
 export function isProcessAlive(pid: number): boolean {
   const stat = readStat(pid);
   if (stat !== null) return stat.state !== 'Z' && stat.state !== 'X';
-  if (fs.existsSync('/proc/self/stat')) return false;
+  if (trackedFs.existsSync('/proc/self/stat')) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -26,7 +26,7 @@ export function isProcessAlive(pid: number): boolean {
 function readStat(pid: number): { state: string; start: string } | null {
   let text: string;
   try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = trackedFs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return null;
   }

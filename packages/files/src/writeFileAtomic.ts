@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describeFileType } from './pathsInside.js';
 import { ConflictError } from './LoadoutError.js';
+import { trackedFs } from './ReadLog.js';
 
 /**
  * A write Loadout will not make: through a link (`PATH_IS_LINK`), onto something that is not a
@@ -44,12 +45,12 @@ export interface AtomicWriteOptions {
  */
 export function writeFileAtomicSync(file: string, content: string | Buffer, options: AtomicWriteOptions = {}): boolean {
   const target = writableTarget(path.resolve(file), options.followLink === true);
-  const existing = fs.statSync(target, { throwIfNoEntry: false });
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const existing = trackedFs.statSync(target, { throwIfNoEntry: false });
+  trackedFs.mkdirSync(path.dirname(target), { recursive: true });
   // Named after the target, so whoever keeps the target keeps its temporary files too.
   const temporary = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   const createMode = existing !== undefined ? 0o600 : (options.mode ?? 0o666);
-  const fd = fs.openSync(
+  const fd = trackedFs.openSync(
     temporary,
     fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
     createMode,
@@ -71,7 +72,7 @@ export function writeFileAtomicSync(file: string, content: string | Buffer, opti
       fs.closeSync(fd);
     }
     if (options.stillCurrent === undefined) {
-      fs.renameSync(temporary, target);
+      trackedFs.renameSync(temporary, target);
       renamed = true;
       return true;
     }
@@ -84,7 +85,7 @@ export function writeFileAtomicSync(file: string, content: string | Buffer, opti
     try {
       const before = replaced === null ? null : fs.fstatSync(replaced, { bigint: true });
       if (!options.stillCurrent(target)) return false;
-      fs.renameSync(temporary, target);
+      trackedFs.renameSync(temporary, target);
       renamed = true;
       if (replaced === null || before === null) return true;
       const after = fs.fstatSync(replaced, { bigint: true });
@@ -95,14 +96,14 @@ export function writeFileAtomicSync(file: string, content: string | Buffer, opti
       if (replaced !== null) fs.closeSync(replaced);
     }
   } finally {
-    if (!renamed) fs.rmSync(temporary, { force: true });
+    if (!renamed) trackedFs.rmSync(temporary, { force: true });
   }
 }
 
 /** The file about to be replaced, opened to read (never waiting on a FIFO); null when it cannot be. */
 function openReplaced(target: string): number | null {
   try {
-    return fs.openSync(target, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    return trackedFs.openSync(target, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -125,7 +126,7 @@ function readWhole(fd: number, size: number): Buffer {
  * regular file stands there; with `followLink`, the real path a link in its place leads to.
  */
 function writableTarget(file: string, followLink: boolean): string {
-  const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+  const stats = trackedFs.lstatSync(file, { throwIfNoEntry: false });
   if (stats === undefined) return file;
   if (stats.isSymbolicLink()) {
     if (!followLink) {
@@ -136,7 +137,7 @@ function writableTarget(file: string, followLink: boolean): string {
     }
     let real: string;
     try {
-      real = fs.realpathSync(file);
+      real = trackedFs.realpathSync(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP')

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { describeFileType, isInside } from './pathsInside.js';
 import { writeFileAtomicSync, WriteRefusedError } from './writeFileAtomic.js';
+import { trackedFs } from './ReadLog.js';
 
 /**
  * Checks that `target` can be written under `rootDir` exactly where it is named: it lies beneath
@@ -25,7 +25,7 @@ export function checkWriteInside(rootDir: string, target: string, options: { fol
   let current = root;
   for (let i = 0; i < parts.length; i += 1) {
     current = path.join(current, parts[i] as string);
-    const stats = fs.lstatSync(current, { throwIfNoEntry: false });
+    const stats = trackedFs.lstatSync(current, { throwIfNoEntry: false });
     if (stats === undefined) return;
     const shown = path.relative(root, current);
     if (stats.isSymbolicLink()) {

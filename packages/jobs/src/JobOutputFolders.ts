@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { Places } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
+import { trackedFs } from '@loadout/files';
 
 /** The variable that tells a task's process the folder its files for the caller go in. */
 export const OUTPUT_DIR_VARIABLE = 'LOADOUT_OUTPUT_DIR';
@@ -29,8 +29,8 @@ export class JobOutputFolders {
   /** Makes job `jobId`'s folder anew (empty, readable by this user only) for an attempt, and says where it is. */
   prepare(jobId: number): string {
     const folder = this.folderOf(jobId);
-    fs.rmSync(folder, { recursive: true, force: true });
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    trackedFs.rmSync(folder, { recursive: true, force: true });
+    trackedFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     return folder;
   }
 
@@ -38,7 +38,7 @@ export class JobOutputFolders {
   async removeGone(stillStored: (jobId: number) => Promise<boolean>): Promise<number> {
     let names: string[];
     try {
-      names = fs.readdirSync(this.base);
+      names = trackedFs.readdirSync(this.base);
     } catch {
       return 0;
     }
@@ -46,7 +46,7 @@ export class JobOutputFolders {
     for (const name of names) {
       const jobId = /^[0-9]{1,15}$/.test(name) ? Number(name) : null;
       if (jobId !== null && (await stillStored(jobId))) continue;
-      fs.rmSync(path.join(this.base, name), { recursive: true, force: true });
+      trackedFs.rmSync(path.join(this.base, name), { recursive: true, force: true });
       removed += 1;
     }
     return removed;

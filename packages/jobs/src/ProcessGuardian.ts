@@ -1,9 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn as untrackedSpawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { injectable } from 'tsyringe';
 import { signalGroup } from './processGroup.js';
+import { spoilsReads } from '@loadout/files';
+
+/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */
+const spawn = spoilsReads('a child process', untrackedSpawn);
 
 /**
  * The guardian's program (see the file for what it reads and says), beside this module: in the

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn as untrackedSpawn } from 'node:child_process';
 import { refuseHeld, token } from '@loadout/kernel';
-import { DocumentRefusedError, realpathInside } from '@loadout/files';
+import { DocumentRefusedError, realpathInside, spoilsReads, trackedFs } from '@loadout/files';
 import { describeRunnableExtensions, type TaskRecord, taskInterpreterOf } from '@loadout/tasks';
 import { inject, injectable } from 'tsyringe';
 import { OUTPUT_DIR_VARIABLE } from './JobOutputFolders.js';
@@ -17,6 +16,9 @@ import {
 } from './runProcesses.js';
 import { TaskRun } from './TaskRun.js';
 import { TaskNotRunnableError } from './JobErrors.js';
+
+/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */
+const spawn = spoilsReads('a child process', untrackedSpawn);
 
 /** A piece of what a running task printed. */
 export interface OutputChunk {
@@ -121,7 +123,7 @@ export function checkRunnable(task: TaskRecord): { interpreter: string; file: st
       throw new TaskNotRunnableError(task.dirName, `implementation "${task.implementation}" leads outside the task folder`);
     throw error;
   }
-  if (real === null || !fs.statSync(real).isFile()) {
+  if (real === null || !trackedFs.statSync(real).isFile()) {
     throw new TaskNotRunnableError(task.dirName, `implementation file "${task.implementation}" does not exist`);
   }
   return { interpreter, file: real };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isProcessAlive, processStartTime } from '@loadout/files';
+import { isProcessAlive, processStartTime, trackedFs } from '@loadout/files';
 import { signalGroup } from './processGroup.js';
 
 /**
@@ -43,7 +43,7 @@ export function runOwnerIsGone(runId: string): boolean {
 /** Makes the run's scratch folder, readable only by this user. */
 export function makeScratchFolder(runId: string): string {
   const dir = path.join(os.tmpdir(), `${SCRATCH_PREFIX}${runId}`);
-  fs.mkdirSync(dir, { mode: 0o700 });
+  trackedFs.mkdirSync(dir, { mode: 0o700 });
   return dir;
 }
 
@@ -53,11 +53,11 @@ export function makeScratchFolder(runId: string): string {
  */
 export function removeScratchFolder(dir: string): void {
   try {
-    fs.rmdirSync(dir);
+    trackedFs.rmdirSync(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return;
-    fs.rmSync(dir, { recursive: true, force: true });
+    trackedFs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -178,7 +178,7 @@ export async function sweepAbandonedRuns(): Promise<{ processes: number; folders
   const tmp = os.tmpdir();
   let names: string[];
   try {
-    names = fs.readdirSync(tmp);
+    names = trackedFs.readdirSync(tmp);
   } catch {
     names = [];
   }
@@ -186,9 +186,9 @@ export async function sweepAbandonedRuns(): Promise<{ processes: number; folders
     if (!name.startsWith(SCRATCH_PREFIX) || !runOwnerIsGone(name.slice(SCRATCH_PREFIX.length))) continue;
     const dir = path.join(tmp, name);
     try {
-      const stat = fs.lstatSync(dir);
+      const stat = trackedFs.lstatSync(dir);
       if (!stat.isDirectory() || stat.uid !== process.getuid?.()) continue;
-      fs.rmSync(dir, { recursive: true, force: true });
+      trackedFs.rmSync(dir, { recursive: true, force: true });
       folders.push(dir);
     } catch {
       // another sweep took it, or it cannot be removed: it is not ours to insist on
@@ -207,14 +207,14 @@ function childrenOf(pid: number): number[] {
   const children: number[] = [];
   let threads: string[];
   try {
-    threads = fs.readdirSync(`/proc/${pid}/task`);
+    threads = trackedFs.readdirSync(`/proc/${pid}/task`);
   } catch {
     return children;
   }
   for (const thread of threads) {
     let text: string;
     try {
-      text = fs.readFileSync(`/proc/${pid}/task/${thread}/children`, 'utf8');
+      text = trackedFs.readFileSync(`/proc/${pid}/task/${thread}/children`, 'utf8');
     } catch {
       continue;
     }
@@ -246,7 +246,7 @@ export function processesBefore(): ProcessSnapshot {
 function snapshotProcesses(): Map<number, number> {
   const snapshot = new Map<number, number>();
   for (const pid of listProcesses()) {
-    const stats = fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false });
+    const stats = trackedFs.statSync(`/proc/${pid}`, { throwIfNoEntry: false });
     if (stats !== undefined) snapshot.set(pid, stats.ino);
   }
   return snapshot;
@@ -263,7 +263,7 @@ function processesOfRun(runId: string, older: ProcessSnapshot): number[] {
   const snapshot = new Map<number, number>();
   const uid = process.getuid?.();
   for (const pid of listProcesses()) {
-    const stats = fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false });
+    const stats = trackedFs.statSync(`/proc/${pid}`, { throwIfNoEntry: false });
     if (stats === undefined) continue;
     snapshot.set(pid, stats.ino);
     if (older.get(pid) === stats.ino || (uid !== undefined && stats.uid !== uid)) continue;
@@ -277,7 +277,7 @@ function processesOfRun(runId: string, older: ProcessSnapshot): number[] {
 function listProcesses(): number[] {
   let entries: string[];
   try {
-    entries = fs.readdirSync('/proc');
+    entries = trackedFs.readdirSync('/proc');
   } catch {
     return [];
   }
@@ -296,7 +296,7 @@ function processesByRun(): Map<string, number[]> {
   const byRun = new Map<string, number[]>();
   const uid = process.getuid?.();
   for (const pid of listProcesses()) {
-    if (uid !== undefined && fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false })?.uid !== uid) continue;
+    if (uid !== undefined && trackedFs.statSync(`/proc/${pid}`, { throwIfNoEntry: false })?.uid !== uid) continue;
     const runId = runIdOf(pid);
     if (runId === null || !isProcessAlive(pid)) continue;
     const pids = byRun.get(runId);
@@ -331,7 +331,7 @@ function readEnviron(pid: number): number | null {
   let fd: number;
   try {
     // Another user's process refuses this open (reading an environment needs the right to trace it).
-    fd = fs.openSync(`/proc/${pid}/environ`, 'r');
+    fd = trackedFs.openSync(`/proc/${pid}/environ`, 'r');
   } catch {
     return null;
   }

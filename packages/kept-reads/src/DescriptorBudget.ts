@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { trackedFs } from '@loadout/files';
 
 /** What one process may hold at most when its open-file limit reads as unlimited. */
 const UNLIMITED_CAP = 1 << 20;
@@ -72,7 +72,7 @@ export function descriptorLimit(limitsText: string | null = readLimits()): numbe
 
 function readLimits(): string | null {
   try {
-    return fs.readFileSync('/proc/self/limits', 'utf8');
+    return trackedFs.readFileSync('/proc/self/limits', 'utf8');
   } catch {
     return null;
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Diagnostic } from '@loadout/kernel';
-import { changedAfter, type FolderEntry, OPEN_FLAGS, RACY_MS } from '@loadout/files';
+import { changedAfter, type FolderEntry, OPEN_FLAGS, RACY_MS, trackedFs } from '@loadout/files';
 import { DescriptorBudget, processDescriptorBudget } from './DescriptorBudget.js';
 import { DEFAULT_ROOT_RETENTION, RootRetention, type RootRetentionLimits } from './RootRetention.js';
 import { WatchBudget } from './WatchBudget.js';
@@ -419,7 +419,7 @@ export class FolderScanCache<T = unknown> {
     if (document === undefined || stamp === null || ((stamp[2] as number) & fs.constants.S_IFMT) !== fs.constants.S_IFREG) return;
     let fd: number;
     try {
-      fd = fs.openSync(document, OPEN_FLAGS);
+      fd = trackedFs.openSync(document, OPEN_FLAGS);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EMFILE' || code === 'ENFILE') this.descriptors.refused();
@@ -716,7 +716,7 @@ export class FolderScanCache<T = unknown> {
 function rootProbe(rootDir: string): string[] {
   const probe = [rootDir];
   try {
-    for (const dirent of fs.readdirSync(rootDir, { withFileTypes: true }))
+    for (const dirent of trackedFs.readdirSync(rootDir, { withFileTypes: true }))
       if (!dirent.isDirectory()) probe.push(path.join(rootDir, dirent.name));
   } catch {
     // missing or unreadable: the folder's own stat tells which
@@ -772,7 +772,7 @@ function statInto(paths: readonly string[], racyBefore: number, into: number[]):
     let stats: fs.Stats | undefined;
     let mark = MISSING;
     try {
-      stats = fs.statSync(paths[i] as string, { throwIfNoEntry: false });
+      stats = trackedFs.statSync(paths[i] as string, { throwIfNoEntry: false });
     } catch (error) {
       mark = errorMark(error);
     }
@@ -840,7 +840,7 @@ function descriptorHolds(
 /** The folder a path names now: device, inode, birth and change times; null when it cannot be stat'ed. */
 function identityOf(dir: string): readonly number[] | null {
   try {
-    const stats = fs.statSync(dir, { throwIfNoEntry: false });
+    const stats = trackedFs.statSync(dir, { throwIfNoEntry: false });
     return stats === undefined ? null : [stats.dev, stats.ino, stats.birthtimeMs, stats.ctimeMs];
   } catch {
     return null;
@@ -857,7 +857,7 @@ function identityHolds(dir: string, identity: readonly number[] | null): boolean
 /** Whether `folder` is a link (true also when it cannot be told: such a folder's entries are checked by path). */
 function isLink(folder: string): boolean {
   try {
-    return fs.lstatSync(folder, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+    return trackedFs.lstatSync(folder, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
   } catch {
     return true;
   }
@@ -865,7 +865,7 @@ function isLink(folder: string): boolean {
 
 function isDirectory(dir: string): boolean {
   try {
-    return fs.statSync(dir).isDirectory();
+    return trackedFs.statSync(dir).isDirectory();
   } catch {
     return false;
   }

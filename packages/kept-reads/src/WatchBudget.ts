@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { type Diagnostic } from '@loadout/kernel';
-import { InvalidInputError } from '@loadout/files';
+import { InvalidInputError, trackedFs } from '@loadout/files';
 
 /** What the system said when it refused a watch, and how many this process held then. */
 interface Refusal {
@@ -125,7 +125,7 @@ function inotifyLimit(setting: 'max_user_watches' | 'max_user_instances'): numbe
     `/proc/sys/user/max_inotify_${setting === 'max_user_watches' ? 'watches' : 'instances'}`,
   ]) {
     try {
-      const value = Number(fs.readFileSync(file, 'utf8').trim());
+      const value = Number(trackedFs.readFileSync(file, 'utf8').trim());
       if (Number.isFinite(value)) values.push(value);
     } catch {
       // not Linux, or not readable: the message says unknown

@@ -8,7 +8,7 @@ import { ChangeStamps } from './ChangeStamp.js';
 import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
 import type { FolderEntry } from '@loadout/files';
-import { InvalidInputError } from '@loadout/files';
+import { InvalidInputError, trackedFs } from '@loadout/files';
 import { PluginSource } from './PluginSource.js';
 import { PROJECT_ROOT_FOLDER, type Root, RootList } from './Root.js';
 import {
@@ -78,8 +78,8 @@ export class SessionLoader {
     const absolute = path.resolve(project);
     let real: string;
     try {
-      real = fs.realpathSync(absolute);
-      if (fs.statSync(real).isDirectory()) return real;
+      real = trackedFs.realpathSync(absolute);
+      if (trackedFs.statSync(real).isDirectory()) return real;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
@@ -344,7 +344,7 @@ export class SessionLoader {
  */
 function readRoot(dir: string): Map<string, fs.Dirent> | null {
   try {
-    return new Map(fs.readdirSync(dir, { withFileTypes: true }).map((dirent) => [dirent.name, dirent]));
+    return new Map(trackedFs.readdirSync(dir, { withFileTypes: true }).map((dirent) => [dirent.name, dirent]));
   } catch {
     return null;
   }
@@ -360,8 +360,8 @@ function checkRoot(root: Root): Diagnostic | null {
   const which = root.plugin === null ? `the ${root.level} root` : `plugin "${root.plugin}"'s folder`;
   let stats: fs.Stats | undefined;
   try {
-    stats = fs.statSync(root.dir, { throwIfNoEntry: false });
-    if (stats?.isDirectory() === true) fs.accessSync(root.dir, fs.constants.R_OK | fs.constants.X_OK);
+    stats = trackedFs.statSync(root.dir, { throwIfNoEntry: false });
+    if (stats?.isDirectory() === true) trackedFs.accessSync(root.dir, fs.constants.R_OK | fs.constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     const reason = code === 'ELOOP' ? 'it is a link in a loop' : code;

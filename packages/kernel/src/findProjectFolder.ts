@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT_FOLDER } from './Root.js';
+import { trackedFs } from '@loadout/files';
 
 /**
  * What marks a folder as a project: its `.agents/` folder alone (what the command line takes from
@@ -28,12 +28,12 @@ export function findProjectFolder(start: string, home: string | null, markers: P
 
 function isProjectFolder(dir: string, markers: ProjectMarkers): boolean {
   if (isFolder(path.join(dir, PROJECT_ROOT_FOLDER))) return true;
-  return markers === 'project-folder-or-git' && fs.existsSync(path.join(dir, '.git'));
+  return markers === 'project-folder-or-git' && trackedFs.existsSync(path.join(dir, '.git'));
 }
 
 function isFolder(dir: string): boolean {
   try {
-    return fs.statSync(dir).isDirectory();
+    return trackedFs.statSync(dir).isDirectory();
   } catch {
     return false;
   }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqlDatabase } from '@loadout/db';
@@ -20,7 +19,7 @@ import {
   token,
   WiringError,
 } from '@loadout/kernel';
-import { type FileLockRetries, isInside, isLoadoutError, MOVE_STAGING_PREFIX, moveEntry, withFileLock } from '@loadout/files';
+import { type FileLockRetries, isInside, isLoadoutError, MOVE_STAGING_PREFIX, moveEntry, trackedFs, withFileLock } from '@loadout/files';
 import { CapabilityStateStore, decideSurfaced } from '@loadout/state';
 import { inject, injectable } from 'tsyringe';
 import { applyGateCarry, type GateCarryPlan, planGateCarry } from './carryGates.js';
@@ -281,7 +280,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
     await this.refuseLiftingHold(source, from, to);
     // The whole entry moves: a folder document with everything beside it, or a single file.
     const sourceEntry = entry.path;
-    if (fs.lstatSync(sourceEntry).isSymbolicLink()) {
+    if (trackedFs.lstatSync(sourceEntry).isSymbolicLink()) {
       throw new TransferRefusedError(`${label(source)}: ${sourceEntry} is a link; move what it points to instead`);
     }
     const relative = path.relative(from.root.dir, source.path);
@@ -483,7 +482,8 @@ export class FileCapabilityLevels implements CapabilityLevels {
     createdFolder: string | undefined;
   }): { sourceKept: boolean } {
     const { sourceEntry, destEntry, destFolder, isFolder, content } = parts;
-    if (fs.existsSync(destEntry)) throw new TransferFailedError(`${destEntry} appeared while the move was planned; nothing was moved`);
+    if (trackedFs.existsSync(destEntry))
+      throw new TransferFailedError(`${destEntry} appeared while the move was planned; nothing was moved`);
     try {
       if (content === null) {
         // The kernel's one mover: a rename, or across file systems a whole copy renamed into place.
@@ -616,8 +616,8 @@ export class FileCapabilityLevels implements CapabilityLevels {
 
   /** Creates the destination kind folder and refuses one that leads outside its root. */
   private prepareFolder(root: Root, folder: string): string | undefined {
-    const created = fs.mkdirSync(folder, { recursive: true });
-    if (!isInside(fs.realpathSync(root.dir), fs.realpathSync(folder))) {
+    const created = trackedFs.mkdirSync(folder, { recursive: true });
+    if (!isInside(trackedFs.realpathSync(root.dir), trackedFs.realpathSync(folder))) {
       throw new TransferRefusedError(`${folder} leads outside ${root.dir}; nothing is moved there`);
     }
     return created;
@@ -630,7 +630,7 @@ export class FileCapabilityLevels implements CapabilityLevels {
   private removeLeftovers(folder: string, keep: ReadonlySet<string>): void {
     let names: string[];
     try {
-      names = fs.readdirSync(folder);
+      names = trackedFs.readdirSync(folder);
     } catch {
       return;
     }
@@ -679,7 +679,7 @@ function hiddenSourceOf(sourceEntry: string, transferId: string): string {
 /** Whether anything (a file, a folder, a link) is at `target`. */
 function exists(target: string): boolean {
   try {
-    fs.lstatSync(target);
+    trackedFs.lstatSync(target);
     return true;
   } catch {
     return false;
@@ -694,7 +694,7 @@ function ownerRoot(dir: string, level: Level): Root {
 function sameFolder(a: string, b: string): boolean {
   const real = (dir: string): string => {
     try {
-      return fs.realpathSync(dir);
+      return trackedFs.realpathSync(dir);
     } catch {
       return path.resolve(dir);
     }
@@ -717,7 +717,7 @@ function removeEmptyFolders(folder: string, created: string | undefined): void {
   let current = folder;
   while (isInside(created, current)) {
     try {
-      fs.rmdirSync(current);
+      trackedFs.rmdirSync(current);
     } catch {
       return;
     }

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import { token } from '@loadout/kernel';
-import { type EntryMoves, nodeEntryMoves, writeFileAtomicSync } from '@loadout/files';
+import { type EntryMoves, nodeEntryMoves, trackedFs, writeFileAtomicSync } from '@loadout/files';
 
 /**
  * The file operations a move is made of. The real one is node:fs; tests put another in its place
@@ -21,5 +20,5 @@ export const MoveFileSystem = token<MoveFileSystem>('levels.moveFileSystem');
 export const nodeMoveFileSystem: MoveFileSystem = {
   ...nodeEntryMoves,
   write: (file, content) => writeFileAtomicSync(file, content),
-  read: (file) => fs.readFileSync(file),
+  read: (file) => trackedFs.readFileSync(file),
 };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_DOCUMENT_BYTES } from '@loadout/kernel';
-import { DocumentRefusedError, isInside, realpathInside } from '@loadout/files';
+import { DocumentRefusedError, isInside, realpathInside, trackedFs } from '@loadout/files';
 import type { SkillRecord } from '@loadout/skills';
 import { ResourceNotFoundError, ResourceRefusedError } from './McpErrors.js';
 
@@ -62,7 +62,7 @@ export function listSkillFiles(skill: SkillRecord, max = MAX_LISTED_FILES): stri
   const walk = (dir: string, prefix: string, depth: number): void => {
     let entries: fs.Dirent[];
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      entries = trackedFs.readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
@@ -78,13 +78,13 @@ export function listSkillFiles(skill: SkillRecord, max = MAX_LISTED_FILES): stri
       if (entry.isSymbolicLink()) {
         let real: string;
         try {
-          realFolder ??= fs.realpathSync.native(folder);
-          real = fs.realpathSync.native(full);
+          realFolder ??= trackedFs.realpathSync.native(folder);
+          real = trackedFs.realpathSync.native(full);
         } catch {
           continue;
         }
         if (!isInside(realFolder, real) || real === realFolder) continue;
-        const stat = fs.statSync(real);
+        const stat = trackedFs.statSync(real);
         isFile = stat.isFile();
         isDirectory = stat.isDirectory() && !visited.has(real);
         if (isDirectory) visited.add(real);
@@ -129,10 +129,10 @@ export function readSkillFileBytes(skill: SkillRecord, segments: readonly string
     throw error;
   }
   if (real === null) throw new ResourceNotFoundError(uri, `skill "${skill.id}" has no file ${segments.join('/')}`);
-  const stat = fs.statSync(real);
+  const stat = trackedFs.statSync(real);
   if (!stat.isFile()) throw new ResourceNotFoundError(uri, `${segments.join('/')} is not a file of skill "${skill.id}"`);
   if (stat.size > MAX_DOCUMENT_BYTES) throw new ResourceRefusedError(uri, `the file is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-  return { bytes: fs.readFileSync(real), real };
+  return { bytes: trackedFs.readFileSync(real), real };
 }
 
 /** Whether a file of this MIME type is served as text (when its bytes read as text). */

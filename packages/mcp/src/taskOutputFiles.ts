@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asText, isTextType, mimeTypeOf } from './skillFiles.js';
+import { trackedFs } from '@loadout/files';
 
 /** The most files one run hands over; a folder holding more is refused whole. */
 export const MAX_OUTPUT_FILES = 16;
@@ -72,7 +73,7 @@ const PDF_SIGNATURE = '%PDF-';
 export function readOutputFiles(folder: string, jobId: number): { content: OutputFileContent[] } | { problem: string } {
   let entries: fs.Dirent[];
   try {
-    entries = fs.readdirSync(folder, { withFileTypes: true });
+    entries = trackedFs.readdirSync(folder, { withFileTypes: true });
   } catch {
     return { content: [] }; // no folder: the run wrote nothing for its caller
   }
@@ -99,7 +100,7 @@ export function readOutputFiles(folder: string, jobId: number): { content: Outpu
 function readRegular(file: string): { data: Buffer } | { problem: string } {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    fd = trackedFs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { problem: code === 'ELOOP' ? 'is a link (links are not handed over)' : `cannot be read (${code ?? 'error'})` };

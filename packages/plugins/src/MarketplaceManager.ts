@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { Places, redactCredentials, token } from '@loadout/kernel';
-import { isLoadoutError } from '@loadout/files';
+import { isLoadoutError, trackedFs } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { MarketplaceRegistry, type MarketplaceRow, marketplacesDir } from './MarketplaceRegistry.js';
 import { moveWithRecord } from './moveWithRecord.js';
@@ -102,7 +101,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
     const ref = options.ref === undefined ? null : parsePluginRef(options.ref);
     if (requested !== null) this.assertNameFree(requested);
     const parent = marketplacesDir(this.places.dataDir);
-    fs.mkdirSync(parent, { recursive: true });
+    trackedFs.mkdirSync(parent, { recursive: true });
     sweepStale(parent);
     const staging = makeStaging(parent);
     let placed = false;
@@ -134,7 +133,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
       placed = true;
       return this.summary(this.require(name));
     } finally {
-      if (!placed) fs.rmSync(staging, { recursive: true, force: true });
+      if (!placed) trackedFs.rmSync(staging, { recursive: true, force: true });
     }
   }
 
@@ -173,7 +172,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
       record: () => this.registry.remove(name),
       optional: true,
     });
-    if (moved) fs.rmSync(trash, { recursive: true, force: true });
+    if (moved) trackedFs.rmSync(trash, { recursive: true, force: true });
     return { name, dir: row.dir };
   }
 
@@ -312,7 +311,7 @@ export class GitMarketplaceManager implements MarketplaceManager {
         `a marketplace named ${name} is already added (from ${existing.url}); remove it first or choose another --name`,
       );
     }
-    if (fs.existsSync(path.join(marketplacesDir(this.places.dataDir), name))) {
+    if (trackedFs.existsSync(path.join(marketplacesDir(this.places.dataDir), name))) {
       throw new MarketplaceExistsError(
         'MARKETPLACE_FOLDER_EXISTS',
         `${path.join(marketplacesDir(this.places.dataDir), name)} already exists but is not an added marketplace; move it away`,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type FileReader, nodeFileReader, RACY_MS, statStamp } from '@loadout/files';
+import { type FileReader, nodeFileReader, RACY_MS, statStamp, trackedFs } from '@loadout/files';
 
 /**
  * What a synchronous piece of work asked the file system about — every path it passed to the
@@ -75,7 +75,7 @@ function stampOf(file: string, racyBefore: number): string | null {
   for (const follow of [false, true]) {
     let stats: fs.Stats | undefined;
     try {
-      stats = follow ? fs.statSync(file, { throwIfNoEntry: false }) : fs.lstatSync(file, { throwIfNoEntry: false });
+      stats = follow ? trackedFs.statSync(file, { throwIfNoEntry: false }) : trackedFs.lstatSync(file, { throwIfNoEntry: false });
     } catch (error) {
       return `${stamp}!${(error as NodeJS.ErrnoException).code ?? 'error'}`;
     }

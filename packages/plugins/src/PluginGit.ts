@@ -1,9 +1,12 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn as untrackedSpawn } from 'node:child_process';
 import path from 'node:path';
 import { redactCredentials } from '@loadout/kernel';
 import type { SimpleGit } from 'simple-git';
 import { PluginGitError, PluginInputRefusedError, PluginRepositoryRefusedError } from './PluginErrors.js';
+import { spoilsReads, trackedFs } from '@loadout/files';
+
+/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */
+const spawn = spoilsReads('a child process', untrackedSpawn);
 
 /**
  * Stops every git command this process started when the process is told to stop (SIGTERM, SIGINT,
@@ -221,7 +224,7 @@ export class PluginGit {
       };
       await this.run('clone', [...args, '--', credential.url, target], env);
     }
-    fs.chmodSync(path.join(target, '.git', 'config'), 0o600);
+    trackedFs.chmodSync(path.join(target, '.git', 'config'), 0o600);
   }
 
   /** The commit `branch` is at on origin, asked without fetching or writing anything; null when origin has no such branch. */

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { Places, redactCredentials, token, zodShape } from '@loadout/kernel';
-import { writeFileAtomicSync } from '@loadout/files';
+import { trackedFs, writeFileAtomicSync } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
 import { PLUGIN_NAME_PATTERN } from './parsePluginName.js';
@@ -95,7 +94,7 @@ export class PluginLockFile implements PluginLock {
   read(): PluginLockDocument | null {
     let text: string;
     try {
-      text = fs.readFileSync(this.file, 'utf8');
+      text = trackedFs.readFileSync(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw new PluginLockInvalidError(`cannot read ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
@@ -157,7 +156,7 @@ export function renderPluginLock(lock: PluginLockDocument): string {
 
 function readTextOrNull(file: string): string | null {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return trackedFs.readFileSync(file, 'utf8');
   } catch {
     return null;
   }

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { Places, token } from '@loadout/kernel';
-import { isLoadoutError } from '@loadout/files';
+import { isLoadoutError, trackedFs } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { MarketplaceRegistry } from './MarketplaceRegistry.js';
 import { PluginSyncRefusedError } from './PluginErrors.js';
@@ -119,7 +118,8 @@ export class GitPluginLockSync implements PluginLockSync {
     const reordered = this.needsReorder(lock);
     if (reordered) this.registry.setOrder(lock.plugins.map((entry) => entry.name));
     for (const entry of lock.plugins)
-      if (this.registry.get(entry.name) !== undefined) fs.mkdirSync(pluginDataDir(this.places.dataDir, entry.name), { recursive: true });
+      if (this.registry.get(entry.name) !== undefined)
+        trackedFs.mkdirSync(pluginDataDir(this.places.dataDir, entry.name), { recursive: true });
     if (refused.length > 0) {
       const summary =
         done.length === 0 ? 'nothing was changed' : `done: ${done.map((change) => `${change.name} ${change.action}`).join(', ')}`;
@@ -196,7 +196,7 @@ export class GitPluginLockSync implements PluginLockSync {
       const row = this.registry.get(wanted.name);
       if (row === undefined) {
         const folder = path.join(this.places.pluginsDir, wanted.name);
-        const refusal = fs.existsSync(folder)
+        const refusal = trackedFs.existsSync(folder)
           ? `${wanted.name}: plugins/${wanted.name} exists but is not an installed plugin; move it away, then sync again`
           : null;
         plan.push({ name: wanted.name, changes: [{ name: wanted.name, action: 'install', to: wanted.commit }], refusal });

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Diagnostic, Places, redactCredentials, type Root, token } from '@loadout/kernel';
-import { isInside, isLoadoutError } from '@loadout/files';
+import { isInside, isLoadoutError, trackedFs } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import type { PluginFormat } from './findPluginManifest.js';
 import { emptyInstallRefusal, type InstallableListing, listedMarketplace, skillCollectionsIn } from './installable.js';
@@ -238,7 +238,7 @@ export class GitPluginManager implements PluginManager {
     if (requested !== null) this.assertNameFree(requested);
 
     const pluginsDir = this.places.pluginsDir;
-    fs.mkdirSync(pluginsDir, { recursive: true });
+    trackedFs.mkdirSync(pluginsDir, { recursive: true });
     sweepStale(pluginsDir);
     const shared = goesIntoSharedClone(subdir, options.marketplace !== undefined);
     const key: CloneKey = { url: source.displayUrl, ref, pinned: options.pin === true };
@@ -248,7 +248,7 @@ export class GitPluginManager implements PluginManager {
     }
     const staging = makeStaging(pluginsDir);
     // mkdtemp makes the folder private; a plugin's clone is ordinary readable content.
-    fs.chmodSync(staging, 0o755);
+    trackedFs.chmodSync(staging, 0o755);
     let placed = false;
     try {
       const allowFileProtocol = source.transport === 'file';
@@ -276,10 +276,10 @@ export class GitPluginManager implements PluginManager {
         },
       });
       placed = true;
-      fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
+      trackedFs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
       return await this.report(this.require(name), reading);
     } finally {
-      if (!placed) fs.rmSync(staging, { recursive: true, force: true });
+      if (!placed) trackedFs.rmSync(staging, { recursive: true, force: true });
     }
   }
 
@@ -288,7 +288,7 @@ export class GitPluginManager implements PluginManager {
     const ref = options.ref === undefined ? null : parsePluginRef(options.ref);
     const subdir = options.path === undefined ? '' : parsePluginPath(options.path, '--path');
     const pluginsDir = this.places.pluginsDir;
-    fs.mkdirSync(pluginsDir, { recursive: true });
+    trackedFs.mkdirSync(pluginsDir, { recursive: true });
     sweepStale(pluginsDir);
     const staging = makeStaging(pluginsDir);
     try {
@@ -311,7 +311,7 @@ export class GitPluginManager implements PluginManager {
         marketplace: subdir === '' ? listedMarketplace(staging) : null,
       };
     } finally {
-      fs.rmSync(staging, { recursive: true, force: true });
+      trackedFs.rmSync(staging, { recursive: true, force: true });
     }
   }
 
@@ -390,7 +390,7 @@ export class GitPluginManager implements PluginManager {
         options,
       });
     });
-    fs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
+    trackedFs.mkdirSync(pluginDataDir(this.places.dataDir, name), { recursive: true });
     return this.report(this.require(name), reading);
   }
 
@@ -537,12 +537,12 @@ export class GitPluginManager implements PluginManager {
     });
     const warnings: string[] = [];
     try {
-      if (moved) fs.rmSync(trash, { recursive: true, force: true });
+      if (moved) trackedFs.rmSync(trash, { recursive: true, force: true });
     } catch (error) {
       warnings.push(`the old folder ${path.basename(trash)} could not be fully removed: ${(error as Error).message}`);
     }
     try {
-      fs.rmSync(pluginDataDir(this.places.dataDir, name), { recursive: true, force: true });
+      trackedFs.rmSync(pluginDataDir(this.places.dataDir, name), { recursive: true, force: true });
     } catch (error) {
       warnings.push(`its data folder could not be fully removed: ${(error as Error).message}`);
     }
@@ -580,7 +580,7 @@ export class GitPluginManager implements PluginManager {
     if (options.apply) {
       for (const file of files) {
         const ownerFile = path.join(owner, file.path);
-        fs.unlinkSync(ownerFile);
+        trackedFs.unlinkSync(ownerFile);
         removeEmptyParents(path.dirname(ownerFile), owner);
       }
     }
@@ -649,7 +649,7 @@ export class GitPluginManager implements PluginManager {
         transaction: (work) => this.registry.transaction(work),
         record: () => this.registry.setClone(row.name, shared),
       });
-      fs.rmSync(trash, { recursive: true, force: true });
+      trackedFs.rmSync(trash, { recursive: true, force: true });
     }
     return folder;
   }
@@ -677,8 +677,8 @@ export class GitPluginManager implements PluginManager {
     const staging = makeStaging(pluginsDir);
     let placed = false;
     try {
-      fs.cpSync(entry.dir, staging, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-      fs.chmodSync(staging, fs.statSync(entry.dir).mode & 0o777);
+      trackedFs.cpSync(entry.dir, staging, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+      trackedFs.chmodSync(staging, trackedFs.statSync(entry.dir).mode & 0o777);
       const copy = this.git(staging, git.allowFileProtocol);
       await copy.fetchBranch(branch);
       const to = await copy.commitOf(`refs/remotes/origin/${branch}`);
@@ -695,23 +695,23 @@ export class GitPluginManager implements PluginManager {
       const now = await copy.commitOf('HEAD');
       if (now !== to) throw new PluginGitError('PLUGIN_GIT_FAILED', `${shown}: fast-forward ended at ${now}, not ${to}`);
       const aside = asideName(pluginsDir, path.basename(entry.dir));
-      fs.renameSync(entry.dir, aside);
-      fs.renameSync(staging, entry.dir);
+      trackedFs.renameSync(entry.dir, aside);
+      trackedFs.renameSync(staging, entry.dir);
       placed = true;
       let updates: PluginUpdate[];
       try {
         updates = moved('updated', to);
       } catch (error) {
         // The rows and the lock still name the old commit: put the old clone back.
-        fs.renameSync(entry.dir, staging);
-        fs.renameSync(aside, entry.dir);
+        trackedFs.renameSync(entry.dir, staging);
+        trackedFs.renameSync(aside, entry.dir);
         placed = false;
         throw error;
       }
-      fs.rmSync(aside, { recursive: true, force: true });
+      trackedFs.rmSync(aside, { recursive: true, force: true });
       return updates;
     } finally {
-      if (!placed) fs.rmSync(staging, { recursive: true, force: true });
+      if (!placed) trackedFs.rmSync(staging, { recursive: true, force: true });
     }
   }
 
@@ -929,7 +929,7 @@ function submodulesRefused(what: string): PluginRepositoryRefusedError {
 
 function lstatOrNull(file: string): fs.Stats | null {
   try {
-    return fs.lstatSync(file);
+    return trackedFs.lstatSync(file);
   } catch {
     return null;
   }
@@ -943,14 +943,14 @@ function sameBytes(ownerFile: string, ownerRoot: string, pluginFile: string, plu
   const a = regularFileInside(ownerFile, ownerRoot);
   const b = regularFileInside(pluginFile, pluginRoot);
   if (a === null || b === null || a.size !== b.size) return false;
-  return fs.readFileSync(ownerFile).equals(fs.readFileSync(pluginFile));
+  return trackedFs.readFileSync(ownerFile).equals(trackedFs.readFileSync(pluginFile));
 }
 
 function regularFileInside(file: string, root: string): fs.Stats | null {
   const stat = lstatOrNull(file);
   if (stat === null || !stat.isFile()) return null;
   try {
-    return isInside(fs.realpathSync(root), fs.realpathSync(file)) ? stat : null;
+    return isInside(trackedFs.realpathSync(root), trackedFs.realpathSync(file)) ? stat : null;
   } catch {
     return null;
   }
@@ -961,7 +961,7 @@ function removeEmptyParents(dir: string, root: string): void {
   let current = dir;
   while (current !== root && isInside(root, current)) {
     try {
-      fs.rmdirSync(current);
+      trackedFs.rmdirSync(current);
     } catch {
       return;
     }

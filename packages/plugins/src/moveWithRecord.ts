@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { trackedFs } from '@loadout/files';
 
 /** A folder move and the registry change that goes with it. */
 export interface RecordedMove {
@@ -27,13 +27,13 @@ export function moveWithRecord(move: RecordedMove): boolean {
     move.transaction(() => {
       move.check?.();
       if ((move.onlyIf?.() ?? true) && (move.optional !== true || exists(move.from))) {
-        fs.renameSync(move.from, move.to);
+        trackedFs.renameSync(move.from, move.to);
         moved = true;
       }
       move.record();
     });
   } catch (error) {
-    if (moved) fs.renameSync(move.to, move.from);
+    if (moved) trackedFs.renameSync(move.to, move.from);
     throw error;
   }
   return moved;
@@ -42,7 +42,7 @@ export function moveWithRecord(move: RecordedMove): boolean {
 /** lstat, not stat: a link that leads nowhere is still something to move. */
 function exists(file: string): boolean {
   try {
-    fs.lstatSync(file);
+    trackedFs.lstatSync(file);
     return true;
   } catch {
     return false;

@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { redactCredentials } from '@loadout/kernel';
 import { PluginInputRefusedError } from './PluginErrors.js';
+import { trackedFs } from '@loadout/files';
 
 /** The transports a plugin may be cloned over. */
 export type PluginTransport = 'https' | 'ssh' | 'git' | 'file';
@@ -77,7 +77,7 @@ function parseLocalPath(input: string, cwd: string): PluginSourceUrl {
   const absolute = path.resolve(cwd, input);
   let isDirectory = false;
   try {
-    isDirectory = fs.statSync(absolute).isDirectory();
+    isDirectory = trackedFs.statSync(absolute).isDirectory();
   } catch {
     isDirectory = false;
   }

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { type Diagnostic, type InlineDocument, type RootLayout, type RootLayoutSource } from '@loadout/kernel';
-import { type FileReader, nodeFileReader } from '@loadout/files';
+import { type FileReader, nodeFileReader, trackedFs } from '@loadout/files';
 import { readAgentPluginsServers } from './agentPluginsServers.js';
 import { vendorComponentSources } from './pluginComponents.js';
 import { CLAUDE_REFUSES_MANIFEST, claudeCodeManifestProblems } from './claudeCodeManifestRules.js';
@@ -242,7 +241,7 @@ export function pluginDataDir(dataDir: string, plugin: string): string {
 export function pluginPlaces(plugin: string, root: string, dataDir: string): PluginPlaces {
   let realRoot = root;
   try {
-    realRoot = fs.realpathSync.native(root);
+    realRoot = trackedFs.realpathSync.native(root);
   } catch {
     // A missing root is reported by the reader.
   }

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { redactCredentials } from '@loadout/kernel';
 import type { PluginEntry } from './PluginRegistry.js';
+import { trackedFs } from '@loadout/files';
 
 /**
  * Plugins from one repository share one clone in `plugins/`: a marketplace of 91 plugins is one
@@ -87,7 +87,7 @@ export function newSharedCloneFolder(pluginsDir: string, baseName: string, key: 
   const stem = `${SHARED_CLONE_PREFIX}${base}-${hash}`;
   for (let n = 1; ; n++) {
     const folder = n === 1 ? stem : `${stem}-${n}`;
-    if (fs.lstatSync(path.join(pluginsDir, folder), { throwIfNoEntry: false }) === undefined) return folder;
+    if (trackedFs.lstatSync(path.join(pluginsDir, folder), { throwIfNoEntry: false }) === undefined) return folder;
   }
 }
 

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { isProcessAlive, processStartTime } from '@loadout/files';
+import { isProcessAlive, processStartTime, trackedFs } from '@loadout/files';
 
 /** Names of the folders a clone waits in before it is placed, and goes to before it is removed. */
 export const STAGING_PREFIX = '.tmp-';
@@ -23,7 +22,7 @@ function ownerTag(): string {
  * gone (killed mid-clone, even with SIGKILL) the next command knows the folder is abandoned.
  */
 export function makeStaging(dir: string): string {
-  return fs.mkdtempSync(path.join(dir, `${STAGING_PREFIX}${ownerTag()}-`));
+  return trackedFs.mkdtempSync(path.join(dir, `${STAGING_PREFIX}${ownerTag()}-`));
 }
 
 /** Where an update moves a plugin's clone aside while the updated copy takes its place. */
@@ -49,22 +48,22 @@ export function sweepStale(dir: string): void {
   const now = Date.now();
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    names = trackedFs.readdirSync(dir);
   } catch {
     return;
   }
   for (const name of names) {
     if (!name.startsWith(STAGING_PREFIX) && !name.startsWith(TRASH_PREFIX)) continue;
     const full = path.join(dir, name);
-    const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+    const stat = trackedFs.lstatSync(full, { throwIfNoEntry: false });
     if (stat === undefined) continue;
     if (!makerIsGone(name) && !(OWNED.exec(name) === null && now - stat.mtimeMs > STALE_AFTER_MS)) continue;
     const aside = MOVED_ASIDE.exec(name);
     const home = aside === null ? null : path.join(dir, aside[1] as string);
-    if (home !== null && fs.lstatSync(home, { throwIfNoEntry: false }) === undefined) {
-      fs.renameSync(full, home);
+    if (home !== null && trackedFs.lstatSync(home, { throwIfNoEntry: false }) === undefined) {
+      trackedFs.renameSync(full, home);
       continue;
     }
-    fs.rmSync(full, { recursive: true, force: true });
+    trackedFs.rmSync(full, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { CapabilityUntrustedError, collisionKey, Places, SessionLoader, token } from '@loadout/kernel';
-import { withFileLock } from '@loadout/files';
+import { trackedFs, withFileLock } from '@loadout/files';
 import { inject, injectable } from 'tsyringe';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
 import { DocumentManifest } from './documents/DocumentManifest.js';
@@ -162,10 +161,10 @@ export class SkillRuntimeApplier implements RuntimeApplier {
         return { restored: this.retiredReport(entry) };
       }
       const target = path.join(entry.rootDir, entry.entry);
-      if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
+      if (trackedFs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
         throw new RestoreOccupiedError(this.planner.redactor(entry.project).path(target));
       }
-      fs.mkdirSync(entry.rootDir, { recursive: true });
+      trackedFs.mkdirSync(entry.rootDir, { recursive: true });
       trash.takeOut(entry, target);
       const manifest = RuntimeManifest.read(entry.rootDir);
       const hash = readSkillBundle(entry.rootDir, target)?.hash ?? entry.hash;
@@ -189,7 +188,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
    * capability is gone has nothing left to hold and is restored as it was kept.
    */
   private async refuseHeldSource(entry: TrashEntry): Promise<void> {
-    const project = entry.project !== null && fs.existsSync(entry.project) ? SessionLoader.resolveProject(entry.project) : null;
+    const project = entry.project !== null && trackedFs.existsSync(entry.project) ? SessionLoader.resolveProject(entry.project) : null;
     if (entry.project !== null && project === null) return;
     const roots = this.loader.buildRoots(project, { includeDisabled: true });
     const wanted = collisionKey(entry.source.id);
@@ -245,7 +244,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     const trash = new RuntimeTrash(this.places.dataDir);
     trash.removeIncomplete();
     // A staging folder left by an interrupted run holds nothing anyone reads; clear it everywhere.
-    for (const root of plan.writeRoots()) fs.rmSync(path.join(root, STAGING_FOLDER), { recursive: true, force: true });
+    for (const root of plan.writeRoots()) trackedFs.rmSync(path.join(root, STAGING_FOLDER), { recursive: true, force: true });
     const byRoot = new Map<string, PlannedChange[]>();
     for (const change of plan.changes()) {
       // What is written or moved away will not have the stamps it was read with.
@@ -271,7 +270,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       // A root's flush (its own `sync` process, waiting on the disk) runs while the next root is
       // staged (the creates, which take the processor), and the renames wait for every flush.
       for (const root of roots) {
-        fs.rmSync(root.staging, { recursive: true, force: true });
+        trackedFs.rmSync(root.staging, { recursive: true, force: true });
         begun.push({ manifest: RuntimeManifest.read(root.rootDir), staging: root.staging });
         const written: string[] = [];
         for (const [change, folder] of stageBundles(root.changes, root.staging, written)) root.staged.set(change, folder);
@@ -292,7 +291,7 @@ export class SkillRuntimeApplier implements RuntimeApplier {
     } finally {
       for (const { manifest, staging } of begun) {
         manifest.write();
-        fs.rmSync(staging, { recursive: true, force: true });
+        trackedFs.rmSync(staging, { recursive: true, force: true });
       }
     }
     return retired;
@@ -405,18 +404,18 @@ export class SkillRuntimeApplier implements RuntimeApplier {
         return null;
       case 'create':
       case 'update': {
-        if (change.action === 'create' && fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
+        if (change.action === 'create' && trackedFs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
           throw new RuntimeChangedDuringApplyError(`${shown().path} appeared while applying; run apply again`);
         }
         if (change.action === 'update') expect();
         const fresh = staged.get(change) as string;
         if (change.action === 'update') {
           const old = `${fresh}-old`;
-          fs.renameSync(target, old);
-          fs.renameSync(fresh, target);
-          fs.rmSync(old, { recursive: true, force: true });
+          trackedFs.renameSync(target, old);
+          trackedFs.renameSync(fresh, target);
+          trackedFs.rmSync(old, { recursive: true, force: true });
         } else {
-          fs.renameSync(fresh, target);
+          trackedFs.renameSync(fresh, target);
         }
         record(change.hash as string);
         return null;
@@ -447,7 +446,7 @@ function stageBundles(changes: readonly PlannedChange[], staging: string, writte
   let made = false;
   for (const change of changes) {
     if (change.action !== 'create' && change.action !== 'update') continue;
-    if (!made) fs.mkdirSync(staging, { recursive: true });
+    if (!made) trackedFs.mkdirSync(staging, { recursive: true });
     made = true;
     // The staging folder was emptied for this run and each entry is staged once: its name is unique.
     const fresh = path.join(staging, `${change.entry}-${staged.size}`);

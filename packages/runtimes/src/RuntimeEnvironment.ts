@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Diagnostic, token } from '@loadout/kernel';
+import { trackedFs } from '@loadout/files';
 
 /**
  * A folder a runtime takes from a variable: absolute, or relative to the folder the runtime is
@@ -107,7 +107,7 @@ export function environmentFindings(env: RuntimeEnvironment): Diagnostic[] {
       message: `CODEX_HOME is relative ("${env.codexHome.dir.slice(0, 64)}"): Codex resolves it against the folder it starts in`,
     });
   }
-  if (env.codexHome.fromEnv && !env.codexHome.relative && !fs.existsSync(env.codexHome.dir)) {
+  if (env.codexHome.fromEnv && !env.codexHome.relative && !trackedFs.existsSync(env.codexHome.dir)) {
     findings.push({
       code: 'RUNTIME_FOLDER_MISSING',
       severity: 'warning',

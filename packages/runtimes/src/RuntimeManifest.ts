@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { isJsonObject, isTextWithin } from '@loadout/kernel';
-import { writeFileAtomicSync } from '@loadout/files';
+import { trackedFs, writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
 import { checkRecordShape, readRecordJson } from './readRecordFile.js';
 
@@ -121,7 +120,7 @@ export class RuntimeManifest {
     const file = path.join(this.rootDir, MANIFEST_FILE);
     const entries = this.entries();
     if (entries.length === 0) {
-      fs.rmSync(file, { force: true });
+      trackedFs.rmSync(file, { force: true });
       return;
     }
     writeFileAtomicSync(file, `${JSON.stringify({ version: 1, entries }, null, 2)}\n`);

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { isLoadoutError } from '@loadout/files';
+import { isLoadoutError, trackedFs } from '@loadout/files';
 import { type Diagnostic, Places, type Session, SessionLoader, token } from '@loadout/kernel';
 import { SecretStore, type ServerRecord, serverDefinitionOf } from '@loadout/servers';
 import type { SkillRecord } from '@loadout/skills';
@@ -431,7 +430,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
    * configuration. Removing the marker makes the folder the owner's.
    */
   private shippedExamples(): (record: SkillRecord | ServerRecord) => boolean {
-    if (!fs.existsSync(path.join(this.places.capabilitiesDir, SHIPPED_EXAMPLES_MARKER))) return () => false;
+    if (!trackedFs.existsSync(path.join(this.places.capabilitiesDir, SHIPPED_EXAMPLES_MARKER))) return () => false;
     return (record) => record.level === 'global' && record.plugin === null;
   }
 

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE, editJsonText, withFileLock, writeFileAtomicSync } from '@loadout/files';
+import { editJsonText, PRIVATE_FILE_MODE, trackedFs, withFileLock, writeFileAtomicSync } from '@loadout/files';
 import { isJsonObject, Places, token } from '@loadout/kernel';
 import { inject, injectable } from 'tsyringe';
 import { InstalledClients } from './clients/InstalledClients.js';
@@ -60,7 +59,7 @@ export function detectRuntime(adapter: RuntimeAdapter, env: RuntimeEnvironment, 
   const presence = adapter.presence?.(env);
   if (presence === undefined) return { command: null, home: null, looked: null };
   const command = presence.commands.find((name) => clients.find(name) !== null) ?? null;
-  const home = presence.homes.find((folder) => fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true) ?? null;
+  const home = presence.homes.find((folder) => trackedFs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true) ?? null;
   return { command, home, looked: presence };
 }
 
@@ -103,7 +102,7 @@ export class RuntimeChoices {
           file,
           'cannot record the choice without changing other settings (a key written twice?); edit it by hand',
         );
-      fs.mkdirSync(dataDir, { recursive: true });
+      trackedFs.mkdirSync(dataDir, { recursive: true });
       writeFileAtomicSync(file, edited, { mode: PRIVATE_FILE_MODE });
       return new RuntimeChoices(file, value ?? null);
     });
@@ -117,7 +116,7 @@ export class RuntimeChoices {
 
 function readText(file: string): string | null {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return trackedFs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new RuntimeConfigInvalidError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { formatValidationError, readJsonInside, slugify } from '@loadout/kernel';
-import { moveEntry, writeFileAtomicSync } from '@loadout/files';
+import { moveEntry, trackedFs, writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
 import { TrashEntryDamagedError, TrashEntryNotFoundError } from './RuntimeErrors.js';
 import { isSafeEntryName } from './RuntimeManifest.js';
@@ -129,7 +128,7 @@ export class RuntimeTrash {
       ...details,
     };
     const folder = path.join(this.dir, entry.id);
-    fs.mkdirSync(folder, { recursive: true });
+    trackedFs.mkdirSync(folder, { recursive: true });
     writeFileAtomicSync(path.join(folder, ENTRY_FILE), `${JSON.stringify(entry, null, 2)}\n`);
     moveFolder(path.join(details.rootDir, details.entry), path.join(folder, BUNDLE_FOLDER));
     return entry;
@@ -152,7 +151,7 @@ export class RuntimeTrash {
       ...details,
     };
     const folder = path.join(this.dir, entry.id);
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    trackedFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     writeFileAtomicSync(path.join(folder, ENTRY_FILE), `${JSON.stringify(entry, null, 2)}\n`);
     writeFileAtomicSync(path.join(folder, VALUE_FILE), `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
     return entry;
@@ -174,7 +173,7 @@ export class RuntimeTrash {
       ...details,
     };
     const folder = path.join(this.dir, entry.id);
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    trackedFs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     writeFileAtomicSync(path.join(folder, ENTRY_FILE), `${JSON.stringify(entry, null, 2)}\n`);
     if (entry.kind === 'hook') writeFileAtomicSync(path.join(folder, VALUE_FILE), `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
     else moveFolder(entry.file, path.join(folder, BUNDLE_FOLDER));
@@ -188,7 +187,7 @@ export class RuntimeTrash {
 
   /** Forgets an entry (a server's value that turned out never to have left its file, or one put back). */
   discard(id: string): void {
-    if (ENTRY_ID.test(id)) fs.rmSync(path.join(this.dir, id), { recursive: true, force: true });
+    if (ENTRY_ID.test(id)) trackedFs.rmSync(path.join(this.dir, id), { recursive: true, force: true });
   }
 
   /** Complete entries, newest first. */
@@ -216,7 +215,7 @@ export class RuntimeTrash {
   private scan(): { entries: TrashEntry[]; damaged: DamagedTrashEntry[] } {
     let names: string[];
     try {
-      names = fs.readdirSync(this.dir);
+      names = trackedFs.readdirSync(this.dir);
     } catch {
       return { entries: [], damaged: [] };
     }
@@ -238,20 +237,20 @@ export class RuntimeTrash {
   takeOut(entry: SkillTrashEntry | DocumentTrashEntry, target: string): void {
     const folder = path.join(this.dir, entry.id);
     moveFolder(path.join(folder, BUNDLE_FOLDER), target);
-    fs.rmSync(folder, { recursive: true, force: true });
+    trackedFs.rmSync(folder, { recursive: true, force: true });
   }
 
   /** Removes entries a crash left without their bundle: their folder never left its root. */
   removeIncomplete(): void {
     let names: string[];
     try {
-      names = fs.readdirSync(this.dir);
+      names = trackedFs.readdirSync(this.dir);
     } catch {
       return;
     }
     for (const name of names) {
       if (ENTRY_ID.test(name) && !isComplete(path.join(this.dir, name))) {
-        fs.rmSync(path.join(this.dir, name), { recursive: true, force: true });
+        trackedFs.rmSync(path.join(this.dir, name), { recursive: true, force: true });
       }
     }
   }
@@ -275,7 +274,7 @@ export class RuntimeTrash {
 
 /** Whether a trash folder holds what its entry keeps: a skill's bundle or a server's value. */
 function isComplete(folder: string): boolean {
-  return fs.existsSync(path.join(folder, BUNDLE_FOLDER)) || fs.existsSync(path.join(folder, VALUE_FILE));
+  return trackedFs.existsSync(path.join(folder, BUNDLE_FOLDER)) || trackedFs.existsSync(path.join(folder, VALUE_FILE));
 }
 
 /** `<UTC stamp>-<slug of the name>-<8 hex>`: sortable by time, unique, safe as a folder name. */
@@ -289,6 +288,6 @@ function entryId(name: string, fallback: string, now: Date): string {
 
 /** Moves a folder (the kernel's one `moveEntry`: a rename, or a whole copy then the original's removal across file systems). */
 export function moveFolder(from: string, to: string): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
+  trackedFs.mkdirSync(path.dirname(to), { recursive: true });
   moveEntry(from, to);
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn as untrackedSpawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,10 +11,15 @@ import {
   readRegularFile,
   realpathInside,
   type RegularFileOptions,
+  spoilsReads,
   statStamp,
+  trackedFs,
 } from '@loadout/files';
 import { SKILL_DOCUMENT } from '@loadout/skills';
 import { RuntimeChangedDuringApplyError } from './RuntimeErrors.js';
+
+/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */
+const spawn = spoilsReads('a child process', untrackedSpawn);
 
 /** One file of a skill, by its path inside the skill folder. */
 export interface BundleFile {
@@ -128,7 +133,7 @@ export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleS
   if (stamps.files[''] === undefined) return null;
   let isFolder = false;
   for (const [relative, expected] of Object.entries(stamps.files)) {
-    const stats = fs.lstatSync(relative === '' ? entry : childPath(entry, relative), { throwIfNoEntry: false });
+    const stats = trackedFs.lstatSync(relative === '' ? entry : childPath(entry, relative), { throwIfNoEntry: false });
     if (stats === undefined || statStamp(stats, racyBefore) !== expected) return null;
     if (relative === '') isFolder = stats.isDirectory();
   }
@@ -160,12 +165,12 @@ export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleS
 
 /** A path's stats, through a link only while it stays inside `rootDir`; null when it does not exist (or dangles). */
 function lstatInside(rootDir: string, target: string): { real: string; stats: fs.Stats; linked: boolean } | null {
-  const stats = fs.lstatSync(target, { throwIfNoEntry: false });
+  const stats = trackedFs.lstatSync(target, { throwIfNoEntry: false });
   if (stats === undefined) return null;
   if (!stats.isSymbolicLink()) return { real: target, stats, linked: false };
   const real = realpathInside(rootDir, target);
   if (real === null) return null;
-  const followed = fs.statSync(real, { throwIfNoEntry: false });
+  const followed = trackedFs.statSync(real, { throwIfNoEntry: false });
   return followed === undefined ? null : { real, stats: followed, linked: true };
 }
 
@@ -180,7 +185,7 @@ function walkFolder(walk: Walk, dir: string, realDir: string, prefix: string, de
   if (depth > MAX_BUNDLE_DEPTH) {
     throw new DocumentRefusedError('BUNDLE_TOO_DEEP', `${prefix}: a skill may nest at most ${MAX_BUNDLE_DEPTH} folders`);
   }
-  const names = fs.readdirSync(realDir).sort();
+  const names = trackedFs.readdirSync(realDir).sort();
   for (const name of names) {
     const logical = path.join(dir, name);
     const relative = prefix === '' ? name : `${prefix}/${name}`;
@@ -225,7 +230,7 @@ const BUNDLE_FILE_READING: RegularFileOptions = {
  * Returns the files written.
  */
 export function writeBundle(dir: string, bundle: SkillBundle): string[] {
-  fs.mkdirSync(dir, { recursive: false });
+  trackedFs.mkdirSync(dir, { recursive: false });
   const written: string[] = [];
   // Each folder is made once, not once per file in it: most skills are one SKILL.md in the folder just made.
   const made = new Set([dir]);
@@ -233,10 +238,10 @@ export function writeBundle(dir: string, bundle: SkillBundle): string[] {
     const target = path.join(dir, ...file.path.split('/'));
     const folder = path.dirname(target);
     if (!made.has(folder)) {
-      fs.mkdirSync(folder, { recursive: true });
+      trackedFs.mkdirSync(folder, { recursive: true });
       made.add(folder);
     }
-    const fd = fs.openSync(target, 'wx', file.mode | 0o600);
+    const fd = trackedFs.openSync(target, 'wx', file.mode | 0o600);
     try {
       fs.writeSync(fd, file.content);
     } finally {
@@ -259,7 +264,7 @@ export function flushWritten(dirs: readonly string[], files: readonly string[]):
   if (files.length === 0) return Promise.resolve();
   const fsyncEach = (): void => {
     for (const file of files) {
-      const fd = fs.openSync(file, 'r');
+      const fd = trackedFs.openSync(file, 'r');
       try {
         fs.fsyncSync(fd);
       } finally {

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { type Root, type Session } from '@loadout/kernel';
-import { DocumentRefusedError, isInside } from '@loadout/files';
+import { DocumentRefusedError, isInside, trackedFs } from '@loadout/files';
 import { type AgentSkillBreak, agentSkillFolderBreaks, agentSkillName, RUNTIME_TOLERATED_RULES, type SkillRecord } from '@loadout/skills';
 import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
@@ -116,7 +115,7 @@ function folderBreaks(text: string, folderName: string): readonly AgentSkillBrea
 /** The real path of `target`, or the resolved path when it does not exist. */
 export function realpathOrSelf(target: string): string {
   try {
-    return fs.realpathSync(target);
+    return trackedFs.realpathSync(target);
   } catch {
     return path.resolve(target);
   }
@@ -135,7 +134,7 @@ export function physicalPath(target: string, hops = 0): string {
   let current = resolved;
   for (;;) {
     try {
-      return path.join(fs.realpathSync(current), ...rest.reverse());
+      return path.join(trackedFs.realpathSync(current), ...rest.reverse());
     } catch {
       const dangling = hops < MAX_LINK_HOPS ? danglingLinkTarget(current) : null;
       if (dangling !== null) return physicalPath(path.join(dangling, ...rest.reverse()), hops + 1);
@@ -153,7 +152,7 @@ const MAX_LINK_HOPS = 40;
 /** Where a link at `file` leads, resolved against its folder; null when `file` is not a link. */
 function danglingLinkTarget(file: string): string | null {
   try {
-    return fs.lstatSync(file).isSymbolicLink() ? path.resolve(path.dirname(file), fs.readlinkSync(file)) : null;
+    return trackedFs.lstatSync(file).isSymbolicLink() ? path.resolve(path.dirname(file), trackedFs.readlinkSync(file)) : null;
   } catch {
     return null;
   }

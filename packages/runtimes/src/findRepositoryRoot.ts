@@ -1,5 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
+import { trackedFs } from '@loadout/files';
 
 /**
  * The nearest folder at or above `start` that holds a `.git` entry (a folder, or a file for a
@@ -9,7 +9,7 @@ import path from 'node:path';
 export function findRepositoryRoot(start: string): string | null {
   let dir = path.resolve(start);
   for (;;) {
-    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    if (trackedFs.existsSync(path.join(dir, '.git'))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return null;
     dir = parent;

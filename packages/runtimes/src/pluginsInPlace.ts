@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { type CapabilityRecord, isJsonObject, type Root, type Session } from '@loadout/kernel';
 import { parse as parseJsonc } from 'jsonc-parser';
+import { trackedFs } from '@loadout/files';
 
 /** The manifest Claude Code reads a plugin folder by. */
 export const CLAUDE_PLUGIN_MANIFEST = path.join('.claude-plugin', 'plugin.json');
@@ -117,12 +117,12 @@ function offSkillsIn(dir: string, on: ReadonlySet<string>): string[] {
   const skills = path.join(dir, 'skills');
   let names: string[];
   try {
-    names = fs.readdirSync(skills).sort();
+    names = trackedFs.readdirSync(skills).sort();
   } catch {
     return [];
   }
   return names.filter(
-    (name) => !name.startsWith('.') && !on.has(path.join(skills, name)) && fs.existsSync(path.join(skills, name, 'SKILL.md')),
+    (name) => !name.startsWith('.') && !on.has(path.join(skills, name)) && trackedFs.existsSync(path.join(skills, name, 'SKILL.md')),
   );
 }
 
@@ -155,7 +155,7 @@ function manifestName(dir: string): string | null {
 function readJsonObject(file: string): Record<string, unknown> | null {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = trackedFs.readFileSync(file, 'utf8');
   } catch {
     return null;
   }

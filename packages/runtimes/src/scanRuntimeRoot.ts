@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseMarkdown, readTextInside } from '@loadout/kernel';
-import { DocumentRefusedError, type FolderListing, isFolderStamp, listFolderInside } from '@loadout/files';
+import { DocumentRefusedError, type FolderListing, isFolderStamp, listFolderInside, trackedFs } from '@loadout/files';
 import type { DiscoveryRoot, SkillFileFacts } from './RuntimeAdapter.js';
 import { BundleStampCache } from './BundleStampCache.js';
 import { SKILL_FILE, type SkillBundle } from './SkillBundle.js';
@@ -107,7 +106,7 @@ export function skillFileFacts(text: string, folderName: string, skillFileIsLink
 }
 
 function readSkillFileFacts(rootDir: string, file: string, folderName: string): SkillFileFacts {
-  const skillFileIsLink = fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  const skillFileIsLink = trackedFs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true;
   let text = '';
   try {
     text = readTextInside(rootDir, file) ?? '';
@@ -174,9 +173,9 @@ function holdsFolder(bundle: SkillBundle): boolean {
 }
 
 function isDirectory(target: string): boolean {
-  return fs.statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
+  return trackedFs.statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 function isFile(target: string): boolean {
-  return fs.statSync(target, { throwIfNoEntry: false })?.isFile() === true;
+  return trackedFs.statSync(target, { throwIfNoEntry: false })?.isFile() === true;
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   acquireFileLock,
@@ -8,6 +7,7 @@ import {
   narrowMode,
   PRIVATE_FILE_MODE,
   processStartTime,
+  trackedFs,
 } from '@loadout/files';
 import { ServerAlreadyRunningError, ServerStartError } from './ServerErrors.js';
 
@@ -56,17 +56,17 @@ export async function acquireServerLock(dataDir: string, onLost: (error: Error) 
     }
   }
   const pidFile = path.join(dataDir, PID_FILE);
-  fs.writeFileSync(pidFile, `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
+  trackedFs.writeFileSync(pidFile, `${process.pid} ${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
   narrowMode(pidFile, PRIVATE_FILE_MODE);
   const urlFile = path.join(dataDir, URL_FILE);
   return {
     announce(url) {
-      fs.writeFileSync(urlFile, `${url}\n`, { mode: PRIVATE_FILE_MODE });
+      trackedFs.writeFileSync(urlFile, `${url}\n`, { mode: PRIVATE_FILE_MODE });
       narrowMode(urlFile, PRIVATE_FILE_MODE);
     },
     async release() {
-      fs.rmSync(urlFile, { force: true });
-      fs.rmSync(pidFile, { force: true });
+      trackedFs.rmSync(urlFile, { force: true });
+      trackedFs.rmSync(pidFile, { force: true });
       await lock.release();
     },
   };
@@ -86,7 +86,7 @@ function lockFailed(dataDir: string, error: unknown): ServerStartError {
  */
 export function announcedServerUrl(dataDir: string): string | null {
   try {
-    const url = fs.readFileSync(path.join(dataDir, URL_FILE), 'utf8').trim();
+    const url = trackedFs.readFileSync(path.join(dataDir, URL_FILE), 'utf8').trim();
     return /^http:\/\/[^\s/]+$/.test(url) ? url : null;
   } catch {
     return null;

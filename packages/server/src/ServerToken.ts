@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidInputError } from '@loadout/files';
+import { InvalidInputError, trackedFs } from '@loadout/files';
 
 /** The token file's name inside the data folder. */
 export const TOKEN_FILE = 'server-token';
@@ -26,20 +25,20 @@ export function resolveServerToken(dataDir: string, fromEnv: string | undefined)
     }
     return { value: fromEnv, source: 'env' };
   }
-  fs.mkdirSync(dataDir, { recursive: true });
+  trackedFs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, TOKEN_FILE);
   const existing = readToken(file);
   if (existing !== null) return { value: existing, source: 'file', file };
   const staging = path.join(dataDir, `.${TOKEN_FILE}-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    fs.writeFileSync(staging, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    trackedFs.writeFileSync(staging, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
     try {
-      fs.linkSync(staging, file);
+      trackedFs.linkSync(staging, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   } finally {
-    fs.rmSync(staging, { force: true });
+    trackedFs.rmSync(staging, { force: true });
   }
   const created = readToken(file);
   if (created === null) throw new InvalidInputError('TOKEN_FILE_INVALID', `${file} holds no token; remove it to have a new one made`);
@@ -49,13 +48,13 @@ export function resolveServerToken(dataDir: string, fromEnv: string | undefined)
 function readToken(file: string): string | null {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = trackedFs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
   // Only the owner may read it: tighten a file that someone made readable by others.
-  if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  if ((trackedFs.statSync(file).mode & 0o077) !== 0) trackedFs.chmodSync(file, 0o600);
   const token = text.trim();
   return token.length >= MIN_TOKEN_LENGTH ? token : null;
 }

@@ -6,6 +6,7 @@ import {
   narrowMode,
   NotFoundError,
   PRIVATE_FILE_MODE,
+  trackedFs,
   withFileLock,
   writeFileAtomicSync,
 } from '@loadout/files';
@@ -104,7 +105,7 @@ export class SecretStore {
   }
 
   private read(): Record<string, string> {
-    const content = readSecretFile(this.file);
+    const content = readSecretFile(this.file, (file) => trackedFs.readFileSync(file, 'utf8'));
     if ('problem' in content) throw new SecretStoreInvalidError(content.problem);
     return content.values;
   }

@@ -11,11 +11,15 @@ export const SECRET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The values of a store file by name, or what is wrong with the file (never quoting its text, which holds values). */
 export type SecretFileContent = { readonly values: Record<string, string> } | { readonly problem: string };
 
-/** Reads the store file; a missing file is an empty store. */
-export function readSecretFile(file: string): SecretFileContent {
+/**
+ * Reads the store file; a missing file is an empty store. `readText` is `fs`'s own by default (the
+ * small entry has no ReadLog and does not load @loadout/files); the store inside the command line
+ * passes `trackedFs`'s, so an `apply` hears the read.
+ */
+export function readSecretFile(file: string, readText: (file: string) => string = (at) => fs.readFileSync(at, 'utf8')): SecretFileContent {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readText(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? { values: {} } : { problem: `cannot be read (${code ?? 'error'})` };

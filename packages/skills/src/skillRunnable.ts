@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Root, type RunnableParts } from '@loadout/kernel';
-import { DocumentRefusedError, realpathInside } from '@loadout/files';
+import { DocumentRefusedError, realpathInside, trackedFs } from '@loadout/files';
 import type { SkillRecord } from './SkillRecord.js';
 
 /**
@@ -87,7 +87,7 @@ export function skillScripts(rootDir: string, folder: string, document: string):
   const scripts: string[] = [];
   let seen = 0;
   const walk = (dir: string): void => {
-    for (const name of fs.readdirSync(dir).sort()) {
+    for (const name of trackedFs.readdirSync(dir).sort()) {
       seen += 1;
       if (seen > MAX_SKILL_FILES) {
         throw new DocumentRefusedError(
@@ -99,7 +99,7 @@ export function skillScripts(rootDir: string, folder: string, document: string):
       if (file === document) continue;
       const real = realpathInside(rootDir, file);
       if (real === null) continue;
-      const stats = fs.statSync(real);
+      const stats = trackedFs.statSync(real);
       if (stats.isDirectory()) walk(file);
       else if (stats.isFile() && isScript(real, name, stats.mode)) scripts.push(file);
     }
@@ -119,7 +119,7 @@ function startsWithShebang(file: string): boolean {
   const head = Buffer.alloc(2);
   let fd: number | null = null;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    fd = trackedFs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     return fs.readSync(fd, head, 0, 2, 0) === 2 && head.toString('latin1') === '#!';
   } catch {
     return false;

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   collisionKey,
@@ -16,6 +15,7 @@ import {
   DocumentRefusedError,
   type DocumentUnreadableError,
   listFolderInside,
+  trackedFs,
   unreadable,
   writeFileAtomicSync,
 } from '@loadout/files';
@@ -144,13 +144,13 @@ export class FileTaskStore implements TaskStore {
     };
     if (task.timeoutSeconds !== undefined) fields.timeout = requireTimeout(task.timeoutSeconds);
     if (task.retries !== undefined) fields.retries = requireRetries(task.retries);
-    const staging = fs.mkdtempSync(path.join(ensureDir(tasksFolder), `.${dirName.slice(0, 32)}-new-`));
+    const staging = trackedFs.mkdtempSync(path.join(ensureDir(tasksFolder), `.${dirName.slice(0, 32)}-new-`));
     try {
-      fs.writeFileSync(path.join(staging, task.implementation.filename), task.implementation.content, { mode: 0o644 });
-      fs.writeFileSync(path.join(staging, TASK_DOCUMENT.file), formatMarkdown(fields, task.body ?? ''));
-      fs.renameSync(staging, path.join(tasksFolder, dirName));
+      trackedFs.writeFileSync(path.join(staging, task.implementation.filename), task.implementation.content, { mode: 0o644 });
+      trackedFs.writeFileSync(path.join(staging, TASK_DOCUMENT.file), formatMarkdown(fields, task.body ?? ''));
+      trackedFs.renameSync(staging, path.join(tasksFolder, dirName));
     } catch (error) {
-      fs.rmSync(staging, { recursive: true, force: true });
+      trackedFs.rmSync(staging, { recursive: true, force: true });
       throw error;
     }
     return this.readCreated(root, dirName);
@@ -203,7 +203,7 @@ export class FileTaskStore implements TaskStore {
 
   deleteTask(dirName: string): TaskRecord {
     const current = this.ownedTask(dirName, 'delete');
-    fs.rmSync(current.folder, { recursive: true });
+    trackedFs.rmSync(current.folder, { recursive: true });
     return current;
   }
 
@@ -318,6 +318,6 @@ function requireText(value: string, field: string): string {
 }
 
 function ensureDir(dir: string): string {
-  fs.mkdirSync(dir, { recursive: true });
+  trackedFs.mkdirSync(dir, { recursive: true });
   return dir;
 }

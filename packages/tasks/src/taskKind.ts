@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { type CapabilityKind, type EntryScan, type KindDocument, type KindFolderEntry, readMarkdownCapability } from '@loadout/kernel';
-import { DocumentRefusedError, isInside, realpathInside } from '@loadout/files';
+import { DocumentRefusedError, isInside, realpathInside, trackedFs } from '@loadout/files';
 import { hasControlCharacter, taskNameProblem } from './taskName.js';
 import { MCP_TASK_SUPPORT, type McpTaskSupport, type TaskRecord } from './TaskRecord.js';
 import { taskRunnableParts } from './taskRunnableParts.js';
@@ -59,7 +58,7 @@ export function readTaskEntry(entry: KindFolderEntry): EntryScan<TaskRecord> {
   // What runs is the real file: a link (or a linked folder on the way) must stay inside the task folder.
   const real = realpathInside(entry.root.dir, implementationPath);
   const realFolder = realpathInside(entry.root.dir, entry.path);
-  if (real === null || realFolder === null || !fs.statSync(real).isFile()) {
+  if (real === null || realFolder === null || !trackedFs.statSync(real).isFile()) {
     throw new DocumentRefusedError(
       'TASK_IMPLEMENTATION_MISSING',
       `${read.relative}: implementation "${implementation}" is not a file in the task folder`,

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { type Root, type RunnableParts } from '@loadout/kernel';
-import { DocumentRefusedError, realpathInside } from '@loadout/files';
+import { DocumentRefusedError, realpathInside, trackedFs } from '@loadout/files';
 import { taskInterpreterOf } from './taskInterpreters.js';
 import type { TaskRecord } from './TaskRecord.js';
 
@@ -30,12 +29,12 @@ export function taskRunnableParts(task: TaskRecord, root: Root): RunnableParts {
 function filesOf(rootDir: string, folder: string): string[] {
   const files: string[] = [];
   const walk = (dir: string): void => {
-    const names = fs.readdirSync(dir).sort();
+    const names = trackedFs.readdirSync(dir).sort();
     for (const name of names) {
       const file = path.join(dir, name);
       const real = realpathInside(rootDir, file);
       if (real === null) continue;
-      const stats = fs.statSync(real);
+      const stats = trackedFs.statSync(real);
       if (stats.isDirectory()) walk(file);
       else if (stats.isFile()) files.push(file);
       if (files.length > MAX_TASK_FILES) {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, isInside, isRegularFile } from '@loadout/files';
+import { DocumentRefusedError, isInside, isRegularFile, trackedFs } from '@loadout/files';
 import { fileReferences, isScript } from './fileReferences.js';
 
 /** The most files one capability's closure may hold; more and it cannot be approved (it is held). */
@@ -76,7 +76,7 @@ export class RunnableFiles {
   private factsOf(real: string, name: string): FileFacts | null {
     let stats: fs.BigIntStats;
     try {
-      stats = fs.statSync(real, { bigint: true });
+      stats = trackedFs.statSync(real, { bigint: true });
     } catch {
       return null;
     }
@@ -84,7 +84,7 @@ export class RunnableFiles {
     const stamp = `${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}:${stats.ino}`;
     const known = this.facts.get(real);
     if (known?.stamp === stamp) return known;
-    const bytes = fs.readFileSync(real);
+    const bytes = trackedFs.readFileSync(real);
     const script = isScript(real, bytes.subarray(0, 2));
     if (script && bytes.length > MAX_SCANNED_BYTES) {
       throw new DocumentRefusedError(
@@ -114,7 +114,7 @@ function nameOf(file: string, real: string | null, rootDir: string, realRoot: st
 
 function realOrNull(file: string): string | null {
   try {
-    return fs.realpathSync(file);
+    return trackedFs.realpathSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;

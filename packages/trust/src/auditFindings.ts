@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { redactSecrets, type RunnableParts } from '@loadout/kernel';
-import { realpathInside } from '@loadout/files';
+import { realpathInside, trackedFs } from '@loadout/files';
 
 /** What a simple check saw in what a capability runs. Never quotes a secret. */
 export interface AuditFinding {
@@ -86,7 +86,7 @@ function readText(rootDir: string, file: string): string | null {
   try {
     const real = realpathInside(rootDir, file);
     if (real === null) return null;
-    const handle = fs.openSync(real, 'r');
+    const handle = trackedFs.openSync(real, 'r');
     try {
       const buffer = Buffer.alloc(MAX_SCANNED_BYTES);
       const read = fs.readSync(handle, buffer, 0, MAX_SCANNED_BYTES, 0);

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidInputError, writeFileAtomicSync } from '@loadout/files';
+import { InvalidInputError, trackedFs, writeFileAtomicSync } from '@loadout/files';
 import { z } from 'zod';
 
 /** The folder under the data folder that holds the consent file and the spool the hook appends to. */
@@ -36,7 +35,7 @@ export class UsageHookConsent {
     const file = path.join(UsageHookConsent.usageDir(dataDir), CONSENT_FILE);
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = trackedFs.readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new UsageHookConsent(dataDir, []);
       throw error;
@@ -61,7 +60,7 @@ export class UsageHookConsent {
     const next = on ? [...new Set([...this.runtimes, ...runtimes])] : this.runtimes.filter((runtime) => !runtimes.includes(runtime));
     const consent = new UsageHookConsent(this.dataDir, next.sort());
     const usageDir = UsageHookConsent.usageDir(this.dataDir);
-    fs.mkdirSync(path.join(usageDir, 'spool'), { recursive: true, mode: 0o700 });
+    trackedFs.mkdirSync(path.join(usageDir, 'spool'), { recursive: true, mode: 0o700 });
     writeFileAtomicSync(path.join(usageDir, CONSENT_FILE), `${JSON.stringify({ version: 1, runtimes: consent.runtimes }, null, 2)}\n`);
     return consent;
   }

@@ -1,12 +1,12 @@
-import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageHookConsent } from './UsageHookConsent.js';
+import { trackedFs } from '@loadout/files';
 
 /** The hook program, beside this module's folder in source and when built alike; real path, so a link's move does not break it. */
 export function usageHookProgram(): string {
   const file = fileURLToPath(new URL('../usage-hook.mjs', import.meta.url));
   try {
-    return fs.realpathSync(file);
+    return trackedFs.realpathSync(file);
   } catch {
     return file;
   }

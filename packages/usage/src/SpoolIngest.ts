@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_SPOOL_LINE_BYTES, usageSpoolLineSchema } from './usageSpoolLine.js';
 import type { UsageEvent, UsageStore } from './UsageStore.js';
+import { trackedFs } from '@loadout/files';
 
 /** What one ingest took in. Nothing in a spool file is ever fatal: what cannot be used is counted and said. */
 export interface SpoolIngestReport {
@@ -52,10 +53,10 @@ export async function ingestSpool(
     try {
       await store.record(read.events);
     } catch (error) {
-      fs.renameSync(file.taken, path.join(spoolDir, `retry-${randomBytes(6).toString('hex')}.jsonl`));
+      trackedFs.renameSync(file.taken, path.join(spoolDir, `retry-${randomBytes(6).toString('hex')}.jsonl`));
       throw error;
     }
-    fs.rmSync(file.taken, { force: true });
+    trackedFs.rmSync(file.taken, { force: true });
     tally.files += 1;
     tally.recorded += read.events.length;
     tally.invalid += read.invalid;
@@ -75,11 +76,11 @@ interface TakenFile {
 function takeSpoolFiles(spoolDir: string, now: number, problems: string[]): TakenFile[] {
   let entries: fs.Dirent[];
   try {
-    if (!fs.lstatSync(spoolDir).isDirectory()) {
+    if (!trackedFs.lstatSync(spoolDir).isDirectory()) {
       problems.push(`${spoolDir} is not a folder; nothing was taken in`);
       return [];
     }
-    entries = fs.readdirSync(spoolDir, { withFileTypes: true });
+    entries = trackedFs.readdirSync(spoolDir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -97,7 +98,7 @@ function takeSpoolFiles(spoolDir: string, now: number, problems: string[]): Take
     if (abandoned && now - statMtime(from) < ABANDONED_AFTER_MS) continue;
     const to = path.join(spoolDir, `${TAKEN_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
-      fs.renameSync(from, to);
+      trackedFs.renameSync(from, to);
     } catch (error) {
       // Another ingest took it first.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
@@ -110,7 +111,7 @@ function takeSpoolFiles(spoolDir: string, now: number, problems: string[]): Take
 
 function statMtime(file: string): number {
   try {
-    return fs.statSync(file).mtimeMs;
+    return trackedFs.statSync(file).mtimeMs;
   } catch {
     return Number.POSITIVE_INFINITY;
   }
@@ -126,7 +127,7 @@ interface ReadSpool {
 /** The events of one taken spool file, and what of it could not be used. */
 function readSpoolFile(file: string, name: string, maxBytes: number): ReadSpool {
   const read: ReadSpool = { events: [], invalid: 0, dropped: 0, problems: [] };
-  const handle = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  const handle = trackedFs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   let bytes: Buffer;
   try {
     const size = fs.fstatSync(handle).size;

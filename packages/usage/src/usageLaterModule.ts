@@ -1,4 +1,5 @@
 import { type ServerService, ServerServices } from '@loadout/api';
+import { spoilReads } from '@loadout/files';
 import { contribute, type Registration, resolve } from '@loadout/kernel';
 import { type DependencyContainer, Lifecycle } from 'tsyringe';
 import { SqlUsageStore } from './SqlUsageStore.js';
@@ -18,7 +19,13 @@ export const usageLaterModule: Registration = (container) => {
   container.register(UsageStore, { useClass: SqlUsageStore }, { lifecycle: Lifecycle.Singleton });
   if (!container.isRegistered(UsageRetention)) container.register(UsageRetention, { useValue: DEFAULT_USAGE_RETENTION });
   if (!container.isRegistered(UsageRecorderLog))
-    container.register(UsageRecorderLog, { useValue: (line: string) => void process.stderr.write(`loadout: ${line}\n`) });
+    container.register(UsageRecorderLog, {
+      // A line on stderr is no part of what an `apply` proof keeps: it spoils the current ReadLog.
+      useValue: (line: string) => {
+        spoilReads('a line on stderr');
+        process.stderr.write(`loadout: ${line}\n`);
+      },
+    });
   // The runtimes module, loaded after this one, registers the listing-budget planner's answer.
   if (!container.isRegistered(UsageListings)) container.register(UsageListings, { useValue: NO_USAGE_LISTINGS });
   container.register(UsageRecorder, { useClass: BatchedUsageRecorder }, { lifecycle: Lifecycle.Singleton });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { trackedFs, withReadLog } from '@loadout/files';
 import { type Diagnostic, resolve } from '@loadout/kernel';
 import type { ApplyMode, ApplyResult, BridgeRequest, LoadoutLauncher, RetiredListing, RuntimeApplier } from '@loadout/runtimes';
 import type { Command } from 'commander';
@@ -60,8 +61,8 @@ export function registerLoadoutLauncher(cli: CliContext): void {
 /** Whether `file` is a file this user may run. */
 export function isExecutable(file: string): boolean {
   try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
+    trackedFs.accessSync(file, fs.constants.X_OK);
+    return trackedFs.statSync(file).isFile();
   } catch {
     return false;
   }
@@ -100,10 +101,12 @@ export function registerApplyCommand(program: Command, cli: CliContext): Command
     .option('--json', 'print one JSON document (the whole plan, with or without --verbose)')
     .action(async (options: ApplyOptions) => {
       const recorder = await proofRecorder(cli, options);
+      if (recorder === null) return runApply(cli, options, null);
       try {
-        await runApply(cli, options, recorder);
+        // The recorder hears what this action, and only it, reads (see ReadLog in @loadout/files).
+        await withReadLog(recorder, () => runApply(cli, options, recorder));
       } finally {
-        recorder?.stop();
+        recorder.stop();
       }
     });
 
@@ -356,8 +359,7 @@ function indent(text: string): string {
  * A recorder of what this `apply` reads, for the proof that lets the next one with nothing changed
  * print without planning (applyProof.ts); null when the run cannot give one: not from the bundle,
  * not a real apply, or a database that is not a file in the data folder. Its module is loaded here,
- * on use: it requires `node:child_process` (to see a run start one), which `loadout session` and
- * the other commands that start no process never load.
+ * on use: `loadout session` and the other commands never load it.
  */
 async function proofRecorder(cli: CliContext, options: ApplyOptions): Promise<ApplyProofRecorder | null> {
   if (cli.build === null || options.dryRun === true || options.check === true) return null;

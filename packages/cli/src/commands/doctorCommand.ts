@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { resolve } from '@loadout/kernel';
-import { isLoadoutError } from '@loadout/files';
+import { isLoadoutError, trackedFs } from '@loadout/files';
 import type { ApplyResult } from '@loadout/runtimes';
 import type { Command } from 'commander';
 import { type CliContext, PROJECT_OPTION_HELP } from '../CliContext.js';
@@ -74,9 +73,9 @@ function checkPath(cli: CliContext): Check {
       fix: '`bash scripts/install-bin.sh` puts a wrapper in ~/.local/bin',
     };
   }
-  const wrapper = fs.readFileSync(found, 'utf8').slice(0, 4096);
+  const wrapper = trackedFs.readFileSync(found, 'utf8').slice(0, 4096);
   const main = /exec "\$node" '([^']+)'/.exec(wrapper)?.[1];
-  if (main !== undefined && !fs.existsSync(main)) {
+  if (main !== undefined && !trackedFs.existsSync(main)) {
     return {
       check: 'command',
       status: 'problem',

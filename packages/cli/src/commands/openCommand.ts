@@ -1,10 +1,13 @@
-import { spawn } from 'node:child_process';
+import { spawn as untrackedSpawn } from 'node:child_process';
 import path from 'node:path';
-import { NotFoundError } from '@loadout/files';
+import { NotFoundError, spoilsReads } from '@loadout/files';
 import type { Command } from 'commander';
 import type { CliContext } from '../CliContext.js';
 import { screenAddress, serverAddress } from '../serverClient.js';
 import { isExecutable } from './applyCommand.js';
+
+/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */
+const spawn = spoilsReads('a child process', untrackedSpawn);
 
 /** The server has made no token yet: it has never run on this data folder. */
 class ServerTokenMissingError extends NotFoundError {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { type Session, SessionLoader } from '@loadout/kernel';
 import type { NewTask, TaskPatch, TaskRecord, TaskStore } from '@loadout/tasks';
 import { describeRunnableExtensions } from '@loadout/tasks/interpreters';
@@ -6,6 +5,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { type CliContext, PROJECT_OPTION_HELP, UsageError } from '../CliContext.js';
 import { table } from '../format.js';
+import { trackedFs } from '@loadout/files';
 
 interface TaskOptions {
   project?: string;
@@ -149,7 +149,7 @@ function describeTask(task: TaskRecord): string {
 function readImplementation(file: string): { filename: string; content: string } {
   if (file === '') throw new UsageError('--implementation needs a file');
   try {
-    return { filename: path.basename(file), content: fs.readFileSync(file, 'utf8') };
+    return { filename: path.basename(file), content: trackedFs.readFileSync(file, 'utf8') };
   } catch {
     throw new UsageError(`cannot read implementation file ${file}`);
   }

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseProof } from '../applyProof.js';
 
 /** The built `loadout` entry point; tests run the real command as a user would. */
 export const CLI_ENTRY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/main.js');
@@ -29,4 +31,11 @@ export function runCli(home: string, args: readonly string[], env: Record<string
       return JSON.parse(result.stdout) as T;
     },
   };
+}
+
+/** The paths a kept `apply` proof holds (each stamped, each folder a real path was found through); throws when it is no proof. */
+export function pathsInProof(file: string): Set<string> {
+  const proof = parseProof(fs.readFileSync(file, 'utf8'));
+  if (proof === null) throw new Error(`${file} is no apply proof`);
+  return new Set(proof.stamps.map(([looked]) => looked));
 }

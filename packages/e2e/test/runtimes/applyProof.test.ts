@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { CLI_ENTRY } from '@loadout/cli/testing';
+import { CLI_ENTRY, pathsInProof } from '@loadout/cli/testing';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeLoadouts, installPlugin, machine, type Machine, openLoadout, skill } from '@loadout/runtimes/testing';
@@ -39,20 +39,6 @@ const APPLY = ['apply', '--runtime', 'claude-code', '--runtime', 'codex', '--jso
 
 /** A tracer of every path the process hands `fs`, preloaded into a run from outside Loadout's code. */
 const TRACER = pathToFileURL(path.join(import.meta.dirname, 'traceReads.mjs')).href;
-
-/** The paths a kept proof holds: each one stamped, and each folder a real path was found through. */
-function pathsInProof(file: string): Set<string> {
-  const text = fs.readFileSync(file, 'utf8');
-  const header = /^loadout-apply-proof \d+ [0-9a-f]{64} (\d+)\n/.exec(text);
-  expect(header).not.toBeNull();
-  const listed = text.slice((header?.[0].length ?? 0) + Number(header?.[1]));
-  return new Set(
-    listed
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => line.slice(line.indexOf('\t') + 1)),
-  );
-}
 
 /**
  * Lets every input age past the racy window, runs a full apply that changes nothing (it keeps the
@@ -248,7 +234,7 @@ describe('apply with nothing changed, answered from its proof', () => {
 });
 
 describe('what a proof holds', () => {
-  it('every path the full run looked at, as a tracer outside Loadout saw it: plugins, a project, scripts, both configurations', async () => {
+  it('every path the full run looked at and no process started, as a tracer outside Loadout saw it: plugins, a project, scripts, both configurations', async () => {
     const m = machine({
       home: { '.codex': { 'config.toml': '# Codex\n' }, '.claude.json': '{}\n' },
       capabilities: {

@@ -4,8 +4,10 @@
 // line, to the file LOADOUT_TEST_READ_TRACE names when the process exits. It lives in the tests
 // only and watches the process from outside Loadout's code, so what it sees can be held against
 // what the proof says the run depended on: a look the proof missed fails the test instead of
-// letting `apply` answer from a proof that no longer holds.
+// letting `apply` answer from a proof that no longer holds. A process the run starts is noted as
+// `started: <function>`, which no proof holds: a run that starts one must keep none.
 // The default export is the very object `require('node:fs')` returns, which Loadout's bundle reads.
+import childProcess from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +52,18 @@ for (const name of Object.keys(fs)) {
 trace(/** @type {Record<string, unknown>} */ (/** @type {unknown} */ (fs.realpathSync)), 'native');
 const promises = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (fs.promises));
 for (const name of Object.keys(fs.promises)) trace(promises, name);
+
+const starters = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (childProcess));
+for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
+  const original = starters[name];
+  if (typeof original !== 'function') continue;
+  /** @type {(...args: unknown[]) => unknown} */
+  const traced = function (...args) {
+    looked.add(`started: ${name}`);
+    return Reflect.apply(original, childProcess, args);
+  };
+  starters[name] = traced;
+}
 
 process.on('exit', () => {
   if (traceFile === undefined || traceFile === '') return;

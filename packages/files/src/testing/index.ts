@@ -36,3 +36,4 @@ export function testdir(tree: TreeDescription = {}): string {
 export function removeTestdirs(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
+export { type FsOracle, watchFs } from './fsOracle.js';

@@ -1,11 +1,14 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync as untrackedExecFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '@loadout/kernel';
-import { PRIVATE_FILE_MODE, writeFileAtomicSync } from '@loadout/files';
+import { PRIVATE_FILE_MODE, spoilsReads, trackedFs, writeFileAtomicSync } from '@loadout/files';
 import { readCacheFile } from '../BundleStampCache.js';
 import type { ClientVersionFacts, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { factsForVersion, versionIn } from './ClientVersions.js';
+
+/** Starts a process; a ReadLog cannot follow what it reads, so it spoils the current one. */
+const execFileSync = spoilsReads('a child process', untrackedExecFileSync);
 
 /** Where the versions of the clients found on this machine are kept, inside the data folder. */
 export const CLIENT_VERSIONS_FILE = path.join('runtimes', 'client-versions.json');
@@ -53,8 +56,8 @@ export class InstalledClients {
       if (folder === '' || !path.isAbsolute(folder)) continue;
       const candidate = path.join(folder, command);
       try {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        if (fs.statSync(candidate).isFile()) return candidate;
+        trackedFs.accessSync(candidate, fs.constants.X_OK);
+        if (trackedFs.statSync(candidate).isFile()) return candidate;
       } catch {
         // Not here: the next folder.
       }
@@ -69,8 +72,8 @@ export class InstalledClients {
     let real: string;
     let stat: fs.Stats;
     try {
-      real = fs.realpathSync(binary);
-      stat = fs.statSync(real);
+      real = trackedFs.realpathSync(binary);
+      stat = trackedFs.statSync(real);
     } catch {
       return null;
     }

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { editJsonText, writeFileAtomicSync } from '@loadout/files';
+import { editJsonText, trackedFs, writeFileAtomicSync } from '@loadout/files';
 import { type Diagnostic, isJsonObject } from '@loadout/kernel';
 import { z } from 'zod';
 import { readRecordFile } from '../readRecordFile.js';
@@ -178,15 +177,15 @@ function marketplaceJson(wanted: ReadonlyMap<string, string>): string {
 /** Whether the marketplace folder already lists exactly these plugins, each link leading to its folder. */
 function sameMarketplace(dir: string, wanted: ReadonlyMap<string, string>): boolean {
   const file = path.join(dir, '.claude-plugin', 'marketplace.json');
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+  const text = trackedFs.existsSync(file) ? trackedFs.readFileSync(file, 'utf8') : null;
   if (wanted.size === 0) return text === null;
   if (text !== marketplaceJson(wanted)) return false;
   const links = path.join(dir, 'plugins');
-  const present = fs.existsSync(links) ? fs.readdirSync(links).sort() : [];
+  const present = trackedFs.existsSync(links) ? trackedFs.readdirSync(links).sort() : [];
   if (present.join('\0') !== [...wanted.keys()].sort().join('\0')) return false;
   return [...wanted].every(([name, folder]) => {
     try {
-      return fs.readlinkSync(path.join(links, name)) === folder;
+      return trackedFs.readlinkSync(path.join(links, name)) === folder;
     } catch {
       return false;
     }
@@ -204,7 +203,7 @@ export function applyClaudePlugins(part: ClaudePluginPart, show: (absolute: stri
   if (target === null || part.changes.length === 0) return;
   const record = readRecord(target.dataDir, target.settingsFile);
   const some = target.wanted.size > 0;
-  fs.mkdirSync(path.join(target.dataDir, 'runtimes'), { recursive: true });
+  trackedFs.mkdirSync(path.join(target.dataDir, 'runtimes'), { recursive: true });
   writeMarketplace(target.marketplaceDir, target.wanted);
   const marketplaceValue = { source: { source: 'directory', path: target.marketplaceDir } };
   editFile(target.settingsFile, show, (current) => {
@@ -275,7 +274,7 @@ function editFile(
     const text = editJsonText(before, wanted);
     if (text === null)
       throw new RuntimeChangedDuringApplyError(`${show(file)} cannot be edited safely (duplicate keys or comments); it is left as it is`);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    trackedFs.mkdirSync(path.dirname(file), { recursive: true });
     const unchanged = (): boolean => readConfigText(file, show(file)) === before;
     if (writeFileAtomicSync(file, text, { followLink: true, stillCurrent: unchanged })) return;
     if (attempt >= ATTEMPTS) throw new RuntimeChangedDuringApplyError(`${show(file)} kept changing while applying; run apply again`);
@@ -285,25 +284,25 @@ function editFile(
 /** Writes the marketplace folder afresh: its `marketplace.json` and one link per plugin; removed when no plugin is left. */
 function writeMarketplace(dir: string, wanted: ReadonlyMap<string, string>): void {
   if (wanted.size === 0) {
-    fs.rmSync(dir, { recursive: true, force: true });
+    trackedFs.rmSync(dir, { recursive: true, force: true });
     return;
   }
   const links = path.join(dir, 'plugins');
-  fs.mkdirSync(links, { recursive: true });
-  for (const name of fs.readdirSync(links)) {
+  trackedFs.mkdirSync(links, { recursive: true });
+  for (const name of trackedFs.readdirSync(links)) {
     const folder = wanted.get(name);
     const link = path.join(links, name);
     let current: string | null = null;
     try {
-      current = fs.readlinkSync(link);
+      current = trackedFs.readlinkSync(link);
     } catch {
       current = null;
     }
-    if (folder === undefined || current !== folder) fs.rmSync(link, { recursive: true, force: true });
+    if (folder === undefined || current !== folder) trackedFs.rmSync(link, { recursive: true, force: true });
   }
   for (const [name, folder] of wanted) {
     const link = path.join(links, name);
-    if (fs.lstatSync(link, { throwIfNoEntry: false }) === undefined) fs.symlinkSync(folder, link, 'dir');
+    if (trackedFs.lstatSync(link, { throwIfNoEntry: false }) === undefined) trackedFs.symlinkSync(folder, link, 'dir');
   }
   writeFileAtomicSync(path.join(dir, '.claude-plugin', 'marketplace.json'), marketplaceJson(wanted));
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '@loadout/kernel';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -7,6 +6,7 @@ import { readConfigText } from '../mcp/readConfigText.js';
 import type { ClientPluginSkill, RuntimeAdapter } from '../RuntimeAdapter.js';
 import { type RuntimeEnvironment, runtimeFolderIn } from '../RuntimeEnvironment.js';
 import type { SourceSkill } from '../SourceSkill.js';
+import { trackedFs } from '@loadout/files';
 
 /**
  * The skills of the plugins a client has installed and turned on itself (`claude plugin install`,
@@ -38,12 +38,12 @@ function skillsIn(pluginDir: string, plugin: string, pluginId: string): ClientPl
   const skillsDir = path.join(pluginDir, 'skills');
   let names: string[];
   try {
-    names = fs.readdirSync(skillsDir).sort();
+    names = trackedFs.readdirSync(skillsDir).sort();
   } catch {
     return [];
   }
   return names
-    .filter((name) => !name.startsWith('.') && fs.existsSync(path.join(skillsDir, name, 'SKILL.md')))
+    .filter((name) => !name.startsWith('.') && trackedFs.existsSync(path.join(skillsDir, name, 'SKILL.md')))
     .map((name) => ({ plugin, pluginId, skill: name, dir: path.join(skillsDir, name) }));
 }
 
@@ -76,7 +76,8 @@ function claudeCodePluginSkills(project: string | null, env: RuntimeEnvironment)
     const records = isJsonObject(installed) ? installed[id] : undefined;
     const first = Array.isArray(records) ? (records[0] as unknown) : undefined;
     const cached = isJsonObject(first) && typeof first.installPath === 'string' ? first.installPath : null;
-    const folder = cached !== null && fs.existsSync(cached) ? cached : directoryMarketplacePlugin(marketplaces?.[id.slice(at + 1)], plugin);
+    const folder =
+      cached !== null && trackedFs.existsSync(cached) ? cached : directoryMarketplacePlugin(marketplaces?.[id.slice(at + 1)], plugin);
     if (folder !== null) skills.push(...skillsIn(folder, plugin, id));
   }
   return skills;
@@ -115,7 +116,7 @@ function codexPluginSkills(project: string | null, env: RuntimeEnvironment): Cli
     const cache = path.join(codexHome, 'plugins', 'cache', id.slice(at + 1), plugin);
     let versions: string[];
     try {
-      versions = fs.readdirSync(cache).sort(new Intl.Collator('en', { numeric: true }).compare);
+      versions = trackedFs.readdirSync(cache).sort(new Intl.Collator('en', { numeric: true }).compare);
     } catch {
       continue;
     }

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { editJsonText, type JsonTextEdit, writeFileAtomicSync } from '@loadout/files';
+import { editJsonText, type JsonTextEdit, trackedFs, writeFileAtomicSync } from '@loadout/files';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from '../RuntimeErrors.js';
 import type { DocumentTrashEntry, RuntimeTrash } from '../RuntimeTrash.js';
 import { type DocumentManifest, MADE_FILE } from './DocumentManifest.js';
@@ -49,7 +48,8 @@ export class DocumentWriter {
   }
 
   private applyFile(change: PlannedDocumentChange, project: string | null): DocumentTrashEntry | null {
-    const current = (): string | null => (fs.existsSync(change.file) ? documentHash(fs.readFileSync(change.file, 'utf8')) : null);
+    const current = (): string | null =>
+      trackedFs.existsSync(change.file) ? documentHash(trackedFs.readFileSync(change.file, 'utf8')) : null;
     const expect = (hash: string | null): void => {
       if (current() !== hash) throw new RuntimeChangedDuringApplyError(`${this.show(change.file)} changed while applying; run apply again`);
     };
@@ -104,7 +104,7 @@ export class DocumentWriter {
         continue;
       }
       const retired = removed.map(({ change, value }) => this.trash.keepDocument(this.trashDetails(change, project), value));
-      if (text === null) fs.rmSync(file, { force: true });
+      if (text === null) trackedFs.rmSync(file, { force: true });
       else writeFileAtomicSync(file, text, { followLink: true });
       for (const change of edits) {
         if (change.action === 'retire') this.manifest.delete(change);
@@ -200,8 +200,8 @@ export class DocumentWriter {
   /** Puts a retired agent, command or hook back where it was, managed again. Never overwrites. */
   restore(entry: DocumentTrashEntry): void {
     if (entry.kind !== 'hook') {
-      if (fs.lstatSync(entry.file, { throwIfNoEntry: false }) !== undefined) throw new RestoreOccupiedError(this.show(entry.file));
-      fs.mkdirSync(path.dirname(entry.file), { recursive: true });
+      if (trackedFs.lstatSync(entry.file, { throwIfNoEntry: false }) !== undefined) throw new RestoreOccupiedError(this.show(entry.file));
+      trackedFs.mkdirSync(path.dirname(entry.file), { recursive: true });
       this.trash.takeOut(entry, entry.file);
     } else {
       const value = this.trash.serverValue(entry) as Record<string, unknown>;
@@ -243,7 +243,7 @@ function placeOf(change: PlannedDocumentChange): Pick<DocumentTrashEntry, 'kind'
 
 function currentText(file: string): string | null {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return trackedFs.readFileSync(file, 'utf8');
   } catch {
     return null;
   }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '@loadout/kernel';
-import { isInside } from '@loadout/files';
+import { isInside, trackedFs } from '@loadout/files';
 import type { ChangeAction, ChangeReport } from '../RuntimePlan.js';
 import type { CopiedAgentNames, WriteTarget } from '../RuntimeAdapter.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
@@ -336,10 +335,10 @@ function leftover(entry: DocumentManifestEntry, action: 'retire' | 'release' | '
 
 /** The hash of a file's text; null when there is none; `not-a-file` for a folder or anything else. */
 function currentFileHash(file: string): string | 'not-a-file' | null {
-  const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+  const stats = trackedFs.lstatSync(file, { throwIfNoEntry: false });
   if (stats === undefined) return null;
   if (!stats.isFile()) return 'not-a-file';
-  return documentHash(fs.readFileSync(file, 'utf8'));
+  return documentHash(trackedFs.readFileSync(file, 'utf8'));
 }
 
 /** The handler group a hook is written as: its matcher, and its one handler with its plugin's folder written out. */

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import type { AgentRecord } from '@loadout/agents';
 import type { CommandRecord } from '@loadout/commands';
 import { hookHandlerOf, type HookRecord } from '@loadout/hooks';
 import type { CapabilityRecord, Diagnostic, Session } from '@loadout/kernel';
-import { isInside } from '@loadout/files';
+import { isInside, trackedFs } from '@loadout/files';
 import type { WriteTarget } from '../RuntimeAdapter.js';
 import type { SourceDocument } from './planDocuments.js';
 
@@ -78,7 +77,7 @@ function sourceDocument(record: CapabilityRecord, target: WriteTarget, session: 
   }
   let text: string;
   try {
-    text = fs.readFileSync(record.path, 'utf8');
+    text = trackedFs.readFileSync(record.path, 'utf8');
   } catch {
     // Gone since the session read it: the next plan sees it as it is then.
     return null;

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidInputError } from '@loadout/files';
+import { InvalidInputError, trackedFs } from '@loadout/files';
 import { PRIVATE_FILE_MODE, withFileLock, writeFileAtomicSync } from '@loadout/files';
 import { isJsonObject, parseMarkdown, Places, readTextInside, type Session, token } from '@loadout/kernel';
 import { parse as parseToml } from 'smol-toml';
@@ -143,7 +142,7 @@ export class PlannedListingBudget implements ListingBudget {
   private async changePins(name: string, change: (pins: readonly string[]) => string[]): Promise<{ pins: readonly string[] }> {
     if (!PIN_NAME.test(name)) throw new ListingPinInvalidError(name);
     const file = this.pinsFile();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    trackedFs.mkdirSync(path.dirname(file), { recursive: true });
     return withFileLock(file, () => {
       const before = this.pins();
       const pins = change(before).sort();
@@ -186,7 +185,7 @@ export function readPins(dataDir: string): string[] {
   const file = path.join(dataDir, LISTING_PINS_FILE);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = trackedFs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new RuntimeConfigInvalidError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
@@ -426,7 +425,7 @@ function firstReadable<T>(
     if (known === undefined) {
       let text: string | null = null;
       try {
-        text = fs.existsSync(file) ? readTextInside(path.dirname(path.dirname(file)), file) : null;
+        text = trackedFs.existsSync(file) ? readTextInside(path.dirname(path.dirname(file)), file) : null;
       } catch {
         // Refused (not a regular file, too large, a link out of its folder): it says nothing.
       }

@@ -1,5 +1,4 @@
-import fs from 'node:fs';
-import { isLoadoutError, withFileLock, writeFileAtomicSync } from '@loadout/files';
+import { isLoadoutError, trackedFs, withFileLock, writeFileAtomicSync } from '@loadout/files';
 import { RestoreOccupiedError, RuntimeChangedDuringApplyError } from '../RuntimeErrors.js';
 import type { RuntimeTrash, ServerTrashEntry } from '../RuntimeTrash.js';
 import type { McpConfigDocument } from './McpConfigDocument.js';
@@ -197,7 +196,7 @@ export class McpConfigWriter {
     if (document !== null) {
       replaced = writeFileAtomicSync(target.file, document.text(), { mode: target.createMode, followLink: true, stillCurrent: unchanged });
     } else if (unchanged()) {
-      fs.rmSync(target.file, { force: true });
+      trackedFs.rmSync(target.file, { force: true });
       replaced = true;
     }
     if (replaced) return true;

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import { expandPlaceholders, type Session } from '@loadout/kernel';
 import { serverDefinitionOf, type ServerRecord } from '@loadout/servers';
 import type { ManifestSource } from '../RuntimeManifest.js';
 import type { McpScope } from './RuntimeMcpSupport.js';
 import { runtimeServerName, type ServerSpec } from './ServerSpec.js';
+import { trackedFs } from '@loadout/files';
 
 /** A Loadout server one kind of configuration file should hold, read once per plan. */
 export interface SourceServer {
@@ -73,7 +73,7 @@ export function readSourceServer(record: ServerRecord, target: McpScope, session
 
 function realPath(dir: string): string {
   try {
-    return fs.realpathSync(dir);
+    return trackedFs.realpathSync(dir);
   } catch {
     return dir;
   }

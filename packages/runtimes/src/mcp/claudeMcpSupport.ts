@@ -1,10 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { findRepositoryRoot } from '../findRepositoryRoot.js';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import { runtimeFolderIn } from '../RuntimeEnvironment.js';
 import type { McpConfigFile, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
 import type { RuntimeServerEntry, ServerSpec } from './ServerSpec.js';
+import { trackedFs } from '@loadout/files';
 
 /**
  * Claude Code's global configuration file, found as Claude Code 2.1.197 finds it:
@@ -14,7 +14,7 @@ import type { RuntimeServerEntry, ServerSpec } from './ServerSpec.js';
  */
 export function claudeGlobalConfigFile(project: string | null, env: RuntimeEnvironment): { file: string; relative: boolean } | null {
   const configFolder = runtimeFolderIn(env.claudeConfig, project);
-  if (configFolder !== null && fs.existsSync(path.join(configFolder, '.config.json'))) {
+  if (configFolder !== null && trackedFs.existsSync(path.join(configFolder, '.config.json'))) {
     return { file: path.join(configFolder, '.config.json'), relative: env.claudeConfig.relative };
   }
   const raw = env.variables.CLAUDE_CONFIG_DIR;
@@ -31,7 +31,7 @@ export function claudeGlobalConfigFile(project: string | null, env: RuntimeEnvir
 export function claudeProjectKey(project: string): string {
   const folder = findRepositoryRoot(project) ?? path.resolve(project);
   try {
-    return fs.realpathSync(folder);
+    return trackedFs.realpathSync(folder);
   } catch {
     return folder;
   }

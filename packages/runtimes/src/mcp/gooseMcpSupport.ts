@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { absoluteVariable, type RuntimeEnvironment, xdgConfigHome } from '../RuntimeEnvironment.js';
 import type { RuntimeMcpSupport } from './RuntimeMcpSupport.js';
 import { hasReference, notPassedThrough, passThroughEnv, type RuntimeServerEntry, type ServerSpec } from './ServerSpec.js';
+import { trackedFs } from '@loadout/files';
 
 /** The timeout (seconds) Goose gives an extension it adds itself. */
 const GOOSE_DEFAULT_TIMEOUT = 300;
@@ -33,7 +33,7 @@ export const gooseMcpSupport: RuntimeMcpSupport = {
   ],
   files(_project, env) {
     const home = gooseConfigDir(env);
-    const present = fs.existsSync(home);
+    const present = trackedFs.existsSync(home);
     return [
       {
         file: path.join(home, 'config.yaml'),

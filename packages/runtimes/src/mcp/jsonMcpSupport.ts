@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import type { RuntimeEnvironment } from '../RuntimeEnvironment.js';
 import { type EntryShape, shapedEntry } from './EntryShape.js';
 import type { McpEntryValue } from './McpConfigDocument.js';
 import type { McpConfigFile, McpSupportStatus, RuntimeMcpSupport } from './RuntimeMcpSupport.js';
+import { trackedFs } from '@loadout/files';
 
 /** One of a runtime's JSON files: where it is and what it serves. */
 export interface JsonRuntimeFile {
@@ -53,7 +53,7 @@ export function jsonMcpSupport(runtime: JsonRuntimeMcp): RuntimeMcpSupport {
     sources: runtime.sources,
     files(project, env) {
       const home = runtime.home(env);
-      const present = fs.existsSync(home);
+      const present = trackedFs.existsSync(home);
       // The note names no absolute path: plans print notes as they are.
       const absent = `; ${runtime.shape.label}'s own folder does not exist (it is not set up here): read, never written`;
       const files: McpConfigFile[] = [];

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { DocumentRefusedError, emptyFileBytes, readRegularFile } from '@loadout/files';
+import { DocumentRefusedError, emptyFileBytes, readRegularFile, trackedFs } from '@loadout/files';
 import { McpConfigNotUtf8Error, McpConfigUnreadableError } from './McpConfigDocument.js';
 
 /** The largest runtime configuration file read: `~/.claude.json` keeps every project's history and runs to megabytes. */
@@ -24,7 +23,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export function readConfigText(file: string, label: string): string | null {
   let real: string;
   try {
-    real = fs.realpathSync(file);
+    real = trackedFs.realpathSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;

@@ -1,10 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '@loadout/kernel';
 import { absoluteVariable, type RuntimeEnvironment, xdgConfigHome } from '../RuntimeEnvironment.js';
 import type { EntryShape } from './EntryShape.js';
 import { jsonMcpSupport } from './jsonMcpSupport.js';
 import type { RuntimeMcpSupport } from './RuntimeMcpSupport.js';
+import { trackedFs } from '@loadout/files';
 
 /*
  * The MCP support of every runtime that keeps servers in JSON, as data: files, key, entry shapes,
@@ -36,7 +36,7 @@ const geminiShape = (label: string): EntryShape => ({
 function geminiTrusts(project: string, env: RuntimeEnvironment): boolean {
   let rules: unknown;
   try {
-    rules = JSON.parse(fs.readFileSync(path.join(geminiHome(env), '.gemini', 'trustedFolders.json'), 'utf8'));
+    rules = JSON.parse(trackedFs.readFileSync(path.join(geminiHome(env), '.gemini', 'trustedFolders.json'), 'utf8'));
   } catch {
     return false;
   }
@@ -119,7 +119,7 @@ const openCodeShape = (label: string): EntryShape => ({
 /** OpenCode's config file in a folder: `opencode.jsonc` when it exists there, else `opencode.json`. */
 function openCodeFile(dir: string): string {
   const jsonc = path.join(dir, 'opencode.jsonc');
-  return fs.existsSync(jsonc) ? jsonc : path.join(dir, 'opencode.json');
+  return trackedFs.existsSync(jsonc) ? jsonc : path.join(dir, 'opencode.json');
 }
 
 /** OpenCode: `~/.config/opencode/opencode.json(c)` and `<project>/opencode.json(c)`, key `mcp`; `{env:NAME}` references. */
@@ -148,7 +148,7 @@ const KILO_CONFIG_NAMES = ['kilo.jsonc', 'kilo.json', 'opencode.jsonc', 'opencod
 
 /** The first of `candidates` that exists, else the first: the file Kilo Code itself would edit. */
 function firstExisting(candidates: readonly string[]): string {
-  return candidates.find((file) => fs.existsSync(file)) ?? (candidates[0] as string);
+  return candidates.find((file) => trackedFs.existsSync(file)) ?? (candidates[0] as string);
 }
 
 /**
@@ -191,7 +191,7 @@ function copilotHome(env: RuntimeEnvironment): string {
 function copilotTrusts(project: string, env: RuntimeEnvironment): boolean {
   let config: unknown;
   try {
-    config = JSON.parse(fs.readFileSync(path.join(copilotHome(env), 'config.json'), 'utf8'));
+    config = JSON.parse(trackedFs.readFileSync(path.join(copilotHome(env), 'config.json'), 'utf8'));
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StaticAssets } from '@loadout/api';
-import { isInside } from '@loadout/files';
+import { isInside, trackedFs } from '@loadout/files';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Content types by extension; a file of any other kind in the asset folder is not served. */
@@ -25,7 +25,7 @@ const SERVABLE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
  * is no directory listing. A symlink is served only when its real target is inside the folder.
  */
 export function registerStaticAssets(app: FastifyInstance, assets: StaticAssets): void {
-  const root = fs.realpathSync(assets.dir);
+  const root = trackedFs.realpathSync(assets.dir);
   for (const { relative, file } of listAssets(root, root)) {
     const type = CONTENT_TYPES[path.extname(relative).toLowerCase()] as string;
     const send = async (_request: unknown, reply: FastifyReply) => serveAsset(reply, file, type, assets.contentSecurityPolicy);
@@ -48,18 +48,18 @@ async function serveAsset(reply: FastifyReply, file: string, type: string, conte
  */
 function listAssets(root: string, dir: string, seen = new Set<string>([root])): { relative: string; file: string }[] {
   const found: { relative: string; file: string }[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+  for (const entry of trackedFs.readdirSync(dir, { withFileTypes: true })) {
     // Hidden files stay hidden; a name the router would read as a parameter or wildcard is skipped.
     if (!SERVABLE_NAME.test(entry.name)) continue;
     const full = path.join(dir, entry.name);
     let real: string;
     try {
-      real = fs.realpathSync(full);
+      real = trackedFs.realpathSync(full);
     } catch {
       continue;
     }
     if (!isInside(root, real)) continue;
-    const stat = fs.statSync(real);
+    const stat = trackedFs.statSync(real);
     if (stat.isDirectory()) {
       if (seen.has(real)) continue;
       seen.add(real);
