@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isJsonObject } from '@loadout/kernel';
+import { type DocumentRead, isJsonObject } from '@loadout/kernel';
 import {
   DocumentRefusedError,
   emptyFileBytes,
@@ -86,10 +86,12 @@ export class BundleStampCache {
   /**
    * The bundle at `entry` (under `rootDir`, whose links it may follow): known by its kept stamps
    * when every one still holds, else read and hashed, and its fresh stamps noted for the next apply.
+   * `scanned`: what the session's scan kept of its `SKILL.md`, whose text a bundle known by its
+   * stamps takes when that file is unchanged since ({@link bundleFromStamps}).
    * Throws what {@link readSkillBundle} throws.
    */
-  bundle(rootDir: string, entry: string): SkillBundle | null {
-    const known = this.known(rootDir, entry);
+  bundle(rootDir: string, entry: string, scanned?: DocumentRead): SkillBundle | null {
+    const known = this.known(rootDir, entry, scanned);
     if (known !== null) return known;
     this.seen.set(entry, null);
     const bundle = readSkillBundle(rootDir, entry, this.racyBefore);
@@ -135,9 +137,9 @@ export class BundleStampCache {
     return bundle === null ? null : { bundle, text };
   }
 
-  private known(rootDir: string, entry: string): SkillBundle | null {
+  private known(rootDir: string, entry: string, scanned?: DocumentRead): SkillBundle | null {
     const kept = this.kept.get(entry);
-    const known = kept === undefined ? null : bundleFromStamps(rootDir, entry, kept, this.racyBefore);
+    const known = kept === undefined ? null : bundleFromStamps(rootDir, entry, kept, this.racyBefore, scanned);
     if (known !== null) this.seen.set(entry, kept as BundleStamps);
     return known;
   }

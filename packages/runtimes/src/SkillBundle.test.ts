@@ -210,3 +210,51 @@ describe('bundle stamps', () => {
     expect(() => known?.files).toThrow(expect.objectContaining({ code: 'RUNTIME_CHANGED_DURING_APPLY' }));
   });
 });
+
+describe('a bundle known by its stamps, with what the session scan read of its SKILL.md', () => {
+  const later = (): number => Date.now() + 60_000;
+  const tick = (): Promise<void> => new Promise((done) => setTimeout(done, 20));
+  /** What a scan that read `file` keeps: the bytes it read (here: `bytes`, to tell them from the disk's) and the file's stats. */
+  const scanOf = (file: string, bytes = fs.readFileSync(file)): { bytes: Buffer; stats: fs.Stats } => ({
+    bytes,
+    stats: fs.lstatSync(file),
+  });
+
+  it('takes the text the scan read while the file keeps the stamp the scan saw: it is not read again', () => {
+    const root = testdir({ skill: { 'SKILL.md': 'on disk', 'notes.md': 'n' }, 'single.md': 'single on disk' });
+    const entry = path.join(root, 'skill');
+    const stamps = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    // Bytes unlike the disk's stand for the scan's read: the text given back is the scan's, so no second read made it.
+    const known = bundleFromStamps(root, entry, stamps, later(), scanOf(path.join(entry, 'SKILL.md'), Buffer.from('as scanned')));
+    expect(known?.skillText()).toBe('as scanned');
+    const single = path.join(root, 'single.md');
+    const singleStamps = readSkillBundle(root, single, later())?.stamps as BundleStamps;
+    expect(bundleFromStamps(root, single, singleStamps, later(), scanOf(single, Buffer.from('single as scanned')))?.skillText()).toBe(
+      'single as scanned',
+    );
+  });
+
+  it('reads the SKILL.md again when it changed after the scan, even to the same size with its time set back', async () => {
+    const root = testdir({ skill: { 'SKILL.md': 'before', 'notes.md': 'n' } });
+    const entry = path.join(root, 'skill');
+    const file = path.join(entry, 'SKILL.md');
+    const keptBefore = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    const scanned = scanOf(file);
+    await tick();
+    const before = fs.statSync(file);
+    fs.writeFileSync(file, 'after!');
+    fs.utimesSync(file, before.atime, before.mtime);
+    // The stamps kept before the edit no longer hold: the bundle is read whole, as it is now.
+    expect(bundleFromStamps(root, entry, keptBefore, later(), scanned)).toBeNull();
+    // Stamps another apply took since the edit hold, but not the scan's: the file is read again.
+    const keptAfter = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    const known = bundleFromStamps(root, entry, keptAfter, later(), scanned);
+    expect(known?.hash).toBe(
+      hashBundle([
+        { path: 'SKILL.md', content: Buffer.from('after!') },
+        { path: 'notes.md', content: Buffer.from('n') },
+      ]),
+    );
+    expect(known?.skillText()).toBe('after!');
+  });
+});

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readTextInside } from '@loadout/kernel';
+import { type DocumentRead, readTextInside } from '@loadout/kernel';
 import {
   childPath,
   DocumentRefusedError,
@@ -123,8 +123,19 @@ export function readSkillBundle(rootDir: string, entry: string, racyBefore: numb
  * The bundle at `entry` as its stamps say it is, without reading it: null unless every stamped
  * path still has its stamp (a `lstat` each, none changed after `racyBefore`). Its files are read
  * only when asked for (to be written somewhere), and then must still hash to the stamped hash.
+ *
+ * `scanned` is what the session's scan read of its `SKILL.md` (or of the single-file skill), if it
+ * kept it: its text is the bundle's when the scan's `fstat` has the very stamp that file has now
+ * (just checked by its `lstat`), so that file is read once per command. A scan of a file changed
+ * since, or changed too recently to trust, has another stamp (or none): the file is read again.
  */
-export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleStamps, racyBefore: number): SkillBundle | null {
+export function bundleFromStamps(
+  rootDir: string,
+  entry: string,
+  stamps: BundleStamps,
+  racyBefore: number,
+  scanned?: DocumentRead,
+): SkillBundle | null {
   if (stamps.files[''] === undefined) return null;
   let isFolder = false;
   for (const [relative, expected] of Object.entries(stamps.files)) {
@@ -146,6 +157,8 @@ export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleS
       return files;
     },
     skillText: () => {
+      if (scanned !== undefined && statStamp(scanned.stats, racyBefore) === stamps.files[isFolder ? SKILL_FILE : ''])
+        return scanned.bytes.toString('utf8');
       try {
         return readTextInside(rootDir, isFolder ? path.join(entry, SKILL_FILE) : entry) ?? '';
       } catch (error) {

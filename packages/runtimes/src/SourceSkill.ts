@@ -65,7 +65,8 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
   let text = '';
   let realFolder: string | null | undefined;
   try {
-    bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry);
+    // What the session's scan read of the SKILL.md, when it kept it: not read a second time while unchanged.
+    bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry, session.documents?.get(record.path));
     if (bundle === null) unreadable = 'it disappeared while being read';
     text = bundle?.skillText() ?? '';
     if (bundle !== null) {

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolve } from '@loadout/kernel';
+import { resolve, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUNDLE_STAMPS_FILE } from '../src/BundleStampCache.js';
-import { ListingBudget, RuntimeApplier } from '../src/index.js';
+import { ListingBudget, RuntimeApplier, RuntimePlanner } from '../src/index.js';
+import { readSkillBundle } from '../src/SkillBundle.js';
 import { closeLoadouts, machine, type Machine, openLoadout, openSession, skill } from '../src/testing/index.js';
 
 afterEach(() => {
@@ -188,5 +189,38 @@ describe('a listing-budget report keeps the stamps its plan took', () => {
     fs.writeFileSync(source(m, 'alpha', 'SKILL.md'), `---\nname: alpha\ndescription: ${longer}\n---\nBody.\n`);
     expect(first).toBe('alpha does one thing well.'.length);
     expect(await descriptionOf('alpha')).toBe(longer.length);
+  });
+});
+
+describe("a plan takes each SKILL.md from the session's scan, never a stale one", () => {
+  it('a SKILL.md edited between the scan and the plan (same size, time set back) is planned and copied as it is now', async () => {
+    const { m, applier } = await settled();
+    const container = openLoadout(m);
+    const session = await container.resolve(SessionLoader).open({ project: null, keepDocuments: true });
+    try {
+      const file = source(m, 'alpha', 'SKILL.md');
+      // The scan kept what it read of every skill, so the plan need not read it again.
+      expect(session.documents?.get(file)?.bytes.toString('utf8')).toBe(skill('alpha'));
+      const edited = skill('alpha').replace('one thing', 'One thing');
+      editKeepingTimes(file, edited);
+      const plan = await resolve(container, RuntimePlanner).plan(session, ['claude-code'], { exactly: true });
+      const changes = plan.changes().map((change) => `${change.action} ${change.name} ${change.hash}`);
+      expect(changes).toEqual([`update alpha ${readSkillBundle(path.dirname(source(m, 'alpha')), source(m, 'alpha'))?.hash}`]);
+      plan.stamps.save();
+    } finally {
+      session.dispose();
+    }
+    expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(1);
+    expect(fs.readFileSync(copy(m, 'alpha', 'SKILL.md'), 'utf8')).toContain('One thing');
+  });
+
+  it('an open asked to keep nothing keeps nothing', async () => {
+    const { m } = await settled();
+    const session = await openSession(openLoadout(m), null);
+    try {
+      expect(session.documents).toBeNull();
+    } finally {
+      session.dispose();
+    }
   });
 });
