@@ -1,8 +1,8 @@
 import type fs from 'node:fs';
 
-/** A document as one session open read it: its bytes, and the `fstat` of what was opened, taken before they were read. */
+/** A document as one session open read it: its text (UTF-8), and the `fstat` of what was opened, taken before it was read. */
 export interface DocumentRead {
-  readonly bytes: Buffer;
+  readonly text: string;
   readonly stats: fs.Stats;
 }
 
@@ -18,9 +18,9 @@ export interface DocumentRead {
 export class DocumentReads {
   private readonly reads = new Map<string, DocumentRead>();
 
-  /** Keeps a copy of `buffer`'s first `length` bytes, read from `file` as `stats` says it was when opened. */
+  /** Keeps the text of `buffer`'s first `length` bytes, read from `file` as `stats` says it was when opened. */
   note(file: string, buffer: Buffer, length: number, stats: fs.Stats): void {
-    this.reads.set(file, { bytes: Buffer.from(buffer.subarray(0, length)), stats });
+    this.reads.set(file, { text: buffer.toString('utf8', 0, length), stats });
   }
 
   /** What the open read of `file` (an absolute path, as the scan named it); undefined when it did not keep it. */

@@ -9,6 +9,7 @@ import {
   type RegularFileOptions,
   writeFileAtomicSync,
 } from '@loadout/files';
+import type { SkillFileFacts } from './RuntimeAdapter.js';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */
@@ -63,6 +64,8 @@ export class BundleStampCache {
   private readonly seen = new Map<string, BundleStamps | null>();
   /** `SKILL.md` texts by bundle hash, of the bundles this plan read. */
   private readonly texts = new Map<string, string>();
+  /** The frontmatter each of those texts holds, by bundle hash (null: none a runtime can read). */
+  private readonly frontmatters = new Map<string, SkillFileFacts['frontmatter']>();
   /** The relative paths each bundle of this plan holds, by hash. */
   private readonly paths = new Map<string, ReadonlySet<string>>();
   /** The time after which a change makes a stamp untrusted, fixed when the plan starts. */
@@ -99,9 +102,18 @@ export class BundleStampCache {
     return bundle;
   }
 
-  /** Remembers a bundle's `SKILL.md` text by its hash: a copy of the same hash has the same text. */
-  noteText(hash: string, text: string): void {
+  /**
+   * Remembers a bundle's `SKILL.md` text and the frontmatter read from it by its hash: a copy of
+   * the same hash has the same text, so neither is read nor parsed again for it.
+   */
+  noteText(hash: string, text: string, frontmatter: SkillFileFacts['frontmatter']): void {
     this.texts.set(hash, text);
+    this.frontmatters.set(hash, frontmatter);
+  }
+
+  /** The frontmatter of the `SKILL.md` of a bundle of this hash read in this plan ({@link noteText}); undefined when none was. */
+  frontmatterOf(hash: string): SkillFileFacts['frontmatter'] | undefined {
+    return this.frontmatters.get(hash);
   }
 
   /**
@@ -117,11 +129,6 @@ export class BundleStampCache {
   /** Whether the bundle of this hash holds `relative` (`/`-separated); undefined when this plan did not note it. */
   holds(hash: string, relative: string): boolean | undefined {
     return this.paths.get(hash)?.has(relative);
-  }
-
-  /** The `SKILL.md` text of a bundle of this hash read in this plan ({@link noteText}); undefined when none was. */
-  textOf(hash: string): string | undefined {
-    return this.texts.get(hash);
   }
 
   /**

@@ -214,9 +214,9 @@ describe('bundle stamps', () => {
 describe('a bundle known by its stamps, with what the session scan read of its SKILL.md', () => {
   const later = (): number => Date.now() + 60_000;
   const tick = (): Promise<void> => new Promise((done) => setTimeout(done, 20));
-  /** What a scan that read `file` keeps: the bytes it read (here: `bytes`, to tell them from the disk's) and the file's stats. */
-  const scanOf = (file: string, bytes = fs.readFileSync(file)): { bytes: Buffer; stats: fs.Stats } => ({
-    bytes,
+  /** What a scan that read `file` keeps: the text it read (here: `text`, to tell it from the disk's) and the file's stats. */
+  const scanOf = (file: string, text = fs.readFileSync(file, 'utf8')): { text: string; stats: fs.Stats } => ({
+    text,
     stats: fs.lstatSync(file),
   });
 
@@ -224,12 +224,12 @@ describe('a bundle known by its stamps, with what the session scan read of its S
     const root = testdir({ skill: { 'SKILL.md': 'on disk', 'notes.md': 'n' }, 'single.md': 'single on disk' });
     const entry = path.join(root, 'skill');
     const stamps = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
-    // Bytes unlike the disk's stand for the scan's read: the text given back is the scan's, so no second read made it.
-    const known = bundleFromStamps(root, entry, stamps, later(), scanOf(path.join(entry, 'SKILL.md'), Buffer.from('as scanned')));
+    // A text unlike the disk's stands for the scan's read: the text given back is the scan's, so no second read made it.
+    const known = bundleFromStamps(root, entry, stamps, later(), scanOf(path.join(entry, 'SKILL.md'), 'as scanned'));
     expect(known?.skillText()).toBe('as scanned');
     const single = path.join(root, 'single.md');
     const singleStamps = readSkillBundle(root, single, later())?.stamps as BundleStamps;
-    expect(bundleFromStamps(root, single, singleStamps, later(), scanOf(single, Buffer.from('single as scanned')))?.skillText()).toBe(
+    expect(bundleFromStamps(root, single, singleStamps, later(), scanOf(single, 'single as scanned'))?.skillText()).toBe(
       'single as scanned',
     );
   });

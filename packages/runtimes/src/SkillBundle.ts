@@ -157,8 +157,7 @@ export function bundleFromStamps(
       return files;
     },
     skillText: () => {
-      if (scanned !== undefined && statStamp(scanned.stats, racyBefore) === stamps.files[isFolder ? SKILL_FILE : ''])
-        return scanned.bytes.toString('utf8');
+      if (scanned !== undefined && statStamp(scanned.stats, racyBefore) === stamps.files[isFolder ? SKILL_FILE : '']) return scanned.text;
       try {
         return readTextInside(rootDir, isFolder ? path.join(entry, SKILL_FILE) : entry) ?? '';
       } catch (error) {

@@ -69,16 +69,14 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
     bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry, session.documents?.get(record.path));
     if (bundle === null) unreadable = 'it disappeared while being read';
     text = bundle?.skillText() ?? '';
-    if (bundle !== null) {
-      stamps.noteText(bundle.hash, text);
-      stamps.notePaths(bundle);
-    }
+    if (bundle !== null) stamps.notePaths(bundle);
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
     unreadable = `${error.code}: ${error.message}`;
     bundle = null;
   }
   const facts = skillFileFacts(text, path.basename(entry), false);
+  if (bundle !== null) stamps.noteText(bundle.hash, text, facts.frontmatter);
   const frontmatterName = facts.frontmatter?.name;
   const folderName = agentSkillName(frontmatterName);
   const breaks = bundle === null ? [] : folderBreaks(text, folderName ?? String(frontmatterName ?? record.id));

@@ -200,7 +200,7 @@ describe("a plan takes each SKILL.md from the session's scan, never a stale one"
     try {
       const file = source(m, 'alpha', 'SKILL.md');
       // The scan kept what it read of every skill, so the plan need not read it again.
-      expect(session.documents?.get(file)?.bytes.toString('utf8')).toBe(skill('alpha'));
+      expect(session.documents?.get(file)?.text).toBe(skill('alpha'));
       const edited = skill('alpha').replace('one thing', 'One thing');
       editKeepingTimes(file, edited);
       const plan = await resolve(container, RuntimePlanner).plan(session, ['claude-code'], { exactly: true });
