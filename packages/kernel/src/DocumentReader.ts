@@ -213,7 +213,14 @@ export function readFrontmatterInside(root: string, file: string, relative: stri
   const length = readBytesInside(root, file, nodeFileReader);
   if (length === null) return null;
   const buffer = documentBytes.buffer;
-  if (keep !== undefined && documentBytes.stats !== undefined) keep.note(file, buffer, length, documentBytes.stats);
+  const document = frontmatterOfBytes(buffer, length, relative);
+  // Kept only once it was not refused: a refused document makes no record, and nothing asks for it.
+  if (keep !== undefined && documentBytes.stats !== undefined) keep.note(file, buffer, length, documentBytes.stats, document);
+  return document;
+}
+
+/** The frontmatter of a document's first `length` bytes, as {@link readFrontmatterInside} reads it. */
+function frontmatterOfBytes(buffer: Buffer, length: number, relative: string): MarkdownFrontmatter {
   // The common document: a bare `---` line, a block, a line that closes it. Only its YAML is
   // decoded; every other document is decoded up to where its block ends and read as text.
   const yamlStart = bareFenceEnd(buffer, length);

@@ -1,9 +1,15 @@
 import type fs from 'node:fs';
+import type { MarkdownFrontmatter } from './DocumentReader.js';
 
-/** A document as one session open read it: its text (UTF-8), and the `fstat` of what was opened, taken before it was read. */
+/**
+ * A Markdown document as one session open read it: its text (UTF-8), the `fstat` of what was
+ * opened, taken before it was read, and the frontmatter the open read from that text (null when it
+ * has no block), exactly as `parseMarkdown` reads it.
+ */
 export interface DocumentRead {
   readonly text: string;
   readonly stats: fs.Stats;
+  readonly frontmatter: Readonly<Record<string, unknown>> | null;
 }
 
 /**
@@ -18,9 +24,13 @@ export interface DocumentRead {
 export class DocumentReads {
   private readonly reads = new Map<string, DocumentRead>();
 
-  /** Keeps the text of `buffer`'s first `length` bytes, read from `file` as `stats` says it was when opened. */
-  note(file: string, buffer: Buffer, length: number, stats: fs.Stats): void {
-    this.reads.set(file, { text: buffer.toString('utf8', 0, length), stats });
+  /** Keeps the text of `buffer`'s first `length` bytes, read from `file` as `stats` says it was when opened, and what its frontmatter holds. */
+  note(file: string, buffer: Buffer, length: number, stats: fs.Stats, document: MarkdownFrontmatter): void {
+    this.reads.set(file, {
+      text: buffer.toString('utf8', 0, length),
+      stats,
+      frontmatter: document.hasFrontmatter ? document.frontmatter : null,
+    });
   }
 
   /** What the open read of `file` (an absolute path, as the scan named it); undefined when it did not keep it. */

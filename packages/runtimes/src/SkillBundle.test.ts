@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
+import type { DocumentRead } from '@loadout/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type BundleStamps,
@@ -215,9 +216,10 @@ describe('a bundle known by its stamps, with what the session scan read of its S
   const later = (): number => Date.now() + 60_000;
   const tick = (): Promise<void> => new Promise((done) => setTimeout(done, 20));
   /** What a scan that read `file` keeps: the text it read (here: `text`, to tell it from the disk's) and the file's stats. */
-  const scanOf = (file: string, text = fs.readFileSync(file, 'utf8')): { text: string; stats: fs.Stats } => ({
+  const scanOf = (file: string, text = fs.readFileSync(file, 'utf8')): DocumentRead => ({
     text,
     stats: fs.lstatSync(file),
+    frontmatter: null,
   });
 
   it('takes the text the scan read while the file keeps the stamp the scan saw: it is not read again', () => {

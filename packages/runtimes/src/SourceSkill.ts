@@ -5,7 +5,7 @@ import { DocumentRefusedError, isInside } from '@loadout/files';
 import { type AgentSkillBreak, agentSkillFolderBreaks, agentSkillName, RUNTIME_TOLERATED_RULES, type SkillRecord } from '@loadout/skills';
 import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
-import { readSkillFile, skillFileFacts } from './scanRuntimeRoot.js';
+import { knownSkillFile, readSkillFile, skillFileFacts } from './scanRuntimeRoot.js';
 import { TextMemo } from './TextMemo.js';
 import type { BundleStampCache } from './BundleStampCache.js';
 import type { SkillBundle } from './SkillBundle.js';
@@ -64,11 +64,14 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
   let unreadable: string | null = null;
   let text = '';
   let realFolder: string | null | undefined;
+  // What the session's scan read of the SKILL.md, when it kept it: not read a second time while unchanged.
+  const scanned = session.documents?.get(record.path);
   try {
-    // What the session's scan read of the SKILL.md, when it kept it: not read a second time while unchanged.
-    bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry, session.documents?.get(record.path));
+    bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry, scanned);
     if (bundle === null) unreadable = 'it disappeared while being read';
     text = bundle?.skillText() ?? '';
+    // Nor parsed a second time: the scan read its frontmatter as the runtimes' reading does.
+    if (scanned !== undefined && text === scanned.text) knownSkillFile(text, scanned.frontmatter);
     if (bundle !== null) stamps.notePaths(bundle);
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;

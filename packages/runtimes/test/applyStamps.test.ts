@@ -201,6 +201,7 @@ describe("a plan takes each SKILL.md from the session's scan, never a stale one"
       const file = source(m, 'alpha', 'SKILL.md');
       // The scan kept what it read of every skill, so the plan need not read it again.
       expect(session.documents?.get(file)?.text).toBe(skill('alpha'));
+      expect(session.documents?.get(file)?.frontmatter).toEqual({ name: 'alpha', description: 'alpha does one thing well.' });
       const edited = skill('alpha').replace('one thing', 'One thing');
       editKeepingTimes(file, edited);
       const plan = await resolve(container, RuntimePlanner).plan(session, ['claude-code'], { exactly: true });
