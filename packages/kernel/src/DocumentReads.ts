@@ -16,10 +16,12 @@ export interface DocumentRead {
  * The documents a session open read, kept when the opener asked for them
  * (`SessionLoader.open({ keepDocuments: true })`), so a caller that needs a document's whole text
  * right after the open (the runtime plan reads every skill's `SKILL.md`) does not read it a second
- * time. What is kept is what the open saw, not what is on disk now: a caller may use it only once
- * it has shown the file unchanged since, by a stamp of the file taken now that equals the stamp of
- * `stats`. Only the kinds that hand it their reads fill it (skills); anything else is not here,
- * and is read as before.
+ * time. What is kept is what this open read, in the command that opened it, never a read a
+ * source kept from before (a `KeptScanSource` hands what it kept without reading, and nothing is
+ * noted): `stats` is as good as a `stat` of the file made at the open, and a caller may take the
+ * text for the file's while a stamp it trusts for the file equals that of `stats`. A session that
+ * keeps documents lives for one command. Only the kinds that hand it their reads fill it
+ * (skills); anything else is not here, and is read as before.
  */
 export class DocumentReads {
   private readonly reads = new Map<string, DocumentRead>();

@@ -236,19 +236,33 @@ describe('a bundle known by its stamps, with what the session scan read of its S
     );
   });
 
-  it('reads the SKILL.md again when it changed after the scan, even to the same size with its time set back', async () => {
+  it('stands for what the scan saw when the SKILL.md changed after it: its files, read to be written, refuse', async () => {
     const root = testdir({ skill: { 'SKILL.md': 'before', 'notes.md': 'n' } });
     const entry = path.join(root, 'skill');
     const file = path.join(entry, 'SKILL.md');
-    const keptBefore = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    const kept = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
     const scanned = scanOf(file);
     await tick();
     const before = fs.statSync(file);
     fs.writeFileSync(file, 'after!');
     fs.utimesSync(file, before.atime, before.mtime);
-    // The stamps kept before the edit no longer hold: the bundle is read whole, as it is now.
-    expect(bundleFromStamps(root, entry, keptBefore, later(), scanned)).toBeNull();
-    // Stamps another apply took since the edit hold, but not the scan's: the file is read again.
+    const known = bundleFromStamps(root, entry, kept, later(), scanned);
+    expect([known?.hash, known?.skillText()]).toEqual([kept.hash, 'before']);
+    expect(() => known?.files).toThrow(expect.objectContaining({ code: 'RUNTIME_CHANGED_DURING_APPLY' }));
+    // Without the scan, the edit is seen at once.
+    expect(bundleFromStamps(root, entry, kept, later())).toBeNull();
+  });
+
+  it('checks and reads the SKILL.md again when the scan saw another stamp than the kept one', async () => {
+    const root = testdir({ skill: { 'SKILL.md': 'before', 'notes.md': 'n' } });
+    const entry = path.join(root, 'skill');
+    const file = path.join(entry, 'SKILL.md');
+    const scanned = scanOf(file);
+    await tick();
+    const before = fs.statSync(file);
+    fs.writeFileSync(file, 'after!');
+    fs.utimesSync(file, before.atime, before.mtime);
+    // Stamps another command took since the edit hold, but not the scan's: the file is checked and read.
     const keptAfter = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
     const known = bundleFromStamps(root, entry, keptAfter, later(), scanned);
     expect(known?.hash).toBe(
