@@ -12,6 +12,8 @@ export interface FileBytes {
   buffer: Buffer;
   length: number;
   mode: number;
+  /** The `fstat` of what was opened, taken before it was read. */
+  stats?: fs.Stats;
 }
 
 /** A {@link FileBytes} with no buffer yet: the first read allocates one the size of its file. */
@@ -84,6 +86,7 @@ export function readRegularFile(root: string, file: string, limit: number, into:
     }
     into.length = length;
     into.mode = stats.mode;
+    into.stats = stats;
     return true;
   } finally {
     fs.closeSync(fd);

@@ -1,5 +1,6 @@
 import type { CapabilityHold } from './CapabilityHold.js';
 import type { Diagnostic } from './Diagnostic.js';
+import type { DocumentReads } from './DocumentReads.js';
 import type { Level, Root } from './Root.js';
 import { token } from './token.js';
 
@@ -39,6 +40,11 @@ export interface KindFolderEntry {
    * reads JSON documents gets one.
    */
   readonly content?: unknown;
+  /**
+   * Where the open that reads it keeps whole documents, when it was asked to
+   * ({@link DocumentReads}): a kind whose documents a later step reads whole (skills) hands it its reads.
+   */
+  readonly documents?: DocumentReads;
 }
 
 /**

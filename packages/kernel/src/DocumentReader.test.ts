@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
 import { findFrontmatter, parseMarkdown, readFrontmatterInside, readMarkdownInside, readTextInside } from './DocumentReader.js';
 import { DocumentRefusedError } from '@loadout/files';
+import { DocumentReads } from './DocumentReads.js';
 
 afterEach(removeTestdirs);
 
@@ -218,6 +219,30 @@ describe('readFrontmatterInside', () => {
         expect(outcome(() => readFrontmatterInside(dir, file, relative))).toEqual(outcome(() => readMarkdownInside(dir, file)));
       }),
       { numRuns: 1500 },
+    );
+  });
+
+  it('keeps, when asked, the whole text with the frontmatter parseMarkdown reads from it, and nothing of a refused document', () => {
+    const dir = testdir({});
+    let index = 0;
+    fc.assert(
+      fc.property(document, (bytes) => {
+        const file = path.join(dir, `kept-${(index += 1)}.md`);
+        fs.writeFileSync(file, bytes);
+        const keep = new DocumentReads();
+        const read = outcome(() => readFrontmatterInside(dir, file, path.basename(file), keep));
+        const kept = keep.get(file);
+        if (read !== null && typeof read === 'object' && 'code' in read) {
+          expect(kept).toBeUndefined();
+          return;
+        }
+        const text = bytes.toString('utf8');
+        const parsed = parseMarkdown(text, path.basename(file));
+        expect(kept?.text).toBe(text);
+        expect(kept?.frontmatter).toEqual(parsed.hasFrontmatter ? parsed.frontmatter : null);
+        expect(kept?.stats.ino).toBe(fs.statSync(file).ino);
+      }),
+      { numRuns: 800 },
     );
   });
 

@@ -9,6 +9,7 @@ import {
   relativeInside,
 } from '@loadout/files';
 import yaml from 'js-yaml';
+import type { DocumentReads } from './DocumentReads.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './jsonDepth.js';
 import { parseFlatMapping } from './parseFlatMapping.js';
 
@@ -206,11 +207,20 @@ export type MarkdownFrontmatter = Pick<MarkdownDocument, 'frontmatter' | 'hasFro
  * good part of a cold open's allocations. Null when the file does not exist.
  *
  * @param relative the file's path relative to `root`, shown in error messages
+ * @param keep where the whole document is kept for a caller that reads it next, when asked for
  */
-export function readFrontmatterInside(root: string, file: string, relative: string): MarkdownFrontmatter | null {
+export function readFrontmatterInside(root: string, file: string, relative: string, keep?: DocumentReads): MarkdownFrontmatter | null {
   const length = readBytesInside(root, file, nodeFileReader);
   if (length === null) return null;
   const buffer = documentBytes.buffer;
+  const document = frontmatterOfBytes(buffer, length, relative);
+  // Kept only once it was not refused: a refused document makes no record, and nothing asks for it.
+  if (keep !== undefined && documentBytes.stats !== undefined) keep.note(file, buffer, length, documentBytes.stats, document);
+  return document;
+}
+
+/** The frontmatter of a document's first `length` bytes, as {@link readFrontmatterInside} reads it. */
+function frontmatterOfBytes(buffer: Buffer, length: number, relative: string): MarkdownFrontmatter {
   // The common document: a bare `---` line, a block, a line that closes it. Only its YAML is
   // decoded; every other document is decoded up to where its block ends and read as text.
   const yamlStart = bareFenceEnd(buffer, length);

@@ -2,6 +2,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { CapabilityRecord } from './CapabilityKind.js';
 import { collisionKey, namesRecord } from './capabilityId.js';
 import type { Diagnostic } from './Diagnostic.js';
+import type { DocumentReads } from './DocumentReads.js';
 import type { RenderedBlock } from './renderBlock.js';
 import type { RootList } from './Root.js';
 
@@ -18,6 +19,11 @@ export class Session {
   /** Rendered blocks by their session key, e.g. `skillsBlock`. */
   readonly sections = new Map<string, string>();
   readonly container: DependencyContainer;
+  /**
+   * The whole documents the open read and kept, when it was asked to (`keepDocuments`); a reader
+   * of them must first show each unchanged since ({@link DocumentReads}).
+   */
+  readonly documents: DocumentReads | null;
   private readonly recordsByKey: ReadonlyMap<string, readonly CapabilityRecord[]>;
   private readonly kindKeys: ReadonlyMap<string, string>;
   private readonly admit: (records: readonly CapabilityRecord[]) => readonly CapabilityRecord[];
@@ -32,6 +38,7 @@ export class Session {
     container: DependencyContainer;
     admit: (records: readonly CapabilityRecord[]) => readonly CapabilityRecord[];
     render: (title: string, records: readonly CapabilityRecord[], budget: number) => RenderedBlock;
+    documents?: DocumentReads;
   }) {
     this.project = parts.project;
     this.roots = parts.roots;
@@ -41,6 +48,7 @@ export class Session {
     this.container = parts.container;
     this.admit = parts.admit;
     this.render = parts.render;
+    this.documents = parts.documents ?? null;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { SessionScope } from './CapabilityFilter.js';
 import { ChangeStamps } from './ChangeStamp.js';
 import { CapabilityKinds, type CapabilityKind, type CapabilityRecord } from './CapabilityKind.js';
 import type { Diagnostic } from './Diagnostic.js';
+import { DocumentReads } from './DocumentReads.js';
 import type { FolderEntry } from '@loadout/files';
 import { InvalidInputError, trackedFs } from '@loadout/files';
 import { PluginSource } from './PluginSource.js';
@@ -41,6 +42,12 @@ export interface OpenSessionOptions {
    * for this open's own.
    */
   readonly checkedSince?: number;
+  /**
+   * Keep the whole documents the open reads of kinds that hand them over (skills' `SKILL.md`) in
+   * the session's {@link Session.documents}, for a caller that reads them next (a runtime plan):
+   * each is then read once. Off by default: a session alone needs only their frontmatter.
+   */
+  readonly keepDocuments?: boolean;
 }
 
 /** Every capability found in a list of roots, before shadowing and state. */
@@ -148,7 +155,8 @@ export class SessionLoader {
     const roots = this.buildRoots(project);
     const kinds = this.kinds(options.kinds);
     // 3 and 4. Every kind folder of every root read, and the first root holding an id wins.
-    const scanned = await this.scan(roots, kinds, options.checkedSince);
+    const documents = options.keepDocuments === true ? new DocumentReads() : undefined;
+    const scanned = await this.scan(roots, kinds, options.checkedSince, documents);
     const diagnostics = this.rootDiagnostics(roots, scanned);
     // 5. What is off is removed; of what is on, what runs something untrusted is held, never dropped.
     const admit = await this.admission(project, roots);
@@ -165,6 +173,7 @@ export class SessionLoader {
       container: child,
       admit: (records) => admit(records),
       render: (title, records, budget) => source.rendered(title, records, budget),
+      ...(documents === undefined ? {} : { documents }),
     });
     child.register(Session, { useValue: session });
     child.register(RootList, { useValue: roots });
@@ -178,11 +187,16 @@ export class SessionLoader {
   }
 
   /** Steps 3 and 4 through the source: what it keeps is checked first, once queued change reports arrived. */
-  private async scan(roots: readonly Root[], kinds: readonly CapabilityKind[], checkedSince: number | undefined): Promise<ShadowedScan> {
+  private async scan(
+    roots: readonly Root[],
+    kinds: readonly CapabilityKind[],
+    checkedSince: number | undefined,
+    documents: DocumentReads | undefined,
+  ): Promise<ShadowedScan> {
     const source = this.source();
     await source.settle();
     source.validate(new Set(kinds.map((kind) => kind.kind)), checkedSince);
-    return source.shadowed(roots, kinds, (stale) => this.collectScans(roots, stale));
+    return source.shadowed(roots, kinds, (stale) => this.collectScans(roots, stale, this.source(), documents));
   }
 
   /** What is wrong with each root, what the scan and the source had to say, and what each layout reports. */
@@ -287,12 +301,14 @@ export class SessionLoader {
 
   /**
    * Every entry's scan, per kind (singular name): one part per root, in root order, each folder
-   * through `source` (which may hand a folder's very same array while nothing in it changed).
+   * through `source` (which may hand a folder's very same array while nothing in it changed), the
+   * whole documents it reads kept in `documents` when given.
    */
   private collectScans(
     roots: readonly Root[],
     kinds: readonly CapabilityKind[],
     source: ScanSource = this.source(),
+    documents?: DocumentReads,
   ): Map<string, KindParts> {
     const byKind = new Map<string, KindParts>();
     const rootListings = new Map<string, Map<string, fs.Dirent> | null>();
@@ -314,9 +330,9 @@ export class SessionLoader {
           const dirent = listRoot(root)?.get(kind.folder);
           return dirent === undefined ? null : listKindFolder(kind, root, dirent);
         };
-        let at: { readonly folder: string } | undefined;
+        let at: { readonly folder: string; readonly documents?: DocumentReads } | undefined;
         const read = (entry: FolderEntry): StampedScan =>
-          readKindFolderEntry(kind, root, entry, (at ??= { folder: path.join(root.dir, kind.folder) }));
+          readKindFolderEntry(kind, root, entry, (at ??= { folder: path.join(root.dir, kind.folder), documents }));
         parts.push(source.scanFolder(root.dir, kind.folder, list, read, of));
       }
     }

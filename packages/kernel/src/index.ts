@@ -52,6 +52,7 @@ export { type InstalledPlugin, PluginSource } from './PluginSource.js';
 export { parseFlatMapping } from './parseFlatMapping.js';
 export { type JsonShape, readJsonCapability } from './readJsonCapability.js';
 export { readMarkdownCapability } from './readMarkdownCapability.js';
+export type { DocumentRead } from './DocumentReads.js';
 export { redactArguments, redactCredentials, redactSecrets } from './redactCredentials.js';
 export { renderBlock, renderCapabilityBlock, type RenderedBlock } from './renderBlock.js';
 export {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { CapabilityKind, CapabilityRecord, EntryScan } from './CapabilityKind.js';
 import { childPath } from '@loadout/files';
 import type { Diagnostic } from './Diagnostic.js';
+import type { DocumentReads } from './DocumentReads.js';
 import { DocumentRefusedError, type DocumentUnreadableError, isInside, unreadable } from '@loadout/files';
 import { type EntryType, type FolderEntry, folderEntryInside, listFolderInside } from '@loadout/files';
 import type { Level, Root } from './Root.js';
@@ -65,20 +66,21 @@ export function listKindFolder(
  * record. A refused entry, or a reader that throws, becomes a diagnostic for that entry alone.
  * `at` names the folder the entry was listed in (the kind folder by default, or another folder
  * of the root: a layout's; as `path.join` or `path.resolve` made it), or the inline document the
- * entry is. A scan passes one `at` for every entry of a folder.
+ * entry is, and where whole documents are kept when the open asked for them. A scan passes one
+ * `at` for every entry of a folder.
  */
 export function readKindFolderEntry(
   kind: CapabilityKind,
   root: Root,
   entry: FolderEntry,
-  at: { readonly folder?: string; readonly document?: InlineDocument } = {},
+  at: { readonly folder?: string; readonly document?: InlineDocument; readonly documents?: DocumentReads } = {},
 ): StampedScan {
   const folder = at.folder ?? path.join(root.dir, kind.folder);
   const entryPath = at.document?.path ?? childPath(folder, entry.name);
   if (entry.refusal !== undefined) return refused(entry.refusal, entryPath);
   let scan: EntryScan;
   try {
-    const read = { root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory };
+    const read = { root, folder, name: entry.name, path: entryPath, isDirectory: entry.isDirectory, documents: at.documents };
     scan = kind.readEntry(at.document === undefined ? read : { ...read, content: at.document.content });
   } catch (error) {
     if (error instanceof DocumentRefusedError) return refused(error, entryPath);

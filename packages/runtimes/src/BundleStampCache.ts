@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isJsonObject } from '@loadout/kernel';
+import { type DocumentRead, isJsonObject } from '@loadout/kernel';
 import {
   DocumentRefusedError,
   emptyFileBytes,
@@ -9,6 +9,7 @@ import {
   type RegularFileOptions,
   writeFileAtomicSync,
 } from '@loadout/files';
+import type { SkillFileFacts } from './RuntimeAdapter.js';
 import { type BundleStamps, bundleFromStamps, readSkillBundle, type SkillBundle } from './SkillBundle.js';
 
 /** Where the stamps of the bundles an apply read are kept, inside the data folder. */
@@ -63,6 +64,8 @@ export class BundleStampCache {
   private readonly seen = new Map<string, BundleStamps | null>();
   /** `SKILL.md` texts by bundle hash, of the bundles this plan read. */
   private readonly texts = new Map<string, string>();
+  /** The frontmatter each of those texts holds, by bundle hash (null: none a runtime can read). */
+  private readonly frontmatters = new Map<string, SkillFileFacts['frontmatter']>();
   /** The relative paths each bundle of this plan holds, by hash. */
   private readonly paths = new Map<string, ReadonlySet<string>>();
   /** The time after which a change makes a stamp untrusted, fixed when the plan starts. */
@@ -86,10 +89,12 @@ export class BundleStampCache {
   /**
    * The bundle at `entry` (under `rootDir`, whose links it may follow): known by its kept stamps
    * when every one still holds, else read and hashed, and its fresh stamps noted for the next apply.
+   * `scanned`: what the session's scan kept of its `SKILL.md`, whose text a bundle known by its
+   * stamps takes when that file is unchanged since ({@link bundleFromStamps}).
    * Throws what {@link readSkillBundle} throws.
    */
-  bundle(rootDir: string, entry: string): SkillBundle | null {
-    const known = this.known(rootDir, entry);
+  bundle(rootDir: string, entry: string, scanned?: DocumentRead): SkillBundle | null {
+    const known = this.known(rootDir, entry, scanned);
     if (known !== null) return known;
     this.seen.set(entry, null);
     const bundle = readSkillBundle(rootDir, entry, this.racyBefore);
@@ -97,9 +102,18 @@ export class BundleStampCache {
     return bundle;
   }
 
-  /** Remembers a bundle's `SKILL.md` text by its hash: a copy of the same hash has the same text. */
-  noteText(hash: string, text: string): void {
+  /**
+   * Remembers a bundle's `SKILL.md` text and the frontmatter read from it by its hash: a copy of
+   * the same hash has the same text, so neither is read nor parsed again for it.
+   */
+  noteText(hash: string, text: string, frontmatter: SkillFileFacts['frontmatter']): void {
     this.texts.set(hash, text);
+    this.frontmatters.set(hash, frontmatter);
+  }
+
+  /** The frontmatter of the `SKILL.md` of a bundle of this hash read in this plan ({@link noteText}); undefined when none was. */
+  frontmatterOf(hash: string): SkillFileFacts['frontmatter'] | undefined {
+    return this.frontmatters.get(hash);
   }
 
   /**
@@ -117,11 +131,6 @@ export class BundleStampCache {
     return this.paths.get(hash)?.has(relative);
   }
 
-  /** The `SKILL.md` text of a bundle of this hash read in this plan ({@link noteText}); undefined when none was. */
-  textOf(hash: string): string | undefined {
-    return this.texts.get(hash);
-  }
-
   /**
    * A copy known by its kept stamps, and its `SKILL.md` text when a bundle of the same hash was read
    * in this plan ({@link noteText}): neither is read. Null when the stamps do not hold or the text
@@ -135,9 +144,9 @@ export class BundleStampCache {
     return bundle === null ? null : { bundle, text };
   }
 
-  private known(rootDir: string, entry: string): SkillBundle | null {
+  private known(rootDir: string, entry: string, scanned?: DocumentRead): SkillBundle | null {
     const kept = this.kept.get(entry);
-    const known = kept === undefined ? null : bundleFromStamps(rootDir, entry, kept, this.racyBefore);
+    const known = kept === undefined ? null : bundleFromStamps(rootDir, entry, kept, this.racyBefore, scanned);
     if (known !== null) this.seen.set(entry, kept as BundleStamps);
     return known;
   }

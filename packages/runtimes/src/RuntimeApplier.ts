@@ -212,7 +212,8 @@ export class SkillRuntimeApplier implements RuntimeApplier {
       named: options.runtimes ?? [],
       show: (absolute) => redactor.path(absolute),
     });
-    const session = await this.loader.open({ project });
+    // The plan reads every skill's SKILL.md whole: the open keeps what it read of them for it.
+    const session = await this.loader.open({ project, keepDocuments: true });
     try {
       const names = selected.map((adapter) => adapter.name);
       const plan = await this.planner.plan(session, names, { bridge: options.mcpBridge ?? null, exactly: true });

@@ -114,7 +114,7 @@ export class SkillRuntimePlanner implements RuntimePlanner {
     const redactor = this.redactor(session.project);
     // The user's runtime folders serve every project, so what they hold follows the global view;
     // the project's folders follow the project's view.
-    const global = session.project === null ? session : await this.loader.open({ project: null });
+    const global = session.project === null ? session : await this.loader.open({ project: null, keepDocuments: true });
     try {
       const pluginParts = new Map<string, ClaudePluginPart>();
       const resolved = (options.exactly === true && runtimes.length === 0 ? [] : this.select(runtimes)).map((adapter) => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { childPath } from '@loadout/files';
 import type { Diagnostic } from '@loadout/kernel';
 import type { RuntimeRoots } from './PhysicalRoots.js';
 import type { RootWritePlan } from './planRootWrites.js';
@@ -68,8 +69,20 @@ function loadoutOwner(plugin: string | null): CopyOwner {
   return plugin === null ? 'loadout' : 'plugin';
 }
 
-/** The fields of a copy Loadout is to write from `source`. */
-function toWrite(source: SourceSkill): Pick<SkillCopy, 'owner' | 'plugin' | 'state' | 'source' | 'sourceId' | 'ours'> {
+/**
+ * A copy Loadout is to write from `source` under `name` (key `key`) into `dir`, made as one object:
+ * a runtime may see 10,000 of them, and fields spread from a second object cost each one two.
+ */
+function toWrite(
+  source: SourceSkill,
+  name: string,
+  key: string,
+  rootIndex: number,
+  dir: string | null,
+  refusal: string | null,
+  hash: () => string | null,
+  create?: PlannedChange,
+): SkillCopy {
   return {
     owner: loadoutOwner(source.source.plugin),
     plugin: source.source.plugin,
@@ -77,6 +90,14 @@ function toWrite(source: SourceSkill): Pick<SkillCopy, 'owner' | 'plugin' | 'sta
     source: source.sourceEntry,
     sourceId: source.source.id,
     ours: true,
+    name,
+    key,
+    rootIndex,
+    dir,
+    loaded: refusal === null,
+    refusal,
+    hash,
+    create,
   };
 }
 
@@ -126,17 +147,8 @@ export function buildRuntimeView(
       const create = wanted.change;
       if (create?.action !== 'create' || skipped.has(create)) continue;
       const refusal = adapter.refuses(wanted.source.facts);
-      copies.push({
-        ...toWrite(wanted.source),
-        name: create.name,
-        key: wanted.source.key,
-        rootIndex,
-        dir: path.join(physical.dir, create.entry),
-        loaded: refusal === null,
-        refusal,
-        hash: () => create.hash,
-        create,
-      });
+      const dir = childPath(physical.dir, create.entry);
+      copies.push(toWrite(wanted.source, create.name, wanted.source.key, rootIndex, dir, refusal, () => create.hash, create));
     }
   });
   const compiledIn = adapter.compiledIn;
@@ -246,14 +258,7 @@ function scannedCopies(
   ];
   if (wanted?.blocked === 'other-bundle') {
     const bundle = wanted.source.bundle;
-    copies.push({
-      ...base,
-      ...toWrite(wanted.source),
-      refusal: null,
-      loaded: true,
-      blocked: true,
-      hash: () => bundle?.hash ?? null,
-    });
+    copies.push({ ...toWrite(wanted.source, base.name, base.key, rootIndex, base.dir, null, () => bundle?.hash ?? null), blocked: true });
   }
   return copies;
 }

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeTestdirs, testdir } from '@loadout/files/testing';
+import type { DocumentRead } from '@loadout/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type BundleStamps,
@@ -208,5 +209,68 @@ describe('bundle stamps', () => {
     await tick();
     fs.writeFileSync(path.join(entry, 'SKILL.md'), 'y');
     expect(() => known?.files).toThrow(expect.objectContaining({ code: 'RUNTIME_CHANGED_DURING_APPLY' }));
+  });
+});
+
+describe('a bundle known by its stamps, with what the session scan read of its SKILL.md', () => {
+  const later = (): number => Date.now() + 60_000;
+  const tick = (): Promise<void> => new Promise((done) => setTimeout(done, 20));
+  /** What a scan that read `file` keeps: the text it read (here: `text`, to tell it from the disk's) and the file's stats. */
+  const scanOf = (file: string, text = fs.readFileSync(file, 'utf8')): DocumentRead => ({
+    text,
+    stats: fs.lstatSync(file),
+    frontmatter: null,
+  });
+
+  it('takes the text the scan read while the file keeps the stamp the scan saw: it is not read again', () => {
+    const root = testdir({ skill: { 'SKILL.md': 'on disk', 'notes.md': 'n' }, 'single.md': 'single on disk' });
+    const entry = path.join(root, 'skill');
+    const stamps = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    // A text unlike the disk's stands for the scan's read: the text given back is the scan's, so no second read made it.
+    const known = bundleFromStamps(root, entry, stamps, later(), scanOf(path.join(entry, 'SKILL.md'), 'as scanned'));
+    expect(known?.skillText()).toBe('as scanned');
+    const single = path.join(root, 'single.md');
+    const singleStamps = readSkillBundle(root, single, later())?.stamps as BundleStamps;
+    expect(bundleFromStamps(root, single, singleStamps, later(), scanOf(single, 'single as scanned'))?.skillText()).toBe(
+      'single as scanned',
+    );
+  });
+
+  it('stands for what the scan saw when the SKILL.md changed after it: its files, read to be written, refuse', async () => {
+    const root = testdir({ skill: { 'SKILL.md': 'before', 'notes.md': 'n' } });
+    const entry = path.join(root, 'skill');
+    const file = path.join(entry, 'SKILL.md');
+    const kept = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    const scanned = scanOf(file);
+    await tick();
+    const before = fs.statSync(file);
+    fs.writeFileSync(file, 'after!');
+    fs.utimesSync(file, before.atime, before.mtime);
+    const known = bundleFromStamps(root, entry, kept, later(), scanned);
+    expect([known?.hash, known?.skillText()]).toEqual([kept.hash, 'before']);
+    expect(() => known?.files).toThrow(expect.objectContaining({ code: 'RUNTIME_CHANGED_DURING_APPLY' }));
+    // Without the scan, the edit is seen at once.
+    expect(bundleFromStamps(root, entry, kept, later())).toBeNull();
+  });
+
+  it('checks and reads the SKILL.md again when the scan saw another stamp than the kept one', async () => {
+    const root = testdir({ skill: { 'SKILL.md': 'before', 'notes.md': 'n' } });
+    const entry = path.join(root, 'skill');
+    const file = path.join(entry, 'SKILL.md');
+    const scanned = scanOf(file);
+    await tick();
+    const before = fs.statSync(file);
+    fs.writeFileSync(file, 'after!');
+    fs.utimesSync(file, before.atime, before.mtime);
+    // Stamps another command took since the edit hold, but not the scan's: the file is checked and read.
+    const keptAfter = readSkillBundle(root, entry, later())?.stamps as BundleStamps;
+    const known = bundleFromStamps(root, entry, keptAfter, later(), scanned);
+    expect(known?.hash).toBe(
+      hashBundle([
+        { path: 'SKILL.md', content: Buffer.from('after!') },
+        { path: 'notes.md', content: Buffer.from('n') },
+      ]),
+    );
+    expect(known?.skillText()).toBe('after!');
   });
 });

@@ -2,7 +2,7 @@ import { spawn as untrackedSpawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readTextInside } from '@loadout/kernel';
+import { type DocumentRead, readTextInside } from '@loadout/kernel';
 import {
   childPath,
   DocumentRefusedError,
@@ -128,11 +128,30 @@ export function readSkillBundle(rootDir: string, entry: string, racyBefore: numb
  * The bundle at `entry` as its stamps say it is, without reading it: null unless every stamped
  * path still has its stamp (a `lstat` each, none changed after `racyBefore`). Its files are read
  * only when asked for (to be written somewhere), and then must still hash to the stamped hash.
+ *
+ * `scanned` is what the session's scan read of its `SKILL.md` (or of the single-file skill) in
+ * this very command, if it kept it. When the scan's `fstat` has the stamp kept for that file, the
+ * scan stands for that file's `lstat` (taken a moment earlier in the same command, as a later
+ * `lstat` would be taken a moment before the write) and its text is the bundle's: the file is
+ * looked at once per command. A scan of a file changed since the stamp was kept, or changed too
+ * recently to trust, has another stamp (or none): the file is checked and read as without a scan.
+ * A change after the scan is a change during the command, as one after the `lstat` is: a copy
+ * written from the bundle must still hash to `hash` ({@link SkillBundle.files}), and the next
+ * command sees the change.
  */
-export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleStamps, racyBefore: number): SkillBundle | null {
+export function bundleFromStamps(
+  rootDir: string,
+  entry: string,
+  stamps: BundleStamps,
+  racyBefore: number,
+  scanned?: DocumentRead,
+): SkillBundle | null {
   if (stamps.files[''] === undefined) return null;
+  const scannedStamp = scanned === undefined ? null : statStamp(scanned.stats, racyBefore);
   let isFolder = false;
   for (const [relative, expected] of Object.entries(stamps.files)) {
+    // A folder's SKILL.md the scan read with this very stamp: the scan's fstat stands for its lstat.
+    if (relative === SKILL_FILE && scannedStamp === expected) continue;
     const stats = trackedFs.lstatSync(relative === '' ? entry : childPath(entry, relative), { throwIfNoEntry: false });
     if (stats === undefined || statStamp(stats, racyBefore) !== expected) return null;
     if (relative === '') isFolder = stats.isDirectory();
@@ -151,6 +170,7 @@ export function bundleFromStamps(rootDir: string, entry: string, stamps: BundleS
       return files;
     },
     skillText: () => {
+      if (scanned !== undefined && scannedStamp === stamps.files[isFolder ? SKILL_FILE : '']) return scanned.text;
       try {
         return readTextInside(rootDir, isFolder ? path.join(entry, SKILL_FILE) : entry) ?? '';
       } catch (error) {

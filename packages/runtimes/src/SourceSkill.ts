@@ -4,7 +4,7 @@ import { DocumentRefusedError, isInside, trackedFs } from '@loadout/files';
 import { type AgentSkillBreak, agentSkillFolderBreaks, agentSkillName, RUNTIME_TOLERATED_RULES, type SkillRecord } from '@loadout/skills';
 import type { SkillFileFacts, WriteTarget } from './RuntimeAdapter.js';
 import type { ManifestSource } from './RuntimeManifest.js';
-import { readSkillFile, skillFileFacts } from './scanRuntimeRoot.js';
+import { knownSkillFile, readSkillFile, skillFileFacts } from './scanRuntimeRoot.js';
 import { TextMemo } from './TextMemo.js';
 import type { BundleStampCache } from './BundleStampCache.js';
 import type { SkillBundle } from './SkillBundle.js';
@@ -63,20 +63,22 @@ export function readSourceSkill(record: SkillRecord, target: WriteTarget, sessio
   let unreadable: string | null = null;
   let text = '';
   let realFolder: string | null | undefined;
+  // What the session's scan read of the SKILL.md, when it kept it: not read a second time while unchanged.
+  const scanned = session.documents?.get(record.path);
   try {
-    bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry);
+    bundle = stamps.bundle(sourceRootOf(record, entry, session).dir, entry, scanned);
     if (bundle === null) unreadable = 'it disappeared while being read';
     text = bundle?.skillText() ?? '';
-    if (bundle !== null) {
-      stamps.noteText(bundle.hash, text);
-      stamps.notePaths(bundle);
-    }
+    // Nor parsed a second time: the scan read its frontmatter as the runtimes' reading does.
+    if (scanned !== undefined && text === scanned.text) knownSkillFile(text, scanned.frontmatter);
+    if (bundle !== null) stamps.notePaths(bundle);
   } catch (error) {
     if (!(error instanceof DocumentRefusedError)) throw error;
     unreadable = `${error.code}: ${error.message}`;
     bundle = null;
   }
   const facts = skillFileFacts(text, path.basename(entry), false);
+  if (bundle !== null) stamps.noteText(bundle.hash, text, facts.frontmatter);
   const frontmatterName = facts.frontmatter?.name;
   const folderName = agentSkillName(frontmatterName);
   const breaks = bundle === null ? [] : folderBreaks(text, folderName ?? String(frontmatterName ?? record.id));

@@ -18,8 +18,14 @@ export class TextMemo<T> {
     const found = this.kept.get(text);
     if (found !== undefined) return found;
     const value = this.compute(text);
+    this.keep(text, value);
+    return value;
+  }
+
+  /** Keeps `value` as what `text` computes to, for a caller that already has it (it must be exactly that). */
+  keep(text: string, value: T): void {
+    if (text.length > TextMemo.MAX_TEXT) return;
     if (this.kept.size >= TextMemo.MAX_ENTRIES) this.kept.clear();
     this.kept.set(text, value);
-    return value;
   }
 }

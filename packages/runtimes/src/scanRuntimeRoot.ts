@@ -100,6 +100,15 @@ export function readSkillFile(text: string): SkillFileReading {
   return readings.get(text);
 }
 
+/**
+ * Takes what the session's scan read from `text` (its frontmatter, null when it has none; the scan
+ * refuses what this reading refuses, so it read it without a refusal) as this reading of it: the
+ * same text is not parsed twice in one command.
+ */
+export function knownSkillFile(text: string, frontmatter: SkillFileReading['frontmatter']): void {
+  readings.keep(text, { frontmatter, refusal: null });
+}
+
 /** What a runtime looks at in one `SKILL.md` text: its frontmatter and how it starts. */
 export function skillFileFacts(text: string, folderName: string, skillFileIsLink: boolean): SkillFileFacts {
   return { folderName, frontmatter: readings.get(text).frontmatter, startsWithFence: text.startsWith('---'), skillFileIsLink };

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolve } from '@loadout/kernel';
+import { resolve, type Session, SessionLoader } from '@loadout/kernel';
 import { removeTestdirs } from '@loadout/files/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUNDLE_STAMPS_FILE } from '../src/BundleStampCache.js';
-import { ListingBudget, RuntimeApplier } from '../src/index.js';
+import { ListingBudget, RuntimeApplier, RuntimePlanner } from '../src/index.js';
+import type { PlannedChange } from '../src/RuntimePlan.js';
+import { readSkillBundle } from '../src/SkillBundle.js';
 import { closeLoadouts, machine, type Machine, openLoadout, openSession, skill } from '../src/testing/index.js';
 
 afterEach(() => {
@@ -188,5 +190,70 @@ describe('a listing-budget report keeps the stamps its plan took', () => {
     fs.writeFileSync(source(m, 'alpha', 'SKILL.md'), `---\nname: alpha\ndescription: ${longer}\n---\nBody.\n`);
     expect(first).toBe('alpha does one thing well.'.length);
     expect(await descriptionOf('alpha')).toBe(longer.length);
+  });
+});
+
+describe("a plan takes each SKILL.md from the session's scan, never a stale one", () => {
+  /** A plan of Claude Code from a session that kept its documents, after `between` ran between the scan and the plan. */
+  async function planAfterScan(m: Machine, between: (session: Session) => void): Promise<PlannedChange[]> {
+    const container = openLoadout(m);
+    const session = await container.resolve(SessionLoader).open({ project: null, keepDocuments: true });
+    try {
+      between(session);
+      const plan = await resolve(container, RuntimePlanner).plan(session, ['claude-code'], { exactly: true });
+      plan.stamps.save();
+      return plan.changes();
+    } finally {
+      session.dispose();
+    }
+  }
+  const hashOf = (m: Machine, name: string): string | undefined => readSkillBundle(path.dirname(source(m, name)), source(m, name))?.hash;
+
+  it('a SKILL.md edited before the scan, its time set back, is planned and copied as it is now', async () => {
+    const { m, applier } = await settled();
+    const edited = skill('alpha').replace('one thing', 'One thing');
+    editKeepingTimes(source(m, 'alpha', 'SKILL.md'), edited);
+    const changes = await planAfterScan(m, (session) => {
+      // The scan kept what it read of every skill, with the frontmatter it read from it.
+      expect(session.documents?.get(source(m, 'alpha', 'SKILL.md'))?.text).toBe(edited);
+      expect(session.documents?.get(source(m, 'bravo', 'SKILL.md'))?.frontmatter).toEqual({
+        name: 'bravo',
+        description: 'bravo does one thing well.',
+      });
+    });
+    expect(changes.map((change) => `${change.action} ${change.name} ${change.hash}`)).toEqual([`update alpha ${hashOf(m, 'alpha')}`]);
+    expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(1);
+    expect(fs.readFileSync(copy(m, 'alpha', 'SKILL.md'), 'utf8')).toBe(edited);
+  });
+
+  it('a SKILL.md edited after the scan is never copied as the scan read it: the write refuses, and the next apply copies it as it is now', async () => {
+    const { m, applier } = await settled();
+    const file = source(m, 'alpha', 'SKILL.md');
+    const second = skill('alpha').replace('one thing', 'One thing');
+    const third = skill('alpha').replace('one thing', 'ONE thing');
+    // The second text, its stamp kept by a plan and trusted (a second old), not yet copied.
+    fs.writeFileSync(file, second);
+    await new Promise((done) => setTimeout(done, 1100));
+    expect(await planAfterScan(m, () => undefined)).toHaveLength(1);
+    // The scan reads the second text with its kept stamp; the third is written before the plan.
+    const changes = await planAfterScan(m, () => editKeepingTimes(file, third));
+    const update = changes.find((change) => change.name === 'alpha');
+    // The command plans what its scan saw; its write reads the bundle again and refuses a changed one.
+    expect(update?.action).toBe('update');
+    expect(() => update?.bundle?.files).toThrow(expect.objectContaining({ code: 'RUNTIME_CHANGED_DURING_APPLY' }));
+    // The next command scans the third text, whose stamp is not the kept one: it is read, planned and copied.
+    expect((await applier.apply({ runtimes: ['claude-code'] })).changeCount).toBe(1);
+    expect(fs.readFileSync(copy(m, 'alpha', 'SKILL.md'), 'utf8')).toBe(third);
+  });
+
+  it('an open asked to keep nothing keeps nothing', async () => {
+    const m = machine({ capabilities: { skills: { alpha: { 'SKILL.md': skill('alpha') } } } });
+    const session = await openSession(openLoadout(m), null);
+    try {
+      expect(session.recordsOf('skill')).toHaveLength(1);
+      expect(session.documents).toBeNull();
+    } finally {
+      session.dispose();
+    }
   });
 });

@@ -27,7 +27,8 @@ export const skillKind: CapabilityKind<SkillRecord> = {
 export function readSkillEntry(entry: KindFolderEntry): EntryScan<SkillRecord> {
   if (!entry.isDirectory && !entry.name.endsWith('.md')) return { records: [], diagnostics: [] };
   const file = entry.isDirectory ? childPath(entry.path, SKILL_DOCUMENT.file) : entry.path;
-  const read = readMarkdownCapability(entry.root.dir, file, SKILL_DOCUMENT);
+  // The whole SKILL.md is kept when the open was asked to: a runtime plan reads it next.
+  const read = readMarkdownCapability(entry.root.dir, file, SKILL_DOCUMENT, entry.documents);
   if (read === null) return { records: [], diagnostics: [] };
   const { draft } = read;
   const folder = entry.isDirectory ? entry.path : null;

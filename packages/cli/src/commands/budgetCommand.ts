@@ -38,7 +38,8 @@ export function registerBudgetCommand(program: Command, cli: CliContext): void {
           const session = await cli
             .app()
             .resolve(SessionLoader)
-            .open({ project: cli.projectFor(options.project) });
+            // The plan reads every skill's SKILL.md whole: the open keeps what it read of them for it.
+            .open({ project: cli.projectFor(options.project), keepDocuments: true });
           try {
             return await budget().report(session, options.runtime);
           } finally {

@@ -48,7 +48,7 @@ export function registerWhyCommand(program: Command, cli: CliContext): void {
       await cli.run(
         options.json === true,
         async () => {
-          const session = await cli.app().resolve(SessionLoader).open({ project });
+          const session = await cli.app().resolve(SessionLoader).open({ project, keepDocuments: true });
           try {
             const plan = await resolve(cli.app(), cli.features.RuntimePlanner).plan(session);
             const explained = cli.features.explainSkill(plan, name);

@@ -365,7 +365,7 @@ export class CopyFiles {
   private readonly frontmatters = new Map<string, Readonly<Record<string, unknown>> | null | 'absent'>();
   private readonly policies = new Map<string, boolean | 'absent'>();
 
-  /** `stamps`: the plan's bundles, whose `SKILL.md` texts a copy written from them will hold (not read again). */
+  /** `stamps`: the plan's bundles, whose `SKILL.md` frontmatter a copy written from them will hold (not read nor parsed again). */
   constructor(private readonly stamps: BundleStampCache = BundleStampCache.none()) {}
 
   /**
@@ -374,9 +374,10 @@ export class CopyFiles {
    */
   frontmatter(copy: SkillCopy): Readonly<Record<string, unknown>> | null {
     if (WRITTEN_FROM_SOURCE.has(copy.state) && copy.source !== null) {
+      // Read and parsed once by the plan, for every runtime the copy is written for.
       const hash = copy.hash();
-      const text = hash === null ? undefined : this.stamps.textOf(hash);
-      if (text !== undefined) return skillFileFacts(text, path.basename(copy.dir as string), false).frontmatter;
+      const frontmatter = hash === null ? undefined : this.stamps.frontmatterOf(hash);
+      if (frontmatter !== undefined) return frontmatter;
     }
     const source = copy.source === null ? null : copy.source.endsWith('.md') ? copy.source : path.join(copy.source, 'SKILL.md');
     const files = inReadingOrder(copy, path.join(copy.dir as string, 'SKILL.md'), source);

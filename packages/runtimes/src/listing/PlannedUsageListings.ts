@@ -37,7 +37,8 @@ export class PlannedUsageListings implements UsageListings {
   private async plan(project: string | null, runtime: string | null): Promise<UsageListingSnapshot> {
     if (runtime !== null && !this.planner.adapters().some((adapter) => adapter.name === runtime)) return { runtimes: [], problem: null };
     try {
-      const session = await this.sessions.open({ project });
+      // Kept for the plan, which reads every skill's SKILL.md whole.
+      const session = await this.sessions.open({ project, keepDocuments: true });
       try {
         const report = await this.budget.report(session, runtime === null ? [] : [runtime]);
         return {
