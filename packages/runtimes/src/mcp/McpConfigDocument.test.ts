@@ -80,8 +80,8 @@ describe('TOML configuration (Codex)', () => {
   });
 
   it('removes an entry written with dotted keys or inline in [mcp_servers], and nothing else', () => {
-    const dotted = toml('mcp_servers.fs.command = "old"\nmcp_servers.fs.args = []\nmodel = "x"\nmcp_servers.keep.command = "k"\n');
-    dotted.remove('fs');
+    const dotted = toml('mcp_servers.files.command = "old"\nmcp_servers.files.args = []\nmodel = "x"\nmcp_servers.keep.command = "k"\n');
+    dotted.remove('files');
     expect(dotted.text()).toBe('model = "x"\nmcp_servers.keep.command = "k"\n');
     const inTable = toml(
       'model = "x"\n\n[mcp_servers]\nkeep = { command = "k" }\nfs = { command = "z" } # mine\nlast = { command = "l" }\n',
