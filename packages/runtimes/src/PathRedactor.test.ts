@@ -27,6 +27,14 @@ describe('PathRedactor', () => {
     expect(redactor.text('read /home/ada/work/app/x and /home/adam/y')).toBe('read <project>/x and /home/adam/y');
   });
 
+  it('replaces every occurrence in every text it is given, the same each time', () => {
+    const message = '/home/ada/a, /home/ada/work/app/b and /home/ada';
+    expect(redactor.text(message)).toBe('~/a, <project>/b and ~');
+    expect(redactor.text(message)).toBe('~/a, <project>/b and ~');
+    // A folder given in an unresolved spelling is found in text by its resolved one.
+    expect(new PathRedactor([{ dir: '/srv/x/../data/', label: '<data>' }]).text('at /srv/data/y')).toBe('at <data>/y');
+  });
+
   it('takes a path as it is only where path.resolve would give it back unchanged', () => {
     const steps = ['a', '.', '..', '', '.a', 'a.', '..a', 'a..', '...', ' ', 'é', 'a b'];
     const paths = ['/', '//', 'a', 'a/b', './a'];

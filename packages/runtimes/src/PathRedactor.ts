@@ -14,7 +14,7 @@ export interface PathAnchor {
  * A path under no known folder shows only its last segment.
  */
 export class PathRedactor {
-  private readonly anchors: (PathAnchor & { readonly prefix: string })[];
+  private readonly anchors: (PathAnchor & { readonly prefix: string; readonly inText: RegExp })[];
   /** Each path once: a plan shows the same folders in many places (every copy a runtime sees). */
   private readonly shown = new Map<string, string>();
 
@@ -24,7 +24,13 @@ export class PathRedactor {
       .filter((anchor) => anchor.dir !== '' && path.isAbsolute(anchor.dir))
       .map((anchor) => {
         const dir = path.resolve(anchor.dir);
-        return { dir, label: anchor.label, prefix: dir.endsWith(path.sep) ? dir : `${dir}${path.sep}` };
+        return {
+          dir,
+          label: anchor.label,
+          prefix: dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`,
+          // Made once: a plan redacts every finding's message, thousands at 10,000 skills.
+          inText: new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|$|[^A-Za-z0-9._-])`, 'g'),
+        };
       })
       .sort((a, b) => b.dir.length - a.dir.length);
   }
@@ -54,10 +60,7 @@ export class PathRedactor {
   /** Replaces every anchored absolute path inside free text, then credential-shaped values. */
   text(message: string): string {
     let result = message;
-    for (const anchor of this.anchors) {
-      const escaped = anchor.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      result = result.replace(new RegExp(`${escaped}(?=/|$|[^A-Za-z0-9._-])`, 'g'), anchor.label);
-    }
+    for (const anchor of this.anchors) result = result.replace(anchor.inText, anchor.label);
     return redactSecrets(result);
   }
 }

@@ -31,4 +31,14 @@ describe('TextMemo', () => {
     memo.get('text 0');
     expect(computed).toBe(TextMemo.MAX_ENTRIES + 2);
   });
+
+  it('keeps as many texts as it was made to hold before emptying', () => {
+    let computed = 0;
+    const memo = new TextMemo(() => (computed += 1), TextMemo.MAX_ENTRIES * 4);
+    const names = Array.from({ length: TextMemo.MAX_ENTRIES * 3 }, (_, i) => `skill-${i}`);
+    for (const name of names) memo.get(name);
+    // A second pass over more names than the default bound computes none of them again.
+    for (const name of names) memo.get(name);
+    expect(computed).toBe(names.length);
+  });
 });

@@ -104,6 +104,27 @@ describe('planListing for a runtime that shortens descriptions evenly (Codex)', 
   });
 });
 
+describe('planListing counts characters and bytes of every kind of text alike', () => {
+  it('measures an ASCII description as the line the client prints, cut at the cap or not', () => {
+    const long = 'plain text '.repeat(100).trim();
+    const listing = observed(planListing(CODEX_LISTING, [skill('a', long), skill('b', 'short')], { contextWindow: 1_000_000 }));
+    expect(listing.entries.map((entry) => [entry.descriptionChars, entry.shortened])).toEqual([
+      [1_024, true],
+      [5, false],
+    ]);
+    const lines = [`- a: ${long.slice(0, 1_021)}... (file: r0/a/SKILL.md)\n`, '- b: short (file: r0/b/SKILL.md)\n'];
+    expect(listing.wanted).toBe(lines.reduce((sum, line) => sum + Math.ceil(Buffer.byteLength(line) / 4), 0));
+  });
+
+  it('counts a character outside the BMP as one, and a lone surrogate as one', () => {
+    const rules: RankedListingRules = { ...claude, budgetChars: 10_000 };
+    const listing = observed(planListing(rules, [skill('a', '😀😀x'), skill('b', 'x\uD800y')]));
+    expect(listing.entries.map((entry) => entry.descriptionChars)).toEqual([3, 3]);
+    // "- a: " + 3, "- b: " + 3, one line break
+    expect(listing.wanted).toBe(5 + 3 + 5 + 3 + 1);
+  });
+});
+
 describe('planListing for a runtime nobody measured', () => {
   it('says why instead of guessing', () => {
     const listing = planListing({ observed: false, why: 'no client pinned' }, [skill('a', 'b')]);

@@ -86,8 +86,15 @@ export function planListing(
   return rules.kind === 'ranked-by-use' ? rankedListing(rules, candidates, options) : sharedListing(rules, candidates, options);
 }
 
+/** A UTF-16 code unit that is half of a surrogate pair (or a lone one). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** A code unit past ASCII: where there is none, every code point is one UTF-8 byte. */
+const NOT_ASCII = /[\u0080-\uFFFF]/;
+
 /** Characters as the clients count them: Unicode code points. */
 function chars(text: string): number {
+  // Without surrogates every code unit is one code point (a lone surrogate is one too, but takes the walk).
+  if (!SURROGATE.test(text)) return text.length;
   let count = 0;
   for (const _ of text) count += 1;
   return count;
@@ -203,8 +210,11 @@ interface SharedLine {
   readonly candidate: ListingCandidate;
   /** How many code points of description the client would show whole, after its own cap. */
   readonly length: number;
-  /** Byte length of each description prefix: `prefixBytes[k]` for the first k code points. */
-  readonly prefixBytes: Int32Array;
+  /**
+   * Byte length of each description prefix: `prefixBytes[k]` for the first k code points; null
+   * when the description is ASCII, where it is k (most are: no array made per skill for them).
+   */
+  readonly prefixBytes: Int32Array | null;
   /** Chars and bytes of the line without a description (`- name: (file: path)`) and its line break. */
   readonly bareChars: number;
   readonly bareBytes: number;
@@ -228,6 +238,11 @@ function sharedLine(rules: SharedListingRules, candidate: ListingCandidate): Sha
   const length = capped ? rules.entryCap : total;
   // Past the cap the client keeps `entryCap - 3` code points and adds `...`.
   const kept = capped ? rules.entryCap - 3 : length;
+  const bare = `- ${candidate.name}: (file: ${candidate.path ?? ''})\n`;
+  const bareChars = chars(bare);
+  const bareBytes = Buffer.byteLength(bare);
+  // ASCII, cut or not (the cut adds `...`): k code points are k bytes.
+  if (!NOT_ASCII.test(text)) return { candidate, length, prefixBytes: null, bareChars, bareBytes, capped };
   const prefixBytes = new Int32Array(length + 1);
   let bytes = 0;
   let at = 0;
@@ -241,14 +256,14 @@ function sharedLine(rules: SharedListingRules, candidate: ListingCandidate): Sha
     bytes += 1;
     prefixBytes[index + 1] = bytes;
   }
-  const bare = `- ${candidate.name}: (file: ${candidate.path ?? ''})\n`;
-  return { candidate, length, prefixBytes, bareChars: chars(bare), bareBytes: Buffer.byteLength(bare), capped };
+  return { candidate, length, prefixBytes, bareChars, bareBytes, capped };
 }
 
 /** The cost of a line showing the first `shown` code points of its description (0: none, and no space). */
 function lineCost(meter: Meter, line: SharedLine, shown: number): number {
   if (shown === 0) return meter.cost(line.bareChars, line.bareBytes);
-  return meter.cost(line.bareChars + shown + 1, line.bareBytes + (line.prefixBytes[shown] ?? 0) + 1);
+  const shownBytes = line.prefixBytes === null ? shown : (line.prefixBytes[shown] ?? 0);
+  return meter.cost(line.bareChars + shown + 1, line.bareBytes + shownBytes + 1);
 }
 
 /**
