@@ -176,4 +176,32 @@ describe('loadout budget', () => {
 
     expect(machine.loadout('budget', 'unpin', 'skill-399', '--json').json<{ pins: string[] }>().pins).toEqual([]);
   });
+
+  it('leaves out of Codex’s listing a skill whose agents/openai.yaml turns implicit invocation off, before and after apply', () => {
+    const base = testdir({});
+    const home = path.join(base, 'home');
+    fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
+    const skill = (name: string) => `---\nname: ${name}\ndescription: ${name} when asked\n---\nUse ${name}.\n`;
+    const workspace = path.join(base, 'workspace');
+    gitRepo(path.join(workspace, 'capabilities'), {
+      skills: {
+        listed: { 'SKILL.md': skill('listed') },
+        allowed: { 'SKILL.md': skill('allowed'), agents: { 'openai.yaml': 'policy:\n  allow_implicit_invocation: true\n' } },
+        explicit: { 'SKILL.md': skill('explicit'), agents: { 'openai.yaml': 'policy:\n  allow_implicit_invocation: false\n' } },
+      },
+    });
+    const loadout = (...args: string[]) => runCli(workspace, args, { HOME: home, LOADOUT_DATA_DIR: path.join(base, 'data') });
+    const codexNames = () => {
+      const codex = runtimeOf(loadout('budget', '--runtime', 'codex', '--json').json<BudgetJson>(), 'codex');
+      if (!codex.listing.observed) throw new Error(codex.listing.why);
+      // Codex's own system skills come first; these are the workspace's.
+      return codex.listing.entries.map((entry) => entry.name).filter((name) => ['listed', 'allowed', 'explicit'].includes(name));
+    };
+    // Planned (to be written from the skills), then written and read back from Codex's folder.
+    expect(codexNames()).toEqual(['allowed', 'listed']);
+    const applied = loadout('apply', '--runtime', 'codex', '--json');
+    expect(applied.status, applied.stderr).toBe(0);
+    expect(applied.json<{ applied: boolean }>().applied).toBe(true);
+    expect(codexNames()).toEqual(['allowed', 'listed']);
+  });
 });

@@ -246,9 +246,10 @@ export function runtimeBudget(
   lastUses: ReadonlyMap<string, number> = new Map(),
 ): RuntimeBudget {
   const rules: ListingRules = part.adapter.listing ?? { observed: false, why: NOT_MEASURED };
+  const seen = seenCopies(part);
   const candidates = rules.observed
-    ? listingCandidates(part, rules, pinned, files, lastUses)
-    : seenCopies(part).map((copy) => ({ name: copy.name, description: '' }));
+    ? listingCandidates(part, seen, rules, pinned, files, lastUses)
+    : seen.map((copy) => ({ name: copy.name, description: '' }));
   const listing = planListing(rules, candidates, options);
   return {
     runtime: part.adapter.name,
@@ -267,9 +268,7 @@ export function runtimeBudget(
       part.adapter.name,
       rules,
       listing,
-      rules.observed
-        ? seenCopies(part).filter((copy) => copy.state === 'installed-at-start' && files.frontmatter(copy) === null).length
-        : 0,
+      rules.observed ? seen.filter((copy) => copy.state === 'installed-at-start' && files.frontmatter(copy) === null).length : 0,
     ),
     advice: adviceFor(rules, listing),
   };
@@ -303,12 +302,13 @@ const CODEX_SCOPE_ORDER: Readonly<Record<string, number>> = { builtin: 0, manage
  */
 function listingCandidates(
   part: RuntimePlanPart,
+  seen: readonly SkillCopy[],
   rules: ListingRules & { observed: true },
   pinned: ReadonlySet<string>,
   files: CopyFiles,
   lastUses: ReadonlyMap<string, number>,
 ): ListingCandidate[] {
-  const copies = seenCopies(part).filter((copy) => copy.dir !== null);
+  const copies = seen.filter((copy) => copy.dir !== null);
   if (rules.kind === 'ranked-by-use')
     return copies.map((copy) => {
       const frontmatter = files.frontmatter(copy);
@@ -392,12 +392,14 @@ export class CopyFiles {
   /** Whether `agents/openai.yaml` says `policy.allow_implicit_invocation: false` (read with the same bounded YAML reader). */
   implicitInvocationOff(copy: SkillCopy): boolean {
     const policy = (folder: string): string => path.join(folder, 'agents', 'openai.yaml');
-    const source = copy.source !== null && !copy.source.endsWith('.md') ? policy(copy.source) : null;
-    if (source !== null && WRITTEN_FROM_SOURCE.has(copy.state)) {
-      // The copy will hold its skill's bundle exactly: a bundle without the file says no, unread.
+    const fromFolder = copy.source !== null && !copy.source.endsWith('.md');
+    if (fromFolder && WRITTEN_FROM_SOURCE.has(copy.state)) {
+      // The copy will hold its skill's bundle exactly: a bundle without the file says no, unread
+      // (and no path made for it: at 10,000 skills that was most of this question's time).
       const hash = copy.hash();
       if (hash !== null && this.stamps.holds(hash, OPENAI_POLICY_FILE) === false) return false;
     }
+    const source = fromFolder ? policy(copy.source as string) : null;
     const known = firstReadable(inReadingOrder(copy, policy(copy.dir as string), source), this.policies, policyOff);
     return known === 'absent' ? false : known;
   }
