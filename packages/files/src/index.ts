@@ -20,6 +20,7 @@ export {
   DocumentRefusedError,
   DocumentUnreadableError,
   isInside,
+  isNormalAbsolute,
   OPEN_FLAGS,
   realpathInside,
   relativeInside,

@@ -34,6 +34,14 @@ export function relativeInside(root: string, file: string): string {
 
 /** Whether `target` is `root` or lies beneath it. Both must be absolute and normalized. */
 export function isInside(root: string, target: string): boolean {
+  // Both already as `path.resolve` gives them (a plan asks this of every skill against every root):
+  // `path.relative` would answer the rest after `root/`, so a prefix test answers the same
+  // (a first step starting `..` included) without resolving both paths again.
+  if (isNormalAbsolute(root) && isNormalAbsolute(target)) {
+    if (target === root) return true;
+    const prefix = root === '/' ? root : `${root}/`;
+    return target.startsWith(prefix) && !target.startsWith('..', prefix.length);
+  }
   const relative = path.relative(root, target);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
@@ -101,4 +109,12 @@ export function realpathInside(root: string, file: string, files: FileReader = n
     'PATH_OUTSIDE_ROOT',
     `${path.relative(root, file) || '.'}: is a link that leads outside its root; it is not read`,
   );
+}
+
+/** A step `path.resolve` would change on POSIX: an empty, `.` or `..` segment, or a trailing separator. */
+const ODD_STEP = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+
+/** Whether `path.resolve(target)` is `target` itself: POSIX, absolute, with no step it would change. */
+export function isNormalAbsolute(target: string): boolean {
+  return path.sep === '/' && target.startsWith('/') && !ODD_STEP.test(target);
 }

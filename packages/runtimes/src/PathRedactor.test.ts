@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import path from 'node:path';
-import { isNormalAbsolute, PathRedactor } from './PathRedactor.js';
+import { PathRedactor } from './PathRedactor.js';
 
 describe('PathRedactor', () => {
   const redactor = new PathRedactor([
@@ -33,17 +32,5 @@ describe('PathRedactor', () => {
     expect(redactor.text(message)).toBe('~/a, <project>/b and ~');
     // A folder given in an unresolved spelling is found in text by its resolved one.
     expect(new PathRedactor([{ dir: '/srv/x/../data/', label: '<data>' }]).text('at /srv/data/y')).toBe('at <data>/y');
-  });
-
-  it('takes a path as it is only where path.resolve would give it back unchanged', () => {
-    const steps = ['a', '.', '..', '', '.a', 'a.', '..a', 'a..', '...', ' ', 'é', 'a b'];
-    const paths = ['/', '//', 'a', 'a/b', './a'];
-    for (const one of steps)
-      for (const two of steps)
-        for (const three of steps) paths.push(`/${one}/${two}`, `/${one}/${two}/${three}`, `/${one}/${two}/`, `${one}/${two}`);
-    for (const target of paths) if (isNormalAbsolute(target)) expect(path.resolve(target), target).toBe(target);
-    // Not a vacuous check: the plan's usual paths are taken as they are.
-    expect(isNormalAbsolute('/home/ada/.claude/skills/pdf')).toBe(true);
-    expect(paths.filter(isNormalAbsolute).length).toBeGreaterThan(500);
   });
 });

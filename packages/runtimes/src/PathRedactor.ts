@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isNormalAbsolute } from '@loadout/files';
 import { redactSecrets } from '@loadout/kernel';
 
 /** A folder diagnostics name by a label instead of its absolute path. */
@@ -63,12 +64,4 @@ export class PathRedactor {
     for (const anchor of this.anchors) result = result.replace(anchor.inText, anchor.label);
     return redactSecrets(result);
   }
-}
-
-/** A step `path.resolve` would change on POSIX: an empty, `.` or `..` segment, or a trailing separator. */
-const ODD_STEP = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
-
-/** Whether `path.resolve(target)` is `target` itself: POSIX, absolute, with no step it would change. */
-export function isNormalAbsolute(target: string): boolean {
-  return path.sep === '/' && target.startsWith('/') && !ODD_STEP.test(target);
 }
