@@ -49,10 +49,11 @@ describe('what the command line says about itself', () => {
     const sources = path.join(REPOSITORY, 'packages/cli/src');
     const setters = fs
       .readdirSync(sources, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
       .map((entry) => path.join(entry.parentPath, entry.name))
       .filter((file) => /process\.exitCode\s*=/.test(fs.readFileSync(file, 'utf8')))
       .map((file) => path.relative(sources, file));
+    // Unit tests beside the sources may put back a status they caused; they are not the command line.
     // `loadout mcp run` starts before the command line is loaded and exits with the status of the
     // server it started (its refusals: 2 for usage, 1 otherwise); every command's status is CliContext's.
     expect(setters.sort()).toEqual(['CliContext.ts', 'mcpRun.ts']);
