@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isNormalAbsolute } from './pathsInside.js';
 
 /**
  * What a call made while a {@link ReadLog} was current looked at, told to it as the call is made
@@ -57,21 +58,11 @@ export function spoilsReads<F extends (...args: never[]) => unknown>(reason: str
 
 /**
  * The absolute, normal path a path argument names; null for a descriptor. A path already absolute
- * and normal (no empty, `.` or `..` step, no trailing separator) is what `path.resolve` would
- * return and is taken as it is: most calls pass one.
+ * and normal ({@link isNormalAbsolute}) is what `path.resolve` would return and is taken as it is:
+ * most calls pass one.
  */
 function absolute(raw: unknown): string | null {
-  if (typeof raw === 'string') {
-    const normal =
-      raw.startsWith('/') &&
-      !raw.includes('//') &&
-      !raw.includes('/./') &&
-      !raw.includes('/../') &&
-      !raw.endsWith('/.') &&
-      !raw.endsWith('/..') &&
-      (raw.length === 1 || !raw.endsWith('/'));
-    return normal ? raw : path.resolve(raw);
-  }
+  if (typeof raw === 'string') return isNormalAbsolute(raw) ? raw : path.resolve(raw);
   if (raw instanceof URL) return fileURLToPath(raw);
   if (Buffer.isBuffer(raw)) return path.resolve(raw.toString());
   return null;
