@@ -118,6 +118,25 @@ const PASSED_THROUGH = [
   'all_proxy',
 ];
 
+/**
+ * glibc's malloc, left to itself, gives the top of its heap back to the system whenever a free
+ * leaves more than a moving threshold there, and asks for it again at the next allocation. git
+ * packing, indexing and checking out objects does that round trip once per object (zlib's state
+ * is a few hundred KiB), and each one costs page faults and, on a VM, a TLB flush: 55% of cloning a
+ * 300-skill repository here (320 ms → 140 ms without it). A fixed trim threshold ends the round
+ * trips and nothing else: git's memory still peaks where it did, and is all given back at its exit.
+ * Other C libraries ignore the variable.
+ */
+export const GIT_MALLOC_TUNABLE = 'glibc.malloc.trim_threshold=16777216';
+
+/** The user's own glibc tunables with {@link GIT_MALLOC_TUNABLE} added, unless they set that one themselves. */
+export function gitMallocTunables(own: string | undefined): string {
+  if (own === undefined || own === '') return GIT_MALLOC_TUNABLE;
+  const name = GIT_MALLOC_TUNABLE.slice(0, GIT_MALLOC_TUNABLE.indexOf('=') + 1);
+  if (own.split(':').some((entry) => entry.startsWith(name))) return own;
+  return `${own}:${GIT_MALLOC_TUNABLE}`;
+}
+
 /** The environment git runs with: no prompt of any kind, ssh in batch mode, English messages. */
 export function gitEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const result: Record<string, string> = {};
@@ -125,6 +144,7 @@ export function gitEnvironment(env: Readonly<Record<string, string | undefined>>
     const value = env[name];
     if (value !== undefined) result[name] = value;
   }
+  result.GLIBC_TUNABLES = gitMallocTunables(env.GLIBC_TUNABLES);
   result.PATH ??= '/usr/local/bin:/usr/bin:/bin';
   result.LC_ALL = 'C';
   result.GIT_TERMINAL_PROMPT = '0';
