@@ -379,33 +379,58 @@ async function runApply(cli: CliContext, options: ApplyOptions, recorder: ApplyP
     options.json === true,
     async () => {
       if (options.dryRun === true && options.check === true) throw new UsageError('--dry-run and --check cannot be combined');
-      const known = resolve(cli.app(), cli.features.RuntimePlanner)
-        .adapters()
-        .map((adapter) => adapter.name);
-      const unknown = options.runtime.find((name) => !known.includes(name));
-      if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
+      checkRuntimeNames(cli, options.runtime);
       const mode: ApplyMode = options.check === true ? 'check' : options.dryRun === true ? 'dry-run' : 'apply';
-      registerLoadoutLauncher(cli);
-      const bridge = loadoutBridge(cli, options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off');
-      return resolve(cli.app(), cli.features.RuntimeApplier).apply({
-        project: cli.projectFor(options.project),
+      return applySession(cli, {
+        project: options.project,
         runtimes: options.runtime,
         mode,
-        mcpBridge: bridge,
+        mcpBridge: options.mcpBridge === undefined ? 'keep' : options.mcpBridge ? 'on' : 'off',
       });
     },
     (result) => formatResult(result, options.verbose === true),
     {
       // The plan on stdout says why; stderr gets the one line.
-      failure: (result) => {
-        if (result.mode === 'check' && !result.upToDate) return `the runtime folders differ from the plan (${result.changeCount} pending)`;
-        if (result.mode === 'apply' && !result.ok) return refusedSummary(result);
-        return null;
-      },
+      failure: applyFailure,
       progress: 'planning the runtimes (and writing, unless --dry-run or --check)',
       // Only a run that wrote nothing and ended well proves that the next one would print the same.
       printed: (result, stdout, failed) =>
         recorder?.finish(stdout, !failed && result.mode === 'apply' && result.upToDate && !result.applied && result.retired.length === 0),
     },
   );
+}
+
+/** Refuses a `--runtime` name no adapter has, naming the known ones; before anything is done. */
+export function checkRuntimeNames(cli: CliContext, names: readonly string[]): void {
+  const known = resolve(cli.app(), cli.features.RuntimePlanner)
+    .adapters()
+    .map((adapter) => adapter.name);
+  const unknown = names.find((name) => !known.includes(name));
+  if (unknown !== undefined) throw new UsageError(`unknown runtime "${unknown.slice(0, 64)}"; known: ${known.join(', ')}`);
+}
+
+/** Plans the session for the runtimes and, in `apply` mode, writes it: what `loadout apply` does. */
+export function applySession(
+  cli: CliContext,
+  request: {
+    readonly project: string | undefined;
+    readonly runtimes: readonly string[];
+    readonly mode: ApplyMode;
+    readonly mcpBridge: BridgeRequest['mode'];
+  },
+): Promise<ApplyResult> {
+  registerLoadoutLauncher(cli);
+  return resolve(cli.app(), cli.features.RuntimeApplier).apply({
+    project: cli.projectFor(request.project),
+    runtimes: [...request.runtimes],
+    mode: request.mode,
+    mcpBridge: loadoutBridge(cli, request.mcpBridge),
+  });
+}
+
+/** The one line on stderr when an apply did not do all it was asked (the plan on stdout says why); null when it did. */
+export function applyFailure(result: ApplyResult): string | null {
+  if (result.mode === 'check' && !result.upToDate) return `the runtime folders differ from the plan (${result.changeCount} pending)`;
+  if (result.mode === 'apply' && !result.ok) return refusedSummary(result);
+  return null;
 }

@@ -3,6 +3,7 @@ import type { InstallableListing, PluginEntry, PluginInstall, PluginManager, Plu
 import type { Command } from 'commander';
 import { type CliContext, UsageError } from '../CliContext.js';
 import { formatDiagnostics, table } from '../format.js';
+import { applyFailure, applySession, checkRuntimeNames, formatResult } from './applyCommand.js';
 import { type ConsentedInstall, formatConsent, formatHeld, formatHeldPlugins, heldPlugins, withConsent, withHeld } from './trustCommand.js';
 
 interface PluginsOptions {
@@ -15,6 +16,7 @@ interface PluginsOptions {
   yes?: boolean;
   allowEmpty?: boolean;
   list?: boolean;
+  runtime?: string[];
 }
 
 /** `loadout plugins install | update | enable | disable | uninstall | list | migrate | search | sync | outdated`. */
@@ -37,8 +39,26 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
     )
     .option('--allow-empty', 'install it even when it loads nothing (otherwise refused, saying what to install instead)')
     .option('--list', 'list what the repository holds that can be installed (skill collections, marketplace plugins); install nothing')
+    .option('--apply', 'then write the session into the agent runtimes, as `loadout apply` does, in the same command')
+    .option(
+      '--runtime <name>',
+      'with --apply: only this runtime (repeatable); default: those `loadout apply` takes',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
     .option('--json', 'print one JSON document')
     .action(async (source: string, options: PluginsOptions) => {
+      const runtimes = options.runtime ?? [];
+      const refusal =
+        options.apply !== true && runtimes.length > 0
+          ? '--runtime goes with --apply: it names the runtimes the install is applied to'
+          : options.apply === true && options.list === true
+            ? '--list installs nothing, so there is nothing to --apply'
+            : null;
+      if (refusal !== null) {
+        cli.fail(options.json === true, new UsageError(refusal));
+        return;
+      }
       if (options.list === true) {
         await cli.run(
           options.json === true,
@@ -58,6 +78,20 @@ export function registerPluginsCommand(program: Command, cli: CliContext): Comma
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(options.allowEmpty === true ? { allowEmpty: true } : {}),
       };
+      if (options.apply === true) {
+        await cli.run(
+          options.json === true,
+          async () => {
+            // A runtime name is checked before anything is cloned: a refused command changes nothing.
+            checkRuntimeNames(cli, runtimes);
+            const installed = await withConsent(cli, await installFrom(), options.yes === true);
+            return { ...installed, apply: await applySession(cli, { project: undefined, runtimes, mode: 'apply', mcpBridge: 'keep' }) };
+          },
+          (result) => `${formatInstall(result)}\n${formatResult(result.apply)}`,
+          { progress: `cloning ${source.slice(0, 120)}, then applying`, failure: (result) => applyFailure(result.apply) },
+        );
+        return;
+      }
       await cli.run(options.json === true, async () => withConsent(cli, await installFrom(), options.yes === true), formatInstall, {
         progress: `cloning ${source.slice(0, 120)}`,
       });
