@@ -9,12 +9,14 @@
 // - `installAndApply`: `loadout plugins install <repo>` then `loadout apply --runtime claude-code
 //   --runtime codex`, in a fresh HOME and workspace: the plugin cloned and recorded, its 300 skills
 //   copied into Claude Code's and Codex's user folders.
+// - `installWithApply`: the same in one command, `loadout plugins install <repo> --apply --runtime
+//   claude-code --runtime codex`, in a fresh HOME and workspace.
 // - `peerAdd`: `skills add <repo> -g --copy -a claude-code -a codex -y --skill '*'` (npm `skills`,
 //   the vercel CLI, pinned in the root package.json) in a fresh HOME: the same 300 skills copied
 //   into the same two agents. Run by run interleaved with `installAndApply`.
 // - `applyAgain`: `loadout apply` with the same runtimes once more, nothing changed, paired run by
 //   run with `node -e ''`.
-// - `asUser`: the same two commands as a user's shell runs them: Loadout through the `loadout`
+// - `asUser`: the same commands (two, and one) as a user's shell runs them: Loadout through the `loadout`
 //   command `scripts/install-bin.sh` writes (installed into a scratch bin folder), the peer through
 //   its package's own bin (`skills`, linked into that folder the way `npm install -g` links it),
 //   both with this process's whole environment (NODE_EXTRA_CA_CERTS, proxies, whatever the shell
@@ -39,6 +41,7 @@
 // Prints one JSON document and one line per target on stderr.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { exited, median, now, round } from './makeWorkspace.mjs';
@@ -83,6 +86,63 @@ function unjournaledExt4(dir) {
 const settleReason = SETTLE_MS > 0 ? unjournaledExt4(scratch) : null;
 let lastDeleteAt = now();
 let settledMs = 0;
+
+/**
+ * What pages a file out of the page cache while the bench waits, or null: a DAMON scheme that pages
+ * out what was not accessed for a while (this kind of VM runs one: `pageout` after 12 × 5 s). Read
+ * from /sys/kernel/mm/damon/admin; anywhere else, null.
+ */
+function proactivePageout() {
+  const admin = '/sys/kernel/mm/damon/admin/kdamonds';
+  try {
+    for (const kdamond of fs.readdirSync(admin).filter((name) => /^\d+$/.test(name))) {
+      if (fs.readFileSync(path.join(admin, kdamond, 'state'), 'utf8').trim() !== 'on') continue;
+      const contexts = path.join(admin, kdamond, 'contexts');
+      for (const context of fs.readdirSync(contexts).filter((name) => /^\d+$/.test(name))) {
+        const schemes = path.join(contexts, context, 'schemes');
+        const aggregateUs = Number(fs.readFileSync(path.join(contexts, context, 'monitoring_attrs/intervals/aggr_us'), 'utf8'));
+        for (const scheme of fs.readdirSync(schemes).filter((name) => /^\d+$/.test(name))) {
+          if (fs.readFileSync(path.join(schemes, scheme, 'action'), 'utf8').trim() !== 'pageout') continue;
+          const minAge = Number(fs.readFileSync(path.join(schemes, scheme, 'access_pattern/age/min'), 'utf8'));
+          return `DAMON pages out what was not accessed for ${Math.round((minAge * aggregateUs) / 1e6)} s`;
+        }
+      }
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+const pageoutReason = proactivePageout();
+
+/** Every regular file under `dir` (links followed), or `dir` itself when it is a file. */
+function filesUnder(dir) {
+  const real = fs.realpathSync(dir);
+  if (fs.statSync(real).isFile()) return [real];
+  return fs
+    .readdirSync(real, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/**
+ * Reads `files` into the page cache. Each timed run waits SETTLE_MS and more since the same side's
+ * last run, long enough for a proactive pageout ({@link proactivePageout}) to have taken some of
+ * its files and not others: a run then reads node, git or its own bundle back from the disk, and
+ * which run pays depends on where it falls in the order (Loadout's runs read 0.76–1.06 s for the
+ * same command). Before each run both sides get what they run from (node, git, the source
+ * repository, and their own installed files) read in, as on a machine where they are in use; where
+ * nothing pages out, this reads what is already cached.
+ */
+function warmPageCache(files) {
+  for (const file of files) {
+    try {
+      fs.readFileSync(file);
+    } catch {
+      // Gone or unreadable: the run itself will say so.
+    }
+  }
+}
 
 /** Waits until the bench's last known delete is SETTLE_MS old, where that matters ({@link unjournaledExt4}). */
 async function settle() {
@@ -164,6 +224,14 @@ async function installAndApply(url, home) {
   return { ms: install.ms + apply.ms, installMs: install.ms, applyMs: apply.ms };
 }
 
+/** The same in one command: `plugins install --apply` with the same runtimes. */
+async function installWithApply(url, home) {
+  const env = { HOME: home, LOADOUT_HOME: path.join(home, 'workspace') };
+  const both = await run(process.execPath, [MAIN, 'plugins', 'install', url, '--apply', ...RUNTIMES, '--json'], env);
+  checkInstalled(home, 'loadout plugins install --apply');
+  return both.ms;
+}
+
 /** A scratch bin folder holding `loadout` (install-bin.sh's wrapper, for the node running this) and `skills` (the peer's bin). */
 function userBin() {
   const bin = path.join(scratch, 'bin');
@@ -205,6 +273,18 @@ async function installAndApplyAsUser(url, home, bin) {
   const apply = await run(loadout, ['apply', ...RUNTIMES, '--json'], env, true);
   checkInstalled(home, 'loadout apply (as a user)');
   return { ms: install.ms + apply.ms, installMs: install.ms, applyMs: apply.ms };
+}
+
+/** The same in one command, as a user runs it. */
+async function installWithApplyAsUser(url, home, bin) {
+  const both = await run(
+    path.join(bin, 'loadout'),
+    ['plugins', 'install', url, '--apply', ...RUNTIMES, '--json'],
+    userEnvironment(home, bin),
+    true,
+  );
+  checkInstalled(home, 'loadout plugins install --apply (as a user)');
+  return both.ms;
 }
 
 /** The peer as a user runs it: its installed `skills` command in the user's environment. */
@@ -261,25 +341,54 @@ try {
         }).stdout.trim()
       : null;
   const bin = userBin();
+  const gitExecPath = spawnSync('git', ['--exec-path'], { encoding: 'utf8' }).stdout.trim();
+  const shared = [
+    ...filesUnder(process.execPath),
+    ...filesUnder(path.join(gitExecPath, 'git')),
+    ...filesUnder(path.join(gitExecPath, 'git-upload-pack')),
+    ...filesUnder(new URL(url).pathname),
+  ];
+  const sqliteAddon = path.join(
+    path.dirname(createRequire(path.join(root, 'packages/db/package.json')).resolve('better-sqlite3/package.json')),
+    'build/Release',
+  );
+  const oursFiles = [
+    ...shared,
+    ...filesUnder(path.dirname(MAIN)).filter((file) => !file.includes(`${path.sep}lib${path.sep}`)),
+    ...filesUnder(sqliteAddon),
+    ...filesUnder(path.join(bin, 'loadout')),
+  ];
+  const peerFiles = [...shared, ...filesUnder(path.dirname(path.dirname(PEER)))];
+  /** Before a timed run: the settle, then what that side runs from read in. */
+  const ready = async (files) => {
+    await settle();
+    warmPageCache(files);
+  };
   const ours = [];
+  const oursInOne = [];
   const peer = [];
   const oursAsUser = [];
+  const oursInOneAsUser = [];
   const peerAsUser = [];
   for (let i = 0; i < RUNS; i += 1) {
-    await settle();
+    await ready(oursFiles);
     ours.push(await installAndApply(url, freshHome(`loadout-${i}`)));
     if (peerProblem === null) {
-      await settle();
+      await ready(peerFiles);
       peer.push(await peerAdd(url, freshHome(`peer-${i}`)));
       lastDeleteAt = now(); // the peer removes its temporary clone as it ends
     }
-    await settle();
+    await ready(oursFiles);
+    oursInOne.push(await installWithApply(url, freshHome(`loadout-one-${i}`)));
+    await ready(oursFiles);
     oursAsUser.push(await installAndApplyAsUser(url, freshHome(`user-loadout-${i}`), bin));
     if (peerProblem === null) {
-      await settle();
+      await ready(peerFiles);
       peerAsUser.push(await peerAddAsUser(url, freshHome(`user-peer-${i}`), bin));
       lastDeleteAt = now();
     }
+    await ready(oursFiles);
+    oursInOneAsUser.push(await installWithApplyAsUser(url, freshHome(`user-loadout-one-${i}`), bin));
   }
   // `apply` again in the last run's HOME: nothing changed since it applied.
   const againEnv = {
@@ -299,7 +408,9 @@ try {
   }
   const oursMs = median(ours.map((r) => r.ms));
   const peerMs = peer.length === 0 ? NaN : median(peer);
+  const oursInOneMs = median(oursInOne);
   const oursAsUserMs = median(oursAsUser.map((r) => r.ms));
+  const oursInOneAsUserMs = median(oursInOneAsUser);
   const peerAsUserMs = peerAsUser.length === 0 ? NaN : median(peerAsUser);
   const againMs = median(again);
   const spawnNodeMs = median(baseline);
@@ -319,6 +430,7 @@ try {
         .filter((name) => process.env[name] !== undefined)
         .map((name) => [name, process.env[name]]),
     ),
+    pageCache: pageoutReason === null ? { warmed: true } : { warmed: true, why: pageoutReason },
     settle:
       settleReason === null
         ? { waited: false }
@@ -328,26 +440,52 @@ try {
       installMs: round(median(ours.map((r) => r.installMs))),
       firstApplyMs: round(median(ours.map((r) => r.applyMs))),
       applyAgainMs: round(againMs),
+      installWithApplyMs: round(oursInOneMs),
       asUser: {
         installAndApplyMs: round(oursAsUserMs),
         installMs: round(median(oursAsUser.map((r) => r.installMs))),
         firstApplyMs: round(median(oursAsUser.map((r) => r.applyMs))),
+        installWithApplyMs: round(oursInOneAsUserMs),
+      },
+    },
+    // Every run's time, in run order, so an outlier can be seen beside the median.
+    runsMs: {
+      installAndApply: ours.map((r) => round(r.ms)),
+      installWithApply: oursInOne.map(round),
+      peerAdd: peer.map(round),
+      asUser: {
+        installAndApply: oursAsUser.map((r) => round(r.ms)),
+        installWithApply: oursInOneAsUser.map(round),
+        peerAdd: peerAsUser.map(round),
       },
     },
     cores: os.cpus().length,
   };
+  const unavailable = peerProblem === null ? undefined : { holds: false, note: peerProblem };
   result.targets = [
     target(
-      `install + first apply of ${SKILLS} skills into Claude Code + Codex ≤ 0.5× skills add -g --copy`,
+      `install + first apply of ${SKILLS} skills into Claude Code + Codex, two commands (plugins install, apply) ≤ 0.5× skills add -g --copy`,
       oursMs / peerMs,
       0.5,
-      peerProblem === null ? undefined : { holds: false, note: peerProblem },
+      unavailable,
     ),
     target(
-      `install + first apply of ${SKILLS} skills as a user runs them (installed commands, the shell's environment) ≤ 0.5× skills add -g --copy`,
+      `install + first apply of ${SKILLS} skills into Claude Code + Codex, one command (plugins install --apply) ≤ 0.5× skills add -g --copy`,
+      oursInOneMs / peerMs,
+      0.5,
+      unavailable,
+    ),
+    target(
+      `install + first apply of ${SKILLS} skills as a user runs them (installed commands, the shell's environment), two commands ≤ 0.5× skills add -g --copy`,
       oursAsUserMs / peerAsUserMs,
       0.5,
-      peerProblem === null ? undefined : { holds: false, note: peerProblem },
+      unavailable,
+    ),
+    target(
+      `install + first apply of ${SKILLS} skills as a user runs them, one command (plugins install --apply) ≤ 0.5× skills add -g --copy`,
+      oursInOneAsUserMs / peerAsUserMs,
+      0.5,
+      unavailable,
     ),
     target(`apply again, nothing changed (${SKILLS} skills) ≤ 3× node -e ''`, againMs / spawnNodeMs, 3),
   ];
