@@ -38,6 +38,8 @@
 // supports (skills 1.5.19 and later need Node ≥ 22.20; 1.5.17 is the newest for Node 20): when it
 // cannot run, the output says why and its target is reported not met with the reason.
 //
+// One untimed round of every form comes first (BENCH_APPLY_WARMUP, 1 by default; 0 for none).
+//
 // Prints one JSON document and one line per target on stderr.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,6 +55,7 @@ const MAIN = process.env.BENCH_APPLY_CLI ?? path.join(root, 'packages/cli/dist/m
 const PEER = path.join(root, 'node_modules/skills/bin/cli.mjs');
 const SKILLS = Number(process.env.BENCH_APPLY_SKILLS ?? 300);
 const RUNS = Number(process.env.BENCH_APPLY_RUNS ?? 5);
+const WARMUP = Number(process.env.BENCH_APPLY_WARMUP ?? 1);
 const AGAIN_RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const RUNTIMES = ['--runtime', 'claude-code', '--runtime', 'codex'];
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loadout-bench-apply-'));
@@ -370,25 +373,30 @@ try {
   const oursAsUser = [];
   const oursInOneAsUser = [];
   const peerAsUser = [];
-  for (let i = 0; i < RUNS; i += 1) {
+  // WARMUP untimed rounds first (their results are dropped): in the rounds of 6 December the first
+  // run of every form, the peer's too, read 10–30 % slower than the rest.
+  for (let i = -WARMUP; i < RUNS; i += 1) {
+    const keep = (list, value) => {
+      if (i >= 0) list.push(value);
+    };
     await ready(oursFiles);
-    ours.push(await installAndApply(url, freshHome(`loadout-${i}`)));
+    keep(ours, await installAndApply(url, freshHome(`loadout-${i}`)));
     if (peerProblem === null) {
       await ready(peerFiles);
-      peer.push(await peerAdd(url, freshHome(`peer-${i}`)));
+      keep(peer, await peerAdd(url, freshHome(`peer-${i}`)));
       lastDeleteAt = now(); // the peer removes its temporary clone as it ends
     }
     await ready(oursFiles);
-    oursInOne.push(await installWithApply(url, freshHome(`loadout-one-${i}`)));
+    keep(oursInOne, await installWithApply(url, freshHome(`loadout-one-${i}`)));
     await ready(oursFiles);
-    oursAsUser.push(await installAndApplyAsUser(url, freshHome(`user-loadout-${i}`), bin));
+    keep(oursAsUser, await installAndApplyAsUser(url, freshHome(`user-loadout-${i}`), bin));
     if (peerProblem === null) {
       await ready(peerFiles);
-      peerAsUser.push(await peerAddAsUser(url, freshHome(`user-peer-${i}`), bin));
+      keep(peerAsUser, await peerAddAsUser(url, freshHome(`user-peer-${i}`), bin));
       lastDeleteAt = now();
     }
     await ready(oursFiles);
-    oursInOneAsUser.push(await installWithApplyAsUser(url, freshHome(`user-loadout-one-${i}`), bin));
+    keep(oursInOneAsUser, await installWithApplyAsUser(url, freshHome(`user-loadout-one-${i}`), bin));
   }
   // `apply` again in the last run's HOME: nothing changed since it applied.
   const againEnv = {
@@ -418,6 +426,7 @@ try {
     benchmark: 'apply',
     skills: SKILLS,
     runs: RUNS,
+    warmupRuns: WARMUP,
     againRuns: AGAIN_RUNS,
     peer: peerProblem === null ? { package: 'skills', version: peerVersion } : { package: 'skills', unavailable: peerProblem },
     baseline: {
