@@ -123,7 +123,7 @@ const PASSED_THROUGH = [
  * leaves more than a moving threshold there, and asks for it again at the next allocation. git
  * packing, indexing and checking out objects does that round trip once per object (zlib's state
  * is a few hundred KiB), and each one costs page faults and, on a VM, a TLB flush: 55% of cloning a
- * 300-skill repository here (320 ms → 140 ms without it). A fixed trim threshold ends the round
+ * 300-skill repository here (320 ms with it, 140 ms without, neither checking out). A fixed trim threshold ends the round
  * trips and nothing else: git's memory still peaks where it did, and is all given back at its exit.
  * Other C libraries ignore the variable.
  */

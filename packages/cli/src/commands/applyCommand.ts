@@ -422,7 +422,7 @@ export function applySession(
   registerLoadoutLauncher(cli);
   return resolve(cli.app(), cli.features.RuntimeApplier).apply({
     project: cli.projectFor(request.project),
-    runtimes: [...request.runtimes],
+    runtimes: request.runtimes,
     mode: request.mode,
     mcpBridge: loadoutBridge(cli, request.mcpBridge),
   });
