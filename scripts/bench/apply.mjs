@@ -357,7 +357,8 @@ try {
   );
   const oursFiles = [
     ...shared,
-    ...filesUnder(path.dirname(MAIN)).filter((file) => !file.includes(`${path.sep}lib${path.sep}`)),
+    // The entry and the bundle beside it; not dist/lib, tsc's files, which the built command never loads.
+    ...filesUnder(path.dirname(MAIN)).filter((file) => !path.relative(path.dirname(MAIN), file).startsWith(`lib${path.sep}`)),
     ...filesUnder(sqliteAddon),
     ...filesUnder(path.join(bin, 'loadout')),
   ];
